@@ -1,0 +1,555 @@
+//! Per-call bookkeeping shared by every dialect.
+//!
+//! A dialect says what the provider sent (a call appeared, its id, its name, an
+//! argument fragment, the call is over); [`Calls`] turns that into events that keep the
+//! contract: dense indices assigned at `ToolCallStart`, argument text streamed as
+//! received, `ToolCallEnd` the moment the arguments' top-level value closes, exactly one
+//! `ToolCallEnd` or `Error` per started call, limits enforced.
+//!
+//! ```text
+//!            name known                 value closed
+//!   Pending ───────────> Streaming ───────────────────> Ended
+//!      │ (args buffered)     │ invalid JSON / limit
+//!      │                     └──────────────────────> Failed (Error emitted at close)
+//!      └── closed without name: dropped if only an end-of-turn token, else Error
+//! ```
+
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
+use serde_json::Value;
+
+/// Tokens some servers leak into argument text after (or instead of) the arguments.
+const END_TOKENS: &[&str] = &[
+    "</s>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<eos>",
+    "<end_of_turn>",
+];
+
+/// Whether `s` is only whitespace and end-of-turn tokens.
+fn only_end_tokens(mut s: &str) -> bool {
+    loop {
+        s = s.trim_start();
+        if s.is_empty() {
+            return true;
+        }
+        match END_TOKENS.iter().find(|t| s.starts_with(**t)) {
+            Some(t) => s = s.get(t.len()..).unwrap_or_default(),
+            None => return false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No name yet: nothing emitted; arguments buffered.
+    Pending,
+    /// Start emitted; arguments streaming.
+    Streaming,
+    /// End emitted.
+    Ended,
+    /// The arguments went wrong; an Error will be emitted when the call closes.
+    Failed(ErrorKind),
+    /// Error emitted (or the call was dropped as an end-of-turn token).
+    Closed,
+}
+
+#[derive(Debug)]
+struct Call {
+    index: usize,
+    id: String,
+    name: String,
+    phase: Phase,
+    /// The argument text received (bounded by the limit).
+    args: String,
+    /// Bytes of `args` already emitted as ToolCallArgs.
+    emitted: usize,
+    /// Bytes dropped after a limit was hit.
+    dropped: usize,
+    scanner: JsonScanner,
+    /// Byte length of the JSON value in `args` once complete.
+    value_end: usize,
+    /// Trailing text after the value closed that was not an end-of-turn token.
+    trailing: String,
+}
+
+/// A handle to a call within one response (not its dense index).
+pub(crate) type Slot = usize;
+
+/// All calls of one response.
+#[derive(Debug)]
+pub(crate) struct Calls {
+    calls: Vec<Call>,
+    next_index: usize,
+    limits: Limits,
+    limit_reported: bool,
+}
+
+impl Calls {
+    pub(crate) fn new(limits: Limits) -> Self {
+        Calls {
+            calls: Vec::new(),
+            next_index: 0,
+            limits,
+            limit_reported: false,
+        }
+    }
+
+    /// Number of calls started (the next dense index).
+    pub(crate) fn started(&self) -> usize {
+        self.next_index
+    }
+
+    /// Bytes of argument text currently retained.
+    pub(crate) fn retained(&self) -> usize {
+        self.calls.iter().map(|c| c.args.len() + c.trailing.len()).sum()
+    }
+
+    /// A new call appeared. Returns its slot, or `None` (after an error event) when the
+    /// call limit is reached.
+    pub(crate) fn open(&mut self, out: &mut Vec<Event>) -> Option<Slot> {
+        if self.calls.len() >= self.limits.max_calls {
+            if !self.limit_reported {
+                self.limit_reported = true;
+                out.push(Event::Error {
+                    kind: ErrorKind::LimitExceeded,
+                    message: format!(
+                        "more than {} tool calls in one response; further calls are ignored",
+                        self.limits.max_calls
+                    ),
+                    index: None,
+                    raw: String::new(),
+                });
+            }
+            return None;
+        }
+        self.calls.push(Call {
+            index: usize::MAX,
+            id: String::new(),
+            name: String::new(),
+            phase: Phase::Pending,
+            args: String::new(),
+            emitted: 0,
+            dropped: 0,
+            scanner: JsonScanner::with_max_depth(self.limits.max_depth),
+            value_end: 0,
+            trailing: String::new(),
+        });
+        Some(self.calls.len() - 1)
+    }
+
+    /// The most recently opened call.
+    pub(crate) fn last(&self) -> Option<Slot> {
+        self.calls.len().checked_sub(1)
+    }
+
+    /// Whether the call is still receiving (not ended, failed or closed).
+    pub(crate) fn is_open(&self, slot: Slot) -> bool {
+        self.calls
+            .get(slot)
+            .is_some_and(|c| matches!(c.phase, Phase::Pending | Phase::Streaming | Phase::Failed(_)))
+    }
+
+    /// Whether the call has no name yet.
+    pub(crate) fn is_pending(&self, slot: Slot) -> bool {
+        self.calls.get(slot).is_some_and(|c| c.phase == Phase::Pending)
+    }
+
+    /// Whether the call's arguments are still open: it has received argument bytes and
+    /// its value has not closed yet.
+    pub(crate) fn args_in_progress(&self, slot: Slot) -> bool {
+        self.calls.get(slot).is_some_and(|c| {
+            matches!(c.phase, Phase::Pending | Phase::Streaming)
+                && !c.scanner.is_empty()
+                && !c.scanner.is_complete()
+        })
+    }
+
+    /// The provider's id for this call, if any was recorded.
+    pub(crate) fn id(&self, slot: Slot) -> Option<&str> {
+        self.calls.get(slot).map(|c| c.id.as_str()).filter(|s| !s.is_empty())
+    }
+
+    /// Records the provider's call id (the first non-empty one wins).
+    pub(crate) fn set_id(&mut self, slot: Slot, id: &str) {
+        if let Some(c) = self.calls.get_mut(slot) {
+            if c.id.is_empty() && !id.is_empty() {
+                c.id.push_str(id);
+            }
+        }
+    }
+
+    /// Records the tool name; emits `ToolCallStart` (and any buffered arguments) the
+    /// first time. Later names are ignored.
+    pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut Vec<Event>) {
+        let Some(c) = self.calls.get_mut(slot) else { return };
+        if c.phase != Phase::Pending || name.is_empty() {
+            return;
+        }
+        c.name.push_str(name);
+        self.start(slot, out);
+    }
+
+    fn start(&mut self, slot: Slot, out: &mut Vec<Event>) {
+        let index = self.next_index;
+        let Some(c) = self.calls.get_mut(slot) else { return };
+        self.next_index += 1;
+        c.index = index;
+        if c.id.is_empty() {
+            c.id = format!("call_{index}");
+        }
+        c.phase = Phase::Streaming;
+        out.push(Event::ToolCallStart {
+            index,
+            id: c.id.clone(),
+            name: c.name.clone(),
+        });
+        // Flush arguments that arrived before the name.
+        if c.dropped > 0 {
+            c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+        } else if c.scanner.is_failed() {
+            c.phase = Phase::Failed(ErrorKind::InvalidArguments);
+        }
+        let upto = if c.scanner.is_complete() {
+            c.value_end
+        } else {
+            c.args.len()
+        };
+        if c.phase == Phase::Streaming && upto > c.emitted {
+            if let Some(d) = c.args.get(c.emitted..upto) {
+                out.push(Event::ToolCallArgs {
+                    index,
+                    delta: d.to_owned(),
+                });
+            }
+            c.emitted = upto;
+        }
+        if c.scanner.is_complete() && c.phase == Phase::Streaming {
+            Self::end(c, out);
+        }
+    }
+
+    /// Appends argument text.
+    pub(crate) fn args(&mut self, slot: Slot, delta: &str, out: &mut Vec<Event>) {
+        if delta.is_empty() {
+            return;
+        }
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else { return };
+        match c.phase {
+            Phase::Closed => {
+                out.push(Event::Error {
+                    kind: ErrorKind::TrailingArguments,
+                    message: format!("argument text for tool call {} after it was closed", c.index),
+                    index: None,
+                    raw: delta.to_owned(),
+                });
+                return;
+            }
+            Phase::Ended => {
+                Self::trailing(c, delta);
+                return;
+            }
+            Phase::Failed(_) => {
+                if c.args.len() + delta.len() <= max_args {
+                    c.args.push_str(delta);
+                } else {
+                    c.dropped += delta.len();
+                }
+                return;
+            }
+            Phase::Pending | Phase::Streaming => {}
+        }
+        if c.scanner.is_complete() {
+            // Pending call whose value already closed.
+            Self::trailing(c, delta);
+            return;
+        }
+        if c.dropped > 0 || c.args.len() + delta.len() > max_args {
+            c.dropped += delta.len();
+            if c.phase == Phase::Streaming {
+                c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+            }
+            return;
+        }
+        let before = c.args.len();
+        c.args.push_str(delta);
+        let status = c.scanner.feed(delta.as_bytes());
+        let (value_len, tail) = match status {
+            JsonStatus::NeedMore => (delta.len(), None),
+            JsonStatus::Complete { consumed } => {
+                c.value_end = before + consumed;
+                (consumed, delta.get(consumed..))
+            }
+            JsonStatus::Invalid { error, .. } => {
+                if c.phase == Phase::Streaming {
+                    c.phase = Phase::Failed(match error {
+                        JsonError::TooDeep => ErrorKind::LimitExceeded,
+                        _ => ErrorKind::InvalidArguments,
+                    });
+                }
+                return;
+            }
+        };
+        if c.phase == Phase::Streaming {
+            if value_len > 0 {
+                if let Some(d) = c.args.get(c.emitted..before + value_len) {
+                    out.push(Event::ToolCallArgs {
+                        index: c.index,
+                        delta: d.to_owned(),
+                    });
+                }
+                c.emitted = before + value_len;
+            }
+            if c.scanner.is_complete() {
+                c.args.truncate(c.value_end);
+                Self::end(c, out);
+                if let Some(t) = tail {
+                    Self::trailing(c, t);
+                }
+            }
+        } else if let Some(t) = tail {
+            c.args.truncate(c.value_end);
+            Self::trailing(c, t);
+        }
+    }
+
+    fn trailing(c: &mut Call, t: &str) {
+        if t.trim().is_empty() {
+            return;
+        }
+        if c.trailing.len() < 4096 {
+            c.trailing.push_str(t);
+        }
+    }
+
+    /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
+    fn end(c: &mut Call, out: &mut Vec<Event>) {
+        let text = c.args.get(..c.value_end).unwrap_or_default();
+        match serde_json::from_str::<Value>(text) {
+            Ok(arguments) => {
+                c.phase = Phase::Ended;
+                out.push(Event::ToolCallEnd {
+                    index: c.index,
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments,
+                });
+                c.args = String::new();
+            }
+            Err(e) => {
+                c.phase = Phase::Closed;
+                out.push(Event::Error {
+                    kind: ErrorKind::InvalidArguments,
+                    message: format!("arguments of tool call {} are not valid JSON: {e}", c.index),
+                    index: Some(c.index),
+                    raw: std::mem::take(&mut c.args),
+                });
+            }
+        }
+    }
+
+    /// The provider says this call is over (or the response ended).
+    pub(crate) fn close(&mut self, slot: Slot, out: &mut Vec<Event>) {
+        let Some(c) = self.calls.get(slot) else { return };
+        if c.phase == Phase::Pending {
+            self.close_pending(slot, out);
+            return;
+        }
+        let Some(c) = self.calls.get_mut(slot) else { return };
+        match c.phase {
+            Phase::Pending | Phase::Closed => {}
+            Phase::Ended => {
+                if !c.trailing.is_empty() {
+                    let t = std::mem::take(&mut c.trailing);
+                    if !only_end_tokens(&t) {
+                        out.push(Event::Error {
+                            kind: ErrorKind::TrailingArguments,
+                            message: format!(
+                                "text after the arguments of tool call {} had closed",
+                                c.index
+                            ),
+                            index: None,
+                            raw: t,
+                        });
+                    }
+                }
+                c.phase = Phase::Closed;
+            }
+            Phase::Streaming => {
+                if c.scanner.is_empty() && c.args.trim().is_empty() {
+                    // A call with no arguments at all: `{}`.
+                    c.args.clear();
+                    c.args.push_str("{}");
+                    c.value_end = 2;
+                    out.push(Event::ToolCallArgs {
+                        index: c.index,
+                        delta: "{}".to_owned(),
+                    });
+                    Self::end(c, out);
+                    c.phase = Phase::Closed;
+                } else if c.scanner.finish() {
+                    c.value_end = c.args.len();
+                    if c.emitted < c.args.len() {
+                        if let Some(d) = c.args.get(c.emitted..) {
+                            out.push(Event::ToolCallArgs {
+                                index: c.index,
+                                delta: d.to_owned(),
+                            });
+                        }
+                    }
+                    Self::end(c, out);
+                    c.phase = Phase::Closed;
+                } else {
+                    out.push(Event::Error {
+                        kind: ErrorKind::Truncated,
+                        message: format!("tool call {} ended before its arguments were complete", c.index),
+                        index: Some(c.index),
+                        raw: std::mem::take(&mut c.args),
+                    });
+                    c.phase = Phase::Closed;
+                }
+            }
+            Phase::Failed(kind) => {
+                let message = match kind {
+                    ErrorKind::LimitExceeded if c.dropped > 0 => format!(
+                        "arguments of tool call {} exceed the limit; {} bytes dropped",
+                        c.index, c.dropped
+                    ),
+                    ErrorKind::LimitExceeded => {
+                        format!("arguments of tool call {} nest too deeply", c.index)
+                    }
+                    _ => format!("arguments of tool call {} are not valid JSON", c.index),
+                };
+                out.push(Event::Error {
+                    kind,
+                    message,
+                    index: Some(c.index),
+                    raw: std::mem::take(&mut c.args),
+                });
+                c.phase = Phase::Closed;
+            }
+        }
+    }
+
+    /// A call closed before its name arrived.
+    fn close_pending(&mut self, slot: Slot, out: &mut Vec<Event>) {
+        let Some(c) = self.calls.get_mut(slot) else { return };
+        c.phase = Phase::Closed;
+        let args = std::mem::take(&mut c.args);
+        if only_end_tokens(&args) && c.trailing.is_empty() {
+            // `<|eot_id|>` sent as a call (TGI): not a call at all.
+            return;
+        }
+        // Old TGI: `{"function": {"_name": "tool", ..arguments}}` with no name field.
+        if let Some((name, arguments)) = unwrap_tgi_name(&args, c.value_end) {
+            let t = std::mem::take(&mut c.trailing);
+            c.phase = Phase::Pending;
+            c.args = arguments;
+            c.value_end = c.args.len();
+            c.scanner.reset();
+            let _ = c.scanner.feed(c.args.as_bytes());
+            c.emitted = 0;
+            c.name = name;
+            self.start(slot, out);
+            if let Some(c) = self.calls.get_mut(slot) {
+                c.trailing = t;
+            }
+            self.close(slot, out);
+            return;
+        }
+        out.push(Event::Error {
+            kind: ErrorKind::MissingName,
+            message: "a tool call arrived without a name".to_owned(),
+            index: None,
+            raw: args,
+        });
+    }
+
+    /// Closes every call still open (end of response).
+    pub(crate) fn close_all(&mut self, out: &mut Vec<Event>) {
+        for slot in 0..self.calls.len() {
+            if self.calls.get(slot).is_some_and(|c| c.phase != Phase::Closed) {
+                self.close(slot, out);
+            }
+        }
+    }
+
+    /// Whether any call was started.
+    pub(crate) fn any_started(&self) -> bool {
+        self.next_index > 0
+    }
+}
+
+/// `{"function": {"_name": "x", ...}}` → ("x", `{...}` without `_name`).
+fn unwrap_tgi_name(args: &str, value_end: usize) -> Option<(String, String)> {
+    let text = args.get(..value_end).filter(|t| !t.is_empty())?;
+    let v: Value = serde_json::from_str(text).ok()?;
+    let Value::Object(outer) = v else { return None };
+    if outer.len() != 1 {
+        return None;
+    }
+    let Some(Value::Object(mut inner)) = outer.into_iter().next().map(|(_, v)| v) else {
+        return None;
+    };
+    let Some(Value::String(name)) = inner.remove("_name") else {
+        return None;
+    };
+    let arguments = serde_json::to_string(&Value::Object(inner)).ok()?;
+    Some((name, arguments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn end_tokens() {
+        assert!(only_end_tokens(" </s>"));
+        assert!(only_end_tokens("<|eot_id|>\n"));
+        assert!(!only_end_tokens("</s>x"));
+    }
+
+    #[test]
+    fn args_before_name_flush_at_start() {
+        let mut calls = Calls::new(Limits::default());
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.args(s, "{\"a\":", &mut out);
+        assert!(out.is_empty());
+        calls.args(s, "1}", &mut out);
+        assert!(out.is_empty());
+        calls.set_name(s, "f", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Event::ToolCallStart { index: 0, id: "call_0".into(), name: "f".into() },
+                Event::ToolCallArgs { index: 0, delta: "{\"a\":1}".into() },
+                Event::ToolCallEnd { index: 0, id: "call_0".into(), name: "f".into(), arguments: json!({"a":1}) },
+            ]
+        );
+    }
+
+    #[test]
+    fn limit_on_argument_bytes() {
+        let limits = Limits { max_argument_bytes: 8, ..Limits::default() };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        calls.args(s, "{\"a\":\"", &mut out);
+        calls.args(s, "0123456789\"}", &mut out);
+        calls.close(s, &mut out);
+        assert!(matches!(out.last(), Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), .. })));
+        assert!(calls.retained() <= 8);
+    }
+}

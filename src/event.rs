@@ -1,0 +1,287 @@
+//! The event model every format decodes into.
+//!
+//! See the crate docs for the invariants (one `ToolCallStart`, then `ToolCallArgs`, then
+//! exactly one `ToolCallEnd` or `Error` per call index; split invariance; nothing lost).
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One thing that happened in the response.
+///
+/// Serializes (with `serde_json`) to the JSON lines of the CLI, `type` first:
+///
+/// ```
+/// use toolstream::Event;
+/// let e = Event::ToolCallStart { index: 0, id: "call_1".into(), name: "get_weather".into() };
+/// assert_eq!(
+///     serde_json::to_string(&e).unwrap(),
+///     r#"{"type":"tool_call_start","index":0,"id":"call_1","name":"get_weather"}"#
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event {
+    /// Visible assistant text. Never contains tool-call syntax.
+    Text {
+        /// The new text.
+        delta: String,
+    },
+    /// Thinking / reasoning text, where the format marks it as such.
+    Reasoning {
+        /// The new reasoning text.
+        delta: String,
+    },
+    /// A tool call began; emitted as soon as its name is complete.
+    ToolCallStart {
+        /// Dense call index within the response, counting from 0.
+        index: usize,
+        /// The provider's call id, or a generated one (`call_<index>`) when none was sent.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// A fragment of the call's arguments as JSON text. The fragments of a call,
+    /// concatenated, are JSON text whose value equals the `ToolCallEnd` arguments.
+    ToolCallArgs {
+        /// Dense call index.
+        index: usize,
+        /// The new argument text.
+        delta: String,
+    },
+    /// A tool call finished; its arguments parsed.
+    ToolCallEnd {
+        /// Dense call index.
+        index: usize,
+        /// Same id as in the `ToolCallStart`.
+        id: String,
+        /// Same name as in the `ToolCallStart`.
+        name: String,
+        /// The parsed arguments (`{}` when the call sent none).
+        arguments: Value,
+    },
+    /// The response finished.
+    Finish {
+        /// The provider's stop reason, normalised.
+        reason: Option<FinishReason>,
+        /// Token usage, if the provider sent it.
+        usage: Option<Usage>,
+    },
+    /// A provider error, or input the parser could not accept. Carries what was
+    /// received, so nothing is lost.
+    Error {
+        /// What went wrong.
+        kind: ErrorKind,
+        /// A human-readable description.
+        message: String,
+        /// The call this error replaces the `ToolCallEnd` of, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<usize>,
+        /// The raw bytes received (lossily decoded as UTF-8).
+        raw: String,
+    },
+}
+
+impl Event {
+    /// The call index this event belongs to, if any.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Event::ToolCallStart { index, .. }
+            | Event::ToolCallArgs { index, .. }
+            | Event::ToolCallEnd { index, .. } => Some(*index),
+            Event::Error { index, .. } => *index,
+            _ => None,
+        }
+    }
+
+    /// Whether this event ends a call (its `ToolCallEnd`, or the `Error` that replaces it).
+    pub fn is_call_end(&self) -> bool {
+        matches!(
+            self,
+            Event::ToolCallEnd { .. } | Event::Error { index: Some(_), .. }
+        )
+    }
+}
+
+/// Why the response stopped, normalised across providers.
+///
+/// Serializes as a snake_case string; provider reasons with no common equivalent are
+/// kept as given (lower-cased) in [`FinishReason::Other`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FinishReason {
+    /// The model finished its turn.
+    Stop,
+    /// The model stopped to call tools. Reported whenever the response held a call,
+    /// even when the provider said `stop` (several OpenAI-compatible servers do).
+    ToolCalls,
+    /// A token limit was hit.
+    Length,
+    /// Output was withheld by a content filter / safety system.
+    ContentFilter,
+    /// The provider reported an error as the stop reason.
+    Error,
+    /// Anything else, as the provider spelled it (lower-cased).
+    Other(String),
+}
+
+impl FinishReason {
+    /// Normalises a provider's stop reason.
+    ///
+    /// ```
+    /// use toolstream::FinishReason;
+    /// assert_eq!(FinishReason::from_provider("end_turn"), FinishReason::Stop);
+    /// assert_eq!(FinishReason::from_provider("tool_use"), FinishReason::ToolCalls);
+    /// assert_eq!(FinishReason::from_provider("MAX_TOKENS"), FinishReason::Length);
+    /// ```
+    pub fn from_provider(s: &str) -> Self {
+        let lower = s.to_ascii_lowercase();
+        match lower.as_str() {
+            "stop" | "end_turn" | "stop_sequence" | "complete" | "end_of_turn"
+            | "end_of_message" | "eos" | "eos_token" | "finished" => FinishReason::Stop,
+            "tool_calls" | "tool_call" | "tool_use" | "function_call" | "tool-calls" => {
+                FinishReason::ToolCalls
+            }
+            "length" | "max_tokens" | "max_output_tokens" | "out_of_tokens" => FinishReason::Length,
+            "content_filter" | "safety" | "recitation" | "blocklist" | "prohibited_content"
+            | "spii" | "refusal" | "guardrail_intervened" | "content_filtered" => {
+                FinishReason::ContentFilter
+            }
+            "error" | "malformed_function_call" => FinishReason::Error,
+            _ => FinishReason::Other(lower),
+        }
+    }
+
+    /// The normalised name, as serialized.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::Length => "length",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Error => "error",
+            FinishReason::Other(s) => s,
+        }
+    }
+}
+
+impl Serialize for FinishReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Token usage, normalised, with the provider's own object kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Prompt / input tokens.
+    pub input_tokens: Option<u64>,
+    /// Completion / output tokens.
+    pub output_tokens: Option<u64>,
+    /// Total tokens, as sent or computed from the two above.
+    pub total_tokens: Option<u64>,
+    /// The provider's usage object as sent.
+    pub raw: Value,
+}
+
+impl Usage {
+    /// Builds usage from a provider object, reading the first present key of each list.
+    pub(crate) fn from_value(raw: Value, input_keys: &[&str], output_keys: &[&str]) -> Self {
+        let get = |keys: &[&str]| keys.iter().find_map(|k| raw.get(*k).and_then(Value::as_u64));
+        let input_tokens = get(input_keys);
+        let output_tokens = get(output_keys);
+        let total_tokens = get(&["total_tokens", "totalTokenCount", "totalTokens"]).or(
+            match (input_tokens, output_tokens) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                _ => None,
+            },
+        );
+        Usage {
+            input_tokens,
+            output_tokens,
+            total_tokens,
+            raw,
+        }
+    }
+}
+
+/// What an [`Event::Error`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The provider sent an error (an error object, an `error` event, an exception).
+    Provider,
+    /// A payload was not valid JSON.
+    InvalidJson,
+    /// A payload was JSON but not of the shape the format expects.
+    UnexpectedPayload,
+    /// A call's arguments were not valid JSON (or not convertible to JSON).
+    InvalidArguments,
+    /// Text after a call's arguments had already closed.
+    TrailingArguments,
+    /// The stream ended (or a call was abandoned) before the call was complete.
+    Truncated,
+    /// A call arrived without a tool name.
+    MissingName,
+    /// A configured limit was exceeded.
+    LimitExceeded,
+    /// The byte framing (SSE line, event-stream message, JSON array) was broken.
+    Framing,
+    /// Bytes that were not valid UTF-8 where text was required.
+    InvalidUtf8,
+}
+
+impl ErrorKind {
+    /// The snake_case name, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Provider => "provider",
+            ErrorKind::InvalidJson => "invalid_json",
+            ErrorKind::UnexpectedPayload => "unexpected_payload",
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::TrailingArguments => "trailing_arguments",
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::MissingName => "missing_name",
+            ErrorKind::LimitExceeded => "limit_exceeded",
+            ErrorKind::Framing => "framing",
+            ErrorKind::InvalidUtf8 => "invalid_utf8",
+        }
+    }
+}
+
+/// Merges adjacent deltas of the same kind and index, in place.
+///
+/// Split invariance is stated over merged events: any chunking of the input gives the
+/// same events once this is applied.
+///
+/// ```
+/// use toolstream::{Event, merge_deltas};
+/// let mut v = vec![
+///     Event::Text { delta: "Hel".into() },
+///     Event::Text { delta: "lo".into() },
+/// ];
+/// merge_deltas(&mut v);
+/// assert_eq!(v, vec![Event::Text { delta: "Hello".into() }]);
+/// ```
+pub fn merge_deltas(events: &mut Vec<Event>) {
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    for e in events.drain(..) {
+        match (out.last_mut(), e) {
+            (Some(Event::Text { delta: a }), Event::Text { delta: b }) => a.push_str(&b),
+            (Some(Event::Reasoning { delta: a }), Event::Reasoning { delta: b }) => a.push_str(&b),
+            (
+                Some(Event::ToolCallArgs { index: i, delta: a }),
+                Event::ToolCallArgs { index: j, delta: b },
+            ) if *i == j => a.push_str(&b),
+            (_, e) => {
+                let empty = matches!(&e, Event::Text { delta } | Event::Reasoning { delta } | Event::ToolCallArgs { delta, .. } if delta.is_empty());
+                if !empty {
+                    out.push(e);
+                }
+            }
+        }
+    }
+    *events = out;
+}

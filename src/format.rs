@@ -1,0 +1,181 @@
+//! Format and framing names.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A wire format or model-output syntax. Parse one from its CLI name:
+///
+/// ```
+/// let f: toolstream::Format = "openai-chat".parse().unwrap();
+/// assert_eq!(f, toolstream::Format::OpenAiChat);
+/// assert_eq!(f.to_string(), "openai-chat");
+/// let err = "nope".parse::<toolstream::Format>().unwrap_err();
+/// assert!(err.to_string().contains("openai-chat"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// OpenAI Chat Completions streaming and compatible servers (SSE).
+    OpenAiChat,
+}
+
+/// One row of the format table: name, default framing, one-line description.
+struct FormatInfo {
+    format: Format,
+    name: &'static str,
+    framing: Framing,
+    about: &'static str,
+}
+
+const FORMATS: &[FormatInfo] = &[FormatInfo {
+    format: Format::OpenAiChat,
+    name: "openai-chat",
+    framing: Framing::Sse,
+    about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
+}];
+
+impl Format {
+    /// Every format, in the order `toolstream formats` lists them.
+    pub fn all() -> impl Iterator<Item = Format> {
+        FORMATS.iter().map(|i| i.format)
+    }
+
+    fn info(self) -> &'static FormatInfo {
+        // Every variant has a row (checked by a test).
+        FORMATS
+            .iter()
+            .find(|i| i.format == self)
+            .unwrap_or(&FORMATS[0])
+    }
+
+    /// The CLI name, e.g. `openai-chat`.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// One line saying what the format is.
+    pub fn description(self) -> &'static str {
+        self.info().about
+    }
+
+    /// The framing used when none is given.
+    pub fn default_framing(self) -> Framing {
+        self.info().framing
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FORMATS
+            .iter()
+            .find(|i| i.name.eq_ignore_ascii_case(s.trim()))
+            .map(|i| i.format)
+            .ok_or_else(|| UnknownName {
+                what: "format",
+                name: s.to_owned(),
+                valid: FORMATS.iter().map(|i| i.name).collect(),
+            })
+    }
+}
+
+/// How payload messages are cut out of the byte stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Framing {
+    /// Server-sent events (`data:` lines, blank-line separated).
+    Sse,
+    /// One JSON payload per line.
+    Ndjson,
+    /// A streamed JSON array of payloads.
+    JsonArray,
+}
+
+const FRAMINGS: &[(Framing, &str)] = &[
+    (Framing::Sse, "sse"),
+    (Framing::Ndjson, "ndjson"),
+    (Framing::JsonArray, "json-array"),
+];
+
+impl Framing {
+    /// The CLI name, e.g. `sse`.
+    pub fn name(self) -> &'static str {
+        FRAMINGS
+            .iter()
+            .find(|(f, _)| *f == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("sse")
+    }
+}
+
+impl fmt::Display for Framing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Framing {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FRAMINGS
+            .iter()
+            .find(|(_, n)| n.eq_ignore_ascii_case(s.trim()))
+            .map(|(f, _)| *f)
+            .ok_or_else(|| UnknownName {
+                what: "framing",
+                name: s.to_owned(),
+                valid: FRAMINGS.iter().map(|(_, n)| *n).collect(),
+            })
+    }
+}
+
+/// An unknown format or framing name. Its message lists the valid ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownName {
+    what: &'static str,
+    name: String,
+    valid: Vec<&'static str>,
+}
+
+impl UnknownName {
+    /// The names that would have been accepted.
+    pub fn valid(&self) -> &[&'static str] {
+        &self.valid
+    }
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown {} `{}`; valid: {}",
+            self.what,
+            self.name,
+            self.valid.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::all() {
+            assert_eq!(f.name().parse::<Format>(), Ok(f));
+            assert!(FORMATS.iter().filter(|i| i.format == f).count() == 1);
+        }
+        for (f, n) in FRAMINGS {
+            assert_eq!(n.parse::<Framing>(), Ok(*f));
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! A JSON array streamed element by element (Gemini `streamGenerateContent` without
+//! `alt=sse`, TGI test snapshots): `[{..}\n,\r\n{..}]`.
+//!
+//! Element boundaries come from the incremental [`JsonScanner`], so each byte is looked
+//! at once. An element wholly inside one input chunk is returned without copying.
+//!
+//! ```
+//! use toolstream::framing::json_array::{JsonArrayFramer, JsonArrayItem};
+//! let mut f = JsonArrayFramer::new();
+//! let mut input: &[u8] = b"[{\"a\":1}\r\n,{\"b\"";
+//! let mut got = Vec::new();
+//! while let Some(JsonArrayItem::Element(e)) = f.feed(&mut input) { got.push(e.to_vec()); }
+//! let mut input: &[u8] = b":2}]";
+//! while let Some(JsonArrayItem::Element(e)) = f.feed(&mut input) { got.push(e.to_vec()); }
+//! assert_eq!(got, vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
+//! ```
+
+use crate::scan::json::{JsonScanner, JsonStatus};
+
+/// One item out of the framer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum JsonArrayItem<'a> {
+    /// The bytes of one array element (a complete JSON value).
+    Element(&'a [u8]),
+    /// The bytes are not a JSON array; `raw` holds what was received from the point of
+    /// failure (at `finish`, everything after it, so nothing is lost).
+    Error {
+        /// What was wrong.
+        message: &'static str,
+        /// The bytes concerned.
+        raw: &'a [u8],
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before `[` (a leading BOM and whitespace are skipped).
+    Open,
+    /// After `[` or `,`: an element (or `]` right after `[`).
+    Element { first: bool },
+    /// Inside an element.
+    InElement,
+    /// After an element: `,` or `]`.
+    After,
+    /// After `]`: only whitespace.
+    Closed,
+    /// Broken: every further byte is collected into one error at `finish`.
+    Failed,
+}
+
+/// Cuts a streamed JSON array into its elements. See the [module docs](self).
+#[derive(Debug)]
+pub struct JsonArrayFramer {
+    state: State,
+    scanner: JsonScanner,
+    buf: Vec<u8>,
+    max: usize,
+    bom: u8,
+    too_long: bool,
+}
+
+impl Default for JsonArrayFramer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+impl JsonArrayFramer {
+    /// A framer with a 16 MiB element limit.
+    pub fn new() -> Self {
+        Self::with_max_element(16 << 20)
+    }
+
+    /// A framer with the given maximum element size in bytes.
+    pub fn with_max_element(max: usize) -> Self {
+        JsonArrayFramer {
+            state: State::Open,
+            scanner: JsonScanner::with_max_depth(usize::MAX),
+            buf: Vec::new(),
+            max,
+            bom: 0,
+            too_long: false,
+        }
+    }
+
+    /// Bytes retained (a partial element).
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn fail<'s>(&'s mut self, message: &'static str, rest: &[u8]) -> JsonArrayItem<'s> {
+        self.state = State::Failed;
+        self.buf.clear();
+        self.push_capped(rest);
+        JsonArrayItem::Error {
+            message,
+            raw: &self.buf,
+        }
+    }
+
+    fn push_capped(&mut self, bytes: &[u8]) {
+        let room = self.max.saturating_sub(self.buf.len());
+        self.buf
+            .extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+    }
+
+    /// Consumes bytes from the front of `*input` until one item is ready and returns it;
+    /// `None` once the input is used up (a partial element is kept).
+    pub fn feed<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<JsonArrayItem<'s>> {
+        loop {
+            let data: &'i [u8] = input;
+            let &b = data.first()?;
+            match self.state {
+                State::Open => {
+                    // Strip one BOM at the very start (also when split).
+                    if usize::from(self.bom) < BOM.len() && BOM.get(usize::from(self.bom)) == Some(&b) {
+                        self.bom += 1;
+                        *input = data.get(1..).unwrap_or_default();
+                        continue;
+                    }
+                    self.bom = 3;
+                    if is_ws(b) {
+                        *input = data.get(1..).unwrap_or_default();
+                    } else if b == b'[' {
+                        *input = data.get(1..).unwrap_or_default();
+                        self.state = State::Element { first: true };
+                    } else {
+                        *input = &[];
+                        return Some(self.fail("expected `[` to open a JSON array", data));
+                    }
+                }
+                State::Element { first } => {
+                    if is_ws(b) {
+                        *input = data.get(1..).unwrap_or_default();
+                    } else if b == b']' && first {
+                        *input = data.get(1..).unwrap_or_default();
+                        self.state = State::Closed;
+                    } else {
+                        self.scanner.reset();
+                        self.buf.clear();
+                        self.too_long = false;
+                        self.state = State::InElement;
+                    }
+                }
+                State::InElement => match self.scanner.feed(data) {
+                    JsonStatus::NeedMore => {
+                        *input = &[];
+                        if self.buf.len() + data.len() > self.max {
+                            self.too_long = true;
+                            self.push_capped(data);
+                        } else {
+                            self.buf.extend_from_slice(data);
+                        }
+                        return None;
+                    }
+                    JsonStatus::Complete { consumed } => {
+                        let (elem, rest) = data.split_at(consumed.min(data.len()));
+                        *input = rest;
+                        self.state = State::After;
+                        if self.too_long || self.buf.len() + elem.len() > self.max {
+                            self.push_capped(elem);
+                            return Some(JsonArrayItem::Error {
+                                message: "array element longer than the limit",
+                                raw: &self.buf,
+                            });
+                        }
+                        if self.buf.is_empty() {
+                            return Some(JsonArrayItem::Element(elem));
+                        }
+                        self.buf.extend_from_slice(elem);
+                        return Some(JsonArrayItem::Element(&self.buf));
+                    }
+                    JsonStatus::Invalid { .. } => {
+                        *input = &[];
+                        let mut raw = std::mem::take(&mut self.buf);
+                        raw.extend_from_slice(data);
+                        let item = self.fail("array element is not valid JSON", &raw);
+                        return Some(item);
+                    }
+                },
+                State::After => {
+                    *input = data.get(1..).unwrap_or_default();
+                    if is_ws(b) {
+                    } else if b == b',' {
+                        self.state = State::Element { first: false };
+                    } else if b == b']' {
+                        self.state = State::Closed;
+                    } else {
+                        *input = &[];
+                        return Some(self.fail("expected `,` or `]` after an array element", data));
+                    }
+                }
+                State::Closed => {
+                    let n = data.iter().take_while(|b| is_ws(**b)).count();
+                    *input = data.get(n..).unwrap_or_default();
+                    if n < data.len() {
+                        *input = &[];
+                        return Some(self.fail("bytes after the end of the JSON array", data.get(n..).unwrap_or_default()));
+                    }
+                }
+                State::Failed => {
+                    // Already reported; collect for the final error.
+                    *input = &[];
+                    self.push_capped(data);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// End of input: reports a partial element, or the bytes collected after a failure.
+    pub fn finish(&mut self) -> Option<JsonArrayItem<'_>> {
+        match self.state {
+            State::InElement => {
+                self.state = State::Closed;
+                if self.scanner.finish() {
+                    return Some(JsonArrayItem::Element(&self.buf));
+                }
+                Some(JsonArrayItem::Error {
+                    message: "the stream ended inside an array element",
+                    raw: &self.buf,
+                })
+            }
+            State::Failed if !self.buf.is_empty() => {
+                self.state = State::Closed;
+                Some(JsonArrayItem::Error {
+                    message: "bytes after a broken JSON array",
+                    raw: &self.buf,
+                })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, Vec<u8>>> {
+        let mut f = JsonArrayFramer::new();
+        let mut out = Vec::new();
+        let mut push = |item: JsonArrayItem<'_>| match item {
+            JsonArrayItem::Element(e) => out.push(Ok(e.to_vec())),
+            JsonArrayItem::Error { raw, .. } => out.push(Err(raw.to_vec())),
+        };
+        for c in chunks {
+            let mut input = *c;
+            while let Some(item) = f.feed(&mut input) {
+                push(item);
+            }
+        }
+        while let Some(item) = f.finish() {
+            push(item);
+        }
+        out
+    }
+
+    #[test]
+    fn gemini_shape_every_split() {
+        let body = "\u{feff}[{\n  \"a\": \"x],\"\n}\n,\r\n{\"b\": [1, 2]}\n]\n".as_bytes();
+        let want = run(&[body]);
+        assert_eq!(want.len(), 2);
+        assert_eq!(want.first(), Some(&Ok(b"{\n  \"a\": \"x],\"\n}".to_vec())));
+        for cut in 0..=body.len() {
+            let (a, b) = body.split_at(cut);
+            assert_eq!(run(&[a, b]), want, "cut {cut}");
+        }
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(run(&bytes), want);
+    }
+
+    #[test]
+    fn empty_array_and_truncation() {
+        assert!(run(&[b" [ ] "]).is_empty());
+        assert_eq!(run(&[b"[{\"a\":"]), vec![Err(b"{\"a\":".to_vec())]);
+    }
+
+    #[test]
+    fn garbage_is_kept() {
+        let r = run(&[b"[{}, x", b"yz"]);
+        assert_eq!(r.first(), Some(&Ok(b"{}".to_vec())));
+        let errs: Vec<u8> = r.iter().filter_map(|x| x.clone().err()).flatten().collect();
+        assert_eq!(errs, b"x yz".iter().copied().filter(|c| *c != b' ').collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,7 @@
+//! Framing: bytes in, payload messages out. Every framer is sans-IO and pull-style:
+//! `while let Some(item) = framer.feed(&mut rest) { .. }` consumes the input from the
+//! front until one item is ready; `finish` reports what is left at end of input.
+
+pub mod json_array;
+pub mod ndjson;
+pub mod sse;

@@ -1,0 +1,1085 @@
+//! WHATWG Server-Sent Events framing, sans-IO, pull style.
+//!
+//! [`SseFramer`] turns the bytes of an `text/event-stream` body into
+//! dispatched events, following the "event stream interpretation" rules of
+//! the WHATWG HTML standard:
+//!
+//! * lines end with LF, CR or CRLF, also when the CR and the LF arrive in
+//!   different [`SseFramer::feed`] calls;
+//! * one UTF-8 BOM at the very start of the stream is stripped, also when it
+//!   arrives split over several calls; a BOM anywhere later is data;
+//! * a line starting with `:` is a comment;
+//! * `name:value` is a field (one space after the colon is dropped), a line
+//!   without a colon is a field name with an empty value;
+//! * `data` appends its value and a LF to the data buffer, `event` sets the
+//!   event type, `id`, `retry` and unknown fields are ignored;
+//! * a blank line dispatches the event if the data buffer is not empty (minus
+//!   its final LF) and always resets the event type and the data buffer.
+//!
+//! Two deliberate differences from a browser:
+//!
+//! * [`SseFramer::finish`] dispatches an event that was not closed by a blank
+//!   line (and an unterminated last line), so nothing is lost when a server
+//!   hangs up right after its last `data:` line;
+//! * lines longer than the limit are reported as [`SseItem::LineTooLong`]
+//!   instead of growing memory without bound (see there).
+//!
+//! The framer never panics and never allocates per byte: the line, data and
+//! event-type buffers live on the struct and are reused. When an event lies
+//! whole in the chunk being fed and has a single `data` line, the returned
+//! `data` borrows straight from the chunk (no copy).
+//!
+//! ```
+//! use sse::sse::{SseFramer, SseItem};
+//!
+//! let mut framer = SseFramer::new();
+//! let mut rest: &[u8] = b"event: ping\ndata: {\"a\":1}\n\ndata: x";
+//! let mut seen = Vec::new();
+//! while let Some(item) = framer.feed(&mut rest) {
+//!     if let SseItem::Event { event, data } = item {
+//!         seen.push((event.to_owned(), data.to_vec()));
+//!     }
+//! }
+//! while let Some(item) = framer.finish() {
+//!     if let SseItem::Event { event, data } = item {
+//!         seen.push((event.to_owned(), data.to_vec()));
+//!     }
+//! }
+//! assert_eq!(seen, vec![
+//!     ("ping".to_owned(), b"{\"a\":1}".to_vec()),
+//!     (String::new(), b"x".to_vec()),
+//! ]);
+//! ```
+
+use memchr::{memchr, memchr2};
+
+/// Default maximum line length (bytes) before a line is reported as too long.
+pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// The UTF-8 byte order mark.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// One dispatched item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SseItem<'a> {
+    /// A dispatched event.
+    ///
+    /// `event` is the value of the last `event:` field of the event (`""`
+    /// when none was given; invalid UTF-8 is replaced lossily). `data` is the
+    /// values of the event's `data` lines joined with `b'\n'` (no trailing
+    /// newline), passed through as bytes (no UTF-8 check).
+    Event {
+        /// The event type (`""` when the event had no `event:` field).
+        event: &'a str,
+        /// The data lines joined with `b'\n'`.
+        data: &'a [u8],
+    },
+    /// A line exceeded the maximum length.
+    ///
+    /// Reported once, when the line *ends* (at its line terminator, or at
+    /// [`SseFramer::finish`]), so the item is the same however the input was
+    /// split into chunks. Only the first `max` bytes are retained while the
+    /// rest of the line is skipped, so memory stays bounded by the limit.
+    ///
+    /// The event the line belongs to is discarded whole: the fields before
+    /// the long line are dropped, and the fields after it are ignored up to
+    /// the blank line that would have dispatched it (that blank line
+    /// dispatches nothing). The framer then continues normally.
+    LineTooLong {
+        /// The first bytes of the line: exactly `max` bytes.
+        prefix: &'a [u8],
+        /// The full length of the line in bytes (without its terminator);
+        /// always greater than the limit.
+        len: usize,
+    },
+}
+
+/// Where the framer stands between two calls (the line-level state).
+///
+/// ```text
+///              BOM byte matched (fewer than 3 so far)
+///               +-----+
+///               v     |
+///          +---------------+  3rd BOM byte: dropped
+///  start ->|    Bom(n)     |---------------------------+
+///          +---------------+  any other byte:          |
+///                  |          held BOM bytes -> line   |
+///                  v                                   v
+///          +---------------+   line end      +---------------+
+///          |    Partial    |---------------->|   LineStart   |<--+
+///          | (line buffer) |<----------------|               |   |
+///          +---------------+  chunk ends     +---------------+   |
+///                  |          inside a line          |           |
+///                  |  CR as last byte of the chunk   |           |
+///                  +--------------+------------------+           |
+///                                 v                              |
+///                          +-------------+  next byte: an LF is  |
+///                          |   AfterCr   |  skipped (CRLF split) |
+///                          +-------------+-----------------------+
+/// ```
+///
+/// A line that lies whole in the chunk is handled without passing through
+/// `Partial`. `finish` resets the state to `Bom(0)` once everything has been
+/// drained, so a framer can be reused for the next stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// At the stream start; `n` bytes of a BOM matched so far (held back).
+    Bom(u8),
+    /// At the start of a line, nothing buffered.
+    LineStart,
+    /// The previous line ended with a CR that was the last byte of its
+    /// chunk: a LF at the start of the next chunk belongs to it.
+    AfterCr,
+    /// Inside a line whose first bytes are in `line` (`line_len` counted).
+    Partial,
+}
+
+/// What became ready inside `advance`; turned into an [`SseItem`] by `item`
+/// once the mutable borrow of the framer has ended.
+#[derive(Debug, Clone, Copy)]
+enum Ready<'i> {
+    /// Dispatch an event: the data borrowed from the input, or `None` when
+    /// it is in the `data` buffer.
+    Event(Option<&'i [u8]>),
+    /// A too-long line: its prefix borrowed from the input, or `None` when it
+    /// is in the `line` buffer; and its length.
+    TooLong(Option<&'i [u8]>, usize),
+}
+
+/// The meaning of one complete line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field<'a> {
+    /// An empty line: dispatch.
+    Blank,
+    /// A `data` field and its value.
+    Data(&'a [u8]),
+    /// An `event` field and its value.
+    Event(&'a [u8]),
+    /// A comment, `id`, `retry` or an unknown field.
+    Ignored,
+}
+
+/// A sans-IO Server-Sent Events framer.
+///
+/// Feed it byte chunks as they arrive with [`feed`](Self::feed), pull the
+/// items it produces, and call [`finish`](Self::finish) at the end of the
+/// stream. See the [module docs](self) for the rules it follows.
+#[derive(Debug, Clone)]
+pub struct SseFramer {
+    /// Maximum line length in bytes.
+    max: usize,
+    /// Line-level state.
+    phase: Phase,
+    /// Bytes of the current partial line seen so far (may exceed `max`).
+    line_len: usize,
+    /// The first `min(line_len, max)` bytes of the current partial line.
+    line: Vec<u8>,
+    /// Data lines of the pending event, joined with LF.
+    data: Vec<u8>,
+    /// Whether the pending event has at least one data line (`data` may be
+    /// empty even so: `data:` with an empty value).
+    has_data: bool,
+    /// The event type of the pending event.
+    event: String,
+    /// Skipping the rest of an event that contained a too-long line.
+    discarding: bool,
+    /// The last item borrowed `data`/`event`: clear them on the next call.
+    clear_event: bool,
+    /// The last item borrowed `line`: clear it on the next call.
+    clear_line: bool,
+}
+
+impl Default for SseFramer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseFramer {
+    /// A framer with the [`DEFAULT_MAX_LINE`] limit.
+    pub fn new() -> Self {
+        Self::with_max_line(DEFAULT_MAX_LINE)
+    }
+
+    /// A framer that reports lines longer than `max` bytes (terminator not
+    /// counted) as [`SseItem::LineTooLong`]. With `max == 0` every non-empty
+    /// line is too long.
+    pub fn with_max_line(max: usize) -> Self {
+        Self {
+            max,
+            phase: Phase::Bom(0),
+            line_len: 0,
+            line: Vec::new(),
+            data: Vec::new(),
+            has_data: false,
+            event: String::new(),
+            discarding: false,
+            clear_event: false,
+            clear_line: false,
+        }
+    }
+
+    /// Consume bytes from the front of `*input` until one item is ready,
+    /// advance `*input` past what was consumed, and return the item.
+    ///
+    /// Returns `None` when `*input` is exhausted with no item ready (the
+    /// partial line and pending event are kept inside). Call in a loop:
+    /// `while let Some(item) = framer.feed(&mut rest) { .. }`.
+    pub fn feed<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<SseItem<'s>> {
+        let ready = self.advance(input)?;
+        Some(self.item(ready))
+    }
+
+    /// End of input: dispatch what is pending, an unterminated last line and
+    /// an event that lacks its closing blank line (lenient on purpose, so
+    /// nothing is lost). Call in a loop until `None`.
+    ///
+    /// Once it has returned `None` the framer is back in its initial state
+    /// (BOM stripping re-armed) and can be reused for a new stream.
+    pub fn finish(&mut self) -> Option<SseItem<'_>> {
+        let ready = self.finish_ready()?;
+        Some(self.item(ready))
+    }
+
+    /// Bytes currently retained (partial line, pending data and event type,
+    /// held-back BOM bytes), for memory-bound checks.
+    pub fn buffered(&self) -> usize {
+        let held = match self.phase {
+            Phase::Bom(n) => usize::from(n),
+            _ => 0,
+        };
+        self.line.len() + self.data.len() + self.event.len() + held
+    }
+
+    /// Turn a [`Ready`] into the item handed out, borrowing the buffers.
+    fn item<'a>(&'a self, ready: Ready<'a>) -> SseItem<'a> {
+        match ready {
+            Ready::Event(data) => SseItem::Event {
+                event: &self.event,
+                data: data.unwrap_or(&self.data),
+            },
+            Ready::TooLong(prefix, len) => SseItem::LineTooLong {
+                prefix: prefix.unwrap_or(&self.line),
+                len,
+            },
+        }
+    }
+
+    /// Clear the buffers that the previously returned item borrowed.
+    fn cleanup(&mut self) {
+        if self.clear_event {
+            self.clear_event = false;
+            self.reset_event();
+        }
+        if self.clear_line {
+            self.clear_line = false;
+            self.line.clear();
+        }
+    }
+
+    /// Forget the pending event (data and type).
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.has_data = false;
+        self.event.clear();
+    }
+
+    /// The body of `feed`, without borrowing the framer in the result.
+    fn advance<'i>(&mut self, input: &mut &'i [u8]) -> Option<Ready<'i>> {
+        self.cleanup();
+        if !self.enter(input) {
+            return None;
+        }
+        // Data of the pending event still in the input (zero copy); when set,
+        // `has_data` is false and `data` empty.
+        let mut borrowed: Option<&'i [u8]> = None;
+        loop {
+            let buf = *input;
+            let Some((line, after, dangling_cr)) = split_line(buf) else {
+                if !buf.is_empty() {
+                    self.append_partial(buf);
+                    self.phase = Phase::Partial;
+                }
+                *input = &[];
+                self.spill(borrowed);
+                return None;
+            };
+            *input = after;
+            let was_partial = self.phase == Phase::Partial;
+            self.phase = if dangling_cr {
+                Phase::AfterCr
+            } else {
+                Phase::LineStart
+            };
+            let ready = if was_partial {
+                self.append_partial(line);
+                self.end_buffered_line(&mut borrowed)
+            } else {
+                self.end_input_line(line, &mut borrowed)
+            };
+            if ready.is_some() {
+                // `borrowed` was either dispatched or dropped with its event.
+                return ready;
+            }
+        }
+    }
+
+    /// Resolve the `Bom` and `AfterCr` states against the front of `input`.
+    /// Returns `false` when `input` ran out before they were resolved.
+    fn enter(&mut self, input: &mut &[u8]) -> bool {
+        loop {
+            match self.phase {
+                Phase::Bom(n) => {
+                    let Some((&byte, rest)) = input.split_first() else {
+                        return false;
+                    };
+                    let held = usize::from(n);
+                    if BOM.get(held) == Some(&byte) {
+                        *input = rest;
+                        self.phase = if held + 1 >= BOM.len() {
+                            Phase::LineStart
+                        } else {
+                            Phase::Bom(n + 1)
+                        };
+                    } else if held == 0 {
+                        self.phase = Phase::LineStart;
+                    } else {
+                        // Not a BOM after all: the held bytes start a line.
+                        self.append_partial(BOM.get(..held).unwrap_or(&[]));
+                        self.phase = Phase::Partial;
+                    }
+                }
+                Phase::AfterCr => {
+                    let Some((&byte, rest)) = input.split_first() else {
+                        return false;
+                    };
+                    if byte == b'\n' {
+                        *input = rest;
+                    }
+                    self.phase = Phase::LineStart;
+                }
+                Phase::LineStart | Phase::Partial => return true,
+            }
+        }
+    }
+
+    /// Add bytes to the partial line, keeping at most `max` of them.
+    fn append_partial(&mut self, bytes: &[u8]) {
+        let room = self.max.saturating_sub(self.line.len());
+        self.line
+            .extend_from_slice(bytes.get(..room).unwrap_or(bytes));
+        self.line_len = self.line_len.saturating_add(bytes.len());
+    }
+
+    /// Move data borrowed from the input into the `data` buffer.
+    fn spill(&mut self, borrowed: Option<&[u8]>) {
+        if let Some(data) = borrowed {
+            self.data.extend_from_slice(data);
+            self.has_data = true;
+        }
+    }
+
+    /// Append one data line to the `data` buffer.
+    fn push_data(&mut self, value: &[u8]) {
+        if self.has_data {
+            self.data.push(b'\n');
+        }
+        self.data.extend_from_slice(value);
+        self.has_data = true;
+    }
+
+    /// Set the event type.
+    fn set_event(&mut self, value: &[u8]) {
+        self.event.clear();
+        self.event.push_str(&String::from_utf8_lossy(value));
+    }
+
+    /// Start discarding the pending event because of a too-long line.
+    fn start_discard(&mut self) {
+        self.discarding = true;
+        self.reset_event();
+    }
+
+    /// A blank line: dispatch the pending event, if any.
+    fn dispatch<'i>(&mut self, borrowed: &mut Option<&'i [u8]>) -> Option<Ready<'i>> {
+        if self.discarding {
+            self.discarding = false;
+            *borrowed = None;
+            self.reset_event();
+            return None;
+        }
+        if let Some(data) = borrowed.take() {
+            self.clear_event = true;
+            return Some(Ready::Event(Some(data)));
+        }
+        if self.has_data {
+            self.clear_event = true;
+            return Some(Ready::Event(None));
+        }
+        self.event.clear();
+        None
+    }
+
+    /// A line that lies whole in the input (no partial line before it).
+    fn end_input_line<'i>(
+        &mut self,
+        line: &'i [u8],
+        borrowed: &mut Option<&'i [u8]>,
+    ) -> Option<Ready<'i>> {
+        if line.len() > self.max {
+            *borrowed = None;
+            self.start_discard();
+            let prefix = line.get(..self.max).unwrap_or(line);
+            return Some(Ready::TooLong(Some(prefix), line.len()));
+        }
+        match classify(line) {
+            Field::Blank => return self.dispatch(borrowed),
+            Field::Data(value) if !self.discarding => {
+                if borrowed.is_none() && !self.has_data {
+                    *borrowed = Some(value);
+                } else {
+                    self.spill(borrowed.take());
+                    self.push_data(value);
+                }
+            }
+            Field::Event(value) if !self.discarding => self.set_event(value),
+            Field::Data(_) | Field::Event(_) | Field::Ignored => {}
+        }
+        None
+    }
+
+    /// The partial line in `line` has ended.
+    fn end_buffered_line<'i>(&mut self, borrowed: &mut Option<&'i [u8]>) -> Option<Ready<'i>> {
+        let len = std::mem::replace(&mut self.line_len, 0);
+        if len > self.max {
+            *borrowed = None;
+            self.start_discard();
+            // `line` holds the prefix; cleared on the next call.
+            self.clear_line = true;
+            return Some(Ready::TooLong(None, len));
+        }
+        let line = std::mem::take(&mut self.line);
+        let ready = match classify(&line) {
+            Field::Blank => self.dispatch(borrowed),
+            Field::Data(value) if !self.discarding => {
+                self.spill(borrowed.take());
+                self.push_data(value);
+                None
+            }
+            Field::Event(value) if !self.discarding => {
+                self.set_event(value);
+                None
+            }
+            Field::Data(_) | Field::Event(_) | Field::Ignored => None,
+        };
+        self.line = line;
+        self.line.clear();
+        ready
+    }
+
+    /// The body of `finish`.
+    fn finish_ready(&mut self) -> Option<Ready<'static>> {
+        self.cleanup();
+        if let Phase::Bom(n @ 1..) = self.phase {
+            self.append_partial(BOM.get(..usize::from(n)).unwrap_or(&[]));
+            self.phase = Phase::Partial;
+        }
+        let mut borrowed = None;
+        if self.phase == Phase::Partial {
+            self.phase = Phase::LineStart;
+            if let Some(ready) = self.end_buffered_line(&mut borrowed) {
+                return Some(ready);
+            }
+        }
+        self.phase = Phase::LineStart;
+        if let Some(ready) = self.dispatch(&mut borrowed) {
+            return Some(ready);
+        }
+        // Everything drained: ready for a new stream.
+        self.phase = Phase::Bom(0);
+        None
+    }
+}
+
+/// Split `buf` at its first line end (LF, CR or CRLF).
+///
+/// Returns the line without its terminator, the bytes after the terminator,
+/// and whether the terminator was a CR that is the last byte of `buf` (so a
+/// LF at the start of the next chunk may still belong to it).
+fn split_line(buf: &[u8]) -> Option<(&[u8], &[u8], bool)> {
+    let pos = memchr2(b'\n', b'\r', buf)?;
+    let (line, rest) = buf.split_at_checked(pos)?;
+    let (&terminator, mut after) = rest.split_first()?;
+    let mut dangling_cr = false;
+    if terminator == b'\r' {
+        match after.split_first() {
+            Some((&b'\n', tail)) => after = tail,
+            Some(_) => {}
+            None => dangling_cr = true,
+        }
+    }
+    Some((line, after, dangling_cr))
+}
+
+/// Interpret one complete line (without terminator).
+fn classify(line: &[u8]) -> Field<'_> {
+    // Fast path for the overwhelmingly common line.
+    if let Some(value) = line.strip_prefix(b"data:") {
+        return Field::Data(value.strip_prefix(b" ").unwrap_or(value));
+    }
+    let (name, value) = match memchr(b':', line) {
+        None if line.is_empty() => return Field::Blank,
+        None => (line, &[][..]),
+        Some(0) => return Field::Ignored,
+        Some(colon) => {
+            let Some((name, rest)) = line.split_at_checked(colon) else {
+                return Field::Ignored;
+            };
+            let value = rest.get(1..).unwrap_or_default();
+            (name, value.strip_prefix(b" ").unwrap_or(value))
+        }
+    };
+    match name {
+        b"data" => Field::Data(value),
+        b"event" => Field::Event(value),
+        _ => Field::Ignored,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// An owned copy of an [`SseItem`].
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum Item {
+        Event(String, Vec<u8>),
+        TooLong(Vec<u8>, usize),
+    }
+
+    fn own(item: SseItem<'_>) -> Item {
+        match item {
+            SseItem::Event { event, data } => Item::Event(event.to_owned(), data.to_vec()),
+            SseItem::LineTooLong { prefix, len } => Item::TooLong(prefix.to_vec(), len),
+        }
+    }
+
+    fn ev(event: &str, data: &[u8]) -> Item {
+        Item::Event(event.to_owned(), data.to_vec())
+    }
+
+    /// Feed `chunks` in order, then finish.
+    fn run_with(framer: &mut SseFramer, chunks: &[&[u8]]) -> Vec<Item> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut rest = *chunk;
+            while let Some(item) = framer.feed(&mut rest) {
+                out.push(own(item));
+            }
+            assert!(
+                rest.is_empty(),
+                "feed returned None before the input ran out"
+            );
+        }
+        while let Some(item) = framer.finish() {
+            out.push(own(item));
+        }
+        out
+    }
+
+    fn run(chunks: &[&[u8]]) -> Vec<Item> {
+        run_with(&mut SseFramer::new(), chunks)
+    }
+
+    fn run_max(max: usize, chunks: &[&[u8]]) -> Vec<Item> {
+        run_with(&mut SseFramer::with_max_line(max), chunks)
+    }
+
+    /// Feed byte by byte.
+    fn run_bytes(max: usize, input: &[u8]) -> Vec<Item> {
+        let chunks: Vec<&[u8]> = input.chunks(1).collect();
+        run_max(max, &chunks)
+    }
+
+    /// The items are the same for the input whole, byte by byte, and split
+    /// in two at every point; returns them.
+    fn check_splits(max: usize, input: &[u8]) -> Vec<Item> {
+        let whole = run_max(max, &[input]);
+        assert_eq!(run_bytes(max, input), whole, "byte by byte");
+        for i in 0..=input.len() {
+            let (a, b) = input.split_at(i);
+            assert_eq!(run_max(max, &[a, b]), whole, "split at {i}");
+        }
+        whole
+    }
+
+    #[test]
+    fn simple_event() {
+        assert_eq!(check_splits(64, b"data: hello\n\n"), vec![ev("", b"hello")]);
+    }
+
+    #[test]
+    fn line_endings_lf_cr_crlf() {
+        let expected = vec![ev("", b"a"), ev("", b"b")];
+        assert_eq!(check_splits(64, b"data: a\n\ndata: b\n\n"), expected);
+        assert_eq!(check_splits(64, b"data: a\r\rdata: b\r\r"), expected);
+        assert_eq!(
+            check_splits(64, b"data: a\r\n\r\ndata: b\r\n\r\n"),
+            expected
+        );
+        assert_eq!(check_splits(64, b"data: a\r\n\rdata: b\n\r\n"), expected);
+    }
+
+    #[test]
+    fn crlf_split_across_feeds_is_one_line_end() {
+        // The CR ends chunk one, the LF starts chunk two: one line end, so
+        // the event is not dispatched early and the second line joins it.
+        let items = run(&[b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]);
+        assert_eq!(items, vec![ev("", b"a\nb")]);
+        // Empty feeds in between do not lose the pending CR.
+        let items = run(&[b"data: a\r", b"", b"\ndata: b\n\n"]);
+        assert_eq!(items, vec![ev("", b"a\nb")]);
+        // A CR at chunk end followed by a real blank line (CR CR) dispatches.
+        let items = run(&[b"data: a\r", b"\rdata: b\n\n"]);
+        assert_eq!(items, vec![ev("", b"a"), ev("", b"b")]);
+    }
+
+    #[test]
+    fn bom_stripped_whole_and_split() {
+        let input = b"\xEF\xBB\xBFdata: x\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"x")]);
+        // A BOM that makes the first field name `\u{feff}data` if kept.
+        let input = b"\xEF\xBB\xBFdata\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"")]);
+    }
+
+    #[test]
+    fn only_one_bom_stripped() {
+        // A second BOM is part of the first line: the field name is then
+        // "\u{feff}data", an unknown field.
+        let input = b"\xEF\xBB\xBF\xEF\xBB\xBFdata: x\n\ndata: y\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"y")]);
+    }
+
+    #[test]
+    fn bom_mid_stream_is_data() {
+        let input = b"data: \xEF\xBB\xBFx\n\n\xEF\xBB\xBFdata: y\n\ndata: z\n\n";
+        assert_eq!(
+            check_splits(64, input),
+            vec![ev("", b"\xEF\xBB\xBFx"), ev("", b"z")]
+        );
+    }
+
+    #[test]
+    fn partial_bom_is_line_content() {
+        // EF BB followed by something else: not a BOM; the bytes stay.
+        let input = b"\xEF\xBBdata: x\n\ndata: y\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"y")]);
+        let input = b"\xEF\n\ndata: y\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"y")]);
+        // A stream that is only part of a BOM: the held bytes form a line
+        // (unknown field), nothing is dispatched, nothing panics.
+        assert_eq!(check_splits(64, b"\xEF\xBB"), vec![]);
+        assert_eq!(check_splits(64, b"\xEF\xBB\xBF"), vec![]);
+        assert_eq!(check_splits(64, b""), vec![]);
+    }
+
+    #[test]
+    fn comments_ignored() {
+        let input = b": keep-alive\n\n:\ndata: a\n: in between\ndata: b\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"a\nb")]);
+    }
+
+    #[test]
+    fn event_type() {
+        let input = b"event: add\ndata: 1\n\ndata: 2\n\nevent: a\nevent: b\ndata: 3\n\n";
+        assert_eq!(
+            check_splits(64, input),
+            vec![ev("add", b"1"), ev("", b"2"), ev("b", b"3")]
+        );
+    }
+
+    #[test]
+    fn event_type_resets_without_dispatch() {
+        // An event with a type but no data dispatches nothing; its type does
+        // not leak into the next event.
+        let input = b"event: lonely\n\ndata: x\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"x")]);
+    }
+
+    #[test]
+    fn event_type_invalid_utf8_is_lossy() {
+        let input = b"event: a\xFFb\ndata: x\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("a\u{FFFD}b", b"x")]);
+    }
+
+    #[test]
+    fn data_with_and_without_space() {
+        let input = b"data:a\n\ndata: b\n\ndata:  c\n\ndata:\td\n\n";
+        assert_eq!(
+            check_splits(64, input),
+            vec![ev("", b"a"), ev("", b"b"), ev("", b" c"), ev("", b"\td")]
+        );
+    }
+
+    #[test]
+    fn field_without_colon() {
+        // `data` alone is a data field with an empty value: dispatches "".
+        assert_eq!(check_splits(64, b"data\n\n"), vec![ev("", b"")]);
+        assert_eq!(check_splits(64, b"data\ndata\n\n"), vec![ev("", b"\n")]);
+        // `event` alone sets the type to "".
+        let input = b"event: x\nevent\ndata: 1\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"1")]);
+    }
+
+    #[test]
+    fn multi_line_data_joined() {
+        let input = b"data: a\ndata:\ndata: c\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"a\n\nc")]);
+    }
+
+    #[test]
+    fn empty_data_dispatches_nothing() {
+        let input = b"\n\n\r\n: c\n\nid: 1\nretry: 10\n\nfoo: bar\n\n";
+        assert_eq!(check_splits(64, input), vec![]);
+        // But an empty data field does dispatch an empty event.
+        assert_eq!(check_splits(64, b"data:\n\n"), vec![ev("", b"")]);
+        assert_eq!(check_splits(64, b"data: \n\n"), vec![ev("", b"")]);
+    }
+
+    #[test]
+    fn id_retry_unknown_ignored() {
+        let input = b"id: 7\nretry: 1000\nfoo: bar\ndata: x\nDATA: y\ndata : z\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"x")]);
+    }
+
+    #[test]
+    fn data_before_event() {
+        let input = b"data: {\"a\":1}\nevent: message_delta\n\n";
+        assert_eq!(
+            check_splits(64, input),
+            vec![ev("message_delta", b"{\"a\":1}")]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_data_passes_through() {
+        let input = b"data: \xFF\xFE\x80 ok \xC3\n\n";
+        assert_eq!(
+            check_splits(64, input),
+            vec![ev("", b"\xFF\xFE\x80 ok \xC3")]
+        );
+    }
+
+    #[test]
+    fn nul_and_other_control_bytes_are_data() {
+        let input = b"data: a\0b\x0Bc\x0Cd\n\n";
+        assert_eq!(check_splits(64, input), vec![ev("", b"a\0b\x0Bc\x0Cd")]);
+    }
+
+    #[test]
+    fn max_line_one_item_then_recovery() {
+        // max 10: "data: 0123456789" is 16 bytes.
+        let input = b"data: ok\n\ndata: 0123456789\n\ndata: next\n\n";
+        assert_eq!(
+            check_splits(10, input),
+            vec![
+                ev("", b"ok"),
+                Item::TooLong(b"data: 0123".to_vec(), 16),
+                ev("", b"next"),
+            ]
+        );
+    }
+
+    #[test]
+    fn max_line_exact_limit_is_fine() {
+        let input = b"data: 0123\n\n"; // 10 bytes
+        assert_eq!(check_splits(10, input), vec![ev("", b"0123")]);
+        let input = b"data: 01234\n\n"; // 11 bytes
+        assert_eq!(
+            check_splits(10, input),
+            vec![Item::TooLong(b"data: 0123".to_vec(), 11)]
+        );
+    }
+
+    #[test]
+    fn max_line_discards_whole_event() {
+        let input = b"event: e\ndata: a\ndata: 0123456789\ndata: b\nevent: f\n\ndata: c\n\n";
+        assert_eq!(
+            check_splits(10, input),
+            vec![Item::TooLong(b"data: 0123".to_vec(), 16), ev("", b"c")]
+        );
+    }
+
+    #[test]
+    fn max_line_at_finish() {
+        let input = b"data: ok\n\ndata: 0123456789";
+        assert_eq!(
+            check_splits(10, input),
+            vec![ev("", b"ok"), Item::TooLong(b"data: 0123".to_vec(), 16)]
+        );
+    }
+
+    #[test]
+    fn max_line_memory_bounded() {
+        let mut framer = SseFramer::with_max_line(100);
+        let chunk = [b'x'; 1000];
+        for _ in 0..1000 {
+            let mut rest = &chunk[..];
+            assert!(framer.feed(&mut rest).is_none());
+            assert!(framer.buffered() <= 100);
+        }
+        let mut rest: &[u8] = b"\ndata: y\n\n";
+        assert_eq!(
+            framer.feed(&mut rest).map(own),
+            Some(Item::TooLong(vec![b'x'; 100], 1_000_000))
+        );
+        assert_eq!(framer.feed(&mut rest).map(own), Some(ev("", b"y")));
+        assert_eq!(framer.feed(&mut rest), None);
+        assert_eq!(framer.finish(), None);
+        assert_eq!(framer.buffered(), 0);
+    }
+
+    #[test]
+    fn max_line_zero() {
+        let input = b"data: a\n\n";
+        assert_eq!(check_splits(0, input), vec![Item::TooLong(Vec::new(), 7)]);
+    }
+
+    #[test]
+    fn finish_unterminated_line() {
+        assert_eq!(check_splits(64, b"data: tail"), vec![ev("", b"tail")]);
+        assert_eq!(
+            check_splits(64, b"event: e\ndata: a\ndata: tail"),
+            vec![ev("e", b"a\ntail")]
+        );
+        // Unterminated `event:` line after data still applies.
+        assert_eq!(
+            check_splits(64, b"data: a\nevent: late"),
+            vec![ev("late", b"a")]
+        );
+    }
+
+    #[test]
+    fn finish_missing_blank_line() {
+        assert_eq!(
+            check_splits(64, b"data: a\n\ndata: b\n"),
+            vec![ev("", b"a"), ev("", b"b")]
+        );
+        assert_eq!(check_splits(64, b"data: b\r"), vec![ev("", b"b")]);
+        assert_eq!(check_splits(64, b"data: b\r\n"), vec![ev("", b"b")]);
+    }
+
+    #[test]
+    fn finish_resets_for_reuse() {
+        let mut framer = SseFramer::new();
+        assert_eq!(
+            run_with(&mut framer, &[b"data: a\nevent: e"]),
+            vec![ev("e", b"a")]
+        );
+        assert_eq!(framer.buffered(), 0);
+        // BOM stripping is re-armed for the next stream.
+        assert_eq!(
+            run_with(&mut framer, &[b"\xEF\xBB", b"\xBFdata: b\n\n"]),
+            vec![ev("", b"b")]
+        );
+    }
+
+    #[test]
+    fn feed_stops_after_each_item() {
+        let mut framer = SseFramer::new();
+        let mut rest: &[u8] = b"data: a\n\ndata: b\n\ndata: c";
+        assert_eq!(framer.feed(&mut rest).map(own), Some(ev("", b"a")));
+        assert_eq!(rest, b"data: b\n\ndata: c");
+        assert_eq!(framer.feed(&mut rest).map(own), Some(ev("", b"b")));
+        assert_eq!(rest, b"data: c");
+        assert_eq!(framer.feed(&mut rest), None);
+        assert!(rest.is_empty());
+        assert_eq!(framer.buffered(), 7);
+        assert_eq!(framer.finish().map(own), Some(ev("", b"c")));
+        assert_eq!(framer.finish(), None);
+    }
+
+    #[test]
+    fn zero_copy_when_event_is_whole_in_chunk() {
+        let input: &[u8] = b"data: abc\n\n";
+        let mut framer = SseFramer::new();
+        let mut rest = input;
+        match framer.feed(&mut rest) {
+            Some(SseItem::Event { data, .. }) => {
+                assert_eq!(data, b"abc");
+                assert!(std::ptr::eq(data.as_ptr(), input[6..].as_ptr()));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(framer.buffered(), 0);
+    }
+
+    #[test]
+    fn openai_and_anthropic_shapes() {
+        let openai = b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n";
+        assert_eq!(
+            check_splits(DEFAULT_MAX_LINE, openai),
+            vec![
+                ev("", b"{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}"),
+                ev("", b"[DONE]")
+            ]
+        );
+        let anthropic = b"event: message_start\r\ndata: {\"type\":\"message_start\"}\r\n\r\n\
+                          event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n";
+        assert_eq!(
+            check_splits(DEFAULT_MAX_LINE, anthropic),
+            vec![
+                ev("message_start", b"{\"type\":\"message_start\"}"),
+                ev("ping", b"{\"type\": \"ping\"}"),
+            ]
+        );
+    }
+
+    /// One generated event and how to write it.
+    #[derive(Debug, Clone)]
+    struct GenEvent {
+        event: Option<String>,
+        /// Where the `event:` line goes among the data lines.
+        event_pos: usize,
+        data: Vec<Vec<u8>>,
+        /// Per data line: write `data: ` (true) or `data:` (false).
+        space: Vec<bool>,
+        comment: bool,
+        id: bool,
+    }
+
+    fn gen_event() -> impl Strategy<Value = GenEvent> {
+        let line = prop::collection::vec(
+            any::<u8>().prop_filter("no EOL", |b| *b != b'\n' && *b != b'\r'),
+            0..12,
+        );
+        (
+            prop::option::of("[^\r\n]{0,8}"),
+            0usize..5,
+            prop::collection::vec(line, 0..4),
+            prop::collection::vec(any::<bool>(), 4),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(event, event_pos, data, space, comment, id)| GenEvent {
+                event,
+                event_pos,
+                data,
+                space,
+                comment,
+                id,
+            })
+    }
+
+    /// Serialize events with the given line endings (cycled; 0 LF, 1 CR,
+    /// 2 CRLF). Returns the bytes and the items they must produce.
+    fn serialize(events: &[GenEvent], endings: &[u8], bom: bool) -> (Vec<u8>, Vec<Item>) {
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let mut expected = Vec::new();
+        for e in events {
+            if e.comment {
+                lines.push(b": comment".to_vec());
+            }
+            let mut body: Vec<Vec<u8>> = Vec::new();
+            for (i, value) in e.data.iter().enumerate() {
+                let space = e.space.get(i).copied().unwrap_or(true) || value.first() == Some(&b' ');
+                let mut l = if space {
+                    b"data: ".to_vec()
+                } else {
+                    b"data:".to_vec()
+                };
+                l.extend_from_slice(value);
+                body.push(l);
+            }
+            if let Some(name) = &e.event {
+                let mut l = b"event: ".to_vec();
+                l.extend_from_slice(name.as_bytes());
+                body.insert(e.event_pos.min(body.len()), l);
+            }
+            if e.id {
+                body.push(b"id: 1".to_vec());
+            }
+            lines.extend(body);
+            lines.push(Vec::new());
+            if !e.data.is_empty() {
+                expected.push(Item::Event(
+                    e.event.clone().unwrap_or_default(),
+                    e.data.join(&b'\n'),
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        if bom {
+            out.extend_from_slice(&BOM);
+        }
+        let mut prev_cr = false;
+        for (i, line) in lines.iter().enumerate() {
+            let mut ending = endings.get(i % endings.len().max(1)).copied().unwrap_or(0) % 3;
+            if prev_cr && line.is_empty() && ending == 0 {
+                // CR then a lone LF would read as one CRLF line end.
+                ending = 2;
+            }
+            out.extend_from_slice(line);
+            out.extend_from_slice(match ending {
+                0 => b"\n",
+                1 => b"\r",
+                _ => b"\r\n",
+            });
+            prev_cr = ending == 1;
+        }
+        (out, expected)
+    }
+
+    /// Split `input` at the given cut points.
+    fn split_at_points<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        for c in cuts {
+            chunks.push(&input[start..c]);
+            start = c;
+        }
+        chunks.push(&input[start..]);
+        chunks
+    }
+
+    proptest! {
+        #[test]
+        fn prop_events_roundtrip_any_split(
+            events in prop::collection::vec(gen_event(), 0..8),
+            endings in prop::collection::vec(0u8..3, 1..8),
+            bom in any::<bool>(),
+            cuts in prop::collection::vec(any::<usize>(), 0..10),
+        ) {
+            let (bytes, expected) = serialize(&events, &endings, bom);
+            let whole = run(&[&bytes]);
+            prop_assert_eq!(&whole, &expected);
+            let chunks = split_at_points(&bytes, &cuts);
+            prop_assert_eq!(run(&chunks), expected);
+        }
+
+        #[test]
+        fn prop_arbitrary_bytes_split_invariant(
+            bytes in prop::collection::vec(
+                prop::sample::select(vec![b'\n', b'\r', b':', b' ', b'd', b'a', b't', b'e', b'v', b'n', 0xEF, 0xBB, 0xBF, 0xFF]),
+                0..64,
+            ),
+            max in 0usize..12,
+            cuts in prop::collection::vec(any::<usize>(), 0..10),
+        ) {
+            let whole = run_max(max, &[&bytes]);
+            let chunks = split_at_points(&bytes, &cuts);
+            prop_assert_eq!(run_max(max, &chunks), whole.clone());
+            prop_assert_eq!(run_bytes(max, &bytes), whole);
+        }
+
+        #[test]
+        fn prop_random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256), max in 0usize..300) {
+            let whole = run_max(max, &[&bytes]);
+            prop_assert_eq!(run_bytes(max, &bytes), whole);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! The `toolstream` command: a live demo, `parse` (events as NDJSON), `formats`.
+
+use clap::{Parser as ClapParser, Subcommand};
+use std::io::{self, IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+use toolstream::{Event, Format, Framing, Parser};
+
+mod demo;
+
+#[derive(ClapParser)]
+#[command(name = "toolstream", version, about = "Parse streaming LLM responses into tool-call events")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Demo pacing multiplier (2 = twice as fast).
+    #[arg(long, default_value_t = 1.0, global = true, hide = true)]
+    speed: f64,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse a response body and print its events as NDJSON on stdout.
+    Parse {
+        /// The wire format (see `toolstream formats`).
+        #[arg(long, short)]
+        format: Format,
+        /// Input file, or `-` for stdin.
+        #[arg(default_value = "-")]
+        file: String,
+        /// Override the format's default framing.
+        #[arg(long)]
+        framing: Option<Framing>,
+        /// Feed the input N bytes at a time (default: as read).
+        #[arg(long)]
+        chunk_size: Option<usize>,
+        /// Add "offset": input bytes fed when the event was emitted.
+        #[arg(long)]
+        offsets: bool,
+    },
+    /// List the format names, one line each.
+    Formats,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => demo::run(cli.speed),
+        Some(Command::Formats) => {
+            let mut out = io::stdout().lock();
+            for f in Format::all() {
+                let _ = writeln!(out, "{:<18} {}", f.name(), f.description());
+            }
+            Ok(())
+        }
+        Some(Command::Parse { format, file, framing, chunk_size, offsets }) => {
+            parse(format, &file, framing, chunk_size, offsets)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolstream: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn parse(
+    format: Format,
+    file: &str,
+    framing: Option<Framing>,
+    chunk_size: Option<usize>,
+    offsets: bool,
+) -> Result<(), String> {
+    let mut input: Box<dyn Read> = if file == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(file).map_err(|e| format!("cannot open {file}: {e}"))?)
+    };
+    let mut parser = Parser::new(format);
+    if let Some(f) = framing {
+        parser = parser.framing(f);
+    }
+    if chunk_size == Some(0) {
+        return Err("--chunk-size must be at least 1".into());
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut events = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let write = |events: &mut Vec<Event>, fed: u64, out: &mut io::BufWriter<io::StdoutLock<'_>>| -> Result<(), String> {
+        for e in events.drain(..) {
+            let mut line = serde_json::to_string(&e).map_err(|e| e.to_string())?;
+            if offsets && line.ends_with('}') {
+                line.pop();
+                line.push_str(&format!(",\"offset\":{fed}}}"));
+            }
+            writeln!(out, "{line}").map_err(|e| format!("cannot write: {e}"))?;
+        }
+        Ok(())
+    };
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read {file}: {e}")),
+        };
+        let data = buf.get(..n).unwrap_or_default();
+        let step = chunk_size.unwrap_or(n.max(1));
+        for chunk in data.chunks(step) {
+            parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;
+            write(&mut events, parser.bytes_fed(), &mut out)?;
+        }
+    }
+    parser.finish(&mut events).map_err(|e| e.to_string())?;
+    write(&mut events, parser.bytes_fed(), &mut out)?;
+    out.flush().map_err(|e| format!("cannot write: {e}"))?;
+    Ok(())
+}
+
+/// Sleeps only when pacing a terminal.
+fn pause(ms: f64, speed: f64) {
+    if speed > 0.0 && ms > 0.0 {
+        std::thread::sleep(Duration::from_secs_f64(ms / 1000.0 / speed));
+    }
+}
+
+fn is_tty() -> bool {
+    io::stdout().is_terminal()
+}

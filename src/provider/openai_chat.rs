@@ -1,0 +1,366 @@
+//! OpenAI Chat Completions streaming (`chat.completion.chunk`), and the many servers
+//! that speak it: Azure, GitHub Copilot, Groq, Together, Mistral, xAI, DeepSeek,
+//! Cerebras, Databricks, Alibaba DashScope, OpenRouter, vLLM, TGI, Ollama's `/v1`,
+//! watsonx, Bedrock's OpenAI-compatible endpoints, Anthropic's compatibility layer.
+//!
+//! Only choice 0 is decoded (requests with `n > 1` stream other choices too; they are
+//! ignored). Quirks handled, each with a test named after the server that shows it:
+//!
+//! - id, name and type only on the first delta of a call; `index` missing (Mistral), or
+//!   starting at 1 (Anthropic compat); id `"0"` on every delta (TGI); `id: ""` on later
+//!   deltas (DashScope); the name repeated, or `""`, on later deltas (OpenRouter, watsonx);
+//! - `tool_calls` as a single object instead of an array, with the tool name inside the
+//!   arguments as `{"function": {"_name": ..}}` (TGI 2.x);
+//! - whole arguments in one delta, several calls in one chunk, first arguments `""`,
+//!   no-argument tools (`""` only → `{}`), arguments sent as a JSON object instead of a
+//!   string;
+//! - `finish_reason` `"stop"` despite calls (Ollama) or none at all (reported as
+//!   `tool_calls` whenever a call was made); usage-only final chunks with `choices: []`;
+//!   Groq's usage under `x_groq`; Azure `prompt_filter_results` chunks; `[DONE]`;
+//! - `reasoning_content` (DeepSeek, vLLM) and `reasoning` (Groq, OpenRouter, Ollama) →
+//!   [`Event::Reasoning`];
+//! - the legacy `function_call` delta;
+//! - error objects and `event: error` mid-stream (Groq `tool_use_failed` with
+//!   `failed_generation`) → [`Event::Error`] with the payload as `raw`;
+//! - end-of-turn tokens leaked as argument text (`</s>`, `<|eot_id|>`) are dropped, and a
+//!   "call" made only of one is no call; anything else after the arguments closed is an
+//!   error;
+//! - harmony control tokens leaked into a tool name (`get_x<|channel|>commentary`, gpt-oss
+//!   on Bedrock) are cut off.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event, FinishReason, Usage};
+use crate::limits::Limits;
+use crate::provider::{OneOrMany, Sink};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(default)]
+    usage: Option<serde_json::Value>,
+    #[serde(default)]
+    x_groq: Option<XGroq>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct XGroq {
+    #[serde(default)]
+    usage: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default)]
+    index: Option<i64>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+    /// Non-streaming responses (and some servers' last chunk) use `message`.
+    #[serde(borrow, default)]
+    message: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
+    #[serde(borrow, default)]
+    function_call: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta<'a> {
+    #[serde(default)]
+    index: Option<i64>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Decoder state for one `openai-chat` response.
+#[derive(Debug)]
+pub(crate) struct OpenAiChat {
+    calls: Calls,
+    /// Provider index → slot.
+    by_index: Vec<(i64, Slot)>,
+    /// The call the last delta went to.
+    current: Option<Slot>,
+    /// The legacy `function_call` call.
+    function_call: Option<Slot>,
+    reason: Option<String>,
+    usage: Option<Usage>,
+    finished: bool,
+}
+
+impl OpenAiChat {
+    pub(crate) fn new(limits: Limits) -> Self {
+        OpenAiChat {
+            calls: Calls::new(limits),
+            by_index: Vec::new(),
+            current: None,
+            function_call: None,
+            reason: None,
+            usage: None,
+            finished: false,
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.calls.retained()
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        if trimmed == b"[DONE]" {
+            self.done(sink);
+            return;
+        }
+        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+            Ok(c) => c,
+            Err(e) => {
+                let kind = if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                };
+                sink.error(kind, format!("payload is not a chat.completion.chunk: {e}"), data);
+                return;
+            }
+        };
+        if let Some(err) = chunk.error {
+            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+        } else if event == "error" {
+            sink.error(ErrorKind::Provider, "the server sent an error event".into(), data);
+        }
+        if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage)) {
+            if !u.is_null() {
+                self.usage = Some(Usage::from_value(u, &["prompt_tokens"], &["completion_tokens"]));
+            }
+        }
+        for choice in chunk.choices.unwrap_or_default() {
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
+            for delta in [choice.delta, choice.message].into_iter().flatten() {
+                self.delta(delta, sink);
+            }
+            if let Some(r) = choice.finish_reason {
+                if self.reason.is_none() {
+                    self.reason = Some(r.into_owned());
+                }
+                self.calls.close_all(sink.out);
+            }
+        }
+    }
+
+    fn delta(&mut self, d: Delta<'_>, sink: &mut Sink<'_>) {
+        for r in [d.reasoning_content, d.reasoning].into_iter().flatten() {
+            sink.reasoning(&r);
+        }
+        if let Some(c) = d.content {
+            sink.text(&c);
+        }
+        if let Some(tcs) = d.tool_calls {
+            for tc in tcs.0 {
+                let (name, args) = match tc.function {
+                    Some(f) => (f.name, f.arguments),
+                    None => (None, None),
+                };
+                self.tool_delta(tc.index, tc.id.as_deref(), name.as_deref(), args, sink);
+            }
+        }
+        if let Some(fc) = d.function_call {
+            let slot = match self.function_call {
+                Some(s) if fc.name.as_deref().is_none_or(str::is_empty) || self.calls.args_in_progress(s) => Some(s),
+                _ => {
+                    let s = self.open(sink);
+                    self.function_call = s;
+                    s
+                }
+            };
+            if let Some(s) = slot {
+                self.apply(s, None, fc.name.as_deref(), fc.arguments, sink);
+            }
+        }
+    }
+
+    fn open(&mut self, sink: &mut Sink<'_>) -> Option<Slot> {
+        // A new call begins: calls that are not mid-arguments are over.
+        for &(_, s) in &self.by_index {
+            if !self.calls.args_in_progress(s) {
+                self.calls.close(s, sink.out);
+            }
+        }
+        if let Some(s) = self.current {
+            if !self.calls.args_in_progress(s) {
+                self.calls.close(s, sink.out);
+            }
+        }
+        let s = self.calls.open(sink.out);
+        self.current = s;
+        s
+    }
+
+    fn tool_delta(
+        &mut self,
+        index: Option<i64>,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&RawValue>,
+        sink: &mut Sink<'_>,
+    ) {
+        let id = id.filter(|s| !s.is_empty());
+        let slot = match index {
+            Some(i) => {
+                let known = self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s);
+                match known {
+                    // Same index, a different id: the server reuses indices per call.
+                    Some(s) if id.is_some() && self.calls.id(s).is_some() && self.calls.id(s) != id => {
+                        let n = self.open(sink);
+                        if let (Some(n), Some(e)) = (n, self.by_index.iter_mut().find(|(k, _)| *k == i)) {
+                            e.1 = n;
+                        }
+                        n
+                    }
+                    Some(s) => {
+                        self.current = Some(s);
+                        Some(s)
+                    }
+                    None => {
+                        let n = self.open(sink);
+                        if let Some(n) = n {
+                            self.by_index.push((i, n));
+                        }
+                        n
+                    }
+                }
+            }
+            None => match self.current {
+                Some(s) if id.is_some() && self.calls.id(s).is_some() && self.calls.id(s) != id => self.open(sink),
+                Some(s)
+                    if id.is_none()
+                        && name.is_some_and(|n| !n.is_empty())
+                        && !self.calls.args_in_progress(s)
+                        && !self.calls.is_pending(s) =>
+                {
+                    self.open(sink)
+                }
+                Some(s) => Some(s),
+                None => self.open(sink),
+            },
+        };
+        if let Some(s) = slot {
+            if let Some(id) = id {
+                self.calls.set_id(s, id);
+            }
+            self.apply(s, id, name, args, sink);
+        }
+    }
+
+    fn apply(&mut self, s: Slot, id: Option<&str>, name: Option<&str>, args: Option<&RawValue>, sink: &mut Sink<'_>) {
+        if let Some(id) = id {
+            self.calls.set_id(s, id);
+        }
+        if let Some(n) = name {
+            self.calls.set_name(s, clean_name(n), sink.out);
+        }
+        if let Some(a) = args {
+            let raw = a.get();
+            if raw.starts_with('"') {
+                match serde_json::from_str::<Cow<'_, str>>(raw) {
+                    Ok(text) => self.calls.args(s, &text, sink.out),
+                    Err(_) => self.calls.args(s, raw, sink.out),
+                }
+            } else if raw != "null" {
+                // Arguments sent as a JSON value rather than a string.
+                self.calls.args(s, raw, sink.out);
+            }
+        }
+    }
+
+    fn done(&mut self, sink: &mut Sink<'_>) {
+        self.calls.close_all(sink.out);
+        self.emit_finish(sink, true);
+    }
+
+    fn emit_finish(&mut self, sink: &mut Sink<'_>, always: bool) {
+        if self.finished || !(always || self.reason.is_some() || self.usage.is_some()) {
+            return;
+        }
+        self.finished = true;
+        let reason = normalise_reason(self.reason.as_deref(), self.calls.any_started());
+        sink.out.push(Event::Finish {
+            reason,
+            usage: self.usage.take(),
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        self.calls.close_all(sink.out);
+        self.emit_finish(sink, false);
+    }
+}
+
+/// A provider's stop reason, normalised; `tool_calls` whenever a call was made and the
+/// provider said `stop` or nothing.
+pub(crate) fn normalise_reason(reason: Option<&str>, had_calls: bool) -> Option<FinishReason> {
+    let r = reason.map(FinishReason::from_provider);
+    match r {
+        Some(FinishReason::Stop) | None if had_calls => Some(FinishReason::ToolCalls),
+        r => r,
+    }
+}
+
+/// Cuts harmony control tokens leaked into a tool name (`get_x<|channel|>commentary`).
+pub(crate) fn clean_name(name: &str) -> &str {
+    match name.find("<|") {
+        Some(i) => name.get(..i).unwrap_or(name).trim(),
+        None => name.trim(),
+    }
+}
+
+/// The `message` of an error object, or its JSON text.
+pub(crate) fn provider_error_message(raw: &str) -> String {
+    #[derive(Deserialize)]
+    struct E<'a> {
+        #[serde(borrow, default)]
+        message: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        code: Option<&'a RawValue>,
+    }
+    match serde_json::from_str::<E<'_>>(raw) {
+        Ok(E { message: Some(m), code }) => match code {
+            Some(c) => format!("{m} (code {})", c.get().trim_matches('"')),
+            None => m.into_owned(),
+        },
+        _ => match serde_json::from_str::<String>(raw) {
+            Ok(s) => s,
+            Err(_) => raw.to_owned(),
+        },
+    }
+}

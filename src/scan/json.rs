@@ -1,0 +1,554 @@
+//! Incremental JSON structure scanner.
+//!
+//! Follows one JSON value across any number of [`JsonScanner::feed`] calls, looking at
+//! each byte once, and says the exact byte where the top-level value closes. It checks
+//! the grammar between tokens (so "complete" means structurally closed), and skips over
+//! string contents with `memchr`; it does not build values. Every dialect uses it to
+//! know when a call's arguments are complete, and the JSON-array framer uses it to cut
+//! elements out of a streamed array.
+//!
+//! ```
+//! use toolstream::scan::json::{JsonScanner, JsonStatus};
+//! let mut s = JsonScanner::new();
+//! assert_eq!(s.feed(br#"{"a": [1, "x}"#), JsonStatus::NeedMore);
+//! assert_eq!(s.feed(br#""]} tail"#), JsonStatus::Complete { consumed: 4 });
+//! ```
+
+/// Default maximum nesting depth (the same as `serde_json`'s recursion limit).
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// What [`JsonScanner::feed`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonStatus {
+    /// All input consumed; the value is still open (or not started).
+    NeedMore,
+    /// The top-level value closed. `consumed` bytes of this input belong to it; the rest
+    /// of the input was not looked at.
+    Complete {
+        /// Bytes of this feed's input that belong to the value.
+        consumed: usize,
+    },
+    /// The input is not JSON. `at` is the offset of the offending byte in this input.
+    Invalid {
+        /// Offset of the offending byte in this feed's input.
+        at: usize,
+        /// Why.
+        error: JsonError,
+    },
+}
+
+/// Why a value was rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// A byte that the JSON grammar does not allow here.
+    Syntax,
+    /// Nesting deeper than the configured maximum.
+    TooDeep,
+}
+
+// State machine, one state per position in the grammar:
+//
+//   Value ──'{'──> KeyOrEnd ──'"'──> String(key) ──'"'──> Colon ──':'──> Value
+//     │  ──'['──> ValueOrEnd ──(value)──────────────────────────────────> After
+//     │  ──'"'──> String ──'\\'──> Escape ──'u'──> Unicode(n) ──> String
+//     │  ──'-'/digit──> Number(..) ──(delimiter)──> After
+//     │  ──'t'/'f'/'n'──> Literal(..) ──> After
+//   After ──','──> Key (in object) | Value (in array);  ──'}'/']'──> After | Done
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Expecting a value (leading whitespace allowed).
+    Value,
+    /// Just after `[`: a value or `]`.
+    ValueOrEnd,
+    /// Just after `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// Inside a string.
+    Str { key: bool },
+    /// After a backslash in a string.
+    Escape { key: bool },
+    /// Inside `\uXXXX`, with `n` hex digits seen.
+    Unicode { key: bool, n: u8 },
+    /// Inside a number.
+    Num(Num),
+    /// Inside `true` / `false` / `null`: the literal and how many bytes matched.
+    Lit { word: &'static [u8], pos: u8 },
+    /// After a value inside a container: `,` or the closer.
+    After,
+    /// The top-level value closed.
+    Done,
+    /// Rejected.
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Num {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    E,
+    ESign,
+    Exp,
+}
+
+impl Num {
+    fn terminal(self) -> bool {
+        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::Exp)
+    }
+}
+
+/// Follows one JSON value incrementally. See the [module docs](self).
+#[derive(Debug, Clone)]
+pub struct JsonScanner {
+    state: State,
+    /// Open containers: `true` for an object, `false` for an array.
+    stack: Vec<bool>,
+    max_depth: usize,
+}
+
+impl Default for JsonScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl JsonScanner {
+    /// A scanner expecting one value, with the default depth limit.
+    pub fn new() -> Self {
+        Self::with_max_depth(DEFAULT_MAX_DEPTH)
+    }
+
+    /// A scanner with a nesting limit.
+    pub fn with_max_depth(max_depth: usize) -> Self {
+        JsonScanner {
+            state: State::Value,
+            stack: Vec::new(),
+            max_depth,
+        }
+    }
+
+    /// Starts over for a new value, keeping the allocation.
+    pub fn reset(&mut self) {
+        self.state = State::Value;
+        self.stack.clear();
+    }
+
+    /// Whether no value byte has been seen yet (only whitespace, or nothing).
+    pub fn is_empty(&self) -> bool {
+        self.state == State::Value && self.stack.is_empty()
+    }
+
+    /// Whether the top-level value has closed.
+    pub fn is_complete(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Whether the input was rejected.
+    pub fn is_failed(&self) -> bool {
+        self.state == State::Failed
+    }
+
+    /// Current nesting depth.
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// End of input: a top-level number closes here (`12` is only known to be complete
+    /// when something follows it or the input ends). Returns whether the value is complete.
+    pub fn finish(&mut self) -> bool {
+        if let State::Num(n) = self.state {
+            if self.stack.is_empty() && n.terminal() {
+                self.state = State::Done;
+            }
+        }
+        self.state == State::Done
+    }
+
+    fn close_value(&mut self) {
+        self.state = if self.stack.is_empty() {
+            State::Done
+        } else {
+            State::After
+        };
+    }
+
+    /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
+    /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
+    pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
+        let mut i = 0usize;
+        let len = input.len();
+        while i < len {
+            let Some(&b) = input.get(i) else { break };
+            match self.state {
+                State::Str { key } => {
+                    // Fast path: skip ordinary string bytes.
+                    let rest = input.get(i..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        None => return JsonStatus::NeedMore,
+                        Some(off) => {
+                            i += off;
+                            if rest.get(off) == Some(&b'"') {
+                                if key {
+                                    self.state = State::Colon;
+                                } else {
+                                    self.close_value();
+                                    if self.state == State::Done {
+                                        return JsonStatus::Complete { consumed: i + 1 };
+                                    }
+                                }
+                            } else {
+                                self.state = State::Escape { key };
+                            }
+                        }
+                    }
+                }
+                State::Escape { key } => {
+                    self.state = match b {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => State::Str { key },
+                        b'u' => State::Unicode { key, n: 0 },
+                        _ => return self.fail(i, JsonError::Syntax),
+                    };
+                }
+                State::Unicode { key, n } => {
+                    if !b.is_ascii_hexdigit() {
+                        return self.fail(i, JsonError::Syntax);
+                    }
+                    self.state = if n >= 3 {
+                        State::Str { key }
+                    } else {
+                        State::Unicode { key, n: n + 1 }
+                    };
+                }
+                State::Value | State::ValueOrEnd => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    if b == b']' && self.state == State::ValueOrEnd {
+                        self.stack.pop();
+                        self.close_value();
+                        if self.state == State::Done {
+                            return JsonStatus::Complete { consumed: i + 1 };
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    match b {
+                        b'{' | b'[' => {
+                            if self.stack.len() >= self.max_depth {
+                                return self.fail(i, JsonError::TooDeep);
+                            }
+                            let obj = b == b'{';
+                            self.stack.push(obj);
+                            self.state = if obj {
+                                State::KeyOrEnd
+                            } else {
+                                State::ValueOrEnd
+                            };
+                        }
+                        b'"' => self.state = State::Str { key: false },
+                        b'-' => self.state = State::Num(Num::Minus),
+                        b'0' => self.state = State::Num(Num::Zero),
+                        b'1'..=b'9' => self.state = State::Num(Num::Int),
+                        b't' => self.state = State::Lit { word: b"true", pos: 1 },
+                        b'f' => self.state = State::Lit { word: b"false", pos: 1 },
+                        b'n' => self.state = State::Lit { word: b"null", pos: 1 },
+                        _ => return self.fail(i, JsonError::Syntax),
+                    }
+                }
+                State::KeyOrEnd | State::Key => {
+                    if is_ws(b) {
+                    } else if b == b'"' {
+                        self.state = State::Str { key: true };
+                    } else if b == b'}' && self.state == State::KeyOrEnd {
+                        self.stack.pop();
+                        self.close_value();
+                        if self.state == State::Done {
+                            return JsonStatus::Complete { consumed: i + 1 };
+                        }
+                    } else {
+                        return self.fail(i, JsonError::Syntax);
+                    }
+                }
+                State::Colon => {
+                    if is_ws(b) {
+                    } else if b == b':' {
+                        self.state = State::Value;
+                    } else {
+                        return self.fail(i, JsonError::Syntax);
+                    }
+                }
+                State::After => {
+                    if is_ws(b) {
+                        i += 1;
+                        continue;
+                    }
+                    let in_obj = self.stack.last().copied().unwrap_or(false);
+                    match (b, in_obj) {
+                        (b',', true) => self.state = State::Key,
+                        (b',', false) => self.state = State::Value,
+                        (b'}', true) | (b']', false) => {
+                            self.stack.pop();
+                            self.close_value();
+                            if self.state == State::Done {
+                                return JsonStatus::Complete { consumed: i + 1 };
+                            }
+                        }
+                        _ => return self.fail(i, JsonError::Syntax),
+                    }
+                }
+                State::Num(n) => {
+                    let next = match (n, b) {
+                        (Num::Minus, b'0') => Some(Num::Zero),
+                        (Num::Minus, b'1'..=b'9') => Some(Num::Int),
+                        (Num::Int, b'0'..=b'9') => Some(Num::Int),
+                        (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
+                        (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
+                        (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::E),
+                        (Num::E, b'+' | b'-') => Some(Num::ESign),
+                        (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Some(Num::Exp),
+                        _ => None,
+                    };
+                    match next {
+                        Some(n) => self.state = State::Num(n),
+                        None if n.terminal() => {
+                            // The number ended just before this byte; re-examine it.
+                            self.close_value();
+                            if self.state == State::Done {
+                                return JsonStatus::Complete { consumed: i };
+                            }
+                            continue;
+                        }
+                        None => return self.fail(i, JsonError::Syntax),
+                    }
+                }
+                State::Lit { word, pos } => {
+                    if word.get(pos as usize) != Some(&b) {
+                        return self.fail(i, JsonError::Syntax);
+                    }
+                    if pos as usize + 1 == word.len() {
+                        self.close_value();
+                        if self.state == State::Done {
+                            return JsonStatus::Complete { consumed: i + 1 };
+                        }
+                    } else {
+                        self.state = State::Lit { word, pos: pos + 1 };
+                    }
+                }
+                State::Done => return JsonStatus::Complete { consumed: 0 },
+                State::Failed => {
+                    return JsonStatus::Invalid {
+                        at: 0,
+                        error: JsonError::Syntax,
+                    };
+                }
+            }
+            i += 1;
+        }
+        match self.state {
+            State::Done => JsonStatus::Complete { consumed: 0 },
+            State::Failed => JsonStatus::Invalid {
+                at: 0,
+                error: JsonError::Syntax,
+            },
+            _ => JsonStatus::NeedMore,
+        }
+    }
+
+    fn fail(&mut self, at: usize, error: JsonError) -> JsonStatus {
+        self.state = State::Failed;
+        JsonStatus::Invalid { at, error }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn whole(s: &str) -> (JsonStatus, bool) {
+        let mut sc = JsonScanner::new();
+        let st = sc.feed(s.as_bytes());
+        let fin = sc.finish();
+        (st, fin)
+    }
+
+    /// Feeds at every split point and returns the absolute end offset (or None).
+    fn end_at_every_split(s: &[u8]) -> Vec<Option<usize>> {
+        (0..=s.len())
+            .map(|cut| {
+                let mut sc = JsonScanner::new();
+                let (a, b) = s.split_at(cut);
+                match sc.feed(a) {
+                    JsonStatus::Complete { consumed } => return Some(consumed),
+                    JsonStatus::Invalid { .. } => return None,
+                    JsonStatus::NeedMore => {}
+                }
+                match sc.feed(b) {
+                    JsonStatus::Complete { consumed } => Some(cut + consumed),
+                    JsonStatus::Invalid { .. } => None,
+                    JsonStatus::NeedMore => sc.finish().then_some(s.len()),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn values_complete_where_serde_says() {
+        let cases = [
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"a":1}"#,
+            r#" { "a" : [ 1 , 2.5e-3 , -0 , true , false , null , "x\"y\\" ] } "#,
+            r#"{"u":"\u00e9\uD83D\uDE00","n":{"m":{"k":[[]]}}}"#,
+            r#""str""#,
+            "12",
+            "-1.5E+10",
+            "true",
+            "null",
+            r#"{"s":"}]{["}"#,
+            "[\"é😀\"]",
+        ];
+        for c in cases {
+            let (st, fin) = whole(c);
+            assert!(fin, "{c}: {st:?}");
+            let trimmed = c.trim_end();
+            if let JsonStatus::Complete { consumed } = st {
+                assert_eq!(consumed, trimmed.len(), "{c}");
+            }
+            assert!(serde_json::from_str::<serde_json::Value>(c).is_ok());
+            let ends = end_at_every_split(c.as_bytes());
+            assert!(ends.iter().all(|e| *e == Some(trimmed.len())), "{c}: {ends:?}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_serde_rejects() {
+        let bad = [
+            "{a:1}", "[1,]", "{\"a\" 1}", "01", "-", "1.", "1e", "tru e", "[1 2]", "{,}", "]",
+            "\"\\x\"", "\"\\u12g4\"", "{\"a\":1,}", "nul1", ".5", "+1",
+        ];
+        for c in bad {
+            let mut sc = JsonScanner::new();
+            let st = sc.feed(c.as_bytes());
+            let ok = matches!(st, JsonStatus::Complete { consumed } if consumed == c.len())
+                || (st == JsonStatus::NeedMore && sc.finish());
+            assert!(!ok, "{c} accepted: {st:?}");
+            assert!(serde_json::from_str::<serde_json::Value>(c).is_err(), "{c}");
+        }
+    }
+
+    #[test]
+    fn invalid_offset_is_the_offending_byte() {
+        let mut sc = JsonScanner::new();
+        assert_eq!(sc.feed(b"{\"a\":"), JsonStatus::NeedMore);
+        assert_eq!(
+            sc.feed(b" 1 x"),
+            JsonStatus::Invalid {
+                at: 3,
+                error: JsonError::Syntax
+            }
+        );
+        assert!(sc.is_failed());
+    }
+
+    #[test]
+    fn top_level_number_ends_before_delimiter() {
+        let mut sc = JsonScanner::new();
+        assert_eq!(sc.feed(b"12"), JsonStatus::NeedMore);
+        assert_eq!(sc.feed(b"3,"), JsonStatus::Complete { consumed: 1 });
+    }
+
+    #[test]
+    fn depth_limit() {
+        let mut sc = JsonScanner::with_max_depth(3);
+        assert_eq!(sc.feed(b"[[["), JsonStatus::NeedMore);
+        assert_eq!(
+            sc.feed(b"["),
+            JsonStatus::Invalid {
+                at: 0,
+                error: JsonError::TooDeep
+            }
+        );
+    }
+
+    #[test]
+    fn byte_by_byte_matches_whole() {
+        let s = br#"{"content":"line1\nline2 \"q\" \\ \u00e9","list":[1,{"x":null}]}"#;
+        let mut sc = JsonScanner::new();
+        for (i, b) in s.iter().enumerate() {
+            let st = sc.feed(std::slice::from_ref(b));
+            if i + 1 == s.len() {
+                assert_eq!(st, JsonStatus::Complete { consumed: 1 });
+            } else {
+                assert_eq!(st, JsonStatus::NeedMore, "at {i}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_serde_on_arbitrary_json(v in arb_json(), cut in 0usize..400) {
+            let text = serde_json::to_string_pretty(&v).unwrap_or_default();
+            let b = text.as_bytes();
+            let cut = cut.min(b.len());
+            let ends = {
+                let mut sc = JsonScanner::new();
+                let (x, y) = b.split_at(cut);
+                match sc.feed(x) {
+                    JsonStatus::Complete { consumed } => Some(consumed),
+                    JsonStatus::Invalid { .. } => None,
+                    JsonStatus::NeedMore => match sc.feed(y) {
+                        JsonStatus::Complete { consumed } => Some(cut + consumed),
+                        JsonStatus::Invalid { .. } => None,
+                        JsonStatus::NeedMore => sc.finish().then_some(b.len()),
+                    },
+                }
+            };
+            proptest::prop_assert_eq!(ends, Some(b.len()));
+        }
+
+        #[test]
+        fn never_panics_and_accepts_only_json(data in proptest::collection::vec(proptest::sample::select(b"{}[]\",:\\ 0123456789.eE+-truefalsnl".to_vec()), 0..40)) {
+            let mut sc = JsonScanner::new();
+            let st = sc.feed(&data);
+            let end = match st {
+                JsonStatus::Complete { consumed } => Some(consumed),
+                JsonStatus::NeedMore if sc.finish() => Some(data.len()),
+                _ => None,
+            };
+            if let Some(end) = end {
+                let slice = data.get(..end).unwrap_or_default();
+                proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(slice).is_ok(), "{:?}", String::from_utf8_lossy(slice));
+            }
+        }
+    }
+
+    fn arb_json() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            (-1e6f64..1e6).prop_map(serde_json::Value::from),
+            "\\PC*".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(serde_json::Value::from),
+                proptest::collection::btree_map("\\PC{0,8}", inner, 0..6)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+}

@@ -1,0 +1,3 @@
+//! Shared scanning kernels, written once and used by every dialect.
+
+pub mod json;
