@@ -95,12 +95,18 @@ pub enum Framing {
     Ndjson,
     /// A streamed JSON array of payloads.
     JsonArray,
+    /// The AWS binary event stream (`application/vnd.amazon.eventstream`).
+    EventStream,
+    /// Raw model output text, no framing.
+    Text,
 }
 
 const FRAMINGS: &[(Framing, &str)] = &[
     (Framing::Sse, "sse"),
     (Framing::Ndjson, "ndjson"),
     (Framing::JsonArray, "json-array"),
+    (Framing::EventStream, "eventstream"),
+    (Framing::Text, "text"),
 ];
 
 impl Framing {

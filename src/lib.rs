@@ -13,6 +13,7 @@ pub mod limits;
 mod parser;
 mod provider;
 pub mod scan;
+mod text;
 
 pub use error::{Error, ParseErrorKind};
 pub use event::{ErrorKind, Event, FinishReason, Usage, merge_deltas};

@@ -7,8 +7,11 @@ use crate::framing::json_array::{JsonArrayFramer, JsonArrayItem};
 use crate::framing::ndjson::{NdjsonFramer, NdjsonItem};
 use crate::framing::sse::{SseFramer, SseItem};
 use crate::limits::Limits;
+use crate::calls::Calls;
+use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::provider::Sink;
 use crate::provider::openai_chat::OpenAiChat;
+use crate::text::TextScanner;
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
@@ -43,6 +46,11 @@ pub struct Parser {
     limits: Limits,
     framer: Framer,
     decoder: Decoder,
+    /// The response's call table, shared by the decoder and the content scanner.
+    calls: Calls,
+    /// Scanner for visible text of an envelope format (`content_format`).
+    content: Option<TextScanner>,
+    content_format: Option<Format>,
     fed: u64,
     finished: bool,
 }
@@ -52,37 +60,63 @@ enum Framer {
     Sse(SseFramer),
     Ndjson(NdjsonFramer),
     JsonArray(JsonArrayFramer),
+    EventStream(EventStreamFramer),
+    /// Raw bytes straight to the decoder.
+    Text,
 }
 
+/// The dialect: an envelope decoder, or a text scanner for raw model output.
 #[derive(Debug)]
 enum Decoder {
     OpenAiChat(OpenAiChat),
+    Text(TextScanner),
 }
 
 impl Decoder {
-    fn new(format: Format, limits: Limits) -> Self {
+    fn new(format: Format, limits: &Limits) -> Self {
+        if let Some(scanner) = TextScanner::new(format, limits) {
+            return Decoder::Text(scanner);
+        }
         match format {
-            Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new(limits)),
+            Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
         }
     }
 
-    fn message(&mut self, event: &str, data: &[u8], out: &mut Vec<Event>) {
-        let mut sink = Sink { out };
+    /// One payload message (SSE event, NDJSON line, array element, event-stream message).
+    fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
         match self {
-            Decoder::OpenAiChat(d) => d.message(event, data, &mut sink),
+            Decoder::OpenAiChat(d) => d.message(event, data, sink),
+            // A text format behind a message framing: each payload is more text.
+            Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
     }
 
-    fn finish(&mut self, out: &mut Vec<Event>) {
-        let mut sink = Sink { out };
+    /// Raw bytes (text framing).
+    fn raw(&mut self, bytes: &[u8], sink: &mut Sink<'_>) {
         match self {
-            Decoder::OpenAiChat(d) => d.finish(&mut sink),
+            Decoder::Text(t) => t.feed(bytes, sink.calls, sink.out),
+            _ => sink.error(
+                ErrorKind::UnexpectedPayload,
+                "text framing is only for text formats; these bytes were not decoded".into(),
+                bytes,
+            ),
+        }
+    }
+
+    fn finish(&mut self, sink: &mut Sink<'_>) {
+        match self {
+            Decoder::OpenAiChat(d) => d.finish(sink),
+            Decoder::Text(t) => {
+                t.finish(sink.calls, sink.out);
+                sink.calls.close_all(sink.out);
+            }
         }
     }
 
     fn retained(&self) -> usize {
         match self {
-            Decoder::OpenAiChat(d) => d.retained(),
+            Decoder::OpenAiChat(_) => 0,
+            Decoder::Text(t) => t.retained(),
         }
     }
 }
@@ -109,7 +143,10 @@ impl Parser {
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, limits),
+            decoder: Decoder::new(format, &limits),
+            calls: Calls::new(limits),
+            content: None,
+            content_format: None,
             fed: 0,
             finished: false,
         }
@@ -122,13 +159,30 @@ impl Parser {
             Framing::JsonArray => {
                 Framer::JsonArray(JsonArrayFramer::with_max_element(limits.max_line_bytes))
             }
+            Framing::EventStream => {
+                Framer::EventStream(EventStreamFramer::with_max_message(limits.max_line_bytes))
+            }
+            Framing::Text => Framer::Text,
         }
     }
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
-        self.decoder = Decoder::new(self.format, self.limits);
+        self.decoder = Decoder::new(self.format, &self.limits);
+        self.calls = Calls::new(self.limits);
+        self.content = self
+            .content_format
+            .and_then(|f| TextScanner::new(f, &self.limits));
         self
+    }
+
+    /// Routes the visible text of an envelope format through the scanner of a text
+    /// format, for servers that leak unparsed calls into `content` (e.g. `hermes` for a
+    /// `<tool_call>` written into an OpenAI stream). Ignored when `text_format` is not a
+    /// text format, or when the parser's own format is one.
+    pub fn content_format(mut self, text_format: Format) -> Self {
+        self.content_format = Some(text_format);
+        self.rebuild()
     }
 
     /// Overrides the format's default framing (e.g. NDJSON for recorded payloads).
@@ -199,8 +253,13 @@ impl Parser {
             Framer::Sse(f) => f.buffered(),
             Framer::Ndjson(f) => f.buffered(),
             Framer::JsonArray(f) => f.buffered(),
+            Framer::EventStream(f) => f.buffered(),
+            Framer::Text => 0,
         };
-        framer + self.decoder.retained()
+        framer
+            + self.decoder.retained()
+            + self.calls.retained()
+            + self.content.as_ref().map_or(0, TextScanner::retained)
     }
 
     /// Feeds the next bytes of the response, appending the events they complete.
@@ -215,22 +274,33 @@ impl Parser {
         let mut rest = chunk;
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
+        let mut sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+        };
         match &mut self.framer {
             Framer::Sse(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    sse_item(item, decoder, limit, out);
+                    sse_item(item, decoder, limit, &mut sink);
                 }
             }
             Framer::Ndjson(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    ndjson_item(item, decoder, limit, out);
+                    ndjson_item(item, decoder, limit, &mut sink);
                 }
             }
             Framer::JsonArray(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    array_item(item, decoder, out);
+                    array_item(item, decoder, &mut sink);
                 }
             }
+            Framer::EventStream(f) => {
+                while let Some(item) = f.feed(&mut rest) {
+                    eventstream_item(item, decoder, &mut sink);
+                }
+            }
+            Framer::Text => decoder.raw(rest, &mut sink),
         }
         Ok(())
     }
@@ -244,52 +314,85 @@ impl Parser {
         self.finished = true;
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
+        let mut sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+        };
         match &mut self.framer {
             Framer::Sse(f) => {
                 while let Some(item) = f.finish() {
-                    sse_item(item, decoder, limit, out);
+                    sse_item(item, decoder, limit, &mut sink);
                 }
             }
             Framer::Ndjson(f) => {
                 while let Some(item) = f.finish() {
-                    ndjson_item(item, decoder, limit, out);
+                    ndjson_item(item, decoder, limit, &mut sink);
                 }
             }
             Framer::JsonArray(f) => {
                 while let Some(item) = f.finish() {
-                    array_item(item, decoder, out);
+                    array_item(item, decoder, &mut sink);
                 }
             }
+            Framer::EventStream(f) => {
+                while let Some(item) = f.finish() {
+                    eventstream_item(item, decoder, &mut sink);
+                }
+            }
+            Framer::Text => {}
         }
-        decoder.finish(out);
+        decoder.finish(&mut sink);
         Ok(())
     }
 }
 
-fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, out: &mut Vec<Event>) {
+fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut Sink<'_>) {
     match item {
-        SseItem::Event { event, data } => decoder.message(event, data, out),
-        SseItem::LineTooLong { prefix, len } => framing_error("SSE line", limit, prefix, len, out),
-    }
-}
-
-fn ndjson_item(item: NdjsonItem<'_>, decoder: &mut Decoder, limit: usize, out: &mut Vec<Event>) {
-    match item {
-        NdjsonItem::Line(line) => decoder.message("", line, out),
-        NdjsonItem::LineTooLong { prefix, len } => {
-            framing_error("NDJSON line", limit, prefix, len, out)
+        SseItem::Event { event, data } => decoder.message(event, data, sink),
+        SseItem::LineTooLong { prefix, len } => {
+            framing_error("SSE line", limit, prefix, len, sink.out)
         }
     }
 }
 
-fn array_item(item: JsonArrayItem<'_>, decoder: &mut Decoder, out: &mut Vec<Event>) {
+fn ndjson_item(item: NdjsonItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut Sink<'_>) {
     match item {
-        JsonArrayItem::Element(e) => decoder.message("", e, out),
-        JsonArrayItem::Error { message, raw } => out.push(Event::Error {
-            kind: ErrorKind::Framing,
-            message: message.to_owned(),
-            index: None,
-            raw: String::from_utf8_lossy(raw).into_owned(),
-        }),
+        NdjsonItem::Line(line) => decoder.message("", line, sink),
+        NdjsonItem::LineTooLong { prefix, len } => {
+            framing_error("NDJSON line", limit, prefix, len, sink.out)
+        }
+    }
+}
+
+fn array_item(item: JsonArrayItem<'_>, decoder: &mut Decoder, sink: &mut Sink<'_>) {
+    match item {
+        JsonArrayItem::Element(e) => decoder.message("", e, sink),
+        JsonArrayItem::Error { message, raw } => {
+            sink.error(ErrorKind::Framing, message.to_owned(), raw)
+        }
+    }
+}
+
+/// Event-stream messages reach the decoder as `(event, payload)`: the `:event-type`
+/// for events, `exception:<type>` / `error:<code>` for the other message types.
+fn eventstream_item(item: EventStreamItem<'_>, decoder: &mut Decoder, sink: &mut Sink<'_>) {
+    match item {
+        EventStreamItem::Message {
+            event_type,
+            message_type,
+            exception_type,
+            error_code,
+            payload,
+        } => match message_type {
+            "exception" => decoder.message(&format!("exception:{exception_type}"), payload, sink),
+            "error" => decoder.message(&format!("error:{error_code}"), payload, sink),
+            _ => decoder.message(event_type, payload, sink),
+        },
+        EventStreamItem::Error { kind, message, raw } => sink.error(
+            ErrorKind::Framing,
+            format!("event stream {kind:?}: {message}"),
+            raw,
+        ),
     }
 }

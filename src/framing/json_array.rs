@@ -57,6 +57,8 @@ pub struct JsonArrayFramer {
     max: usize,
     bom: u8,
     too_long: bool,
+    /// The buffer holds bytes already reported in an error; drop them on the next call.
+    reported: bool,
 }
 
 impl Default for JsonArrayFramer {
@@ -82,6 +84,7 @@ impl JsonArrayFramer {
             max,
             bom: 0,
             too_long: false,
+            reported: false,
         }
     }
 
@@ -94,6 +97,7 @@ impl JsonArrayFramer {
         self.state = State::Failed;
         self.buf.clear();
         self.push_capped(rest);
+        self.reported = true;
         JsonArrayItem::Error {
             message,
             raw: &self.buf,
@@ -109,6 +113,10 @@ impl JsonArrayFramer {
     /// Consumes bytes from the front of `*input` until one item is ready and returns it;
     /// `None` once the input is used up (a partial element is kept).
     pub fn feed<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<JsonArrayItem<'s>> {
+        if self.reported {
+            self.reported = false;
+            self.buf.clear();
+        }
         loop {
             let data: &'i [u8] = input;
             let &b = data.first()?;
@@ -212,6 +220,10 @@ impl JsonArrayFramer {
 
     /// End of input: reports a partial element, or the bytes collected after a failure.
     pub fn finish(&mut self) -> Option<JsonArrayItem<'_>> {
+        if self.reported {
+            self.reported = false;
+            self.buf.clear();
+        }
         match self.state {
             State::InElement => {
                 self.state = State::Closed;

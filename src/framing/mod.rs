@@ -2,6 +2,7 @@
 //! `while let Some(item) = framer.feed(&mut rest) { .. }` consumes the input from the
 //! front until one item is ready; `finish` reports what is left at end of input.
 
+pub mod eventstream;
 pub mod json_array;
 pub mod ndjson;
 pub mod sse;

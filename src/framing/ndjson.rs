@@ -17,7 +17,7 @@
 //! (no copy); a line split over chunks is assembled in a reused buffer.
 //!
 //! ```
-//! use sse::ndjson::{NdjsonFramer, NdjsonItem};
+//! use toolstream::framing::ndjson::{NdjsonFramer, NdjsonItem};
 //!
 //! let mut framer = NdjsonFramer::new();
 //! let mut lines = Vec::new();
@@ -134,6 +134,7 @@ impl Default for NdjsonFramer {
 
 impl NdjsonFramer {
     /// A framer with the [`DEFAULT_MAX_LINE`] limit.
+    #[must_use]
     pub fn new() -> Self {
         Self::with_max_line(DEFAULT_MAX_LINE)
     }
@@ -141,6 +142,7 @@ impl NdjsonFramer {
     /// A framer that reports lines longer than `max` bytes (LF and trimmed
     /// CR not counted) as [`NdjsonItem::LineTooLong`]. With `max == 0` every
     /// non-empty line is too long.
+    #[must_use]
     pub fn with_max_line(max: usize) -> Self {
         Self {
             max,
@@ -175,12 +177,13 @@ impl NdjsonFramer {
 
     /// Bytes currently retained (partial line, held-back BOM bytes), for
     /// memory-bound checks.
+    #[must_use]
     pub fn buffered(&self) -> usize {
         let held = match self.phase {
             Phase::Bom(n) => usize::from(n),
             _ => 0,
         };
-        self.line.len() + held
+        self.line.len().saturating_add(held)
     }
 
     /// Turn a [`Ready`] into the item handed out, borrowing the buffer.
@@ -248,7 +251,7 @@ impl NdjsonFramer {
                 self.phase = if held + 1 >= BOM.len() {
                     Phase::LineStart
                 } else {
-                    Phase::Bom(n + 1)
+                    Phase::Bom(n.saturating_add(1))
                 };
             } else if held == 0 {
                 self.phase = Phase::LineStart;

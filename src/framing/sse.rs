@@ -30,7 +30,7 @@
 //! `data` borrows straight from the chunk (no copy).
 //!
 //! ```
-//! use sse::sse::{SseFramer, SseItem};
+//! use toolstream::framing::sse::{SseFramer, SseItem};
 //!
 //! let mut framer = SseFramer::new();
 //! let mut rest: &[u8] = b"event: ping\ndata: {\"a\":1}\n\ndata: x";
@@ -197,6 +197,7 @@ impl Default for SseFramer {
 
 impl SseFramer {
     /// A framer with the [`DEFAULT_MAX_LINE`] limit.
+    #[must_use]
     pub fn new() -> Self {
         Self::with_max_line(DEFAULT_MAX_LINE)
     }
@@ -204,6 +205,7 @@ impl SseFramer {
     /// A framer that reports lines longer than `max` bytes (terminator not
     /// counted) as [`SseItem::LineTooLong`]. With `max == 0` every non-empty
     /// line is too long.
+    #[must_use]
     pub fn with_max_line(max: usize) -> Self {
         Self {
             max,
@@ -243,12 +245,17 @@ impl SseFramer {
 
     /// Bytes currently retained (partial line, pending data and event type,
     /// held-back BOM bytes), for memory-bound checks.
+    #[must_use]
     pub fn buffered(&self) -> usize {
         let held = match self.phase {
             Phase::Bom(n) => usize::from(n),
             _ => 0,
         };
-        self.line.len() + self.data.len() + self.event.len() + held
+        self.line
+            .len()
+            .saturating_add(self.data.len())
+            .saturating_add(self.event.len())
+            .saturating_add(held)
     }
 
     /// Turn a [`Ready`] into the item handed out, borrowing the buffers.
@@ -339,7 +346,7 @@ impl SseFramer {
                         self.phase = if held + 1 >= BOM.len() {
                             Phase::LineStart
                         } else {
-                            Phase::Bom(n + 1)
+                            Phase::Bom(n.saturating_add(1))
                         };
                     } else if held == 0 {
                         self.phase = Phase::LineStart;
@@ -830,7 +837,7 @@ mod tests {
             assert!(framer.feed(&mut rest).is_none());
             assert!(framer.buffered() <= 100);
         }
-        let mut rest: &[u8] = b"\ndata: y\n\n";
+        let mut rest: &[u8] = b"\n\ndata: y\n\n";
         assert_eq!(
             framer.feed(&mut rest).map(own),
             Some(Item::TooLong(vec![b'x'; 100], 1_000_000))

@@ -2,22 +2,40 @@
 //! event, an NDJSON line, an array element, an event-stream message) and keeps the
 //! per-call state.
 
+use crate::calls::Calls;
 use crate::event::{ErrorKind, Event};
+use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::marker::PhantomData;
 
 pub(crate) mod openai_chat;
 
-/// Where a decoder's events go.
+/// Where a decoder's events go, with the response's call table and the optional text
+/// scanner that visible text is routed through (`--content`).
 pub(crate) struct Sink<'a> {
     pub(crate) out: &'a mut Vec<Event>,
+    pub(crate) calls: &'a mut Calls,
+    pub(crate) content: Option<&'a mut TextScanner>,
 }
 
 impl Sink<'_> {
-    /// Visible text (empty deltas are dropped).
+    /// Visible text (empty deltas are dropped). Routed through the content scanner
+    /// when one is configured, so calls the server leaked into text are found.
     pub(crate) fn text(&mut self, s: &str) {
-        if !s.is_empty() {
-            self.out.push(Event::Text { delta: s.to_owned() });
+        if s.is_empty() {
+            return;
+        }
+        match self.content.as_deref_mut() {
+            Some(scanner) => scanner.feed(s.as_bytes(), self.calls, self.out),
+            None => self.out.push(Event::Text { delta: s.to_owned() }),
+        }
+    }
+
+    /// Ends the visible text: the content scanner releases what it holds and reports
+    /// an unfinished call. Decoders call this before their `Finish` event.
+    pub(crate) fn end_text(&mut self) {
+        if let Some(scanner) = self.content.as_deref_mut() {
+            scanner.finish(self.calls, self.out);
         }
     }
 

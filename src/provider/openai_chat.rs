@@ -28,9 +28,8 @@
 //! - harmony control tokens leaked into a tool name (`get_x<|channel|>commentary`, gpt-oss
 //!   on Bedrock) are cut off.
 
-use crate::calls::{Calls, Slot};
+use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, FinishReason, Usage};
-use crate::limits::Limits;
 use crate::provider::{OneOrMany, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -102,7 +101,6 @@ struct FunctionDelta<'a> {
 /// Decoder state for one `openai-chat` response.
 #[derive(Debug)]
 pub(crate) struct OpenAiChat {
-    calls: Calls,
     /// Provider index → slot.
     by_index: Vec<(i64, Slot)>,
     /// The call the last delta went to.
@@ -115,9 +113,8 @@ pub(crate) struct OpenAiChat {
 }
 
 impl OpenAiChat {
-    pub(crate) fn new(limits: Limits) -> Self {
+    pub(crate) fn new() -> Self {
         OpenAiChat {
-            calls: Calls::new(limits),
             by_index: Vec::new(),
             current: None,
             function_call: None,
@@ -125,10 +122,6 @@ impl OpenAiChat {
             usage: None,
             finished: false,
         }
-    }
-
-    pub(crate) fn retained(&self) -> usize {
-        self.calls.retained()
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
@@ -173,7 +166,7 @@ impl OpenAiChat {
                 if self.reason.is_none() {
                     self.reason = Some(r.into_owned());
                 }
-                self.calls.close_all(sink.out);
+                sink.calls.close_all(sink.out);
             }
         }
     }
@@ -196,7 +189,7 @@ impl OpenAiChat {
         }
         if let Some(fc) = d.function_call {
             let slot = match self.function_call {
-                Some(s) if fc.name.as_deref().is_none_or(str::is_empty) || self.calls.args_in_progress(s) => Some(s),
+                Some(s) if fc.name.as_deref().is_none_or(str::is_empty) || sink.calls.args_in_progress(s) => Some(s),
                 _ => {
                     let s = self.open(sink);
                     self.function_call = s;
@@ -212,16 +205,16 @@ impl OpenAiChat {
     fn open(&mut self, sink: &mut Sink<'_>) -> Option<Slot> {
         // A new call begins: calls that are not mid-arguments are over.
         for &(_, s) in &self.by_index {
-            if !self.calls.args_in_progress(s) {
-                self.calls.close(s, sink.out);
+            if !sink.calls.args_in_progress(s) {
+                sink.calls.close(s, sink.out);
             }
         }
         if let Some(s) = self.current {
-            if !self.calls.args_in_progress(s) {
-                self.calls.close(s, sink.out);
+            if !sink.calls.args_in_progress(s) {
+                sink.calls.close(s, sink.out);
             }
         }
-        let s = self.calls.open(sink.out);
+        let s = sink.calls.open(sink.out);
         self.current = s;
         s
     }
@@ -240,7 +233,7 @@ impl OpenAiChat {
                 let known = self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s);
                 match known {
                     // Same index, a different id: the server reuses indices per call.
-                    Some(s) if id.is_some() && self.calls.id(s).is_some() && self.calls.id(s) != id => {
+                    Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => {
                         let n = self.open(sink);
                         if let (Some(n), Some(e)) = (n, self.by_index.iter_mut().find(|(k, _)| *k == i)) {
                             e.1 = n;
@@ -261,12 +254,12 @@ impl OpenAiChat {
                 }
             }
             None => match self.current {
-                Some(s) if id.is_some() && self.calls.id(s).is_some() && self.calls.id(s) != id => self.open(sink),
+                Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => self.open(sink),
                 Some(s)
                     if id.is_none()
                         && name.is_some_and(|n| !n.is_empty())
-                        && !self.calls.args_in_progress(s)
-                        && !self.calls.is_pending(s) =>
+                        && !sink.calls.args_in_progress(s)
+                        && !sink.calls.is_pending(s) =>
                 {
                     self.open(sink)
                 }
@@ -276,7 +269,7 @@ impl OpenAiChat {
         };
         if let Some(s) = slot {
             if let Some(id) = id {
-                self.calls.set_id(s, id);
+                sink.calls.set_id(s, id);
             }
             self.apply(s, id, name, args, sink);
         }
@@ -284,27 +277,28 @@ impl OpenAiChat {
 
     fn apply(&mut self, s: Slot, id: Option<&str>, name: Option<&str>, args: Option<&RawValue>, sink: &mut Sink<'_>) {
         if let Some(id) = id {
-            self.calls.set_id(s, id);
+            sink.calls.set_id(s, id);
         }
         if let Some(n) = name {
-            self.calls.set_name(s, clean_name(n), sink.out);
+            sink.calls.set_name(s, clean_name(n), sink.out);
         }
         if let Some(a) = args {
             let raw = a.get();
             if raw.starts_with('"') {
                 match serde_json::from_str::<Cow<'_, str>>(raw) {
-                    Ok(text) => self.calls.args(s, &text, sink.out),
-                    Err(_) => self.calls.args(s, raw, sink.out),
+                    Ok(text) => sink.calls.args(s, &text, sink.out),
+                    Err(_) => sink.calls.args(s, raw, sink.out),
                 }
             } else if raw != "null" {
                 // Arguments sent as a JSON value rather than a string.
-                self.calls.args(s, raw, sink.out);
+                sink.calls.args(s, raw, sink.out);
             }
         }
     }
 
     fn done(&mut self, sink: &mut Sink<'_>) {
-        self.calls.close_all(sink.out);
+        sink.end_text();
+        sink.calls.close_all(sink.out);
         self.emit_finish(sink, true);
     }
 
@@ -313,7 +307,7 @@ impl OpenAiChat {
             return;
         }
         self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), self.calls.any_started());
+        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
         sink.out.push(Event::Finish {
             reason,
             usage: self.usage.take(),
@@ -321,7 +315,8 @@ impl OpenAiChat {
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        self.calls.close_all(sink.out);
+        sink.end_text();
+        sink.calls.close_all(sink.out);
         self.emit_finish(sink, false);
     }
 }

@@ -11,7 +11,7 @@
 //! use toolstream::scan::json::{JsonScanner, JsonStatus};
 //! let mut s = JsonScanner::new();
 //! assert_eq!(s.feed(br#"{"a": [1, "x}"#), JsonStatus::NeedMore);
-//! assert_eq!(s.feed(br#""]} tail"#), JsonStatus::Complete { consumed: 4 });
+//! assert_eq!(s.feed(br#""]} tail"#), JsonStatus::Complete { consumed: 3 });
 //! ```
 
 /// Default maximum nesting depth (the same as `serde_json`'s recursion limit).

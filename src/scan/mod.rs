@@ -1,3 +1,4 @@
 //! Shared scanning kernels, written once and used by every dialect.
 
 pub mod json;
+pub mod utf8;

@@ -1,0 +1,186 @@
+//! UTF-8 boundary holding for raw token streams.
+//!
+//! A chunk may end in the middle of a multi-byte character. [`Utf8Holder`] returns the
+//! text that is complete, holds back the incomplete tail (at most 3 bytes) until the
+//! next chunk, and replaces bytes that can never be UTF-8 with U+FFFD (the documented
+//! behaviour for invalid UTF-8 in text). The result is the same however the bytes
+//! were split.
+//!
+//! ```
+//! use toolstream::scan::utf8::Utf8Holder;
+//! let mut h = Utf8Holder::new();
+//! let mut s = String::new();
+//! let e = "é".as_bytes();
+//! assert_eq!(h.push(&[b'a', e[0]], &mut s), "a");
+//! assert_eq!(h.push(&[e[1], b'b'], &mut s), "éb");
+//! assert_eq!(h.push(&[0xFF], &mut s), "\u{FFFD}");
+//! ```
+
+use std::borrow::Cow;
+
+/// Holds an incomplete UTF-8 sequence between chunks. See the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub struct Utf8Holder {
+    held: [u8; 4],
+    n: u8,
+}
+
+/// Length of the sequence a lead byte starts (0 when it cannot start one).
+fn seq_len(b: u8) -> usize {
+    match b {
+        0x00..=0x7F => 1,
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 0,
+    }
+}
+
+impl Utf8Holder {
+    /// An empty holder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bytes currently held (0..=3).
+    pub fn held(&self) -> usize {
+        usize::from(self.n)
+    }
+
+    /// The complete text of the held bytes plus `input`. Borrows `input` when nothing
+    /// was held and nothing needed replacing; otherwise builds the text in `scratch`.
+    pub fn push<'a>(&mut self, input: &'a [u8], scratch: &'a mut String) -> Cow<'a, str> {
+        let mut rest = input;
+        if self.n == 0 {
+            match std::str::from_utf8(input) {
+                Ok(s) => return Cow::Borrowed(s),
+                Err(e) if e.error_len().is_none() => {
+                    let (ok, tail) = input.split_at(e.valid_up_to());
+                    self.hold(tail);
+                    return Cow::Borrowed(std::str::from_utf8(ok).unwrap_or_default());
+                }
+                Err(_) => {}
+            }
+        }
+        scratch.clear();
+        // Complete the held sequence first.
+        while self.n > 0 {
+            let need = seq_len(self.held[0]);
+            let Some((&b, r)) = rest.split_first() else {
+                return Cow::Borrowed(scratch.as_str());
+            };
+            if (0x80..=0xBF).contains(&b) && usize::from(self.n) < need {
+                self.held[usize::from(self.n)] = b;
+                self.n += 1;
+                rest = r;
+                if usize::from(self.n) == need {
+                    let bytes = self.held.get(..need).unwrap_or_default();
+                    match std::str::from_utf8(bytes) {
+                        Ok(s) => scratch.push_str(s),
+                        Err(_) => scratch.push_str(&String::from_utf8_lossy(bytes)),
+                    }
+                    self.n = 0;
+                }
+            } else {
+                // The held bytes can never complete: replace them.
+                let bytes = self.held.get(..usize::from(self.n)).unwrap_or_default();
+                scratch.push_str(&String::from_utf8_lossy(bytes));
+                self.n = 0;
+            }
+        }
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    scratch.push_str(s);
+                    break;
+                }
+                Err(e) => {
+                    let (ok, bad) = rest.split_at(e.valid_up_to());
+                    scratch.push_str(std::str::from_utf8(ok).unwrap_or_default());
+                    match e.error_len() {
+                        None => {
+                            self.hold(bad);
+                            break;
+                        }
+                        Some(len) => {
+                            scratch.push('\u{FFFD}');
+                            rest = bad.get(len..).unwrap_or_default();
+                        }
+                    }
+                }
+            }
+        }
+        Cow::Borrowed(scratch.as_str())
+    }
+
+    fn hold(&mut self, tail: &[u8]) {
+        for &b in tail.iter().take(3) {
+            if let Some(slot) = self.held.get_mut(usize::from(self.n)) {
+                *slot = b;
+                self.n += 1;
+            }
+        }
+    }
+
+    /// End of input: held bytes can no longer complete; returns U+FFFD for them.
+    pub fn finish(&mut self) -> Option<&'static str> {
+        if self.n > 0 {
+            self.n = 0;
+            Some("\u{FFFD}")
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(chunks: &[&[u8]]) -> String {
+        let mut h = Utf8Holder::new();
+        let mut out = String::new();
+        let mut scratch = String::new();
+        for c in chunks {
+            out.push_str(&h.push(c, &mut scratch));
+        }
+        if let Some(s) = h.finish() {
+            out.push_str(s);
+        }
+        out
+    }
+
+    #[test]
+    fn every_split_matches_lossy() {
+        let inputs: [&[u8]; 5] = [
+            "aé😀中b".as_bytes(),
+            b"\xF0\x9F\x98",
+            b"a\xFFb\xC3",
+            b"\xE4\xB8\x41\xE4\xB8\xAD",
+            b"\xED\xA0\x80x",
+        ];
+        for input in inputs {
+            let want = String::from_utf8_lossy(input).into_owned();
+            for cut in 0..=input.len() {
+                let (a, b) = input.split_at(cut);
+                assert_eq!(run(&[a, b]), want, "{input:?} cut {cut}");
+            }
+            let bytes: Vec<&[u8]> = input.chunks(1).collect();
+            assert_eq!(run(&bytes), want, "{input:?} byte by byte");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_bytes_random_splits(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), cuts in proptest::collection::vec(0usize..64, 0..6)) {
+            let want = String::from_utf8_lossy(&data).into_owned();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(data.len())).collect();
+            cuts.sort_unstable();
+            let mut chunks = Vec::new();
+            let mut prev = 0;
+            for c in cuts { chunks.push(data.get(prev..c).unwrap_or_default()); prev = c; }
+            chunks.push(data.get(prev..).unwrap_or_default());
+            proptest::prop_assert_eq!(run(&chunks), want);
+        }
+    }
+}

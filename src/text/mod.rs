@@ -1,0 +1,80 @@
+//! Text scanners: one per model-output syntax. They find tool calls written as text
+//! inside a token stream (raw model output, or the `content` of an envelope format
+//! whose server did not parse them) and share the response's call table with the
+//! envelope decoder, so call indices stay dense across both.
+//!
+//! A scanner gets bytes (`feed`) and must be split-invariant: any chunking of the same
+//! text gives the same merged events. Text is held back only while it could still be
+//! the start of a call, bounded by [`Limits::max_held_bytes`](crate::Limits).
+
+use crate::calls::Calls;
+use crate::event::Event;
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::scan::utf8::Utf8Holder;
+
+/// A scanner for one text syntax.
+#[derive(Debug)]
+pub(crate) enum TextScanner {
+    /// No call syntax: text passes through (UTF-8 boundaries held).
+    Plain(Plain),
+}
+
+impl TextScanner {
+    /// The scanner for a text format; `None` for envelope formats.
+    pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
+        let _ = limits;
+        match format {
+            Format::OpenAiChat => None,
+        }
+    }
+
+    /// A pass-through scanner (text only).
+    #[allow(dead_code)]
+    pub(crate) fn plain() -> Self {
+        TextScanner::Plain(Plain::default())
+    }
+
+    /// Scans the next bytes of model output.
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        match self {
+            TextScanner::Plain(p) => p.feed(bytes, calls, out),
+        }
+    }
+
+    /// End of the text: release what is held, report an unfinished call.
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        match self {
+            TextScanner::Plain(p) => p.finish(calls, out),
+        }
+    }
+
+    /// Bytes held back.
+    pub(crate) fn retained(&self) -> usize {
+        match self {
+            TextScanner::Plain(p) => p.utf8.held(),
+        }
+    }
+}
+
+/// Pass-through: text only.
+#[derive(Debug, Default)]
+pub(crate) struct Plain {
+    utf8: Utf8Holder,
+    scratch: String,
+}
+
+impl Plain {
+    fn feed(&mut self, bytes: &[u8], _calls: &mut Calls, out: &mut Vec<Event>) {
+        let text = self.utf8.push(bytes, &mut self.scratch);
+        if !text.is_empty() {
+            out.push(Event::Text { delta: text.into_owned() });
+        }
+    }
+
+    fn finish(&mut self, _calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(s) = self.utf8.finish() {
+            out.push(Event::Text { delta: s.to_owned() });
+        }
+    }
+}
