@@ -13,6 +13,8 @@ pub mod limits;
 mod parser;
 mod provider;
 pub mod scan;
+#[cfg(feature = "stream")]
+pub mod stream;
 mod text;
 
 pub use error::{Error, ParseErrorKind};

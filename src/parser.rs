@@ -347,6 +347,38 @@ impl Parser {
     }
 }
 
+impl Parser {
+    /// Feeds one already-framed payload message (an SSE event's type and data, an
+    /// NDJSON line with `event` empty), bypassing the framer. For callers that frame
+    /// the bytes themselves, e.g. with `eventsource-stream` (feature `eventsource-stream`).
+    pub fn feed_message(&mut self, event: &str, data: &[u8], out: &mut Vec<Event>) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::new(ParseErrorKind::Finished, self.fed));
+        }
+        self.fed += data.len() as u64;
+        let mut sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+        };
+        self.decoder.message(event, data, &mut sink);
+        Ok(())
+    }
+
+    /// Feeds one event produced by the `eventsource-stream` crate (feature
+    /// `eventsource-stream`). Our own SSE framer is the default path; this is for callers
+    /// who already hold an `eventsource_stream::EventStream`.
+    #[cfg(feature = "eventsource-stream")]
+    pub fn feed_eventsource(
+        &mut self,
+        event: &eventsource_stream::Event,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Error> {
+        let name = if event.event == "message" { "" } else { event.event.as_str() };
+        self.feed_message(name, event.data.as_bytes(), out)
+    }
+}
+
 fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut Sink<'_>) {
     match item {
         SseItem::Event { event, data } => decoder.message(event, data, sink),

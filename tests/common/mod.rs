@@ -1,6 +1,6 @@
 //! Shared test harness: drive a parser at every chunking, check the event contract,
 //! find the recorded captures.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use serde_json::Value;
 use std::collections::BTreeMap;
