@@ -162,8 +162,9 @@ where
                             .limits()
                             .max_line_bytes
                             .saturating_sub(this.http_body.len());
-                        this.http_body
-                            .extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+                        this.http_body.extend_from_slice(
+                            bytes.get(..room.min(bytes.len())).unwrap_or_default(),
+                        );
                         continue;
                     }
                     if this.parser.feed(bytes, &mut this.scratch).is_err() {
@@ -230,7 +231,10 @@ mod reqwest_impl {
     /// [`StreamError::Http`](super::StreamError::Http) carrying the error body. Dropping the
     /// returned stream drops the response and closes the connection: stop reading as soon
     /// as you have the call you need, and the provider stops generating.
-    pub fn from_response(response: reqwest::Response, parser: Parser) -> EventStream<ResponseBytes> {
+    pub fn from_response(
+        response: reqwest::Response,
+        parser: Parser,
+    ) -> EventStream<ResponseBytes> {
         let status = response.status();
         let body: ResponseBytes = Box::pin(response.bytes_stream());
         let s = EventStream::new(body, parser);

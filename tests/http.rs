@@ -2,6 +2,13 @@
 //! segments with small delays; reqwest + the adapter must yield the same events as the
 //! sans-IO parser, and dropping the stream must close the connection early.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use bytes::Bytes;
@@ -35,7 +42,10 @@ struct Plan {
 /// server managed to hand to the connection before it noticed the client was gone.
 async fn serve(plan: Plan) -> (String, Arc<AtomicUsize>, tokio::task::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1/chat/completions", listener.local_addr().unwrap());
+    let url = format!(
+        "http://{}/v1/chat/completions",
+        listener.local_addr().unwrap()
+    );
     let sent = Arc::new(AtomicUsize::new(0));
     let sent2 = sent.clone();
     let handle = tokio::spawn(async move {
@@ -57,11 +67,14 @@ async fn serve(plan: Plan) -> (String, Arc<AtomicUsize>, tokio::task::JoinHandle
                 let body = StreamBody::new(tokio_stream_from(rx));
                 let mut resp = Response::new(body);
                 *resp.status_mut() = plan.status;
-                resp.headers_mut().insert("content-type", "text/event-stream".parse().unwrap());
+                resp.headers_mut()
+                    .insert("content-type", "text/event-stream".parse().unwrap());
                 Ok::<_, Infallible>(resp)
             }
         });
-        let _ = http1::Builder::new().serve_connection(TokioIo::new(tcp), service).await;
+        let _ = http1::Builder::new()
+            .serve_connection(TokioIo::new(tcp), service)
+            .await;
     });
     (url, sent, handle)
 }
@@ -77,14 +90,20 @@ fn body() -> Vec<u8> {
         s.push_str(&format!("data: {v}\n\n"));
     };
     push(json!({"choices": [{"index": 0, "delta": {"content": "Writing the file. "}}]}));
-    push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_w", "function": {"name": "write_file", "arguments": ""}}]}}]}));
+    push(
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "call_w", "function": {"name": "write_file", "arguments": ""}}]}}]}),
+    );
     let args = json!({"path": "a.txt", "content": "héllo\n".repeat(40)}).to_string();
     let chars: Vec<char> = args.chars().collect();
     for piece in chars.chunks(9) {
         let p: String = piece.iter().collect();
-        push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": p}}]}}]}));
+        push(
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": p}}]}}]}),
+        );
     }
-    push(json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "call_r", "function": {"name": "run", "arguments": "{\"cmd\": \"ls\"}"}}]}}]}));
+    push(
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "call_r", "function": {"name": "run", "arguments": "{\"cmd\": \"ls\"}"}}]}}]}),
+    );
     push(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}));
     s.push_str("data: [DONE]\n\n");
     s.into_bytes()
@@ -108,7 +127,11 @@ async fn http_random_segments_give_the_same_events_as_sans_io() {
     let want = run_whole(&|| Parser::new(Format::OpenAiChat), &body);
     assert_eq!(calls(&want).len(), 2);
     for seed in 1..=3 {
-        let plan = Plan { status: StatusCode::OK, segments: segments(&body, seed), delay: Duration::from_millis(1) };
+        let plan = Plan {
+            status: StatusCode::OK,
+            segments: segments(&body, seed),
+            delay: Duration::from_millis(1),
+        };
         let (url, _sent, server) = serve(plan).await;
         let resp = reqwest::Client::new().post(&url).send().await.unwrap();
         let mut got: Vec<Event> = from_response(resp, Parser::new(Format::OpenAiChat))
@@ -127,13 +150,20 @@ async fn dropping_the_stream_after_the_first_call_closes_the_connection() {
     // Many small segments, slowly: the whole body would take about 2 s.
     let segs: Vec<Vec<u8>> = body.chunks(24).map(<[u8]>::to_vec).collect();
     let total = segs.len();
-    let plan = Plan { status: StatusCode::OK, segments: segs, delay: Duration::from_millis(5) };
+    let plan = Plan {
+        status: StatusCode::OK,
+        segments: segs,
+        delay: Duration::from_millis(5),
+    };
     let (url, sent, server) = serve(plan).await;
     let resp = reqwest::Client::new().post(&url).send().await.unwrap();
     let mut events = from_response(resp, Parser::new(Format::OpenAiChat));
     let mut first_end = None;
     while let Some(e) = events.next().await {
-        if let Event::ToolCallEnd { name, arguments, .. } = e.unwrap() {
+        if let Event::ToolCallEnd {
+            name, arguments, ..
+        } = e.unwrap()
+        {
             first_end = Some((name, arguments));
             break;
         }
@@ -143,19 +173,34 @@ async fn dropping_the_stream_after_the_first_call_closes_the_connection() {
     assert_eq!(arguments["path"], "a.txt");
     let at_cancel = sent.load(Ordering::SeqCst);
     drop(events); // cancel: drops the response and its connection
-    tokio::time::timeout(Duration::from_secs(5), server).await.expect("server noticed the close").unwrap();
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("server noticed the close")
+        .unwrap();
     let at_close = sent.load(Ordering::SeqCst);
-    assert!(at_cancel < total, "the call completed only at the end of the body");
-    assert!(at_close < total, "server sent all {total} segments; the connection was not closed early (sent {at_close})");
+    assert!(
+        at_cancel < total,
+        "the call completed only at the end of the body"
+    );
+    assert!(
+        at_close < total,
+        "server sent all {total} segments; the connection was not closed early (sent {at_close})"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_error_status_yields_the_body() {
     let err_body = br#"{"error":{"message":"Invalid API key","type":"invalid_request_error","code":"invalid_api_key"}}"#.to_vec();
-    let plan = Plan { status: StatusCode::UNAUTHORIZED, segments: vec![err_body.clone()], delay: Duration::from_millis(1) };
+    let plan = Plan {
+        status: StatusCode::UNAUTHORIZED,
+        segments: vec![err_body.clone()],
+        delay: Duration::from_millis(1),
+    };
     let (url, _sent, server) = serve(plan).await;
     let resp = reqwest::Client::new().post(&url).send().await.unwrap();
-    let got: Vec<_> = from_response(resp, Parser::new(Format::OpenAiChat)).collect().await;
+    let got: Vec<_> = from_response(resp, Parser::new(Format::OpenAiChat))
+        .collect()
+        .await;
     assert_eq!(got.len(), 1);
     match &got[0] {
         Err(StreamError::Http { status, body }) => {

@@ -141,19 +141,31 @@ impl OpenAiChat {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("payload is not a chat.completion.chunk: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("payload is not a chat.completion.chunk: {e}"),
+                    data,
+                );
                 return;
             }
         };
         if let Some(err) = chunk.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
         } else if event == "error" {
-            sink.error(ErrorKind::Provider, "the server sent an error event".into(), data);
+            sink.error(
+                ErrorKind::Provider,
+                "the server sent an error event".into(),
+                data,
+            );
         }
-        if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage)) {
-            if !u.is_null() {
-                self.usage = Some(Usage::from_value(u, &["prompt_tokens"], &["completion_tokens"]));
-            }
+        if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
+            && !u.is_null()
+        {
+            self.usage = Some(Usage::from_value(
+                u,
+                &["prompt_tokens"],
+                &["completion_tokens"],
+            ));
         }
         for choice in chunk.choices.unwrap_or_default() {
             if choice.index.unwrap_or(0) != 0 {
@@ -189,7 +201,12 @@ impl OpenAiChat {
         }
         if let Some(fc) = d.function_call {
             let slot = match self.function_call {
-                Some(s) if fc.name.as_deref().is_none_or(str::is_empty) || sink.calls.args_in_progress(s) => Some(s),
+                Some(s)
+                    if fc.name.as_deref().is_none_or(str::is_empty)
+                        || sink.calls.args_in_progress(s) =>
+                {
+                    Some(s)
+                }
                 _ => {
                     let s = self.open(sink);
                     self.function_call = s;
@@ -209,10 +226,10 @@ impl OpenAiChat {
                 sink.calls.close(s, sink.out);
             }
         }
-        if let Some(s) = self.current {
-            if !sink.calls.args_in_progress(s) {
-                sink.calls.close(s, sink.out);
-            }
+        if let Some(s) = self.current
+            && !sink.calls.args_in_progress(s)
+        {
+            sink.calls.close(s, sink.out);
         }
         let s = sink.calls.open(sink.out);
         self.current = s;
@@ -233,9 +250,13 @@ impl OpenAiChat {
                 let known = self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s);
                 match known {
                     // Same index, a different id: the server reuses indices per call.
-                    Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => {
+                    Some(s)
+                        if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id =>
+                    {
                         let n = self.open(sink);
-                        if let (Some(n), Some(e)) = (n, self.by_index.iter_mut().find(|(k, _)| *k == i)) {
+                        if let (Some(n), Some(e)) =
+                            (n, self.by_index.iter_mut().find(|(k, _)| *k == i))
+                        {
                             e.1 = n;
                         }
                         n
@@ -254,7 +275,9 @@ impl OpenAiChat {
                 }
             }
             None => match self.current {
-                Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => self.open(sink),
+                Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => {
+                    self.open(sink)
+                }
                 Some(s)
                     if id.is_none()
                         && name.is_some_and(|n| !n.is_empty())
@@ -275,7 +298,14 @@ impl OpenAiChat {
         }
     }
 
-    fn apply(&mut self, s: Slot, id: Option<&str>, name: Option<&str>, args: Option<&RawValue>, sink: &mut Sink<'_>) {
+    fn apply(
+        &mut self,
+        s: Slot,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&RawValue>,
+        sink: &mut Sink<'_>,
+    ) {
         if let Some(id) = id {
             sink.calls.set_id(s, id);
         }
@@ -349,7 +379,10 @@ pub(crate) fn provider_error_message(raw: &str) -> String {
         code: Option<&'a RawValue>,
     }
     match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E { message: Some(m), code }) => match code {
+        Ok(E {
+            message: Some(m),
+            code,
+        }) => match code {
             Some(c) => format!("{m} (code {})", c.get().trim_matches('"')),
             None => m.into_owned(),
         },
