@@ -38,13 +38,45 @@ use std::borrow::Cow;
 #[derive(Deserialize)]
 struct Chunk<'a> {
     #[serde(borrow, default)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: Choice0<'a>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
     #[serde(default)]
     x_groq: Option<XGroq>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+/// The `choices` array, keeping only choice 0 (no allocation).
+#[derive(Default)]
+struct Choice0<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Choice0<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut first = None;
+                while let Some(c) = seq.next_element::<Choice<'a>>()? {
+                    if first.is_none() && c.index.unwrap_or(0) == 0 {
+                        first = Some(c);
+                    }
+                }
+                Ok(Choice0(first))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Choice0(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -59,9 +91,10 @@ struct Choice<'a> {
     index: Option<i64>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    /// Non-streaming responses (and some servers' last chunk) use `message`.
+    /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
+    /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
-    message: Option<Delta<'a>>,
+    message: Option<&'a RawValue>,
     #[serde(borrow, default)]
     finish_reason: Option<Cow<'a, str>>,
 }
@@ -167,11 +200,13 @@ impl OpenAiChat {
                 &["completion_tokens"],
             ));
         }
-        for choice in chunk.choices.unwrap_or_default() {
-            if choice.index.unwrap_or(0) != 0 {
-                continue;
+        if let Some(choice) = chunk.choices.0 {
+            if let Some(delta) = choice.delta {
+                self.delta(delta, sink);
             }
-            for delta in [choice.delta, choice.message].into_iter().flatten() {
+            if let Some(m) = choice.message
+                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.get())
+            {
                 self.delta(delta, sink);
             }
             if let Some(r) = choice.finish_reason {
