@@ -175,7 +175,7 @@ impl Bedrock {
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
         if !event.is_empty() {
-            self.event(event, data, data, sink);
+            self.event(event, data, sink);
             return;
         }
         // No event type: a recorded `{"<eventType>": payload}` line.
@@ -198,7 +198,7 @@ impl Bedrock {
         for (kind, payload) in wrapper.0 {
             if EVENTS.contains(&kind.as_ref()) || is_exception(&kind) {
                 known = true;
-                self.event(&kind, payload.get().as_bytes(), data, sink);
+                self.event(&kind, payload.get().as_bytes(), sink);
             }
         }
         if !known {
@@ -210,8 +210,10 @@ impl Bedrock {
         }
     }
 
-    /// One event: its type and JSON payload; `raw` is what error events carry.
-    fn event(&mut self, kind: &str, payload: &[u8], raw: &[u8], sink: &mut Sink<'_>) {
+    /// One event: its type and JSON payload (what error events carry, so both encodings
+    /// give the same events).
+    fn event(&mut self, kind: &str, payload: &[u8], sink: &mut Sink<'_>) {
+        let raw = payload;
         let bad = |sink: &mut Sink<'_>, e: serde_json::Error| {
             sink.error(
                 ErrorKind::InvalidJson,
