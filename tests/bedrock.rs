@@ -2,6 +2,7 @@
 //! by a small test encoder, at every chunking; every Bedrock capture against a one-shot
 //! oracle; the decoded NDJSON companions against their binary originals; generated
 //! streams.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! `gemini`: own fixtures (one per server quirk) at every chunking, every Gemini
 //! capture against a one-shot oracle, and generated streams.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod common;
 

@@ -206,9 +206,7 @@ impl Gemini {
             ));
         }
         if let Some(r) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
-            if self.reason.is_none() {
-                self.reason = Some(r.into_owned());
-            }
+            self.reason.get_or_insert_with(|| r.into_owned());
         }
         for cand in chunk.candidates.unwrap_or_default() {
             if cand.index.unwrap_or(0) != 0 {
@@ -554,23 +552,21 @@ impl PathWriter {
         if self.closed {
             return Err("the arguments are already complete");
         }
-        if self.in_string {
-            if steps == self.path {
-                let Value::Str(s) = value else {
-                    return Err("a non-string value for a string still open");
-                };
-                escape_into(s, out);
-                if !more {
-                    out.push('"');
-                    self.in_string = false;
-                }
-                return Ok(());
+        if self.in_string && steps == self.path {
+            let Value::Str(s) = value else {
+                return Err("a non-string value for a string still open");
+            };
+            escape_into(s, out);
+            if !more {
+                out.push('"');
+                self.in_string = false;
             }
+            return Ok(());
         }
-        if let Value::Number(n) = value {
-            if serde_json::from_str::<serde_json::Number>(n).is_err() {
-                return Err("numberValue is not a JSON number");
-            }
+        if let Value::Number(n) = value
+            && serde_json::from_str::<serde_json::Number>(n).is_err()
+        {
+            return Err("numberValue is not a JSON number");
         }
         let first = steps.first().ok_or("empty path")?;
         let root_array = matches!(first, Step::Index(_));
