@@ -17,6 +17,13 @@ use std::str::FromStr;
 pub enum Format {
     /// OpenAI Chat Completions streaming and compatible servers (SSE).
     OpenAiChat,
+    /// Google Gemini `generateContent` streaming (Google AI and Vertex AI): SSE with
+    /// `alt=sse`, the streamed JSON array without it, or recorded NDJSON; the framing is
+    /// detected from the first bytes unless given.
+    Gemini,
+    /// AWS Bedrock `ConverseStream` (binary event stream; recorded
+    /// `{"<eventType>": payload}` lines with the NDJSON framing).
+    Bedrock,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -34,12 +41,26 @@ const UNLISTED: FormatInfo = FormatInfo {
     about: "",
 };
 
-const FORMATS: &[FormatInfo] = &[FormatInfo {
-    format: Format::OpenAiChat,
-    name: "openai-chat",
-    framing: Framing::Sse,
-    about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
-}];
+const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        format: Format::OpenAiChat,
+        name: "openai-chat",
+        framing: Framing::Sse,
+        about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
+    },
+    FormatInfo {
+        format: Format::Gemini,
+        name: "gemini",
+        framing: Framing::Auto,
+        about: "Google Gemini generateContent stream (Google AI, Vertex AI incl. streamed partialArgs): SSE, JSON array or NDJSON, detected",
+    },
+    FormatInfo {
+        format: Format::Bedrock,
+        name: "bedrock",
+        framing: Framing::EventStream,
+        about: "AWS Bedrock ConverseStream (application/vnd.amazon.eventstream; NDJSON of {\"<eventType>\": payload} lines)",
+    },
+];
 
 impl Format {
     /// Every format, in the order `toolstream formats` lists them.
@@ -106,6 +127,9 @@ pub enum Framing {
     EventStream,
     /// Raw model output text, no framing.
     Text,
+    /// Chosen from the first significant byte (after a BOM and whitespace): `[` a JSON
+    /// array, `{` NDJSON, anything else SSE.
+    Auto,
 }
 
 const FRAMINGS: &[(Framing, &str)] = &[
@@ -114,6 +138,7 @@ const FRAMINGS: &[(Framing, &str)] = &[
     (Framing::JsonArray, "json-array"),
     (Framing::EventStream, "eventstream"),
     (Framing::Text, "text"),
+    (Framing::Auto, "auto"),
 ];
 
 impl Framing {

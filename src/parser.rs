@@ -10,6 +10,8 @@ use crate::framing::ndjson::{NdjsonFramer, NdjsonItem};
 use crate::framing::sse::{SseFramer, SseItem};
 use crate::limits::Limits;
 use crate::provider::Sink;
+use crate::provider::bedrock::Bedrock;
+use crate::provider::gemini::Gemini;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::text::TextScanner;
 
@@ -63,12 +65,68 @@ enum Framer {
     EventStream(EventStreamFramer),
     /// Raw bytes straight to the decoder.
     Text,
+    /// Framing not chosen yet: holds the leading BOM / whitespace until the first
+    /// significant byte picks it.
+    Auto(AutoDetect),
+}
+
+/// The `auto` framing step: waits for the first byte that is neither a BOM nor ASCII
+/// whitespace, then picks the framer (`[` a JSON array, `{` NDJSON, else SSE) and
+/// replays the held bytes into it.
+///
+/// Held bytes are bounded: the BOM, and the whitespace since the last line break (all
+/// three framers treat whole blank lines as nothing), capped at 64 bytes.
+#[derive(Debug, Default)]
+struct AutoDetect {
+    held: Vec<u8>,
+    /// Bytes of the leading BOM seen (0..=3).
+    bom: usize,
+    /// A byte other than the BOM's was seen.
+    past_bom: bool,
+}
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+const AUTO_HELD_MAX: usize = 64;
+
+impl AutoDetect {
+    /// Scans `chunk`; returns the framing and the offset of the first significant
+    /// byte once one arrives.
+    fn detect(&mut self, chunk: &[u8]) -> Option<(Framing, usize)> {
+        for (i, &b) in chunk.iter().enumerate() {
+            if !self.past_bom {
+                if BOM.get(self.bom) == Some(&b) {
+                    self.bom += 1;
+                    self.held.push(b);
+                    continue;
+                }
+                self.past_bom = true;
+                if self.bom > 0 && self.bom < BOM.len() {
+                    // A cut-off BOM: its bytes are content.
+                    return Some((Framing::Sse, i));
+                }
+            }
+            match b {
+                b'\n' | b'\r' => self.held.truncate(self.bom),
+                b' ' | b'\t' | b'\x0C' => {
+                    if self.held.len() < self.bom + AUTO_HELD_MAX {
+                        self.held.push(b);
+                    }
+                }
+                b'[' => return Some((Framing::JsonArray, i)),
+                b'{' => return Some((Framing::Ndjson, i)),
+                _ => return Some((Framing::Sse, i)),
+            }
+        }
+        None
+    }
 }
 
 /// The dialect: an envelope decoder, or a text scanner for raw model output.
 #[derive(Debug)]
 enum Decoder {
     OpenAiChat(OpenAiChat),
+    Gemini(Gemini),
+    Bedrock(Bedrock),
     Text(TextScanner),
 }
 
@@ -79,6 +137,8 @@ impl Decoder {
         }
         match format {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
+            Format::Gemini => Decoder::Gemini(Gemini::new()),
+            Format::Bedrock => Decoder::Bedrock(Bedrock::new()),
         }
     }
 
@@ -86,6 +146,8 @@ impl Decoder {
     fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.message(event, data, sink),
+            Decoder::Gemini(d) => d.message(event, data, sink),
+            Decoder::Bedrock(d) => d.message(event, data, sink),
             // A text format behind a message framing: each payload is more text.
             Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
@@ -106,6 +168,8 @@ impl Decoder {
     fn finish(&mut self, sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.finish(sink),
+            Decoder::Gemini(d) => d.finish(sink),
+            Decoder::Bedrock(d) => d.finish(sink),
             Decoder::Text(t) => {
                 t.finish(sink.calls, sink.out);
                 sink.calls.close_all(sink.out);
@@ -115,7 +179,8 @@ impl Decoder {
 
     fn retained(&self) -> usize {
         match self {
-            Decoder::OpenAiChat(_) => 0,
+            Decoder::OpenAiChat(_) | Decoder::Bedrock(_) => 0,
+            Decoder::Gemini(d) => d.retained(),
             Decoder::Text(t) => t.retained(),
         }
     }
@@ -163,6 +228,7 @@ impl Parser {
                 Framer::EventStream(EventStreamFramer::with_max_message(limits.max_line_bytes))
             }
             Framing::Text => Framer::Text,
+            Framing::Auto => Framer::Auto(AutoDetect::default()),
         }
     }
 
@@ -237,9 +303,17 @@ impl Parser {
         self.format
     }
 
-    /// The framing in use.
+    /// The framing in use: for [`Framing::Auto`], the one detected from the first
+    /// bytes (`Auto` until a significant byte has arrived).
     pub fn framing_in_use(&self) -> Framing {
-        self.framing
+        match &self.framer {
+            Framer::Sse(_) => Framing::Sse,
+            Framer::Ndjson(_) => Framing::Ndjson,
+            Framer::JsonArray(_) => Framing::JsonArray,
+            Framer::EventStream(_) => Framing::EventStream,
+            Framer::Text => Framing::Text,
+            Framer::Auto(_) => Framing::Auto,
+        }
     }
 
     /// Input bytes fed so far.
@@ -255,6 +329,7 @@ impl Parser {
             Framer::JsonArray(f) => f.buffered(),
             Framer::EventStream(f) => f.buffered(),
             Framer::Text => 0,
+            Framer::Auto(a) => a.held.len(),
         };
         framer
             + self.decoder.retained()
@@ -271,6 +346,22 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
+        let mut chunk = chunk;
+        if let Framer::Auto(auto) = &mut self.framer {
+            let Some((framing, at)) = auto.detect(chunk) else {
+                return Ok(());
+            };
+            let held = std::mem::take(&mut auto.held);
+            self.framer = Self::make_framer(framing, &self.limits);
+            self.feed_framer(&held, out);
+            chunk = chunk.get(at..).unwrap_or_default();
+        }
+        self.feed_framer(chunk, out);
+        Ok(())
+    }
+
+    /// Runs bytes through the framer (not `Auto`) into the decoder.
+    fn feed_framer(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
         let mut rest = chunk;
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
@@ -301,8 +392,9 @@ impl Parser {
                 }
             }
             Framer::Text => decoder.raw(rest, &mut sink),
+            // Replaced before this is called.
+            Framer::Auto(_) => {}
         }
-        Ok(())
     }
 
     /// Ends the input: reports what is still open (a call cut off mid-arguments, a
@@ -312,6 +404,12 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.finished = true;
+        if let Framer::Auto(auto) = &mut self.framer {
+            // Nothing significant arrived: the default, SSE.
+            let held = std::mem::take(&mut auto.held);
+            self.framer = Self::make_framer(Framing::Sse, &self.limits);
+            self.feed_framer(&held, out);
+        }
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
         let mut sink = Sink {
@@ -340,7 +438,7 @@ impl Parser {
                     eventstream_item(item, decoder, &mut sink);
                 }
             }
-            Framer::Text => {}
+            Framer::Text | Framer::Auto(_) => {}
         }
         decoder.finish(&mut sink);
         Ok(())

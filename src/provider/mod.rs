@@ -8,6 +8,8 @@ use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::marker::PhantomData;
 
+pub(crate) mod bedrock;
+pub(crate) mod gemini;
 pub(crate) mod openai_chat;
 
 /// Where a decoder's events go, with the response's call table and the optional text

@@ -1,0 +1,355 @@
+//! AWS Bedrock `ConverseStream`.
+//!
+//! On the wire the body is `application/vnd.amazon.eventstream` (the default framing,
+//! [`Framing::EventStream`](crate::Framing::EventStream)): each message arrives here as
+//! `(:event-type, JSON payload)`, exceptions as `("exception:<type>", payload)`.
+//! Recorded streams (SDK logs, test fixtures) are often one `{"<eventType>": payload}`
+//! object per line: with [`Framing::Ndjson`](crate::Framing::Ndjson) that wrapper shape
+//! is recognised and unwrapped, giving the same events as the binary original.
+//!
+//! Quirks handled, each with a test named after the server that shows it:
+//!
+//! - `contentBlockStart.start.toolUse` (`toolUseId`, `name`) → `ToolCallStart`; the
+//!   input streams in `contentBlockDelta.delta.toolUse.input` fragments (whole in one
+//!   delta on Nova, ~26 small deltas on other models), closed by `contentBlockStop`
+//!   (no input at all → `{}`); server-side tools (`nova_code_interpreter`, `type:
+//!   "server_tool_use"`) are calls like any other, their `toolResult` blocks ignored;
+//! - `delta.text` → [`Event::Text`] (Nova's `<thinking>` text and Kimi K2's `<think>`
+//!   tags are plain text on the wire and stay text); empty text blocks (Kimi K2);
+//! - `delta.reasoningContent.text` → [`Event::Reasoning`]; `redactedContent` and
+//!   `signature` are not text and are dropped;
+//! - `messageStop.stopReason` (`tool_use`, `end_turn`, `max_tokens`,
+//!   `guardrail_intervened`, ...) and `metadata.usage` (`inputTokens`, `outputTokens`,
+//!   `totalTokens`) → one `Finish` once both arrived (or at the end of input);
+//! - the `p` padding field on every event (random-length, against traffic analysis) is
+//!   ignored, as are `metrics`, `trace` and unknown events;
+//! - exception messages (`throttlingException`, `modelStreamErrorException`,
+//!   `validationException`, ...; or a `{"<name>Exception": ..}` line) → [`Event::Error`]
+//!   of kind provider with the payload; a corrupt event-stream frame (bad CRC) is a
+//!   framing error, never a guess.
+//!
+//! [`Event::Text`]: crate::Event::Text
+//! [`Event::Reasoning`]: crate::Event::Reasoning
+//! [`Event::Error`]: crate::Event::Error
+
+use crate::calls::Slot;
+use crate::event::{ErrorKind, Event, Usage};
+use crate::provider::Sink;
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BlockStart<'a> {
+    #[serde(default)]
+    content_block_index: Option<i64>,
+    #[serde(borrow, default)]
+    start: Option<Start<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Start<'a> {
+    #[serde(borrow, default)]
+    tool_use: Option<ToolUseStart<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolUseStart<'a> {
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BlockDelta<'a> {
+    #[serde(default)]
+    content_block_index: Option<i64>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use: Option<ToolUseDelta<'a>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<ReasoningDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolUseDelta<'a> {
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ReasoningDelta<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BlockStop {
+    #[serde(default)]
+    content_block_index: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageStop<'a> {
+    #[serde(borrow, default)]
+    stop_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    #[serde(default)]
+    usage: Option<serde_json::Value>,
+}
+
+/// `{"<eventType>": payload, ..}`: the members, payloads kept raw.
+struct Wrapper<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Wrapper<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Wrapper<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object {\"<eventType>\": payload}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut v = Vec::with_capacity(1);
+                while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+                    let raw: &'de RawValue = map.next_value()?;
+                    v.push((k, raw));
+                }
+                Ok(Wrapper(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+const EVENTS: &[&str] = &[
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+    "metadata",
+];
+
+/// Decoder state for one `bedrock` response.
+#[derive(Debug)]
+pub(crate) struct Bedrock {
+    /// `contentBlockIndex` → call slot.
+    blocks: Vec<(i64, Slot)>,
+    reason: Option<String>,
+    usage: Option<Usage>,
+    stopped: bool,
+    finished: bool,
+}
+
+impl Bedrock {
+    pub(crate) fn new() -> Self {
+        Bedrock {
+            blocks: Vec::new(),
+            reason: None,
+            usage: None,
+            stopped: false,
+            finished: false,
+        }
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        if !event.is_empty() {
+            self.event(event, data, sink);
+            return;
+        }
+        // No event type: a recorded `{"<eventType>": payload}` line.
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        let wrapper: Wrapper<'_> = match serde_json::from_slice(trimmed) {
+            Ok(w) => w,
+            Err(e) => {
+                sink.error(
+                    ErrorKind::InvalidJson,
+                    format!("payload is not a ConverseStream event: {e}"),
+                    data,
+                );
+                return;
+            }
+        };
+        let mut known = false;
+        for (kind, payload) in wrapper.0 {
+            if EVENTS.contains(&kind.as_ref()) || is_exception(&kind) {
+                known = true;
+                self.event(&kind, payload.get().as_bytes(), sink);
+            }
+        }
+        if !known {
+            sink.error(
+                ErrorKind::UnexpectedPayload,
+                "neither an event-stream message nor a {\"<eventType>\": payload} line".into(),
+                data,
+            );
+        }
+    }
+
+    /// One event: its type and JSON payload (what error events carry, so both encodings
+    /// give the same events).
+    fn event(&mut self, kind: &str, payload: &[u8], sink: &mut Sink<'_>) {
+        let raw = payload;
+        let bad = |sink: &mut Sink<'_>, e: serde_json::Error| {
+            sink.error(
+                ErrorKind::InvalidJson,
+                format!("{kind} payload is not valid: {e}"),
+                raw,
+            );
+        };
+        match kind {
+            "contentBlockStart" => match serde_json::from_slice::<BlockStart<'_>>(payload) {
+                Ok(b) => {
+                    let Some(tu) = b.start.and_then(|s| s.tool_use) else {
+                        return;
+                    };
+                    let Some(slot) = sink.calls.open(sink.out) else {
+                        return;
+                    };
+                    self.blocks
+                        .push((b.content_block_index.unwrap_or(-1), slot));
+                    if let Some(id) = tu.tool_use_id.as_deref() {
+                        sink.calls.set_id(slot, id);
+                    }
+                    if let Some(name) = tu.name.as_deref() {
+                        sink.calls.set_name(slot, clean_name(name), sink.out);
+                    }
+                }
+                Err(e) => bad(sink, e),
+            },
+            "contentBlockDelta" => match serde_json::from_slice::<BlockDelta<'_>>(payload) {
+                Ok(b) => {
+                    let Some(d) = b.delta else { return };
+                    if let Some(r) = d.reasoning_content.and_then(|r| r.text) {
+                        sink.reasoning(&r);
+                    }
+                    if let Some(t) = d.text {
+                        sink.text(&t);
+                    }
+                    if let Some(input) = d.tool_use.and_then(|t| t.input) {
+                        let index = b.content_block_index.unwrap_or(-1);
+                        let slot = match self.slot(index) {
+                            Some(s) => Some(s),
+                            None => {
+                                // Input without a contentBlockStart: reported as a
+                                // call without a name when its block stops.
+                                let s = sink.calls.open(sink.out);
+                                if let Some(s) = s {
+                                    self.blocks.push((index, s));
+                                }
+                                s
+                            }
+                        };
+                        if let Some(s) = slot {
+                            sink.calls.args(s, &input, sink.out);
+                        }
+                    }
+                }
+                Err(e) => bad(sink, e),
+            },
+            "contentBlockStop" => match serde_json::from_slice::<BlockStop>(payload) {
+                Ok(b) => {
+                    if let Some(s) = self.slot(b.content_block_index.unwrap_or(-1)) {
+                        sink.calls.close(s, sink.out);
+                    }
+                }
+                Err(e) => bad(sink, e),
+            },
+            "messageStop" => match serde_json::from_slice::<MessageStop<'_>>(payload) {
+                Ok(m) => {
+                    if let Some(r) = m.stop_reason {
+                        self.reason.get_or_insert_with(|| r.into_owned());
+                    }
+                    self.stopped = true;
+                    sink.calls.close_all(sink.out);
+                    if self.usage.is_some() {
+                        self.emit_finish(sink);
+                    }
+                }
+                Err(e) => bad(sink, e),
+            },
+            "metadata" => match serde_json::from_slice::<Metadata>(payload) {
+                Ok(m) => {
+                    if let Some(u) = m.usage.filter(serde_json::Value::is_object) {
+                        self.usage =
+                            Some(Usage::from_value(u, &["inputTokens"], &["outputTokens"]));
+                    }
+                    if self.stopped {
+                        self.emit_finish(sink);
+                    }
+                }
+                Err(e) => bad(sink, e),
+            },
+            k if is_exception(k) => {
+                let name = k
+                    .strip_prefix("exception:")
+                    .or_else(|| k.strip_prefix("error:"))
+                    .unwrap_or(k);
+                let text = String::from_utf8_lossy(payload);
+                let message = provider_error_message(text.trim());
+                sink.error(ErrorKind::Provider, format!("{name}: {message}"), raw);
+            }
+            // messageStart and events this decoder does not use.
+            _ => {}
+        }
+    }
+
+    fn slot(&self, index: i64) -> Option<Slot> {
+        self.blocks
+            .iter()
+            .rev()
+            .find(|(i, _)| *i == index)
+            .map(|(_, s)| *s)
+    }
+
+    fn emit_finish(&mut self, sink: &mut Sink<'_>) {
+        if self.finished {
+            return;
+        }
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+        self.finished = true;
+        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
+        sink.out.push(Event::Finish {
+            reason,
+            usage: self.usage.take(),
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+        if self.reason.is_some() || self.usage.is_some() || self.stopped {
+            self.emit_finish(sink);
+        }
+    }
+}
+
+/// An exception / error message type (event stream) or wrapper key (recorded lines).
+fn is_exception(kind: &str) -> bool {
+    kind.starts_with("exception:") || kind.starts_with("error:") || kind.ends_with("Exception")
+}

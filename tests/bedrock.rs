@@ -1,0 +1,808 @@
+//! `bedrock`: own fixtures (one per server quirk) as binary event-stream frames built
+//! by a small test encoder, at every chunking; every Bedrock capture against a one-shot
+//! oracle; the decoded NDJSON companions against their binary originals; generated
+//! streams.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
+
+fn bedrock() -> Parser {
+    Parser::new(Format::Bedrock)
+}
+
+fn bedrock_ndjson() -> Parser {
+    Parser::new(Format::Bedrock).framing(Framing::Ndjson)
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> Call {
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
+}
+
+/// One event-stream message with string headers and correct CRCs.
+fn frame(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
+    let mut h = Vec::new();
+    for (k, v) in headers {
+        h.push(k.len() as u8);
+        h.extend_from_slice(k.as_bytes());
+        h.push(7);
+        h.extend_from_slice(&(v.len() as u16).to_be_bytes());
+        h.extend_from_slice(v.as_bytes());
+    }
+    let total = 12 + h.len() + payload.len() + 4;
+    let mut m = Vec::new();
+    m.extend_from_slice(&(total as u32).to_be_bytes());
+    m.extend_from_slice(&(h.len() as u32).to_be_bytes());
+    let crc = crc32fast::hash(&m);
+    m.extend_from_slice(&crc.to_be_bytes());
+    m.extend_from_slice(&h);
+    m.extend_from_slice(payload);
+    let crc = crc32fast::hash(&m);
+    m.extend_from_slice(&crc.to_be_bytes());
+    m
+}
+
+/// A ConverseStream event (with a `p` padding field, as Bedrock sends).
+fn ev(kind: &str, mut payload: Value) -> (String, Value) {
+    if let Value::Object(m) = &mut payload {
+        m.insert("p".into(), json!("abcdefghijklmnopqrstuvwxyzABCDEFGH"));
+    }
+    (kind.to_string(), payload)
+}
+
+fn exception(kind: &str, message: &str) -> (String, Value) {
+    (format!("exception:{kind}"), json!({"message": message}))
+}
+
+/// The binary body.
+fn bin(events: &[(String, Value)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (k, p) in events {
+        let body = p.to_string();
+        match k.strip_prefix("exception:") {
+            Some(x) => out.extend(frame(
+                &[
+                    (":exception-type", x),
+                    (":content-type", "application/json"),
+                    (":message-type", "exception"),
+                ],
+                body.as_bytes(),
+            )),
+            None => out.extend(frame(
+                &[
+                    (":event-type", k),
+                    (":content-type", "application/json"),
+                    (":message-type", "event"),
+                ],
+                body.as_bytes(),
+            )),
+        }
+    }
+    out
+}
+
+/// The recorded form: one `{"<eventType>": payload}` per line.
+fn lines(events: &[(String, Value)]) -> Vec<u8> {
+    let mut out = String::new();
+    for (k, p) in events {
+        let k = k.strip_prefix("exception:").unwrap_or(k);
+        out.push_str(&json!({ k: p }).to_string());
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn start(i: i64, id: &str, name: &str) -> (String, Value) {
+    ev(
+        "contentBlockStart",
+        json!({"contentBlockIndex": i, "start": {"toolUse": {"toolUseId": id, "name": name}}}),
+    )
+}
+
+fn input(i: i64, s: &str) -> (String, Value) {
+    ev(
+        "contentBlockDelta",
+        json!({"contentBlockIndex": i, "delta": {"toolUse": {"input": s}}}),
+    )
+}
+
+fn text_delta(i: i64, s: &str) -> (String, Value) {
+    ev(
+        "contentBlockDelta",
+        json!({"contentBlockIndex": i, "delta": {"text": s}}),
+    )
+}
+
+fn stop(i: i64) -> (String, Value) {
+    ev("contentBlockStop", json!({"contentBlockIndex": i}))
+}
+
+fn message_start() -> (String, Value) {
+    ev("messageStart", json!({"role": "assistant"}))
+}
+
+fn message_stop(reason: &str) -> (String, Value) {
+    ev("messageStop", json!({"stopReason": reason}))
+}
+
+fn metadata() -> (String, Value) {
+    ev(
+        "metadata",
+        json!({"usage": {"inputTokens": 605, "outputTokens": 26, "totalTokens": 631}, "metrics": {"latencyMs": 331}}),
+    )
+}
+
+/// Runs both encodings at every chunking and checks they agree.
+fn both(events: &[(String, Value)]) -> Vec<Event> {
+    let a = assert_split_invariant(&bedrock, &bin(events), 30);
+    let b = assert_split_invariant(&bedrock_ndjson, &lines(events), 30);
+    assert_eq!(a, b, "binary and NDJSON forms differ");
+    a
+}
+
+#[test]
+fn nova_micro_whole_input_in_one_delta() {
+    let events = [
+        message_start(),
+        start(0, "tooluse_roHJ1p6nRuyemwcpS0cqgw", "get_book_info"),
+        input(0, "{\"isbn\":\"0-7653-1178-X\"}"),
+        stop(0),
+        message_stop("tool_use"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert_eq!(
+        calls(&got),
+        vec![call(
+            "tooluse_roHJ1p6nRuyemwcpS0cqgw",
+            "get_book_info",
+            json!({"isbn": "0-7653-1178-X"})
+        )]
+    );
+    match got.last() {
+        Some(Event::Finish { reason, usage }) => {
+            assert_eq!(reason, &Some(FinishReason::ToolCalls));
+            let u = usage.as_ref().unwrap();
+            assert_eq!(
+                (u.input_tokens, u.output_tokens, u.total_tokens),
+                (Some(605), Some(26), Some(631))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!format!("{got:?}").contains("abcdefghij"), "padding leaked");
+}
+
+#[test]
+fn vercel_redacted_reasoning_then_input_in_small_deltas() {
+    let pieces = [
+        "{\"", "groups", "\":[", "{\"", "name", "\":\"", "Sales", "\",\"", "parent", "\":", "\"\"",
+        "}", "]}",
+    ];
+    let mut events = vec![
+        message_start(),
+        ev(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"redactedContent": "cnNuX3BVUGgxNnRv"}}}),
+        ),
+        ev(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 0, "delta": {"reasoningContent": {"signature": "sig=="}}}),
+        ),
+        stop(0),
+        start(1, "call_75be1097", "propose"),
+    ];
+    events.extend(pieces.iter().map(|p| input(1, p)));
+    events.extend([stop(1), message_stop("tool_use"), metadata()]);
+    let got = both(&events);
+    assert_eq!(reasoning(&got), "");
+    assert_eq!(
+        calls(&got),
+        vec![call(
+            "call_75be1097",
+            "propose",
+            json!({"groups": [{"name": "Sales", "parent": ""}]})
+        )]
+    );
+    // The model's own argument bytes.
+    assert!(got.contains(&Event::ToolCallArgs {
+        index: 0,
+        delta: pieces.concat()
+    }));
+    assert!(!format!("{got:?}").contains("cnNuX3BV"));
+}
+
+#[test]
+fn kimi_k2_reasoning_content_and_empty_text_blocks() {
+    let events = [
+        message_start(),
+        text_delta(0, ""),
+        stop(0),
+        ev(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"reasoningContent": {"text": " The user wants é😀"}}}),
+        ),
+        ev(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"reasoningContent": {"text": " step by step."}}}),
+        ),
+        stop(1),
+        text_delta(2, ""),
+        stop(2),
+        start(3, "functions.glob_search:0", "glob_search"),
+        input(3, "{\"pattern\": \"**/*cursor*\"}"),
+        stop(3),
+        text_delta(4, ""),
+        stop(4),
+        message_stop("tool_use"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert_eq!(reasoning(&got), " The user wants é😀 step by step.");
+    assert_eq!(text(&got), "");
+    assert_eq!(
+        calls(&got),
+        vec![call(
+            "functions.glob_search:0",
+            "glob_search",
+            json!({"pattern": "**/*cursor*"})
+        )]
+    );
+}
+
+#[test]
+fn nova_micro_thinking_tags_stay_text() {
+    let events = [
+        message_start(),
+        text_delta(0, "<thinking"),
+        text_delta(0, "> To find the temperature</"),
+        text_delta(0, "thinking>\n"),
+        stop(0),
+        start(1, "tooluse_lAG", "get_temperature"),
+        input(1, "{\"city\":\"Paris\"}"),
+        stop(1),
+        message_stop("tool_use"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert_eq!(
+        text(&got),
+        "<thinking> To find the temperature</thinking>\n"
+    );
+    assert_eq!(
+        calls(&got),
+        vec![call(
+            "tooluse_lAG",
+            "get_temperature",
+            json!({"city": "Paris"})
+        )]
+    );
+}
+
+#[test]
+fn nova_2_lite_server_tool_use_and_tool_result_block() {
+    let events = [
+        message_start(),
+        ev(
+            "contentBlockStart",
+            json!({"contentBlockIndex": 0, "start": {"toolUse": {"name": "nova_code_interpreter", "toolUseId": "tooluse_VQ", "type": "server_tool_use"}}}),
+        ),
+        input(0, "{\"snippet\":\"1234 * 5678\"}"),
+        stop(0),
+        ev(
+            "contentBlockStart",
+            json!({"contentBlockIndex": 1, "start": {"toolResult": {"status": "success", "toolUseId": "tooluse_VQ"}}}),
+        ),
+        ev(
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"toolResult": [{"json": {"stdOut": "7006652"}}]}}),
+        ),
+        stop(1),
+        start(2, "tooluse_pt", "final_result"),
+        input(2, "{\"result\":7006652.0}"),
+        stop(2),
+        message_stop("tool_use"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert_eq!(
+        calls(&got),
+        vec![
+            call(
+                "tooluse_VQ",
+                "nova_code_interpreter",
+                json!({"snippet": "1234 * 5678"})
+            ),
+            call("tooluse_pt", "final_result", json!({"result": 7006652.0})),
+        ]
+    );
+    assert_eq!(text(&got), "");
+}
+
+#[test]
+fn tool_without_input_gets_an_empty_object() {
+    let events = [
+        message_start(),
+        start(0, "t1", "now"),
+        stop(0),
+        message_stop("tool_use"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert_eq!(calls(&got), vec![call("t1", "now", json!({}))]);
+}
+
+#[test]
+fn call_ends_when_its_input_closes_before_content_block_stop() {
+    let events = [
+        message_start(),
+        start(0, "t1", "f"),
+        input(0, "{\"a\":"),
+        input(0, "1}"),
+        stop(0),
+    ];
+    let body = bin(&events);
+    let upto = body.len() - bin(&events[4..]).len();
+    let mut p = bedrock();
+    let mut out = Vec::new();
+    p.feed(&body[..upto], &mut out).unwrap();
+    assert!(
+        out.iter().any(|e| matches!(e, Event::ToolCallEnd { .. })),
+        "End as soon as the input closes"
+    );
+}
+
+#[test]
+fn throttling_exception_is_a_provider_error() {
+    let events = [
+        message_start(),
+        text_delta(0, "par"),
+        exception("throttlingException", "Too many requests, please wait."),
+    ];
+    let got = both(&events);
+    assert_eq!(text(&got), "par");
+    match errors(&got).as_slice() {
+        [
+            Event::Error {
+                kind: ErrorKind::Provider,
+                message,
+                raw,
+                index: None,
+            },
+        ] => {
+            assert!(
+                message.contains("throttlingException") && message.contains("Too many requests"),
+                "{message}"
+            );
+            assert!(raw.contains("Too many requests"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn model_stream_error_mid_call_then_end_of_input_is_truncated() {
+    let events = [
+        message_start(),
+        start(0, "t1", "write_file"),
+        input(0, "{\"path\": \"a.txt\", \"content\": \"hel"),
+        exception("modelStreamErrorException", "Model stream error"),
+    ];
+    let got = both(&events);
+    assert!(got.iter().any(|e| matches!(
+        e,
+        Event::Error {
+            kind: ErrorKind::Provider,
+            ..
+        }
+    )));
+    match got.last() {
+        Some(Event::Error {
+            kind: ErrorKind::Truncated,
+            index: Some(0),
+            raw,
+            ..
+        }) => {
+            assert_eq!(raw, "{\"path\": \"a.txt\", \"content\": \"hel");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bad_crc_is_a_framing_error_not_a_guess() {
+    let good = [
+        message_start(),
+        start(0, "t1", "f"),
+        input(0, "{\"a\":1}"),
+        stop(0),
+    ];
+    let mut body = bin(&good[..1]);
+    let mut bad = bin(&[text_delta(0, "SECRET")]);
+    let n = bad.len();
+    bad[n - 10] ^= 0x20; // a payload byte: the message CRC no longer matches
+    body.extend(&bad);
+    body.extend(bin(&good[1..]));
+    let got = assert_split_invariant(&bedrock, &body, 30);
+    assert_eq!(text(&got), "", "the corrupt frame's text must not be used");
+    match errors(&got).as_slice() {
+        [
+            Event::Error {
+                kind: ErrorKind::Framing,
+                index: None,
+                ..
+            },
+        ] => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        calls(&got),
+        vec![call("t1", "f", json!({"a": 1}))],
+        "framing resumes after the bad message"
+    );
+    // A corrupt prelude: nothing after it is trusted.
+    let mut body = bin(&good[..1]);
+    let mut bad = bin(&good[1..]);
+    bad[5] ^= 1;
+    body.extend(&bad);
+    let got = assert_split_invariant(&bedrock, &body, 30);
+    assert!(calls(&got).is_empty());
+    assert!(errors(&got).iter().all(|e| matches!(
+        e,
+        Event::Error {
+            kind: ErrorKind::Framing,
+            ..
+        }
+    )));
+    assert!(!errors(&got).is_empty());
+}
+
+#[test]
+fn input_without_a_block_start_is_a_call_without_a_name() {
+    let events = [
+        message_start(),
+        input(0, "{\"a\":1}"),
+        stop(0),
+        message_stop("end_turn"),
+        metadata(),
+    ];
+    let got = both(&events);
+    assert!(calls(&got).is_empty());
+    assert!(got.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::MissingName, raw, .. } if raw == "{\"a\":1}")));
+}
+
+#[test]
+fn finish_waits_for_metadata_or_end_of_input() {
+    let events = [
+        message_start(),
+        text_delta(0, "hi"),
+        stop(0),
+        message_stop("max_tokens"),
+    ];
+    let got = both(&events);
+    assert!(matches!(
+        got.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::Length),
+            usage: None
+        })
+    ));
+    let body = bin(&[
+        message_start(),
+        text_delta(0, "hi"),
+        message_stop("end_turn"),
+        metadata(),
+    ]);
+    let mut p = bedrock();
+    let mut out = Vec::new();
+    p.feed(&body, &mut out).unwrap();
+    assert!(matches!(
+        out.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::Stop),
+            usage: Some(_)
+        })
+    ));
+    p.finish(&mut out).unwrap();
+    assert_eq!(
+        out.iter()
+            .filter(|e| matches!(e, Event::Finish { .. }))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn guardrail_intervened_is_content_filter() {
+    let got = both(&[
+        message_start(),
+        text_delta(0, "x"),
+        message_stop("guardrail_intervened"),
+        metadata(),
+    ]);
+    assert!(matches!(
+        got.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::ContentFilter),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn ndjson_line_that_is_not_a_wrapper_is_an_error() {
+    let got = assert_split_invariant(
+        &bedrock_ndjson,
+        b"{\"contentBlockIndex\":0}\nnot json\n",
+        10,
+    );
+    assert_eq!(errors(&got).len(), 2);
+    assert!(matches!(
+        got[0],
+        Event::Error {
+            kind: ErrorKind::UnexpectedPayload,
+            ..
+        }
+    ));
+    assert!(matches!(
+        got[1],
+        Event::Error {
+            kind: ErrorKind::InvalidJson,
+            ..
+        }
+    ));
+}
+
+// ---------------------------------------------------------------------------------
+// Captures.
+
+/// The simplest possible event-stream reader: length-prefixed messages, CRCs checked,
+/// string headers only. Returns (event type or exception key, payload).
+fn oracle_frames(mut b: &[u8]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    while b.len() >= 16 {
+        let total = u32::from_be_bytes(b[0..4].try_into().unwrap()) as usize;
+        let hlen = u32::from_be_bytes(b[4..8].try_into().unwrap()) as usize;
+        let msg = &b[..total];
+        assert_eq!(
+            crc32fast::hash(&msg[..8]),
+            u32::from_be_bytes(msg[8..12].try_into().unwrap())
+        );
+        assert_eq!(
+            crc32fast::hash(&msg[..total - 4]),
+            u32::from_be_bytes(msg[total - 4..].try_into().unwrap())
+        );
+        let mut h = &msg[12..12 + hlen];
+        let mut kind = String::new();
+        while !h.is_empty() {
+            let n = h[0] as usize;
+            let name = std::str::from_utf8(&h[1..1 + n]).unwrap().to_string();
+            assert_eq!(h[1 + n], 7, "string headers only");
+            let vl = u16::from_be_bytes([h[2 + n], h[3 + n]]) as usize;
+            let value = std::str::from_utf8(&h[4 + n..4 + n + vl])
+                .unwrap()
+                .to_string();
+            if name == ":event-type" || name == ":exception-type" {
+                kind = value;
+            }
+            h = &h[4 + n + vl..];
+        }
+        out.push((
+            kind,
+            serde_json::from_slice(&msg[12 + hlen..total - 4]).unwrap(),
+        ));
+        b = &b[total..];
+    }
+    assert!(b.is_empty());
+    out
+}
+
+fn oracle_lines(b: &[u8]) -> Vec<(String, Value)> {
+    String::from_utf8_lossy(b)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let (k, p) = v.as_object().unwrap().iter().next().unwrap();
+            (k.clone(), p.clone())
+        })
+        .collect()
+}
+
+/// The one-shot reference: per block index, toolUse start + concatenated input; all
+/// text; all reasoning text.
+fn oracle(events: &[(String, Value)]) -> (String, String, Vec<Call>) {
+    let (mut text, mut reasoning) = (String::new(), String::new());
+    let mut blocks: Vec<(i64, String, String, String)> = Vec::new();
+    for (k, p) in events {
+        let i = p["contentBlockIndex"].as_i64().unwrap_or(-1);
+        match k.as_str() {
+            "contentBlockStart" if !p["start"]["toolUse"].is_null() => {
+                let t = &p["start"]["toolUse"];
+                blocks.push((
+                    i,
+                    t["toolUseId"].as_str().unwrap().into(),
+                    t["name"].as_str().unwrap().into(),
+                    String::new(),
+                ));
+            }
+            "contentBlockDelta" => {
+                let d = &p["delta"];
+                text.push_str(d["text"].as_str().unwrap_or(""));
+                reasoning.push_str(d["reasoningContent"]["text"].as_str().unwrap_or(""));
+                if let Some(s) = d["toolUse"]["input"].as_str() {
+                    blocks.iter_mut().find(|b| b.0 == i).unwrap().3.push_str(s);
+                }
+            }
+            _ => {}
+        }
+    }
+    let calls = blocks
+        .into_iter()
+        .map(|(_, id, name, args)| Call {
+            id,
+            name,
+            arguments: if args.is_empty() {
+                json!({})
+            } else {
+                serde_json::from_str(&args).unwrap()
+            },
+        })
+        .collect();
+    (text, reasoning, calls)
+}
+
+#[test]
+fn captures_bedrock_match_the_oracle_at_every_chunking() {
+    let caps = captures("bedrock");
+    if caps.is_empty() {
+        return;
+    }
+    assert!(
+        caps.len() >= 11,
+        "expected the Bedrock captures, found {}",
+        caps.len()
+    );
+    let mut total_calls = 0;
+    for cap in &caps {
+        let events = match cap.framing {
+            Framing::EventStream => oracle_frames(&cap.bytes),
+            _ => oracle_lines(&cap.bytes),
+        };
+        let (want_text, want_reasoning, want_calls) = oracle(&events);
+        let make = maker("bedrock", cap.framing);
+        let whole = run_whole(&make, &cap.bytes);
+        check_contract(&whole);
+        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
+        assert_eq!(text(&whole), want_text, "{}", cap.path);
+        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
+        assert!(
+            errors(&whole).is_empty(),
+            "{}: {:?}",
+            cap.path,
+            errors(&whole)
+        );
+        assert!(
+            matches!(
+                whole.last(),
+                Some(Event::Finish {
+                    reason: Some(FinishReason::ToolCalls),
+                    usage: Some(_)
+                })
+            ),
+            "{}",
+            cap.path
+        );
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
+        let mut rng = Rng::new(cap.bytes.len() as u64);
+        for _ in 0..5 {
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
+        }
+        total_calls += want_calls.len();
+    }
+    assert!(total_calls >= 9, "{total_calls}");
+}
+
+#[test]
+fn captures_decoded_ndjson_give_the_same_events_as_the_binary_originals() {
+    let caps = captures("bedrock");
+    let mut pairs = 0;
+    for cap in caps.iter().filter(|c| c.path.ends_with(".bin")) {
+        let companion = cap.path.replace(".bin", ".decoded.ndjson");
+        let Some(lines) = caps.iter().find(|c| c.path == companion) else {
+            continue;
+        };
+        let from_bin = run_whole(&bedrock, &cap.bytes);
+        let from_lines = run_whole(&bedrock_ndjson, &lines.bytes);
+        assert_eq!(from_lines, from_bin, "{companion}");
+        assert!(!calls(&from_bin).is_empty());
+        pairs += 1;
+    }
+    if !caps.is_empty() {
+        assert_eq!(pairs, 4);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Generated streams.
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Random text, reasoning and calls (arguments with escapes and non-ASCII, cut into
+    /// random deltas), binary or NDJSON, the body cut anywhere: the decoded calls are
+    /// the generated ones.
+    #[test]
+    fn generated_streams_decode_to_the_generated_calls(
+        texts in proptest::collection::vec("\\PC{0,12}", 0..3),
+        think in "\\PC{0,20}",
+        gen_calls in proptest::collection::vec((
+            "[a-zA-Z_][a-zA-Z0-9_]{0,11}",
+            proptest::collection::btree_map("[a-z]{1,6}", "(\\PC|\n|\t|\"|\\\\){0,20}", 0..4),
+            1usize..9,
+        ), 0..4),
+        binary in proptest::bool::ANY,
+        cuts in proptest::collection::vec(0usize..8000, 0..20),
+    ) {
+        let mut events = vec![message_start()];
+        let mut block = 0;
+        if !think.is_empty() {
+            events.push(ev("contentBlockDelta", json!({"contentBlockIndex": block, "delta": {"reasoningContent": {"text": think}}})));
+            events.push(stop(block));
+            block += 1;
+        }
+        for t in &texts {
+            events.push(text_delta(block, t));
+        }
+        events.push(stop(block));
+        block += 1;
+        let mut want = Vec::new();
+        for (i, (name, args, pieces)) in gen_calls.iter().enumerate() {
+            let id = format!("tooluse_{i}");
+            events.push(start(block, &id, name));
+            let args_text = serde_json::to_string(args).unwrap();
+            let chars: Vec<char> = args_text.chars().collect();
+            for piece in chars.chunks(chars.len().div_ceil(*pieces).max(1)) {
+                events.push(input(block, &piece.iter().collect::<String>()));
+            }
+            events.push(stop(block));
+            block += 1;
+            want.push(call(&id, name, json!(args)));
+        }
+        events.push(message_stop("tool_use"));
+        events.push(metadata());
+        let (make, body): (&dyn Fn() -> Parser, Vec<u8>) =
+            if binary { (&bedrock, bin(&events)) } else { (&bedrock_ndjson, lines(&events)) };
+        let whole = run_whole(make, &body);
+        check_contract(&whole);
+        proptest::prop_assert!(errors(&whole).is_empty(), "{:?}", errors(&whole));
+        proptest::prop_assert_eq!(calls(&whole), want);
+        proptest::prop_assert_eq!(text(&whole), texts.concat());
+        proptest::prop_assert_eq!(reasoning(&whole), think);
+        proptest::prop_assert_eq!(run_chunks(make, &cut_at(&body, &cuts)), whole);
+    }
+}
