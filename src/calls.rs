@@ -484,6 +484,38 @@ impl Calls {
         });
     }
 
+    /// The dialect found the call broken (e.g. an argument fragment it cannot place).
+    /// A started call gets its `Error` (with the raw arguments so far and `extra`) when it
+    /// closes; further arguments are only collected. A call not started yet is reported at
+    /// once (no index).
+    #[allow(dead_code)]
+    pub(crate) fn fail(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut Vec<Event>) {
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
+        match c.phase {
+            Phase::Streaming => {
+                c.phase = Phase::Failed(kind);
+                if c.args.len() + extra.len() <= max_args {
+                    c.args.push_str(extra);
+                }
+            }
+            Phase::Pending => {
+                c.phase = Phase::Closed;
+                let mut raw = std::mem::take(&mut c.args);
+                raw.push_str(extra);
+                out.push(Event::Error {
+                    kind,
+                    message: "a tool call failed before its name arrived".to_owned(),
+                    index: None,
+                    raw,
+                });
+            }
+            Phase::Failed(_) | Phase::Ended | Phase::Closed => {}
+        }
+    }
+
     /// Closes every call still open (end of response).
     pub(crate) fn close_all(&mut self, out: &mut Vec<Event>) {
         for slot in 0..self.calls.len() {
