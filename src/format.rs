@@ -17,6 +17,10 @@ use std::str::FromStr;
 pub enum Format {
     /// OpenAI Chat Completions streaming and compatible servers (SSE).
     OpenAiChat,
+    /// Anthropic Messages streaming (SSE), also via Vertex AI.
+    Anthropic,
+    /// OpenAI Responses API streaming (SSE) and compatible servers.
+    OpenAiResponses,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -27,12 +31,26 @@ struct FormatInfo {
     about: &'static str,
 }
 
-const FORMATS: &[FormatInfo] = &[FormatInfo {
-    format: Format::OpenAiChat,
-    name: "openai-chat",
-    framing: Framing::Sse,
-    about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
-}];
+const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        format: Format::OpenAiChat,
+        name: "openai-chat",
+        framing: Framing::Sse,
+        about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
+    },
+    FormatInfo {
+        format: Format::Anthropic,
+        name: "anthropic",
+        framing: Framing::Sse,
+        about: "Anthropic Messages stream (message_start, content_block_delta, ...), also via Vertex AI streamRawPredict",
+    },
+    FormatInfo {
+        format: Format::OpenAiResponses,
+        name: "openai-responses",
+        framing: Framing::Sse,
+        about: "OpenAI Responses API stream (response.output_item.added, ...): OpenAI, Azure, bedrock-mantle, DeepSeek, LM Studio",
+    },
+];
 
 impl Format {
     /// Every format, in the order `toolstream formats` lists them.

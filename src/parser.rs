@@ -10,7 +10,9 @@ use crate::limits::Limits;
 use crate::calls::Calls;
 use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::provider::Sink;
+use crate::provider::anthropic::Anthropic;
 use crate::provider::openai_chat::OpenAiChat;
+use crate::provider::openai_responses::OpenAiResponses;
 use crate::text::TextScanner;
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
@@ -69,6 +71,8 @@ enum Framer {
 #[derive(Debug)]
 enum Decoder {
     OpenAiChat(OpenAiChat),
+    Anthropic(Anthropic),
+    OpenAiResponses(OpenAiResponses),
     Text(TextScanner),
 }
 
@@ -79,6 +83,8 @@ impl Decoder {
         }
         match format {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
+            Format::Anthropic => Decoder::Anthropic(Anthropic::new(limits)),
+            Format::OpenAiResponses => Decoder::OpenAiResponses(OpenAiResponses::new(limits)),
         }
     }
 
@@ -86,6 +92,8 @@ impl Decoder {
     fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.message(event, data, sink),
+            Decoder::Anthropic(d) => d.message(event, data, sink),
+            Decoder::OpenAiResponses(d) => d.message(event, data, sink),
             // A text format behind a message framing: each payload is more text.
             Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
@@ -106,6 +114,8 @@ impl Decoder {
     fn finish(&mut self, sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.finish(sink),
+            Decoder::Anthropic(d) => d.finish(sink),
+            Decoder::OpenAiResponses(d) => d.finish(sink),
             Decoder::Text(t) => {
                 t.finish(sink.calls, sink.out);
                 sink.calls.close_all(sink.out);
@@ -116,6 +126,8 @@ impl Decoder {
     fn retained(&self) -> usize {
         match self {
             Decoder::OpenAiChat(_) => 0,
+            Decoder::Anthropic(d) => d.retained(),
+            Decoder::OpenAiResponses(d) => d.retained(),
             Decoder::Text(t) => t.retained(),
         }
     }

@@ -8,7 +8,9 @@ use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::marker::PhantomData;
 
+pub(crate) mod anthropic;
 pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 
 /// Where a decoder's events go, with the response's call table and the optional text
 /// scanner that visible text is routed through (`--content`).
