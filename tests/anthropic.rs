@@ -1,10 +1,17 @@
 //! `anthropic`: own fixtures (one per server quirk) at every chunking, every Anthropic
 //! capture against a one-shot oracle, and generated streams cut anywhere.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
 mod common;
 
-use common::*;
 use common::Rng;
+use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
@@ -69,7 +76,11 @@ fn message_stop() -> Value {
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 fn all_args(ev: &[Event], index: usize) -> String {
@@ -101,13 +112,19 @@ fn gptel_text_then_call_with_ping_and_usage() {
     ]);
     let ev = assert_split_invariant(&anthropic, &body, 50);
     assert_eq!(common::text(&ev), "Let me check the weather. é😀");
-    assert_eq!(calls(&ev), vec![call("toolu_01", "get_weather", json!({"city": "Paris"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("toolu_01", "get_weather", json!({"city": "Paris"}))]
+    );
     assert_eq!(all_args(&ev, 0), "{\"city\": \"Paris\"}");
     match ev.last() {
         Some(Event::Finish { reason, usage }) => {
             assert_eq!(reason, &Some(FinishReason::ToolCalls));
             let u = usage.as_ref().unwrap();
-            assert_eq!((u.input_tokens, u.output_tokens, u.total_tokens), (Some(25), Some(42), Some(67)));
+            assert_eq!(
+                (u.input_tokens, u.output_tokens, u.total_tokens),
+                (Some(25), Some(42), Some(67))
+            );
         }
         other => panic!("last event {other:?}"),
     }
@@ -116,11 +133,19 @@ fn gptel_text_then_call_with_ping_and_usage() {
 
 #[test]
 fn anthropic_end_is_emitted_when_arguments_close_not_at_block_stop() {
-    let body = sse(&[start("m", 1), tool_block(0, "t", "f"), json_delta(0, "{\"a\":"), json_delta(0, "1}")]);
+    let body = sse(&[
+        start("m", 1),
+        tool_block(0, "t", "f"),
+        json_delta(0, "{\"a\":"),
+        json_delta(0, "1}"),
+    ]);
     let mut p = anthropic();
     let mut out = Vec::new();
     p.feed(&body, &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -132,9 +157,19 @@ fn anthropic_start_is_emitted_by_the_feed_that_completes_content_block_start() {
         let mut p = anthropic();
         let mut out = Vec::new();
         p.feed(&body[..cut], &mut out).unwrap();
-        assert!(out.is_empty(), "start before the event was complete (cut {cut}): {out:?}");
+        assert!(
+            out.is_empty(),
+            "start before the event was complete (cut {cut}): {out:?}"
+        );
         p.feed(&body[cut..], &mut out).unwrap();
-        assert_eq!(out, vec![Event::ToolCallStart { index: 0, id: "toolu_x".into(), name: "write_file".into() }]);
+        assert_eq!(
+            out,
+            vec![Event::ToolCallStart {
+                index: 0,
+                id: "toolu_x".into(),
+                name: "write_file".into()
+            }]
+        );
     }
 }
 
@@ -191,13 +226,29 @@ fn vertex_block_indices_map_to_dense_call_indices() {
         message_stop(),
     ]);
     let ev = assert_split_invariant(&anthropic, &body, 30);
-    assert!(ev.contains(&Event::ToolCallStart { index: 0, id: "toolu_vrtx_a".into(), name: "secret_retrieval_tool".into() }));
-    assert!(ev.contains(&Event::ToolCallStart { index: 1, id: "toolu_vrtx_b".into(), name: "secret_retrieval_tool".into() }));
+    assert!(ev.contains(&Event::ToolCallStart {
+        index: 0,
+        id: "toolu_vrtx_a".into(),
+        name: "secret_retrieval_tool".into()
+    }));
+    assert!(ev.contains(&Event::ToolCallStart {
+        index: 1,
+        id: "toolu_vrtx_b".into(),
+        name: "secret_retrieval_tool".into()
+    }));
     assert_eq!(
         calls(&ev),
         vec![
-            call("toolu_vrtx_a", "secret_retrieval_tool", json!({"password": "mellon"})),
-            call("toolu_vrtx_b", "secret_retrieval_tool", json!({"password": "radiance"})),
+            call(
+                "toolu_vrtx_a",
+                "secret_retrieval_tool",
+                json!({"password": "mellon"})
+            ),
+            call(
+                "toolu_vrtx_b",
+                "secret_retrieval_tool",
+                json!({"password": "radiance"})
+            ),
         ]
     );
 }
@@ -222,12 +273,21 @@ fn llm_anthropic_noarg_tools_with_caller_field_get_empty_object() {
     let ev = assert_split_invariant(&anthropic, &body, 30);
     assert_eq!(
         calls(&ev),
-        vec![call("toolu_1", "pelican_name_generator", json!({})), call("toolu_2", "pelican_name_generator", json!({}))]
+        vec![
+            call("toolu_1", "pelican_name_generator", json!({})),
+            call("toolu_2", "pelican_name_generator", json!({}))
+        ]
     );
     assert_eq!(all_args(&ev, 0), "{}");
     // `{}` is emitted at the block's stop, before the next call starts.
-    let end0 = ev.iter().position(|e| matches!(e, Event::ToolCallEnd { index: 0, .. })).unwrap();
-    let start1 = ev.iter().position(|e| matches!(e, Event::ToolCallStart { index: 1, .. })).unwrap();
+    let end0 = ev
+        .iter()
+        .position(|e| matches!(e, Event::ToolCallEnd { index: 0, .. }))
+        .unwrap();
+    let start1 = ev
+        .iter()
+        .position(|e| matches!(e, Event::ToolCallStart { index: 1, .. }))
+        .unwrap();
     assert!(end0 < start1);
 }
 
@@ -251,7 +311,10 @@ fn llm_anthropic_thinking_block_then_tool() {
     let ev = assert_split_invariant(&anthropic, &body, 30);
     assert_eq!(reasoning(&ev), "The user wants a version.");
     assert_eq!(common::text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("toolu_t", "fixed_version", json!({}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("toolu_t", "fixed_version", json!({}))]
+    );
 }
 
 #[test]
@@ -273,10 +336,23 @@ fn anthropic_redacted_thinking_and_server_tool_use() {
         message_stop(),
     ]);
     let ev = assert_split_invariant(&anthropic, &body, 30);
-    assert_eq!(calls(&ev), vec![call("srvtoolu_1", "web_search", json!({"query": "weather in Paris"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "srvtoolu_1",
+            "web_search",
+            json!({"query": "weather in Paris"})
+        )]
+    );
     assert_eq!(common::text(&ev), "It is sunny.");
     assert_eq!(reasoning(&ev), "");
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::ToolCalls),
+            ..
+        })
+    ));
     assert!(errors(&ev).is_empty());
 }
 
@@ -301,7 +377,14 @@ fn vercel_ndjson_payloads_without_event_lines_and_escaped_quotes_split() {
     }
     let make = || Parser::new(Format::Anthropic).framing(Framing::Ndjson);
     let ev = assert_split_invariant(&make, body.as_bytes(), 30);
-    assert_eq!(calls(&ev), vec![call("toolu_w", "website_update", json!({"content": "<a href=\"x\">é</a>\n"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "toolu_w",
+            "website_update",
+            json!({"content": "<a href=\"x\">é</a>\n"})
+        )]
+    );
 }
 
 #[test]
@@ -317,7 +400,13 @@ fn anthropic_event_line_is_not_trusted() {
     let ev = assert_split_invariant(&anthropic, body.as_bytes(), 20);
     assert_eq!(calls(&ev), vec![call("t", "f", json!({}))]);
     assert!(errors(&ev).is_empty());
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), usage: None })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::ToolCalls),
+            usage: None
+        })
+    ));
 }
 
 #[test]
@@ -337,7 +426,14 @@ fn proxy_tool_use_with_whole_input_in_content_block_start() {
     let ev = assert_split_invariant(&anthropic, &body, 30);
     assert_eq!(
         calls(&ev),
-        vec![call("toolu_p", "get_weather", json!({"city": "Oslo", "days": [1, 2]})), call("toolu_q", "get_time", json!({"tz": "UTC"}))]
+        vec![
+            call(
+                "toolu_p",
+                "get_weather",
+                json!({"city": "Oslo", "days": [1, 2]})
+            ),
+            call("toolu_q", "get_time", json!({"tz": "UTC"}))
+        ]
     );
     assert!(errors(&ev).is_empty(), "{ev:?}");
 }
@@ -364,9 +460,17 @@ fn anthropic_overloaded_error_event() {
     let errs = errors(&ev);
     assert_eq!(errs.len(), 1);
     match errs[0] {
-        Event::Error { kind, message, raw, index } => {
+        Event::Error {
+            kind,
+            message,
+            raw,
+            index,
+        } => {
             assert_eq!(*kind, ErrorKind::Provider);
-            assert!(message.contains("overloaded_error") && message.contains("Overloaded"), "{message}");
+            assert!(
+                message.contains("overloaded_error") && message.contains("Overloaded"),
+                "{message}"
+            );
             assert!(raw.contains("\"overloaded_error\""));
             assert_eq!(*index, None);
         }
@@ -388,16 +492,35 @@ fn anthropic_max_tokens_mid_arguments_is_truncated() {
         message_stop(),
     ]);
     let ev = assert_split_invariant(&anthropic, &body, 20);
-    assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. }
-        if raw == "{\"path\": \"a.txt\", \"content\": \"hel")));
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::Length), .. })));
+    assert!(ev.iter().any(
+        |e| matches!(e, Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. }
+        if raw == "{\"path\": \"a.txt\", \"content\": \"hel")
+    ));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::Length),
+            ..
+        })
+    ));
 }
 
 #[test]
 fn anthropic_stream_cut_off_reports_the_open_call() {
-    let body = sse(&[start("m", 1), tool_block(0, "toolu_c", "f"), json_delta(0, "{\"a\": [1,")]);
+    let body = sse(&[
+        start("m", 1),
+        tool_block(0, "toolu_c", "f"),
+        json_delta(0, "{\"a\": [1,"),
+    ]);
     let ev = assert_split_invariant(&anthropic, &body, 20);
-    assert!(matches!(ev.last(), Some(Event::Error { kind: ErrorKind::Truncated, index: Some(0), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Error {
+            kind: ErrorKind::Truncated,
+            index: Some(0),
+            ..
+        })
+    ));
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
 }
 
@@ -415,25 +538,48 @@ fn spliced_second_message_start_restarts_block_indices() {
         message_stop(),
     ]);
     let ev = assert_split_invariant(&anthropic, &body, 20);
-    assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::Truncated, index: Some(0), .. })));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::Error {
+            kind: ErrorKind::Truncated,
+            index: Some(0),
+            ..
+        }
+    )));
     assert_eq!(calls(&ev), vec![call("toolu_2", "b", json!({"y": 2}))]);
-    assert!(ev.contains(&Event::ToolCallStart { index: 1, id: "toolu_2".into(), name: "b".into() }));
+    assert!(ev.contains(&Event::ToolCallStart {
+        index: 1,
+        id: "toolu_2".into(),
+        name: "b".into()
+    }));
 }
 
 #[test]
 fn delta_for_a_block_that_never_started_is_not_lost() {
-    let body = sse(&[start("m", 1), json_delta(4, "{\"q\": 1}"), stop(4), message_stop()]);
+    let body = sse(&[
+        start("m", 1),
+        json_delta(4, "{\"q\": 1}"),
+        stop(4),
+        message_stop(),
+    ]);
     let ev = assert_split_invariant(&anthropic, &body, 20);
     assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::MissingName, raw, .. } if raw == "{\"q\": 1}")));
 }
 
 #[test]
 fn anthropic_bad_json_payload_is_an_error_and_parsing_goes_on() {
-    let mut body = b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n".to_vec();
+    let mut body =
+        b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n".to_vec();
     body.extend(sse(&[text_block(0), text(0, "ok"), stop(0)]));
     let ev = assert_split_invariant(&anthropic, &body, 10);
     assert_eq!(common::text(&ev), "ok");
-    assert!(matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, .. })));
+    assert!(matches!(
+        ev.first(),
+        Some(Event::Error {
+            kind: ErrorKind::InvalidJson,
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -451,7 +597,13 @@ fn anthropic_unknown_events_and_delta_types_are_ignored() {
     let ev = assert_split_invariant(&anthropic, &body, 10);
     assert_eq!(common::text(&ev), "fine");
     assert!(errors(&ev).is_empty());
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::Stop), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::Stop),
+            ..
+        })
+    ));
 }
 
 // ---------------------------------------------------------------------------------
@@ -463,8 +615,15 @@ fn anthropic_unknown_events_and_delta_types_are_ignored() {
 fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
     let body = String::from_utf8_lossy(bytes);
     let payloads: Vec<Value> = match framing {
-        Framing::Sse => body.lines().filter_map(|l| l.strip_prefix("data:")).filter_map(|d| serde_json::from_str(d.trim()).ok()).collect(),
-        Framing::Ndjson => body.lines().filter_map(|l| serde_json::from_str(l).ok()).collect(),
+        Framing::Sse => body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect(),
+        Framing::Ndjson => body
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
         _ => unreachable!(),
     };
     let (mut text, mut reasoning) = (String::new(), String::new());
@@ -491,7 +650,10 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
                     "thinking_delta" => reasoning.push_str(d["thinking"].as_str().unwrap()),
                     "input_json_delta" => {
                         let i = p["index"].as_u64().unwrap();
-                        let b = blocks.iter_mut().find(|b| b.0 == i).expect("delta for a tool block");
+                        let b = blocks
+                            .iter_mut()
+                            .find(|b| b.0 == i)
+                            .expect("delta for a tool block");
                         b.3.push_str(d["partial_json"].as_str().unwrap());
                     }
                     _ => {}
@@ -510,7 +672,11 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
             } else {
                 serde_json::from_str(&args).expect("oracle: args parse")
             };
-            Call { id, name, arguments }
+            Call {
+                id,
+                name,
+                arguments,
+            }
         })
         .collect();
     (text, reasoning, calls)
@@ -522,7 +688,11 @@ fn captures_anthropic_match_the_oracle_at_every_chunking() {
     if caps.is_empty() {
         return;
     }
-    assert!(caps.len() >= 15, "expected the Anthropic captures, found {}", caps.len());
+    assert!(
+        caps.len() >= 15,
+        "expected the Anthropic captures, found {}",
+        caps.len()
+    );
     let mut total_calls = 0;
     for cap in &caps {
         let make = maker("anthropic", cap.framing);
@@ -532,7 +702,12 @@ fn captures_anthropic_match_the_oracle_at_every_chunking() {
         assert_eq!(calls(&whole), want_calls, "{}", cap.path);
         assert_eq!(common::text(&whole), want_text, "{}", cap.path);
         assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(errors(&whole).is_empty(), "{}: {:?}", cap.path, errors(&whole));
+        assert!(
+            errors(&whole).is_empty(),
+            "{}: {:?}",
+            cap.path,
+            errors(&whole)
+        );
         assert!(
             matches!(whole.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), usage: Some(u) })
                 if u.input_tokens.is_some() && u.output_tokens.is_some()),
@@ -540,11 +715,23 @@ fn captures_anthropic_match_the_oracle_at_every_chunking() {
             cap.path,
             whole.last()
         );
-        assert_eq!(run_sized(&make, &cap.bytes, 1), whole, "{} byte by byte", cap.path);
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
         let mut rng = Rng::new(cap.bytes.len() as u64);
         for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40)).map(|_| rng.below(cap.bytes.len() + 1)).collect();
-            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), whole, "{} random split", cap.path);
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
         }
         total_calls += want_calls.len();
     }
@@ -566,19 +753,24 @@ fn arb_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(2, 12, 4, |inner| {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            proptest::collection::btree_map("\\PC{0,6}", inner, 0..4).prop_map(|m| Value::Object(m.into_iter().collect())),
+            proptest::collection::btree_map("\\PC{0,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
 
 fn arb_args() -> impl Strategy<Value = Value> {
-    proptest::collection::btree_map("[\\PC\"\\\\]{0,8}", arb_value(), 0..4).prop_map(|m| Value::Object(m.into_iter().collect()))
+    proptest::collection::btree_map("[\\PC\"\\\\]{0,8}", arb_value(), 0..4)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
 }
 
 /// Cuts `s` into pieces at char boundaries, `pieces` of roughly equal size.
 fn split_chars(s: &str, pieces: usize) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
-    chars.chunks(chars.len().div_ceil(pieces.max(1)).max(1)).map(|c| c.iter().collect()).collect()
+    chars
+        .chunks(chars.len().div_ceil(pieces.max(1)).max(1))
+        .map(|c| c.iter().collect())
+        .collect()
 }
 
 proptest! {

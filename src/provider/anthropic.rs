@@ -169,13 +169,19 @@ impl Anthropic {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("payload is not an Anthropic stream event: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("payload is not an Anthropic stream event: {e}"),
+                    data,
+                );
                 return;
             }
         };
         let Some(kind) = p.kind.as_deref() else {
             match p.error {
-                Some(err) => sink.error(ErrorKind::Provider, provider_error_message(err.get()), data),
+                Some(err) => {
+                    sink.error(ErrorKind::Provider, provider_error_message(err.get()), data)
+                }
                 None => sink.error(
                     ErrorKind::UnexpectedPayload,
                     "Anthropic stream event without a `type`".into(),
@@ -288,7 +294,9 @@ impl Anthropic {
                 }
             }
             Some("input_json_delta") => {
-                let Some(json) = d.partial_json.as_deref() else { return };
+                let Some(json) = d.partial_json.as_deref() else {
+                    return;
+                };
                 let max = self.max_argument_bytes;
                 match self.find(index) {
                     Some(BlockKind::Tool(slot)) => sink.calls.args(*slot, json, sink.out),
@@ -316,9 +324,12 @@ impl Anthropic {
                         if json.is_empty() {
                             return;
                         }
-                        let Some(slot) = sink.calls.open(sink.out) else { return };
+                        let Some(slot) = sink.calls.open(sink.out) else {
+                            return;
+                        };
                         sink.calls.args(slot, json, sink.out);
-                        self.blocks.push((index.unwrap_or(0), BlockKind::Tool(slot)));
+                        self.blocks
+                            .push((index.unwrap_or(0), BlockKind::Tool(slot)));
                     }
                 }
             }
@@ -342,7 +353,11 @@ impl Anthropic {
     fn stop(block: BlockKind, sink: &mut Sink<'_>) {
         match block {
             BlockKind::Tool(slot) => sink.calls.close(slot, sink.out),
-            BlockKind::Preset { slot, input, deltas } => {
+            BlockKind::Preset {
+                slot,
+                input,
+                deltas,
+            } => {
                 sink.calls.close(slot, sink.out);
                 if !deltas.trim().is_empty() && !same_json(&input, &deltas) {
                     sink.error(

@@ -215,7 +215,9 @@ impl OpenAiResponses {
         };
         let Some(kind) = p.kind.as_deref() else {
             match p.error {
-                Some(err) => sink.error(ErrorKind::Provider, provider_error_message(err.get()), data),
+                Some(err) => {
+                    sink.error(ErrorKind::Provider, provider_error_message(err.get()), data)
+                }
                 None => sink.error(
                     ErrorKind::UnexpectedPayload,
                     "Responses stream event without a `type`".into(),
@@ -261,13 +263,18 @@ impl OpenAiResponses {
                     self.item_done(item, p.output_index, sink);
                 }
             }
-            "response.completed" | "response.failed" | "response.incomplete" | "response.cancelled" => {
+            "response.completed"
+            | "response.failed"
+            | "response.incomplete"
+            | "response.cancelled" => {
                 self.terminal(kind, p.response, data, sink);
             }
             "error" => {
                 let message = match p.error {
                     Some(e) => provider_error_message(e.get()),
-                    None => provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default()),
+                    None => {
+                        provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default())
+                    }
                 };
                 sink.error(ErrorKind::Provider, message, data);
             }
@@ -283,7 +290,14 @@ impl OpenAiResponses {
 
     /// A payload that did not fit: an error unless it is valid JSON of an event type
     /// this decoder does not decode.
-    fn bad_payload(&self, event: &str, data: &[u8], trimmed: &[u8], e: &serde_json::Error, sink: &mut Sink<'_>) {
+    fn bad_payload(
+        &self,
+        event: &str,
+        data: &[u8],
+        trimmed: &[u8],
+        e: &serde_json::Error,
+        sink: &mut Sink<'_>,
+    ) {
         match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
             Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
                 ErrorKind::Provider,
@@ -297,7 +311,11 @@ impl OpenAiResponses {
                 data,
             ),
             Err(_) => sink.error(
-                if event == "error" { ErrorKind::Provider } else { ErrorKind::InvalidJson },
+                if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                },
                 format!("payload is not a Responses stream event: {e}"),
                 data,
             ),
@@ -354,10 +372,14 @@ impl OpenAiResponses {
     }
 
     fn item_added(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
-        let Some(kind) = call_kind(item.kind.as_deref()) else { return };
+        let Some(kind) = call_kind(item.kind.as_deref()) else {
+            return;
+        };
         let item_id = item.id.as_deref();
         // An item seen before (deltas that came first) is completed, not opened twice.
-        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else { return };
+        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
+            return;
+        };
         self.identify(i, &item, sink);
         // A server that sends the whole arguments with the item: a done text.
         let given = match kind {
@@ -371,14 +393,18 @@ impl OpenAiResponses {
 
     /// Records the id and name of an item; the name emits ToolCallStart.
     fn identify(&mut self, i: usize, item: &Item<'_>, sink: &mut Sink<'_>) {
-        let Some(it) = self.items.get_mut(i) else { return };
-        if it.item_id.is_empty() {
-            if let Some(id) = item.id.as_deref() {
-                it.item_id.push_str(id);
-            }
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
+        if let Some(id) = item.id.as_deref().filter(|_| it.item_id.is_empty()) {
+            it.item_id.push_str(id);
         }
         let slot = it.slot;
-        let id = item.call_id.as_deref().filter(|s| !s.is_empty()).or(item.id.as_deref());
+        let id = item
+            .call_id
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .or(item.id.as_deref());
         if let Some(id) = id {
             sink.calls.set_id(slot, id);
         }
@@ -398,9 +424,13 @@ impl OpenAiResponses {
         if delta.is_empty() {
             return;
         }
-        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else { return };
+        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
+            return;
+        };
         let max = self.max_argument_bytes;
-        let Some(it) = self.items.get_mut(i) else { return };
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
         if it.settled || it.closed {
             if it.late.len() + delta.len() <= max {
                 it.late.push_str(delta);
@@ -438,7 +468,9 @@ impl OpenAiResponses {
 
     /// A done text for item `i`: applied when nothing streamed, else compared.
     fn settle(&mut self, i: usize, text: &str, sink: &mut Sink<'_>) {
-        let Some(it) = self.items.get_mut(i) else { return };
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
         if it.closed {
             return;
         }
@@ -460,7 +492,11 @@ impl OpenAiResponses {
         } else {
             it.settled = true;
             // Deltas that came after an applied done text are what is compared.
-            let streamed = if it.late.is_empty() { &it.given } else { &it.late };
+            let streamed = if it.late.is_empty() {
+                &it.given
+            } else {
+                &it.late
+            };
             if !it.overflow && !same_text(it.kind, streamed, text) {
                 let id = sink.calls.id(it.slot).unwrap_or(&it.item_id);
                 let what = match it.kind {
@@ -485,8 +521,12 @@ impl OpenAiResponses {
     }
 
     fn item_done(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
-        let Some(kind) = call_kind(item.kind.as_deref()) else { return };
-        let Some(i) = self.find_or_open(kind, item.id.as_deref(), output_index, sink) else { return };
+        let Some(kind) = call_kind(item.kind.as_deref()) else {
+            return;
+        };
+        let Some(i) = self.find_or_open(kind, item.id.as_deref(), output_index, sink) else {
+            return;
+        };
         self.identify(i, &item, sink);
         let given = match kind {
             CallKind::Function => item.arguments,
@@ -496,11 +536,13 @@ impl OpenAiResponses {
             Some(text) => self.settle(i, &text, sink),
             None => {
                 // No text in the done item: the call is what it got.
-                if let Some(it) = self.items.get_mut(i) {
-                    if it.kind == CallKind::Custom && !it.quoted {
-                        it.quoted = true;
-                        sink.calls.args(it.slot, "\"", sink.out);
-                    }
+                if let Some(it) = self
+                    .items
+                    .get_mut(i)
+                    .filter(|it| it.kind == CallKind::Custom && !it.quoted)
+                {
+                    it.quoted = true;
+                    sink.calls.args(it.slot, "\"", sink.out);
                 }
             }
         }
@@ -511,12 +553,20 @@ impl OpenAiResponses {
         }
     }
 
-    fn terminal(&mut self, kind: &str, response: Option<Response<'_>>, data: &[u8], sink: &mut Sink<'_>) {
+    fn terminal(
+        &mut self,
+        kind: &str,
+        response: Option<Response<'_>>,
+        data: &[u8],
+        sink: &mut Sink<'_>,
+    ) {
         let (status, usage, reason, error) = match &response {
             Some(r) => (
                 r.status.as_deref(),
                 r.usage,
-                r.incomplete_details.as_ref().and_then(|d| d.reason.as_deref()),
+                r.incomplete_details
+                    .as_ref()
+                    .and_then(|d| d.reason.as_deref()),
                 r.error.filter(|e| e.get() != "null"),
             ),
             None => (None, None, None, None),
@@ -536,7 +586,13 @@ impl OpenAiResponses {
         let usage = usage
             .and_then(|u| serde_json::from_str::<Value>(u.get()).ok())
             .filter(|u| u.is_object())
-            .map(|u| Usage::from_value(u, &["input_tokens", "prompt_tokens"], &["output_tokens", "completion_tokens"]));
+            .map(|u| {
+                Usage::from_value(
+                    u,
+                    &["input_tokens", "prompt_tokens"],
+                    &["output_tokens", "completion_tokens"],
+                )
+            });
         self.close_all(sink);
         if !self.finished {
             self.finished = true;
@@ -616,11 +672,20 @@ mod tests {
 
     #[test]
     fn escape_matches_serde() {
-        for s in ["", "plain", "a\"b\\c\nd\te\u{1}f\u{1f}", "é😀\u{7f}", "\r\u{8}\u{c}"] {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c\nd\te\u{1}f\u{1f}",
+            "é😀\u{7f}",
+            "\r\u{8}\u{c}",
+        ] {
             let mut out = String::from("\"");
             escape_into(s, &mut out);
             out.push('"');
-            assert_eq!(serde_json::from_str::<String>(&out).ok().as_deref(), Some(s));
+            assert_eq!(
+                serde_json::from_str::<String>(&out).ok().as_deref(),
+                Some(s)
+            );
         }
     }
 }
