@@ -938,3 +938,16 @@ proptest! {
         prop_assert_eq!(run_chunks(&responses, &cut_at(&body, &cuts)), whole);
     }
 }
+
+#[test]
+fn arguments_sent_as_an_object_in_the_done_item() {
+    let body = sse(&[
+        fc_added(0, "fc_1", "call_1", "f"),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "fc_1", "type": "function_call",
+            "status": "completed", "arguments": {"a": [1, "é"]}, "call_id": "call_1", "name": "f"}}),
+        completed(1, 1),
+    ]);
+    let ev = assert_split_invariant(&responses, &body, 20);
+    assert_eq!(calls(&ev), vec![call("call_1", "f", json!({"a": [1, "é"]}))]);
+    assert!(errors(&ev).is_empty());
+}

@@ -624,9 +624,17 @@ fn call_kind(kind: Option<&str>) -> Option<CallKind> {
     }
 }
 
-/// The text of a JSON string value (`None` for `null` and non-strings).
+/// The text of a JSON string value; `None` for `null`. Any other value (arguments sent
+/// as an object instead of a string) is taken as its JSON text.
 fn string_value(raw: &RawValue) -> Option<Cow<'_, str>> {
-    serde_json::from_str::<Cow<'_, str>>(raw.get()).ok()
+    let text = raw.get();
+    if text.starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(text).ok()
+    } else if text == "null" {
+        None
+    } else {
+        Some(Cow::Borrowed(text))
+    }
 }
 
 /// Whether a done text says the same as what streamed: the same text, or (function
