@@ -834,3 +834,84 @@ proptest! {
         prop_assert_eq!(run_chunks(&make, &cut_at(ndjson.as_bytes(), &cuts)), whole);
     }
 }
+
+#[test]
+fn anthropic_call_limit_drops_further_calls_once() {
+    let body = sse(&[
+        start("m", 1),
+        tool_block(0, "t0", "a"),
+        json_delta(0, "{\"x\": 1}"),
+        stop(0),
+        tool_block(1, "t1", "b"),
+        json_delta(1, "{\"y\":"),
+        json_delta(1, " 2}"),
+        stop(1),
+        message_stop(),
+    ]);
+    let make = || Parser::new(Format::Anthropic).max_calls(1);
+    let ev = assert_split_invariant(&make, &body, 20);
+    assert_eq!(calls(&ev), vec![call("t0", "a", json!({"x": 1}))]);
+    let errs = errors(&ev);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(matches!(
+        errs[0],
+        Event::Error {
+            kind: ErrorKind::LimitExceeded,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn input_json_delta_inside_a_text_block_is_reported() {
+    let body = sse(&[
+        start("m", 1),
+        text_block(0),
+        text(0, "hi"),
+        json_delta(0, "{\"z\": 0}"),
+        stop(0),
+        message_stop(),
+    ]);
+    let ev = assert_split_invariant(&anthropic, &body, 20);
+    assert_eq!(common::text(&ev), "hi");
+    assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::MissingName, raw, .. } if raw == "{\"z\": 0}")));
+}
+
+const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
+
+/// Captures with bytes flipped, dropped and duplicated: never a panic, always the contract.
+#[test]
+fn mutated_captures_keep_the_contract() {
+    for cap in captures("anthropic") {
+        let make = maker("anthropic", cap.framing);
+        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
+        for _ in 0..50 {
+            let mut bytes = cap.bytes.clone();
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => {
+                        let end = (at + 1 + rng.below(64)).min(bytes.len());
+                        let piece = bytes[at..end].to_vec();
+                        bytes.splice(at..at, piece);
+                    }
+                }
+            }
+            let whole = run_whole(&make, &bytes);
+            check_contract(&whole);
+            let cuts: Vec<usize> = (0..1 + rng.below(20))
+                .map(|_| rng.below(bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&bytes, &cuts)),
+                whole,
+                "{} mutated, split",
+                cap.path
+            );
+        }
+    }
+}

@@ -948,6 +948,73 @@ fn arguments_sent_as_an_object_in_the_done_item() {
         completed(1, 1),
     ]);
     let ev = assert_split_invariant(&responses, &body, 20);
-    assert_eq!(calls(&ev), vec![call("call_1", "f", json!({"a": [1, "é"]}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_1", "f", json!({"a": [1, "é"]}))]
+    );
     assert!(errors(&ev).is_empty());
+}
+
+#[test]
+fn responses_call_limit_drops_further_calls_once() {
+    let body = sse(&[
+        fc_added(0, "fc_0", "call_0", "a"),
+        fc_delta(0, "fc_0", "{}"),
+        fc_done(0, "fc_0", "call_0", "a", "{}"),
+        ct_added(1, "ctc_1", "call_1", "b"),
+        ct_delta(1, "ctc_1", "text"),
+        ct_done(1, "ctc_1", "call_1", "b", "text"),
+        completed(1, 1),
+    ]);
+    let make = || Parser::new(Format::OpenAiResponses).max_calls(1);
+    let ev = assert_split_invariant(&make, &body, 20);
+    assert_eq!(calls(&ev), vec![call("call_0", "a", json!({}))]);
+    let errs = errors(&ev);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(matches!(
+        errs[0],
+        Event::Error {
+            kind: ErrorKind::LimitExceeded,
+            ..
+        }
+    ));
+}
+
+const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
+
+/// Captures with bytes flipped, dropped and duplicated: never a panic, always the contract.
+#[test]
+fn mutated_captures_keep_the_contract() {
+    for cap in captures("openai-responses") {
+        let make = maker("openai-responses", cap.framing);
+        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
+        for _ in 0..50 {
+            let mut bytes = cap.bytes.clone();
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => {
+                        let end = (at + 1 + rng.below(64)).min(bytes.len());
+                        let piece = bytes[at..end].to_vec();
+                        bytes.splice(at..at, piece);
+                    }
+                }
+            }
+            let whole = run_whole(&make, &bytes);
+            check_contract(&whole);
+            let cuts: Vec<usize> = (0..1 + rng.below(20))
+                .map(|_| rng.below(bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&bytes, &cuts)),
+                whole,
+                "{} mutated, split",
+                cap.path
+            );
+        }
+    }
 }

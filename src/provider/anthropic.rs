@@ -21,8 +21,9 @@
 //! - `content_block_delta`: `text_delta` → [`Event::Text`], `thinking_delta` →
 //!   [`Event::Reasoning`], `input_json_delta` → the call's arguments (the always-empty
 //!   first `partial_json` is harmless), `signature_delta` / `citations_delta` ignored;
-//!   an `input_json_delta` for a block that never started is kept and reported as a call
-//!   without a name at its stop;
+//!   an `input_json_delta` for a block that never started as a tool (or for a text
+//!   block) is kept and reported as a call without a name at its stop, one for a tool
+//!   block that already stopped is reported as unexpected;
 //! - `content_block_stop` closes that block's call: a tool that only ever sent `""` gets
 //!   `{}`; arguments still open are reported as truncated;
 //! - a `tool_use` start whose `input` is a non-empty object (some proxies send the whole
@@ -115,10 +116,9 @@ enum BlockKind {
         input: String,
         deltas: String,
     },
-    /// Text, thinking, anything else, or a tool call that has stopped.
-    Other,
-    /// A tool call beyond the call limit (already reported): its deltas are dropped.
-    Ignored,
+    /// A tool call whose block has stopped (kept so a late delta is reported, not
+    /// taken for a new call).
+    Stopped,
 }
 
 /// Decoder state for one `anthropic` response.
@@ -238,34 +238,33 @@ impl Anthropic {
             let (_, old) = self.blocks.remove(pos);
             Self::stop(old, sink);
         }
-        let Some(block) = block else {
-            self.blocks.push((index, BlockKind::Other));
-            return;
-        };
-        let kind = match block.kind.as_deref() {
+        let Some(block) = block else { return };
+        match block.kind.as_deref() {
             Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
-                match sink.calls.open(sink.out) {
-                    Some(slot) => {
-                        if let Some(id) = block.id.as_deref() {
-                            sink.calls.set_id(slot, id);
-                        }
-                        if let Some(name) = block.name.as_deref() {
-                            sink.calls.set_name(slot, clean_name(name), sink.out);
-                        }
-                        match block.input.map(RawValue::get) {
-                            Some(input) if is_nonempty_object(input) => {
-                                sink.calls.args(slot, input, sink.out);
-                                BlockKind::Preset {
-                                    slot,
-                                    input: input.to_owned(),
-                                    deltas: String::new(),
-                                }
-                            }
-                            _ => BlockKind::Tool(slot),
+                // `None`: past the call limit (reported once); its deltas find no block
+                // and are dropped the same way.
+                let Some(slot) = sink.calls.open(sink.out) else {
+                    return;
+                };
+                if let Some(id) = block.id.as_deref() {
+                    sink.calls.set_id(slot, id);
+                }
+                if let Some(name) = block.name.as_deref() {
+                    sink.calls.set_name(slot, clean_name(name), sink.out);
+                }
+                let kind = match block.input.map(RawValue::get) {
+                    Some(input) if is_nonempty_object(input) => {
+                        sink.calls.args(slot, input, sink.out);
+                        BlockKind::Preset {
+                            slot,
+                            input: input.to_owned(),
+                            deltas: String::new(),
                         }
                     }
-                    None => BlockKind::Ignored,
-                }
+                    _ => BlockKind::Tool(slot),
+                };
+                // Only tool blocks are kept: at most one entry per call.
+                self.blocks.push((index, kind));
             }
             _ => {
                 if let Some(t) = block.text.as_deref() {
@@ -274,10 +273,8 @@ impl Anthropic {
                 if let Some(t) = block.thinking.as_deref() {
                     sink.reasoning(t);
                 }
-                BlockKind::Other
             }
-        };
-        self.blocks.push((index, kind));
+        }
     }
 
     fn block_delta(&mut self, index: Option<u64>, delta: Option<Delta<'_>>, sink: &mut Sink<'_>) {
@@ -305,13 +302,12 @@ impl Anthropic {
                             deltas.push_str(json);
                         }
                     }
-                    Some(BlockKind::Ignored) => {}
-                    Some(BlockKind::Other) => {
+                    Some(BlockKind::Stopped) => {
                         if !json.is_empty() {
                             sink.error(
                                 ErrorKind::UnexpectedPayload,
                                 format!(
-                                    "input_json_delta for content block {}, which is not an open tool call",
+                                    "input_json_delta for content block {}, whose tool call has stopped",
                                     index.unwrap_or(0)
                                 ),
                                 json.as_bytes(),
@@ -343,7 +339,7 @@ impl Anthropic {
         if let Some(pos) = self.blocks.iter().position(|(i, _)| *i == index) {
             // Keep the entry (as Other) so a late delta for it is not taken for a new call.
             if let Some((_, b)) = self.blocks.get_mut(pos) {
-                let old = std::mem::replace(b, BlockKind::Other);
+                let old = std::mem::replace(b, BlockKind::Stopped);
                 Self::stop(old, sink);
             }
         }
@@ -367,7 +363,7 @@ impl Anthropic {
                     );
                 }
             }
-            BlockKind::Other | BlockKind::Ignored => {}
+            BlockKind::Stopped => {}
         }
     }
 
