@@ -570,16 +570,25 @@ fn delta_for_a_block_that_never_started_is_not_lost() {
 fn anthropic_bad_json_payload_is_an_error_and_parsing_goes_on() {
     let mut body =
         b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\n\n".to_vec();
-    body.extend(sse(&[text_block(0), text(0, "ok"), stop(0)]));
+    body.extend(sse(&[
+        text_block(0),
+        json!({"type": "content_block_delta", "index": 0, "delta": "not an object"}),
+        text(0, "ok"),
+        stop(0),
+    ]));
     let ev = assert_split_invariant(&anthropic, &body, 10);
     assert_eq!(common::text(&ev), "ok");
-    assert!(matches!(
-        ev.first(),
-        Some(Event::Error {
-            kind: ErrorKind::InvalidJson,
-            ..
+    let kinds: Vec<ErrorKind> = errors(&ev)
+        .iter()
+        .map(|e| match e {
+            Event::Error { kind, .. } => *kind,
+            _ => unreachable!(),
         })
-    ));
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![ErrorKind::InvalidJson, ErrorKind::UnexpectedPayload]
+    );
 }
 
 #[test]
@@ -589,6 +598,7 @@ fn anthropic_unknown_events_and_delta_types_are_ignored() {
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": "", "citations": []}}),
         json!({"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "x"}}}),
         json!({"type": "some_future_event", "payload": [1, 2, 3]}),
+        json!({"type": "another_future_event", "index": "zero", "delta": "a string"}),
         text(0, "fine"),
         stop(0),
         message_delta("end_turn", 2),

@@ -164,24 +164,13 @@ impl Anthropic {
         let p: Payload<'_> = match serde_json::from_slice(trimmed) {
             Ok(p) => p,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not an Anthropic stream event: {e}"),
-                    data,
-                );
+                bad_payload(event, data, trimmed, &e, sink);
                 return;
             }
         };
         let Some(kind) = p.kind.as_deref() else {
             match p.error {
-                Some(err) => {
-                    sink.error(ErrorKind::Provider, provider_error_message(err.get()), data)
-                }
+                Some(err) => sink.error(ErrorKind::Provider, error_message(err.get()), data),
                 None => sink.error(
                     ErrorKind::UnexpectedPayload,
                     "Anthropic stream event without a `type`".into(),
@@ -403,6 +392,55 @@ impl Anthropic {
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         self.end(sink, false);
+    }
+}
+
+/// Event types whose payload must fit [`Payload`]; any other type that does not is
+/// skipped as a newer event this decoder does not know.
+const DECODED: &[&str] = &[
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+];
+
+/// A payload that did not fit: an error unless it is valid JSON of an event type this
+/// decoder does not decode.
+fn bad_payload(
+    event: &str,
+    data: &[u8],
+    trimmed: &[u8],
+    e: &serde_json::Error,
+    sink: &mut Sink<'_>,
+) {
+    #[derive(Deserialize)]
+    struct TypeOnly<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+    }
+    match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+        Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
+            ErrorKind::Provider,
+            format!("error event of an unexpected shape: {e}"),
+            data,
+        ),
+        Ok(TypeOnly { kind: Some(k) }) if !DECODED.contains(&k.as_ref()) => {}
+        Ok(_) => sink.error(
+            ErrorKind::UnexpectedPayload,
+            format!("Anthropic stream event of an unexpected shape: {e}"),
+            data,
+        ),
+        Err(_) => sink.error(
+            if event == "error" {
+                ErrorKind::Provider
+            } else {
+                ErrorKind::InvalidJson
+            },
+            format!("payload is not an Anthropic stream event: {e}"),
+            data,
+        ),
     }
 }
 
