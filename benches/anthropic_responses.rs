@@ -11,6 +11,8 @@
 //!   argument bytes, so the difference of the two times divided by the argument size is
 //!   the decoder's cost per argument byte on top of the envelope parse.
 
+#![allow(clippy::indexing_slicing)]
+
 use std::hint::black_box;
 use std::time::Duration;
 
