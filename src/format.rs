@@ -24,6 +24,10 @@ pub enum Format {
     /// AWS Bedrock `ConverseStream` (binary event stream; recorded
     /// `{"<eventType>": payload}` lines with the NDJSON framing).
     Bedrock,
+    /// Anthropic Messages streaming (SSE), also via Vertex AI.
+    Anthropic,
+    /// OpenAI Responses API streaming (SSE) and compatible servers.
+    OpenAiResponses,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -59,6 +63,18 @@ const FORMATS: &[FormatInfo] = &[
         name: "bedrock",
         framing: Framing::EventStream,
         about: "AWS Bedrock ConverseStream (application/vnd.amazon.eventstream; NDJSON of {\"<eventType>\": payload} lines)",
+    },
+    FormatInfo {
+        format: Format::Anthropic,
+        name: "anthropic",
+        framing: Framing::Sse,
+        about: "Anthropic Messages stream (message_start, content_block_delta, ...), also via Vertex AI streamRawPredict",
+    },
+    FormatInfo {
+        format: Format::OpenAiResponses,
+        name: "openai-responses",
+        framing: Framing::Sse,
+        about: "OpenAI Responses API stream (response.output_item.added, ...): OpenAI, Azure, bedrock-mantle, DeepSeek, LM Studio",
     },
 ];
 

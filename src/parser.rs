@@ -10,9 +10,11 @@ use crate::framing::ndjson::{NdjsonFramer, NdjsonItem};
 use crate::framing::sse::{SseFramer, SseItem};
 use crate::limits::Limits;
 use crate::provider::Sink;
+use crate::provider::anthropic::Anthropic;
 use crate::provider::bedrock::Bedrock;
 use crate::provider::gemini::Gemini;
 use crate::provider::openai_chat::OpenAiChat;
+use crate::provider::openai_responses::OpenAiResponses;
 use crate::text::TextScanner;
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
@@ -127,6 +129,8 @@ enum Decoder {
     OpenAiChat(OpenAiChat),
     Gemini(Gemini),
     Bedrock(Bedrock),
+    Anthropic(Anthropic),
+    OpenAiResponses(OpenAiResponses),
     Text(TextScanner),
 }
 
@@ -139,6 +143,8 @@ impl Decoder {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
             Format::Gemini => Decoder::Gemini(Gemini::new()),
             Format::Bedrock => Decoder::Bedrock(Bedrock::new()),
+            Format::Anthropic => Decoder::Anthropic(Anthropic::new(limits)),
+            Format::OpenAiResponses => Decoder::OpenAiResponses(OpenAiResponses::new(limits)),
         }
     }
 
@@ -148,6 +154,8 @@ impl Decoder {
             Decoder::OpenAiChat(d) => d.message(event, data, sink),
             Decoder::Gemini(d) => d.message(event, data, sink),
             Decoder::Bedrock(d) => d.message(event, data, sink),
+            Decoder::Anthropic(d) => d.message(event, data, sink),
+            Decoder::OpenAiResponses(d) => d.message(event, data, sink),
             // A text format behind a message framing: each payload is more text.
             Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
@@ -170,6 +178,8 @@ impl Decoder {
             Decoder::OpenAiChat(d) => d.finish(sink),
             Decoder::Gemini(d) => d.finish(sink),
             Decoder::Bedrock(d) => d.finish(sink),
+            Decoder::Anthropic(d) => d.finish(sink),
+            Decoder::OpenAiResponses(d) => d.finish(sink),
             Decoder::Text(t) => {
                 t.finish(sink.calls, sink.out);
                 sink.calls.close_all(sink.out);
@@ -181,6 +191,8 @@ impl Decoder {
         match self {
             Decoder::OpenAiChat(_) | Decoder::Bedrock(_) => 0,
             Decoder::Gemini(d) => d.retained(),
+            Decoder::Anthropic(d) => d.retained(),
+            Decoder::OpenAiResponses(d) => d.retained(),
             Decoder::Text(t) => t.retained(),
         }
     }

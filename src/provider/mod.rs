@@ -8,9 +8,11 @@ use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::marker::PhantomData;
 
+pub(crate) mod anthropic;
 pub(crate) mod bedrock;
 pub(crate) mod gemini;
 pub(crate) mod openai_chat;
+pub(crate) mod openai_responses;
 
 /// Where a decoder's events go, with the response's call table and the optional text
 /// scanner that visible text is routed through (`--content`).

@@ -565,7 +565,10 @@ mod tests {
             };
             if let Some(end) = end {
                 let slice = data.get(..end).unwrap_or_default();
-                proptest::prop_assert!(serde_json::from_slice::<serde_json::Value>(slice).is_ok(), "{:?}", String::from_utf8_lossy(slice));
+                // The kernel checks structure only: serde_json's range check on numbers
+                // (`1e400`) is the one difference on this alphabet.
+                let r = serde_json::from_slice::<serde_json::Value>(slice);
+                proptest::prop_assert!(r.is_ok() || r.as_ref().is_err_and(|e| e.to_string().contains("out of range")), "{:?}", String::from_utf8_lossy(slice));
             }
         }
     }

@@ -25,17 +25,6 @@ pub struct Utf8Holder {
     n: u8,
 }
 
-/// Length of the sequence a lead byte starts (0 when it cannot start one).
-fn seq_len(b: u8) -> usize {
-    match b {
-        0x00..=0x7F => 1,
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xF4 => 4,
-        _ => 0,
-    }
-}
-
 impl Utf8Holder {
     /// An empty holder.
     pub fn new() -> Self {
@@ -50,7 +39,6 @@ impl Utf8Holder {
     /// The complete text of the held bytes plus `input`. Borrows `input` when nothing
     /// was held and nothing needed replacing; otherwise builds the text in `scratch`.
     pub fn push<'a>(&mut self, input: &'a [u8], scratch: &'a mut String) -> Cow<'a, str> {
-        let mut rest = input;
         if self.n == 0 {
             match std::str::from_utf8(input) {
                 Ok(s) => return Cow::Borrowed(s),
@@ -62,33 +50,34 @@ impl Utf8Holder {
                 Err(_) => {}
             }
         }
+        // Slow path: decode the held bytes and the input as one contiguous run, exactly
+        // as `String::from_utf8_lossy` would, holding an incomplete final sequence.
         scratch.clear();
-        // Complete the held sequence first.
-        while self.n > 0 {
-            let need = seq_len(self.held.first().copied().unwrap_or(0));
-            let Some((&b, r)) = rest.split_first() else {
-                return Cow::Borrowed(scratch.as_str());
-            };
-            if (0x80..=0xBF).contains(&b) && usize::from(self.n) < need {
-                if let Some(slot) = self.held.get_mut(usize::from(self.n)) {
-                    *slot = b;
-                }
-                self.n += 1;
-                rest = r;
-                if usize::from(self.n) == need {
-                    let bytes = self.held.get(..need).unwrap_or_default();
-                    match std::str::from_utf8(bytes) {
-                        Ok(s) => scratch.push_str(s),
-                        Err(_) => scratch.push_str(&String::from_utf8_lossy(bytes)),
-                    }
-                    self.n = 0;
-                }
-            } else {
-                // The held bytes can never complete: replace them.
-                let bytes = self.held.get(..usize::from(self.n)).unwrap_or_default();
-                scratch.push_str(&String::from_utf8_lossy(bytes));
-                self.n = 0;
+        let mut joined = [0u8; 7];
+        let held = usize::from(self.n);
+        let mut rest: &[u8] = input;
+        if held > 0 {
+            // At most 3 held bytes complete within the next 3 input bytes: decode that
+            // window first, then continue with the input alone.
+            let take = input.len().min(3);
+            let (head, tail) = input.split_at(take);
+            let window = joined.get_mut(..held + take).unwrap_or_default();
+            for (dst, src) in window
+                .iter_mut()
+                .zip(self.held.iter().take(held).chain(head.iter()))
+            {
+                *dst = *src;
             }
+            self.n = 0;
+            let window = joined.get(..held + take).unwrap_or_default();
+            let consumed = Self::decode_prefix(window, held, scratch, &mut self.held, &mut self.n);
+            // `consumed` counts window bytes decided; the input bytes among them are used.
+            let used_input = consumed.saturating_sub(held).min(take);
+            if self.n > 0 {
+                // Still incomplete: everything in the window was held.
+                return Cow::Borrowed(scratch.as_str());
+            }
+            rest = input.get(used_input..).unwrap_or(tail);
         }
         loop {
             match std::str::from_utf8(rest) {
@@ -113,6 +102,63 @@ impl Utf8Holder {
             }
         }
         Cow::Borrowed(scratch.as_str())
+    }
+
+    /// Decodes the start of `window` (held bytes first) until the first character that
+    /// begins at or after `held`; returns how many window bytes were decided. An
+    /// incomplete sequence at the end of the window is moved back into `hold_buf`.
+    fn decode_prefix(
+        window: &[u8],
+        held: usize,
+        scratch: &mut String,
+        hold_buf: &mut [u8; 4],
+        hold_n: &mut u8,
+    ) -> usize {
+        let mut pos = 0;
+        while pos < held {
+            let rest = window.get(pos..).unwrap_or_default();
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    // The whole window is valid: take its first character only if it
+                    // covers the held bytes; then all chars up to one starting >= held.
+                    for ch in s.chars() {
+                        if pos >= held {
+                            break;
+                        }
+                        scratch.push(ch);
+                        pos += ch.len_utf8();
+                    }
+                    return pos;
+                }
+                Err(e) if e.valid_up_to() > 0 => {
+                    let ok = rest.get(..e.valid_up_to()).unwrap_or_default();
+                    for ch in std::str::from_utf8(ok).unwrap_or_default().chars() {
+                        if pos >= held {
+                            return pos;
+                        }
+                        scratch.push(ch);
+                        pos += ch.len_utf8();
+                    }
+                }
+                Err(e) => match e.error_len() {
+                    None => {
+                        // An incomplete sequence reaching the end of the window: hold it.
+                        for &b in rest.iter().take(3) {
+                            if let Some(slot) = hold_buf.get_mut(usize::from(*hold_n)) {
+                                *slot = b;
+                                *hold_n += 1;
+                            }
+                        }
+                        return window.len();
+                    }
+                    Some(len) => {
+                        scratch.push('\u{FFFD}');
+                        pos += len;
+                    }
+                },
+            }
+        }
+        pos
     }
 
     fn hold(&mut self, tail: &[u8]) {

@@ -1,0 +1,489 @@
+//! Anthropic Messages streaming (`POST /v1/messages` with `stream: true`), also as
+//! served by Vertex AI (`streamRawPredict`) and by proxies that keep its event shapes.
+//!
+//! The event is read from the `type` field inside each JSON payload, never from the SSE
+//! `event:` line, so the same decoder reads raw SSE bodies and recordings that kept only
+//! the `data:` payloads, one per line (use NDJSON framing for those).
+//!
+//! ```text
+//!   message_start ─> (content_block_start ─> content_block_delta* ─> content_block_stop)*
+//!                 ─> message_delta ─> message_stop          (ping / error anywhere)
+//! ```
+//!
+//! - `message_start`: the usage object (input tokens) is kept and merged with the one of
+//!   `message_delta` (output tokens) into the [`Event::Finish`] usage;
+//! - `content_block_start`: `tool_use` and `server_tool_use` blocks open a call, and
+//!   their id and name emit [`Event::ToolCallStart`] at once; `text` / `thinking`
+//!   blocks carrying initial text emit it; `redacted_thinking` (encrypted) is skipped;
+//! - content-block indices (which count text and thinking blocks too) are mapped to dense
+//!   call indices; a block index reused after a second `message_start` (spliced streams)
+//!   opens a new call;
+//! - `content_block_delta`: `text_delta` → [`Event::Text`], `thinking_delta` →
+//!   [`Event::Reasoning`], `input_json_delta` → the call's arguments (the always-empty
+//!   first `partial_json` is harmless), `signature_delta` / `citations_delta` ignored;
+//!   an `input_json_delta` for a block that never started as a tool (or for a text
+//!   block) is kept and reported as a call without a name at its stop, one for a tool
+//!   block that already stopped is reported as unexpected;
+//! - `content_block_stop` closes that block's call: a tool that only ever sent `""` gets
+//!   `{}`; arguments still open are reported as truncated;
+//! - a `tool_use` start whose `input` is a non-empty object (some proxies send the whole
+//!   input there and no deltas) takes that object as the whole arguments; deltas for
+//!   such a block are compared with it at the stop and reported only if they differ;
+//! - `message_delta`: `stop_reason` (normalised: `tool_use` → `tool_calls`,
+//!   `end_turn` → `stop`, `max_tokens` → `length`, `refusal` → `content_filter`);
+//! - `message_stop` → [`Event::Finish`]; `ping` ignored; `error` events (`overloaded_error`
+//!   and the like) → [`Event::Error`] of kind provider with the payload as `raw`;
+//! - whitespace padding inside the `data:` JSON, unknown fields (e.g. `caller`,
+//!   `stop_details`) and unknown event types are accepted and ignored; `[DONE]` sent by
+//!   proxies is ignored.
+
+use crate::calls::Slot;
+use crate::event::{ErrorKind, Event, Usage};
+use crate::limits::Limits;
+use crate::provider::Sink;
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// One `data:` payload. All event types share this shape; fields a type does not have
+/// are simply absent.
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    #[serde(borrow, default)]
+    content_block: Option<Block<'a>>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Cow<'a, str>>,
+}
+
+/// The `delta` of `content_block_delta` and of `message_delta`.
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    partial_json: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Cow<'a, str>>,
+}
+
+/// What a content block is, as far as the decoder cares.
+#[derive(Debug)]
+enum BlockKind {
+    /// A tool call; its arguments stream as `input_json_delta`.
+    Tool(Slot),
+    /// A tool call whose start carried the whole input; deltas are collected to be
+    /// compared with it.
+    Preset {
+        slot: Slot,
+        input: String,
+        deltas: String,
+    },
+    /// A tool call whose block has stopped (kept so a late delta is reported, not
+    /// taken for a new call).
+    Stopped,
+}
+
+/// Decoder state for one `anthropic` response.
+#[derive(Debug)]
+pub(crate) struct Anthropic {
+    /// Content-block index → what it is. Blocks of one message are few; a `Vec` with a
+    /// linear search (from the end, where the current block is) beats a map.
+    blocks: Vec<(u64, BlockKind)>,
+    /// Usage of `message_start`, then overwritten key by key by `message_delta`.
+    usage: Option<Map<String, Value>>,
+    reason: Option<String>,
+    finished: bool,
+    max_argument_bytes: usize,
+}
+
+impl Anthropic {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        Anthropic {
+            blocks: Vec::new(),
+            usage: None,
+            reason: None,
+            finished: false,
+            max_argument_bytes: limits.max_argument_bytes,
+        }
+    }
+
+    /// Bytes retained beyond the call table (inputs of preset blocks).
+    pub(crate) fn retained(&self) -> usize {
+        self.blocks
+            .iter()
+            .map(|(_, b)| match b {
+                BlockKind::Preset { input, deltas, .. } => input.len() + deltas.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"[DONE]" {
+            return;
+        }
+        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+            Ok(p) => p,
+            Err(e) => {
+                bad_payload(event, data, trimmed, &e, sink);
+                return;
+            }
+        };
+        let Some(kind) = p.kind.as_deref() else {
+            match p.error {
+                Some(err) => sink.error(ErrorKind::Provider, error_message(err.get()), data),
+                None => sink.error(
+                    ErrorKind::UnexpectedPayload,
+                    "Anthropic stream event without a `type`".into(),
+                    data,
+                ),
+            }
+            return;
+        };
+        match kind {
+            "content_block_delta" => self.block_delta(p.index, p.delta, sink),
+            "content_block_start" => self.block_start(p.index, p.content_block, sink),
+            "content_block_stop" => self.block_stop(p.index, sink),
+            "message_start" => {
+                // A second message in one stream (spliced): its block indices restart.
+                self.close_blocks(sink);
+                if let Some(u) = p.message.and_then(|m| m.usage) {
+                    self.merge_usage(u);
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = p.delta.and_then(|d| d.stop_reason) {
+                    self.reason = Some(r.into_owned());
+                }
+                if let Some(u) = p.usage {
+                    self.merge_usage(u);
+                }
+            }
+            "message_stop" => self.end(sink, true),
+            "error" => {
+                let message = p
+                    .error
+                    .map(|e| error_message(e.get()))
+                    .unwrap_or_else(|| "the server sent an error event".into());
+                sink.error(ErrorKind::Provider, message, data);
+            }
+            // `ping`, and event types added after this was written.
+            _ => {}
+        }
+    }
+
+    fn find(&mut self, index: Option<u64>) -> Option<&mut BlockKind> {
+        let index = index.unwrap_or(0);
+        self.blocks
+            .iter_mut()
+            .rev()
+            .find(|(i, _)| *i == index)
+            .map(|(_, b)| b)
+    }
+
+    fn block_start(&mut self, index: Option<u64>, block: Option<Block<'_>>, sink: &mut Sink<'_>) {
+        let index = index.unwrap_or(0);
+        // The same index again: whatever was there is over.
+        if let Some(pos) = self.blocks.iter().position(|(i, _)| *i == index) {
+            let (_, old) = self.blocks.remove(pos);
+            Self::stop(old, sink);
+        }
+        let Some(block) = block else { return };
+        match block.kind.as_deref() {
+            Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                // `None`: past the call limit (reported once); its deltas find no block
+                // and are dropped the same way.
+                let Some(slot) = sink.calls.open(sink.out) else {
+                    return;
+                };
+                if let Some(id) = block.id.as_deref() {
+                    sink.calls.set_id(slot, id);
+                }
+                if let Some(name) = block.name.as_deref() {
+                    sink.calls.set_name(slot, clean_name(name), sink.out);
+                }
+                let kind = match block.input.map(RawValue::get) {
+                    Some(input) if is_nonempty_object(input) => {
+                        sink.calls.args(slot, input, sink.out);
+                        BlockKind::Preset {
+                            slot,
+                            input: input.to_owned(),
+                            deltas: String::new(),
+                        }
+                    }
+                    _ => BlockKind::Tool(slot),
+                };
+                // Only tool blocks are kept: at most one entry per call.
+                self.blocks.push((index, kind));
+            }
+            _ => {
+                if let Some(t) = block.text.as_deref() {
+                    sink.text(t);
+                }
+                if let Some(t) = block.thinking.as_deref() {
+                    sink.reasoning(t);
+                }
+            }
+        }
+    }
+
+    fn block_delta(&mut self, index: Option<u64>, delta: Option<Delta<'_>>, sink: &mut Sink<'_>) {
+        let Some(d) = delta else { return };
+        match d.kind.as_deref() {
+            Some("text_delta") => {
+                if let Some(t) = d.text.as_deref() {
+                    sink.text(t);
+                }
+            }
+            Some("thinking_delta") => {
+                if let Some(t) = d.thinking.as_deref() {
+                    sink.reasoning(t);
+                }
+            }
+            Some("input_json_delta") => {
+                let Some(json) = d.partial_json.as_deref() else {
+                    return;
+                };
+                let max = self.max_argument_bytes;
+                match self.find(index) {
+                    Some(BlockKind::Tool(slot)) => sink.calls.args(*slot, json, sink.out),
+                    Some(BlockKind::Preset { deltas, .. }) => {
+                        if deltas.len() + json.len() <= max {
+                            deltas.push_str(json);
+                        }
+                    }
+                    Some(BlockKind::Stopped) => {
+                        if !json.is_empty() {
+                            sink.error(
+                                ErrorKind::UnexpectedPayload,
+                                format!(
+                                    "input_json_delta for content block {}, whose tool call has stopped",
+                                    index.unwrap_or(0)
+                                ),
+                                json.as_bytes(),
+                            );
+                        }
+                    }
+                    None => {
+                        // Arguments for a block that never started: keep them, so they
+                        // are reported (as a call without a name) rather than lost.
+                        if json.is_empty() {
+                            return;
+                        }
+                        let Some(slot) = sink.calls.open(sink.out) else {
+                            return;
+                        };
+                        sink.calls.args(slot, json, sink.out);
+                        self.blocks
+                            .push((index.unwrap_or(0), BlockKind::Tool(slot)));
+                    }
+                }
+            }
+            // signature_delta, citations_delta, and newer delta types.
+            _ => {}
+        }
+    }
+
+    fn block_stop(&mut self, index: Option<u64>, sink: &mut Sink<'_>) {
+        let index = index.unwrap_or(0);
+        if let Some(pos) = self.blocks.iter().position(|(i, _)| *i == index) {
+            // Keep the entry (as Other) so a late delta for it is not taken for a new call.
+            if let Some((_, b)) = self.blocks.get_mut(pos) {
+                let old = std::mem::replace(b, BlockKind::Stopped);
+                Self::stop(old, sink);
+            }
+        }
+    }
+
+    /// A block is over: close its call.
+    fn stop(block: BlockKind, sink: &mut Sink<'_>) {
+        match block {
+            BlockKind::Tool(slot) => sink.calls.close(slot, sink.out),
+            BlockKind::Preset {
+                slot,
+                input,
+                deltas,
+            } => {
+                sink.calls.close(slot, sink.out);
+                if !deltas.trim().is_empty() && !same_json(&input, &deltas) {
+                    sink.error(
+                        ErrorKind::UnexpectedPayload,
+                        "input_json_delta text differs from the input sent in content_block_start; the start's input was used".into(),
+                        deltas.as_bytes(),
+                    );
+                }
+            }
+            BlockKind::Stopped => {}
+        }
+    }
+
+    fn close_blocks(&mut self, sink: &mut Sink<'_>) {
+        for (_, b) in std::mem::take(&mut self.blocks) {
+            Self::stop(b, sink);
+        }
+    }
+
+    fn merge_usage(&mut self, raw: &RawValue) {
+        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(raw.get()) {
+            match &mut self.usage {
+                Some(u) => u.extend(m),
+                None => self.usage = Some(m),
+            }
+        }
+    }
+
+    /// The response is over (`message_stop`, or the end of input).
+    fn end(&mut self, sink: &mut Sink<'_>, always: bool) {
+        sink.end_text();
+        self.close_blocks(sink);
+        sink.calls.close_all(sink.out);
+        if self.finished || !(always || self.reason.is_some()) {
+            return;
+        }
+        self.finished = true;
+        let usage = self
+            .usage
+            .take()
+            .map(|m| Usage::from_value(Value::Object(m), &["input_tokens"], &["output_tokens"]));
+        sink.out.push(Event::Finish {
+            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
+            usage,
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        self.end(sink, false);
+    }
+}
+
+/// Event types whose payload must fit [`Payload`]; any other type that does not is
+/// skipped as a newer event this decoder does not know.
+const DECODED: &[&str] = &[
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+];
+
+/// A payload that did not fit: an error unless it is valid JSON of an event type this
+/// decoder does not decode.
+fn bad_payload(
+    event: &str,
+    data: &[u8],
+    trimmed: &[u8],
+    e: &serde_json::Error,
+    sink: &mut Sink<'_>,
+) {
+    #[derive(Deserialize)]
+    struct TypeOnly<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+    }
+    match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+        Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
+            ErrorKind::Provider,
+            format!("error event of an unexpected shape: {e}"),
+            data,
+        ),
+        Ok(TypeOnly { kind: Some(k) }) if !DECODED.contains(&k.as_ref()) => {}
+        Ok(_) => sink.error(
+            ErrorKind::UnexpectedPayload,
+            format!("Anthropic stream event of an unexpected shape: {e}"),
+            data,
+        ),
+        Err(_) => sink.error(
+            if event == "error" {
+                ErrorKind::Provider
+            } else {
+                ErrorKind::InvalidJson
+            },
+            format!("payload is not an Anthropic stream event: {e}"),
+            data,
+        ),
+    }
+}
+
+/// `overloaded_error: Overloaded` from `{"type": "overloaded_error", "message": "Overloaded"}`.
+fn error_message(raw: &str) -> String {
+    #[derive(Deserialize)]
+    struct E<'a> {
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Cow<'a, str>>,
+    }
+    let message = provider_error_message(raw);
+    match serde_json::from_str::<E<'_>>(raw) {
+        Ok(E { kind: Some(k) }) if !message.contains(k.as_ref()) => format!("{k}: {message}"),
+        _ => message,
+    }
+}
+
+/// Whether `raw` (JSON text) is an object with at least one member.
+fn is_nonempty_object(raw: &str) -> bool {
+    raw.strip_prefix('{')
+        .is_some_and(|rest| !rest.trim_start().starts_with('}'))
+}
+
+/// Whether two JSON texts are the same text or parse to the same value.
+fn same_json(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (serde_json::from_str::<Value>(a), serde_json::from_str::<Value>(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonempty_object() {
+        assert!(!is_nonempty_object("{}"));
+        assert!(!is_nonempty_object("{ \n }"));
+        assert!(is_nonempty_object("{\"a\":1}"));
+        assert!(!is_nonempty_object("\"x\""));
+        assert!(same_json("{\"a\": 1}", "{\"a\":1}"));
+        assert!(!same_json("{\"a\": 1}", "{\"a\":2}"));
+    }
+}

@@ -1,0 +1,699 @@
+//! OpenAI Responses API streaming (`POST /v1/responses` with `stream: true`), and the
+//! servers that speak it: Azure OpenAI, the ChatGPT Codex backend, AWS bedrock-mantle,
+//! DeepSeek, LM Studio's Open Responses, llama-stack.
+//!
+//! The event is read from the `type` field inside each JSON payload, never from the SSE
+//! `event:` line (bedrock-mantle sends the `data:` line *before* the `event:` line; the
+//! SSE framer dispatches at the blank line either way). Output items are found by
+//! `item_id`, else by `output_index`.
+//!
+//! ```text
+//!   response.created ─> (output_item.added ─> ...delta* ─> ...done ─> output_item.done)*
+//!                    ─> response.completed | .failed | .incomplete        (error anywhere)
+//! ```
+//!
+//! Quirks and choices, each with a test named after the server that shows it:
+//!
+//! - `response.output_item.added` of a `function_call` opens a call: its `call_id` is the
+//!   id (the item `id` only when there is no `call_id`) and its `name` emits
+//!   [`Event::ToolCallStart`] at once;
+//! - `response.function_call_arguments.delta` streams the arguments;
+//! - servers that send the arguments only in the done events (LM Studio, and any server
+//!   that skips deltas): when no delta arrived, the arguments are taken from
+//!   `response.function_call_arguments.done`, else from `response.output_item.done`
+//!   (else from a non-empty `arguments` in `output_item.added`). When deltas did arrive,
+//!   a done text is never appended again: it is compared with what streamed (as text,
+//!   then as JSON values), and if it differs an [`Event::Error`] (kind
+//!   `unexpected_payload`, naming the call) carries both texts in `raw`; the call keeps
+//!   the streamed text (and if that never closed, it is reported truncated as usual);
+//! - `response.output_item.done` closes the call (`{}` when no argument text came);
+//! - **custom (free-form, grammar) tools** — `custom_tool_call` items, whose input is
+//!   free text streamed by `response.custom_tool_call_input.delta`: the input is
+//!   represented as a JSON *string*. The call's args deltas are its JSON-escaped text:
+//!   `"` when the item is added, each input fragment escaped as it arrives, and the
+//!   closing `"` at `response.custom_tool_call_input.done` (or `output_item.done`).
+//!   So the args deltas concatenated are still JSON text, and the
+//!   [`Event::ToolCallEnd`] `arguments` is a JSON string holding the raw input;
+//! - `response.output_text.delta` (and `response.refusal.delta`) → [`Event::Text`];
+//!   reasoning summary and reasoning text deltas (`response.reasoning_summary_text.delta`,
+//!   `response.reasoning_text.delta`) → [`Event::Reasoning`]; the `.done` repeats of text
+//!   are ignored;
+//! - other output items (`message`, `reasoning`, `web_search_call`, `file_search_call`,
+//!   `mcp_call`, tool search, ...) produce no call;
+//! - `response.completed` / `.failed` / `.incomplete` → [`Event::Finish`] with the
+//!   status normalised (`completed` → `stop`, or `tool_calls` when a call was made;
+//!   `incomplete` → its `incomplete_details.reason`, e.g. `max_output_tokens` →
+//!   `length`; `failed` → `error`, plus a provider [`Event::Error`] with the response's
+//!   error) and usage from `input_tokens` / `output_tokens`;
+//! - `error` events → [`Event::Error`] of kind provider with the payload as `raw`;
+//! - unknown event types and fields (`obfuscation`, `logprobs`, `namespace`,
+//!   `sequence_number`, ...) are ignored; `[DONE]` is ignored.
+
+use crate::calls::Slot;
+use crate::event::{ErrorKind, Event, Usage};
+use crate::limits::Limits;
+use crate::provider::Sink;
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// One `data:` payload; fields a type does not have are absent.
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    output_index: Option<u64>,
+    #[serde(borrow, default)]
+    item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item: Option<Item<'a>>,
+    #[serde(borrow, default)]
+    delta: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    response: Option<Response<'a>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+/// Only the type of a payload, for payloads that do not fit [`Payload`].
+#[derive(Deserialize)]
+struct TypeOnly<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    incomplete_details: Option<Details<'a>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Details<'a> {
+    #[serde(borrow, default)]
+    reason: Option<Cow<'a, str>>,
+}
+
+/// Event types whose payload must fit [`Payload`]; any other type that does not is
+/// skipped as a newer event this decoder does not know.
+const DECODED: &[&str] = &[
+    "response.output_item.added",
+    "response.output_item.done",
+    "response.function_call_arguments.delta",
+    "response.function_call_arguments.done",
+    "response.custom_tool_call_input.delta",
+    "response.custom_tool_call_input.done",
+    "response.output_text.delta",
+    "response.completed",
+    "response.failed",
+    "response.incomplete",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallKind {
+    /// `function_call`: JSON arguments.
+    Function,
+    /// `custom_tool_call`: free text, streamed as a JSON string.
+    Custom,
+}
+
+/// One tool-call output item.
+///
+/// ```text
+///   added ──delta*──> (done text: applied if no delta came, else compared) ──> closed
+/// ```
+#[derive(Debug)]
+struct CallItem {
+    output_index: Option<u64>,
+    item_id: String,
+    kind: CallKind,
+    slot: Slot,
+    /// What the call was given: the streamed argument text (function) or the raw input
+    /// (custom), or the done text when nothing streamed. Kept to compare done texts with.
+    given: String,
+    /// `given` grew past the argument limit and is no longer complete.
+    overflow: bool,
+    /// Argument deltas arrived.
+    streamed: bool,
+    /// A done text was applied or compared: later deltas are not appended.
+    settled: bool,
+    /// Deltas that arrived after the arguments were settled.
+    late: String,
+    /// Custom: the closing `"` was sent.
+    quoted: bool,
+    closed: bool,
+}
+
+/// Decoder state for one `openai-responses` response.
+#[derive(Debug)]
+pub(crate) struct OpenAiResponses {
+    items: Vec<CallItem>,
+    /// Scratch for JSON-escaping custom tool input.
+    escaped: String,
+    finished: bool,
+    max_argument_bytes: usize,
+}
+
+impl OpenAiResponses {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        OpenAiResponses {
+            items: Vec::new(),
+            escaped: String::new(),
+            finished: false,
+            max_argument_bytes: limits.max_argument_bytes,
+        }
+    }
+
+    /// Bytes retained beyond the call table (texts kept for comparison).
+    pub(crate) fn retained(&self) -> usize {
+        self.items
+            .iter()
+            .map(|i| i.given.len() + i.late.len())
+            .sum()
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"[DONE]" {
+            return;
+        }
+        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+            Ok(p) => p,
+            Err(e) => {
+                self.bad_payload(event, data, trimmed, &e, sink);
+                return;
+            }
+        };
+        let Some(kind) = p.kind.as_deref() else {
+            match p.error {
+                Some(err) => {
+                    sink.error(ErrorKind::Provider, provider_error_message(err.get()), data)
+                }
+                None => sink.error(
+                    ErrorKind::UnexpectedPayload,
+                    "Responses stream event without a `type`".into(),
+                    data,
+                ),
+            }
+            return;
+        };
+        let item_id = p.item_id.as_deref();
+        match kind {
+            "response.function_call_arguments.delta" => {
+                if let Some(d) = p.delta.as_deref() {
+                    self.delta(CallKind::Function, item_id, p.output_index, d, sink);
+                }
+            }
+            "response.custom_tool_call_input.delta" => {
+                if let Some(d) = p.delta.as_deref() {
+                    self.delta(CallKind::Custom, item_id, p.output_index, d, sink);
+                }
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                if let Some(d) = p.delta.as_deref() {
+                    sink.text(d);
+                }
+            }
+            "response.function_call_arguments.done" => {
+                if let Some(a) = p.arguments.and_then(string_value) {
+                    self.done_text(CallKind::Function, item_id, p.output_index, &a, sink);
+                }
+            }
+            "response.custom_tool_call_input.done" => {
+                if let Some(a) = p.input.and_then(string_value) {
+                    self.done_text(CallKind::Custom, item_id, p.output_index, &a, sink);
+                }
+            }
+            "response.output_item.added" => {
+                if let Some(item) = p.item {
+                    self.item_added(item, p.output_index, sink);
+                }
+            }
+            "response.output_item.done" => {
+                if let Some(item) = p.item {
+                    self.item_done(item, p.output_index, sink);
+                }
+            }
+            "response.completed"
+            | "response.failed"
+            | "response.incomplete"
+            | "response.cancelled" => {
+                self.terminal(kind, p.response, data, sink);
+            }
+            "error" => {
+                let message = match p.error {
+                    Some(e) => provider_error_message(e.get()),
+                    None => {
+                        provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default())
+                    }
+                };
+                sink.error(ErrorKind::Provider, message, data);
+            }
+            k if k.starts_with("response.reasoning") && k.ends_with(".delta") => {
+                if let Some(d) = p.delta.as_deref() {
+                    sink.reasoning(d);
+                }
+            }
+            // response.created / in_progress / content_part.* / *.done repeats / newer types.
+            _ => {}
+        }
+    }
+
+    /// A payload that did not fit: an error unless it is valid JSON of an event type
+    /// this decoder does not decode.
+    fn bad_payload(
+        &self,
+        event: &str,
+        data: &[u8],
+        trimmed: &[u8],
+        e: &serde_json::Error,
+        sink: &mut Sink<'_>,
+    ) {
+        match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+            Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
+                ErrorKind::Provider,
+                provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default()),
+                data,
+            ),
+            Ok(TypeOnly { kind: Some(k) }) if !DECODED.contains(&k.as_ref()) => {}
+            Ok(_) => sink.error(
+                ErrorKind::UnexpectedPayload,
+                format!("Responses stream event of an unexpected shape: {e}"),
+                data,
+            ),
+            Err(_) => sink.error(
+                if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                },
+                format!("payload is not a Responses stream event: {e}"),
+                data,
+            ),
+        }
+    }
+
+    fn find(&self, item_id: Option<&str>, output_index: Option<u64>) -> Option<usize> {
+        let item_id = item_id.filter(|s| !s.is_empty());
+        self.items.iter().rposition(|i| match item_id {
+            Some(id) if !i.item_id.is_empty() => i.item_id == id,
+            _ => output_index.is_some() && i.output_index == output_index,
+        })
+    }
+
+    /// Opens a call item. For a custom tool the opening `"` is sent now.
+    fn open(
+        &mut self,
+        kind: CallKind,
+        item_id: Option<&str>,
+        output_index: Option<u64>,
+        sink: &mut Sink<'_>,
+    ) -> Option<usize> {
+        let slot = sink.calls.open(sink.out)?;
+        self.items.push(CallItem {
+            output_index,
+            item_id: item_id.unwrap_or_default().to_owned(),
+            kind,
+            slot,
+            given: String::new(),
+            overflow: false,
+            streamed: false,
+            settled: false,
+            late: String::new(),
+            quoted: false,
+            closed: false,
+        });
+        if kind == CallKind::Custom {
+            sink.calls.args(slot, "\"", sink.out);
+        }
+        Some(self.items.len() - 1)
+    }
+
+    fn find_or_open(
+        &mut self,
+        kind: CallKind,
+        item_id: Option<&str>,
+        output_index: Option<u64>,
+        sink: &mut Sink<'_>,
+    ) -> Option<usize> {
+        match self.find(item_id, output_index) {
+            Some(i) => Some(i),
+            None => self.open(kind, item_id, output_index, sink),
+        }
+    }
+
+    fn item_added(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
+        let Some(kind) = call_kind(item.kind.as_deref()) else {
+            return;
+        };
+        let item_id = item.id.as_deref();
+        // An item seen before (deltas that came first) is completed, not opened twice.
+        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
+            return;
+        };
+        self.identify(i, &item, sink);
+        // A server that sends the whole arguments with the item: a done text.
+        let given = match kind {
+            CallKind::Function => item.arguments,
+            CallKind::Custom => item.input,
+        };
+        if let Some(text) = given.and_then(string_value).filter(|t| !t.is_empty()) {
+            self.settle(i, &text, sink);
+        }
+    }
+
+    /// Records the id and name of an item; the name emits ToolCallStart.
+    fn identify(&mut self, i: usize, item: &Item<'_>, sink: &mut Sink<'_>) {
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
+        if let Some(id) = item.id.as_deref().filter(|_| it.item_id.is_empty()) {
+            it.item_id.push_str(id);
+        }
+        let slot = it.slot;
+        let id = item
+            .call_id
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .or(item.id.as_deref());
+        if let Some(id) = id {
+            sink.calls.set_id(slot, id);
+        }
+        if let Some(name) = item.name.as_deref() {
+            sink.calls.set_name(slot, clean_name(name), sink.out);
+        }
+    }
+
+    fn delta(
+        &mut self,
+        kind: CallKind,
+        item_id: Option<&str>,
+        output_index: Option<u64>,
+        delta: &str,
+        sink: &mut Sink<'_>,
+    ) {
+        if delta.is_empty() {
+            return;
+        }
+        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
+            return;
+        };
+        let max = self.max_argument_bytes;
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
+        if it.settled || it.closed {
+            if it.late.len() + delta.len() <= max {
+                it.late.push_str(delta);
+            }
+            return;
+        }
+        it.streamed = true;
+        if it.given.len() + delta.len() <= max {
+            it.given.push_str(delta);
+        } else {
+            it.overflow = true;
+        }
+        match it.kind {
+            CallKind::Function => sink.calls.args(it.slot, delta, sink.out),
+            CallKind::Custom => {
+                self.escaped.clear();
+                escape_into(delta, &mut self.escaped);
+                sink.calls.args(it.slot, &self.escaped, sink.out);
+            }
+        }
+    }
+
+    fn done_text(
+        &mut self,
+        kind: CallKind,
+        item_id: Option<&str>,
+        output_index: Option<u64>,
+        text: &str,
+        sink: &mut Sink<'_>,
+    ) {
+        if let Some(i) = self.find_or_open(kind, item_id, output_index, sink) {
+            self.settle(i, text, sink);
+        }
+    }
+
+    /// A done text for item `i`: applied when nothing streamed, else compared.
+    fn settle(&mut self, i: usize, text: &str, sink: &mut Sink<'_>) {
+        let Some(it) = self.items.get_mut(i) else {
+            return;
+        };
+        if it.closed {
+            return;
+        }
+        if !it.streamed && !it.settled {
+            it.settled = true;
+            if text.len() <= self.max_argument_bytes {
+                it.given.push_str(text);
+            } else {
+                it.overflow = true;
+            }
+            match it.kind {
+                CallKind::Function => sink.calls.args(it.slot, text, sink.out),
+                CallKind::Custom => {
+                    self.escaped.clear();
+                    escape_into(text, &mut self.escaped);
+                    sink.calls.args(it.slot, &self.escaped, sink.out);
+                }
+            }
+        } else {
+            it.settled = true;
+            // Deltas that came after an applied done text are what is compared.
+            let streamed = if it.late.is_empty() {
+                &it.given
+            } else {
+                &it.late
+            };
+            if !it.overflow && !same_text(it.kind, streamed, text) {
+                let id = sink.calls.id(it.slot).unwrap_or(&it.item_id);
+                let what = match it.kind {
+                    CallKind::Function => "arguments",
+                    CallKind::Custom => "input",
+                };
+                sink.out.push(Event::Error {
+                    kind: ErrorKind::UnexpectedPayload,
+                    message: format!(
+                        "the done {what} of tool call `{id}` differ from what streamed; the streamed {what} were kept"
+                    ),
+                    index: None,
+                    raw: format!("streamed: {streamed}\ndone: {text}"),
+                });
+            }
+            it.late.clear();
+        }
+        if it.kind == CallKind::Custom && !it.quoted {
+            it.quoted = true;
+            sink.calls.args(it.slot, "\"", sink.out);
+        }
+    }
+
+    fn item_done(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
+        let Some(kind) = call_kind(item.kind.as_deref()) else {
+            return;
+        };
+        let Some(i) = self.find_or_open(kind, item.id.as_deref(), output_index, sink) else {
+            return;
+        };
+        self.identify(i, &item, sink);
+        let given = match kind {
+            CallKind::Function => item.arguments,
+            CallKind::Custom => item.input,
+        };
+        match given.and_then(string_value) {
+            Some(text) => self.settle(i, &text, sink),
+            None => {
+                // No text in the done item: the call is what it got.
+                if let Some(it) = self
+                    .items
+                    .get_mut(i)
+                    .filter(|it| it.kind == CallKind::Custom && !it.quoted)
+                {
+                    it.quoted = true;
+                    sink.calls.args(it.slot, "\"", sink.out);
+                }
+            }
+        }
+        if let Some(it) = self.items.get_mut(i) {
+            it.closed = true;
+            it.given = String::new();
+            sink.calls.close(it.slot, sink.out);
+        }
+    }
+
+    fn terminal(
+        &mut self,
+        kind: &str,
+        response: Option<Response<'_>>,
+        data: &[u8],
+        sink: &mut Sink<'_>,
+    ) {
+        let (status, usage, reason, error) = match &response {
+            Some(r) => (
+                r.status.as_deref(),
+                r.usage,
+                r.incomplete_details
+                    .as_ref()
+                    .and_then(|d| d.reason.as_deref()),
+                r.error.filter(|e| e.get() != "null"),
+            ),
+            None => (None, None, None, None),
+        };
+        let status = status.unwrap_or_else(|| kind.trim_start_matches("response."));
+        if let Some(e) = error {
+            sink.error(ErrorKind::Provider, provider_error_message(e.get()), data);
+        } else if status == "failed" {
+            sink.error(ErrorKind::Provider, "the response failed".into(), data);
+        }
+        let reason = match status {
+            "completed" => "stop",
+            "failed" => "error",
+            "incomplete" => reason.unwrap_or("incomplete"),
+            other => other,
+        };
+        let usage = usage
+            .and_then(|u| serde_json::from_str::<Value>(u.get()).ok())
+            .filter(|u| u.is_object())
+            .map(|u| {
+                Usage::from_value(
+                    u,
+                    &["input_tokens", "prompt_tokens"],
+                    &["output_tokens", "completion_tokens"],
+                )
+            });
+        self.close_all(sink);
+        if !self.finished {
+            self.finished = true;
+            sink.out.push(Event::Finish {
+                reason: normalise_reason(Some(reason), sink.calls.any_started()),
+                usage,
+            });
+        }
+    }
+
+    fn close_all(&mut self, sink: &mut Sink<'_>) {
+        sink.end_text();
+        for it in &mut self.items {
+            it.closed = true;
+        }
+        sink.calls.close_all(sink.out);
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        self.close_all(sink);
+    }
+}
+
+fn call_kind(kind: Option<&str>) -> Option<CallKind> {
+    match kind {
+        Some("function_call") => Some(CallKind::Function),
+        Some("custom_tool_call") => Some(CallKind::Custom),
+        _ => None,
+    }
+}
+
+/// The text of a JSON string value; `None` for `null`. Any other value (arguments sent
+/// as an object instead of a string) is taken as its JSON text.
+fn string_value(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    if text.starts_with('"') {
+        serde_json::from_str::<Cow<'_, str>>(text).ok()
+    } else if text == "null" {
+        None
+    } else {
+        Some(Cow::Borrowed(text))
+    }
+}
+
+/// Whether a done text says the same as what streamed: the same text, or (function
+/// arguments) the same JSON value.
+fn same_text(kind: CallKind, streamed: &str, done: &str) -> bool {
+    streamed == done
+        || (kind == CallKind::Function
+            && matches!(
+                (serde_json::from_str::<Value>(streamed), serde_json::from_str::<Value>(done)),
+                (Ok(a), Ok(b)) if a == b
+            ))
+}
+
+/// Appends `s` JSON-escaped (without quotes) to `out`.
+pub(crate) fn escape_into(s: &str, out: &mut String) {
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(start..i).unwrap_or_default());
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(s.get(start..).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_matches_serde() {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c\nd\te\u{1}f\u{1f}",
+            "é😀\u{7f}",
+            "\r\u{8}\u{c}",
+        ] {
+            let mut out = String::from("\"");
+            escape_into(s, &mut out);
+            out.push('"');
+            assert_eq!(
+                serde_json::from_str::<String>(&out).ok().as_deref(),
+                Some(s)
+            );
+        }
+    }
+}
