@@ -17,6 +17,12 @@ use std::str::FromStr;
 pub enum Format {
     /// OpenAI Chat Completions streaming and compatible servers (SSE).
     OpenAiChat,
+    /// Cohere Chat v2 streaming (SSE events typed by their JSON `type`).
+    Cohere,
+    /// Ollama's native `/api/chat` and `/api/generate` streams (NDJSON).
+    Ollama,
+    /// Llama Stack's native `/v1/inference/chat-completion` stream (SSE).
+    LlamaStack,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -27,12 +33,32 @@ struct FormatInfo {
     about: &'static str,
 }
 
-const FORMATS: &[FormatInfo] = &[FormatInfo {
-    format: Format::OpenAiChat,
-    name: "openai-chat",
-    framing: Framing::Sse,
-    about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
-}];
+const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        format: Format::OpenAiChat,
+        name: "openai-chat",
+        framing: Framing::Sse,
+        about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
+    },
+    FormatInfo {
+        format: Format::Cohere,
+        name: "cohere",
+        framing: Framing::Sse,
+        about: "Cohere Chat v2 stream (message-start, content-delta, tool-plan-delta, tool-call-start/delta/end, message-end)",
+    },
+    FormatInfo {
+        format: Format::Ollama,
+        name: "ollama",
+        framing: Framing::Ndjson,
+        about: "Ollama native /api/chat and /api/generate NDJSON stream (message.tool_calls, thinking, done_reason)",
+    },
+    FormatInfo {
+        format: Format::LlamaStack,
+        name: "llama-stack",
+        framing: Framing::Sse,
+        about: "Llama Stack native /v1/inference/chat-completion stream (text and tool_call deltas with parse_status)",
+    },
+];
 
 impl Format {
     /// Every format, in the order `toolstream formats` lists them.

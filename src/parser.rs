@@ -10,6 +10,9 @@ use crate::limits::Limits;
 use crate::calls::Calls;
 use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::provider::Sink;
+use crate::provider::cohere::Cohere;
+use crate::provider::llama_stack::LlamaStack;
+use crate::provider::ollama::Ollama;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::text::TextScanner;
 
@@ -69,6 +72,9 @@ enum Framer {
 #[derive(Debug)]
 enum Decoder {
     OpenAiChat(OpenAiChat),
+    Cohere(Cohere),
+    Ollama(Ollama),
+    LlamaStack(LlamaStack),
     Text(TextScanner),
 }
 
@@ -79,6 +85,9 @@ impl Decoder {
         }
         match format {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
+            Format::Cohere => Decoder::Cohere(Cohere::new()),
+            Format::Ollama => Decoder::Ollama(Ollama::new()),
+            Format::LlamaStack => Decoder::LlamaStack(LlamaStack::new(limits)),
         }
     }
 
@@ -86,6 +95,9 @@ impl Decoder {
     fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.message(event, data, sink),
+            Decoder::Cohere(d) => d.message(event, data, sink),
+            Decoder::Ollama(d) => d.message(event, data, sink),
+            Decoder::LlamaStack(d) => d.message(event, data, sink),
             // A text format behind a message framing: each payload is more text.
             Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
@@ -106,6 +118,9 @@ impl Decoder {
     fn finish(&mut self, sink: &mut Sink<'_>) {
         match self {
             Decoder::OpenAiChat(d) => d.finish(sink),
+            Decoder::Cohere(d) => d.finish(sink),
+            Decoder::Ollama(d) => d.finish(sink),
+            Decoder::LlamaStack(d) => d.finish(sink),
             Decoder::Text(t) => {
                 t.finish(sink.calls, sink.out);
                 sink.calls.close_all(sink.out);
@@ -115,7 +130,8 @@ impl Decoder {
 
     fn retained(&self) -> usize {
         match self {
-            Decoder::OpenAiChat(_) => 0,
+            Decoder::OpenAiChat(_) | Decoder::Cohere(_) | Decoder::Ollama(_) => 0,
+            Decoder::LlamaStack(d) => d.retained(),
             Decoder::Text(t) => t.retained(),
         }
     }

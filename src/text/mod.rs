@@ -25,7 +25,7 @@ impl TextScanner {
     pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
         let _ = limits;
         match format {
-            Format::OpenAiChat => None,
+            Format::OpenAiChat | Format::Cohere | Format::Ollama | Format::LlamaStack => None,
         }
     }
 
