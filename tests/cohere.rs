@@ -1,6 +1,13 @@
 //! `cohere`: own fixtures (one per quirk, named after the server or client that shows
 //! it) at every chunking, every Cohere capture against a one-shot oracle, and a proptest
 //! of generated streams.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    unreachable_pub
+)]
 
 mod common;
 
@@ -79,7 +86,11 @@ fn cohere_ndjson() -> Parser {
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
@@ -97,10 +108,17 @@ fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
 #[test]
 fn langchain_command_r_plus_tool_plan_then_pretty_printed_arguments() {
     let mut p = vec![start()];
-    for t in ["I", " will", " use", " the", " magic", "_", "function", " tool."] {
+    for t in [
+        "I", " will", " use", " the", " magic", "_", "function", " tool.",
+    ] {
         p.push(plan(t));
     }
-    p.push(call_start(0, "magic_function_yypdfpdj7gx6", "magic_function", ""));
+    p.push(call_start(
+        0,
+        "magic_function_yypdfpdj7gx6",
+        "magic_function",
+        "",
+    ));
     for a in ["{\n    \"", "input", "\":", " ", "3", "\n", "}"] {
         p.push(call_delta(0, a));
     }
@@ -109,7 +127,14 @@ fn langchain_command_r_plus_tool_plan_then_pretty_printed_arguments() {
     let ev = assert_split_invariant(&cohere, &sse(&p), 50);
     assert_eq!(reasoning(&ev), "I will use the magic_function tool.");
     assert_eq!(text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("magic_function_yypdfpdj7gx6", "magic_function", json!({"input": 3}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "magic_function_yypdfpdj7gx6",
+            "magic_function",
+            json!({"input": 3})
+        )]
+    );
     // The provider's own argument bytes, pretty-printing included.
     let args: String = ev
         .iter()
@@ -123,7 +148,10 @@ fn langchain_command_r_plus_tool_plan_then_pretty_printed_arguments() {
     assert_eq!(reason, Some(FinishReason::ToolCalls));
     let usage = usage.unwrap();
     // `tokens` (what the model processed) over `billed_units`.
-    assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (Some(780), Some(54), Some(834)));
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (Some(780), Some(54), Some(834))
+    );
     assert_eq!(usage.raw["billed_units"]["input_tokens"], 37);
     assert!(matches!(ev.last(), Some(Event::Finish { .. })));
 }
@@ -133,13 +161,28 @@ fn langchain_sql_agent_noarg_call_without_any_delta() {
     let p = vec![
         start(),
         plan("I will first list the tables."),
-        call_start(0, "sql_db_list_tables_4dxzxwsj7fkz", "sql_db_list_tables", ""),
+        call_start(
+            0,
+            "sql_db_list_tables_4dxzxwsj7fkz",
+            "sql_db_list_tables",
+            "",
+        ),
         call_end(0),
         end("TOOL_CALL"),
     ];
     let ev = assert_split_invariant(&cohere, &sse(&p), 30);
-    assert_eq!(calls(&ev), vec![call("sql_db_list_tables_4dxzxwsj7fkz", "sql_db_list_tables", json!({}))]);
-    assert!(ev.contains(&Event::ToolCallArgs { index: 0, delta: "{}".into() }));
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "sql_db_list_tables_4dxzxwsj7fkz",
+            "sql_db_list_tables",
+            json!({})
+        )]
+    );
+    assert!(ev.contains(&Event::ToolCallArgs {
+        index: 0,
+        delta: "{}".into()
+    }));
     assert!(errors(&ev).is_empty());
 }
 
@@ -162,8 +205,16 @@ fn vercel_payloads_one_per_line_without_done() {
     assert_eq!(
         calls(&ev),
         vec![
-            call("weather_e8p4pn45zt0t", "weather", json!({"location": "San Francisco"})),
-            call("cityAttractions_pyxssbwnq9fq", "cityAttractions", json!({"city": "San Francisco"})),
+            call(
+                "weather_e8p4pn45zt0t",
+                "weather",
+                json!({"location": "San Francisco"})
+            ),
+            call(
+                "cityAttractions_pyxssbwnq9fq",
+                "cityAttractions",
+                json!({"city": "San Francisco"})
+            ),
         ]
     );
     assert_eq!(finish(&ev).0, Some(FinishReason::ToolCalls));
@@ -225,7 +276,11 @@ fn langchain_csv_agent_parallel_pretty_printed_calls() {
     assert_eq!(
         calls(&ev),
         vec![
-            call("file_peek_1", "file_peek", json!({"filename": "titanic.csv"})),
+            call(
+                "file_peek_1",
+                "file_peek",
+                json!({"filename": "titanic.csv"})
+            ),
             call("file_peek_2", "file_peek", json!({"filename": "house.csv"})),
         ]
     );
@@ -246,13 +301,20 @@ fn cohere_initial_arguments_in_tool_call_start() {
 
 #[test]
 fn cohere_end_is_emitted_when_the_arguments_close() {
-    let p = vec![start(), call_start(0, "c1", "f", ""), call_delta(0, "{\"a\": 1}")];
+    let p = vec![
+        start(),
+        call_start(0, "c1", "f", ""),
+        call_delta(0, "{\"a\": 1}"),
+    ];
     let body = sse(&p);
     let body = &body[..body.len() - "data: [DONE]\n\n".len()];
     let mut parser = cohere();
     let mut out = Vec::new();
     parser.feed(body, &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -263,9 +325,14 @@ fn cohere_start_is_emitted_by_the_feed_that_completes_the_name() {
         let mut p = cohere();
         let mut out = Vec::new();
         p.feed(&body[..cut], &mut out).unwrap();
-        assert!(out.is_empty(), "start before the event was complete (cut {cut})");
+        assert!(
+            out.is_empty(),
+            "start before the event was complete (cut {cut})"
+        );
         p.feed(&body[cut..event_end], &mut out).unwrap();
-        assert!(matches!(out.first(), Some(Event::ToolCallStart { name, .. }) if name == "write_file"));
+        assert!(
+            matches!(out.first(), Some(Event::ToolCallStart { name, .. }) if name == "write_file")
+        );
     }
 }
 
@@ -297,8 +364,17 @@ fn cohere_error_payloads_are_provider_errors() {
     let ev = assert_split_invariant(&cohere, &body, 20);
     let errs = errors(&ev);
     assert_eq!(errs.len(), 2, "{ev:?}");
-    assert!(errs.iter().all(|e| matches!(e, Event::Error { kind: ErrorKind::Provider, index: None, .. })));
-    assert!(matches!(errs[0], Event::Error { message, raw, .. } if message == "internal server error" && raw.contains("internal")));
+    assert!(errs.iter().all(|e| matches!(
+        e,
+        Event::Error {
+            kind: ErrorKind::Provider,
+            index: None,
+            ..
+        }
+    )));
+    assert!(
+        matches!(errs[0], Event::Error { message, raw, .. } if message == "internal server error" && raw.contains("internal"))
+    );
     assert_eq!(text(&ev), "partial");
 }
 
@@ -308,23 +384,42 @@ fn cohere_bad_json_payload_is_an_error_and_parsing_goes_on() {
     body.extend(sse(&[start(), content(0, "ok"), end("COMPLETE")]));
     let ev = assert_split_invariant(&cohere, &body, 10);
     assert_eq!(text(&ev), "ok");
-    assert!(matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, raw, .. }) if raw == "{not json"));
+    assert!(
+        matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, raw, .. }) if raw == "{not json")
+    );
 }
 
 #[test]
 fn cohere_invalid_arguments_are_an_error_with_the_raw_text() {
-    let p = vec![start(), call_start(0, "c", "f", ""), call_delta(0, "{\"a\": nope}"), call_end(0), end("TOOL_CALL")];
+    let p = vec![
+        start(),
+        call_start(0, "c", "f", ""),
+        call_delta(0, "{\"a\": nope}"),
+        call_end(0),
+        end("TOOL_CALL"),
+    ];
     let ev = assert_split_invariant(&cohere, &sse(&p), 10);
     assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::InvalidArguments, index: Some(0), raw, .. } if raw == "{\"a\": nope}")));
 }
 
 #[test]
 fn cohere_stream_cut_mid_call_reports_it_without_finish() {
-    let p = vec![start(), call_start(0, "c", "f", ""), call_delta(0, "{\"a\": ")];
+    let p = vec![
+        start(),
+        call_start(0, "c", "f", ""),
+        call_delta(0, "{\"a\": "),
+    ];
     let body = sse(&p);
     let body = &body[..body.len() - "data: [DONE]\n\n".len()];
     let ev = assert_split_invariant(&cohere, body, 10);
-    assert!(matches!(ev.last(), Some(Event::Error { kind: ErrorKind::Truncated, index: Some(0), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Error {
+            kind: ErrorKind::Truncated,
+            index: Some(0),
+            ..
+        })
+    ));
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
 }
 
@@ -359,7 +454,11 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
             .filter(|d| *d != "[DONE]")
             .map(|d| serde_json::from_str(d).expect("oracle: payload parses"))
             .collect(),
-        Framing::Ndjson => s.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect(),
+        Framing::Ndjson => s
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
         _ => unreachable!(),
     };
     let (mut text, mut reasoning) = (String::new(), String::new());
@@ -383,8 +482,16 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
             }
             "tool-call-delta" => {
                 let i = p["index"].as_i64().unwrap();
-                let c = raw.iter_mut().rev().find(|c| c.0 == i).expect("oracle: delta after start");
-                c.3.push_str(m["tool_calls"]["function"]["arguments"].as_str().unwrap_or(""));
+                let c = raw
+                    .iter_mut()
+                    .rev()
+                    .find(|c| c.0 == i)
+                    .expect("oracle: delta after start");
+                c.3.push_str(
+                    m["tool_calls"]["function"]["arguments"]
+                        .as_str()
+                        .unwrap_or(""),
+                );
             }
             _ => {}
         }
@@ -393,9 +500,17 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
         .into_iter()
         .enumerate()
         .map(|(n, (_, id, name, args))| Call {
-            id: if id.is_empty() { format!("call_{n}") } else { id },
+            id: if id.is_empty() {
+                format!("call_{n}")
+            } else {
+                id
+            },
             name,
-            arguments: if args.trim().is_empty() { json!({}) } else { serde_json::from_str(&args).expect("oracle: args parse") },
+            arguments: if args.trim().is_empty() {
+                json!({})
+            } else {
+                serde_json::from_str(&args).expect("oracle: args parse")
+            },
         })
         .collect();
     (text, reasoning, calls)
@@ -407,7 +522,11 @@ fn captures_cohere_match_the_oracle_at_every_chunking() {
     if caps.is_empty() {
         return;
     }
-    assert!(caps.len() >= 7, "expected the Cohere captures, found {}", caps.len());
+    assert!(
+        caps.len() >= 7,
+        "expected the Cohere captures, found {}",
+        caps.len()
+    );
     let mut total_calls = 0;
     for cap in &caps {
         let make = maker("cohere", cap.framing);
@@ -417,15 +536,32 @@ fn captures_cohere_match_the_oracle_at_every_chunking() {
         assert_eq!(calls(&whole), want_calls, "{}", cap.path);
         assert_eq!(text(&whole), want_text, "{}", cap.path);
         assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(errors(&whole).is_empty(), "{}: {:?}", cap.path, errors(&whole));
+        assert!(
+            errors(&whole).is_empty(),
+            "{}: {:?}",
+            cap.path,
+            errors(&whole)
+        );
         let (reason, usage) = finish(&whole);
         assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
         assert!(usage.and_then(|u| u.input_tokens).is_some(), "{}", cap.path);
-        assert_eq!(run_sized(&make, &cap.bytes, 1), whole, "{} byte by byte", cap.path);
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
         let mut rng = Rng::new(cap.bytes.len() as u64);
         for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40)).map(|_| rng.below(cap.bytes.len() + 1)).collect();
-            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), whole, "{} random split", cap.path);
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
         }
         total_calls += want_calls.len();
     }

@@ -1,6 +1,13 @@
 //! `llama-stack`: own fixtures (one per quirk, named after the server that shows it) at
 //! every chunking, every Llama Stack capture against a one-shot oracle, and a proptest
 //! of generated streams.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    unreachable_pub
+)]
 
 mod common;
 
@@ -31,7 +38,11 @@ fn text_delta(t: &str) -> Value {
 }
 
 fn raw(status: &str, fragment: &str) -> Value {
-    ev("progress", json!({"parse_status": status, "tool_call": fragment, "type": "tool_call"}), None)
+    ev(
+        "progress",
+        json!({"parse_status": status, "tool_call": fragment, "type": "tool_call"}),
+        None,
+    )
 }
 
 fn succeeded(id: &str, name: &str, arguments: Value) -> Value {
@@ -52,7 +63,11 @@ fn llama_stack() -> Parser {
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
@@ -72,14 +87,31 @@ fn fireworks_llama31_json_toolcall_started_inprogress_succeeded() {
     let body = sse(&[
         first(),
         raw("started", ""),
-        raw("in_progress", "{\"type\": \"function\", \"name\": \"get_boiling"),
-        raw("in_progress", "_point\", \"parameters\": {\"liquid_name\": \"polyjuice"),
+        raw(
+            "in_progress",
+            "{\"type\": \"function\", \"name\": \"get_boiling",
+        ),
+        raw(
+            "in_progress",
+            "_point\", \"parameters\": {\"liquid_name\": \"polyjuice",
+        ),
         raw("in_progress", "\", \"celcius\": \"true\"}}"),
-        succeeded("6dd93d40", "get_boiling_point", json!({"celcius": "true", "liquid_name": "polyjuice"})),
+        succeeded(
+            "6dd93d40",
+            "get_boiling_point",
+            json!({"celcius": "true", "liquid_name": "polyjuice"}),
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 40);
-    assert_eq!(calls(&ev), vec![call("6dd93d40", "get_boiling_point", json!({"celcius": "true", "liquid_name": "polyjuice"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "6dd93d40",
+            "get_boiling_point",
+            json!({"celcius": "true", "liquid_name": "polyjuice"})
+        )]
+    );
     assert_eq!(text(&ev), "");
     // The raw fragments are not arguments: one Args delta, the parsed arguments' JSON.
     let args: Vec<&str> = ev
@@ -89,11 +121,17 @@ fn fireworks_llama31_json_toolcall_started_inprogress_succeeded() {
             _ => None,
         })
         .collect();
-    assert_eq!(args, vec![r#"{"celcius":"true","liquid_name":"polyjuice"}"#]);
+    assert_eq!(
+        args,
+        vec![r#"{"celcius":"true","liquid_name":"polyjuice"}"#]
+    );
     let (reason, usage) = finish(&ev);
     assert_eq!(reason, Some(FinishReason::ToolCalls));
     let usage = usage.unwrap();
-    assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (Some(37), Some(10), Some(47)));
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (Some(37), Some(10), Some(47))
+    );
     assert!(usage.raw.is_array());
 }
 
@@ -105,12 +143,23 @@ fn fireworks_llama31_json_as_text_deltas_then_succeeded_is_one_call_and_no_text(
         text_delta("type\": \"function\", \"name\": \"get_boiling_point"),
         text_delta("\", \"parameters\": {\"liquid_name\":"),
         text_delta(" \"polyjuice\", \"celcius\": \"false\"}}"),
-        succeeded("55492018", "get_boiling_point", json!({"celcius": "false", "liquid_name": "polyjuice"})),
+        succeeded(
+            "55492018",
+            "get_boiling_point",
+            json!({"celcius": "false", "liquid_name": "polyjuice"}),
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 40);
     assert_eq!(text(&ev), "", "no call syntax in text");
-    assert_eq!(calls(&ev), vec![call("55492018", "get_boiling_point", json!({"celcius": "false", "liquid_name": "polyjuice"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "55492018",
+            "get_boiling_point",
+            json!({"celcius": "false", "liquid_name": "polyjuice"})
+        )]
+    );
 }
 
 #[test]
@@ -120,12 +169,23 @@ fn fireworks_llama33_pythonic_list_as_text_then_succeeded() {
         text_delta("["),
         text_delta("get_boiling_point(liquid_name=\"polyjuice\", celcius"),
         text_delta("=True)]"),
-        succeeded("fc83cd58", "get_boiling_point", json!({"celcius": true, "liquid_name": "polyjuice"})),
+        succeeded(
+            "fc83cd58",
+            "get_boiling_point",
+            json!({"celcius": true, "liquid_name": "polyjuice"}),
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 40);
     assert_eq!(text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("fc83cd58", "get_boiling_point", json!({"celcius": true, "liquid_name": "polyjuice"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "fc83cd58",
+            "get_boiling_point",
+            json!({"celcius": true, "liquid_name": "polyjuice"})
+        )]
+    );
 }
 
 #[test]
@@ -139,7 +199,10 @@ fn fireworks_python_tag_text_split_then_succeeded() {
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 40);
     assert_eq!(text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("c1", "brave_search", json!({"query": "x"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("c1", "brave_search", json!({"query": "x"}))]
+    );
     assert_eq!(finish(&ev).0, Some(FinishReason::ToolCalls));
 }
 
@@ -148,12 +211,26 @@ fn fireworks_brave_search_builtin_pythonic_fragments() {
     let body = sse(&[
         first(),
         raw("started", ""),
-        raw("in_progress", "brave_search.call(query=\"current CEO of Meta\")"),
-        succeeded("a4d59df1", "brave_search", json!({"query": "current CEO of Meta"})),
+        raw(
+            "in_progress",
+            "brave_search.call(query=\"current CEO of Meta\")",
+        ),
+        succeeded(
+            "a4d59df1",
+            "brave_search",
+            json!({"query": "current CEO of Meta"}),
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 40);
-    assert_eq!(calls(&ev), vec![call("a4d59df1", "brave_search", json!({"query": "current CEO of Meta"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "a4d59df1",
+            "brave_search",
+            json!({"query": "current CEO of Meta"})
+        )]
+    );
     assert!(errors(&ev).is_empty());
 }
 
@@ -169,13 +246,21 @@ fn fireworks_code_interpreter_code_argument() {
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
-    assert_eq!(calls(&ev), vec![call("6e8a3719", "code_interpreter", json!({"code": code}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("6e8a3719", "code_interpreter", json!({"code": code}))]
+    );
     assert_eq!(text(&ev), "");
 }
 
 #[test]
 fn llama_stack_plain_text_streams_at_once() {
-    let body = sse(&[first(), text_delta("The boiling"), text_delta(" point é😀"), complete("end_of_turn")]);
+    let body = sse(&[
+        first(),
+        text_delta("The boiling"),
+        text_delta(" point é😀"),
+        complete("end_of_turn"),
+    ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
     assert_eq!(text(&ev), "The boiling point é😀");
     assert_eq!(finish(&ev).0, Some(FinishReason::Stop));
@@ -189,7 +274,12 @@ fn llama_stack_plain_text_streams_at_once() {
 
 #[test]
 fn llama_stack_json_looking_text_without_a_call_is_released_at_complete() {
-    let body = sse(&[first(), text_delta(" {\"not\": "), text_delta("\"a call\"} ok"), complete("end_of_turn")]);
+    let body = sse(&[
+        first(),
+        text_delta(" {\"not\": "),
+        text_delta("\"a call\"} ok"),
+        complete("end_of_turn"),
+    ]);
     let mut p = llama_stack();
     let mut out = Vec::new();
     let cut = body.len() - sse(&[complete("end_of_turn")]).len();
@@ -220,13 +310,26 @@ fn llama_stack_text_before_a_streamed_call_is_released_at_started() {
 #[test]
 fn llama_stack_held_text_is_bounded_by_max_held_bytes() {
     let make = || Parser::new(Format::LlamaStack).max_held_bytes(16);
-    let body = sse(&[first(), text_delta("{\"a\": \"0123456789"), text_delta("abcdef\"} and more"), complete("end_of_turn")]);
+    let body = sse(&[
+        first(),
+        text_delta("{\"a\": \"0123456789"),
+        text_delta("abcdef\"} and more"),
+        complete("end_of_turn"),
+    ]);
     let ev = assert_split_invariant(&make, &body, 20);
     assert_eq!(text(&ev), "{\"a\": \"0123456789abcdef\"} and more");
     // Released as soon as the bound is passed, before the end of the turn.
     let mut p = make();
     let mut out = Vec::new();
-    p.feed(&sse(&[first(), text_delta("{\"a\": \"0123456789"), text_delta("abcdef\"}")]), &mut out).unwrap();
+    p.feed(
+        &sse(&[
+            first(),
+            text_delta("{\"a\": \"0123456789"),
+            text_delta("abcdef\"}"),
+        ]),
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(text(&out), "{\"a\": \"0123456789abcdef\"}");
 }
 
@@ -237,13 +340,24 @@ fn llama_stack_failed_parse_is_an_error_with_the_raw_fragments() {
         raw("started", ""),
         raw("in_progress", "{\"type\": \"function\", \"name\": "),
         raw("in_progress", "\"broken"),
-        ev("progress", json!({"parse_status": "failed", "tool_call": "", "type": "tool_call"}), Some("end_of_turn")),
+        ev(
+            "progress",
+            json!({"parse_status": "failed", "tool_call": "", "type": "tool_call"}),
+            Some("end_of_turn"),
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
     assert!(calls(&ev).is_empty());
     match errors(&ev).as_slice() {
-        [Event::Error { kind: ErrorKind::InvalidArguments, raw, index: None, .. }] => {
+        [
+            Event::Error {
+                kind: ErrorKind::InvalidArguments,
+                raw,
+                index: None,
+                ..
+            },
+        ] => {
             assert_eq!(raw, "{\"type\": \"function\", \"name\": \"broken");
         }
         other => panic!("{other:?}"),
@@ -253,7 +367,11 @@ fn llama_stack_failed_parse_is_an_error_with_the_raw_fragments() {
 
 #[test]
 fn llama_stack_out_of_tokens_is_length() {
-    let body = sse(&[first(), text_delta("The answer is"), complete("out_of_tokens")]);
+    let body = sse(&[
+        first(),
+        text_delta("The answer is"),
+        complete("out_of_tokens"),
+    ]);
     let ev = assert_split_invariant(&llama_stack, &body, 10);
     assert_eq!(finish(&ev).0, Some(FinishReason::Length));
 }
@@ -272,7 +390,10 @@ fn llama_stack_older_server_bare_string_delta_and_content_field() {
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
     assert_eq!(text(&ev), "Searching.");
-    assert_eq!(calls(&ev), vec![call("u1", "brave_search", json!({"query": "x"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("u1", "brave_search", json!({"query": "x"}))]
+    );
     assert_eq!(finish(&ev).0, Some(FinishReason::ToolCalls));
 }
 
@@ -280,24 +401,51 @@ fn llama_stack_older_server_bare_string_delta_and_content_field() {
 fn llama_stack_newer_server_arguments_as_json_string_or_arguments_json() {
     let body = sse(&[
         first(),
-        ev("progress", json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "a", "tool_name": "f", "arguments": "{\"x\": [1, \"é\"]}"}}), None),
-        ev("progress", json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "b", "tool_name": "g", "arguments_json": "{\"y\": null}"}}), None),
-        ev("progress", json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "c", "tool_name": "h"}}), None),
+        ev(
+            "progress",
+            json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "a", "tool_name": "f", "arguments": "{\"x\": [1, \"é\"]}"}}),
+            None,
+        ),
+        ev(
+            "progress",
+            json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "b", "tool_name": "g", "arguments_json": "{\"y\": null}"}}),
+            None,
+        ),
+        ev(
+            "progress",
+            json!({"parse_status": "succeeded", "type": "tool_call", "tool_call": {"call_id": "c", "tool_name": "h"}}),
+            None,
+        ),
         complete("end_of_turn"),
     ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
     assert_eq!(
         calls(&ev),
-        vec![call("a", "f", json!({"x": [1, "é"]})), call("b", "g", json!({"y": null})), call("c", "h", json!({}))]
+        vec![
+            call("a", "f", json!({"x": [1, "é"]})),
+            call("b", "g", json!({"y": null})),
+            call("c", "h", json!({}))
+        ]
     );
 }
 
 #[test]
 fn llama_stack_stream_cut_mid_call_reports_the_raw_text() {
-    let body = sse(&[first(), raw("started", ""), raw("in_progress", "{\"name\": \"f\"")]);
+    let body = sse(&[
+        first(),
+        raw("started", ""),
+        raw("in_progress", "{\"name\": \"f\""),
+    ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
     match errors(&ev).as_slice() {
-        [Event::Error { kind: ErrorKind::Truncated, raw, index: None, .. }] => assert_eq!(raw, "{\"name\": \"f\""),
+        [
+            Event::Error {
+                kind: ErrorKind::Truncated,
+                raw,
+                index: None,
+                ..
+            },
+        ] => assert_eq!(raw, "{\"name\": \"f\""),
         other => panic!("{other:?}"),
     }
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
@@ -305,9 +453,15 @@ fn llama_stack_stream_cut_mid_call_reports_the_raw_text() {
 
 #[test]
 fn llama_stack_error_payload_is_a_provider_error() {
-    let body = sse(&[first(), text_delta("Hi"), json!({"error": {"message": "upstream timed out"}})]);
+    let body = sse(&[
+        first(),
+        text_delta("Hi"),
+        json!({"error": {"message": "upstream timed out"}}),
+    ]);
     let ev = assert_split_invariant(&llama_stack, &body, 20);
-    assert!(matches!(errors(&ev).as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }] if message == "upstream timed out"));
+    assert!(
+        matches!(errors(&ev).as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }] if message == "upstream timed out")
+    );
     assert_eq!(text(&ev), "Hi");
 }
 
@@ -317,7 +471,10 @@ fn llama_stack_call_ends_in_the_feed_of_its_succeeded_event() {
     let mut p = llama_stack();
     let mut out = Vec::new();
     p.feed(&body, &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { .. })),
+        "{out:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -328,7 +485,10 @@ fn llama_stack_call_ends_in_the_feed_of_its_succeeded_event() {
 /// turn looks like a call (`{`, `[`, `<|python_tag|>`), the text *was* the call.
 fn oracle(bytes: &[u8]) -> (String, Vec<Call>) {
     let (mut text, mut calls) = (String::new(), Vec::new());
-    for l in String::from_utf8_lossy(bytes).lines().filter(|l| !l.trim().is_empty()) {
+    for l in String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
         let v: Value = serde_json::from_str(l).expect("oracle: line parses");
         let d = &v["event"]["delta"];
         match d["type"].as_str() {
@@ -345,7 +505,9 @@ fn oracle(bytes: &[u8]) -> (String, Vec<Call>) {
         }
     }
     let t = text.trim_start();
-    if !calls.is_empty() && (t.starts_with('{') || t.starts_with('[') || t.starts_with("<|python_tag|>")) {
+    if !calls.is_empty()
+        && (t.starts_with('{') || t.starts_with('[') || t.starts_with("<|python_tag|>"))
+    {
         text.clear();
     }
     (text, calls)
@@ -357,7 +519,11 @@ fn captures_llama_stack_match_the_oracle_at_every_chunking() {
     if caps.is_empty() {
         return;
     }
-    assert!(caps.len() >= 6, "expected the Llama Stack captures, found {}", caps.len());
+    assert!(
+        caps.len() >= 6,
+        "expected the Llama Stack captures, found {}",
+        caps.len()
+    );
     for cap in &caps {
         assert_eq!(cap.framing, Framing::Ndjson);
         let make = maker("llama-stack", cap.framing);
@@ -367,15 +533,32 @@ fn captures_llama_stack_match_the_oracle_at_every_chunking() {
         assert_eq!(calls(&whole), want_calls, "{}", cap.path);
         assert_eq!(want_calls.len(), 1, "{}", cap.path);
         assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert!(errors(&whole).is_empty(), "{}: {:?}", cap.path, errors(&whole));
+        assert!(
+            errors(&whole).is_empty(),
+            "{}: {:?}",
+            cap.path,
+            errors(&whole)
+        );
         let (reason, usage) = finish(&whole);
         assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
         assert!(usage.and_then(|u| u.total_tokens).is_some(), "{}", cap.path);
-        assert_eq!(run_sized(&make, &cap.bytes, 1), whole, "{} byte by byte", cap.path);
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
         let mut rng = Rng::new(cap.bytes.len() as u64);
         for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40)).map(|_| rng.below(cap.bytes.len() + 1)).collect();
-            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), whole, "{} random split", cap.path);
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
         }
         // The same payloads as SSE `data:` events.
         let as_sse: Vec<u8> = String::from_utf8_lossy(&cap.bytes)
@@ -383,7 +566,12 @@ fn captures_llama_stack_match_the_oracle_at_every_chunking() {
             .filter(|l| !l.trim().is_empty())
             .flat_map(|l| format!("data: {l}\n\n").into_bytes())
             .collect();
-        assert_eq!(run_sized(&llama_stack, &as_sse, 7), whole, "{} as SSE", cap.path);
+        assert_eq!(
+            run_sized(&llama_stack, &as_sse, 7),
+            whole,
+            "{} as SSE",
+            cap.path
+        );
     }
 }
 

@@ -1,6 +1,13 @@
 //! `ollama`: own fixtures (one per quirk, named after the server that shows it) at
 //! every chunking, every Ollama capture against a one-shot oracle, and a proptest of
 //! generated streams.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    unreachable_pub
+)]
 
 mod common;
 
@@ -37,7 +44,11 @@ fn ollama() -> Parser {
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
@@ -66,16 +77,24 @@ fn ollama_chat_qwen3_thinking_then_whole_call_stop_is_tool_calls() {
     let body = ndjson(&[
         msg(json!({"role": "assistant", "content": "", "thinking": "The user wants"})),
         msg(json!({"role": "assistant", "content": "", "thinking": " the weather."})),
-        msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "get_weather", "arguments": {"city": "Tokyo"}}}]})),
+        msg(
+            json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "get_weather", "arguments": {"city": "Tokyo"}}}]}),
+        ),
         done("stop"),
     ]);
     let ev = assert_split_invariant(&ollama, &body, 40);
     assert_eq!(reasoning(&ev), "The user wants the weather.");
-    assert_eq!(calls(&ev), vec![call("call_0", "get_weather", json!({"city": "Tokyo"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "get_weather", json!({"city": "Tokyo"}))]
+    );
     let (reason, usage) = finish(&ev);
     assert_eq!(reason, Some(FinishReason::ToolCalls));
     let usage = usage.unwrap();
-    assert_eq!((usage.input_tokens, usage.output_tokens, usage.total_tokens), (Some(339), Some(11), Some(350)));
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (Some(339), Some(11), Some(350))
+    );
     assert_eq!(usage.raw["eval_duration"], 420012834);
 }
 
@@ -87,16 +106,21 @@ fn ollama_chat_arguments_are_the_json_text_as_received() {
     body.push(b'\n');
     let ev = assert_split_invariant(&ollama, &body, 20);
     assert_eq!(args_text(&ev, 0), r#"{"b": [1, 2.50], "a": "é\"\u00e9"}"#);
-    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"b": [1, 2.5], "a": "é\"é"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "f", json!({"b": [1, 2.5], "a": "é\"é"}))]
+    );
 }
 
 #[test]
 fn ollama_chat_newer_server_ids_and_parallel_calls_in_one_line() {
     let body = ndjson(&[
-        msg(json!({"role": "assistant", "content": "Checking both.", "tool_calls": [
-            {"id": "call_wteop8bt", "function": {"index": 0, "name": "run_command", "arguments": {"command": "ls"}}},
-            {"id": "call_rk2xye1l", "function": {"index": 1, "name": "run_command", "arguments": {"command": "ls -l"}}}
-        ]})),
+        msg(
+            json!({"role": "assistant", "content": "Checking both.", "tool_calls": [
+                {"id": "call_wteop8bt", "function": {"index": 0, "name": "run_command", "arguments": {"command": "ls"}}},
+                {"id": "call_rk2xye1l", "function": {"index": 1, "name": "run_command", "arguments": {"command": "ls -l"}}}
+            ]}),
+        ),
         done("stop"),
     ]);
     let ev = assert_split_invariant(&ollama, &body, 40);
@@ -113,12 +137,22 @@ fn ollama_chat_newer_server_ids_and_parallel_calls_in_one_line() {
 #[test]
 fn ollama_chat_older_server_every_call_index_zero_in_separate_lines() {
     let body = ndjson(&[
-        msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "a", "arguments": {"x": 1}}}]})),
-        msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "b", "arguments": {"y": 2}}}]})),
+        msg(
+            json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "a", "arguments": {"x": 1}}}]}),
+        ),
+        msg(
+            json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"index": 0, "name": "b", "arguments": {"y": 2}}}]}),
+        ),
         done("stop"),
     ]);
     let ev = assert_split_invariant(&ollama, &body, 40);
-    assert_eq!(calls(&ev), vec![call("call_0", "a", json!({"x": 1})), call("call_1", "b", json!({"y": 2}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "a", json!({"x": 1})),
+            call("call_1", "b", json!({"y": 2}))
+        ]
+    );
 }
 
 #[test]
@@ -134,13 +168,19 @@ fn ollama_chat_noarg_calls_get_empty_object() {
     let ev = assert_split_invariant(&ollama, &body, 40);
     assert_eq!(
         calls(&ev),
-        vec![call("call_0", "get_time", json!({})), call("call_1", "get_date", json!({})), call("call_2", "get_zone", json!({}))]
+        vec![
+            call("call_0", "get_time", json!({})),
+            call("call_1", "get_date", json!({})),
+            call("call_2", "get_zone", json!({}))
+        ]
     );
 }
 
 #[test]
 fn ollama_chat_arguments_as_a_json_string() {
-    let body = ndjson(&[msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": "{\"q\": \"x\"}"}}]}))]);
+    let body = ndjson(&[msg(
+        json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": "{\"q\": \"x\"}"}}]}),
+    )]);
     let ev = assert_split_invariant(&ollama, &body, 20);
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"q": "x"}))]);
 }
@@ -159,14 +199,31 @@ fn ollama_chat_text_only_stop() {
 
 #[test]
 fn ollama_length_done_reason_is_length() {
-    let body = ndjson(&[msg(json!({"role": "assistant", "content": "abc"})), done("length")]);
+    let body = ndjson(&[
+        msg(json!({"role": "assistant", "content": "abc"})),
+        done("length"),
+    ]);
     let ev = assert_split_invariant(&ollama, &body, 10);
     assert_eq!(finish(&ev).0, Some(FinishReason::Length));
 }
 
 #[test]
 fn ollama_generate_raw_llama32_pythonic_call_is_text() {
-    let mut lines: Vec<Value> = ["[", "get", "_weather", "(location", "=\"", "San", " Francisco", ",", " CA", "\")]"].iter().map(|r| generate(r)).collect();
+    let mut lines: Vec<Value> = [
+        "[",
+        "get",
+        "_weather",
+        "(location",
+        "=\"",
+        "San",
+        " Francisco",
+        ",",
+        " CA",
+        "\")]",
+    ]
+    .iter()
+    .map(|r| generate(r))
+    .collect();
     let mut last = generate("");
     last["done"] = json!(true);
     last["done_reason"] = json!("stop");
@@ -190,16 +247,28 @@ fn ollama_generate_thinking_field_is_reasoning() {
     let ev = assert_split_invariant(&ollama, &body, 20);
     assert_eq!(reasoning(&ev), "hmm, ok");
     assert_eq!(text(&ev), "Answer");
-    assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })), "no done line, no finish");
+    assert!(
+        !ev.iter().any(|e| matches!(e, Event::Finish { .. })),
+        "no done line, no finish"
+    );
 }
 
 #[test]
 fn ollama_error_line_is_a_provider_error() {
     let mut body = ndjson(&[msg(json!({"role": "assistant", "content": "par"}))]);
-    body.extend_from_slice(b"{\"error\":\"model requires more system memory (8.0 GiB) than is available\"}\n");
+    body.extend_from_slice(
+        b"{\"error\":\"model requires more system memory (8.0 GiB) than is available\"}\n",
+    );
     let ev = assert_split_invariant(&ollama, &body, 20);
     match errors(&ev).as_slice() {
-        [Event::Error { kind: ErrorKind::Provider, message, raw, index: None }] => {
+        [
+            Event::Error {
+                kind: ErrorKind::Provider,
+                message,
+                raw,
+                index: None,
+            },
+        ] => {
             assert!(message.starts_with("model requires more system memory"));
             assert!(raw.contains("\"error\""));
         }
@@ -211,27 +280,49 @@ fn ollama_error_line_is_a_provider_error() {
 #[test]
 fn ollama_bad_line_is_an_error_and_parsing_goes_on() {
     let mut body = b"{\"message\": oops}\n".to_vec();
-    body.extend(ndjson(&[msg(json!({"role": "assistant", "content": "ok"})), done("stop")]));
+    body.extend(ndjson(&[
+        msg(json!({"role": "assistant", "content": "ok"})),
+        done("stop"),
+    ]));
     let ev = assert_split_invariant(&ollama, &body, 10);
     assert_eq!(text(&ev), "ok");
-    assert!(matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, .. })));
+    assert!(matches!(
+        ev.first(),
+        Some(Event::Error {
+            kind: ErrorKind::InvalidJson,
+            ..
+        })
+    ));
 }
 
 #[test]
 fn ollama_call_without_name_is_an_error() {
-    let body = ndjson(&[msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"arguments": {"a": 1}}}]}))]);
+    let body = ndjson(&[msg(
+        json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"arguments": {"a": 1}}}]}),
+    )]);
     let ev = assert_split_invariant(&ollama, &body, 10);
     assert!(calls(&ev).is_empty());
-    assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::MissingName, .. })));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        Event::Error {
+            kind: ErrorKind::MissingName,
+            ..
+        }
+    )));
 }
 
 #[test]
 fn ollama_whole_call_ends_in_the_feed_of_its_line() {
-    let body = ndjson(&[msg(json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}]}))]);
+    let body = ndjson(&[msg(
+        json!({"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}]}),
+    )]);
     let mut p = ollama();
     let mut out = Vec::new();
     p.feed(&body, &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { .. })),
+        "{out:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -242,16 +333,25 @@ fn ollama_whole_call_ends_in_the_feed_of_its_line() {
 /// `message.tool_calls` entry one call.
 fn oracle(bytes: &[u8]) -> (String, String, Vec<Call>) {
     let (mut text, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
-    for l in String::from_utf8_lossy(bytes).lines().filter(|l| !l.trim().is_empty()) {
+    for l in String::from_utf8_lossy(bytes)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
         let v: Value = serde_json::from_str(l).expect("oracle: line parses");
         text.push_str(v["response"].as_str().unwrap_or(""));
         text.push_str(v["message"]["content"].as_str().unwrap_or(""));
         reasoning.push_str(v["thinking"].as_str().unwrap_or(""));
         reasoning.push_str(v["message"]["thinking"].as_str().unwrap_or(""));
-        for c in v["message"]["tool_calls"].as_array().cloned().unwrap_or_default() {
+        for c in v["message"]["tool_calls"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+        {
             let n = calls.len();
             calls.push(Call {
-                id: c["id"].as_str().map_or_else(|| format!("call_{n}"), str::to_owned),
+                id: c["id"]
+                    .as_str()
+                    .map_or_else(|| format!("call_{n}"), str::to_owned),
                 name: c["function"]["name"].as_str().unwrap().to_owned(),
                 arguments: match &c["function"]["arguments"] {
                     Value::Null => json!({}),
@@ -269,7 +369,11 @@ fn captures_ollama_match_the_oracle_at_every_chunking() {
     if caps.is_empty() {
         return;
     }
-    assert!(caps.len() >= 3, "expected the Ollama captures, found {}", caps.len());
+    assert!(
+        caps.len() >= 3,
+        "expected the Ollama captures, found {}",
+        caps.len()
+    );
     for cap in &caps {
         let make = maker("ollama", cap.framing);
         let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes);
@@ -277,17 +381,42 @@ fn captures_ollama_match_the_oracle_at_every_chunking() {
         check_contract(&whole);
         assert_eq!(calls(&whole), want_calls, "{}", cap.path);
         assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert!(want_text.starts_with('[') && want_text.ends_with(")]"), "{}: a raw pythonic call", cap.path);
+        assert!(
+            want_text.starts_with('[') && want_text.ends_with(")]"),
+            "{}: a raw pythonic call",
+            cap.path
+        );
         assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(errors(&whole).is_empty(), "{}: {:?}", cap.path, errors(&whole));
+        assert!(
+            errors(&whole).is_empty(),
+            "{}: {:?}",
+            cap.path,
+            errors(&whole)
+        );
         let (reason, usage) = finish(&whole);
         assert_eq!(reason, Some(FinishReason::Stop), "{}", cap.path);
-        assert!(usage.and_then(|u| u.output_tokens).is_some(), "{}", cap.path);
-        assert_eq!(run_sized(&make, &cap.bytes, 1), whole, "{} byte by byte", cap.path);
+        assert!(
+            usage.and_then(|u| u.output_tokens).is_some(),
+            "{}",
+            cap.path
+        );
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
         let mut rng = Rng::new(cap.bytes.len() as u64);
         for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40)).map(|_| rng.below(cap.bytes.len() + 1)).collect();
-            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), whole, "{} random split", cap.path);
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
         }
     }
 }

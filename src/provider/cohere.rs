@@ -33,8 +33,8 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::{ObjectOr, Sink};
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{ObjectOr, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -135,7 +135,11 @@ impl Cohere {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("payload is not a Cohere stream event: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("payload is not a Cohere stream event: {e}"),
+                    data,
+                );
                 return;
             }
         };
@@ -145,7 +149,10 @@ impl Cohere {
             return;
         }
         if kind == "error" {
-            let message = p.message.map_or_else(|| "the server sent an error event".to_owned(), Cow::into_owned);
+            let message = p.message.map_or_else(
+                || "the server sent an error event".to_owned(),
+                Cow::into_owned,
+            );
             sink.error(ErrorKind::Provider, message, data);
             return;
         }
@@ -167,8 +174,12 @@ impl Cohere {
                 }
             }
             "tool-call-start" => {
-                let call = message.and_then(|m| m.tool_calls.as_ref()).and_then(|t| t.0.as_ref());
-                let Some(slot) = self.open(p.index, sink) else { return };
+                let call = message
+                    .and_then(|m| m.tool_calls.as_ref())
+                    .and_then(|t| t.0.as_ref());
+                let Some(slot) = self.open(p.index, sink) else {
+                    return;
+                };
                 if let Some(call) = call {
                     if let Some(id) = call.id.as_deref() {
                         sink.calls.set_id(slot, id);
@@ -192,10 +203,10 @@ impl Cohere {
                     );
                     return;
                 };
-                if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref()) {
-                    if let Some(a) = c.function.as_ref().and_then(|f| f.arguments) {
-                        arguments(slot, a, sink);
-                    }
+                if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
+                    && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
+                {
+                    arguments(slot, a, sink);
                 }
             }
             "tool-call-end" => {
@@ -218,17 +229,22 @@ impl Cohere {
     /// The slot for a tool-call event's index (the last call when there is none).
     fn slot(&self, index: Option<i64>) -> Option<Slot> {
         match index {
-            Some(i) => self.by_index.iter().rev().find(|(k, _)| *k == i).map(|(_, s)| *s),
+            Some(i) => self
+                .by_index
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == i)
+                .map(|(_, s)| *s),
             None => self.current,
         }
     }
 
     fn open(&mut self, index: Option<i64>, sink: &mut Sink<'_>) -> Option<Slot> {
         // A new call: one that was never ended by the server is over.
-        if let Some(prev) = self.current {
-            if !sink.calls.args_in_progress(prev) {
-                sink.calls.close(prev, sink.out);
-            }
+        if let Some(prev) = self.current
+            && !sink.calls.args_in_progress(prev)
+        {
+            sink.calls.close(prev, sink.out);
         }
         let slot = sink.calls.open(sink.out)?;
         self.current = Some(slot);

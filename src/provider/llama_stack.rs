@@ -41,8 +41,8 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
 use crate::provider::Sink;
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -120,7 +120,10 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOr<'a, T> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a string or an object")
             }
-            fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                s: &'de str,
+            ) -> Result<Self::Value, E> {
                 Ok(StrOr::Str(Cow::Borrowed(s)))
             }
             fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
@@ -227,14 +230,22 @@ impl LlamaStack {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("payload is not a llama-stack stream chunk: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("payload is not a llama-stack stream chunk: {e}"),
+                    data,
+                );
                 return;
             }
         };
         if let Some(err) = chunk.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
         } else if event == "error" {
-            sink.error(ErrorKind::Provider, "the server sent an error event".into(), data);
+            sink.error(
+                ErrorKind::Provider,
+                "the server sent an error event".into(),
+                data,
+            );
         }
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
             self.usage = Some(usage_from(m));
@@ -257,10 +268,10 @@ impl LlamaStack {
     fn delta(&mut self, d: Delta<'_>, data: &[u8], sink: &mut Sink<'_>) {
         let is_call = d.kind.as_deref() == Some("tool_call") || d.parse_status.is_some();
         if !is_call {
-            if d.kind.as_deref().is_none_or(|k| k == "text") {
-                if let Some(t) = &d.text {
-                    self.text(t, sink);
-                }
+            if d.kind.as_deref().is_none_or(|k| k == "text")
+                && let Some(t) = &d.text
+            {
+                self.text(t, sink);
             }
             return;
         }
@@ -285,10 +296,10 @@ impl LlamaStack {
             },
             "failed" | "failure" => {
                 let mut raw = std::mem::take(&mut self.raw);
-                if let Some(StrOr::Str(s)) = &payload {
-                    if raw.is_empty() {
-                        raw.push_str(s);
-                    }
+                if let Some(StrOr::Str(s)) = &payload
+                    && raw.is_empty()
+                {
+                    raw.push_str(s);
                 }
                 if raw.is_empty() && self.mode == TextMode::Holding {
                     raw = std::mem::take(&mut self.held);
@@ -297,7 +308,9 @@ impl LlamaStack {
                 let dropped = std::mem::take(&mut self.raw_dropped);
                 let mut message = "the server could not parse the tool call".to_owned();
                 if dropped > 0 {
-                    message.push_str(&format!(" ({dropped} bytes over the held-bytes limit dropped)"));
+                    message.push_str(&format!(
+                        " ({dropped} bytes over the held-bytes limit dropped)"
+                    ));
                 }
                 sink.out.push(Event::Error {
                     kind: ErrorKind::InvalidArguments,
@@ -334,7 +347,9 @@ impl LlamaStack {
 
     /// A parsed call: Start, Args (the arguments' JSON), End.
     fn emit_call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
-        let Some(slot) = sink.calls.open(sink.out) else { return };
+        let Some(slot) = sink.calls.open(sink.out) else {
+            return;
+        };
         if let Some(id) = call.call_id.as_deref() {
             sink.calls.set_id(slot, id);
         }
@@ -376,7 +391,10 @@ impl LlamaStack {
         if self.mode == TextMode::Undecided {
             let s = self.held.trim_start();
             if !s.is_empty() {
-                if s.starts_with('{') || s.starts_with('[') || MARKERS.iter().any(|m| s.starts_with(m)) {
+                if s.starts_with('{')
+                    || s.starts_with('[')
+                    || MARKERS.iter().any(|m| s.starts_with(m))
+                {
                     self.mode = TextMode::Holding;
                 } else if !MARKERS.iter().any(|m| m.starts_with(s)) {
                     self.mode = TextMode::Passing;
@@ -450,14 +468,19 @@ fn usage_from(metrics: Value) -> Usage {
     let mut counts = Map::new();
     if let Some(list) = metrics.as_array() {
         for m in list {
-            if let (Some(name), Some(v)) = (m.get("metric").and_then(Value::as_str), m.get("value")) {
+            if let (Some(name), Some(v)) = (m.get("metric").and_then(Value::as_str), m.get("value"))
+            {
                 counts.insert(name.to_owned(), v.clone());
             }
         }
     } else if let Some(obj) = metrics.as_object() {
         counts = obj.clone();
     }
-    let mut u = Usage::from_value(Value::Object(counts), &["prompt_tokens"], &["completion_tokens"]);
+    let mut u = Usage::from_value(
+        Value::Object(counts),
+        &["prompt_tokens"],
+        &["completion_tokens"],
+    );
     u.raw = metrics;
     u
 }

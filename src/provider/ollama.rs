@@ -108,7 +108,11 @@ impl Ollama {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("line is not an Ollama response object: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("line is not an Ollama response object: {e}"),
+                    data,
+                );
                 return;
             }
         };
@@ -155,7 +159,9 @@ impl Ollama {
 
     /// One whole call: Start, its arguments, End.
     fn call(call: ToolCall<'_>, sink: &mut Sink<'_>) {
-        let Some(slot) = sink.calls.open(sink.out) else { return };
+        let Some(slot) = sink.calls.open(sink.out) else {
+            return;
+        };
         if let Some(id) = call.id.as_deref() {
             sink.calls.set_id(slot, id);
         }
