@@ -621,3 +621,18 @@ proptest::proptest! {
         proptest::prop_assert_eq!(run_chunks(&make, &cut_at(&body, &cuts)), whole);
     }
 }
+
+#[test]
+fn cohere_call_events_without_index_go_to_the_last_call() {
+    let p = vec![
+        start(),
+        json!({"type": "tool-call-start", "delta": {"message": {"tool_calls": {"id": "c1", "type": "function", "function": {"name": "f", "arguments": ""}}}}}),
+        json!({"type": "tool-call-delta", "delta": {"message": {"tool_calls": {"function": {"arguments": "{\"a\": "}}}}}),
+        call_delta(7, "1}"),
+        json!({"type": "tool-call-end"}),
+        end("TOOL_CALL"),
+    ];
+    let ev = assert_split_invariant(&cohere, &sse(&p), 20);
+    assert_eq!(calls(&ev), vec![call("c1", "f", json!({"a": 1}))]);
+    assert!(errors(&ev).is_empty());
+}

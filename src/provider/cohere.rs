@@ -20,8 +20,8 @@
 //!   (`"{\n    \""`) cut anywhere; `tool-call-end` closes the call;
 //! - no-argument calls: `arguments: ""` and no `tool-call-delta` at all (langchain SQL
 //!   agent, vercel `currentTime`) → arguments `{}`;
-//! - `index` numbers calls per response; a call event without `index` goes to the last
-//!   call;
+//! - `index` numbers calls per response; a call event without `index` (or with one that
+//!   never started) goes to the last call;
 //! - `citation-start` / `citation-end` / `debug` / `message-start` carry nothing for us;
 //! - `message-end`: `finish_reason` (`COMPLETE`, `TOOL_CALL`, `MAX_TOKENS`,
 //!   `STOP_SEQUENCE`, `ERROR`, `ERROR_TOXIC`, `ERROR_LIMIT`) normalised, and `usage`
@@ -226,17 +226,12 @@ impl Cohere {
         }
     }
 
-    /// The slot for a tool-call event's index (the last call when there is none).
+    /// The slot for a tool-call event's index (the last call when there is none, or
+    /// when the index was never started).
     fn slot(&self, index: Option<i64>) -> Option<Slot> {
-        match index {
-            Some(i) => self
-                .by_index
-                .iter()
-                .rev()
-                .find(|(k, _)| *k == i)
-                .map(|(_, s)| *s),
-            None => self.current,
-        }
+        index
+            .and_then(|i| self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s))
+            .or(self.current)
     }
 
     fn open(&mut self, index: Option<i64>, sink: &mut Sink<'_>) -> Option<Slot> {
