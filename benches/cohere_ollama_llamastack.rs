@@ -245,8 +245,8 @@ fn recorded(c: &mut Criterion) {
 
 fn cohere_64k_args(c: &mut Criterion) {
     let mut g = c.benchmark_group("cohere_64k_args");
-    // 16 KiB beside 64 KiB: time per argument byte stays flat (linear).
-    for args in [16usize << 10, 64 << 10] {
+    // 16 and 256 KiB beside 64 KiB: time per argument byte stays flat (linear).
+    for args in [16usize << 10, 64 << 10, 256 << 10] {
         let s = cohere_call(args, 4);
         let body = s.body();
         let kib = args >> 10;
