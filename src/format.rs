@@ -28,6 +28,12 @@ pub enum Format {
     Anthropic,
     /// OpenAI Responses API streaming (SSE) and compatible servers.
     OpenAiResponses,
+    /// Cohere Chat v2 streaming (SSE events typed by their JSON `type`).
+    Cohere,
+    /// Ollama's native `/api/chat` and `/api/generate` streams (NDJSON).
+    Ollama,
+    /// Llama Stack's native `/v1/inference/chat-completion` stream (SSE).
+    LlamaStack,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -75,6 +81,24 @@ const FORMATS: &[FormatInfo] = &[
         name: "openai-responses",
         framing: Framing::Sse,
         about: "OpenAI Responses API stream (response.output_item.added, ...): OpenAI, Azure, bedrock-mantle, DeepSeek, LM Studio",
+    },
+    FormatInfo {
+        format: Format::Cohere,
+        name: "cohere",
+        framing: Framing::Sse,
+        about: "Cohere Chat v2 stream (message-start, content-delta, tool-plan-delta, tool-call-start/delta/end, message-end)",
+    },
+    FormatInfo {
+        format: Format::Ollama,
+        name: "ollama",
+        framing: Framing::Ndjson,
+        about: "Ollama native /api/chat and /api/generate NDJSON stream (message.tool_calls, thinking, done_reason)",
+    },
+    FormatInfo {
+        format: Format::LlamaStack,
+        name: "llama-stack",
+        framing: Framing::Sse,
+        about: "Llama Stack native /v1/inference/chat-completion stream (text and tool_call deltas with parse_status)",
     },
 ];
 

@@ -12,7 +12,10 @@ use crate::limits::Limits;
 use crate::provider::Sink;
 use crate::provider::anthropic::Anthropic;
 use crate::provider::bedrock::Bedrock;
+use crate::provider::cohere::Cohere;
 use crate::provider::gemini::Gemini;
+use crate::provider::llama_stack::LlamaStack;
+use crate::provider::ollama::Ollama;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::provider::openai_responses::OpenAiResponses;
 use crate::text::TextScanner;
@@ -131,6 +134,9 @@ enum Decoder {
     Bedrock(Bedrock),
     Anthropic(Anthropic),
     OpenAiResponses(OpenAiResponses),
+    Cohere(Cohere),
+    Ollama(Ollama),
+    LlamaStack(LlamaStack),
     Text(TextScanner),
 }
 
@@ -145,6 +151,9 @@ impl Decoder {
             Format::Bedrock => Decoder::Bedrock(Bedrock::new()),
             Format::Anthropic => Decoder::Anthropic(Anthropic::new(limits)),
             Format::OpenAiResponses => Decoder::OpenAiResponses(OpenAiResponses::new(limits)),
+            Format::Cohere => Decoder::Cohere(Cohere::new()),
+            Format::Ollama => Decoder::Ollama(Ollama::new()),
+            Format::LlamaStack => Decoder::LlamaStack(LlamaStack::new(limits)),
         }
     }
 
@@ -156,6 +165,9 @@ impl Decoder {
             Decoder::Bedrock(d) => d.message(event, data, sink),
             Decoder::Anthropic(d) => d.message(event, data, sink),
             Decoder::OpenAiResponses(d) => d.message(event, data, sink),
+            Decoder::Cohere(d) => d.message(event, data, sink),
+            Decoder::Ollama(d) => d.message(event, data, sink),
+            Decoder::LlamaStack(d) => d.message(event, data, sink),
             // A text format behind a message framing: each payload is more text.
             Decoder::Text(t) => t.feed(data, sink.calls, sink.out),
         }
@@ -180,6 +192,9 @@ impl Decoder {
             Decoder::Bedrock(d) => d.finish(sink),
             Decoder::Anthropic(d) => d.finish(sink),
             Decoder::OpenAiResponses(d) => d.finish(sink),
+            Decoder::Cohere(d) => d.finish(sink),
+            Decoder::Ollama(d) => d.finish(sink),
+            Decoder::LlamaStack(d) => d.finish(sink),
             Decoder::Text(t) => {
                 t.finish(sink.calls, sink.out);
                 sink.calls.close_all(sink.out);
@@ -189,10 +204,14 @@ impl Decoder {
 
     fn retained(&self) -> usize {
         match self {
-            Decoder::OpenAiChat(_) | Decoder::Bedrock(_) => 0,
+            Decoder::OpenAiChat(_)
+            | Decoder::Bedrock(_)
+            | Decoder::Cohere(_)
+            | Decoder::Ollama(_) => 0,
             Decoder::Gemini(d) => d.retained(),
             Decoder::Anthropic(d) => d.retained(),
             Decoder::OpenAiResponses(d) => d.retained(),
+            Decoder::LlamaStack(d) => d.retained(),
             Decoder::Text(t) => t.retained(),
         }
     }

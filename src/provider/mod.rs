@@ -10,7 +10,10 @@ use std::marker::PhantomData;
 
 pub(crate) mod anthropic;
 pub(crate) mod bedrock;
+pub(crate) mod cohere;
 pub(crate) mod gemini;
+pub(crate) mod llama_stack;
+pub(crate) mod ollama;
 pub(crate) mod openai_chat;
 pub(crate) mod openai_responses;
 
@@ -89,6 +92,49 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
             }
             fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
                 Ok(OneOrMany(Vec::new()))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A JSON field that is one object in the events we read and something else (an
+/// array, a string, `null`) in others: the object, or `None`.
+pub(crate) struct ObjectOr<T>(pub(crate) Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjectOr<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let x = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(ObjectOr(Some(x)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(ObjectOr(None))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ObjectOr(None))
             }
         }
         d.deserialize_any(V(PhantomData))

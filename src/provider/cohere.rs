@@ -1,0 +1,314 @@
+//! Cohere Chat v2 streaming (`POST /v2/chat` with `"stream": true`): SSE events whose
+//! JSON `type` says what they are (the SSE `event:` name repeats it and is used only
+//! when `type` is missing).
+//!
+//! ```text
+//! message-start  (tool-plan-delta* | content-start content-delta* content-end
+//!                 | tool-call-start tool-call-delta* tool-call-end | citation-*)*
+//! message-end    [DONE]
+//! ```
+//!
+//! Quirks handled, each with a test named after the server or client that shows it:
+//!
+//! - `content-delta` carries `delta.message.content.text` → [`Event::Text`], or
+//!   `.thinking` for reasoning models → [`Event::Reasoning`]; `content-start` may carry
+//!   initial text;
+//! - `tool-plan-delta` (`delta.message.tool_plan`, the model's plan before calling
+//!   tools) → [`Event::Reasoning`];
+//! - `tool-call-start` brings the id, the function name and maybe initial arguments
+//!   (usually `""`); `tool-call-delta`s bring argument fragments, pretty-printed JSON
+//!   (`"{\n    \""`) cut anywhere; `tool-call-end` closes the call;
+//! - no-argument calls: `arguments: ""` and no `tool-call-delta` at all (langchain SQL
+//!   agent, vercel `currentTime`) → arguments `{}`;
+//! - `index` numbers calls per response; a call event without `index` (or with one that
+//!   never started) goes to the last call;
+//! - `citation-start` / `citation-end` / `debug` / `message-start` carry nothing for us;
+//! - `message-end`: `finish_reason` (`COMPLETE`, `TOOL_CALL`, `MAX_TOKENS`,
+//!   `STOP_SEQUENCE`, `ERROR`, `ERROR_TOXIC`, `ERROR_LIMIT`) normalised, and `usage`
+//!   (`tokens` preferred over `billed_units` for the counts; the whole object kept as
+//!   `raw`) → one [`Event::Finish`];
+//! - the `data: [DONE]` sentinel (SSE captures); recorded payloads one per line (NDJSON);
+//! - error payloads (`type: "error"`, an `error` field, `event: error`) →
+//!   [`Event::Error`] of kind `provider` with the payload as `raw`.
+
+use crate::calls::Slot;
+use crate::event::{ErrorKind, Event, Usage};
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{ObjectOr, Sink};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default)]
+    index: Option<i64>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    usage: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    /// One object in a content event; an array in `message-start` (ignored).
+    #[serde(borrow, default)]
+    content: Option<ObjectOr<ContentPart<'a>>>,
+    #[serde(borrow, default)]
+    tool_plan: Option<Cow<'a, str>>,
+    /// One object in a tool-call event; `[]` in `message-start` (ignored).
+    #[serde(borrow, default)]
+    tool_calls: Option<ObjectOr<CallDelta<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ContentPart<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct CallDelta<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Decoder state for one `cohere` response.
+#[derive(Debug)]
+pub(crate) struct Cohere {
+    /// Provider index → slot.
+    by_index: Vec<(i64, Slot)>,
+    /// The call the last tool-call event went to.
+    current: Option<Slot>,
+    finished: bool,
+}
+
+impl Cohere {
+    pub(crate) fn new() -> Self {
+        Cohere {
+            by_index: Vec::new(),
+            current: None,
+            finished: false,
+        }
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        if trimmed == b"[DONE]" {
+            self.end(None, None, sink);
+            return;
+        }
+        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+            Ok(p) => p,
+            Err(e) => {
+                let kind = if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                };
+                sink.error(
+                    kind,
+                    format!("payload is not a Cohere stream event: {e}"),
+                    data,
+                );
+                return;
+            }
+        };
+        let kind = p.kind.as_deref().unwrap_or(event);
+        if let Some(err) = p.error {
+            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+            return;
+        }
+        if kind == "error" {
+            let message = p.message.map_or_else(
+                || "the server sent an error event".to_owned(),
+                Cow::into_owned,
+            );
+            sink.error(ErrorKind::Provider, message, data);
+            return;
+        }
+        let message = p.delta.as_ref().and_then(|d| d.message.as_ref());
+        match kind {
+            "content-start" | "content-delta" => {
+                if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.content.as_ref()) {
+                    if let Some(t) = &c.thinking {
+                        sink.reasoning(t);
+                    }
+                    if let Some(t) = &c.text {
+                        sink.text(t);
+                    }
+                }
+            }
+            "tool-plan-delta" => {
+                if let Some(t) = message.and_then(|m| m.tool_plan.as_deref()) {
+                    sink.reasoning(t);
+                }
+            }
+            "tool-call-start" => {
+                let call = message
+                    .and_then(|m| m.tool_calls.as_ref())
+                    .and_then(|t| t.0.as_ref());
+                let Some(slot) = self.open(p.index, sink) else {
+                    return;
+                };
+                if let Some(call) = call {
+                    if let Some(id) = call.id.as_deref() {
+                        sink.calls.set_id(slot, id);
+                    }
+                    if let Some(f) = &call.function {
+                        if let Some(n) = f.name.as_deref() {
+                            sink.calls.set_name(slot, clean_name(n), sink.out);
+                        }
+                        if let Some(a) = f.arguments {
+                            arguments(slot, a, sink);
+                        }
+                    }
+                }
+            }
+            "tool-call-delta" => {
+                let Some(slot) = self.slot(p.index) else {
+                    sink.error(
+                        ErrorKind::UnexpectedPayload,
+                        "tool-call-delta for a call that never started".into(),
+                        data,
+                    );
+                    return;
+                };
+                if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
+                    && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
+                {
+                    arguments(slot, a, sink);
+                }
+            }
+            "tool-call-end" => {
+                if let Some(slot) = self.slot(p.index) {
+                    sink.calls.close(slot, sink.out);
+                }
+            }
+            "message-end" => {
+                let (reason, usage) = match p.delta {
+                    Some(d) => (d.finish_reason, d.usage),
+                    None => (None, None),
+                };
+                self.end(reason.as_deref(), usage, sink);
+            }
+            // message-start, content-end, citation-start/end, debug, unknown: nothing.
+            _ => {}
+        }
+    }
+
+    /// The slot for a tool-call event's index (the last call when there is none, or
+    /// when the index was never started).
+    fn slot(&self, index: Option<i64>) -> Option<Slot> {
+        index
+            .and_then(|i| self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s))
+            .or(self.current)
+    }
+
+    fn open(&mut self, index: Option<i64>, sink: &mut Sink<'_>) -> Option<Slot> {
+        // A new call: one that was never ended by the server is over.
+        if let Some(prev) = self.current
+            && !sink.calls.args_in_progress(prev)
+        {
+            sink.calls.close(prev, sink.out);
+        }
+        let slot = sink.calls.open(sink.out)?;
+        self.current = Some(slot);
+        if let Some(i) = index {
+            match self.by_index.iter_mut().find(|(k, _)| *k == i) {
+                Some(e) => e.1 = slot,
+                None => self.by_index.push((i, slot)),
+            }
+        }
+        Some(slot)
+    }
+
+    /// End of the message: release text, close calls, one Finish.
+    fn end(&mut self, reason: Option<&str>, usage: Option<serde_json::Value>, sink: &mut Sink<'_>) {
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let reason = reason.map(cohere_reason);
+        sink.out.push(Event::Finish {
+            reason: normalise_reason(reason, sink.calls.any_started()),
+            usage: usage.filter(|u| !u.is_null()).map(usage_from),
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+    }
+}
+
+/// Argument text: a JSON string's contents (the usual case), or a JSON value as sent.
+fn arguments(slot: Slot, a: &RawValue, sink: &mut Sink<'_>) {
+    let raw = a.get();
+    if raw.starts_with('"') {
+        match serde_json::from_str::<Cow<'_, str>>(raw) {
+            Ok(text) => sink.calls.args(slot, &text, sink.out),
+            Err(_) => sink.calls.args(slot, raw, sink.out),
+        }
+    } else if raw != "null" {
+        sink.calls.args(slot, raw, sink.out);
+    }
+}
+
+/// Cohere's reasons that the common table does not know.
+fn cohere_reason(r: &str) -> &str {
+    if r.eq_ignore_ascii_case("ERROR_TOXIC") {
+        "content_filter"
+    } else if r.eq_ignore_ascii_case("ERROR_LIMIT") {
+        "length"
+    } else {
+        r
+    }
+}
+
+/// `{"billed_units": {..}, "tokens": {"input_tokens", "output_tokens"}, ..}`: counts from
+/// `tokens` (what the model processed), else `billed_units`; the object kept as raw.
+fn usage_from(raw: serde_json::Value) -> Usage {
+    let counts = ["tokens", "billed_units"]
+        .iter()
+        .filter_map(|k| raw.get(*k))
+        .find(|v| v.is_object())
+        .cloned();
+    let mut u = match counts {
+        Some(c) => Usage::from_value(c, &["input_tokens"], &["output_tokens"]),
+        None => Usage::from_value(raw.clone(), &["input_tokens"], &["output_tokens"]),
+    };
+    u.raw = raw;
+    u
+}

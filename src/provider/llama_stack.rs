@@ -1,0 +1,486 @@
+//! Llama Stack's native inference stream (`/v1/inference/chat-completion`, SSE `data:`
+//! payloads of `ChatCompletionResponseStreamChunk`).
+//!
+//! ```text
+//! {"event": {"event_type": "start"|"progress"|"complete",
+//!            "delta": {"type": "text", "text": ".."}
+//!                   | {"type": "tool_call", "parse_status": "..", "tool_call": ..},
+//!            "stop_reason": null|"end_of_turn"|"end_of_message"|"out_of_tokens"},
+//!  "metrics": null|[{"metric": "prompt_tokens", "value": 37}, ..]}
+//! ```
+//!
+//! Quirks handled, each with a test named after the server that shows it:
+//!
+//! - text deltas (`delta.type: "text"`; older servers send `delta` as a bare string) →
+//!   [`Event::Text`];
+//! - tool calls stream as `parse_status` `started` → `in_progress` (`tool_call` is a
+//!   *raw text fragment* of the model's call: JSON `{"type": "function", ...}`,
+//!   pythonic `brave_search.call(query="...")`, or Python source for
+//!   `code_interpreter`) → `succeeded` (`tool_call` is the parsed call: `call_id`,
+//!   `tool_name`, `arguments` as an object, or a JSON string, or `arguments_json`) or
+//!   `failed`. The raw fragments are not JSON arguments, so they are never streamed as
+//!   [`Event::ToolCallArgs`]: the call's Start, Args (the arguments' JSON) and End are
+//!   emitted when `succeeded` arrives. `failed` → [`Event::Error`] carrying the raw
+//!   fragments (older servers: `failure` / `success`, and `content` instead of
+//!   `tool_call`; `tool_name` as `{"value": ..}`);
+//! - **calls written as text** (Fireworks-backed Llama 3.x: the call streams as TEXT
+//!   deltas, then only a final `succeeded` call). The server parses the whole text of the
+//!   turn at its end, and a parsed call replaces it (its message content becomes empty).
+//!   Rule: the turn's text is held back while it could be such a call — after leading
+//!   whitespace it starts with `{`, `[`, `<|python_tag|>` or `<function=` (or is still a
+//!   prefix of one of these), bounded by [`Limits::max_held_bytes`](crate::Limits) — and
+//!   is dropped when a `succeeded` call follows, released as text at `started` (text
+//!   before a streamed call), at the end of the turn, or when the bound is hit. Text that
+//!   starts otherwise streams at once. So there is no duplicate call and no call syntax
+//!   in the text;
+//! - `stop_reason` (on the `succeeded` progress event and on `complete`) normalised —
+//!   `end_of_turn` / `end_of_message` with calls are `tool_calls`, `out_of_tokens` is
+//!   `length` — and `metrics` (`prompt_tokens`, `completion_tokens`, `total_tokens`) →
+//!   usage, the metrics array kept as `raw`; one [`Event::Finish`] at `complete`;
+//! - an `error` object → [`Event::Error`] of kind `provider`.
+
+use crate::event::{ErrorKind, Event, Usage};
+use crate::limits::Limits;
+use crate::provider::Sink;
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use serde::Deserialize;
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    event: Option<ResponseEvent<'a>>,
+    #[serde(default)]
+    metrics: Option<Value>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ResponseEvent<'a> {
+    #[serde(borrow, default)]
+    event_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    delta: Option<StrOr<'a, Delta<'a>>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    parse_status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_call: Option<StrOr<'a, ToolCall<'a>>>,
+    /// Older servers: the tool-call delta's payload.
+    #[serde(borrow, default)]
+    content: Option<StrOr<'a, ToolCall<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_name: Option<StrOr<'a, EnumValue<'a>>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments_json: Option<Cow<'a, str>>,
+}
+
+/// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
+#[derive(Deserialize)]
+struct EnumValue<'a> {
+    #[serde(borrow, default)]
+    value: Option<Cow<'a, str>>,
+}
+
+/// A field that is a string or an object.
+enum StrOr<'a, T> {
+    Str(Cow<'a, str>),
+    Obj(T),
+    /// `null`, or anything else.
+    Neither,
+}
+
+impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOr<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a, T>(PhantomData<(&'a (), T)>);
+        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
+            type Value = StrOr<'a, T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an object")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                s: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+                Ok(StrOr::Str(Cow::Owned(s)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let x = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(StrOr::Obj(x))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(StrOr::Neither)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(StrOr::Neither)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(StrOr::Neither)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(StrOr::Neither)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(StrOr::Neither)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(StrOr::Neither)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// What the turn's text is, as far as it is known.
+///
+/// ```text
+///   Undecided ──starts with `{` `[` `<|python_tag|>` `<function=`──> Holding
+///       │  (whitespace, or a prefix of a marker: stay)        │ succeeded call: dropped
+///       └──anything else──> Passing <──released (started, end, bound)──┘
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TextMode {
+    /// Only whitespace, or a prefix of a marker, so far (held).
+    Undecided,
+    /// Looks like a call written as text (held).
+    Holding,
+    /// Plain text: streams as it comes.
+    Passing,
+}
+
+/// Markers that start a call written as text, besides `{` and `[`.
+const MARKERS: &[&str] = &["<|python_tag|>", "<function="];
+
+/// Decoder state for one `llama-stack` response.
+#[derive(Debug)]
+pub(crate) struct LlamaStack {
+    mode: TextMode,
+    /// Text held back while it could be a call.
+    held: String,
+    /// A streamed call is under way (`started` / `in_progress` seen).
+    in_call: bool,
+    /// The raw fragments of the streamed call (kept for a `failed` call's error).
+    raw: String,
+    raw_dropped: usize,
+    reason: Option<String>,
+    usage: Option<Usage>,
+    finished: bool,
+    max_held: usize,
+}
+
+impl LlamaStack {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        LlamaStack {
+            mode: TextMode::Undecided,
+            held: String::new(),
+            in_call: false,
+            raw: String::new(),
+            raw_dropped: 0,
+            reason: None,
+            usage: None,
+            finished: false,
+            max_held: limits.max_held_bytes,
+        }
+    }
+
+    /// Bytes held back (text and raw call fragments).
+    pub(crate) fn retained(&self) -> usize {
+        self.held.len() + self.raw.len()
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"[DONE]" {
+            return;
+        }
+        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+            Ok(c) => c,
+            Err(e) => {
+                let kind = if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                };
+                sink.error(
+                    kind,
+                    format!("payload is not a llama-stack stream chunk: {e}"),
+                    data,
+                );
+                return;
+            }
+        };
+        if let Some(err) = chunk.error {
+            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+        } else if event == "error" {
+            sink.error(
+                ErrorKind::Provider,
+                "the server sent an error event".into(),
+                data,
+            );
+        }
+        if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
+            self.usage = Some(usage_from(m));
+        }
+        let Some(ev) = chunk.event else { return };
+        if let Some(r) = ev.stop_reason {
+            self.reason = Some(r.into_owned());
+        }
+        match ev.delta {
+            Some(StrOr::Str(t)) => self.text(&t, sink),
+            Some(StrOr::Obj(d)) => self.delta(d, data, sink),
+            Some(StrOr::Neither) | None => {}
+        }
+        if ev.event_type.as_deref() == Some("complete") {
+            self.end(sink);
+            self.emit_finish(sink);
+        }
+    }
+
+    fn delta(&mut self, d: Delta<'_>, data: &[u8], sink: &mut Sink<'_>) {
+        let is_call = d.kind.as_deref() == Some("tool_call") || d.parse_status.is_some();
+        if !is_call {
+            if d.kind.as_deref().is_none_or(|k| k == "text")
+                && let Some(t) = &d.text
+            {
+                self.text(t, sink);
+            }
+            return;
+        }
+        let payload = d.tool_call.or(d.content);
+        match d.parse_status.as_deref().unwrap_or("") {
+            "succeeded" | "success" => match payload {
+                Some(StrOr::Obj(call)) => {
+                    // The call accounts for the text held back and the raw fragments.
+                    self.held.clear();
+                    self.mode = TextMode::Undecided;
+                    self.clear_raw();
+                    self.emit_call(call, sink);
+                }
+                _ => {
+                    sink.error(
+                        ErrorKind::UnexpectedPayload,
+                        "a succeeded tool call without the parsed call".into(),
+                        data,
+                    );
+                    self.clear_raw();
+                }
+            },
+            "failed" | "failure" => {
+                let mut raw = std::mem::take(&mut self.raw);
+                if let Some(StrOr::Str(s)) = &payload
+                    && raw.is_empty()
+                {
+                    raw.push_str(s);
+                }
+                if raw.is_empty() && self.mode == TextMode::Holding {
+                    raw = std::mem::take(&mut self.held);
+                    self.mode = TextMode::Undecided;
+                }
+                let dropped = std::mem::take(&mut self.raw_dropped);
+                let mut message = "the server could not parse the tool call".to_owned();
+                if dropped > 0 {
+                    message.push_str(&format!(
+                        " ({dropped} bytes over the held-bytes limit dropped)"
+                    ));
+                }
+                sink.out.push(Event::Error {
+                    kind: ErrorKind::InvalidArguments,
+                    message,
+                    index: None,
+                    raw,
+                });
+                self.in_call = false;
+            }
+            // started, in_progress, or unknown: raw call text.
+            _ => {
+                if !self.in_call {
+                    // Text before a streamed call was not the call.
+                    self.release(sink);
+                    self.mode = TextMode::Undecided;
+                    self.in_call = true;
+                }
+                if let Some(StrOr::Str(s)) = payload {
+                    if self.raw.len() + s.len() <= self.max_held {
+                        self.raw.push_str(&s);
+                    } else {
+                        self.raw_dropped += s.len();
+                    }
+                }
+            }
+        }
+    }
+
+    fn clear_raw(&mut self) {
+        self.raw.clear();
+        self.raw_dropped = 0;
+        self.in_call = false;
+    }
+
+    /// A parsed call: Start, Args (the arguments' JSON), End.
+    fn emit_call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
+        let Some(slot) = sink.calls.open(sink.out) else {
+            return;
+        };
+        if let Some(id) = call.call_id.as_deref() {
+            sink.calls.set_id(slot, id);
+        }
+        let name = match &call.tool_name {
+            Some(StrOr::Str(s)) => Some(s.as_ref()),
+            Some(StrOr::Obj(e)) => e.value.as_deref(),
+            _ => None,
+        };
+        if let Some(n) = name {
+            sink.calls.set_name(slot, clean_name(n), sink.out);
+        }
+        let args = call.arguments.map(RawValue::get).filter(|a| *a != "null");
+        match args {
+            Some(raw) if raw.starts_with('"') => match serde_json::from_str::<Cow<'_, str>>(raw) {
+                // Arguments as a JSON string: its contents are the JSON text.
+                Ok(text) => sink.calls.args(slot, &text, sink.out),
+                Err(_) => sink.calls.args(slot, raw, sink.out),
+            },
+            Some(raw) => sink.calls.args(slot, raw, sink.out),
+            None => {
+                if let Some(j) = call.arguments_json.as_deref() {
+                    sink.calls.args(slot, j, sink.out);
+                }
+            }
+        }
+        sink.calls.close(slot, sink.out);
+    }
+
+    /// Visible text of the turn, held while it could be a call written as text.
+    fn text(&mut self, t: &str, sink: &mut Sink<'_>) {
+        if t.is_empty() {
+            return;
+        }
+        if self.mode == TextMode::Passing {
+            sink.text(t);
+            return;
+        }
+        self.held.push_str(t);
+        if self.mode == TextMode::Undecided {
+            let s = self.held.trim_start();
+            if !s.is_empty() {
+                if s.starts_with('{')
+                    || s.starts_with('[')
+                    || MARKERS.iter().any(|m| s.starts_with(m))
+                {
+                    self.mode = TextMode::Holding;
+                } else if !MARKERS.iter().any(|m| m.starts_with(s)) {
+                    self.mode = TextMode::Passing;
+                    self.release(sink);
+                    return;
+                }
+            }
+        }
+        if self.held.len() > self.max_held {
+            self.release(sink);
+            self.mode = TextMode::Passing;
+        }
+    }
+
+    /// Held text becomes visible text.
+    fn release(&mut self, sink: &mut Sink<'_>) {
+        if !self.held.is_empty() {
+            let held = std::mem::take(&mut self.held);
+            sink.text(&held);
+            self.held = held;
+            self.held.clear();
+        }
+    }
+
+    /// End of the turn: held text is text; a streamed call never resolved is reported.
+    fn end(&mut self, sink: &mut Sink<'_>) {
+        self.release(sink);
+        self.mode = TextMode::Undecided;
+        if self.in_call {
+            let dropped = std::mem::take(&mut self.raw_dropped);
+            sink.out.push(Event::Error {
+                kind: ErrorKind::Truncated,
+                message: format!(
+                    "the stream ended before the server reported the tool call's outcome{}",
+                    if dropped > 0 {
+                        format!(" ({dropped} bytes over the held-bytes limit dropped)")
+                    } else {
+                        String::new()
+                    }
+                ),
+                index: None,
+                raw: std::mem::take(&mut self.raw),
+            });
+            self.in_call = false;
+        }
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+    }
+
+    fn emit_finish(&mut self, sink: &mut Sink<'_>) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        sink.out.push(Event::Finish {
+            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
+            usage: self.usage.take(),
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        self.end(sink);
+        if self.reason.is_some() || self.usage.is_some() {
+            self.emit_finish(sink);
+        }
+    }
+}
+
+/// `[{"metric": "prompt_tokens", "value": 37}, ..]` → usage; the array kept as raw.
+fn usage_from(metrics: Value) -> Usage {
+    let mut counts = Map::new();
+    if let Some(list) = metrics.as_array() {
+        for m in list {
+            if let (Some(name), Some(v)) = (m.get("metric").and_then(Value::as_str), m.get("value"))
+            {
+                counts.insert(name.to_owned(), v.clone());
+            }
+        }
+    } else if let Some(obj) = metrics.as_object() {
+        counts = obj.clone();
+    }
+    let mut u = Usage::from_value(
+        Value::Object(counts),
+        &["prompt_tokens"],
+        &["completion_tokens"],
+    );
+    u.raw = metrics;
+    u
+}

@@ -1,0 +1,204 @@
+//! Ollama's native API: `/api/chat` and `/api/generate`, streamed as NDJSON (one
+//! `ChatResponse` / `GenerateResponse` object per line).
+//!
+//! Quirks handled, each with a test named after the server that shows it:
+//!
+//! - `/api/chat`: `message.content` → [`Event::Text`], `message.thinking` →
+//!   [`Event::Reasoning`]; `/api/generate`: `response` → text, `thinking` → reasoning
+//!   (null-filled fields of recorded dumps are ignored);
+//! - `message.tool_calls` carries whole calls, never fragments: `function.name`,
+//!   `function.arguments` as a JSON *object* (its JSON text, as received, is the single
+//!   [`Event::ToolCallArgs`]), `function.index`, and an `id` only on newer servers
+//!   (otherwise generated); each entry is a new call, whatever its `index`; arguments
+//!   sent as a string are taken as JSON text; missing arguments → `{}`;
+//! - `done: true` ends the response: `done_reason` (`stop`, `length`, ...) normalised —
+//!   `stop` with calls is `tool_calls` — and `prompt_eval_count` / `eval_count` (plus
+//!   the durations, kept in `raw`) → one [`Event::Finish`];
+//! - `{"error": "..."}` lines (model not found, out of memory mid-stream) →
+//!   [`Event::Error`] of kind `provider`;
+//! - `/api/generate` with `raw: true`: the model's call is plain text (e.g. Llama 3.2's
+//!   pythonic `[get_weather(location="San Francisco, CA")]`); it is visible text here,
+//!   and `--content llama-pythonic` (a text scanner) finds the call in it.
+
+use crate::event::{ErrorKind, Event, Usage};
+use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{OneOrMany, Sink};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    /// `/api/generate` text.
+    #[serde(borrow, default)]
+    response: Option<Cow<'a, str>>,
+    /// `/api/generate` thinking.
+    #[serde(borrow, default)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(default)]
+    done: Option<bool>,
+    #[serde(borrow, default)]
+    done_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    prompt_eval_count: Option<Number>,
+    #[serde(default)]
+    eval_count: Option<Number>,
+    #[serde(default)]
+    total_duration: Option<Number>,
+    #[serde(default)]
+    load_duration: Option<Number>,
+    #[serde(default)]
+    prompt_eval_duration: Option<Number>,
+    #[serde(default)]
+    eval_duration: Option<Number>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<OneOrMany<ToolCall<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function: Option<Function<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Function<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Decoder state for one `ollama` response.
+#[derive(Debug)]
+pub(crate) struct Ollama {
+    finished: bool,
+}
+
+impl Ollama {
+    pub(crate) fn new() -> Self {
+        Ollama { finished: false }
+    }
+
+    pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        let line: Line<'_> = match serde_json::from_slice(trimmed) {
+            Ok(l) => l,
+            Err(e) => {
+                let kind = if event == "error" {
+                    ErrorKind::Provider
+                } else {
+                    ErrorKind::InvalidJson
+                };
+                sink.error(
+                    kind,
+                    format!("line is not an Ollama response object: {e}"),
+                    data,
+                );
+                return;
+            }
+        };
+        if let Some(err) = line.error {
+            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+        }
+        if let Some(t) = &line.thinking {
+            sink.reasoning(t);
+        }
+        if let Some(t) = &line.response {
+            sink.text(t);
+        }
+        if let Some(m) = line.message {
+            if let Some(t) = &m.thinking {
+                sink.reasoning(t);
+            }
+            if let Some(t) = &m.content {
+                sink.text(t);
+            }
+            for call in m.tool_calls.map(|t| t.0).unwrap_or_default() {
+                Self::call(call, sink);
+            }
+        }
+        if line.done == Some(true) {
+            let mut raw = Map::new();
+            for (k, v) in [
+                ("prompt_eval_count", line.prompt_eval_count),
+                ("eval_count", line.eval_count),
+                ("total_duration", line.total_duration),
+                ("load_duration", line.load_duration),
+                ("prompt_eval_duration", line.prompt_eval_duration),
+                ("eval_duration", line.eval_duration),
+            ] {
+                if let Some(n) = v {
+                    raw.insert(k.to_owned(), Value::Number(n));
+                }
+            }
+            let usage = (!raw.is_empty()).then(|| {
+                Usage::from_value(Value::Object(raw), &["prompt_eval_count"], &["eval_count"])
+            });
+            self.end(line.done_reason.as_deref(), usage, sink);
+        }
+    }
+
+    /// One whole call: Start, its arguments, End.
+    fn call(call: ToolCall<'_>, sink: &mut Sink<'_>) {
+        let Some(slot) = sink.calls.open(sink.out) else {
+            return;
+        };
+        if let Some(id) = call.id.as_deref() {
+            sink.calls.set_id(slot, id);
+        }
+        if let Some(f) = call.function {
+            if let Some(n) = f.name.as_deref() {
+                sink.calls.set_name(slot, clean_name(n), sink.out);
+            }
+            if let Some(a) = f.arguments {
+                let raw = a.get();
+                if raw.starts_with('"') {
+                    match serde_json::from_str::<Cow<'_, str>>(raw) {
+                        Ok(text) => sink.calls.args(slot, &text, sink.out),
+                        Err(_) => sink.calls.args(slot, raw, sink.out),
+                    }
+                } else if raw != "null" {
+                    sink.calls.args(slot, raw, sink.out);
+                }
+            }
+        }
+        sink.calls.close(slot, sink.out);
+    }
+
+    fn end(&mut self, reason: Option<&str>, usage: Option<Usage>, sink: &mut Sink<'_>) {
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        sink.out.push(Event::Finish {
+            reason: normalise_reason(reason, sink.calls.any_started()),
+            usage,
+        });
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+        sink.end_text();
+        sink.calls.close_all(sink.out);
+    }
+}
