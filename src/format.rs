@@ -59,6 +59,18 @@ const FORMATS: &[FormatInfo] = &[
         about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
     },
     FormatInfo {
+        format: Format::OpenAiResponses,
+        name: "openai-responses",
+        framing: Framing::Sse,
+        about: "OpenAI Responses API stream (response.output_item.added, ...): OpenAI, Azure, bedrock-mantle, DeepSeek, LM Studio",
+    },
+    FormatInfo {
+        format: Format::Anthropic,
+        name: "anthropic",
+        framing: Framing::Sse,
+        about: "Anthropic Messages stream (message_start, content_block_delta, ...), also via Vertex AI streamRawPredict",
+    },
+    FormatInfo {
         format: Format::Gemini,
         name: "gemini",
         framing: Framing::Auto,
@@ -69,18 +81,6 @@ const FORMATS: &[FormatInfo] = &[
         name: "bedrock",
         framing: Framing::EventStream,
         about: "AWS Bedrock ConverseStream (application/vnd.amazon.eventstream; NDJSON of {\"<eventType>\": payload} lines)",
-    },
-    FormatInfo {
-        format: Format::Anthropic,
-        name: "anthropic",
-        framing: Framing::Sse,
-        about: "Anthropic Messages stream (message_start, content_block_delta, ...), also via Vertex AI streamRawPredict",
-    },
-    FormatInfo {
-        format: Format::OpenAiResponses,
-        name: "openai-responses",
-        framing: Framing::Sse,
-        about: "OpenAI Responses API stream (response.output_item.added, ...): OpenAI, Azure, bedrock-mantle, DeepSeek, LM Studio",
     },
     FormatInfo {
         format: Format::Cohere,
