@@ -1,4 +1,5 @@
 //! Shared scanning kernels, written once and used by every dialect.
 
+pub mod fields;
 pub mod json;
 pub mod utf8;
