@@ -654,6 +654,35 @@ impl FieldDecoder {
     }
 }
 
+/// Turns a call's field findings into [`Event::ToolCallField`](crate::Event::ToolCallField)
+/// and [`Event::ToolCallFieldEnd`](crate::Event::ToolCallFieldEnd) events.
+pub(crate) struct FieldEvents<'a> {
+    pub(crate) index: usize,
+    pub(crate) out: &'a mut Vec<crate::Event>,
+}
+
+impl FieldVisitor for FieldEvents<'_> {
+    fn string(&mut self, path: Path<'_>, chunk: &str) {
+        self.out.push(crate::Event::ToolCallField {
+            index: self.index,
+            path: path.pointer().to_owned(),
+            delta: chunk.to_owned(),
+        });
+    }
+
+    fn string_end(&mut self, path: Path<'_>) {
+        self.out.push(crate::Event::ToolCallFieldEnd {
+            index: self.index,
+            path: path.pointer().to_owned(),
+        });
+    }
+
+    fn scalar(&mut self, path: Path<'_>, text: &str) {
+        self.string(path, text);
+        self.string_end(path);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
