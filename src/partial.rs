@@ -56,8 +56,10 @@
 //!   before the offending byte and [`is_failed`](PartialValue::is_failed) turns true.
 //! - A lone surrogate escape (`"\ud83d"`) decodes to U+FFFD instead of failing.
 //! - Numbers are converted as `serde_json` converts them (so the final value equals
-//!   `serde_json::from_str` of the whole text): integers beyond 64 bits become floats and a
-//!   number out of the `f64` range is left out; jiter gives a big integer or infinity.
+//!   `serde_json::from_str` of the whole text, like the `ToolCallEnd` arguments): integers
+//!   beyond 64 bits become floats and a number out of the `f64` range is left out, where
+//!   jiter gives a big integer or infinity; and a float may differ from jiter's in the last
+//!   bit (serde_json's default float parsing is not always correctly rounded).
 //!
 //! ## Touched paths
 //!
