@@ -62,10 +62,10 @@ pub enum Event {
     ///
     /// ```
     /// use toolstream::Event;
-    /// let e = Event::ToolCallField { index: 0, path: "/content".into(), delta: "a\n".into() };
+    /// let e = Event::ToolCallField { index: 0, path: "/content".into(), delta: "line 1\n".into() };
     /// assert_eq!(
     ///     serde_json::to_string(&e).unwrap(),
-    ///     r#"{"type":"tool_call_field","index":0,"path":"/content","delta":"a\\n"}"#
+    ///     r#"{"type":"tool_call_field","index":0,"path":"/content","delta":"line 1\n"}"#
     /// );
     /// ```
     ToolCallField {
