@@ -16,6 +16,7 @@
 
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
+use crate::scan::fields::{FieldDecoder, FieldEvents};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use serde_json::Value;
 
@@ -79,6 +80,19 @@ struct Call {
     value_end: usize,
     /// Trailing text after the value closed that was not an end-of-turn token.
     trailing: String,
+    /// Field-event decoder, when field events are on (dropped at the end).
+    fields: Option<FieldDecoder>,
+}
+
+/// Emits an argument delta, then the field events it completes.
+fn emit_args(index: usize, fields: &mut Option<FieldDecoder>, delta: &str, out: &mut Vec<Event>) {
+    out.push(Event::ToolCallArgs {
+        index,
+        delta: delta.to_owned(),
+    });
+    if let Some(f) = fields {
+        f.feed(delta, &mut FieldEvents { index, out });
+    }
 }
 
 /// A handle to a call within one response (not its dense index).
@@ -91,6 +105,8 @@ pub(crate) struct Calls {
     next_index: usize,
     limits: Limits,
     limit_reported: bool,
+    /// Emit `ToolCallField` events (`Parser::field_events`).
+    field_events: bool,
 }
 
 impl Calls {
@@ -100,7 +116,14 @@ impl Calls {
             next_index: 0,
             limits,
             limit_reported: false,
+            field_events: false,
         }
+    }
+
+    /// Turns field events on or off for the calls opened from now on.
+    pub(crate) fn with_field_events(mut self, on: bool) -> Self {
+        self.field_events = on;
+        self
     }
 
     /// Bytes of argument text currently retained.
@@ -140,6 +163,9 @@ impl Calls {
             scanner: JsonScanner::with_max_depth(self.limits.max_depth),
             value_end: 0,
             trailing: String::new(),
+            fields: self
+                .field_events
+                .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
         });
         Some(self.calls.len() - 1)
     }
@@ -221,10 +247,7 @@ impl Calls {
         };
         if c.phase == Phase::Streaming && upto > c.emitted {
             if let Some(d) = c.args.get(c.emitted..upto) {
-                out.push(Event::ToolCallArgs {
-                    index,
-                    delta: d.to_owned(),
-                });
+                emit_args(index, &mut c.fields, d, out);
             }
             c.emitted = upto;
         }
@@ -303,10 +326,7 @@ impl Calls {
         if c.phase == Phase::Streaming {
             if value_len > 0 {
                 if let Some(d) = c.args.get(c.emitted..before + value_len) {
-                    out.push(Event::ToolCallArgs {
-                        index: c.index,
-                        delta: d.to_owned(),
-                    });
+                    emit_args(c.index, &mut c.fields, d, out);
                 }
                 c.emitted = before + value_len;
             }
@@ -334,6 +354,7 @@ impl Calls {
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut Vec<Event>) {
+        c.fields = None;
         let text = c.args.get(..c.value_end).unwrap_or_default();
         match serde_json::from_str::<Value>(text) {
             Ok(arguments) => {
@@ -395,10 +416,7 @@ impl Calls {
                     c.args.clear();
                     c.args.push_str("{}");
                     c.value_end = 2;
-                    out.push(Event::ToolCallArgs {
-                        index: c.index,
-                        delta: "{}".to_owned(),
-                    });
+                    emit_args(c.index, &mut c.fields, "{}", out);
                     Self::end(c, out);
                     c.phase = Phase::Closed;
                 } else if c.scanner.finish() {
@@ -406,10 +424,12 @@ impl Calls {
                     if c.emitted < c.args.len()
                         && let Some(d) = c.args.get(c.emitted..)
                     {
-                        out.push(Event::ToolCallArgs {
-                            index: c.index,
-                            delta: d.to_owned(),
-                        });
+                        emit_args(c.index, &mut c.fields, d, out);
+                    }
+                    if let Some(f) = &mut c.fields {
+                        // A top-level number closes at the end.
+                        let index = c.index;
+                        f.finish(&mut FieldEvents { index, out });
                     }
                     Self::end(c, out);
                     c.phase = Phase::Closed;

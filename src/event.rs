@@ -49,6 +49,42 @@ pub enum Event {
         /// The new argument text.
         delta: String,
     },
+    /// Decoded text of one value inside a call's arguments, as it streams (opt-in:
+    /// [`Parser::field_events`](crate::Parser::field_events)). Emitted right after the
+    /// `ToolCallArgs` delta that carried it.
+    ///
+    /// For a string value, `delta` is more of its text with escapes resolved; the deltas
+    /// of one `path`, concatenated, are the string. A number, `true`, `false` or `null`
+    /// arrives as one event holding its JSON text, when it has closed. Objects and arrays
+    /// produce no field events of their own (their members and elements do). Every value
+    /// that has field events, and every string (an empty one has only this end), ends
+    /// with a [`ToolCallFieldEnd`](Event::ToolCallFieldEnd).
+    ///
+    /// ```
+    /// use toolstream::Event;
+    /// let e = Event::ToolCallField { index: 0, path: "/content".into(), delta: "line 1\n".into() };
+    /// assert_eq!(
+    ///     serde_json::to_string(&e).unwrap(),
+    ///     r#"{"type":"tool_call_field","index":0,"path":"/content","delta":"line 1\n"}"#
+    /// );
+    /// ```
+    ToolCallField {
+        /// Dense call index.
+        index: usize,
+        /// RFC 6901 JSON Pointer of the value within the arguments (`/a/0/b`; `~` and
+        /// `/` in keys written `~0`, `~1`; `""` when the arguments are themselves a string).
+        path: String,
+        /// Decoded string text, or the JSON text of a number or literal.
+        delta: String,
+    },
+    /// The value at `path` in a call's arguments closed (opt-in, with
+    /// [`ToolCallField`](Event::ToolCallField)).
+    ToolCallFieldEnd {
+        /// Dense call index.
+        index: usize,
+        /// JSON Pointer of the value that closed.
+        path: String,
+    },
     /// A tool call finished; its arguments parsed.
     ToolCallEnd {
         /// Dense call index.
@@ -88,6 +124,8 @@ impl Event {
         match self {
             Event::ToolCallStart { index, .. }
             | Event::ToolCallArgs { index, .. }
+            | Event::ToolCallField { index, .. }
+            | Event::ToolCallFieldEnd { index, .. }
             | Event::ToolCallEnd { index, .. } => Some(*index),
             Event::Error { index, .. } => *index,
             _ => None,
@@ -264,6 +302,13 @@ impl ErrorKind {
 /// Split invariance is stated over merged events: any chunking of the input gives the
 /// same events once this is applied.
 ///
+/// Field events ([`Event::ToolCallField`], [`Event::ToolCallFieldEnd`]) follow the
+/// `ToolCallArgs` delta that carried them, so a call's argument and field events
+/// interleave differently for each chunking. Within a run of one call's argument and
+/// field events, the `ToolCallArgs` deltas merge into the run's first one (across the
+/// field events between them) and a `ToolCallField` merges into the previous field event
+/// when that is a `ToolCallField` of the same path (across argument deltas only).
+///
 /// ```
 /// use toolstream::{Event, merge_deltas};
 /// let mut v = vec![
@@ -272,21 +317,94 @@ impl ErrorKind {
 /// ];
 /// merge_deltas(&mut v);
 /// assert_eq!(v, vec![Event::Text { delta: "Hello".into() }]);
+///
+/// let args = |d: &str| Event::ToolCallArgs { index: 0, delta: d.into() };
+/// let field = |d: &str| Event::ToolCallField { index: 0, path: "/s".into(), delta: d.into() };
+/// let mut v = vec![args(r#"{"s":"a"#), field("a"), args(r#"b"}"#), field("b")];
+/// merge_deltas(&mut v);
+/// assert_eq!(v, vec![args(r#"{"s":"ab"}"#), field("ab")]);
 /// ```
 pub fn merge_deltas(events: &mut Vec<Event>) {
+    /// A run of one call's argument and field events in `out`.
+    struct Run {
+        index: usize,
+        /// Position of the run's first `ToolCallArgs`.
+        args: Option<usize>,
+        /// Position of the run's last field event.
+        field: Option<usize>,
+    }
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    let mut run: Option<Run> = None;
     for e in events.drain(..) {
-        match (out.last_mut(), e) {
-            (Some(Event::Text { delta: a }), Event::Text { delta: b }) => a.push_str(&b),
-            (Some(Event::Reasoning { delta: a }), Event::Reasoning { delta: b }) => a.push_str(&b),
-            (
-                Some(Event::ToolCallArgs { index: i, delta: a }),
-                Event::ToolCallArgs { index: j, delta: b },
-            ) if *i == j => a.push_str(&b),
-            (_, e) => {
-                let empty = matches!(&e, Event::Text { delta } | Event::Reasoning { delta } | Event::ToolCallArgs { delta, .. } if delta.is_empty());
-                if !empty {
-                    out.push(e);
+        match e {
+            Event::ToolCallArgs { index, delta } => {
+                if delta.is_empty() {
+                    continue;
+                }
+                let r = match &mut run {
+                    Some(r) if r.index == index => r,
+                    _ => run.insert(Run {
+                        index,
+                        args: None,
+                        field: None,
+                    }),
+                };
+                if let Some(Event::ToolCallArgs { delta: a, .. }) =
+                    r.args.and_then(|p| out.get_mut(p))
+                {
+                    a.push_str(&delta);
+                } else {
+                    r.args = Some(out.len());
+                    out.push(Event::ToolCallArgs { index, delta });
+                }
+            }
+            Event::ToolCallField { index, path, delta } => {
+                if delta.is_empty() {
+                    continue;
+                }
+                let r = match &mut run {
+                    Some(r) if r.index == index => r,
+                    _ => run.insert(Run {
+                        index,
+                        args: None,
+                        field: None,
+                    }),
+                };
+                match r.field.and_then(|p| out.get_mut(p)) {
+                    Some(Event::ToolCallField {
+                        path: p, delta: a, ..
+                    }) if *p == path => a.push_str(&delta),
+                    _ => {
+                        r.field = Some(out.len());
+                        out.push(Event::ToolCallField { index, path, delta });
+                    }
+                }
+            }
+            Event::ToolCallFieldEnd { index, path } => {
+                let r = match &mut run {
+                    Some(r) if r.index == index => r,
+                    _ => run.insert(Run {
+                        index,
+                        args: None,
+                        field: None,
+                    }),
+                };
+                r.field = Some(out.len());
+                out.push(Event::ToolCallFieldEnd { index, path });
+            }
+            e => {
+                run = None;
+                match (out.last_mut(), e) {
+                    (Some(Event::Text { delta: a }), Event::Text { delta: b }) => a.push_str(&b),
+                    (Some(Event::Reasoning { delta: a }), Event::Reasoning { delta: b }) => {
+                        a.push_str(&b)
+                    }
+                    (_, e) => {
+                        let empty = matches!(&e, Event::Text { delta } | Event::Reasoning { delta } if delta.is_empty());
+                        if !empty {
+                            out.push(e);
+                        }
+                    }
                 }
             }
         }

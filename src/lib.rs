@@ -139,6 +139,7 @@ pub mod format;
 pub mod framing;
 pub mod limits;
 mod parser;
+pub mod partial;
 mod provider;
 pub mod scan;
 #[cfg(feature = "stream")]

@@ -41,6 +41,10 @@ enum Command {
         /// Add "offset": input bytes fed when the event was emitted.
         #[arg(long)]
         offsets: bool,
+        /// Add tool_call_field / tool_call_field_end events: each argument value decoded
+        /// as it streams, with its JSON Pointer.
+        #[arg(long)]
+        fields: bool,
     },
     /// List the format names, one line each.
     Formats,
@@ -63,7 +67,8 @@ fn main() -> ExitCode {
             framing,
             chunk_size,
             offsets,
-        }) => parse(format, &file, framing, chunk_size, offsets),
+            fields,
+        }) => parse(format, &file, framing, chunk_size, offsets, fields),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -80,13 +85,14 @@ fn parse(
     framing: Option<Framing>,
     chunk_size: Option<usize>,
     offsets: bool,
+    fields: bool,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
         Box::new(io::stdin().lock())
     } else {
         Box::new(std::fs::File::open(file).map_err(|e| format!("cannot open {file}: {e}"))?)
     };
-    let mut parser = Parser::new(format);
+    let mut parser = Parser::new(format).field_events(fields);
     if let Some(f) = framing {
         parser = parser.framing(f);
     }

@@ -58,6 +58,8 @@ pub struct Parser {
     /// Scanner for visible text of an envelope format (`content_format`).
     content: Option<TextScanner>,
     content_format: Option<Format>,
+    /// Emit `ToolCallField` events.
+    field_events: bool,
     fed: u64,
     finished: bool,
 }
@@ -243,6 +245,7 @@ impl Parser {
             calls: Calls::new(limits),
             content: None,
             content_format: None,
+            field_events: false,
             fed: 0,
             finished: false,
         }
@@ -266,7 +269,7 @@ impl Parser {
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
         self.decoder = Decoder::new(self.format, &self.limits);
-        self.calls = Calls::new(self.limits);
+        self.calls = Calls::new(self.limits).with_field_events(self.field_events);
         self.content = self
             .content_format
             .and_then(|f| TextScanner::new(f, &self.limits));
@@ -279,6 +282,31 @@ impl Parser {
     /// text format, or when the parser's own format is one.
     pub fn content_format(mut self, text_format: Format) -> Self {
         self.content_format = Some(text_format);
+        self.rebuild()
+    }
+
+    /// Adds [`Event::ToolCallField`] / [`Event::ToolCallFieldEnd`] events: the decoded
+    /// text of each string in a call's arguments as it streams, with its JSON Pointer,
+    /// and each number or literal when it closes (default off). For every format.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let body = concat!(
+    ///     r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","#,
+    ///     r#""function":{"name":"write_file","arguments":"{\"text\":\"a\\nb"}}]}}]}"#, "\n\n",
+    /// );
+    /// let mut parser = Parser::new(Format::OpenAiChat).field_events(true);
+    /// let mut events = Vec::new();
+    /// parser.feed(body.as_bytes(), &mut events)?;
+    /// assert_eq!(events.last(), Some(&Event::ToolCallField {
+    ///     index: 0,
+    ///     path: "/text".into(),
+    ///     delta: "a\nb".into(), // decoded: a real newline
+    /// }));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn field_events(mut self, on: bool) -> Self {
+        self.field_events = on;
         self.rebuild()
     }
 
