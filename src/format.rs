@@ -17,6 +17,9 @@ use std::str::FromStr;
 pub enum Format {
     /// OpenAI Chat Completions streaming and compatible servers (SSE).
     OpenAiChat,
+    /// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls
+    /// (Hermes, Qwen 2.5 / Qwen3).
+    Hermes,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -27,12 +30,20 @@ struct FormatInfo {
     about: &'static str,
 }
 
-const FORMATS: &[FormatInfo] = &[FormatInfo {
-    format: Format::OpenAiChat,
-    name: "openai-chat",
-    framing: Framing::Sse,
-    about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
-}];
+const FORMATS: &[FormatInfo] = &[
+    FormatInfo {
+        format: Format::OpenAiChat,
+        name: "openai-chat",
+        framing: Framing::Sse,
+        about: "OpenAI Chat Completions stream (chat.completion.chunk) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, vLLM, TGI, Ollama /v1, OpenRouter, ...",
+    },
+    FormatInfo {
+        format: Format::Hermes,
+        name: "hermes",
+        framing: Framing::Text,
+        about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
+    },
+];
 
 impl Format {
     /// Every format, in the order `toolstream formats` lists them.

@@ -11,7 +11,7 @@ use crate::calls::Calls;
 use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::provider::Sink;
 use crate::provider::openai_chat::OpenAiChat;
-use crate::text::TextScanner;
+use crate::text::{ReasoningOptions, TextScanner};
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
@@ -51,6 +51,8 @@ pub struct Parser {
     /// Scanner for visible text of an envelope format (`content_format`).
     content: Option<TextScanner>,
     content_format: Option<Format>,
+    /// Reasoning options of text scanners.
+    reasoning: ReasoningOptions,
     fed: u64,
     finished: bool,
 }
@@ -73,12 +75,14 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn new(format: Format, limits: &Limits) -> Self {
-        if let Some(scanner) = TextScanner::new(format, limits) {
+    fn new(format: Format, limits: &Limits, reasoning: &ReasoningOptions) -> Self {
+        if let Some(scanner) = TextScanner::with_options(format, limits, reasoning) {
             return Decoder::Text(scanner);
         }
         match format {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
+            // Text formats got their scanner above.
+            _ => Decoder::Text(TextScanner::plain()),
         }
     }
 
@@ -138,15 +142,17 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
+        let reasoning = ReasoningOptions::default();
         Parser {
             format,
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, &limits),
+            decoder: Decoder::new(format, &limits, &reasoning),
             calls: Calls::new(limits),
             content: None,
             content_format: None,
+            reasoning,
             fed: 0,
             finished: false,
         }
@@ -168,12 +174,57 @@ impl Parser {
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
-        self.decoder = Decoder::new(self.format, &self.limits);
+        self.decoder = Decoder::new(self.format, &self.limits, &self.reasoning);
         self.calls = Calls::new(self.limits);
         self.content = self
             .content_format
-            .and_then(|f| TextScanner::new(f, &self.limits));
+            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.reasoning));
         self
+    }
+
+    /// Text formats (and the `content_format` scanner): the output starts inside
+    /// reasoning, because the chat template put the opening tag (`<think>`) in the prompt
+    /// and the model writes only the closing one. Default `false`: only text between
+    /// an opening and a closing tag is reasoning, and a closing tag without an opening
+    /// one is dropped (the text before it stays text). Ignored by `harmony`, whose
+    /// channels say what is reasoning.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::Hermes).reasoning_open(true);
+    /// let mut ev = Vec::new();
+    /// p.feed(b"Plan it.</think>Done.", &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert_eq!(ev[0], Event::Reasoning { delta: "Plan it.".into() });
+    /// assert_eq!(ev[1], Event::Text { delta: "Done.".into() });
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn reasoning_open(mut self, open: bool) -> Self {
+        self.reasoning.open = open;
+        self.rebuild()
+    }
+
+    /// Text formats (and the `content_format` scanner): the reasoning tag pairs, replacing
+    /// the syntax's defaults (`<think>`/`</think>`; `mistral` also `[THINK]`/`[/THINK]`).
+    /// The first pair is the one [`reasoning_open`](Parser::reasoning_open) starts in.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::Hermes)
+    ///     .reasoning_tags(&[("<reasoning>", "</reasoning>"), ("<think>", "</think>")]);
+    /// let mut ev = Vec::new();
+    /// p.feed(b"<reasoning>hm</reasoning>ok", &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert_eq!(ev[0], Event::Reasoning { delta: "hm".into() });
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn reasoning_tags(mut self, tags: &[(&str, &str)]) -> Self {
+        self.reasoning.tags = Some(
+            tags.iter()
+                .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
+                .collect(),
+        );
+        self.rebuild()
     }
 
     /// Routes the visible text of an envelope format through the scanner of a text

@@ -13,19 +13,38 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
+pub(crate) mod hermes;
+pub(crate) mod reasoning;
+
+pub(crate) use reasoning::ReasoningOptions;
+
 /// A scanner for one text syntax.
 #[derive(Debug)]
 pub(crate) enum TextScanner {
     /// No call syntax: text passes through (UTF-8 boundaries held).
     Plain(Plain),
+    /// `<tool_call>{json}</tool_call>`.
+    Hermes(Box<hermes::Hermes>),
 }
 
 impl TextScanner {
     /// The scanner for a text format; `None` for envelope formats.
+    #[allow(dead_code)]
     pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
-        let _ = limits;
+        Self::with_options(format, limits, &ReasoningOptions::default())
+    }
+
+    /// The scanner for a text format with reasoning options; `None` for envelope formats.
+    pub(crate) fn with_options(
+        format: Format,
+        limits: &Limits,
+        reasoning: &ReasoningOptions,
+    ) -> Option<Self> {
         match format {
             Format::OpenAiChat => None,
+            Format::Hermes => Some(TextScanner::Hermes(Box::new(hermes::Hermes::new(
+                limits, reasoning,
+            )))),
         }
     }
 
@@ -39,6 +58,7 @@ impl TextScanner {
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
+            TextScanner::Hermes(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -46,6 +66,7 @@ impl TextScanner {
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
+            TextScanner::Hermes(s) => s.finish(calls, out),
         }
     }
 
@@ -53,6 +74,7 @@ impl TextScanner {
     pub(crate) fn retained(&self) -> usize {
         match self {
             TextScanner::Plain(p) => p.utf8.held(),
+            TextScanner::Hermes(s) => s.retained(),
         }
     }
 }
