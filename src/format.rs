@@ -20,6 +20,9 @@ pub enum Format {
     /// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls
     /// (Hermes, Qwen 2.5 / Qwen3).
     Hermes,
+    /// Raw model text with Qwen3-Coder / Qwen3.5 XML calls:
+    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
+    QwenXml,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -42,6 +45,12 @@ const FORMATS: &[FormatInfo] = &[
         name: "hermes",
         framing: Framing::Text,
         about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
+    },
+    FormatInfo {
+        format: Format::QwenXml,
+        name: "qwen-xml",
+        framing: Framing::Text,
+        about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
     },
 ];
 

@@ -37,6 +37,10 @@ enum Command {
         /// Add "offset": input bytes fed when the event was emitted.
         #[arg(long)]
         offsets: bool,
+        /// Envelope formats: route visible text through the scanner of text format F
+        /// (for servers that leak unparsed calls into the content).
+        #[arg(long, value_name = "F")]
+        content: Option<Format>,
     },
     /// List the format names, one line each.
     Formats,
@@ -53,8 +57,8 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Some(Command::Parse { format, file, framing, chunk_size, offsets }) => {
-            parse(format, &file, framing, chunk_size, offsets)
+        Some(Command::Parse { format, file, framing, chunk_size, offsets, content }) => {
+            parse(format, &file, framing, chunk_size, offsets, content)
         }
     };
     match result {
@@ -72,6 +76,7 @@ fn parse(
     framing: Option<Framing>,
     chunk_size: Option<usize>,
     offsets: bool,
+    content: Option<Format>,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
         Box::new(io::stdin().lock())
@@ -81,6 +86,9 @@ fn parse(
     let mut parser = Parser::new(format);
     if let Some(f) = framing {
         parser = parser.framing(f);
+    }
+    if let Some(f) = content {
+        parser = parser.content_format(f);
     }
     if chunk_size == Some(0) {
         return Err("--chunk-size must be at least 1".into());

@@ -172,3 +172,172 @@ fn text_formats_have_text_framing_and_names() {
         assert_eq!(f.default_framing(), Framing::Text);
     }
 }
+
+// ---------------------------------------------------------------- qwen-xml
+
+#[test]
+fn qwen_xml_typed_parameters_several_calls() {
+    let input = "Sure — 😀\n<tool_call>\n<function=get_wéather>\n<parameter=city>\nZürich\n</parameter>\n<parameter=days>\n3\n</parameter>\n<parameter=opts>\n{\"unit\": \"c\", \"x\": [1, null]}\n</parameter>\n<parameter=flag>\ntrue\n</parameter>\n<parameter=note>\ntrue story\n</parameter>\n<parameter=neg>\n-1.5e3\n</parameter>\n<parameter=when>\n2025-01-02\n</parameter>\n<parameter=q>\n\"quoted\" a\\b\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=now>\n</function>\n</tool_call> ok";
+    let ev = split(Format::QwenXml, input);
+    assert_eq!(text(&ev), "Sure — 😀 ok");
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call(
+                "call_0",
+                "get_wéather",
+                json!({"city": "Zürich", "days": 3, "opts": {"unit": "c", "x": [1, null]}, "flag": true,
+                       "note": "true story", "neg": -1.5e3, "when": "2025-01-02", "q": "\"quoted\" a\\b"})
+            ),
+            call("call_1", "now", json!({})),
+        ]
+    );
+    assert_start_at(Format::QwenXml, input, "<function=get_wéather>");
+}
+
+#[test]
+fn qwen_xml_strings_stream_as_they_arrive() {
+    let input = "<tool_call>\n<function=write>\n<parameter=content>\nline one\nline two\n</parameter>\n</function>\n</tool_call>";
+    let cut = input.find("line two").unwrap();
+    let ev = events_before(Format::QwenXml, input, cut);
+    // The newline before the cut may be the value's last one: held.
+    assert_eq!(args_text(&ev, 0), "{\"content\":\"line one");
+    let ev = split(Format::QwenXml, input);
+    assert_eq!(calls(&ev), vec![call("call_0", "write", json!({"content": "line one\nline two"}))]);
+    // Only one leading and one trailing newline are stripped.
+    let ev = split(Format::QwenXml, "<function=w><parameter=c>\n\n x \n\n</parameter></function>");
+    assert_eq!(calls(&ev), vec![call("call_0", "w", json!({"c": "\n x \n"}))]);
+    // An empty value is the empty string.
+    let ev = split(Format::QwenXml, "<function=w><parameter=c>\n</parameter></function>");
+    assert_eq!(calls(&ev), vec![call("call_0", "w", json!({"c": ""}))]);
+}
+
+#[test]
+fn qwen_xml_lenient_closing_tags() {
+    // Missing </parameter>, missing </function>.
+    let input = "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx <y> z\n</tool_call>after";
+    let ev = split(Format::QwenXml, input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1, "b": "x <y> z"}))]);
+    assert_eq!(text(&ev), "after");
+    // No <tool_call> wrapper and no </tool_call>.
+    let ev = split(Format::QwenXml, "a <function=f><parameter=n>7</parameter></function> b");
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"n": 7}))]);
+    assert_eq!(text(&ev), "a b");
+}
+
+#[test]
+fn qwen_xml_malformed_and_truncated() {
+    let input = "x<tool_call>\n<function=bad\nname>\n</function>\n</tool_call>y";
+    let ev = split(Format::QwenXml, input);
+    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, None, input[1..input.len() - 1].into())]);
+    assert_eq!(text(&ev), "xy");
+    let input = "x<tool_call>\n<function=f>\n<parameter=a>\nhalf";
+    let ev = split(Format::QwenXml, input);
+    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input[1..].into())]);
+    let ev = split(Format::QwenXml, "<tool_call>\n");
+    assert!(ev.is_empty(), "{ev:?}");
+    // Stray text inside a function is reported, the call still completes.
+    let ev = split(Format::QwenXml, "<function=f>oops<parameter=a>1</parameter></function>");
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
+    assert_eq!(kinds(&ev), vec![(ErrorKind::UnexpectedPayload, None, "oops".into())]);
+}
+
+#[test]
+fn qwen_xml_raw_text_captures() {
+    let caps = captures("qwen-xml");
+    if captures_dir().is_none() {
+        return;
+    }
+    assert!(!caps.is_empty());
+    for cap in caps {
+        let make = maker("qwen-xml", cap.framing);
+        let ev = assert_split_invariant(&make, &cap.bytes, 30);
+        let src = String::from_utf8_lossy(&cap.bytes);
+        assert!(errors(&ev).is_empty(), "{}: {ev:?}", cap.path);
+        assert_eq!(calls(&ev).len(), src.matches("<function=").count(), "{}", cap.path);
+        if cap.path.contains("think-close-then-xml") {
+            assert_eq!(
+                calls(&ev),
+                vec![call("call_0", "web_search", json!({"query": "Python 3.14 new features changes enhancements 2025"}))]
+            );
+            assert!(text(&ev).starts_with("The user is asking"));
+            // With the output starting inside reasoning, that text is reasoning.
+            let f = cap.framing;
+            let make = move || Parser::new(Format::QwenXml).framing(f).reasoning_open(true);
+            let ev = assert_split_invariant(&make, &cap.bytes, 10);
+            assert!(reasoning(&ev).starts_with("The user is asking") && reasoning(&ev).ends_with("answer."));
+            assert_eq!(text(&ev), "");
+            assert_eq!(calls(&ev).len(), 1);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- leaked content
+
+/// A capture of an OpenAI-compatible server, its content routed through `content`.
+fn leaked(path: &str, content: Format, configure: fn(Parser) -> Parser) -> Option<Vec<Event>> {
+    let dir = captures_dir()?;
+    let bytes = std::fs::read(dir.join(path)).expect("capture");
+    let make = move || configure(Parser::new(Format::OpenAiChat).framing(Framing::Ndjson).content_format(content));
+    Some(assert_split_invariant(&make, &bytes, 20))
+}
+
+#[test]
+fn vllm_qwen35_xml_call_leaked_into_content_is_found() {
+    let Some(ev) = leaked("vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson", Format::QwenXml, |p| p) else {
+        return;
+    };
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "web_search", json!({"query": "Python 3.14 new features changes enhancements 2025"}))]
+    );
+    assert!(text(&ev).starts_with("The user is asking") && !text(&ev).contains('<'));
+    assert!(errors(&ev).is_empty());
+    // The chat template opened <think>: with `reasoning_open` the text before </think> is reasoning.
+    let ev = leaked("vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson", Format::QwenXml, |p| {
+        p.reasoning_open(true)
+    })
+    .unwrap();
+    assert!(reasoning(&ev).starts_with("The user is asking"));
+    assert_eq!(text(&ev), "");
+    assert_eq!(calls(&ev).len(), 1);
+    assert!(matches!(ev.last(), Some(Event::Finish { .. })));
+}
+
+#[test]
+fn watsonx_granite_lone_tool_call_tag_before_parsed_calls_is_dropped() {
+    let Some(ev) = leaked("watsonx/granite-3-8b-tool_call-tag-text-then-parallel.ndjson", Format::Hermes, |p| p) else {
+        return;
+    };
+    // The content is only "<tool_call>"; the server parsed the calls itself.
+    assert_eq!(text(&ev), "");
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+    let names: Vec<String> = calls(&ev).into_iter().map(|c| c.name).collect();
+    assert_eq!(names, ["get_weather", "get_time"]);
+}
+
+#[test]
+fn vllm_qwen3_think_tags_in_content_become_reasoning() {
+    let Some(ev) = leaked("vllm/qwen3-0.6b-think-in-content-then-call.ndjson", Format::Hermes, |p| p) else {
+        return;
+    };
+    let r = reasoning(&ev);
+    assert!(r.starts_with("Okay, the user") && r.ends_with("tool_call tags."), "{r:?}");
+    assert!(!text(&ev).contains("think"));
+    assert_eq!(calls(&ev).len(), 1);
+}
+
+#[test]
+fn bedrock_gpt_oss_reasoning_tags_in_content_become_reasoning() {
+    let path = "bedrock-openai-compat/gpt-oss-20b-reasoning-tags-in-content-then-call.ndjson";
+    let Some(ev) = leaked(path, Format::Hermes, |p| p.reasoning_tags(&[("<reasoning>", "</reasoning>")])) else {
+        return;
+    };
+    // Every content chunk is wrapped in its own <reasoning>…</reasoning>.
+    assert_eq!(
+        reasoning(&ev),
+        "We need to use function get_boiling_point. We have liquid_name: \"myawesomeliquid\". Provide celsius? The default is true. So should return boiling point in Celsius. Let's call."
+    );
+    assert_eq!(text(&ev), "");
+    assert_eq!(calls(&ev), vec![call("chatcmpl-tool-93e7bd9564cd4994", "get_boiling_point", json!({"liquid_name": "myawesomeliquid", "celsius": true}))]);
+}

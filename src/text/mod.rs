@@ -14,6 +14,7 @@ use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
 pub(crate) mod hermes;
+pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
 
 pub(crate) use reasoning::ReasoningOptions;
@@ -25,6 +26,8 @@ pub(crate) enum TextScanner {
     Plain(Plain),
     /// `<tool_call>{json}</tool_call>`.
     Hermes(Box<hermes::Hermes>),
+    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
+    QwenXml(Box<qwen_xml::QwenXml>),
 }
 
 impl TextScanner {
@@ -45,6 +48,9 @@ impl TextScanner {
             Format::Hermes => Some(TextScanner::Hermes(Box::new(hermes::Hermes::new(
                 limits, reasoning,
             )))),
+            Format::QwenXml => Some(TextScanner::QwenXml(Box::new(qwen_xml::QwenXml::new(
+                limits, reasoning,
+            )))),
         }
     }
 
@@ -59,6 +65,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
             TextScanner::Hermes(s) => s.feed(bytes, calls, out),
+            TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -67,6 +74,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
             TextScanner::Hermes(s) => s.finish(calls, out),
+            TextScanner::QwenXml(s) => s.finish(calls, out),
         }
     }
 
@@ -75,6 +83,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.utf8.held(),
             TextScanner::Hermes(s) => s.retained(),
+            TextScanner::QwenXml(s) => s.retained(),
         }
     }
 }

@@ -20,11 +20,13 @@
 //!   closing tag seen outside reasoning is a stray control tag: dropped, and the text
 //!   before it stays text. An opening tag right at the start of an output that starts
 //!   inside reasoning is dropped too.
-//! - **Whitespace around markers.** Like Ollama, whitespace right before any marker this
-//!   stage knows (a call start, a reasoning tag, an end-of-turn token) is dropped, so
-//!   text does not end in a stray newline before a call: trailing whitespace of each
-//!   piece is held and released with the next text, or dropped when a marker follows.
-//!   Whitespace right after a reasoning tag is dropped as well. Nothing else is changed.
+//! - **Whitespace around markers.** Like Ollama, whitespace right before a call start or
+//!   an end-of-turn token is dropped, so text does not end in a stray newline before a
+//!   call: trailing whitespace of each piece is held and released with the next text, or
+//!   dropped when such a marker follows. Around reasoning tags only line breaks are
+//!   dropped (`<think>\n…\n</think>\n\n` gives the reasoning and the text without
+//!   them), spaces are kept: Bedrock's per-chunk `<reasoning> word</reasoning>` keeps
+//!   its words apart. Nothing else is changed.
 //! - **End-of-turn tokens** a server left in the text (`<|im_end|>`, `</s>`,
 //!   `<｜end▁of▁sentence｜>`, per syntax) are dropped.
 //! - Held back, at most: a partial marker (shorter than the longest marker) and the
@@ -52,6 +54,11 @@ fn is_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
+#[inline]
+fn is_nl(c: char) -> bool {
+    matches!(c, '\n' | '\r')
+}
+
 /// What a marker of the outside set means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -74,8 +81,8 @@ pub(crate) struct TextStage {
     reasoning: Option<usize>,
     /// Trailing whitespace held until the next text (dropped before a marker).
     pending: String,
-    /// Drop whitespace until the next other text (after a reasoning tag).
-    skip_ws: bool,
+    /// Drop line breaks until the next other text (after a reasoning tag).
+    skip_nl: bool,
     max_held: usize,
 }
 
@@ -130,7 +137,7 @@ impl TextStage {
             matcher: MarkerMatcher::new(),
             reasoning,
             pending: String::new(),
-            skip_ws: reasoning.is_some(),
+            skip_nl: reasoning.is_some(),
             max_held: limits.max_held_bytes,
         }
     }
@@ -157,27 +164,33 @@ impl TextStage {
             match found {
                 Found::Text(t) => {
                     let kind = self.reasoning.is_some();
-                    Self::text(&mut self.pending, &mut self.skip_ws, self.max_held, kind, t, out);
+                    Self::text(&mut self.pending, &mut self.skip_nl, self.max_held, kind, t, out);
                 }
                 Found::Marker(i) => {
-                    self.pending.clear();
-                    if let Some(p) = self.reasoning {
+                    let role = match self.reasoning {
                         // Inside: 0 is the closing tag, 1 a repeated opening tag.
-                        if i == 0 {
-                            let _ = p;
-                            self.reasoning = None;
-                        }
-                        self.skip_ws = true;
+                        Some(_) if i == 0 => Role::Close(0),
+                        Some(p) => Role::Open(p),
+                        None => self.roles.get(i).copied().unwrap_or(Role::Drop),
+                    };
+                    if let Role::Call(c) = role {
+                        self.pending.clear();
+                        return Some(c);
+                    }
+                    if role == Role::Drop {
+                        self.pending.clear();
                         continue;
                     }
-                    match self.roles.get(i).copied().unwrap_or(Role::Drop) {
-                        Role::Call(c) => return Some(c),
-                        Role::Open(p) => {
-                            self.reasoning = Some(p);
-                            self.skip_ws = true;
-                        }
-                        Role::Close(_) => self.skip_ws = true,
-                        Role::Drop => {}
+                    // A reasoning tag: only line breaks around it are dropped.
+                    let keep = self.pending.trim_end_matches(is_nl);
+                    if !keep.is_empty() {
+                        push(out, self.reasoning.is_some(), keep.to_owned());
+                    }
+                    self.pending.clear();
+                    self.skip_nl = true;
+                    match role {
+                        Role::Open(p) => self.reasoning = Some(p),
+                        _ => self.reasoning = None,
                     }
                 }
             }
@@ -187,18 +200,18 @@ impl TextStage {
     /// Emits `t`, holding its trailing whitespace.
     fn text(
         pending: &mut String,
-        skip_ws: &mut bool,
+        skip_nl: &mut bool,
         max_held: usize,
         reasoning: bool,
         mut t: &str,
         out: &mut Vec<Event>,
     ) {
-        if *skip_ws {
-            t = t.trim_start_matches(is_ws);
+        if *skip_nl {
+            t = t.trim_start_matches(is_nl);
             if t.is_empty() {
                 return;
             }
-            *skip_ws = false;
+            *skip_nl = false;
         }
         let body = t.trim_end_matches(is_ws);
         let ws = t.get(body.len()..).unwrap_or_default();
@@ -230,12 +243,12 @@ impl TextStage {
         let reasoning = self.reasoning.is_some();
         let mut delta = std::mem::take(&mut self.pending);
         let held = self.matcher.finish();
-        if self.skip_ws && delta.is_empty() {
-            delta.push_str(held.trim_start_matches(is_ws));
+        if self.skip_nl && delta.is_empty() {
+            delta.push_str(held.trim_start_matches(is_nl));
         } else {
             delta.push_str(held);
         }
-        self.skip_ws = false;
+        self.skip_nl = false;
         if !delta.is_empty() {
             push(out, reasoning, delta);
         }
