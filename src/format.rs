@@ -23,6 +23,9 @@ pub enum Format {
     /// Raw model text with Qwen3-Coder / Qwen3.5 XML calls:
     /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
     QwenXml,
+    /// Raw model text with Mistral calls: `[TOOL_CALLS][{"name": .., "arguments": ..}]`
+    /// (v3) or `[TOOL_CALLS]name[ARGS]{..}` (v11+).
+    Mistral,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -51,6 +54,12 @@ const FORMATS: &[FormatInfo] = &[
         name: "qwen-xml",
         framing: Framing::Text,
         about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
+    },
+    FormatInfo {
+        format: Format::Mistral,
+        name: "mistral",
+        framing: Framing::Text,
+        about: "raw model text: [TOOL_CALLS][{\"name\": .., \"arguments\": ..}] (v3) or [TOOL_CALLS]name[ARGS]{..} (v11+; Devstral, Magistral)",
     },
 ];
 

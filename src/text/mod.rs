@@ -14,6 +14,7 @@ use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
 pub(crate) mod hermes;
+pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
 
@@ -28,6 +29,8 @@ pub(crate) enum TextScanner {
     Hermes(Box<hermes::Hermes>),
     /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
     QwenXml(Box<qwen_xml::QwenXml>),
+    /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
+    Mistral(Box<mistral::Mistral>),
 }
 
 impl TextScanner {
@@ -51,6 +54,9 @@ impl TextScanner {
             Format::QwenXml => Some(TextScanner::QwenXml(Box::new(qwen_xml::QwenXml::new(
                 limits, reasoning,
             )))),
+            Format::Mistral => Some(TextScanner::Mistral(Box::new(mistral::Mistral::new(
+                limits, reasoning,
+            )))),
         }
     }
 
@@ -66,6 +72,7 @@ impl TextScanner {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
             TextScanner::Hermes(s) => s.feed(bytes, calls, out),
             TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
+            TextScanner::Mistral(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -75,6 +82,7 @@ impl TextScanner {
             TextScanner::Plain(p) => p.finish(calls, out),
             TextScanner::Hermes(s) => s.finish(calls, out),
             TextScanner::QwenXml(s) => s.finish(calls, out),
+            TextScanner::Mistral(s) => s.finish(calls, out),
         }
     }
 
@@ -84,6 +92,7 @@ impl TextScanner {
             TextScanner::Plain(p) => p.utf8.held(),
             TextScanner::Hermes(s) => s.retained(),
             TextScanner::QwenXml(s) => s.retained(),
+            TextScanner::Mistral(s) => s.retained(),
         }
     }
 }
