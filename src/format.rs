@@ -26,6 +26,8 @@ pub enum Format {
     /// Raw model text with Mistral calls: `[TOOL_CALLS][{"name": .., "arguments": ..}]`
     /// (v3) or `[TOOL_CALLS]name[ARGS]{..}` (v11+).
     Mistral,
+    /// Raw model text with DeepSeek's special-token calls (V3 / R1 fenced JSON, V3.1).
+    DeepSeek,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -60,6 +62,12 @@ const FORMATS: &[FormatInfo] = &[
         name: "mistral",
         framing: Framing::Text,
         about: "raw model text: [TOOL_CALLS][{\"name\": .., \"arguments\": ..}] (v3) or [TOOL_CALLS]name[ARGS]{..} (v11+; Devstral, Magistral)",
+    },
+    FormatInfo {
+        format: Format::DeepSeek,
+        name: "deepseek",
+        framing: Framing::Text,
+        about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
     },
 ];
 

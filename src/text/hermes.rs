@@ -624,7 +624,6 @@ impl Hermes {
         self.matcher.clear();
         self.raw.start("");
         self.walker.reset();
-        self.text.after_call();
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {

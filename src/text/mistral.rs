@@ -351,7 +351,6 @@ impl Mistral {
         self.st = St::Text;
         self.slot = None;
         self.raw.start("");
-        self.text.after_call();
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {

@@ -13,6 +13,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
+pub(crate) mod deepseek;
 pub(crate) mod hermes;
 pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
@@ -31,6 +32,8 @@ pub(crate) enum TextScanner {
     QwenXml(Box<qwen_xml::QwenXml>),
     /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
     Mistral(Box<mistral::Mistral>),
+    /// `<｜tool▁call▁begin｜>..<｜tool▁sep｜>..<｜tool▁call▁end｜>` (V3, V3.1).
+    DeepSeek(Box<deepseek::DeepSeek>),
 }
 
 impl TextScanner {
@@ -57,6 +60,9 @@ impl TextScanner {
             Format::Mistral => Some(TextScanner::Mistral(Box::new(mistral::Mistral::new(
                 limits, reasoning,
             )))),
+            Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(deepseek::DeepSeek::new(
+                limits, reasoning,
+            )))),
         }
     }
 
@@ -73,6 +79,7 @@ impl TextScanner {
             TextScanner::Hermes(s) => s.feed(bytes, calls, out),
             TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
             TextScanner::Mistral(s) => s.feed(bytes, calls, out),
+            TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -83,6 +90,7 @@ impl TextScanner {
             TextScanner::Hermes(s) => s.finish(calls, out),
             TextScanner::QwenXml(s) => s.finish(calls, out),
             TextScanner::Mistral(s) => s.finish(calls, out),
+            TextScanner::DeepSeek(s) => s.finish(calls, out),
         }
     }
 
@@ -93,6 +101,7 @@ impl TextScanner {
             TextScanner::Hermes(s) => s.retained(),
             TextScanner::QwenXml(s) => s.retained(),
             TextScanner::Mistral(s) => s.retained(),
+            TextScanner::DeepSeek(s) => s.retained(),
         }
     }
 }

@@ -548,7 +548,6 @@ impl QwenXml {
         self.raw.start("");
         self.name.clear();
         self.held.clear();
-        self.text.after_call();
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {

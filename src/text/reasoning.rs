@@ -253,11 +253,6 @@ impl TextStage {
             push(out, reasoning, delta);
         }
     }
-
-    /// After a call ended: text starts afresh (nothing pending).
-    pub(crate) fn after_call(&mut self) {
-        self.pending.clear();
-    }
 }
 
 fn push(out: &mut Vec<Event>, reasoning: bool, delta: String) {
