@@ -28,6 +28,8 @@ pub enum Format {
     Mistral,
     /// Raw model text with DeepSeek's special-token calls (V3 / R1 fenced JSON, V3.1).
     DeepSeek,
+    /// Raw gpt-oss output in OpenAI's harmony format (channels, `to=functions.name`).
+    Harmony,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -68,6 +70,12 @@ const FORMATS: &[FormatInfo] = &[
         name: "deepseek",
         framing: Framing::Text,
         about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
+    },
+    FormatInfo {
+        format: Format::Harmony,
+        name: "harmony",
+        framing: Framing::Text,
+        about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
     },
 ];
 

@@ -440,3 +440,48 @@ fn deepseek_malformed_and_truncated() {
 }
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+
+// ---------------------------------------------------------------- harmony
+
+#[test]
+fn harmony_analysis_then_calls_both_recipient_orders() {
+    let input = "<|channel|>analysis<|message|>Need wéather 😀.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Zürich\"}<|call|><|start|>assistant to=functions.now<|channel|>commentary json<|message|>{}<|call|>";
+    let ev = split(Format::Harmony, input);
+    assert_eq!(reasoning(&ev), "Need wéather 😀.");
+    assert_eq!(text(&ev), "");
+    assert_eq!(calls(&ev), vec![call("call_0", "get_weather", json!({"city": "Zürich"})), call("call_1", "now", json!({}))]);
+    assert_eq!(args_text(&ev, 0), "{\"city\":\"Zürich\"}");
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+    assert_start_at(Format::Harmony, input, "to=functions.get_weather ");
+}
+
+#[test]
+fn harmony_final_text_and_plain_start() {
+    let input = "<|start|>assistant<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>Hello <b>wörld</b>!<|return|>";
+    let ev = split(Format::Harmony, input);
+    assert_eq!(reasoning(&ev), "think");
+    assert_eq!(text(&ev), "Hello <b>wörld</b>!");
+    // Plain text without any token is text; a commentary preamble is text.
+    let ev = split(Format::Harmony, "Just text < | >");
+    assert_eq!(text(&ev), "Just text < | >");
+    let ev = split(Format::Harmony, "<|channel|>commentary<|message|>Checking…<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|><|call|>");
+    assert_eq!(text(&ev), "Checking…");
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({}))]);
+}
+
+#[test]
+fn harmony_malformed_and_truncated() {
+    let input = "<|channel|>commentary to=python<|message|>print(1)<|call|>ok";
+    let ev = split(Format::Harmony, input);
+    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, Some(0), input.trim_end_matches("ok").into())]);
+    assert_eq!(text(&ev), "ok");
+    let input = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": [1,";
+    let ev = split(Format::Harmony, input);
+    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input.into())]);
+    let ev = split(Format::Harmony, "<|start|>assistant<|channel|>comm");
+    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, None, "<|start|>assistant<|channel|>comm".into())]);
+    // Arguments closed, <|call|> missing: complete.
+    let ev = split(Format::Harmony, "<|channel|>commentary to=functions.f<|message|>{\"a\":1}");
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
+    assert!(errors(&ev).is_empty());
+}

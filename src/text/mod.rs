@@ -14,6 +14,7 @@ use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
 pub(crate) mod deepseek;
+pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
@@ -34,6 +35,8 @@ pub(crate) enum TextScanner {
     Mistral(Box<mistral::Mistral>),
     /// `<｜tool▁call▁begin｜>..<｜tool▁sep｜>..<｜tool▁call▁end｜>` (V3, V3.1).
     DeepSeek(Box<deepseek::DeepSeek>),
+    /// gpt-oss harmony: `<|channel|>commentary to=functions.name<|message|>{..}<|call|>`.
+    Harmony(Box<harmony::Harmony>),
 }
 
 impl TextScanner {
@@ -63,6 +66,9 @@ impl TextScanner {
             Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(deepseek::DeepSeek::new(
                 limits, reasoning,
             )))),
+            Format::Harmony => Some(TextScanner::Harmony(Box::new(harmony::Harmony::new(
+                limits, reasoning,
+            )))),
         }
     }
 
@@ -80,6 +86,7 @@ impl TextScanner {
             TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
             TextScanner::Mistral(s) => s.feed(bytes, calls, out),
             TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
+            TextScanner::Harmony(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -91,6 +98,7 @@ impl TextScanner {
             TextScanner::QwenXml(s) => s.finish(calls, out),
             TextScanner::Mistral(s) => s.finish(calls, out),
             TextScanner::DeepSeek(s) => s.finish(calls, out),
+            TextScanner::Harmony(s) => s.finish(calls, out),
         }
     }
 
@@ -102,6 +110,7 @@ impl TextScanner {
             TextScanner::QwenXml(s) => s.retained(),
             TextScanner::Mistral(s) => s.retained(),
             TextScanner::DeepSeek(s) => s.retained(),
+            TextScanner::Harmony(s) => s.retained(),
         }
     }
 }

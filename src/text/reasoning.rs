@@ -84,6 +84,8 @@ pub(crate) struct TextStage {
     /// Drop line breaks until the next other text (after a reasoning tag).
     skip_nl: bool,
     max_held: usize,
+    /// Text outside reasoning tags is reasoning.
+    forced: bool,
 }
 
 impl TextStage {
@@ -139,6 +141,7 @@ impl TextStage {
             pending: String::new(),
             skip_nl: reasoning.is_some(),
             max_held: limits.max_held_bytes,
+            forced: false,
         }
     }
 
@@ -147,9 +150,14 @@ impl TextStage {
         self.matcher.held() + self.pending.len()
     }
 
-    /// Whether the text is inside reasoning.
-    pub(crate) fn in_reasoning(&self) -> bool {
-        self.reasoning.is_some()
+    /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for
+    /// syntaxes whose own structure says what is reasoning (harmony's channels).
+    pub(crate) fn set_reasoning_text(&mut self, on: bool) {
+        self.forced = on;
+    }
+
+    fn kind(&self) -> bool {
+        self.forced || self.reasoning.is_some()
     }
 
     /// Scans text from `input`, emitting text and reasoning, until a call-start marker
@@ -163,7 +171,7 @@ impl TextStage {
             let found = self.matcher.next(set, input)?;
             match found {
                 Found::Text(t) => {
-                    let kind = self.reasoning.is_some();
+                    let kind = self.forced || self.reasoning.is_some();
                     Self::text(&mut self.pending, &mut self.skip_nl, self.max_held, kind, t, out);
                 }
                 Found::Marker(i) => {
@@ -184,7 +192,7 @@ impl TextStage {
                     // A reasoning tag: only line breaks around it are dropped.
                     let keep = self.pending.trim_end_matches(is_nl);
                     if !keep.is_empty() {
-                        push(out, self.reasoning.is_some(), keep.to_owned());
+                        push(out, self.forced || self.reasoning.is_some(), keep.to_owned());
                     }
                     self.pending.clear();
                     self.skip_nl = true;
@@ -240,7 +248,7 @@ impl TextStage {
 
     /// End of the text: releases what is held.
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
-        let reasoning = self.reasoning.is_some();
+        let reasoning = self.kind();
         let mut delta = std::mem::take(&mut self.pending);
         let held = self.matcher.finish();
         if self.skip_nl && delta.is_empty() {
