@@ -167,7 +167,13 @@ fn invalid_utf8_in_text_is_replaced() {
 
 #[test]
 fn text_formats_have_text_framing_and_names() {
-    for (name, f) in [("hermes", Format::Hermes)] {
+    for (name, f) in [
+        ("hermes", Format::Hermes),
+        ("qwen-xml", Format::QwenXml),
+        ("mistral", Format::Mistral),
+        ("deepseek", Format::DeepSeek),
+        ("harmony", Format::Harmony),
+    ] {
         assert_eq!(name.parse::<Format>().unwrap(), f);
         assert_eq!(f.default_framing(), Framing::Text);
     }

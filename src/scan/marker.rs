@@ -85,13 +85,12 @@ impl MarkerSet {
         let mut table = [false; 256];
         let mut firsts = Vec::new();
         for m in &markers {
-            if let Some(&b) = m.as_bytes().first() {
-                if let Some(slot) = table.get_mut(usize::from(b)) {
-                    if !*slot {
-                        *slot = true;
-                        firsts.push(b);
-                    }
-                }
+            if let Some(&b) = m.as_bytes().first()
+                && let Some(slot) = table.get_mut(usize::from(b))
+                && !*slot
+            {
+                *slot = true;
+                firsts.push(b);
             }
         }
         let max_len = markers.iter().map(String::len).max().unwrap_or(0);

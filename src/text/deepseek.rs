@@ -86,6 +86,13 @@ pub(crate) struct DeepSeek {
     max_depth: usize,
 }
 
+/// Appends `t` unless that would exceed `max` bytes.
+fn push_bounded(buf: &mut String, t: &str, max: usize) {
+    if buf.len() + t.len() <= max {
+        buf.push_str(t);
+    }
+}
+
 impl DeepSeek {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
         DeepSeek {
@@ -282,11 +289,7 @@ impl DeepSeek {
                     let mut matcher = std::mem::take(&mut self.matcher);
                     match matcher.next(&self.after_set, &mut s) {
                         None => {}
-                        Some(Found::Text(t)) => {
-                            if self.stray.len() + t.len() <= MAX_NAME * 16 {
-                                self.stray.push_str(t);
-                            }
-                        }
+                        Some(Found::Text(t)) => push_bounded(&mut self.stray, t, MAX_NAME * 16),
                         Some(Found::Marker(m)) => {
                             self.end_stray(out);
                             self.end();

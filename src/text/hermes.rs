@@ -169,11 +169,6 @@ impl JsonCall {
         self.pre_args.len() + self.sbuf.len()
     }
 
-    /// Whether no byte of the object was seen yet.
-    pub(crate) fn at_start(&self) -> bool {
-        self.w == W::Open
-    }
-
     fn start(&mut self, name: &str, calls: &mut Calls, out: &mut Vec<Event>) {
         self.named = true;
         self.slot = calls.open(out);
@@ -293,11 +288,7 @@ impl JsonCall {
                             (Field::Name, Some(name)) if !name.is_empty() => {
                                 self.start(&name, calls, out);
                             }
-                            (Field::Id, Some(id)) => {
-                                if !self.named {
-                                    self.id = id;
-                                }
-                            }
+                            (Field::Id, Some(id)) if !self.named => self.id = id,
                             _ => {}
                         }
                     } else {
@@ -454,10 +445,10 @@ pub(crate) fn report(
 ) {
     let (text, note) = raw.take();
     let message = format!("{what}{note}");
-    if let Some(slot) = slot {
-        if calls.fail(slot, kind, message.clone(), text.clone(), out) {
-            return;
-        }
+    if let Some(slot) = slot
+        && calls.fail(slot, kind, message.clone(), text.clone(), out)
+    {
+        return;
     }
     out.push(Event::Error {
         kind,

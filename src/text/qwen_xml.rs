@@ -63,9 +63,8 @@ const END_PARAMETER: &str = "</parameter>";
 /// Longest function or parameter name.
 const MAX_NAME: usize = 256;
 
-/// Markers inside `<tool_call>` before the function.
+/// Markers inside `<tool_call>` before the function: `<function=`, then `</tool_call>`.
 const WRAP_FN: usize = 0;
-const WRAP_END: usize = 1;
 /// Markers inside a function (and ending a value).
 const B_END_PARAM: usize = 0;
 const B_PARAM: usize = 1;
@@ -443,7 +442,7 @@ impl QwenXml {
                     self.held.push_str(body);
                     self.scan_json(base, calls, out);
                 } else {
-                    self.to_string_value(calls, out);
+                    self.make_string(calls, out);
                     self.string_text(t, calls, out);
                 }
             }
@@ -451,7 +450,7 @@ impl QwenXml {
                 let base = self.held.len();
                 self.held.push_str(t);
                 if self.held.len() > self.max_args {
-                    self.to_string_value(calls, out);
+                    self.make_string(calls, out);
                     return;
                 }
                 self.scan_json(base, calls, out);
@@ -476,12 +475,12 @@ impl QwenXml {
             },
         };
         if bad {
-            self.to_string_value(calls, out);
+            self.make_string(calls, out);
         }
     }
 
     /// The value is a string: open it and stream the held text.
-    fn to_string_value(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn make_string(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         self.v = V::Str;
         self.buf.push('"');
         let held = std::mem::take(&mut self.held);
@@ -531,7 +530,7 @@ impl QwenXml {
                     self.args(calls, out);
                     return;
                 }
-                self.to_string_value(calls, out);
+                self.make_string(calls, out);
             }
         }
         self.nl = false;
