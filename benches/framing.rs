@@ -2,6 +2,13 @@
 //! OpenAI chat-completions body, fed whole, in 16-byte chunks and one event
 //! per chunk. Also the NDJSON framer on the same payloads as JSON lines.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 use std::convert::Infallible;
 use std::hint::black_box;
 use std::time::Duration;

@@ -103,14 +103,12 @@ impl Calls {
         }
     }
 
-    /// Number of calls started (the next dense index).
-    pub(crate) fn started(&self) -> usize {
-        self.next_index
-    }
-
     /// Bytes of argument text currently retained.
     pub(crate) fn retained(&self) -> usize {
-        self.calls.iter().map(|c| c.args.len() + c.trailing.len()).sum()
+        self.calls
+            .iter()
+            .map(|c| c.args.len() + c.trailing.len())
+            .sum()
     }
 
     /// A new call appeared. Returns its slot, or `None` (after an error event) when the
@@ -146,21 +144,11 @@ impl Calls {
         Some(self.calls.len() - 1)
     }
 
-    /// The most recently opened call.
-    pub(crate) fn last(&self) -> Option<Slot> {
-        self.calls.len().checked_sub(1)
-    }
-
-    /// Whether the call is still receiving (not ended, failed or closed).
-    pub(crate) fn is_open(&self, slot: Slot) -> bool {
-        self.calls
-            .get(slot)
-            .is_some_and(|c| matches!(c.phase, Phase::Pending | Phase::Streaming | Phase::Failed(_)))
-    }
-
     /// Whether the call has no name yet.
     pub(crate) fn is_pending(&self, slot: Slot) -> bool {
-        self.calls.get(slot).is_some_and(|c| c.phase == Phase::Pending)
+        self.calls
+            .get(slot)
+            .is_some_and(|c| c.phase == Phase::Pending)
     }
 
     /// Whether the call's arguments are still open: it has received argument bytes and
@@ -175,22 +163,28 @@ impl Calls {
 
     /// The provider's id for this call, if any was recorded.
     pub(crate) fn id(&self, slot: Slot) -> Option<&str> {
-        self.calls.get(slot).map(|c| c.id.as_str()).filter(|s| !s.is_empty())
+        self.calls
+            .get(slot)
+            .map(|c| c.id.as_str())
+            .filter(|s| !s.is_empty())
     }
 
     /// Records the provider's call id (the first non-empty one wins).
     pub(crate) fn set_id(&mut self, slot: Slot, id: &str) {
-        if let Some(c) = self.calls.get_mut(slot) {
-            if c.id.is_empty() && !id.is_empty() {
-                c.id.push_str(id);
-            }
+        if let Some(c) = self.calls.get_mut(slot)
+            && c.id.is_empty()
+            && !id.is_empty()
+        {
+            c.id.push_str(id);
         }
     }
 
     /// Records the tool name; emits `ToolCallStart` (and any buffered arguments) the
     /// first time. Later names are ignored.
     pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut Vec<Event>) {
-        let Some(c) = self.calls.get_mut(slot) else { return };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         if c.phase != Phase::Pending || name.is_empty() {
             return;
         }
@@ -200,7 +194,9 @@ impl Calls {
 
     fn start(&mut self, slot: Slot, out: &mut Vec<Event>) {
         let index = self.next_index;
-        let Some(c) = self.calls.get_mut(slot) else { return };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         self.next_index += 1;
         c.index = index;
         if c.id.is_empty() {
@@ -243,12 +239,17 @@ impl Calls {
             return;
         }
         let max_args = self.limits.max_argument_bytes;
-        let Some(c) = self.calls.get_mut(slot) else { return };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         match c.phase {
             Phase::Closed => {
                 out.push(Event::Error {
                     kind: ErrorKind::TrailingArguments,
-                    message: format!("argument text for tool call {} after it was closed", c.index),
+                    message: format!(
+                        "argument text for tool call {} after it was closed",
+                        c.index
+                    ),
                     index: None,
                     raw: delta.to_owned(),
                 });
@@ -359,12 +360,16 @@ impl Calls {
 
     /// The provider says this call is over (or the response ended).
     pub(crate) fn close(&mut self, slot: Slot, out: &mut Vec<Event>) {
-        let Some(c) = self.calls.get(slot) else { return };
+        let Some(c) = self.calls.get(slot) else {
+            return;
+        };
         if c.phase == Phase::Pending {
             self.close_pending(slot, out);
             return;
         }
-        let Some(c) = self.calls.get_mut(slot) else { return };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         match c.phase {
             Phase::Pending | Phase::Closed => {}
             Phase::Ended => {
@@ -398,20 +403,23 @@ impl Calls {
                     c.phase = Phase::Closed;
                 } else if c.scanner.finish() {
                     c.value_end = c.args.len();
-                    if c.emitted < c.args.len() {
-                        if let Some(d) = c.args.get(c.emitted..) {
-                            out.push(Event::ToolCallArgs {
-                                index: c.index,
-                                delta: d.to_owned(),
-                            });
-                        }
+                    if c.emitted < c.args.len()
+                        && let Some(d) = c.args.get(c.emitted..)
+                    {
+                        out.push(Event::ToolCallArgs {
+                            index: c.index,
+                            delta: d.to_owned(),
+                        });
                     }
                     Self::end(c, out);
                     c.phase = Phase::Closed;
                 } else {
                     out.push(Event::Error {
                         kind: ErrorKind::Truncated,
-                        message: format!("tool call {} ended before its arguments were complete", c.index),
+                        message: format!(
+                            "tool call {} ended before its arguments were complete",
+                            c.index
+                        ),
                         index: Some(c.index),
                         raw: std::mem::take(&mut c.args),
                     });
@@ -468,7 +476,9 @@ impl Calls {
 
     /// A call closed before its name arrived.
     fn close_pending(&mut self, slot: Slot, out: &mut Vec<Event>) {
-        let Some(c) = self.calls.get_mut(slot) else { return };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         c.phase = Phase::Closed;
         let args = std::mem::take(&mut c.args);
         if only_end_tokens(&args) && c.trailing.is_empty() {
@@ -503,7 +513,11 @@ impl Calls {
     /// Closes every call still open (end of response).
     pub(crate) fn close_all(&mut self, out: &mut Vec<Event>) {
         for slot in 0..self.calls.len() {
-            if self.calls.get(slot).is_some_and(|c| c.phase != Phase::Closed) {
+            if self
+                .calls
+                .get(slot)
+                .is_some_and(|c| c.phase != Phase::Closed)
+            {
                 self.close(slot, out);
             }
         }
@@ -558,16 +572,31 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Event::ToolCallStart { index: 0, id: "call_0".into(), name: "f".into() },
-                Event::ToolCallArgs { index: 0, delta: "{\"a\":1}".into() },
-                Event::ToolCallEnd { index: 0, id: "call_0".into(), name: "f".into(), arguments: json!({"a":1}) },
+                Event::ToolCallStart {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into()
+                },
+                Event::ToolCallArgs {
+                    index: 0,
+                    delta: "{\"a\":1}".into()
+                },
+                Event::ToolCallEnd {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into(),
+                    arguments: json!({"a":1})
+                },
             ]
         );
     }
 
     #[test]
     fn limit_on_argument_bytes() {
-        let limits = Limits { max_argument_bytes: 8, ..Limits::default() };
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let s = calls.open(&mut out).unwrap_or_default();
@@ -575,7 +604,14 @@ mod tests {
         calls.args(s, "{\"a\":\"", &mut out);
         calls.args(s, "0123456789\"}", &mut out);
         calls.close(s, &mut out);
-        assert!(matches!(out.last(), Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), .. })));
+        assert!(matches!(
+            out.last(),
+            Some(Event::Error {
+                kind: ErrorKind::LimitExceeded,
+                index: Some(0),
+                ..
+            })
+        ));
         assert!(calls.retained() <= 8);
     }
 }

@@ -21,11 +21,16 @@ pub(crate) fn body() -> String {
         s.push_str("\n\n");
     };
     chunk(json!({"role": "assistant", "content": ""}), None);
-    for w in ["I'll ", "write ", "the ", "script ", "and ", "then ", "run ", "it."] {
+    for w in [
+        "I'll ", "write ", "the ", "script ", "and ", "then ", "run ", "it.",
+    ] {
         chunk(json!({"content": w}), None);
     }
-    chunk(json!({"tool_calls": [{"index": 0, "id": "call_demo_1", "type": "function",
-        "function": {"name": "write_file", "arguments": ""}}]}), None);
+    chunk(
+        json!({"tool_calls": [{"index": 0, "id": "call_demo_1", "type": "function",
+        "function": {"name": "write_file", "arguments": ""}}]}),
+        None,
+    );
     let args = json!({
         "path": "hello.py",
         "content": "def greet(name):\n    print(f\"Hello, {name}!\")\n\nfor who in [\"world\", \"toolstream\"]:\n    greet(who)\n",
@@ -34,12 +39,21 @@ pub(crate) fn body() -> String {
     let chars: Vec<char> = args.chars().collect();
     for piece in chars.chunks(5) {
         let p: String = piece.iter().collect();
-        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}), None);
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": p}}]}),
+            None,
+        );
     }
-    chunk(json!({"tool_calls": [{"index": 1, "id": "call_demo_2", "type": "function",
-        "function": {"name": "run", "arguments": ""}}]}), None);
+    chunk(
+        json!({"tool_calls": [{"index": 1, "id": "call_demo_2", "type": "function",
+        "function": {"name": "run", "arguments": ""}}]}),
+        None,
+    );
     for p in ["{\"cmd\": ", "\"python3 ", "hello.py\"}"] {
-        chunk(json!({"tool_calls": [{"index": 1, "function": {"arguments": p}}]}), None);
+        chunk(
+            json!({"tool_calls": [{"index": 1, "function": {"arguments": p}}]}),
+            None,
+        );
     }
     chunk(json!({}), Some("tool_calls"));
     s.push_str("data: {\"id\":\"chatcmpl-demo\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":61,\"completion_tokens\":58,\"total_tokens\":119}}\n\ndata: [DONE]\n\n");
@@ -59,10 +73,13 @@ pub(crate) fn run(speed: f64) -> Result<(), String> {
         let _ = out.write_all(s.as_bytes());
         let _ = out.flush();
     };
-    w(&mut out, &format!(
-        "{bold}toolstream demo{reset}: a recorded-style OpenAI stream ({} bytes) fed 48 bytes at a time\n\n",
-        body.len()
-    ));
+    w(
+        &mut out,
+        &format!(
+            "{bold}toolstream demo{reset}: a recorded-style OpenAI stream ({} bytes) fed 48 bytes at a time\n\n",
+            body.len()
+        ),
+    );
     let mut parser = Parser::new(Format::OpenAiChat);
     let mut events = Vec::new();
     let render = |events: &mut Vec<Event>, out: &mut io::StdoutLock<'_>| {
@@ -72,23 +89,36 @@ pub(crate) fn run(speed: f64) -> Result<(), String> {
                 Event::Reasoning { delta } => w(out, &format!("{dim}{delta}{reset}")),
                 Event::ToolCallStart { index, id, name } => w(
                     out,
-                    &format!("\n\n{cyan}{bold}⏺ call #{index} {name}{reset} {dim}({id}){reset}\n  {dim}"),
+                    &format!(
+                        "\n\n{cyan}{bold}⏺ call #{index} {name}{reset} {dim}({id}){reset}\n  {dim}"
+                    ),
                 ),
                 Event::ToolCallArgs { delta, .. } => {
                     w(out, &delta.replace("\\n", "\\n\n  "));
                 }
-                Event::ToolCallEnd { name, arguments, .. } => {
+                Event::ToolCallEnd {
+                    name, arguments, ..
+                } => {
                     let pretty = serde_json::to_string_pretty(&arguments).unwrap_or_default();
-                    w(out, &format!(
-                        "{reset}\n  {green}✓ {name} complete{reset} — parsed arguments:\n  {}\n",
-                        pretty.replace('\n', "\n  ")
-                    ));
+                    w(
+                        out,
+                        &format!(
+                            "{reset}\n  {green}✓ {name} complete{reset} — parsed arguments:\n  {}\n",
+                            pretty.replace('\n', "\n  ")
+                        ),
+                    );
                 }
-                Event::Finish { reason, usage } => w(out, &format!(
-                    "\n{bold}finish{reset}: {} {}\n",
-                    reason.as_ref().map(|r| r.as_str()).unwrap_or("-"),
-                    usage.and_then(|u| u.total_tokens).map(|t| format!("({t} tokens)")).unwrap_or_default()
-                )),
+                Event::Finish { reason, usage } => w(
+                    out,
+                    &format!(
+                        "\n{bold}finish{reset}: {} {}\n",
+                        reason.as_ref().map(|r| r.as_str()).unwrap_or("-"),
+                        usage
+                            .and_then(|u| u.total_tokens)
+                            .map(|t| format!("({t} tokens)"))
+                            .unwrap_or_default()
+                    ),
+                ),
                 Event::Error { kind, message, .. } => {
                     w(out, &format!("\nerror ({}): {message}\n", kind.as_str()))
                 }
@@ -106,9 +136,12 @@ pub(crate) fn run(speed: f64) -> Result<(), String> {
     parser.finish(&mut events).map_err(|e| e.to_string())?;
     render(&mut events, &mut out);
     if tty {
-        w(&mut out, &format!(
-            "\n{dim}Try: toolstream parse --format openai-chat FILE   ·   toolstream formats{reset}\n"
-        ));
+        w(
+            &mut out,
+            &format!(
+                "\n{dim}Try: toolstream parse --format openai-chat FILE   ·   toolstream formats{reset}\n"
+            ),
+        );
     }
     Ok(())
 }

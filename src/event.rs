@@ -143,10 +143,15 @@ impl FinishReason {
                 FinishReason::ToolCalls
             }
             "length" | "max_tokens" | "max_output_tokens" | "out_of_tokens" => FinishReason::Length,
-            "content_filter" | "safety" | "recitation" | "blocklist" | "prohibited_content"
-            | "spii" | "refusal" | "guardrail_intervened" | "content_filtered" => {
-                FinishReason::ContentFilter
-            }
+            "content_filter"
+            | "safety"
+            | "recitation"
+            | "blocklist"
+            | "prohibited_content"
+            | "spii"
+            | "refusal"
+            | "guardrail_intervened"
+            | "content_filtered" => FinishReason::ContentFilter,
             "error" | "malformed_function_call" => FinishReason::Error,
             _ => FinishReason::Other(lower),
         }
@@ -188,7 +193,10 @@ pub struct Usage {
 impl Usage {
     /// Builds usage from a provider object, reading the first present key of each list.
     pub(crate) fn from_value(raw: Value, input_keys: &[&str], output_keys: &[&str]) -> Self {
-        let get = |keys: &[&str]| keys.iter().find_map(|k| raw.get(*k).and_then(Value::as_u64));
+        let get = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| raw.get(*k).and_then(Value::as_u64))
+        };
         let input_tokens = get(input_keys);
         let output_tokens = get(output_keys);
         let total_tokens = get(&["total_tokens", "totalTokenCount", "totalTokens"]).or(

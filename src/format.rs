@@ -40,6 +40,13 @@ struct FormatInfo {
     about: &'static str,
 }
 
+const UNLISTED: FormatInfo = FormatInfo {
+    format: Format::OpenAiChat,
+    name: "unlisted",
+    framing: Framing::Sse,
+    about: "",
+};
+
 const FORMATS: &[FormatInfo] = &[
     FormatInfo {
         format: Format::OpenAiChat,
@@ -90,7 +97,7 @@ impl Format {
         FORMATS
             .iter()
             .find(|i| i.format == self)
-            .unwrap_or(&FORMATS[0])
+            .unwrap_or(&UNLISTED)
     }
 
     /// The CLI name, e.g. `openai-chat`.

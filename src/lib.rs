@@ -1,8 +1,136 @@
 //! # toolstream
 //!
-//! Parse streaming LLM responses into tool-call events as the bytes arrive.
+//! Parse streaming LLM responses into tool-call events **as the bytes arrive**: the
+//! call's name the moment it is known, its arguments as they grow (the model's own bytes,
+//! append-only), the finished call with parsed arguments, and the ordinary text around it
+//! untouched. One event model for OpenAI-compatible servers and the other providers'
+//! streams (see [`Format`] and `toolstream formats`).
+//!
+//! Every byte is looked at a bounded number of times (no re-parsing of the accumulated
+//! buffer), any chunking of the input gives the same events, and no input can make the
+//! parser panic or grow without bound.
+//!
+//! ## Wrap a streaming HTTP response
+//!
+//! Any `Stream` of byte chunks becomes a `Stream` of [`Event`]s (feature `stream`, on by
+//! default). With the `reqwest` feature, [`stream::from_response`] does it for a
+//! `reqwest::Response` and turns an HTTP error status into an error carrying the body.
+//!
+//! ```
+//! use futures::{StreamExt, executor::block_on, stream};
+//! use toolstream::{Event, Format, Parser, stream::ByteStreamExt};
+//!
+//! # let body_chunks = vec![Ok::<_, std::io::Error>(&b"data: [DONE]\n\n"[..])];
+//! // `body_chunks`: e.g. `response.bytes_stream()` from reqwest.
+//! let mut events = stream::iter(body_chunks).tool_events(Parser::new(Format::OpenAiChat));
+//! block_on(async {
+//!     while let Some(event) = events.next().await {
+//!         match event {
+//!             Ok(Event::ToolCallEnd { name, arguments, .. }) => println!("{name}({arguments})"),
+//!             Ok(other) => { let _ = other; }
+//!             Err(transport) => eprintln!("{transport}"),
+//!         }
+//!     }
+//! });
+//! ```
+//!
+//! ## Show tool calls live in a UI
+//!
+//! The sans-IO [`Parser`] takes bytes whenever you have them and appends events to a
+//! `Vec` you own: render the name on [`Event::ToolCallStart`], append
+//! [`Event::ToolCallArgs`] deltas as they come.
+//!
+//! ```
+//! use toolstream::{Event, Format, Parser};
+//!
+//! let mut parser = Parser::new(Format::OpenAiChat);
+//! let mut events = Vec::new();
+//! let chunk = concat!(
+//!     r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_9","#,
+//!     r#""function":{"name":"write_file","arguments":"{\"path\":\"a.txt\","}}]}}]}"#, "\n\n",
+//! );
+//! parser.feed(chunk.as_bytes(), &mut events)?;
+//! for e in events.drain(..) {
+//!     match e {
+//!         Event::ToolCallStart { name, .. } => assert_eq!(name, "write_file"), // show "calling write_file…"
+//!         Event::ToolCallArgs { delta, .. } => assert_eq!(delta, r#"{"path":"a.txt","#), // append to the view
+//!         other => panic!("{other:?}"),
+//!     }
+//! }
+//! # Ok::<(), toolstream::Error>(())
+//! ```
+//!
+//! ## Detect calls early to cancel generation
+//!
+//! [`Event::ToolCallEnd`] is emitted by the `feed` that closes the arguments' JSON value,
+//! not at the end of the response, and [`Event::ToolCallStart`] by the `feed` that completes
+//! the name: stop reading (drop the response) as soon as you have what you need.
+//!
+//! ```
+//! use toolstream::{Event, Format, Parser};
+//!
+//! let body = concat!(
+//!     r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"search","arguments":"{\"q\":\"rust\"}"}}]}}]}"#, "\n\n",
+//!     r#"data: {"choices":[{"index":0,"delta":{"content":"…a long answer nobody needs…"}}]}"#, "\n\n",
+//! );
+//! let mut parser = Parser::new(Format::OpenAiChat);
+//! let mut events = Vec::new();
+//! let mut read = 0;
+//! 'outer: for chunk in body.as_bytes().chunks(16) {
+//!     read += chunk.len();
+//!     parser.feed(chunk, &mut events)?;
+//!     for e in events.drain(..) {
+//!         match e {
+//!             Event::ToolCallStart { name, .. } if name == "rm_rf" => break 'outer, // forbidden
+//!             Event::ToolCallEnd { arguments, .. } => {
+//!                 assert_eq!(arguments["q"], "rust");
+//!                 break 'outer; // got it: drop the connection here
+//!             }
+//!             _ => {}
+//!         }
+//!     }
+//! }
+//! assert!(read < body.len());
+//! # Ok::<(), toolstream::Error>(())
+//! ```
+//!
+//! ## Which API do I want?
+//!
+//! | you have | use |
+//! |---|---|
+//! | bytes arriving from anywhere (sync or async, your own I/O) | [`Parser::feed`] / [`Parser::finish`] |
+//! | a `futures::Stream` of byte chunks | [`stream::EventStream`], [`stream::ByteStreamExt::tool_events`] |
+//! | a `reqwest::Response` | `stream::from_response` (feature `reqwest`) |
+//! | SSE events framed by `eventsource-stream` | `Parser::feed_eventsource` (feature `eventsource-stream`) |
+//! | a shell, another language | the `toolstream parse --format F` CLI: events as NDJSON |
+//!
+//! ## The event contract
+//!
+//! For every format and every input:
+//! 1. Per call index: one `ToolCallStart`, then `ToolCallArgs` deltas, then exactly one
+//!    `ToolCallEnd` — or, when the call cannot be completed (malformed arguments, stream
+//!    cut off, a limit hit), exactly one `Error` with that `index` instead. Indices count
+//!    calls from 0, densely, whatever the provider numbers.
+//! 2. The `ToolCallArgs` deltas of a call, concatenated, are JSON text whose value equals
+//!    the `ToolCallEnd` arguments. A call sent with no arguments gets one `{}` delta.
+//! 3. Split invariance: any chunking yields the same events once adjacent deltas of the same
+//!    kind and index are merged ([`merge_deltas`]).
+//! 4. Nothing lost: a malformed payload or call yields an `Error` carrying its raw text; a
+//!    stream cut off mid-call is reported by `finish` with what had arrived.
+//! 5. Bounded: see [`Limits`].
+//! 6. Ids: the provider's when it sends one; otherwise `call_<index>` (deterministic).
+//!
+//! Bad input never returns `Err`: it becomes an [`Event::Error`] and parsing goes on.
+//! `feed`/`finish` return `Err` only when called after `finish`.
+//!
+//! ## Cargo features
+//!
+//! - `stream` (default): the `futures::Stream` adapter ([`stream`]).
+//! - `cli` (default): the `toolstream` binary (clap).
+//! - `reqwest`: `stream::from_response` for `reqwest` 0.13 (enable a TLS feature of reqwest
+//!   in your own dependency).
+//! - `eventsource-stream`: accept `eventsource_stream::Event`s as input.
 #![forbid(unsafe_code)]
-#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod calls;
 pub mod error;
@@ -13,6 +141,8 @@ pub mod limits;
 mod parser;
 mod provider;
 pub mod scan;
+#[cfg(feature = "stream")]
+pub mod stream;
 mod text;
 
 pub use error::{Error, ParseErrorKind};

@@ -9,7 +9,11 @@ use toolstream::{Event, Format, Framing, Parser};
 mod demo;
 
 #[derive(ClapParser)]
-#[command(name = "toolstream", version, about = "Parse streaming LLM responses into tool-call events")]
+#[command(
+    name = "toolstream",
+    version,
+    about = "Parse streaming LLM responses into tool-call events"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -57,9 +61,14 @@ fn main() -> ExitCode {
             }
             Ok(())
         }
-        Some(Command::Parse { format, file, framing, chunk_size, offsets, content }) => {
-            parse(format, &file, framing, chunk_size, offsets, content)
-        }
+        Some(Command::Parse {
+            format,
+            file,
+            framing,
+            chunk_size,
+            offsets,
+            content,
+        }) => parse(format, &file, framing, chunk_size, offsets, content),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -97,7 +106,10 @@ fn parse(
     let mut out = io::BufWriter::new(stdout.lock());
     let mut events = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let write = |events: &mut Vec<Event>, fed: u64, out: &mut io::BufWriter<io::StdoutLock<'_>>| -> Result<(), String> {
+    let write = |events: &mut Vec<Event>,
+                 fed: u64,
+                 out: &mut io::BufWriter<io::StdoutLock<'_>>|
+     -> Result<(), String> {
         for e in events.drain(..) {
             let mut line = serde_json::to_string(&e).map_err(|e| e.to_string())?;
             if offsets && line.ends_with('}') {

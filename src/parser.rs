@@ -1,14 +1,14 @@
 //! The entry point: [`Parser`] = framing + dialect decoder, sans-IO.
 
+use crate::calls::Calls;
 use crate::error::{Error, ParseErrorKind};
 use crate::event::{ErrorKind, Event};
 use crate::format::{Format, Framing};
+use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::framing::json_array::{JsonArrayFramer, JsonArrayItem};
 use crate::framing::ndjson::{NdjsonFramer, NdjsonItem};
 use crate::framing::sse::{SseFramer, SseItem};
 use crate::limits::Limits;
-use crate::calls::Calls;
-use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::provider::Sink;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::text::{ReasoningOptions, TextScanner};
@@ -395,6 +395,47 @@ impl Parser {
         }
         decoder.finish(&mut sink);
         Ok(())
+    }
+}
+
+impl Parser {
+    /// Feeds one already-framed payload message (an SSE event's type and data, an
+    /// NDJSON line with `event` empty), bypassing the framer. For callers that frame
+    /// the bytes themselves, e.g. with `eventsource-stream` (feature `eventsource-stream`).
+    pub fn feed_message(
+        &mut self,
+        event: &str,
+        data: &[u8],
+        out: &mut Vec<Event>,
+    ) -> Result<(), Error> {
+        if self.finished {
+            return Err(Error::new(ParseErrorKind::Finished, self.fed));
+        }
+        self.fed += data.len() as u64;
+        let mut sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+        };
+        self.decoder.message(event, data, &mut sink);
+        Ok(())
+    }
+
+    /// Feeds one event produced by the `eventsource-stream` crate (feature
+    /// `eventsource-stream`). Our own SSE framer is the default path; this is for callers
+    /// who already hold an `eventsource_stream::EventStream`.
+    #[cfg(feature = "eventsource-stream")]
+    pub fn feed_eventsource(
+        &mut self,
+        event: &eventsource_stream::Event,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Error> {
+        let name = if event.event == "message" {
+            ""
+        } else {
+            event.event.as_str()
+        };
+        self.feed_message(name, event.data.as_bytes(), out)
     }
 }
 

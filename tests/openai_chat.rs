@@ -1,6 +1,13 @@
 //! `openai-chat`: own fixtures (one per server quirk) at every chunking, and every
 //! OpenAI-family capture against a one-shot oracle.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use common::*;
@@ -50,7 +57,11 @@ fn openai() -> Parser {
 }
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 #[test]
@@ -69,7 +80,10 @@ fn openai_basic_text_then_call() {
     body.extend_from_slice(b"data: [DONE]\n\n");
     let ev = assert_split_invariant(&openai, &body, 50);
     assert_eq!(text(&ev), "Let me check. é😀");
-    assert_eq!(calls(&ev), vec![call("call_a", "get_weather", json!({"city": "Paris"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_a", "get_weather", json!({"city": "Paris"}))]
+    );
     match ev.last() {
         Some(Event::Finish { reason, usage }) => {
             assert_eq!(reason, &Some(FinishReason::ToolCalls));
@@ -98,11 +112,23 @@ fn openai_end_is_emitted_when_arguments_close() {
     let mut p = openai();
     let mut out = Vec::new();
     // Feed up to the end of the second event: the first call must be complete already.
-    let second_end = body.windows(2).enumerate().filter(|(_, w)| w == b"\n\n").nth(1).map(|(i, _)| i + 2).unwrap();
+    let second_end = body
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w == b"\n\n")
+        .nth(1)
+        .map(|(i, _)| i + 2)
+        .unwrap();
     p.feed(&body[..second_end], &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { index: 0, .. })),
+        "{out:?}"
+    );
     p.feed(&body[second_end..], &mut out).unwrap();
-    assert!(matches!(out.last(), Some(Event::ToolCallEnd { index: 1, .. })), "{out:?}");
+    assert!(
+        matches!(out.last(), Some(Event::ToolCallEnd { index: 1, .. })),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -112,20 +138,33 @@ fn openai_start_is_emitted_by_the_feed_that_completes_the_name() {
         let mut p = openai();
         let mut out = Vec::new();
         p.feed(&body[..cut], &mut out).unwrap();
-        assert!(out.is_empty(), "start before the event was complete (cut {cut})");
+        assert!(
+            out.is_empty(),
+            "start before the event was complete (cut {cut})"
+        );
         p.feed(&body[cut..], &mut out).unwrap();
-        assert!(matches!(out.first(), Some(Event::ToolCallStart { name, .. }) if name == "write_file"));
+        assert!(
+            matches!(out.first(), Some(Event::ToolCallStart { name, .. }) if name == "write_file")
+        );
     }
 }
 
 #[test]
 fn mistral_no_index_no_id_whole_call_with_finish() {
-    let body = sse(&[json!({"choices": [{"index": 0, "delta": {"content": null, "tool_calls": [
+    let body = sse(&[
+        json!({"choices": [{"index": 0, "delta": {"content": null, "tool_calls": [
         {"function": {"name": "A", "arguments": "{\"x\": 1}"}},
         {"function": {"name": "B", "arguments": "{\"y\": 2}"}}
-    ]}, "finish_reason": "tool_calls"}]})]);
+    ]}, "finish_reason": "tool_calls"}]}),
+    ]);
     let ev = assert_split_invariant(&openai, &body, 20);
-    assert_eq!(calls(&ev), vec![call("call_0", "A", json!({"x": 1})), call("call_1", "B", json!({"y": 2}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "A", json!({"x": 1})),
+            call("call_1", "B", json!({"y": 2}))
+        ]
+    );
 }
 
 #[test]
@@ -137,8 +176,14 @@ fn anthropic_compat_index_starting_at_1() {
         fin("tool_calls"),
     ]);
     let ev = assert_split_invariant(&openai, &body, 20);
-    assert!(matches!(ev.first(), Some(Event::ToolCallStart { index: 0, .. })));
-    assert_eq!(calls(&ev), vec![call("toolu_1", "read_file", json!({"path": "a.txt"}))]);
+    assert!(matches!(
+        ev.first(),
+        Some(Event::ToolCallStart { index: 0, .. })
+    ));
+    assert_eq!(
+        calls(&ev),
+        vec![call("toolu_1", "read_file", json!({"path": "a.txt"}))]
+    );
 }
 
 #[test]
@@ -149,7 +194,10 @@ fn tgi_id_zero_on_every_delta() {
         tc(Some(0), Some("0"), None, Some(" \"Tokyo\"}")),
     ]);
     let ev = assert_split_invariant(&openai, &body, 20);
-    assert_eq!(calls(&ev), vec![call("0", "get_weather", json!({"city": "Tokyo"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("0", "get_weather", json!({"city": "Tokyo"}))]
+    );
 }
 
 #[test]
@@ -162,7 +210,10 @@ fn dashscope_empty_id_on_later_deltas_and_trailing_empty_args() {
         fin("tool_calls"),
     ]);
     let ev = assert_split_invariant(&openai, &body, 20);
-    assert_eq!(calls(&ev), vec![call("call_x", "weather", json!({"location": "SF"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_x", "weather", json!({"location": "SF"}))]
+    );
     assert!(errors(&ev).is_empty());
 }
 
@@ -176,7 +227,13 @@ fn openrouter_name_repeated_and_no_finish_reason() {
     body.extend_from_slice(b"data: [DONE]\n\n");
     let ev = assert_split_invariant(&openai, &body, 20);
     assert_eq!(calls(&ev), vec![call("0", "llm_version", json!({}))]);
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::ToolCalls),
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -207,41 +264,87 @@ fn openai_noarg_calls_get_empty_object() {
         fin("tool_calls"),
     ]);
     let ev = assert_split_invariant(&openai, &body, 20);
-    assert_eq!(calls(&ev), vec![call("c1", "get_country", json!({})), call("c2", "get_product", json!({}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("c1", "get_country", json!({})),
+            call("c2", "get_product", json!({}))
+        ]
+    );
     // The args deltas still concatenate to the arguments.
-    assert!(ev.contains(&Event::ToolCallArgs { index: 0, delta: "{}".into() }));
+    assert!(ev.contains(&Event::ToolCallArgs {
+        index: 0,
+        delta: "{}".into()
+    }));
 }
 
 #[test]
 fn ollama_stop_despite_calls_is_tool_calls() {
     let body = sse(&[
-        tc(Some(0), Some("call_1"), Some("get_weather"), Some("{\"location\":\"Paris\"}")),
+        tc(
+            Some(0),
+            Some("call_1"),
+            Some("get_weather"),
+            Some("{\"location\":\"Paris\"}"),
+        ),
         fin("stop"),
     ]);
     let ev = assert_split_invariant(&openai, &body, 10);
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::ToolCalls),
+            ..
+        })
+    ));
 }
 
 #[test]
 fn tgi_tool_calls_object_with_name_inside_arguments_and_eos() {
-    let pieces = ["{", " \"function\":", " {", " \"_name\":", " \"get_current_weather\",", " \"location\":", " \"Paris\"", " }", " }", "</s>"];
+    let pieces = [
+        "{",
+        " \"function\":",
+        " {",
+        " \"_name\":",
+        " \"get_current_weather\",",
+        " \"location\":",
+        " \"Paris\"",
+        " }",
+        " }",
+        "</s>",
+    ];
     let mut payloads: Vec<Value> = pieces
         .iter()
         .map(|a| chunk(json!({"tool_calls": {"index": 0, "id": "", "type": "function", "function": {"name": null, "arguments": a}}})))
         .collect();
     payloads.push(fin("stop"));
     let ev = assert_split_invariant(&openai, &sse(&payloads), 20);
-    assert_eq!(calls(&ev), vec![call("call_0", "get_current_weather", json!({"location": "Paris"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "call_0",
+            "get_current_weather",
+            json!({"location": "Paris"})
+        )]
+    );
     assert!(errors(&ev).is_empty(), "{ev:?}");
 }
 
 #[test]
 fn tgi_eot_token_alone_is_not_a_call() {
-    let body = sse(&[json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "", "function": {"name": null, "arguments": "<|eot_id|>"}}]}, "finish_reason": "stop"}]})]);
+    let body = sse(&[
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "", "function": {"name": null, "arguments": "<|eot_id|>"}}]}, "finish_reason": "stop"}]}),
+    ]);
     let ev = assert_split_invariant(&openai, &body, 10);
     assert!(calls(&ev).is_empty());
     assert!(errors(&ev).is_empty());
-    assert!(matches!(ev.last(), Some(Event::Finish { reason: Some(FinishReason::Stop), .. })));
+    assert!(matches!(
+        ev.last(),
+        Some(Event::Finish {
+            reason: Some(FinishReason::Stop),
+            ..
+        })
+    ));
 }
 
 #[test]
@@ -258,9 +361,17 @@ fn trailing_garbage_after_arguments_is_an_error() {
 
 #[test]
 fn bedrock_mantle_harmony_token_in_name_is_cut() {
-    let body = sse(&[tc(Some(0), Some("x"), Some("get_user_permissions<|channel|>commentary"), Some("{\"u\":1}"))]);
+    let body = sse(&[tc(
+        Some(0),
+        Some("x"),
+        Some("get_user_permissions<|channel|>commentary"),
+        Some("{\"u\":1}"),
+    )]);
     let ev = assert_split_invariant(&openai, &body, 10);
-    assert_eq!(calls(&ev), vec![call("x", "get_user_permissions", json!({"u": 1}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("x", "get_user_permissions", json!({"u": 1}))]
+    );
 }
 
 #[test]
@@ -284,18 +395,29 @@ fn legacy_function_call_delta() {
         fin("function_call"),
     ]);
     let ev = assert_split_invariant(&openai, &body, 10);
-    assert_eq!(calls(&ev), vec![call("call_0", "lookup", json!({"q": "x"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "lookup", json!({"q": "x"}))]
+    );
 }
 
 #[test]
 fn groq_error_event_keeps_failed_generation() {
-    let mut body = sse(&[chunk(json!({"reasoning": "hmm"})), chunk(json!({"content": "maybe"}))]);
+    let mut body = sse(&[
+        chunk(json!({"reasoning": "hmm"})),
+        chunk(json!({"content": "maybe"})),
+    ]);
     body.extend_from_slice(b"event: error\ndata: {\"error\":{\"message\":\"Tool choice is required\",\"type\":\"invalid_request_error\",\"code\":\"tool_use_failed\",\"failed_generation\":\"{\\\"name\\\": \\\"x\\\"}\"}}\n\n");
     let ev = assert_split_invariant(&openai, &body, 10);
     let errs = errors(&ev);
     assert_eq!(errs.len(), 1);
     match errs[0] {
-        Event::Error { kind, message, raw, index } => {
+        Event::Error {
+            kind,
+            message,
+            raw,
+            index,
+        } => {
             assert_eq!(*kind, ErrorKind::Provider);
             assert!(message.contains("tool_use_failed"));
             assert!(raw.contains("failed_generation"));
@@ -307,10 +429,20 @@ fn groq_error_event_keeps_failed_generation() {
 
 #[test]
 fn truncated_stream_reports_the_open_call() {
-    let body = sse(&[tc(Some(0), Some("c"), Some("write_file"), Some("{\"path\": \"a.txt\", \"content\": \"hel"))]);
+    let body = sse(&[tc(
+        Some(0),
+        Some("c"),
+        Some("write_file"),
+        Some("{\"path\": \"a.txt\", \"content\": \"hel"),
+    )]);
     let ev = assert_split_invariant(&openai, &body, 10);
     match ev.last() {
-        Some(Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. }) => {
+        Some(Event::Error {
+            kind: ErrorKind::Truncated,
+            index: Some(0),
+            raw,
+            ..
+        }) => {
             assert_eq!(raw, "{\"path\": \"a.txt\", \"content\": \"hel");
         }
         other => panic!("{other:?}"),
@@ -319,14 +451,19 @@ fn truncated_stream_reports_the_open_call() {
 
 #[test]
 fn invalid_arguments_are_an_error_with_the_raw_text() {
-    let body = sse(&[tc(Some(0), Some("c"), Some("f"), Some("{\"a\": nope}")), fin("tool_calls")]);
+    let body = sse(&[
+        tc(Some(0), Some("c"), Some("f"), Some("{\"a\": nope}")),
+        fin("tool_calls"),
+    ]);
     let ev = assert_split_invariant(&openai, &body, 10);
     assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::InvalidArguments, index: Some(0), raw, .. } if raw == "{\"a\": nope}")));
 }
 
 #[test]
 fn arguments_as_object_instead_of_string() {
-    let body = sse(&[chunk(json!({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": [1, 2]}}}]}))]);
+    let body = sse(&[chunk(
+        json!({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": [1, 2]}}}]}),
+    )]);
     let ev = assert_split_invariant(&openai, &body, 10);
     assert_eq!(calls(&ev), vec![call("c", "f", json!({"a": [1, 2]}))]);
 }
@@ -347,7 +484,9 @@ fn bad_json_payload_is_an_error_and_parsing_goes_on() {
     body.extend(sse(&[chunk(json!({"content": "ok"}))]));
     let ev = assert_split_invariant(&openai, &body, 10);
     assert_eq!(text(&ev), "ok");
-    assert!(matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, raw, .. }) if raw == "{not json"));
+    assert!(
+        matches!(ev.first(), Some(Event::Error { kind: ErrorKind::InvalidJson, raw, .. }) if raw == "{not json")
+    );
 }
 
 #[test]
@@ -375,7 +514,10 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
             .filter(|d| *d != "[DONE]")
             .filter_map(|d| serde_json::from_str(d).ok())
             .collect(),
-        Framing::Ndjson => String::from_utf8_lossy(bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect(),
+        Framing::Ndjson => String::from_utf8_lossy(bytes)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
         Framing::JsonArray => serde_json::from_slice::<Vec<Value>>(bytes).unwrap_or_default(),
         _ => unreachable!(),
     };
@@ -411,8 +553,12 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
                 };
                 match raw_calls.iter_mut().find(|c| c.0 == key) {
                     Some(c) => {
-                        if c.1.is_empty() { c.1 = id; }
-                        if c.2.is_empty() { c.2 = name; }
+                        if c.1.is_empty() {
+                            c.1 = id;
+                        }
+                        if c.2.is_empty() {
+                            c.2 = name;
+                        }
                         c.3.push_str(&args);
                     }
                     None => raw_calls.push((key, id, name, args)),
@@ -427,7 +573,11 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
                 args = s.to_string();
             }
         }
-        let mut arguments: Value = if args.trim().is_empty() { json!({}) } else { serde_json::from_str(&args).expect("oracle: args parse") };
+        let mut arguments: Value = if args.trim().is_empty() {
+            json!({})
+        } else {
+            serde_json::from_str(&args).expect("oracle: args parse")
+        };
         let mut name = name.split("<|").next().unwrap_or("").trim().to_string();
         if name.is_empty() {
             if args.trim().is_empty() {
@@ -439,7 +589,15 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
             inner.as_object_mut().expect("object").remove("_name");
             arguments = inner;
         }
-        calls.push(Call { id: if id.is_empty() { format!("call_{}", calls.len()) } else { id }, name, arguments });
+        calls.push(Call {
+            id: if id.is_empty() {
+                format!("call_{}", calls.len())
+            } else {
+                id
+            },
+            name,
+            arguments,
+        });
     }
     (text, reasoning, calls)
 }
@@ -450,7 +608,11 @@ fn captures_openai_family_match_the_oracle_at_every_chunking() {
     if caps.is_empty() {
         return;
     }
-    assert!(caps.len() >= 50, "expected the OpenAI-family captures, found {}", caps.len());
+    assert!(
+        caps.len() >= 50,
+        "expected the OpenAI-family captures, found {}",
+        caps.len()
+    );
     let mut total_calls = 0;
     for cap in &caps {
         let make = maker("openai-chat", cap.framing);
@@ -462,14 +624,34 @@ fn captures_openai_family_match_the_oracle_at_every_chunking() {
         assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
         let provider_errors = errors(&whole)
             .iter()
-            .filter(|e| !matches!(e, Event::Error { kind: ErrorKind::Provider, .. }))
+            .filter(|e| {
+                !matches!(
+                    e,
+                    Event::Error {
+                        kind: ErrorKind::Provider,
+                        ..
+                    }
+                )
+            })
             .count();
         assert_eq!(provider_errors, 0, "{}: {:?}", cap.path, errors(&whole));
-        assert_eq!(run_sized(&make, &cap.bytes, 1), whole, "{} byte by byte", cap.path);
+        assert_eq!(
+            run_sized(&make, &cap.bytes, 1),
+            whole,
+            "{} byte by byte",
+            cap.path
+        );
         let mut rng = Rng::new(cap.bytes.len() as u64);
         for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40)).map(|_| rng.below(cap.bytes.len() + 1)).collect();
-            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), whole, "{} random split", cap.path);
+            let cuts: Vec<usize> = (0..1 + rng.below(40))
+                .map(|_| rng.below(cap.bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                whole,
+                "{} random split",
+                cap.path
+            );
         }
         total_calls += want_calls.len();
     }

@@ -123,7 +123,9 @@ impl JsonArrayFramer {
             match self.state {
                 State::Open => {
                     // Strip one BOM at the very start (also when split).
-                    if usize::from(self.bom) < BOM.len() && BOM.get(usize::from(self.bom)) == Some(&b) {
+                    if usize::from(self.bom) < BOM.len()
+                        && BOM.get(usize::from(self.bom)) == Some(&b)
+                    {
                         self.bom += 1;
                         *input = data.get(1..).unwrap_or_default();
                         continue;
@@ -205,7 +207,10 @@ impl JsonArrayFramer {
                     *input = data.get(n..).unwrap_or_default();
                     if n < data.len() {
                         *input = &[];
-                        return Some(self.fail("bytes after the end of the JSON array", data.get(n..).unwrap_or_default()));
+                        return Some(self.fail(
+                            "bytes after the end of the JSON array",
+                            data.get(n..).unwrap_or_default(),
+                        ));
                     }
                 }
                 State::Failed => {
@@ -300,6 +305,13 @@ mod tests {
         let r = run(&[b"[{}, x", b"yz"]);
         assert_eq!(r.first(), Some(&Ok(b"{}".to_vec())));
         let errs: Vec<u8> = r.iter().filter_map(|x| x.clone().err()).flatten().collect();
-        assert_eq!(errs, b"x yz".iter().copied().filter(|c| *c != b' ').collect::<Vec<_>>());
+        assert_eq!(
+            errs,
+            b"x yz"
+                .iter()
+                .copied()
+                .filter(|c| *c != b' ')
+                .collect::<Vec<_>>()
+        );
     }
 }

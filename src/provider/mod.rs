@@ -27,7 +27,9 @@ impl Sink<'_> {
         }
         match self.content.as_deref_mut() {
             Some(scanner) => scanner.feed(s.as_bytes(), self.calls, self.out),
-            None => self.out.push(Event::Text { delta: s.to_owned() }),
+            None => self.out.push(Event::Text {
+                delta: s.to_owned(),
+            }),
         }
     }
 
@@ -42,7 +44,9 @@ impl Sink<'_> {
     /// Reasoning text (empty deltas are dropped).
     pub(crate) fn reasoning(&mut self, s: &str) {
         if !s.is_empty() {
-            self.out.push(Event::Reasoning { delta: s.to_owned() });
+            self.out.push(Event::Reasoning {
+                delta: s.to_owned(),
+            });
         }
     }
 

@@ -38,13 +38,45 @@ use std::borrow::Cow;
 #[derive(Deserialize)]
 struct Chunk<'a> {
     #[serde(borrow, default)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: Choice0<'a>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
     #[serde(default)]
     x_groq: Option<XGroq>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+}
+
+/// The `choices` array, keeping only choice 0 (no allocation).
+#[derive(Default)]
+struct Choice0<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Choice0<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut first = None;
+                while let Some(c) = seq.next_element::<Choice<'a>>()? {
+                    if first.is_none() && c.index.unwrap_or(0) == 0 {
+                        first = Some(c);
+                    }
+                }
+                Ok(Choice0(first))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Choice0(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -59,9 +91,10 @@ struct Choice<'a> {
     index: Option<i64>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    /// Non-streaming responses (and some servers' last chunk) use `message`.
+    /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
+    /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
-    message: Option<Delta<'a>>,
+    message: Option<&'a RawValue>,
     #[serde(borrow, default)]
     finish_reason: Option<Cow<'a, str>>,
 }
@@ -141,25 +174,39 @@ impl OpenAiChat {
                 } else {
                     ErrorKind::InvalidJson
                 };
-                sink.error(kind, format!("payload is not a chat.completion.chunk: {e}"), data);
+                sink.error(
+                    kind,
+                    format!("payload is not a chat.completion.chunk: {e}"),
+                    data,
+                );
                 return;
             }
         };
         if let Some(err) = chunk.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
         } else if event == "error" {
-            sink.error(ErrorKind::Provider, "the server sent an error event".into(), data);
+            sink.error(
+                ErrorKind::Provider,
+                "the server sent an error event".into(),
+                data,
+            );
         }
-        if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage)) {
-            if !u.is_null() {
-                self.usage = Some(Usage::from_value(u, &["prompt_tokens"], &["completion_tokens"]));
-            }
+        if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
+            && !u.is_null()
+        {
+            self.usage = Some(Usage::from_value(
+                u,
+                &["prompt_tokens"],
+                &["completion_tokens"],
+            ));
         }
-        for choice in chunk.choices.unwrap_or_default() {
-            if choice.index.unwrap_or(0) != 0 {
-                continue;
+        if let Some(choice) = chunk.choices.0 {
+            if let Some(delta) = choice.delta {
+                self.delta(delta, sink);
             }
-            for delta in [choice.delta, choice.message].into_iter().flatten() {
+            if let Some(m) = choice.message
+                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.get())
+            {
                 self.delta(delta, sink);
             }
             if let Some(r) = choice.finish_reason {
@@ -189,7 +236,12 @@ impl OpenAiChat {
         }
         if let Some(fc) = d.function_call {
             let slot = match self.function_call {
-                Some(s) if fc.name.as_deref().is_none_or(str::is_empty) || sink.calls.args_in_progress(s) => Some(s),
+                Some(s)
+                    if fc.name.as_deref().is_none_or(str::is_empty)
+                        || sink.calls.args_in_progress(s) =>
+                {
+                    Some(s)
+                }
                 _ => {
                     let s = self.open(sink);
                     self.function_call = s;
@@ -209,10 +261,10 @@ impl OpenAiChat {
                 sink.calls.close(s, sink.out);
             }
         }
-        if let Some(s) = self.current {
-            if !sink.calls.args_in_progress(s) {
-                sink.calls.close(s, sink.out);
-            }
+        if let Some(s) = self.current
+            && !sink.calls.args_in_progress(s)
+        {
+            sink.calls.close(s, sink.out);
         }
         let s = sink.calls.open(sink.out);
         self.current = s;
@@ -233,9 +285,13 @@ impl OpenAiChat {
                 let known = self.by_index.iter().find(|(k, _)| *k == i).map(|(_, s)| *s);
                 match known {
                     // Same index, a different id: the server reuses indices per call.
-                    Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => {
+                    Some(s)
+                        if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id =>
+                    {
                         let n = self.open(sink);
-                        if let (Some(n), Some(e)) = (n, self.by_index.iter_mut().find(|(k, _)| *k == i)) {
+                        if let (Some(n), Some(e)) =
+                            (n, self.by_index.iter_mut().find(|(k, _)| *k == i))
+                        {
                             e.1 = n;
                         }
                         n
@@ -254,7 +310,9 @@ impl OpenAiChat {
                 }
             }
             None => match self.current {
-                Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => self.open(sink),
+                Some(s) if id.is_some() && sink.calls.id(s).is_some() && sink.calls.id(s) != id => {
+                    self.open(sink)
+                }
                 Some(s)
                     if id.is_none()
                         && name.is_some_and(|n| !n.is_empty())
@@ -275,7 +333,14 @@ impl OpenAiChat {
         }
     }
 
-    fn apply(&mut self, s: Slot, id: Option<&str>, name: Option<&str>, args: Option<&RawValue>, sink: &mut Sink<'_>) {
+    fn apply(
+        &mut self,
+        s: Slot,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&RawValue>,
+        sink: &mut Sink<'_>,
+    ) {
         if let Some(id) = id {
             sink.calls.set_id(s, id);
         }
@@ -349,7 +414,10 @@ pub(crate) fn provider_error_message(raw: &str) -> String {
         code: Option<&'a RawValue>,
     }
     match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E { message: Some(m), code }) => match code {
+        Ok(E {
+            message: Some(m),
+            code,
+        }) => match code {
             Some(c) => format!("{m} (code {})", c.get().trim_matches('"')),
             None => m.into_owned(),
         },

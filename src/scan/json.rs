@@ -167,10 +167,11 @@ impl JsonScanner {
     /// End of input: a top-level number closes here (`12` is only known to be complete
     /// when something follows it or the input ends). Returns whether the value is complete.
     pub fn finish(&mut self) -> bool {
-        if let State::Num(n) = self.state {
-            if self.stack.is_empty() && n.terminal() {
-                self.state = State::Done;
-            }
+        if let State::Num(n) = self.state
+            && self.stack.is_empty()
+            && n.terminal()
+        {
+            self.state = State::Done;
         }
         self.state == State::Done
     }
@@ -215,7 +216,9 @@ impl JsonScanner {
                 }
                 State::Escape { key } => {
                     self.state = match b {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => State::Str { key },
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            State::Str { key }
+                        }
                         b'u' => State::Unicode { key, n: 0 },
                         _ => return self.fail(i, JsonError::Syntax),
                     };
@@ -261,9 +264,24 @@ impl JsonScanner {
                         b'-' => self.state = State::Num(Num::Minus),
                         b'0' => self.state = State::Num(Num::Zero),
                         b'1'..=b'9' => self.state = State::Num(Num::Int),
-                        b't' => self.state = State::Lit { word: b"true", pos: 1 },
-                        b'f' => self.state = State::Lit { word: b"false", pos: 1 },
-                        b'n' => self.state = State::Lit { word: b"null", pos: 1 },
+                        b't' => {
+                            self.state = State::Lit {
+                                word: b"true",
+                                pos: 1,
+                            }
+                        }
+                        b'f' => {
+                            self.state = State::Lit {
+                                word: b"false",
+                                pos: 1,
+                            }
+                        }
+                        b'n' => {
+                            self.state = State::Lit {
+                                word: b"null",
+                                pos: 1,
+                            }
+                        }
                         _ => return self.fail(i, JsonError::Syntax),
                     }
                 }
@@ -428,15 +446,33 @@ mod tests {
             }
             assert!(serde_json::from_str::<serde_json::Value>(c).is_ok());
             let ends = end_at_every_split(c.as_bytes());
-            assert!(ends.iter().all(|e| *e == Some(trimmed.len())), "{c}: {ends:?}");
+            assert!(
+                ends.iter().all(|e| *e == Some(trimmed.len())),
+                "{c}: {ends:?}"
+            );
         }
     }
 
     #[test]
     fn rejects_what_serde_rejects() {
         let bad = [
-            "{a:1}", "[1,]", "{\"a\" 1}", "01", "-", "1.", "1e", "tru e", "[1 2]", "{,}", "]",
-            "\"\\x\"", "\"\\u12g4\"", "{\"a\":1,}", "nul1", ".5", "+1",
+            "{a:1}",
+            "[1,]",
+            "{\"a\" 1}",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            "tru e",
+            "[1 2]",
+            "{,}",
+            "]",
+            "\"\\x\"",
+            "\"\\u12g4\"",
+            "{\"a\":1,}",
+            "nul1",
+            ".5",
+            "+1",
         ];
         for c in bad {
             let mut sc = JsonScanner::new();

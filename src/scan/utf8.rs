@@ -65,12 +65,14 @@ impl Utf8Holder {
         scratch.clear();
         // Complete the held sequence first.
         while self.n > 0 {
-            let need = seq_len(self.held[0]);
+            let need = seq_len(self.held.first().copied().unwrap_or(0));
             let Some((&b, r)) = rest.split_first() else {
                 return Cow::Borrowed(scratch.as_str());
             };
             if (0x80..=0xBF).contains(&b) && usize::from(self.n) < need {
-                self.held[usize::from(self.n)] = b;
+                if let Some(slot) = self.held.get_mut(usize::from(self.n)) {
+                    *slot = b;
+                }
                 self.n += 1;
                 rest = r;
                 if usize::from(self.n) == need {

@@ -126,13 +126,17 @@ impl Plain {
     fn feed(&mut self, bytes: &[u8], _calls: &mut Calls, out: &mut Vec<Event>) {
         let text = self.utf8.push(bytes, &mut self.scratch);
         if !text.is_empty() {
-            out.push(Event::Text { delta: text.into_owned() });
+            out.push(Event::Text {
+                delta: text.into_owned(),
+            });
         }
     }
 
     fn finish(&mut self, _calls: &mut Calls, out: &mut Vec<Event>) {
         if let Some(s) = self.utf8.finish() {
-            out.push(Event::Text { delta: s.to_owned() });
+            out.push(Event::Text {
+                delta: s.to_owned(),
+            });
         }
     }
 }

@@ -1,6 +1,12 @@
 //! Shared test harness: drive a parser at every chunking, check the event contract,
 //! find the recorded captures.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -59,14 +65,22 @@ impl Rng {
         x
     }
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
     }
 }
 
 /// Asserts that whole, 1-byte, every two-piece split (inputs up to `every_split_max`
 /// bytes), and `random` random chunkings all give the same merged events, and that
 /// those events keep the contract. Returns the events.
-pub fn assert_split_invariant(make: &dyn Fn() -> Parser, input: &[u8], random: usize) -> Vec<Event> {
+pub fn assert_split_invariant(
+    make: &dyn Fn() -> Parser,
+    input: &[u8],
+    random: usize,
+) -> Vec<Event> {
     let whole = run_whole(make, input);
     check_contract(&whole);
     let bytes = run_sized(make, input, 1);
@@ -107,24 +121,38 @@ pub fn check_contract(events: &[Event]) {
                 assert!(!name.is_empty(), "empty tool name");
                 assert!(!id.is_empty(), "empty id");
                 next += 1;
-                calls.insert(*index, (St::Started, id.clone(), name.clone(), String::new()));
+                calls.insert(
+                    *index,
+                    (St::Started, id.clone(), name.clone(), String::new()),
+                );
             }
             Event::ToolCallArgs { index, delta } => {
                 let c = calls.get_mut(index).expect("args before start");
                 assert_eq!(c.0, St::Started, "args after end for call {index}");
                 c.3.push_str(delta);
             }
-            Event::ToolCallEnd { index, id, name, arguments } => {
+            Event::ToolCallEnd {
+                index,
+                id,
+                name,
+                arguments,
+            } => {
                 let c = calls.get_mut(index).expect("end before start");
                 assert_eq!(c.0, St::Started, "second end for call {index}");
                 assert_eq!(&c.1, id, "id changed between start and end");
                 assert_eq!(&c.2, name, "name changed between start and end");
-                let parsed: Value = serde_json::from_str(&c.3)
-                    .unwrap_or_else(|e| panic!("args of call {index} are not JSON ({e}): {:?}", c.3));
-                assert_eq!(&parsed, arguments, "args deltas != end arguments for call {index}");
+                let parsed: Value = serde_json::from_str(&c.3).unwrap_or_else(|e| {
+                    panic!("args of call {index} are not JSON ({e}): {:?}", c.3)
+                });
+                assert_eq!(
+                    &parsed, arguments,
+                    "args deltas != end arguments for call {index}"
+                );
                 c.0 = St::Done;
             }
-            Event::Error { index: Some(index), .. } => {
+            Event::Error {
+                index: Some(index), ..
+            } => {
                 let c = calls.get_mut(index).expect("call error before start");
                 assert_eq!(c.0, St::Started, "error after end for call {index}");
                 c.0 = St::Done;
@@ -152,7 +180,12 @@ pub fn calls(events: &[Event]) -> Vec<Call> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::ToolCallEnd { id, name, arguments, .. } => Some(Call {
+            Event::ToolCallEnd {
+                id,
+                name,
+                arguments,
+                ..
+            } => Some(Call {
                 id: id.clone(),
                 name: name.clone(),
                 arguments: arguments.clone(),
@@ -186,7 +219,10 @@ pub fn reasoning(events: &[Event]) -> String {
 
 /// Error events.
 pub fn errors(events: &[Event]) -> Vec<&Event> {
-    events.iter().filter(|e| matches!(e, Event::Error { .. })).collect()
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::Error { .. }))
+        .collect()
 }
 
 /// The captures directory: `$TOOLSTREAM_CAPTURES`, else `../shared/captures` beside the
@@ -217,7 +253,9 @@ pub struct Capture {
 /// Every capture whose FORMATS.json format is `format` (bodies ready to feed: a
 /// pretty-printed single object is compacted to one NDJSON line, as FORMATS.json says).
 pub fn captures(format: &str) -> Vec<Capture> {
-    let Some(dir) = captures_dir() else { return Vec::new() };
+    let Some(dir) = captures_dir() else {
+        return Vec::new();
+    };
     let table: BTreeMap<String, Value> =
         serde_json::from_slice(&std::fs::read(dir.join("FORMATS.json")).expect("FORMATS.json"))
             .expect("FORMATS.json parses");
@@ -226,14 +264,23 @@ pub fn captures(format: &str) -> Vec<Capture> {
         if v["format"] != format {
             continue;
         }
-        let framing: Framing = v["framing"].as_str().unwrap_or("sse").parse().expect("framing name");
+        let framing: Framing = v["framing"]
+            .as_str()
+            .unwrap_or("sse")
+            .parse()
+            .expect("framing name");
         let mut bytes = std::fs::read(dir.join(&path)).expect("capture readable");
         if v["note"].as_str().is_some_and(|n| n.contains("compact")) {
             let value: Value = serde_json::from_slice(&bytes).expect("note: single JSON object");
             bytes = serde_json::to_vec(&value).expect("compact");
             bytes.push(b'\n');
         }
-        out.push(Capture { path, format: format.to_owned(), framing, bytes });
+        out.push(Capture {
+            path,
+            format: format.to_owned(),
+            framing,
+            bytes,
+        });
     }
     out
 }
