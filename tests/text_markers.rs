@@ -2,6 +2,13 @@
 //! and the reasoning tags: own fixtures at every chunking, the raw-text and leaked-content
 //! captures, and generated text with generated calls cut anywhere.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
 mod common;
 
 use common::*;
@@ -490,4 +497,140 @@ fn harmony_malformed_and_truncated() {
     let ev = split(Format::Harmony, "<|channel|>commentary to=functions.f<|message|>{\"a\":1}");
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
     assert!(errors(&ev).is_empty());
+}
+
+// ---------------------------------------------------------------- generated
+
+/// Markers a generated text must not contain (it would be syntax, not text).
+const FORBIDDEN: &[&str] = &[
+    "<tool_call>", "</tool_call>", "<function=", "<think>", "</think>", "<|im_end|>", "<|endoftext|>",
+    "[TOOL_CALLS]", "[THINK]", "[/THINK]", "</s>", "<｜", "<|start|>", "<|channel|>", "<|message|>",
+    "<|end|>", "<|return|>", "<|call|>", "<|constrain|>",
+];
+
+fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// One argument value rendered for qwen-xml, and the value it must decode to.
+fn qwen_value(v: &Value) -> (String, Value) {
+    match v {
+        Value::String(s) => {
+            let typed = match serde_json::from_str::<Value>(s.trim()) {
+                Ok(x) if !x.is_string() => x,
+                _ => v.clone(),
+            };
+            (s.clone(), typed)
+        }
+        other => (other.to_string(), other.clone()),
+    }
+}
+
+/// Renders a call in `format`; `alt` picks the syntax's other variant.
+fn render(format: Format, name: &str, args: &serde_json::Map<String, Value>, alt: bool) -> (String, Value) {
+    let json = Value::Object(args.clone()).to_string();
+    let want = Value::Object(args.clone());
+    match format {
+        Format::Hermes if alt => (format!("<tool_call>{{\"arguments\": {json}, \"name\": \"{name}\"}}</tool_call>"), want),
+        Format::Hermes => (format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {json}}}\n</tool_call>"), want),
+        Format::QwenXml => {
+            let mut s = format!("<tool_call>\n<function={name}>\n");
+            let mut typed = serde_json::Map::new();
+            for (k, v) in args {
+                let (text, value) = qwen_value(v);
+                s.push_str(&format!("<parameter={k}>\n{text}\n</parameter>\n"));
+                typed.insert(k.clone(), value);
+            }
+            s.push_str("</function>\n</tool_call>");
+            (s, Value::Object(typed))
+        }
+        Format::Mistral if alt => (format!("[TOOL_CALLS][{{\"name\": \"{name}\", \"arguments\": {json}}}]"), want),
+        Format::Mistral => (format!("[TOOL_CALLS]{name}[ARGS]{json}"), want),
+        Format::DeepSeek if alt => (
+            format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{json}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+            want,
+        ),
+        Format::DeepSeek => (
+            format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{json}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+            want,
+        ),
+        Format::Harmony if alt => (
+            format!("<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{json}<|call|>"),
+            want,
+        ),
+        Format::Harmony => (
+            format!("<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{json}<|call|>"),
+            want,
+        ),
+        _ => unreachable!(),
+    }
+}
+
+fn text_piece() -> impl proptest::strategy::Strategy<Value = String> {
+    let parts = vec![
+        "a", "é", "😀", " ", "\n", "<", "[", "]", "|", "｜", "t", "/", ">", "{", "<tool", "_call", "[TOOL", "<thi",
+        "<|cha", "<｜tool", "</tool_", "<func", "x", "▁",
+    ];
+    proptest::collection::vec(proptest::sample::select(parts), 0..8).prop_map(|v| v.concat())
+}
+
+fn arg_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    prop_oneof![
+        "\\PC{0,10}".prop_map(Value::from),
+        proptest::sample::select(vec!["12", "-3.5", "true", "null", "{\"a\": [1]}", " 7 ", "tr", "1 2", "[x]"]).prop_map(Value::from),
+        any::<i32>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(json!({"k": ["é", 1, null]})),
+    ]
+}
+
+use proptest::strategy::Strategy;
+
+fn generated(format: Format, texts: Vec<String>, gen_calls: Vec<(String, serde_json::Map<String, Value>, bool)>, cuts: Vec<usize>) {
+    let texts: Vec<String> = texts.into_iter().filter(|t| !FORBIDDEN.iter().any(|m| t.contains(m))).collect();
+    let texts: Vec<String> = (0..=gen_calls.len()).map(|i| texts.get(i).cloned().unwrap_or_default()).collect();
+    let mut input = String::new();
+    let mut want_text = String::new();
+    let mut want_calls = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        input.push_str(t);
+        match gen_calls.get(i) {
+            Some((name, args, alt)) => {
+                want_text.push_str(t.trim_end_matches(is_ws));
+                let args: serde_json::Map<String, Value> = args
+                    .iter()
+                    .filter(|(_, v)| !v.as_str().is_some_and(|s| s.contains('<')))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let (text, value) = render(format, name, &args, *alt);
+                input.push_str(&text);
+                want_calls.push(call(&format!("call_{i}"), name, value));
+            }
+            None => want_text.push_str(t),
+        }
+    }
+    let make = move || Parser::new(format);
+    let whole = run_whole(&make, input.as_bytes());
+    check_contract(&whole);
+    assert!(errors(&whole).is_empty(), "{input:?}: {whole:?}");
+    assert_eq!(calls(&whole), want_calls, "{input:?}");
+    assert_eq!(text(&whole), want_text, "{input:?}");
+    assert_eq!(run_chunks(&make, &cut_at(input.as_bytes(), &cuts)), whole, "{input:?} cut at {cuts:?}");
+    assert_eq!(run_sized(&make, input.as_bytes(), 1), whole, "{input:?} byte by byte");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn generated_text_and_calls_any_split(
+        texts in proptest::collection::vec(text_piece(), 0..4),
+        gen_calls in proptest::collection::vec(("[a-z_]{1,12}", proptest::collection::btree_map("[a-z]{1,6}", arg_value(), 0..4).prop_map(|m| m.into_iter().collect::<serde_json::Map<_, _>>()), proptest::prelude::any::<bool>()), 0..3),
+        cuts in proptest::collection::vec(0usize..600, 0..12),
+    ) {
+        for format in [Format::Hermes, Format::QwenXml, Format::Mistral, Format::DeepSeek, Format::Harmony] {
+            generated(format, texts.clone(), gen_calls.clone(), cuts.clone());
+        }
+    }
 }
