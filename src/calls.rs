@@ -459,7 +459,9 @@ impl Calls {
         raw: String,
         out: &mut Vec<Event>,
     ) -> bool {
-        let Some(c) = self.calls.get_mut(slot) else { return false };
+        let Some(c) = self.calls.get_mut(slot) else {
+            return false;
+        };
         if !matches!(c.phase, Phase::Streaming | Phase::Failed(_)) {
             return false;
         }

@@ -16,13 +16,19 @@ use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
 fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call { id: id.into(), name: name.into(), arguments }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
 }
 
 fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
     ev.iter()
         .filter_map(|e| match e {
-            Event::Error { kind, index, raw, .. } => Some((*kind, *index, raw.clone())),
+            Event::Error {
+                kind, index, raw, ..
+            } => Some((*kind, *index, raw.clone())),
             _ => None,
         })
         .collect()
@@ -57,8 +63,14 @@ fn events_before(format: Format, input: &str, cut: usize) -> Vec<Event> {
 fn assert_start_at(format: Format, input: &str, settled_by: &str) {
     let end = input.find(settled_by).expect("marker in input") + settled_by.len();
     let has_start = |ev: &[Event]| ev.iter().any(|e| matches!(e, Event::ToolCallStart { .. }));
-    assert!(has_start(&events_before(format, input, end)), "no Start after {settled_by:?}");
-    assert!(!has_start(&events_before(format, input, end - 1)), "Start before {settled_by:?} completed");
+    assert!(
+        has_start(&events_before(format, input, end)),
+        "no Start after {settled_by:?}"
+    );
+    assert!(
+        !has_start(&events_before(format, input, end - 1)),
+        "Start before {settled_by:?} completed"
+    );
 }
 
 // ---------------------------------------------------------------- hermes
@@ -71,12 +83,19 @@ fn hermes_several_calls_text_around_non_ascii() {
     assert_eq!(
         calls(&ev),
         vec![
-            call("call_0", "get_wéather", json!({"city": "Zürich 😀", "n": [1, 2.5]})),
+            call(
+                "call_0",
+                "get_wéather",
+                json!({"city": "Zürich 😀", "n": [1, 2.5]})
+            ),
             call("call_1", "t", json!({})),
         ]
     );
     // The model's own argument bytes.
-    assert_eq!(args_text(&ev, 0), "{\"city\": \"Zürich 😀\", \"n\": [1, 2.5]}");
+    assert_eq!(
+        args_text(&ev, 0),
+        "{\"city\": \"Zürich 😀\", \"n\": [1, 2.5]}"
+    );
     assert_start_at(Format::Hermes, input, "\"get_wéather\"");
 }
 
@@ -93,7 +112,10 @@ fn hermes_no_arguments_gets_empty_object_and_no_closing_tag() {
     let ev = split(Format::Hermes, "<tool_call>{\"name\": \"now\"}");
     assert_eq!(calls(&ev), vec![call("call_0", "now", json!({}))]);
     // Missing </tool_call> followed by text: the text is text again.
-    let ev = split(Format::Hermes, "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1}} then </tool_x");
+    let ev = split(
+        Format::Hermes,
+        "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1}} then </tool_x",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "a", json!({"x": 1}))]);
     assert_eq!(text(&ev), "then </tool_x");
     assert!(errors(&ev).is_empty());
@@ -103,7 +125,10 @@ fn hermes_no_arguments_gets_empty_object_and_no_closing_tag() {
 fn hermes_end_is_emitted_when_the_arguments_close() {
     let input = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}";
     let ev = events_before(Format::Hermes, input, input.len());
-    assert!(matches!(ev.last(), Some(Event::ToolCallEnd { .. })), "{ev:?}");
+    assert!(
+        matches!(ev.last(), Some(Event::ToolCallEnd { .. })),
+        "{ev:?}"
+    );
     // And the text ending there still completes it at finish, with no error.
     let ev = split(Format::Hermes, input);
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
@@ -116,26 +141,49 @@ fn hermes_malformed_calls_are_errors_with_the_raw_text() {
     let input = "a <tool_call>\n<function=f>oops</tool_call> b";
     let ev = split(Format::Hermes, input);
     assert_eq!(text(&ev), "a b");
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidJson, None, "<tool_call>\n<function=f>oops</tool_call>".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidJson,
+            None,
+            "<tool_call>\n<function=f>oops</tool_call>".into()
+        )]
+    );
     // Broken arguments after the name: the call's own error, with its raw text.
     let input = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": tru}}</tool_call>ok";
     let ev = split(Format::Hermes, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, Some(0), input.trim_end_matches("ok").into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            input.trim_end_matches("ok").into()
+        )]
+    );
     assert_eq!(text(&ev), "ok");
     // No name.
     let input = "<tool_call>{\"arguments\": {}}</tool_call>";
     let ev = split(Format::Hermes, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::MissingName, None, input.into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::MissingName, None, input.into())]
+    );
 }
 
 #[test]
 fn hermes_truncated_calls() {
     let input = "x<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"é";
     let ev = split(Format::Hermes, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input[1..].into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, Some(0), input[1..].into())]
+    );
     let input = "x<tool_call>{\"nam";
     let ev = split(Format::Hermes, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, None, input[1..].into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, None, input[1..].into())]
+    );
 }
 
 #[test]
@@ -216,24 +264,47 @@ fn qwen_xml_strings_stream_as_they_arrive() {
     // The newline before the cut may be the value's last one: held.
     assert_eq!(args_text(&ev, 0), "{\"content\":\"line one");
     let ev = split(Format::QwenXml, input);
-    assert_eq!(calls(&ev), vec![call("call_0", "write", json!({"content": "line one\nline two"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "call_0",
+            "write",
+            json!({"content": "line one\nline two"})
+        )]
+    );
     // Only one leading and one trailing newline are stripped.
-    let ev = split(Format::QwenXml, "<function=w><parameter=c>\n\n x \n\n</parameter></function>");
-    assert_eq!(calls(&ev), vec![call("call_0", "w", json!({"c": "\n x \n"}))]);
+    let ev = split(
+        Format::QwenXml,
+        "<function=w><parameter=c>\n\n x \n\n</parameter></function>",
+    );
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "w", json!({"c": "\n x \n"}))]
+    );
     // An empty value is the empty string.
-    let ev = split(Format::QwenXml, "<function=w><parameter=c>\n</parameter></function>");
+    let ev = split(
+        Format::QwenXml,
+        "<function=w><parameter=c>\n</parameter></function>",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "w", json!({"c": ""}))]);
 }
 
 #[test]
 fn qwen_xml_lenient_closing_tags() {
     // Missing </parameter>, missing </function>.
-    let input = "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx <y> z\n</tool_call>after";
+    let input =
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\nx <y> z\n</tool_call>after";
     let ev = split(Format::QwenXml, input);
-    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1, "b": "x <y> z"}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "f", json!({"a": 1, "b": "x <y> z"}))]
+    );
     assert_eq!(text(&ev), "after");
     // No <tool_call> wrapper and no </tool_call>.
-    let ev = split(Format::QwenXml, "a <function=f><parameter=n>7</parameter></function> b");
+    let ev = split(
+        Format::QwenXml,
+        "a <function=f><parameter=n>7</parameter></function> b",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"n": 7}))]);
     assert_eq!(text(&ev), "a b");
 }
@@ -242,17 +313,33 @@ fn qwen_xml_lenient_closing_tags() {
 fn qwen_xml_malformed_and_truncated() {
     let input = "x<tool_call>\n<function=bad\nname>\n</function>\n</tool_call>y";
     let ev = split(Format::QwenXml, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, None, input[1..input.len() - 1].into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            None,
+            input[1..input.len() - 1].into()
+        )]
+    );
     assert_eq!(text(&ev), "xy");
     let input = "x<tool_call>\n<function=f>\n<parameter=a>\nhalf";
     let ev = split(Format::QwenXml, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input[1..].into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, Some(0), input[1..].into())]
+    );
     let ev = split(Format::QwenXml, "<tool_call>\n");
     assert!(ev.is_empty(), "{ev:?}");
     // Stray text inside a function is reported, the call still completes.
-    let ev = split(Format::QwenXml, "<function=f>oops<parameter=a>1</parameter></function>");
+    let ev = split(
+        Format::QwenXml,
+        "<function=f>oops<parameter=a>1</parameter></function>",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::UnexpectedPayload, None, "oops".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::UnexpectedPayload, None, "oops".into())]
+    );
 }
 
 #[test]
@@ -267,18 +354,30 @@ fn qwen_xml_raw_text_captures() {
         let ev = assert_split_invariant(&make, &cap.bytes, 30);
         let src = String::from_utf8_lossy(&cap.bytes);
         assert!(errors(&ev).is_empty(), "{}: {ev:?}", cap.path);
-        assert_eq!(calls(&ev).len(), src.matches("<function=").count(), "{}", cap.path);
+        assert_eq!(
+            calls(&ev).len(),
+            src.matches("<function=").count(),
+            "{}",
+            cap.path
+        );
         if cap.path.contains("think-close-then-xml") {
             assert_eq!(
                 calls(&ev),
-                vec![call("call_0", "web_search", json!({"query": "Python 3.14 new features changes enhancements 2025"}))]
+                vec![call(
+                    "call_0",
+                    "web_search",
+                    json!({"query": "Python 3.14 new features changes enhancements 2025"})
+                )]
             );
             assert!(text(&ev).starts_with("The user is asking"));
             // With the output starting inside reasoning, that text is reasoning.
             let f = cap.framing;
             let make = move || Parser::new(Format::QwenXml).framing(f).reasoning_open(true);
             let ev = assert_split_invariant(&make, &cap.bytes, 10);
-            assert!(reasoning(&ev).starts_with("The user is asking") && reasoning(&ev).ends_with("answer."));
+            assert!(
+                reasoning(&ev).starts_with("The user is asking")
+                    && reasoning(&ev).ends_with("answer.")
+            );
             assert_eq!(text(&ev), "");
             assert_eq!(calls(&ev).len(), 1);
         }
@@ -291,25 +390,41 @@ fn qwen_xml_raw_text_captures() {
 fn leaked(path: &str, content: Format, configure: fn(Parser) -> Parser) -> Option<Vec<Event>> {
     let dir = captures_dir()?;
     let bytes = std::fs::read(dir.join(path)).expect("capture");
-    let make = move || configure(Parser::new(Format::OpenAiChat).framing(Framing::Ndjson).content_format(content));
+    let make = move || {
+        configure(
+            Parser::new(Format::OpenAiChat)
+                .framing(Framing::Ndjson)
+                .content_format(content),
+        )
+    };
     Some(assert_split_invariant(&make, &bytes, 20))
 }
 
 #[test]
 fn vllm_qwen35_xml_call_leaked_into_content_is_found() {
-    let Some(ev) = leaked("vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson", Format::QwenXml, |p| p) else {
+    let Some(ev) = leaked(
+        "vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson",
+        Format::QwenXml,
+        |p| p,
+    ) else {
         return;
     };
     assert_eq!(
         calls(&ev),
-        vec![call("call_0", "web_search", json!({"query": "Python 3.14 new features changes enhancements 2025"}))]
+        vec![call(
+            "call_0",
+            "web_search",
+            json!({"query": "Python 3.14 new features changes enhancements 2025"})
+        )]
     );
     assert!(text(&ev).starts_with("The user is asking") && !text(&ev).contains('<'));
     assert!(errors(&ev).is_empty());
     // The chat template opened <think>: with `reasoning_open` the text before </think> is reasoning.
-    let ev = leaked("vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson", Format::QwenXml, |p| {
-        p.reasoning_open(true)
-    })
+    let ev = leaked(
+        "vllm/qwen3.5-35b-a3b-xml-tool-call-in-content-no-parser.ndjson",
+        Format::QwenXml,
+        |p| p.reasoning_open(true),
+    )
     .unwrap();
     assert!(reasoning(&ev).starts_with("The user is asking"));
     assert_eq!(text(&ev), "");
@@ -319,7 +434,11 @@ fn vllm_qwen35_xml_call_leaked_into_content_is_found() {
 
 #[test]
 fn watsonx_granite_lone_tool_call_tag_before_parsed_calls_is_dropped() {
-    let Some(ev) = leaked("watsonx/granite-3-8b-tool_call-tag-text-then-parallel.ndjson", Format::Hermes, |p| p) else {
+    let Some(ev) = leaked(
+        "watsonx/granite-3-8b-tool_call-tag-text-then-parallel.ndjson",
+        Format::Hermes,
+        |p| p,
+    ) else {
         return;
     };
     // The content is only "<tool_call>"; the server parsed the calls itself.
@@ -331,11 +450,18 @@ fn watsonx_granite_lone_tool_call_tag_before_parsed_calls_is_dropped() {
 
 #[test]
 fn vllm_qwen3_think_tags_in_content_become_reasoning() {
-    let Some(ev) = leaked("vllm/qwen3-0.6b-think-in-content-then-call.ndjson", Format::Hermes, |p| p) else {
+    let Some(ev) = leaked(
+        "vllm/qwen3-0.6b-think-in-content-then-call.ndjson",
+        Format::Hermes,
+        |p| p,
+    ) else {
         return;
     };
     let r = reasoning(&ev);
-    assert!(r.starts_with("Okay, the user") && r.ends_with("tool_call tags."), "{r:?}");
+    assert!(
+        r.starts_with("Okay, the user") && r.ends_with("tool_call tags."),
+        "{r:?}"
+    );
     assert!(!text(&ev).contains("think"));
     assert_eq!(calls(&ev).len(), 1);
 }
@@ -343,7 +469,9 @@ fn vllm_qwen3_think_tags_in_content_become_reasoning() {
 #[test]
 fn bedrock_gpt_oss_reasoning_tags_in_content_become_reasoning() {
     let path = "bedrock-openai-compat/gpt-oss-20b-reasoning-tags-in-content-then-call.ndjson";
-    let Some(ev) = leaked(path, Format::Hermes, |p| p.reasoning_tags(&[("<reasoning>", "</reasoning>")])) else {
+    let Some(ev) = leaked(path, Format::Hermes, |p| {
+        p.reasoning_tags(&[("<reasoning>", "</reasoning>")])
+    }) else {
         return;
     };
     // Every content chunk is wrapped in its own <reasoning>…</reasoning>.
@@ -352,7 +480,14 @@ fn bedrock_gpt_oss_reasoning_tags_in_content_become_reasoning() {
         "We need to use function get_boiling_point. We have liquid_name: \"myawesomeliquid\". Provide celsius? The default is true. So should return boiling point in Celsius. Let's call."
     );
     assert_eq!(text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("chatcmpl-tool-93e7bd9564cd4994", "get_boiling_point", json!({"liquid_name": "myawesomeliquid", "celsius": true}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "chatcmpl-tool-93e7bd9564cd4994",
+            "get_boiling_point",
+            json!({"liquid_name": "myawesomeliquid", "celsius": true})
+        )]
+    );
 }
 
 // ---------------------------------------------------------------- mistral
@@ -364,12 +499,18 @@ fn mistral_v3_array_of_calls() {
     assert_eq!(text(&ev), "Voilà 😀 [1]");
     assert_eq!(
         calls(&ev),
-        vec![call("call_0", "get_wéather", json!({"city": "Paris ✓"})), call("abc123DEF", "t", json!({}))]
+        vec![
+            call("call_0", "get_wéather", json!({"city": "Paris ✓"})),
+            call("abc123DEF", "t", json!({}))
+        ]
     );
     assert_eq!(args_text(&ev, 0), "{\"city\": \"Paris ✓\"}");
     assert_start_at(Format::Mistral, input, "\"get_wéather\"");
     // A lone object, no array.
-    let ev = split(Format::Mistral, "[TOOL_CALLS]{\"name\": \"f\", \"arguments\": {\"a\": 1}} done");
+    let ev = split(
+        Format::Mistral,
+        "[TOOL_CALLS]{\"name\": \"f\", \"arguments\": {\"a\": 1}} done",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
     assert_eq!(text(&ev), " done");
 }
@@ -382,7 +523,10 @@ fn mistral_v11_calls_with_and_without_ids() {
     assert_eq!(text(&ev), "OK. after");
     assert_eq!(
         calls(&ev),
-        vec![call("call_0", "get_weather", json!({"city": "Zürich"})), call("a1B2c3D4e", "get_time", json!({"tz": "UTC"}))]
+        vec![
+            call("call_0", "get_weather", json!({"city": "Zürich"})),
+            call("a1B2c3D4e", "get_time", json!({"tz": "UTC"}))
+        ]
     );
     assert_eq!(args_text(&ev, 1), "{\"tz\": \"UTC\"}");
     assert_start_at(Format::Mistral, input, "get_weather[ARGS]");
@@ -392,20 +536,39 @@ fn mistral_v11_calls_with_and_without_ids() {
 fn mistral_malformed_and_truncated() {
     // Not a name: the error carries the text up to the offending character.
     let ev = split(Format::Mistral, "[TOOL_CALLS]not a call");
-    assert_eq!(kinds(&ev), vec![(ErrorKind::MissingName, None, "[TOOL_CALLS]not ".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::MissingName, None, "[TOOL_CALLS]not ".into())]
+    );
     assert_eq!(text(&ev), "a call");
     // Broken arguments after the Start.
     let ev = split(Format::Mistral, "[TOOL_CALLS]f[ARGS]{\"a\": tru}x");
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, Some(0), "[TOOL_CALLS]f[ARGS]{\"a\": tru}".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            "[TOOL_CALLS]f[ARGS]{\"a\": tru}".into()
+        )]
+    );
     assert_eq!(text(&ev), "x");
     // Cut off.
     let input = "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": \"é";
     let ev = split(Format::Mistral, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input.into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, Some(0), input.into())]
+    );
     let ev = split(Format::Mistral, "[TOOL_CALLS]get_wea");
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, None, "[TOOL_CALLS]get_wea".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, None, "[TOOL_CALLS]get_wea".into())]
+    );
     // Arguments closed, array not: complete.
-    let ev = split(Format::Mistral, "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {}}");
+    let ev = split(
+        Format::Mistral,
+        "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {}}",
+    );
     assert_eq!(calls(&ev).len(), 1);
     assert!(errors(&ev).is_empty());
     let ev = split(Format::Mistral, "[TOOL_CALLS]");
@@ -420,7 +583,13 @@ fn deepseek_v3_fenced_calls() {
     let ev = split(Format::DeepSeek, input);
     assert_eq!(reasoning(&ev), "weather?");
     assert_eq!(text(&ev), "Let me check ☀.");
-    assert_eq!(calls(&ev), vec![call("call_0", "get_wéather", json!({"city": "Zürich"})), call("call_1", "now", json!({}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "get_wéather", json!({"city": "Zürich"})),
+            call("call_1", "now", json!({}))
+        ]
+    );
     assert_eq!(args_text(&ev, 0), "{\"city\": \"Zürich\"}");
     assert!(errors(&ev).is_empty(), "{ev:?}");
     assert_start_at(Format::DeepSeek, input, "get_wéather\n");
@@ -431,7 +600,13 @@ fn deepseek_v31_calls() {
     let input = "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{\"city\": \"東京\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{\"x\": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜> done";
     let ev = split(Format::DeepSeek, input);
     assert_eq!(text(&ev), "Sure. done");
-    assert_eq!(calls(&ev), vec![call("call_0", "get_weather", json!({"city": "東京"})), call("call_1", "function", json!({"x": 1}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "get_weather", json!({"city": "東京"})),
+            call("call_1", "function", json!({"x": 1}))
+        ]
+    );
     assert_start_at(Format::DeepSeek, input, "get_weather<｜tool▁sep｜>");
 }
 
@@ -439,14 +614,32 @@ fn deepseek_v31_calls() {
 fn deepseek_malformed_and_truncated() {
     let input = "<｜tool▁call▁begin｜>get_weather{\"a\": 1}<｜tool▁call▁end｜>x";
     let ev = split(Format::DeepSeek, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::MissingName, None, input.trim_end_matches('x').into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::MissingName,
+            None,
+            input.trim_end_matches('x').into()
+        )]
+    );
     assert_eq!(text(&ev), "x");
     let input = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": nope}<｜tool▁call▁end｜>";
     let ev = split(Format::DeepSeek, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, Some(0), input.into())]);
-    let input = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": \"é";
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::InvalidArguments, Some(0), input.into())]
+    );
+    let input =
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": \"é";
     let ev = split(Format::DeepSeek, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input.trim_start_matches(CALLS_BEGIN).into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            Some(0),
+            input.trim_start_matches(CALLS_BEGIN).into()
+        )]
+    );
     // A partial marker at the end is text.
     let ev = split(Format::DeepSeek, "a <｜tool▁ca");
     assert_eq!(text(&ev), "a <｜tool▁ca");
@@ -462,7 +655,13 @@ fn harmony_analysis_then_calls_both_recipient_orders() {
     let ev = split(Format::Harmony, input);
     assert_eq!(reasoning(&ev), "Need wéather 😀.");
     assert_eq!(text(&ev), "");
-    assert_eq!(calls(&ev), vec![call("call_0", "get_weather", json!({"city": "Zürich"})), call("call_1", "now", json!({}))]);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "get_weather", json!({"city": "Zürich"})),
+            call("call_1", "now", json!({}))
+        ]
+    );
     assert_eq!(args_text(&ev, 0), "{\"city\":\"Zürich\"}");
     assert!(errors(&ev).is_empty(), "{ev:?}");
     assert_start_at(Format::Harmony, input, "to=functions.get_weather ");
@@ -477,7 +676,10 @@ fn harmony_final_text_and_plain_start() {
     // Plain text without any token is text; a commentary preamble is text.
     let ev = split(Format::Harmony, "Just text < | >");
     assert_eq!(text(&ev), "Just text < | >");
-    let ev = split(Format::Harmony, "<|channel|>commentary<|message|>Checking…<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|><|call|>");
+    let ev = split(
+        Format::Harmony,
+        "<|channel|>commentary<|message|>Checking…<|end|><|start|>assistant<|channel|>commentary to=functions.f<|message|><|call|>",
+    );
     assert_eq!(text(&ev), "Checking…");
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({}))]);
 }
@@ -486,15 +688,35 @@ fn harmony_final_text_and_plain_start() {
 fn harmony_malformed_and_truncated() {
     let input = "<|channel|>commentary to=python<|message|>print(1)<|call|>ok";
     let ev = split(Format::Harmony, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::InvalidArguments, Some(0), input.trim_end_matches("ok").into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            input.trim_end_matches("ok").into()
+        )]
+    );
     assert_eq!(text(&ev), "ok");
     let input = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": [1,";
     let ev = split(Format::Harmony, input);
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, Some(0), input.into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, Some(0), input.into())]
+    );
     let ev = split(Format::Harmony, "<|start|>assistant<|channel|>comm");
-    assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, None, "<|start|>assistant<|channel|>comm".into())]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            None,
+            "<|start|>assistant<|channel|>comm".into()
+        )]
+    );
     // Arguments closed, <|call|> missing: complete.
-    let ev = split(Format::Harmony, "<|channel|>commentary to=functions.f<|message|>{\"a\":1}");
+    let ev = split(
+        Format::Harmony,
+        "<|channel|>commentary to=functions.f<|message|>{\"a\":1}",
+    );
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
     assert!(errors(&ev).is_empty());
 }
@@ -503,9 +725,25 @@ fn harmony_malformed_and_truncated() {
 
 /// Markers a generated text must not contain (it would be syntax, not text).
 const FORBIDDEN: &[&str] = &[
-    "<tool_call>", "</tool_call>", "<function=", "<think>", "</think>", "<|im_end|>", "<|endoftext|>",
-    "[TOOL_CALLS]", "[THINK]", "[/THINK]", "</s>", "<｜", "<|start|>", "<|channel|>", "<|message|>",
-    "<|end|>", "<|return|>", "<|call|>", "<|constrain|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=",
+    "<think>",
+    "</think>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "[TOOL_CALLS]",
+    "[THINK]",
+    "[/THINK]",
+    "</s>",
+    "<｜",
+    "<|start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|constrain|>",
 ];
 
 fn is_ws(c: char) -> bool {
@@ -527,12 +765,23 @@ fn qwen_value(v: &Value) -> (String, Value) {
 }
 
 /// Renders a call in `format`; `alt` picks the syntax's other variant.
-fn render(format: Format, name: &str, args: &serde_json::Map<String, Value>, alt: bool) -> (String, Value) {
+fn render(
+    format: Format,
+    name: &str,
+    args: &serde_json::Map<String, Value>,
+    alt: bool,
+) -> (String, Value) {
     let json = Value::Object(args.clone()).to_string();
     let want = Value::Object(args.clone());
     match format {
-        Format::Hermes if alt => (format!("<tool_call>{{\"arguments\": {json}, \"name\": \"{name}\"}}</tool_call>"), want),
-        Format::Hermes => (format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {json}}}\n</tool_call>"), want),
+        Format::Hermes if alt => (
+            format!("<tool_call>{{\"arguments\": {json}, \"name\": \"{name}\"}}</tool_call>"),
+            want,
+        ),
+        Format::Hermes => (
+            format!("<tool_call>\n{{\"name\": \"{name}\", \"arguments\": {json}}}\n</tool_call>"),
+            want,
+        ),
         Format::QwenXml => {
             let mut s = format!("<tool_call>\n<function={name}>\n");
             let mut typed = serde_json::Map::new();
@@ -544,22 +793,33 @@ fn render(format: Format, name: &str, args: &serde_json::Map<String, Value>, alt
             s.push_str("</function>\n</tool_call>");
             (s, Value::Object(typed))
         }
-        Format::Mistral if alt => (format!("[TOOL_CALLS][{{\"name\": \"{name}\", \"arguments\": {json}}}]"), want),
+        Format::Mistral if alt => (
+            format!("[TOOL_CALLS][{{\"name\": \"{name}\", \"arguments\": {json}}}]"),
+            want,
+        ),
         Format::Mistral => (format!("[TOOL_CALLS]{name}[ARGS]{json}"), want),
         Format::DeepSeek if alt => (
-            format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{json}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+            format!(
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n```json\n{json}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+            ),
             want,
         ),
         Format::DeepSeek => (
-            format!("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{json}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+            format!(
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{name}<｜tool▁sep｜>{json}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+            ),
             want,
         ),
         Format::Harmony if alt => (
-            format!("<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{json}<|call|>"),
+            format!(
+                "<|start|>assistant to=functions.{name}<|channel|>commentary json<|message|>{json}<|call|>"
+            ),
             want,
         ),
         Format::Harmony => (
-            format!("<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{json}<|call|>"),
+            format!(
+                "<|start|>assistant<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{json}<|call|>"
+            ),
             want,
         ),
         _ => unreachable!(),
@@ -568,8 +828,8 @@ fn render(format: Format, name: &str, args: &serde_json::Map<String, Value>, alt
 
 fn text_piece() -> impl proptest::strategy::Strategy<Value = String> {
     let parts = vec![
-        "a", "é", "😀", " ", "\n", "<", "[", "]", "|", "｜", "t", "/", ">", "{", "<tool", "_call", "[TOOL", "<thi",
-        "<|cha", "<｜tool", "</tool_", "<func", "x", "▁",
+        "a", "é", "😀", " ", "\n", "<", "[", "]", "|", "｜", "t", "/", ">", "{", "<tool", "_call",
+        "[TOOL", "<thi", "<|cha", "<｜tool", "</tool_", "<func", "x", "▁",
     ];
     proptest::collection::vec(proptest::sample::select(parts), 0..8).prop_map(|v| v.concat())
 }
@@ -578,7 +838,18 @@ fn arg_value() -> impl proptest::strategy::Strategy<Value = Value> {
     use proptest::prelude::*;
     prop_oneof![
         "\\PC{0,10}".prop_map(Value::from),
-        proptest::sample::select(vec!["12", "-3.5", "true", "null", "{\"a\": [1]}", " 7 ", "tr", "1 2", "[x]"]).prop_map(Value::from),
+        proptest::sample::select(vec![
+            "12",
+            "-3.5",
+            "true",
+            "null",
+            "{\"a\": [1]}",
+            " 7 ",
+            "tr",
+            "1 2",
+            "[x]"
+        ])
+        .prop_map(Value::from),
         any::<i32>().prop_map(Value::from),
         any::<bool>().prop_map(Value::from),
         Just(json!({"k": ["é", 1, null]})),
@@ -587,9 +858,19 @@ fn arg_value() -> impl proptest::strategy::Strategy<Value = Value> {
 
 use proptest::strategy::Strategy;
 
-fn generated(format: Format, texts: Vec<String>, gen_calls: Vec<(String, serde_json::Map<String, Value>, bool)>, cuts: Vec<usize>) {
-    let texts: Vec<String> = texts.into_iter().filter(|t| !FORBIDDEN.iter().any(|m| t.contains(m))).collect();
-    let texts: Vec<String> = (0..=gen_calls.len()).map(|i| texts.get(i).cloned().unwrap_or_default()).collect();
+fn generated(
+    format: Format,
+    texts: Vec<String>,
+    gen_calls: Vec<(String, serde_json::Map<String, Value>, bool)>,
+    cuts: Vec<usize>,
+) {
+    let texts: Vec<String> = texts
+        .into_iter()
+        .filter(|t| !FORBIDDEN.iter().any(|m| t.contains(m)))
+        .collect();
+    let texts: Vec<String> = (0..=gen_calls.len())
+        .map(|i| texts.get(i).cloned().unwrap_or_default())
+        .collect();
     let mut input = String::new();
     let mut want_text = String::new();
     let mut want_calls = Vec::new();
@@ -616,8 +897,16 @@ fn generated(format: Format, texts: Vec<String>, gen_calls: Vec<(String, serde_j
     assert!(errors(&whole).is_empty(), "{input:?}: {whole:?}");
     assert_eq!(calls(&whole), want_calls, "{input:?}");
     assert_eq!(text(&whole), want_text, "{input:?}");
-    assert_eq!(run_chunks(&make, &cut_at(input.as_bytes(), &cuts)), whole, "{input:?} cut at {cuts:?}");
-    assert_eq!(run_sized(&make, input.as_bytes(), 1), whole, "{input:?} byte by byte");
+    assert_eq!(
+        run_chunks(&make, &cut_at(input.as_bytes(), &cuts)),
+        whole,
+        "{input:?} cut at {cuts:?}"
+    );
+    assert_eq!(
+        run_sized(&make, input.as_bytes(), 1),
+        whole,
+        "{input:?} byte by byte"
+    );
 }
 
 proptest::proptest! {

@@ -37,7 +37,8 @@
 //!         });
 //!     }
 //! }
-//! assert_eq!(got, ["Hi ", "#0", "{} ", "<b"]);
+//! // The held `<` comes out as soon as `b` shows it is not a marker.
+//! assert_eq!(got, ["Hi ", "#0", "{} ", "<", "b"]);
 //! ```
 
 /// A small set of literal markers, matched leftmost-first. See the [module docs](self).
@@ -126,6 +127,13 @@ impl MarkerSet {
     #[inline]
     fn candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         let rest = hay.get(from..)?;
+        if rest.len() <= 16 {
+            // Token-sized pieces: a table lookup per byte beats setting up a vector search.
+            return rest
+                .iter()
+                .position(|b| self.table.get(usize::from(*b)).copied().unwrap_or(false))
+                .map(|o| from + o);
+        }
         let off = match self.firsts.as_slice() {
             [] => None,
             [a] => memchr::memchr(*a, rest),
@@ -223,7 +231,11 @@ impl MarkerMatcher {
 
     /// The next piece of `input` (which is advanced past it): text up to a marker, the
     /// marker, or `None` when `input` is used up (its tail may be held).
-    pub fn next<'s, 'i: 's>(&'s mut self, set: &MarkerSet, input: &mut &'i str) -> Option<Found<'s>> {
+    pub fn next<'s, 'i: 's>(
+        &'s mut self,
+        set: &MarkerSet,
+        input: &mut &'i str,
+    ) -> Option<Found<'s>> {
         if !self.held.is_empty() {
             return self.resume(set, input);
         }
@@ -250,7 +262,11 @@ impl MarkerMatcher {
                 let (text, tail) = split(s, at);
                 self.held.push_str(tail);
                 *input = "";
-                if text.is_empty() { None } else { Some(Found::Text(text)) }
+                if text.is_empty() {
+                    None
+                } else {
+                    Some(Found::Text(text))
+                }
             }
         }
     }
@@ -279,8 +295,10 @@ impl MarkerMatcher {
                 if at > 0 {
                     // Text first; the marker is found again on the next call.
                     self.released.clear();
-                    self.released.push_str(self.window.get(..at).unwrap_or_default());
-                    self.held.push_str(self.window.get(at..held).unwrap_or_default());
+                    self.released
+                        .push_str(self.window.get(..at).unwrap_or_default());
+                    self.held
+                        .push_str(self.window.get(at..held).unwrap_or_default());
                     return Some(Found::Text(&self.released));
                 }
                 *input = s.get(used..).unwrap_or_default();
@@ -289,9 +307,11 @@ impl MarkerMatcher {
             Search::Partial { at } if at < held && whole => {
                 // Still a possible marker, now longer: hold it all, release what precedes.
                 self.released.clear();
-                self.released.push_str(self.window.get(..at).unwrap_or_default());
+                self.released
+                    .push_str(self.window.get(..at).unwrap_or_default());
                 self.held.clear();
-                self.held.push_str(self.window.get(at..).unwrap_or_default());
+                self.held
+                    .push_str(self.window.get(at..).unwrap_or_default());
                 *input = "";
                 if self.released.is_empty() {
                     None
@@ -373,7 +393,11 @@ impl Expect {
     pub fn feed(&mut self, set: &MarkerSet, input: &str) -> Expected {
         let start = self.got;
         for (i, &b) in input.as_bytes().iter().enumerate() {
-            let cur = set.get(self.which).as_bytes().get(..self.got).unwrap_or_default();
+            let cur = set
+                .get(self.which)
+                .as_bytes()
+                .get(..self.got)
+                .unwrap_or_default();
             let next = (0..set.len()).find(|&k| {
                 let m = set.get(k).as_bytes();
                 m.starts_with(cur) && m.get(self.got) == Some(&b)
@@ -440,7 +464,9 @@ mod tests {
 
     fn every_split(set: &MarkerSet, input: &str) -> Vec<String> {
         let whole = run(set, &[input]);
-        let bytes: Vec<usize> = (0..=input.len()).filter(|i| input.is_char_boundary(*i)).collect();
+        let bytes: Vec<usize> = (0..=input.len())
+            .filter(|i| input.is_char_boundary(*i))
+            .collect();
         for &a in &bytes {
             for &b in bytes.iter().filter(|b| **b >= a) {
                 let got = run(set, &[&input[..a], &input[a..b], &input[b..]]);
@@ -479,7 +505,10 @@ mod tests {
     #[test]
     fn many_first_bytes_use_the_table() {
         let set = MarkerSet::new(["<a>", "[B]", "{c}", "|d|"]);
-        assert_eq!(every_split(&set, "x[B]y|d|z{c"), ["x", "#1", "y", "#3", "z{c"]);
+        assert_eq!(
+            every_split(&set, "x[B]y|d|z{c"),
+            ["x", "#1", "y", "#3", "z{c"]
+        );
     }
 
     #[test]
@@ -501,10 +530,30 @@ mod tests {
         let set = MarkerSet::new(["</tool_call>", "<|im_end|>"]);
         let mut e = Expect::default();
         assert_eq!(e.feed(&set, "</to"), Expected::NeedMore);
-        assert_eq!(e.feed(&set, "ol_call>x"), Expected::Matched { index: 0, consumed: 8 });
+        assert_eq!(
+            e.feed(&set, "ol_call>x"),
+            Expected::Matched {
+                index: 0,
+                consumed: 8
+            }
+        );
         assert_eq!(e.feed(&set, "<"), Expected::NeedMore);
-        assert_eq!(e.feed(&set, "|imx"), Expected::Mismatch { which: 1, len: 4, consumed: 3 });
-        assert_eq!(e.feed(&set, "x"), Expected::Mismatch { which: 0, len: 0, consumed: 0 });
+        assert_eq!(
+            e.feed(&set, "|imx"),
+            Expected::Mismatch {
+                which: 1,
+                len: 4,
+                consumed: 3
+            }
+        );
+        assert_eq!(
+            e.feed(&set, "x"),
+            Expected::Mismatch {
+                which: 0,
+                len: 0,
+                consumed: 0
+            }
+        );
     }
 
     proptest::proptest! {

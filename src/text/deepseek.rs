@@ -58,7 +58,9 @@ enum St {
     /// V3: the name, up to the newline.
     Name,
     /// Before the arguments: whitespace and an optional `` ```json `` line.
-    Fence { in_line: bool },
+    Fence {
+        in_line: bool,
+    },
     Json,
     /// The arguments closed: up to `<｜tool▁call▁end｜>`.
     After,
@@ -98,7 +100,13 @@ impl DeepSeek {
         DeepSeek {
             utf8: Utf8Holder::new(),
             scratch: String::new(),
-            text: TextStage::new(&[CALL_BEGIN], &[CALLS_BEGIN, CALLS_END, EOS], THINK, opts, limits),
+            text: TextStage::new(
+                &[CALL_BEGIN],
+                &[CALLS_BEGIN, CALLS_END, EOS],
+                THINK,
+                opts,
+                limits,
+            ),
             st: St::Text,
             head_set: MarkerSet::new([SEP, CALL_END]),
             after_set: MarkerSet::new([CALL_END, CALLS_END, CALL_BEGIN]),
@@ -183,7 +191,14 @@ impl DeepSeek {
                         }
                         Some(Found::Marker(_)) => {
                             self.raw.push(CALL_END);
-                            report(calls, None, ErrorKind::MissingName, "a DeepSeek tool call without <｜tool▁sep｜>", &mut self.raw, out);
+                            report(
+                                calls,
+                                None,
+                                ErrorKind::MissingName,
+                                "a DeepSeek tool call without <｜tool▁sep｜>",
+                                &mut self.raw,
+                                out,
+                            );
                             self.end();
                         }
                     }
@@ -210,7 +225,11 @@ impl DeepSeek {
                 }
                 St::Name => {
                     let (part, rest, nl) = match s.find('\n') {
-                        Some(i) => (s.get(..i).unwrap_or_default(), s.get(i + 1..).unwrap_or_default(), true),
+                        Some(i) => (
+                            s.get(..i).unwrap_or_default(),
+                            s.get(i + 1..).unwrap_or_default(),
+                            true,
+                        ),
                         None => (s, "", false),
                     };
                     self.raw.push(part);
@@ -308,7 +327,14 @@ impl DeepSeek {
                         Some(Found::Text(t)) => self.raw.push(t),
                         Some(Found::Marker(_)) => {
                             self.raw.push(CALL_END);
-                            report(calls, self.slot, kind, "a malformed DeepSeek tool call", &mut self.raw, out);
+                            report(
+                                calls,
+                                self.slot,
+                                kind,
+                                "a malformed DeepSeek tool call",
+                                &mut self.raw,
+                                out,
+                            );
                             self.end();
                         }
                     }
@@ -362,7 +388,14 @@ impl DeepSeek {
                     St::Skip(k) => k,
                     _ => ErrorKind::Truncated,
                 };
-                report(calls, self.slot, kind, "the text ended inside a DeepSeek tool call", &mut self.raw, out);
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    "the text ended inside a DeepSeek tool call",
+                    &mut self.raw,
+                    out,
+                );
             }
         }
         self.end();

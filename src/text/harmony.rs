@@ -125,13 +125,23 @@ fn channel(header: &str) -> &str {
         .find(CHANNEL)
         .and_then(|p| header.get(p + CHANNEL.len()..))
         .map(|rest| rest.trim_start_matches(is_ws))
-        .map(|rest| rest.get(..rest.find(|c: char| is_ws(c) || c == '<').unwrap_or(rest.len())).unwrap_or_default())
+        .map(|rest| {
+            rest.get(
+                ..rest
+                    .find(|c: char| is_ws(c) || c == '<')
+                    .unwrap_or(rest.len()),
+            )
+            .unwrap_or_default()
+        })
         .unwrap_or_default()
 }
 
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
-        let none = ReasoningOptions { open: false, tags: Some(Vec::new()) };
+        let none = ReasoningOptions {
+            open: false,
+            tags: Some(Vec::new()),
+        };
         Harmony {
             utf8: Utf8Holder::new(),
             scratch: String::new(),
@@ -185,8 +195,14 @@ impl Harmony {
         if self.started {
             return;
         }
-        let Some(r) = recipient(&self.header, at_end) else { return };
-        let name = r.strip_prefix("functions.").filter(|n| !n.is_empty()).unwrap_or(r).to_owned();
+        let Some(r) = recipient(&self.header, at_end) else {
+            return;
+        };
+        let name = r
+            .strip_prefix("functions.")
+            .filter(|n| !n.is_empty())
+            .unwrap_or(r)
+            .to_owned();
         self.started = true;
         self.slot = calls.open(out);
         if let Some(slot) = self.slot {
@@ -315,7 +331,9 @@ impl Harmony {
                                 self.body.push_str(t);
                             }
                         }
-                        Some(Found::Marker(m @ (T_MESSAGE | T_CONSTRAIN))) if self.st != St::After => {
+                        Some(Found::Marker(m @ (T_MESSAGE | T_CONSTRAIN)))
+                            if self.st != St::After =>
+                        {
                             let tok = TOKENS.get(m).copied().unwrap_or_default();
                             self.raw.push(tok);
                             self.body.push_str(tok);
@@ -355,7 +373,14 @@ impl Harmony {
                         calls.close(slot, out);
                     }
                 } else {
-                    report(calls, self.slot, kind, "the body of a harmony tool call is not JSON", &mut self.raw, out);
+                    report(
+                        calls,
+                        self.slot,
+                        kind,
+                        "the body of a harmony tool call is not JSON",
+                        &mut self.raw,
+                        out,
+                    );
                 }
             }
             _ => {}
@@ -371,7 +396,14 @@ impl Harmony {
 
     /// A header that cannot be completed: reported with its raw text.
     fn bad_header(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut Vec<Event>) {
-        report(calls, self.slot, kind, "a harmony message header without <|message|>", &mut self.raw, out);
+        report(
+            calls,
+            self.slot,
+            kind,
+            "a harmony message header without <|message|>",
+            &mut self.raw,
+            out,
+        );
         self.header.clear();
         self.slot = None;
         self.started = false;
@@ -387,12 +419,26 @@ impl Harmony {
             St::Body => {}
             St::Header => {
                 self.raw.push(&tail);
-                report(calls, self.slot, ErrorKind::Truncated, "the text ended inside a harmony header", &mut self.raw, out);
+                report(
+                    calls,
+                    self.slot,
+                    ErrorKind::Truncated,
+                    "the text ended inside a harmony header",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::Args => {
                 // `<|message|>` and nothing more: a call without arguments is not known
                 // to be complete.
-                report(calls, self.slot, ErrorKind::Truncated, "the text ended before a harmony call's arguments", &mut self.raw, out);
+                report(
+                    calls,
+                    self.slot,
+                    ErrorKind::Truncated,
+                    "the text ended before a harmony call's arguments",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::Json => {
                 if self.args.finish() {
@@ -400,12 +446,26 @@ impl Harmony {
                         calls.close(slot, out);
                     }
                 } else {
-                    report(calls, self.slot, ErrorKind::Truncated, "the text ended inside a harmony tool call", &mut self.raw, out);
+                    report(
+                        calls,
+                        self.slot,
+                        ErrorKind::Truncated,
+                        "the text ended inside a harmony tool call",
+                        &mut self.raw,
+                        out,
+                    );
                 }
             }
             St::RawBody(kind) => {
                 self.raw.push(&tail);
-                report(calls, self.slot, kind, "the text ended inside a harmony tool call that is not JSON", &mut self.raw, out);
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    "the text ended inside a harmony tool call that is not JSON",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::After => {
                 self.body.push_str(&tail);
@@ -423,10 +483,22 @@ mod tests {
 
     #[test]
     fn recipients_and_channels() {
-        assert_eq!(recipient("<|channel|>commentary to=functions.f <|constrain|>json", false), Some("functions.f"));
+        assert_eq!(
+            recipient(
+                "<|channel|>commentary to=functions.f <|constrain|>json",
+                false
+            ),
+            Some("functions.f")
+        );
         assert_eq!(recipient("assistant to=functions.f", false), None);
-        assert_eq!(recipient("assistant to=functions.f", true), Some("functions.f"));
-        assert_eq!(recipient("assistant to=functions.f<|channel|>commentary", false), Some("functions.f"));
+        assert_eq!(
+            recipient("assistant to=functions.f", true),
+            Some("functions.f")
+        );
+        assert_eq!(
+            recipient("assistant to=functions.f<|channel|>commentary", false),
+            Some("functions.f")
+        );
         assert_eq!(recipient("assistant<|channel|>auto=1", true), None);
         assert_eq!(channel("assistant<|channel|>analysis"), "analysis");
         assert_eq!(channel("<|channel|>commentary to=x"), "commentary");

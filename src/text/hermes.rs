@@ -200,7 +200,12 @@ impl JsonCall {
     }
 
     /// Walks `s`; returns the bytes consumed and what was found.
-    pub(crate) fn feed(&mut self, s: &str, calls: &mut Calls, out: &mut Vec<Event>) -> (usize, Walk) {
+    pub(crate) fn feed(
+        &mut self,
+        s: &str,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> (usize, Walk) {
         let bytes = s.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -258,7 +263,9 @@ impl JsonCall {
                 W::Value => {
                     self.value = JsonScanner::with_max_depth(self.max_depth);
                     match self.field {
-                        Field::Name | Field::Id if b == b'"' && !(self.field == Field::Name && self.named) => {
+                        Field::Name | Field::Id
+                            if b == b'"' && !(self.field == Field::Name && self.named) =>
+                        {
                             self.sbuf.clear();
                             self.sbuf.push('"');
                             self.w = W::Str { esc: false };
@@ -307,7 +314,11 @@ impl JsonCall {
                         }
                         JsonStatus::Complete { consumed } => {
                             if args {
-                                if !self.deliver(rest.get(..consumed).unwrap_or_default(), calls, out) {
+                                if !self.deliver(
+                                    rest.get(..consumed).unwrap_or_default(),
+                                    calls,
+                                    out,
+                                ) {
                                     return (i, Walk::Invalid(ErrorKind::LimitExceeded));
                                 }
                                 self.args_done = true;
@@ -318,7 +329,8 @@ impl JsonCall {
                         JsonStatus::Invalid { at, error } => {
                             // The valid prefix streams as it would have in smaller pieces.
                             if args {
-                                let _ = self.deliver(rest.get(..at).unwrap_or_default(), calls, out);
+                                let _ =
+                                    self.deliver(rest.get(..at).unwrap_or_default(), calls, out);
                             }
                             let kind = match error {
                                 JsonError::TooDeep => ErrorKind::LimitExceeded,
@@ -424,7 +436,10 @@ impl Raw {
     /// The text, and a note about dropped bytes for an error message.
     pub(crate) fn take(&mut self) -> (String, String) {
         let note = if self.dropped > 0 {
-            format!(" ({} bytes beyond the argument limit not kept)", self.dropped)
+            format!(
+                " ({} bytes beyond the argument limit not kept)",
+                self.dropped
+            )
         } else {
             String::new()
         };
@@ -480,7 +495,13 @@ impl Hermes {
         Hermes {
             utf8: Utf8Holder::new(),
             scratch: String::new(),
-            text: TextStage::new(&[OPEN], &["<|im_end|>", "<|endoftext|>"], THINK, opts, limits),
+            text: TextStage::new(
+                &[OPEN],
+                &["<|im_end|>", "<|endoftext|>"],
+                THINK,
+                opts,
+                limits,
+            ),
             st: St::Text,
             walker: JsonCall::new(limits),
             raw: Raw::new(limits.max_argument_bytes),
@@ -542,7 +563,11 @@ impl Hermes {
                             s = s.get(consumed..).unwrap_or_default();
                             self.end_call();
                         }
-                        Expected::Mismatch { which, len, consumed } => {
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
                             let matched = self.close.get(which).get(..len).unwrap_or_default();
                             let before = len - consumed;
                             self.raw.push(matched.get(..before).unwrap_or_default());
@@ -584,7 +609,11 @@ impl Hermes {
                             s = s.get(consumed..).unwrap_or_default();
                             self.end_call();
                         }
-                        Expected::Mismatch { which, len, consumed } => {
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
                             // No `</tool_call>`: what follows the call is text again.
                             s = s.get(consumed..).unwrap_or_default();
                             self.end_call();
@@ -594,7 +623,9 @@ impl Hermes {
                     }
                 }
                 St::Skip(kind) => {
-                    let Some(found) = self.matcher.next(&self.close, &mut s) else { continue };
+                    let Some(found) = self.matcher.next(&self.close, &mut s) else {
+                        continue;
+                    };
                     match found {
                         Found::Text(t) => self.raw.push(t),
                         Found::Marker(_) => {
@@ -658,7 +689,9 @@ impl Hermes {
                 let tail = self.matcher.finish().to_owned();
                 self.raw.push(&tail);
                 let what = match kind {
-                    ErrorKind::MissingName => "a <tool_call> without a name (the text ended before </tool_call>)",
+                    ErrorKind::MissingName => {
+                        "a <tool_call> without a name (the text ended before </tool_call>)"
+                    }
                     _ => "the text ended inside a malformed <tool_call>",
                 };
                 report(calls, self.walker.slot(), kind, what, &mut self.raw, out);
@@ -699,15 +732,31 @@ mod tests {
 
     #[test]
     fn one_call_with_text() {
-        let ev = run(&["Hi \n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\nbye"]);
+        let ev = run(&[
+            "Hi \n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\nbye",
+        ]);
         assert_eq!(
             ev,
             vec![
                 Event::Text { delta: "Hi".into() },
-                Event::ToolCallStart { index: 0, id: "call_0".into(), name: "f".into() },
-                Event::ToolCallArgs { index: 0, delta: "{\"a\": 1}".into() },
-                Event::ToolCallEnd { index: 0, id: "call_0".into(), name: "f".into(), arguments: json!({"a": 1}) },
-                Event::Text { delta: "\nbye".into() },
+                Event::ToolCallStart {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into()
+                },
+                Event::ToolCallArgs {
+                    index: 0,
+                    delta: "{\"a\": 1}".into()
+                },
+                Event::ToolCallEnd {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into(),
+                    arguments: json!({"a": 1})
+                },
+                Event::Text {
+                    delta: "\nbye".into()
+                },
             ]
         );
     }
@@ -715,6 +764,9 @@ mod tests {
     #[test]
     fn arguments_before_name() {
         let ev = run(&["<tool_call>{\"arguments\": {\"a\": [1]}, \"name\": \"g\"}</tool_call>"]);
-        assert!(matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": [1]})), "{ev:?}");
+        assert!(
+            matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": [1]})),
+            "{ev:?}"
+        );
     }
 }

@@ -54,9 +54,13 @@ enum St {
     /// After `[TOOL_CALLS]`: what follows decides the syntax.
     Open,
     /// v3: inside the array, before an element or `]`.
-    Elem { first: bool },
+    Elem {
+        first: bool,
+    },
     /// v3: inside an element object (or the lone object).
-    Object { in_array: bool },
+    Object {
+        in_array: bool,
+    },
     /// v3: after an element: `,` or `]`.
     AfterElem,
     /// v11: the name (before `[ARGS]` / `[CALL_ID]`).
@@ -233,15 +237,28 @@ impl Mistral {
                 St::Name | St::Id => {
                     // Name (or id) characters and the brackets of `[ARGS]` / `[CALL_ID]`;
                     // anything else breaks the call.
-                    let bad = s.find(|c: char| !(name_char(c) || c == '[' || c == ']')).unwrap_or(s.len());
+                    let bad = s
+                        .find(|c: char| !(name_char(c) || c == '[' || c == ']'))
+                        .unwrap_or(s.len());
                     let mut part = s.get(..bad).unwrap_or_default();
                     let mut matcher = std::mem::take(&mut self.matcher);
                     let mut too_long = false;
-                    while let Some(f) = matcher.next(if self.st == St::Name { &self.name_set } else { &self.id_set }, &mut part) {
+                    while let Some(f) = matcher.next(
+                        if self.st == St::Name {
+                            &self.name_set
+                        } else {
+                            &self.id_set
+                        },
+                        &mut part,
+                    ) {
                         match f {
                             Found::Text(t) => {
                                 self.raw.push(t);
-                                let buf = if self.st == St::Name { &mut self.name } else { &mut self.id };
+                                let buf = if self.st == St::Name {
+                                    &mut self.name
+                                } else {
+                                    &mut self.id
+                                };
                                 buf.push_str(t);
                                 too_long |= buf.len() > MAX_NAME;
                             }
@@ -259,7 +276,9 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
-                    if matches!(self.st, St::Name | St::Id) && (too_long || (consumed == bad && !s.is_empty())) {
+                    if matches!(self.st, St::Name | St::Id)
+                        && (too_long || (consumed == bad && !s.is_empty()))
+                    {
                         let held = matcher.finish().to_owned();
                         self.raw.push(&held);
                         self.matcher = matcher;
@@ -268,41 +287,39 @@ impl Mistral {
                     }
                     self.matcher = matcher;
                 }
-                St::Args => {
-                    match self.args.feed(s.as_bytes()) {
-                        JsonStatus::NeedMore => {
-                            self.raw.push(s);
-                            if let Some(slot) = self.slot {
-                                calls.args(slot, s, out);
-                            }
-                            s = "";
+                St::Args => match self.args.feed(s.as_bytes()) {
+                    JsonStatus::NeedMore => {
+                        self.raw.push(s);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, s, out);
                         }
-                        JsonStatus::Complete { consumed } => {
-                            let v = s.get(..consumed).unwrap_or_default();
-                            self.raw.push(v);
-                            if let Some(slot) = self.slot {
-                                calls.args(slot, v, out);
-                                calls.close(slot, out);
-                            }
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end();
-                        }
-                        JsonStatus::Invalid { at, error } => {
-                            let v = s.get(..at).unwrap_or_default();
-                            if let Some(slot) = self.slot {
-                                calls.args(slot, v, out);
-                            }
-                            self.raw.push(v);
-                            s = s.get(at..).unwrap_or_default();
-                            let kind = match error {
-                                JsonError::TooDeep => ErrorKind::LimitExceeded,
-                                _ => ErrorKind::InvalidArguments,
-                            };
-                            let slot = self.slot;
-                            s = self.malformed(s, slot, kind, calls, out);
-                        }
+                        s = "";
                     }
-                }
+                    JsonStatus::Complete { consumed } => {
+                        let v = s.get(..consumed).unwrap_or_default();
+                        self.raw.push(v);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                            calls.close(slot, out);
+                        }
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.end();
+                    }
+                    JsonStatus::Invalid { at, error } => {
+                        let v = s.get(..at).unwrap_or_default();
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                        }
+                        self.raw.push(v);
+                        s = s.get(at..).unwrap_or_default();
+                        let kind = match error {
+                            JsonError::TooDeep => ErrorKind::LimitExceeded,
+                            _ => ErrorKind::InvalidArguments,
+                        };
+                        let slot = self.slot;
+                        s = self.malformed(s, slot, kind, calls, out);
+                    }
+                },
             }
         }
     }
@@ -342,7 +359,14 @@ impl Mistral {
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
-        report(calls, slot, kind, "a malformed [TOOL_CALLS] call", &mut self.raw, out);
+        report(
+            calls,
+            slot,
+            kind,
+            "a malformed [TOOL_CALLS] call",
+            &mut self.raw,
+            out,
+        );
         self.end();
         s.get(n..).unwrap_or_default()
     }
@@ -363,7 +387,14 @@ impl Mistral {
             St::Text | St::AfterElem => {}
             St::Open => {} // `[TOOL_CALLS]` and nothing else: no call.
             St::Elem { .. } | St::Name | St::Id => {
-                report(calls, None, ErrorKind::Truncated, "the text ended inside [TOOL_CALLS]", &mut self.raw, out);
+                report(
+                    calls,
+                    None,
+                    ErrorKind::Truncated,
+                    "the text ended inside [TOOL_CALLS]",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::Object { .. } => {
                 let slot = self.walker.slot();
@@ -372,7 +403,14 @@ impl Mistral {
                         calls.close(slot, out);
                     }
                 } else {
-                    report(calls, slot, ErrorKind::Truncated, "the text ended inside a [TOOL_CALLS] call", &mut self.raw, out);
+                    report(
+                        calls,
+                        slot,
+                        ErrorKind::Truncated,
+                        "the text ended inside a [TOOL_CALLS] call",
+                        &mut self.raw,
+                        out,
+                    );
                 }
             }
             St::Args => {
@@ -382,7 +420,14 @@ impl Mistral {
                         calls.close(slot, out);
                     }
                 } else {
-                    report(calls, slot, ErrorKind::Truncated, "the text ended inside a [TOOL_CALLS] call", &mut self.raw, out);
+                    report(
+                        calls,
+                        slot,
+                        ErrorKind::Truncated,
+                        "the text ended inside a [TOOL_CALLS] call",
+                        &mut self.raw,
+                        out,
+                    );
                 }
             }
         }

@@ -237,7 +237,9 @@ impl QwenXml {
                     None => {}
                 },
                 St::Wrap => {
-                    let Some(f) = self.matcher.next(&self.wrap_set, &mut s) else { continue };
+                    let Some(f) = self.matcher.next(&self.wrap_set, &mut s) else {
+                        continue;
+                    };
                     match f {
                         Found::Text(t) => {
                             self.raw.push(t);
@@ -258,7 +260,10 @@ impl QwenXml {
                 St::Name | St::Key => {
                     let stop = s.find(['>', '\n', '<']);
                     let (part, rest) = match stop {
-                        Some(i) => (s.get(..i).unwrap_or_default(), s.get(i..).unwrap_or_default()),
+                        Some(i) => (
+                            s.get(..i).unwrap_or_default(),
+                            s.get(i..).unwrap_or_default(),
+                        ),
                         None => (s, ""),
                     };
                     self.raw.push(part);
@@ -279,7 +284,9 @@ impl QwenXml {
                     }
                 }
                 St::Body => {
-                    let Some(f) = self.matcher.next(&self.body_set, &mut s) else { continue };
+                    let Some(f) = self.matcher.next(&self.body_set, &mut s) else {
+                        continue;
+                    };
                     match f {
                         Found::Text(t) => {
                             self.raw.push(t);
@@ -324,7 +331,11 @@ impl QwenXml {
                             s = s.get(consumed..).unwrap_or_default();
                             self.end_call();
                         }
-                        Expected::Mismatch { which, len, consumed } => {
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
                             s = s.get(consumed..).unwrap_or_default();
                             self.end_call();
                             let given = self.after_set.get(which).get(..len).unwrap_or_default();
@@ -333,13 +344,30 @@ impl QwenXml {
                     }
                 }
                 St::Skip(kind) => {
-                    let set = if self.wrapped { &self.skip_call } else { &self.skip_fn };
-                    let Some(f) = self.matcher.next(set, &mut s) else { continue };
+                    let set = if self.wrapped {
+                        &self.skip_call
+                    } else {
+                        &self.skip_fn
+                    };
+                    let Some(f) = self.matcher.next(set, &mut s) else {
+                        continue;
+                    };
                     match f {
                         Found::Text(t) => self.raw.push(t),
                         Found::Marker(_) => {
-                            self.raw.push(if self.wrapped { END_TOOL_CALL } else { END_FUNCTION });
-                            report(calls, self.slot, kind, "a malformed <function=..> call", &mut self.raw, out);
+                            self.raw.push(if self.wrapped {
+                                END_TOOL_CALL
+                            } else {
+                                END_FUNCTION
+                            });
+                            report(
+                                calls,
+                                self.slot,
+                                kind,
+                                "a malformed <function=..> call",
+                                &mut self.raw,
+                                out,
+                            );
                             self.end_call();
                         }
                     }
@@ -392,7 +420,11 @@ impl QwenXml {
                 self.st = St::Key;
             }
             _ => {
-                self.raw.push(if m == B_END_FN { END_FUNCTION } else { END_TOOL_CALL });
+                self.raw.push(if m == B_END_FN {
+                    END_FUNCTION
+                } else {
+                    END_TOOL_CALL
+                });
                 self.buf.push_str(if self.params == 0 { "{}" } else { "}" });
                 self.args(calls, out);
                 if let Some(slot) = self.slot {
@@ -470,7 +502,10 @@ impl QwenXml {
                 JsonStatus::Invalid { .. } => true,
                 JsonStatus::Complete { consumed } => {
                     self.json_end = Some(base + consumed);
-                    !new.get(consumed..).unwrap_or_default().trim_start_matches(is_ws).is_empty()
+                    !new.get(consumed..)
+                        .unwrap_or_default()
+                        .trim_start_matches(is_ws)
+                        .is_empty()
                 }
             },
         };
@@ -571,7 +606,14 @@ impl QwenXml {
                     St::Skip(k) => k,
                     _ => ErrorKind::Truncated,
                 };
-                report(calls, self.slot, kind, "the text ended inside a <function=..> call", &mut self.raw, out);
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    "the text ended inside a <function=..> call",
+                    &mut self.raw,
+                    out,
+                );
                 self.end_call();
             }
         }
@@ -579,7 +621,10 @@ impl QwenXml {
     }
 
     fn raw_is_blank(&self) -> bool {
-        self.raw.as_str().strip_prefix(TOOL_CALL).is_some_and(|r| r.trim().is_empty())
+        self.raw
+            .as_str()
+            .strip_prefix(TOOL_CALL)
+            .is_some_and(|r| r.trim().is_empty())
     }
 }
 

@@ -172,7 +172,14 @@ impl TextStage {
             match found {
                 Found::Text(t) => {
                     let kind = self.forced || self.reasoning.is_some();
-                    Self::text(&mut self.pending, &mut self.skip_nl, self.max_held, kind, t, out);
+                    Self::text(
+                        &mut self.pending,
+                        &mut self.skip_nl,
+                        self.max_held,
+                        kind,
+                        t,
+                        out,
+                    );
                 }
                 Found::Marker(i) => {
                     let role = match self.reasoning {
@@ -192,7 +199,11 @@ impl TextStage {
                     // A reasoning tag: only line breaks around it are dropped.
                     let keep = self.pending.trim_end_matches(is_nl);
                     if !keep.is_empty() {
-                        push(out, self.forced || self.reasoning.is_some(), keep.to_owned());
+                        push(
+                            out,
+                            self.forced || self.reasoning.is_some(),
+                            keep.to_owned(),
+                        );
                     }
                     self.pending.clear();
                     self.skip_nl = true;
@@ -277,7 +288,13 @@ mod tests {
     use crate::event::merge_deltas;
 
     fn run(opts: &ReasoningOptions, pieces: &[&str]) -> (Vec<Event>, Vec<usize>) {
-        let mut st = TextStage::new(&["<tool_call>"], &["<|im_end|>"], THINK, opts, &Limits::default());
+        let mut st = TextStage::new(
+            &["<tool_call>"],
+            &["<|im_end|>"],
+            THINK,
+            opts,
+            &Limits::default(),
+        );
         let mut out = Vec::new();
         let mut calls = Vec::new();
         for p in pieces {
@@ -300,41 +317,85 @@ mod tests {
         assert_eq!(
             ev,
             vec![
-                Event::Reasoning { delta: "hmm é".into() },
-                Event::Text { delta: "Hello".into() }
+                Event::Reasoning {
+                    delta: "hmm é".into()
+                },
+                Event::Text {
+                    delta: "Hello".into()
+                }
             ]
         );
         assert_eq!(calls, vec![0]);
         let (ev, _) = run(&o, &["a \n", " b<|im_end|>"]);
-        assert_eq!(ev, vec![Event::Text { delta: "a \n b".into() }]);
+        assert_eq!(
+            ev,
+            vec![Event::Text {
+                delta: "a \n b".into()
+            }]
+        );
         let (ev, _) = run(&o, &["a \n"]);
-        assert_eq!(ev, vec![Event::Text { delta: "a \n".into() }]);
+        assert_eq!(
+            ev,
+            vec![Event::Text {
+                delta: "a \n".into()
+            }]
+        );
     }
 
     #[test]
     fn output_starting_inside_reasoning() {
         let (ev, _) = run(&ReasoningOptions::default(), &["plan</think>answer"]);
-        assert_eq!(ev, vec![Event::Text { delta: "plananswer".into() }]);
-        let open = ReasoningOptions { open: true, tags: None };
+        assert_eq!(
+            ev,
+            vec![Event::Text {
+                delta: "plananswer".into()
+            }]
+        );
+        let open = ReasoningOptions {
+            open: true,
+            tags: None,
+        };
         let (ev, _) = run(&open, &["plan</think>answer"]);
         assert_eq!(
             ev,
-            vec![Event::Reasoning { delta: "plan".into() }, Event::Text { delta: "answer".into() }]
+            vec![
+                Event::Reasoning {
+                    delta: "plan".into()
+                },
+                Event::Text {
+                    delta: "answer".into()
+                }
+            ]
         );
         let (ev, _) = run(&open, &["<think>\nplan</think>answer"]);
         assert_eq!(
             ev,
-            vec![Event::Reasoning { delta: "plan".into() }, Event::Text { delta: "answer".into() }]
+            vec![
+                Event::Reasoning {
+                    delta: "plan".into()
+                },
+                Event::Text {
+                    delta: "answer".into()
+                }
+            ]
         );
     }
 
     #[test]
     fn calls_inside_reasoning_are_reasoning() {
-        let (ev, calls) = run(&ReasoningOptions::default(), &["<think>x<tool_call>y</think>z"]);
+        let (ev, calls) = run(
+            &ReasoningOptions::default(),
+            &["<think>x<tool_call>y</think>z"],
+        );
         assert!(calls.is_empty());
         assert_eq!(
             ev,
-            vec![Event::Reasoning { delta: "x<tool_call>y".into() }, Event::Text { delta: "z".into() }]
+            vec![
+                Event::Reasoning {
+                    delta: "x<tool_call>y".into()
+                },
+                Event::Text { delta: "z".into() }
+            ]
         );
     }
 }
