@@ -6,6 +6,15 @@
 //! A scanner gets bytes (`feed`) and must be split-invariant: any chunking of the same
 //! text gives the same merged events. Text is held back only while it could still be
 //! the start of a call, bounded by [`Limits::max_held_bytes`](crate::Limits).
+//!
+//! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
+//! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
+//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels). All but
+//! harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
+//! before markers, end-of-turn tokens), and all find markers with
+//! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
+//! marker (or a character) split across chunks is held, and released verbatim the
+//! moment it cannot be one.
 
 use crate::calls::Calls;
 use crate::event::Event;

@@ -222,7 +222,12 @@ impl QwenXml {
         }
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.steps(s, calls, out);
+        self.args(calls, out);
+    }
+
+    fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
         while !s.is_empty() {
             match self.st {
                 St::Text => match self.text.run(&mut s, out) {
@@ -475,7 +480,7 @@ impl QwenXml {
                     self.scan_json(base, calls, out);
                 } else {
                     self.make_string(calls, out);
-                    self.string_text(t, calls, out);
+                    self.string_text(t);
                 }
             }
             V::Json => {
@@ -487,7 +492,7 @@ impl QwenXml {
                 }
                 self.scan_json(base, calls, out);
             }
-            V::Str => self.string_text(t, calls, out),
+            V::Str => self.string_text(t),
         }
     }
 
@@ -519,14 +524,14 @@ impl QwenXml {
         self.v = V::Str;
         self.buf.push('"');
         let held = std::mem::take(&mut self.held);
-        self.string_text(&held, calls, out);
+        self.string_text(&held);
         self.held = held;
         self.held.clear();
         self.args(calls, out);
     }
 
     /// String text: escaped and streamed, holding one trailing newline.
-    fn string_text(&mut self, t: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn string_text(&mut self, t: &str) {
         if t.is_empty() {
             return;
         }
@@ -541,8 +546,8 @@ impl QwenXml {
             }
             None => t,
         };
+        // Flushed at the end of the feed (or at the value's end): one delta per feed.
         escape_into(&mut self.buf, t);
-        self.args(calls, out);
     }
 
     /// The value ended (at a marker).
