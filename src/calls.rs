@@ -468,6 +468,34 @@ impl Calls {
         }
     }
 
+    /// Ends a started call with an error instead of its `ToolCallEnd`, carrying `raw`
+    /// (for text scanners: the call's whole raw text, markers included). Returns `false`
+    /// and does nothing when the call has no name yet, already ended or was closed.
+    pub(crate) fn end_with_error(
+        &mut self,
+        slot: Slot,
+        kind: ErrorKind,
+        message: String,
+        raw: String,
+        out: &mut Vec<Event>,
+    ) -> bool {
+        let Some(c) = self.calls.get_mut(slot) else {
+            return false;
+        };
+        if !matches!(c.phase, Phase::Streaming | Phase::Failed(_)) {
+            return false;
+        }
+        out.push(Event::Error {
+            kind,
+            message,
+            index: Some(c.index),
+            raw,
+        });
+        c.args = String::new();
+        c.phase = Phase::Closed;
+        true
+    }
+
     /// A call closed before its name arrived.
     fn close_pending(&mut self, slot: Slot, out: &mut Vec<Event>) {
         let Some(c) = self.calls.get_mut(slot) else {

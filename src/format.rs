@@ -34,6 +34,19 @@ pub enum Format {
     Ollama,
     /// Llama Stack's native `/v1/inference/chat-completion` stream (SSE).
     LlamaStack,
+    /// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls
+    /// (Hermes, Qwen 2.5 / Qwen3).
+    Hermes,
+    /// Raw model text with Qwen3-Coder / Qwen3.5 XML calls:
+    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
+    QwenXml,
+    /// Raw model text with Mistral calls: `[TOOL_CALLS][{"name": .., "arguments": ..}]`
+    /// (v3) or `[TOOL_CALLS]name[ARGS]{..}` (v11+).
+    Mistral,
+    /// Raw model text with DeepSeek's special-token calls (V3 / R1 fenced JSON, V3.1).
+    DeepSeek,
+    /// Raw gpt-oss output in OpenAI's harmony format (channels, `to=functions.name`).
+    Harmony,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -99,6 +112,36 @@ const FORMATS: &[FormatInfo] = &[
         name: "llama-stack",
         framing: Framing::Sse,
         about: "Llama Stack native /v1/inference/chat-completion stream (text and tool_call deltas with parse_status)",
+    },
+    FormatInfo {
+        format: Format::Hermes,
+        name: "hermes",
+        framing: Framing::Text,
+        about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
+    },
+    FormatInfo {
+        format: Format::QwenXml,
+        name: "qwen-xml",
+        framing: Framing::Text,
+        about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
+    },
+    FormatInfo {
+        format: Format::Mistral,
+        name: "mistral",
+        framing: Framing::Text,
+        about: "raw model text: [TOOL_CALLS][{\"name\": .., \"arguments\": ..}] (v3) or [TOOL_CALLS]name[ARGS]{..} (v11+; Devstral, Magistral)",
+    },
+    FormatInfo {
+        format: Format::DeepSeek,
+        name: "deepseek",
+        framing: Framing::Text,
+        about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
+    },
+    FormatInfo {
+        format: Format::Harmony,
+        name: "harmony",
+        framing: Framing::Text,
+        about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
     },
 ];
 

@@ -45,6 +45,10 @@ enum Command {
         /// as it streams, with its JSON Pointer.
         #[arg(long)]
         fields: bool,
+        /// Envelope formats: route visible text through the scanner of text format F
+        /// (for servers that leak unparsed calls into the content).
+        #[arg(long, value_name = "F")]
+        content: Option<Format>,
     },
     /// List the format names, one line each.
     Formats,
@@ -68,7 +72,8 @@ fn main() -> ExitCode {
             chunk_size,
             offsets,
             fields,
-        }) => parse(format, &file, framing, chunk_size, offsets, fields),
+            content,
+        }) => parse(format, &file, framing, chunk_size, offsets, fields, content),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -86,6 +91,7 @@ fn parse(
     chunk_size: Option<usize>,
     offsets: bool,
     fields: bool,
+    content: Option<Format>,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
         Box::new(io::stdin().lock())
@@ -95,6 +101,9 @@ fn parse(
     let mut parser = Parser::new(format).field_events(fields);
     if let Some(f) = framing {
         parser = parser.framing(f);
+    }
+    if let Some(f) = content {
+        parser = parser.content_format(f);
     }
     if chunk_size == Some(0) {
         return Err("--chunk-size must be at least 1".into());

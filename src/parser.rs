@@ -18,7 +18,7 @@ use crate::provider::llama_stack::LlamaStack;
 use crate::provider::ollama::Ollama;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::provider::openai_responses::OpenAiResponses;
-use crate::text::TextScanner;
+use crate::text::{ReasoningOptions, TextScanner};
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
@@ -60,6 +60,8 @@ pub struct Parser {
     content_format: Option<Format>,
     /// Emit `ToolCallField` events.
     field_events: bool,
+    /// Reasoning options of text scanners.
+    reasoning: ReasoningOptions,
     fed: u64,
     finished: bool,
 }
@@ -143,8 +145,8 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn new(format: Format, limits: &Limits) -> Self {
-        if let Some(scanner) = TextScanner::new(format, limits) {
+    fn new(format: Format, limits: &Limits, reasoning: &ReasoningOptions) -> Self {
+        if let Some(scanner) = TextScanner::with_options(format, limits, reasoning) {
             return Decoder::Text(scanner);
         }
         match format {
@@ -156,6 +158,8 @@ impl Decoder {
             Format::Cohere => Decoder::Cohere(Cohere::new()),
             Format::Ollama => Decoder::Ollama(Ollama::new()),
             Format::LlamaStack => Decoder::LlamaStack(LlamaStack::new(limits)),
+            // Text formats got their scanner above.
+            _ => Decoder::Text(TextScanner::plain()),
         }
     }
 
@@ -236,16 +240,18 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
+        let reasoning = ReasoningOptions::default();
         Parser {
             format,
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, &limits),
+            decoder: Decoder::new(format, &limits, &reasoning),
             calls: Calls::new(limits),
             content: None,
             content_format: None,
             field_events: false,
+            reasoning,
             fed: 0,
             finished: false,
         }
@@ -268,12 +274,57 @@ impl Parser {
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
-        self.decoder = Decoder::new(self.format, &self.limits);
+        self.decoder = Decoder::new(self.format, &self.limits, &self.reasoning);
         self.calls = Calls::new(self.limits).with_field_events(self.field_events);
         self.content = self
             .content_format
-            .and_then(|f| TextScanner::new(f, &self.limits));
+            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.reasoning));
         self
+    }
+
+    /// Text formats (and the `content_format` scanner): the output starts inside
+    /// reasoning, because the chat template put the opening tag (`<think>`) in the prompt
+    /// and the model writes only the closing one. Default `false`: only text between
+    /// an opening and a closing tag is reasoning, and a closing tag without an opening
+    /// one is dropped (the text before it stays text). Ignored by `harmony`, whose
+    /// channels say what is reasoning.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::Hermes).reasoning_open(true);
+    /// let mut ev = Vec::new();
+    /// p.feed(b"Plan it.</think>Done.", &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert_eq!(ev[0], Event::Reasoning { delta: "Plan it.".into() });
+    /// assert_eq!(ev[1], Event::Text { delta: "Done.".into() });
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn reasoning_open(mut self, open: bool) -> Self {
+        self.reasoning.open = open;
+        self.rebuild()
+    }
+
+    /// Text formats (and the `content_format` scanner): the reasoning tag pairs, replacing
+    /// the syntax's defaults (`<think>`/`</think>`; `mistral` also `[THINK]`/`[/THINK]`).
+    /// The first pair is the one [`reasoning_open`](Parser::reasoning_open) starts in.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::Hermes)
+    ///     .reasoning_tags(&[("<reasoning>", "</reasoning>"), ("<think>", "</think>")]);
+    /// let mut ev = Vec::new();
+    /// p.feed(b"<reasoning>hm</reasoning>ok", &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert_eq!(ev[0], Event::Reasoning { delta: "hm".into() });
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn reasoning_tags(mut self, tags: &[(&str, &str)]) -> Self {
+        self.reasoning.tags = Some(
+            tags.iter()
+                .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
+                .collect(),
+        );
+        self.rebuild()
     }
 
     /// Routes the visible text of an envelope format through the scanner of a text

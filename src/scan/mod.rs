@@ -2,5 +2,6 @@
 
 pub mod fields;
 pub mod json;
+pub mod marker;
 pub mod pythonic;
 pub mod utf8;

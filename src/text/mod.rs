@@ -6,6 +6,15 @@
 //! A scanner gets bytes (`feed`) and must be split-invariant: any chunking of the same
 //! text gives the same merged events. Text is held back only while it could still be
 //! the start of a call, bounded by [`Limits::max_held_bytes`](crate::Limits).
+//!
+//! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
+//! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
+//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels). All but
+//! harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
+//! before markers, end-of-turn tokens), and all find markers with
+//! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
+//! marker (or a character) split across chunks is held, and released verbatim the
+//! moment it cannot be one.
 
 use crate::calls::Calls;
 use crate::event::Event;
@@ -13,20 +22,62 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
+pub(crate) mod deepseek;
+pub(crate) mod harmony;
+pub(crate) mod hermes;
+pub(crate) mod mistral;
+pub(crate) mod qwen_xml;
+pub(crate) mod reasoning;
+
+pub(crate) use reasoning::ReasoningOptions;
+
 /// A scanner for one text syntax.
 #[derive(Debug)]
 pub(crate) enum TextScanner {
     /// No call syntax: text passes through (UTF-8 boundaries held).
     Plain(Plain),
+    /// `<tool_call>{json}</tool_call>`.
+    Hermes(Box<hermes::Hermes>),
+    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
+    QwenXml(Box<qwen_xml::QwenXml>),
+    /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
+    Mistral(Box<mistral::Mistral>),
+    /// `<｜tool▁call▁begin｜>..<｜tool▁sep｜>..<｜tool▁call▁end｜>` (V3, V3.1).
+    DeepSeek(Box<deepseek::DeepSeek>),
+    /// gpt-oss harmony: `<|channel|>commentary to=functions.name<|message|>{..}<|call|>`.
+    Harmony(Box<harmony::Harmony>),
 }
 
 impl TextScanner {
     /// The scanner for a text format; `None` for envelope formats.
+    #[allow(dead_code)]
     pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
-        let _ = limits;
-        // Envelope formats have no text scanner.
-        #[allow(clippy::match_single_binding)]
+        Self::with_options(format, limits, &ReasoningOptions::default())
+    }
+
+    /// The scanner for a text format with reasoning options; `None` for envelope formats.
+    pub(crate) fn with_options(
+        format: Format,
+        limits: &Limits,
+        reasoning: &ReasoningOptions,
+    ) -> Option<Self> {
         match format {
+            Format::Hermes => Some(TextScanner::Hermes(Box::new(hermes::Hermes::new(
+                limits, reasoning,
+            )))),
+            Format::QwenXml => Some(TextScanner::QwenXml(Box::new(qwen_xml::QwenXml::new(
+                limits, reasoning,
+            )))),
+            Format::Mistral => Some(TextScanner::Mistral(Box::new(mistral::Mistral::new(
+                limits, reasoning,
+            )))),
+            Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(deepseek::DeepSeek::new(
+                limits, reasoning,
+            )))),
+            Format::Harmony => Some(TextScanner::Harmony(Box::new(harmony::Harmony::new(
+                limits, reasoning,
+            )))),
+            // Envelope formats have no text scanner.
             _ => None,
         }
     }
@@ -41,6 +92,11 @@ impl TextScanner {
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
+            TextScanner::Hermes(s) => s.feed(bytes, calls, out),
+            TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
+            TextScanner::Mistral(s) => s.feed(bytes, calls, out),
+            TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
+            TextScanner::Harmony(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -48,6 +104,11 @@ impl TextScanner {
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
+            TextScanner::Hermes(s) => s.finish(calls, out),
+            TextScanner::QwenXml(s) => s.finish(calls, out),
+            TextScanner::Mistral(s) => s.finish(calls, out),
+            TextScanner::DeepSeek(s) => s.finish(calls, out),
+            TextScanner::Harmony(s) => s.finish(calls, out),
         }
     }
 
@@ -55,6 +116,11 @@ impl TextScanner {
     pub(crate) fn retained(&self) -> usize {
         match self {
             TextScanner::Plain(p) => p.utf8.held(),
+            TextScanner::Hermes(s) => s.retained(),
+            TextScanner::QwenXml(s) => s.retained(),
+            TextScanner::Mistral(s) => s.retained(),
+            TextScanner::DeepSeek(s) => s.retained(),
+            TextScanner::Harmony(s) => s.retained(),
         }
     }
 }

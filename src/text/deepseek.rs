@@ -1,0 +1,404 @@
+//! `deepseek`: DeepSeek's special-token call syntax (note the full-width `｜` and the
+//! `▁` characters: multi-byte markers that may be split at any byte).
+//!
+//! - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n`
+//!   `` ```json\n{..}\n``` ``<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`
+//! - V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{..}<｜tool▁call▁end｜>…`
+//!
+//! ```text
+//!   Text ──<｜tool▁call▁begin｜>──> Head ──<｜tool▁sep｜>──┬─ head "function", then not '{' ──> Name ──'\n'──> Fence ──> Json
+//!                                                       └─ otherwise (name = head) ─────────────────────────────> Json
+//!   Json ──value closed──> After ──<｜tool▁call▁end｜>──> Text
+//! ```
+//!
+//! Rules:
+//!
+//! - Start: V3.1 at `<｜tool▁sep｜>` (the name is what came before it); V3 at the newline
+//!   after the name. A V3.1 head of `function` is only settled by the next character
+//!   (`{` → a tool named `function`).
+//! - The arguments are the model's own JSON bytes; the optional `` ```json `` fence
+//!   around them is skipped; End when the value closes.
+//! - `<｜tool▁calls▁begin｜>`, `<｜tool▁calls▁end｜>` and `<｜end▁of▁sentence｜>` are
+//!   dropped from the text, with the whitespace before them; `<think>` reasoning (R1)
+//!   and whitespace: see [`reasoning`](super::reasoning).
+//! - Malformed (no `<｜tool▁sep｜>`, a name running past a line, broken JSON) → `Error`
+//!   carrying the raw call text through `<｜tool▁call▁end｜>`; other text between the
+//!   arguments and `<｜tool▁call▁end｜>` (besides the fence) → an `Error` without index
+//!   carrying it. Cut off → `Error` (`Truncated`) unless the arguments had closed.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
+use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::hermes::{Raw, report};
+use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+
+const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+const CALLS_END: &str = "<｜tool▁calls▁end｜>";
+const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
+const CALL_END: &str = "<｜tool▁call▁end｜>";
+const SEP: &str = "<｜tool▁sep｜>";
+const EOS: &str = "<｜end▁of▁sentence｜>";
+const MAX_NAME: usize = 256;
+
+#[inline]
+fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Text,
+    /// After `<｜tool▁call▁begin｜>`: the type (V3) or the name (V3.1).
+    Head,
+    /// After `function<｜tool▁sep｜>`: V3's name, or V3.1's arguments of a tool named `function`.
+    Decide,
+    /// V3: the name, up to the newline.
+    Name,
+    /// Before the arguments: whitespace and an optional `` ```json `` line.
+    Fence {
+        in_line: bool,
+    },
+    Json,
+    /// The arguments closed: up to `<｜tool▁call▁end｜>`.
+    After,
+    /// Malformed: raw text up to `<｜tool▁call▁end｜>`.
+    Skip(ErrorKind),
+}
+
+/// Scanner for `deepseek`. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct DeepSeek {
+    utf8: Utf8Holder,
+    scratch: String,
+    text: TextStage,
+    st: St,
+    head_set: MarkerSet,
+    after_set: MarkerSet,
+    end_set: MarkerSet,
+    matcher: MarkerMatcher,
+    raw: Raw,
+    name: String,
+    slot: Option<Slot>,
+    started: bool,
+    args: JsonScanner,
+    stray: String,
+    max_depth: usize,
+}
+
+/// Appends `t` unless that would exceed `max` bytes.
+fn push_bounded(buf: &mut String, t: &str, max: usize) {
+    if buf.len() + t.len() <= max {
+        buf.push_str(t);
+    }
+}
+
+impl DeepSeek {
+    pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
+        DeepSeek {
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            text: TextStage::new(
+                &[CALL_BEGIN],
+                &[CALLS_BEGIN, CALLS_END, EOS],
+                THINK,
+                opts,
+                limits,
+            ),
+            st: St::Text,
+            head_set: MarkerSet::new([SEP, CALL_END]),
+            after_set: MarkerSet::new([CALL_END, CALLS_END, CALL_BEGIN]),
+            end_set: MarkerSet::new([CALL_END]),
+            matcher: MarkerMatcher::new(),
+            raw: Raw::new(limits.max_argument_bytes),
+            name: String::new(),
+            slot: None,
+            started: false,
+            args: JsonScanner::with_max_depth(limits.max_depth),
+            stray: String::new(),
+            max_depth: limits.max_depth,
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.utf8.held()
+            + self.text.retained()
+            + self.matcher.held()
+            + self.raw.len()
+            + self.name.len()
+            + self.stray.len()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let s = self.utf8.push(bytes, &mut scratch);
+        self.run(&s, calls, out);
+        drop(s);
+        self.scratch = scratch;
+    }
+
+    fn begin(&mut self) {
+        self.raw.start(CALL_BEGIN);
+        self.name.clear();
+        self.slot = None;
+        self.started = false;
+        self.stray.clear();
+        self.matcher.clear();
+        self.st = St::Head;
+    }
+
+    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.started = true;
+        self.slot = calls.open(out);
+        if let Some(slot) = self.slot {
+            calls.set_name(slot, self.name.trim_matches(is_ws), out);
+        }
+        self.args = JsonScanner::with_max_depth(self.max_depth);
+    }
+
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        while !s.is_empty() {
+            match self.st {
+                St::Text => {
+                    if self.text.run(&mut s, out).is_some() {
+                        self.begin();
+                    }
+                }
+                St::Head => {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    match matcher.next(&self.head_set, &mut s) {
+                        None => {}
+                        Some(Found::Text(t)) => {
+                            self.raw.push(t);
+                            self.name.push_str(t);
+                            if self.name.len() > MAX_NAME {
+                                self.st = St::Skip(ErrorKind::MissingName);
+                            }
+                        }
+                        Some(Found::Marker(0)) => {
+                            self.raw.push(SEP);
+                            let head = self.name.trim_matches(is_ws);
+                            if head.is_empty() || head.contains(is_ws) {
+                                self.st = St::Skip(ErrorKind::MissingName);
+                            } else if head == "function" {
+                                self.st = St::Decide;
+                            } else {
+                                self.start(calls, out);
+                                self.st = St::Fence { in_line: false };
+                            }
+                        }
+                        Some(Found::Marker(_)) => {
+                            self.raw.push(CALL_END);
+                            report(
+                                calls,
+                                None,
+                                ErrorKind::MissingName,
+                                "a DeepSeek tool call without <｜tool▁sep｜>",
+                                &mut self.raw,
+                                out,
+                            );
+                            self.end();
+                        }
+                    }
+                    self.matcher = matcher;
+                }
+                St::Decide => {
+                    let t = s.trim_start_matches(is_ws);
+                    match t.as_bytes().first() {
+                        None => {
+                            self.raw.push(s);
+                            s = "";
+                        }
+                        Some(b'{') | Some(b'[') => {
+                            // V3.1, a tool named `function`.
+                            self.start(calls, out);
+                            self.st = St::Fence { in_line: false };
+                        }
+                        Some(_) => {
+                            // V3: the type was `function`; the name follows.
+                            self.name.clear();
+                            self.st = St::Name;
+                        }
+                    }
+                }
+                St::Name => {
+                    let (part, rest, nl) = match s.find('\n') {
+                        Some(i) => (
+                            s.get(..i).unwrap_or_default(),
+                            s.get(i + 1..).unwrap_or_default(),
+                            true,
+                        ),
+                        None => (s, "", false),
+                    };
+                    self.raw.push(part);
+                    self.name.push_str(part);
+                    s = rest;
+                    if self.name.len() > MAX_NAME || self.name.contains('<') {
+                        self.st = St::Skip(ErrorKind::MissingName);
+                        continue;
+                    }
+                    if nl {
+                        self.raw.push("\n");
+                        if self.name.trim_matches(is_ws).is_empty() {
+                            self.st = St::Skip(ErrorKind::MissingName);
+                            continue;
+                        }
+                        self.start(calls, out);
+                        self.st = St::Fence { in_line: false };
+                    }
+                }
+                St::Fence { in_line } => {
+                    if in_line {
+                        match s.find('\n') {
+                            Some(i) => {
+                                self.raw.push(s.get(..=i).unwrap_or_default());
+                                s = s.get(i + 1..).unwrap_or_default();
+                                self.st = St::Fence { in_line: false };
+                            }
+                            None => {
+                                self.raw.push(s);
+                                s = "";
+                            }
+                        }
+                        continue;
+                    }
+                    let n = s.len() - s.trim_start_matches(is_ws).len();
+                    self.raw.push(s.get(..n).unwrap_or_default());
+                    s = s.get(n..).unwrap_or_default();
+                    match s.as_bytes().first() {
+                        None => {}
+                        Some(b'`') => self.st = St::Fence { in_line: true },
+                        Some(_) => self.st = St::Json,
+                    }
+                }
+                St::Json => match self.args.feed(s.as_bytes()) {
+                    JsonStatus::NeedMore => {
+                        self.raw.push(s);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, s, out);
+                        }
+                        s = "";
+                    }
+                    JsonStatus::Complete { consumed } => {
+                        let v = s.get(..consumed).unwrap_or_default();
+                        self.raw.push(v);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                            calls.close(slot, out);
+                        }
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.st = St::After;
+                    }
+                    JsonStatus::Invalid { at, error } => {
+                        let v = s.get(..at).unwrap_or_default();
+                        self.raw.push(v);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                        }
+                        s = s.get(at..).unwrap_or_default();
+                        self.st = St::Skip(match error {
+                            JsonError::TooDeep => ErrorKind::LimitExceeded,
+                            _ => ErrorKind::InvalidArguments,
+                        });
+                    }
+                },
+                St::After => {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    match matcher.next(&self.after_set, &mut s) {
+                        None => {}
+                        Some(Found::Text(t)) => push_bounded(&mut self.stray, t, MAX_NAME * 16),
+                        Some(Found::Marker(m)) => {
+                            self.end_stray(out);
+                            self.end();
+                            if m == 2 {
+                                // The next call began without this one's end marker.
+                                self.begin();
+                            }
+                        }
+                    }
+                    self.matcher = matcher;
+                }
+                St::Skip(kind) => {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    match matcher.next(&self.end_set, &mut s) {
+                        None => {}
+                        Some(Found::Text(t)) => self.raw.push(t),
+                        Some(Found::Marker(_)) => {
+                            self.raw.push(CALL_END);
+                            report(
+                                calls,
+                                self.slot,
+                                kind,
+                                "a malformed DeepSeek tool call",
+                                &mut self.raw,
+                                out,
+                            );
+                            self.end();
+                        }
+                    }
+                    self.matcher = matcher;
+                }
+            }
+        }
+    }
+
+    /// Text between the arguments and the end marker, besides whitespace and the fence.
+    fn end_stray(&mut self, out: &mut Vec<Event>) {
+        let stray = self.stray.trim_matches(|c: char| is_ws(c) || c == '`');
+        if !stray.is_empty() {
+            out.push(Event::Error {
+                kind: ErrorKind::TrailingArguments,
+                message: "text after the arguments of a DeepSeek tool call".into(),
+                index: None,
+                raw: stray.to_owned(),
+            });
+        }
+        self.stray.clear();
+    }
+
+    fn end(&mut self) {
+        self.st = St::Text;
+        self.slot = None;
+        self.started = false;
+        self.raw.start("");
+        self.matcher.clear();
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(r) = self.utf8.finish() {
+            self.run(r, calls, out);
+        }
+        let tail = self.matcher.finish().to_owned();
+        match self.st {
+            St::Text => {}
+            St::After => {
+                self.stray.push_str(&tail);
+                self.end_stray(out);
+            }
+            St::Json if self.args.finish() => {
+                if let Some(slot) = self.slot {
+                    calls.close(slot, out);
+                }
+            }
+            St::Head | St::Decide | St::Name | St::Fence { .. } | St::Json | St::Skip(_) => {
+                self.raw.push(&tail);
+                let kind = match self.st {
+                    St::Skip(k) => k,
+                    _ => ErrorKind::Truncated,
+                };
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    "the text ended inside a DeepSeek tool call",
+                    &mut self.raw,
+                    out,
+                );
+            }
+        }
+        self.end();
+        self.text.finish(out);
+    }
+}

@@ -1,0 +1,506 @@
+//! `harmony`: gpt-oss output as text, in OpenAI's harmony format.
+//!
+//! ```text
+//! <|channel|>analysis<|message|>We need the weather.<|end|>
+//! <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Paris"}<|call|>
+//! ```
+//!
+//! ```text
+//!   Body ──<|start|> / <|channel|>──> Header ──<|message|>──┬─ recipient ──> Args ──value closed──> After ──<|call|>──> Body
+//!     ^                                                    └─ no recipient ──> Body (analysis: reasoning; else text)
+//!     └──────────────────────── <|end|> / <|return|> / <|call|> ───────────────────────────────────────────────┘
+//! ```
+//!
+//! Rules:
+//!
+//! - A message's header (between `<|start|>` or `<|channel|>` and `<|message|>`) is never
+//!   text: role, channel, recipient and content type are read from it, and control
+//!   tokens never leak into names or text.
+//! - A header with a recipient `to=functions.name` (after the channel, or before
+//!   `<|channel|>`: both orders occur) is a tool call named `name` (the `functions.`
+//!   namespace is cut; other recipients such as `browser.search` are kept whole). Start
+//!   is emitted as soon as the recipient is settled: by the whitespace or control token
+//!   after it. The message body is the arguments, the model's own JSON bytes; End when
+//!   the value closes; `<|call|>` ends the message. An empty body gives `{}`.
+//! - The `analysis` channel is reasoning; `final`, `commentary` without recipient (a
+//!   preamble the user sees) and messages without a channel are text, until `<|end|>`,
+//!   `<|return|>` or the next header. Output may start without `<|start|>assistant`
+//!   (the prompt ends with it), or with plain text.
+//! - Whitespace before a control token is dropped (see [`reasoning`](super::reasoning));
+//!   reasoning tags are not looked for: the channels say what is reasoning.
+//! - Malformed (a body that is not JSON, a header cut short by `<|end|>`, text after the
+//!   arguments) → `Error` with the raw text; a call cut off → `Error` (`Truncated`)
+//!   unless its arguments had closed.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
+use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::hermes::{Raw, report};
+use crate::text::reasoning::{ReasoningOptions, TextStage};
+
+const START: &str = "<|start|>";
+const CHANNEL: &str = "<|channel|>";
+const MESSAGE: &str = "<|message|>";
+const CONSTRAIN: &str = "<|constrain|>";
+const END: &str = "<|end|>";
+const RETURN: &str = "<|return|>";
+const CALL: &str = "<|call|>";
+/// Tokens, in the order of every set below.
+const TOKENS: [&str; 7] = [START, CHANNEL, END, RETURN, CALL, MESSAGE, CONSTRAIN];
+const T_START: usize = 0;
+const T_CHANNEL: usize = 1;
+const T_MESSAGE: usize = 5;
+const T_CONSTRAIN: usize = 6;
+/// Longest header kept.
+const MAX_HEADER: usize = 4096;
+
+#[inline]
+fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    /// Message body text (or text between messages).
+    Body,
+    /// Inside a header.
+    Header,
+    /// A call's body, before its first non-space character.
+    Args,
+    /// A call's JSON arguments.
+    Json,
+    /// A call's body that is not JSON: raw until the end token.
+    RawBody(ErrorKind),
+    /// The arguments closed: until the end token.
+    After,
+}
+
+/// Scanner for `harmony`. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct Harmony {
+    utf8: Utf8Holder,
+    scratch: String,
+    text: TextStage,
+    st: St,
+    tokens: MarkerSet,
+    matcher: MarkerMatcher,
+    header: String,
+    raw: Raw,
+    /// Body text of a call that is not JSON.
+    body: String,
+    slot: Option<Slot>,
+    started: bool,
+    args: JsonScanner,
+    max_depth: usize,
+}
+
+/// The recipient named in a header: `to=` at a word start, up to whitespace or a token.
+/// `None` until it is settled (something follows it), unless `at_end`.
+fn recipient(header: &str, at_end: bool) -> Option<&str> {
+    let mut from = 0;
+    while let Some(p) = header.get(from..).and_then(|h| h.find("to=")) {
+        let at = from + p;
+        let word_start = header
+            .get(..at)
+            .is_none_or(|b| b.is_empty() || b.ends_with(is_ws) || b.ends_with('>'));
+        if word_start {
+            let rest = header.get(at + 3..).unwrap_or_default();
+            return match rest.find(|c: char| is_ws(c) || c == '<') {
+                Some(e) => rest.get(..e).filter(|r| !r.is_empty()),
+                None if at_end => Some(rest).filter(|r| !r.is_empty()),
+                None => None,
+            };
+        }
+        from = at + 3;
+    }
+    None
+}
+
+/// The channel named in a header.
+fn channel(header: &str) -> &str {
+    header
+        .find(CHANNEL)
+        .and_then(|p| header.get(p + CHANNEL.len()..))
+        .map(|rest| rest.trim_start_matches(is_ws))
+        .map(|rest| {
+            rest.get(
+                ..rest
+                    .find(|c: char| is_ws(c) || c == '<')
+                    .unwrap_or(rest.len()),
+            )
+            .unwrap_or_default()
+        })
+        .unwrap_or_default()
+}
+
+impl Harmony {
+    pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
+        let none = ReasoningOptions {
+            open: false,
+            tags: Some(Vec::new()),
+        };
+        Harmony {
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            text: TextStage::new(&TOKENS, &[], &[], &none, limits),
+            st: St::Body,
+            tokens: MarkerSet::new(TOKENS),
+            matcher: MarkerMatcher::new(),
+            header: String::new(),
+            raw: Raw::new(limits.max_argument_bytes),
+            body: String::new(),
+            slot: None,
+            started: false,
+            args: JsonScanner::with_max_depth(limits.max_depth),
+            max_depth: limits.max_depth,
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.utf8.held()
+            + self.text.retained()
+            + self.matcher.held()
+            + self.header.len()
+            + self.raw.len()
+            + self.body.len()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let s = self.utf8.push(bytes, &mut scratch);
+        self.run(&s, calls, out);
+        drop(s);
+        self.scratch = scratch;
+    }
+
+    /// A header begins with token `t` (`<|start|>` or `<|channel|>`).
+    fn header(&mut self, t: usize) {
+        let tok = TOKENS.get(t).copied().unwrap_or(START);
+        self.header.clear();
+        if t == T_CHANNEL {
+            self.header.push_str(CHANNEL);
+        }
+        self.raw.start(tok);
+        self.slot = None;
+        self.started = false;
+        self.matcher.clear();
+        self.st = St::Header;
+    }
+
+    /// Emits Start once the recipient is settled.
+    fn try_start(&mut self, at_end: bool, calls: &mut Calls, out: &mut Vec<Event>) {
+        if self.started {
+            return;
+        }
+        let Some(r) = recipient(&self.header, at_end) else {
+            return;
+        };
+        let name = r
+            .strip_prefix("functions.")
+            .filter(|n| !n.is_empty())
+            .unwrap_or(r)
+            .to_owned();
+        self.started = true;
+        self.slot = calls.open(out);
+        if let Some(slot) = self.slot {
+            calls.set_name(slot, &name, out);
+        }
+    }
+
+    fn body_kind(&mut self, reasoning: bool) {
+        self.text.set_reasoning_text(reasoning);
+        self.st = St::Body;
+    }
+
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        while !s.is_empty() {
+            match self.st {
+                St::Body => match self.text.run(&mut s, out) {
+                    Some(t @ (T_START | T_CHANNEL)) => self.header(t),
+                    Some(T_MESSAGE | T_CONSTRAIN) | None => {}
+                    Some(_) => self.body_kind(false),
+                },
+                St::Header => {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    match matcher.next(&self.tokens, &mut s) {
+                        None => {}
+                        Some(Found::Text(t)) => {
+                            self.raw.push(t);
+                            if self.header.len() + t.len() > MAX_HEADER {
+                                self.matcher = matcher;
+                                self.bad_header(ErrorKind::LimitExceeded, calls, out);
+                                continue;
+                            }
+                            self.header.push_str(t);
+                            self.try_start(false, calls, out);
+                        }
+                        Some(Found::Marker(m)) => {
+                            let tok = TOKENS.get(m).copied().unwrap_or_default();
+                            self.raw.push(tok);
+                            match m {
+                                T_CHANNEL | T_CONSTRAIN => {
+                                    self.header.push_str(tok);
+                                    self.try_start(false, calls, out);
+                                }
+                                T_MESSAGE => {
+                                    self.try_start(true, calls, out);
+                                    if self.started {
+                                        self.st = St::Args;
+                                    } else {
+                                        let reasoning = channel(&self.header) == "analysis";
+                                        self.header.clear();
+                                        self.body_kind(reasoning);
+                                    }
+                                }
+                                _ => {
+                                    // A header cut short by another token.
+                                    self.matcher = matcher;
+                                    self.bad_header(ErrorKind::UnexpectedPayload, calls, out);
+                                    if m == T_START {
+                                        self.header(T_START);
+                                    }
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    self.matcher = matcher;
+                }
+                St::Args => {
+                    let n = s.len() - s.trim_start_matches(is_ws).len();
+                    self.raw.push(s.get(..n).unwrap_or_default());
+                    s = s.get(n..).unwrap_or_default();
+                    match s.chars().next() {
+                        None => {}
+                        Some('{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') => {
+                            self.args = JsonScanner::with_max_depth(self.max_depth);
+                            self.st = St::Json;
+                        }
+                        Some(_) => {
+                            self.body.clear();
+                            self.st = St::RawBody(ErrorKind::InvalidArguments);
+                        }
+                    }
+                }
+                St::Json => match self.args.feed(s.as_bytes()) {
+                    JsonStatus::NeedMore => {
+                        self.raw.push(s);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, s, out);
+                        }
+                        s = "";
+                    }
+                    JsonStatus::Complete { consumed } => {
+                        let v = s.get(..consumed).unwrap_or_default();
+                        self.raw.push(v);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                            calls.close(slot, out);
+                        }
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.body.clear();
+                        self.st = St::After;
+                    }
+                    JsonStatus::Invalid { at, error } => {
+                        let v = s.get(..at).unwrap_or_default();
+                        self.raw.push(v);
+                        if let Some(slot) = self.slot {
+                            calls.args(slot, v, out);
+                        }
+                        s = s.get(at..).unwrap_or_default();
+                        self.body.clear();
+                        self.body.push('x');
+                        self.st = St::RawBody(match error {
+                            JsonError::TooDeep => ErrorKind::LimitExceeded,
+                            _ => ErrorKind::InvalidArguments,
+                        });
+                    }
+                },
+                St::RawBody(_) | St::After => {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    match matcher.next(&self.tokens, &mut s) {
+                        None => {}
+                        Some(Found::Text(t)) => {
+                            if self.st != St::After {
+                                self.raw.push(t);
+                            }
+                            if self.body.len() + t.len() <= MAX_HEADER {
+                                self.body.push_str(t);
+                            }
+                        }
+                        Some(Found::Marker(m @ (T_MESSAGE | T_CONSTRAIN)))
+                            if self.st != St::After =>
+                        {
+                            let tok = TOKENS.get(m).copied().unwrap_or_default();
+                            self.raw.push(tok);
+                            self.body.push_str(tok);
+                        }
+                        Some(Found::Marker(m)) => {
+                            self.matcher = matcher;
+                            self.end_call(m, calls, out);
+                            continue;
+                        }
+                    }
+                    self.matcher = matcher;
+                }
+            }
+        }
+    }
+
+    /// The call message ended with token `m` (or the text ended: `m` is `usize::MAX`).
+    fn end_call(&mut self, m: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+        let tok = TOKENS.get(m).copied().unwrap_or_default();
+        match self.st {
+            St::After => {
+                let stray = self.body.trim_matches(is_ws);
+                if !stray.is_empty() {
+                    out.push(Event::Error {
+                        kind: ErrorKind::TrailingArguments,
+                        message: "text after the arguments of a harmony tool call".into(),
+                        index: None,
+                        raw: stray.to_owned(),
+                    });
+                }
+            }
+            St::RawBody(kind) => {
+                self.raw.push(tok);
+                if self.body.trim_matches(is_ws).is_empty() {
+                    // `<|message|><|call|>`: no arguments.
+                    if let Some(slot) = self.slot {
+                        calls.close(slot, out);
+                    }
+                } else {
+                    report(
+                        calls,
+                        self.slot,
+                        kind,
+                        "the body of a harmony tool call is not JSON",
+                        &mut self.raw,
+                        out,
+                    );
+                }
+            }
+            _ => {}
+        }
+        self.body.clear();
+        self.slot = None;
+        self.started = false;
+        match m {
+            T_START | T_CHANNEL => self.header(m),
+            _ => self.body_kind(false),
+        }
+    }
+
+    /// A header that cannot be completed: reported with its raw text.
+    fn bad_header(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut Vec<Event>) {
+        report(
+            calls,
+            self.slot,
+            kind,
+            "a harmony message header without <|message|>",
+            &mut self.raw,
+            out,
+        );
+        self.header.clear();
+        self.slot = None;
+        self.started = false;
+        self.body_kind(false);
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(r) = self.utf8.finish() {
+            self.run(r, calls, out);
+        }
+        let tail = self.matcher.finish().to_owned();
+        match self.st {
+            St::Body => {}
+            St::Header => {
+                self.raw.push(&tail);
+                report(
+                    calls,
+                    self.slot,
+                    ErrorKind::Truncated,
+                    "the text ended inside a harmony header",
+                    &mut self.raw,
+                    out,
+                );
+            }
+            St::Args => {
+                // `<|message|>` and nothing more: a call without arguments is not known
+                // to be complete.
+                report(
+                    calls,
+                    self.slot,
+                    ErrorKind::Truncated,
+                    "the text ended before a harmony call's arguments",
+                    &mut self.raw,
+                    out,
+                );
+            }
+            St::Json => {
+                if self.args.finish() {
+                    if let Some(slot) = self.slot {
+                        calls.close(slot, out);
+                    }
+                } else {
+                    report(
+                        calls,
+                        self.slot,
+                        ErrorKind::Truncated,
+                        "the text ended inside a harmony tool call",
+                        &mut self.raw,
+                        out,
+                    );
+                }
+            }
+            St::RawBody(kind) => {
+                self.raw.push(&tail);
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    "the text ended inside a harmony tool call that is not JSON",
+                    &mut self.raw,
+                    out,
+                );
+            }
+            St::After => {
+                self.body.push_str(&tail);
+                self.end_call(usize::MAX, calls, out);
+            }
+        }
+        self.st = St::Body;
+        self.text.finish(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recipients_and_channels() {
+        assert_eq!(
+            recipient(
+                "<|channel|>commentary to=functions.f <|constrain|>json",
+                false
+            ),
+            Some("functions.f")
+        );
+        assert_eq!(recipient("assistant to=functions.f", false), None);
+        assert_eq!(
+            recipient("assistant to=functions.f", true),
+            Some("functions.f")
+        );
+        assert_eq!(
+            recipient("assistant to=functions.f<|channel|>commentary", false),
+            Some("functions.f")
+        );
+        assert_eq!(recipient("assistant<|channel|>auto=1", true), None);
+        assert_eq!(channel("assistant<|channel|>analysis"), "analysis");
+        assert_eq!(channel("<|channel|>commentary to=x"), "commentary");
+    }
+}

@@ -1,0 +1,772 @@
+//! `hermes`: `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes 2/3, Qwen 2.5
+//! and Qwen3, many fine-tunes), and [`JsonCall`], the streaming walker of a
+//! `{"name": .., "arguments": ..}` object that `mistral` shares.
+//!
+//! ```text
+//!   Text ──<tool_call>──> Open ──'{'──> Json ──object closed──> After ──</tool_call>──> Text
+//!                          │ </tool_call> or end: empty, dropped   │ other text: back to Text
+//!                          └─ anything else ──> Skip (malformed) ──</tool_call>──> Error ──> Text
+//! ```
+//!
+//! Quirks and rules:
+//!
+//! - With or without newlines around the JSON, several calls in a row, text around them;
+//!   the text stage ([`reasoning`](super::reasoning)) handles `<think>` and drops the
+//!   whitespace before `<tool_call>` and the end-of-turn tokens `<|im_end|>` /
+//!   `<|endoftext|>`.
+//! - `ToolCallStart` is emitted by the feed that completes the `"name"` string; the
+//!   arguments are the model's own bytes: the value of `"arguments"` (or `"parameters"`)
+//!   sliced out of the JSON text, its end found with [`JsonScanner`]. Arguments written
+//!   before the name are buffered (bounded by `max_argument_bytes`) and flushed after the
+//!   Start. An `"id"` before the name is used as the call id. Other keys are skipped.
+//! - `ToolCallEnd` when the arguments value closes; a call without arguments gets `{}`
+//!   when its object closes.
+//! - `</tool_call>` ends the call; when it is missing, text after the closed JSON object
+//!   is text again, and at the end of input a call whose JSON closed is complete.
+//! - An empty `<tool_call>` (only whitespace up to `</tool_call>` or the end of the text)
+//!   is no call and is dropped: watsonx granite-3-8b leaks the bare tag into `content`
+//!   right before the server's own parsed calls.
+//! - Malformed call text (not a JSON object, broken JSON, no name) → an `Error` carrying
+//!   the call's raw text from `<tool_call>` through `</tool_call>`; for a call whose
+//!   Start was emitted it is the call's error (with its index). A call cut off by the end
+//!   of input → `Error` of kind `Truncated` with its bytes.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
+use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+
+/// Longest key kept while walking a call object.
+const MAX_KEY: usize = 64;
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Where the walker is in `{"name": .., "arguments": ..}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum W {
+    /// Before `{`.
+    Open,
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,`: a key.
+    Key,
+    /// Inside a key string.
+    KeyStr { esc: bool },
+    /// After a key: `:`.
+    Colon,
+    /// After `:`: the value.
+    Value,
+    /// Inside the name or id string.
+    Str { esc: bool },
+    /// Inside the arguments value.
+    Args,
+    /// Inside a value that is skipped.
+    Skip,
+    /// After a value: `,` or `}`.
+    After,
+    /// The object closed.
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Name,
+    Id,
+    Args,
+    Other,
+}
+
+/// What [`JsonCall::feed`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Walk {
+    /// All input consumed; the object is still open.
+    NeedMore,
+    /// The object closed (its `}` consumed).
+    Done,
+    /// Not a call object; the offending byte was not consumed.
+    Invalid(ErrorKind),
+}
+
+/// Streams one `{"name": .., "arguments": ..}` object into [`Calls`]: Start when the
+/// name string closes, the arguments value's own bytes as argument deltas.
+#[derive(Debug)]
+pub(crate) struct JsonCall {
+    w: W,
+    field: Field,
+    key: String,
+    /// The raw name / id string, quotes included.
+    sbuf: String,
+    value: JsonScanner,
+    id: String,
+    /// Arguments seen before the name.
+    pre_args: String,
+    args_seen: bool,
+    args_done: bool,
+    named: bool,
+    slot: Option<Slot>,
+    max_args: usize,
+    max_str: usize,
+    max_depth: usize,
+}
+
+impl JsonCall {
+    pub(crate) fn new(limits: &Limits) -> Self {
+        JsonCall {
+            w: W::Open,
+            field: Field::Other,
+            key: String::new(),
+            sbuf: String::new(),
+            value: JsonScanner::with_max_depth(limits.max_depth),
+            id: String::new(),
+            pre_args: String::new(),
+            args_seen: false,
+            args_done: false,
+            named: false,
+            slot: None,
+            max_args: limits.max_argument_bytes,
+            max_str: limits.max_held_bytes,
+            max_depth: limits.max_depth,
+        }
+    }
+
+    /// Starts over for the next object.
+    pub(crate) fn reset(&mut self) {
+        self.w = W::Open;
+        self.key.clear();
+        self.sbuf.clear();
+        self.value = JsonScanner::with_max_depth(self.max_depth);
+        self.id.clear();
+        self.pre_args.clear();
+        self.args_seen = false;
+        self.args_done = false;
+        self.named = false;
+        self.slot = None;
+    }
+
+    /// The call's slot once its Start was emitted (`None` before, or past the call limit).
+    pub(crate) fn slot(&self) -> Option<Slot> {
+        self.slot
+    }
+
+    /// Whether the name was seen (Start emitted, unless past the call limit).
+    pub(crate) fn named(&self) -> bool {
+        self.named
+    }
+
+    /// Whether the arguments value closed.
+    pub(crate) fn args_done(&self) -> bool {
+        self.args_done
+    }
+
+    /// Bytes retained.
+    pub(crate) fn retained(&self) -> usize {
+        self.pre_args.len() + self.sbuf.len()
+    }
+
+    fn start(&mut self, name: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.named = true;
+        self.slot = calls.open(out);
+        if let Some(slot) = self.slot {
+            calls.set_id(slot, &self.id);
+            calls.set_name(slot, name, out);
+            if !self.pre_args.is_empty() {
+                let pre = std::mem::take(&mut self.pre_args);
+                calls.args(slot, &pre, out);
+            }
+        }
+    }
+
+    fn deliver(&mut self, piece: &str, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+        if piece.is_empty() {
+            return true;
+        }
+        if self.named {
+            if let Some(slot) = self.slot {
+                calls.args(slot, piece, out);
+            }
+            true
+        } else if self.pre_args.len() + piece.len() > self.max_args {
+            false
+        } else {
+            self.pre_args.push_str(piece);
+            true
+        }
+    }
+
+    /// Walks `s`; returns the bytes consumed and what was found.
+    pub(crate) fn feed(
+        &mut self,
+        s: &str,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> (usize, Walk) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let Some(&b) = bytes.get(i) else { break };
+            match self.w {
+                W::Open | W::KeyOrEnd | W::Key | W::Colon | W::Value | W::After if is_ws(b) => {
+                    i += 1;
+                }
+                W::Open => {
+                    if b != b'{' {
+                        return (i, Walk::Invalid(ErrorKind::InvalidJson));
+                    }
+                    self.w = W::KeyOrEnd;
+                    i += 1;
+                }
+                W::KeyOrEnd | W::Key => {
+                    if b == b'"' {
+                        self.key.clear();
+                        self.w = W::KeyStr { esc: false };
+                    } else if b == b'}' && self.w == W::KeyOrEnd {
+                        self.w = W::Done;
+                        return (i + 1, Walk::Done);
+                    } else {
+                        return (i, Walk::Invalid(ErrorKind::InvalidJson));
+                    }
+                    i += 1;
+                }
+                W::KeyStr { esc } => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    let (n, closed, esc) = string_run(rest, esc);
+                    if self.key.len() < MAX_KEY {
+                        self.key.push_str(s.get(i..i + n).unwrap_or_default());
+                    }
+                    i += n;
+                    if closed {
+                        i += 1;
+                        self.field = match self.key.as_str() {
+                            "name" => Field::Name,
+                            "id" => Field::Id,
+                            "arguments" | "parameters" => Field::Args,
+                            _ => Field::Other,
+                        };
+                        self.w = W::Colon;
+                    } else {
+                        self.w = W::KeyStr { esc };
+                    }
+                }
+                W::Colon => {
+                    if b != b':' {
+                        return (i, Walk::Invalid(ErrorKind::InvalidJson));
+                    }
+                    self.w = W::Value;
+                    i += 1;
+                }
+                W::Value => {
+                    self.value = JsonScanner::with_max_depth(self.max_depth);
+                    match self.field {
+                        Field::Name | Field::Id
+                            if b == b'"' && !(self.field == Field::Name && self.named) =>
+                        {
+                            self.sbuf.clear();
+                            self.sbuf.push('"');
+                            self.w = W::Str { esc: false };
+                            i += 1;
+                        }
+                        Field::Args if !self.args_seen => {
+                            self.args_seen = true;
+                            self.w = W::Args;
+                        }
+                        _ => self.w = W::Skip,
+                    }
+                }
+                W::Str { esc } => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    let (n, closed, esc) = string_run(rest, esc);
+                    if self.sbuf.len() + n > self.max_str {
+                        return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                    }
+                    self.sbuf.push_str(s.get(i..i + n).unwrap_or_default());
+                    i += n;
+                    if closed {
+                        i += 1;
+                        self.sbuf.push('"');
+                        self.w = W::After;
+                        let decoded = serde_json::from_str::<String>(&self.sbuf).ok();
+                        match (self.field, decoded) {
+                            (Field::Name, Some(name)) if !name.is_empty() => {
+                                self.start(&name, calls, out);
+                            }
+                            (Field::Id, Some(id)) if !self.named => self.id = id,
+                            _ => {}
+                        }
+                    } else {
+                        self.w = W::Str { esc };
+                    }
+                }
+                W::Args | W::Skip => {
+                    let rest = s.get(i..).unwrap_or_default();
+                    let args = self.w == W::Args;
+                    match self.value.feed(rest.as_bytes()) {
+                        JsonStatus::NeedMore => {
+                            if args && !self.deliver(rest, calls, out) {
+                                return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                            }
+                            i = bytes.len();
+                        }
+                        JsonStatus::Complete { consumed } => {
+                            if args {
+                                if !self.deliver(
+                                    rest.get(..consumed).unwrap_or_default(),
+                                    calls,
+                                    out,
+                                ) {
+                                    return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                                }
+                                self.args_done = true;
+                            }
+                            i += consumed;
+                            self.w = W::After;
+                        }
+                        JsonStatus::Invalid { at, error } => {
+                            // The valid prefix streams as it would have in smaller pieces.
+                            if args {
+                                let _ =
+                                    self.deliver(rest.get(..at).unwrap_or_default(), calls, out);
+                            }
+                            let kind = match error {
+                                JsonError::TooDeep => ErrorKind::LimitExceeded,
+                                _ if args => ErrorKind::InvalidArguments,
+                                _ => ErrorKind::InvalidJson,
+                            };
+                            return (i + at, Walk::Invalid(kind));
+                        }
+                    }
+                }
+                W::After => {
+                    match b {
+                        b',' => self.w = W::Key,
+                        b'}' => {
+                            self.w = W::Done;
+                            return (i + 1, Walk::Done);
+                        }
+                        _ => return (i, Walk::Invalid(ErrorKind::InvalidJson)),
+                    }
+                    i += 1;
+                }
+                W::Done => return (i, Walk::Done),
+            }
+        }
+        (bytes.len(), Walk::NeedMore)
+    }
+}
+
+/// Runs over string bytes: returns (bytes of content, whether the closing quote follows
+/// them, escape state at the end).
+#[inline]
+fn string_run(rest: &[u8], mut esc: bool) -> (usize, bool, bool) {
+    let mut i = 0;
+    loop {
+        if esc {
+            if i >= rest.len() {
+                return (i, false, true);
+            }
+            esc = false;
+            i += 1;
+            continue;
+        }
+        match memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
+            None => return (rest.len(), false, false),
+            Some(off) => {
+                i += off;
+                if rest.get(i) == Some(&b'"') {
+                    return (i, true, false);
+                }
+                esc = true;
+                i += 1;
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Text,
+    /// After `<tool_call>`: whitespace, then `{` (or `</tool_call>`: an empty call).
+    Open,
+    Json,
+    /// The object closed: `</tool_call>` expected.
+    After,
+    /// Malformed: collecting raw text until `</tool_call>`.
+    Skip(ErrorKind),
+}
+
+/// Accumulates a call's raw text, bounded.
+#[derive(Debug, Default)]
+pub(crate) struct Raw {
+    text: String,
+    dropped: usize,
+    max: usize,
+}
+
+impl Raw {
+    pub(crate) fn new(max: usize) -> Self {
+        Raw {
+            text: String::new(),
+            dropped: 0,
+            max,
+        }
+    }
+    pub(crate) fn start(&mut self, marker: &str) {
+        self.text.clear();
+        self.dropped = 0;
+        self.text.push_str(marker);
+    }
+    pub(crate) fn push(&mut self, s: &str) {
+        if self.text.len() + s.len() <= self.max {
+            self.text.push_str(s);
+        } else {
+            self.dropped += s.len();
+        }
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.text.len()
+    }
+    pub(crate) fn as_str(&self) -> &str {
+        &self.text
+    }
+    /// The text, and a note about dropped bytes for an error message.
+    pub(crate) fn take(&mut self) -> (String, String) {
+        let note = if self.dropped > 0 {
+            format!(
+                " ({} bytes beyond the argument limit not kept)",
+                self.dropped
+            )
+        } else {
+            String::new()
+        };
+        self.dropped = 0;
+        (std::mem::take(&mut self.text), note)
+    }
+}
+
+/// Reports a malformed or cut-off call: the call's own error when it was started,
+/// otherwise an error without an index. Either way it carries the raw call text.
+pub(crate) fn report(
+    calls: &mut Calls,
+    slot: Option<Slot>,
+    kind: ErrorKind,
+    what: &str,
+    raw: &mut Raw,
+    out: &mut Vec<Event>,
+) {
+    let (text, note) = raw.take();
+    let message = format!("{what}{note}");
+    if let Some(slot) = slot
+        && calls.end_with_error(slot, kind, message.clone(), text.clone(), out)
+    {
+        return;
+    }
+    out.push(Event::Error {
+        kind,
+        message,
+        index: None,
+        raw: text,
+    });
+}
+
+/// Scanner for `hermes`. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct Hermes {
+    utf8: Utf8Holder,
+    scratch: String,
+    text: TextStage,
+    st: St,
+    walker: JsonCall,
+    raw: Raw,
+    close: MarkerSet,
+    expect: Expect,
+    matcher: MarkerMatcher,
+}
+
+const OPEN: &str = "<tool_call>";
+const CLOSE: &str = "</tool_call>";
+
+impl Hermes {
+    pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Hermes {
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            text: TextStage::new(
+                &[OPEN],
+                &["<|im_end|>", "<|endoftext|>"],
+                THINK,
+                opts,
+                limits,
+            ),
+            st: St::Text,
+            walker: JsonCall::new(limits),
+            raw: Raw::new(limits.max_argument_bytes),
+            close: MarkerSet::new([CLOSE]),
+            expect: Expect::default(),
+            matcher: MarkerMatcher::new(),
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.utf8.held()
+            + self.text.retained()
+            + self.walker.retained()
+            + self.raw.len()
+            + self.matcher.held()
+            + self.expect.matched()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let s = self.utf8.push(bytes, &mut scratch);
+        self.run(&s, calls, out);
+        drop(s);
+        self.scratch = scratch;
+    }
+
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        while !s.is_empty() {
+            match self.st {
+                St::Text => {
+                    if self.text.run(&mut s, out).is_some() {
+                        self.raw.start(OPEN);
+                        self.walker.reset();
+                        self.expect.reset();
+                        self.st = St::Open;
+                    }
+                }
+                St::Open => {
+                    if self.expect.matched() == 0 {
+                        let n = s.bytes().take_while(|b| is_ws(*b)).count();
+                        self.raw.push(s.get(..n).unwrap_or_default());
+                        s = s.get(n..).unwrap_or_default();
+                        if s.starts_with('{') {
+                            self.st = St::Json;
+                            continue;
+                        }
+                        if s.is_empty() {
+                            continue;
+                        }
+                        if !s.starts_with('<') {
+                            self.st = St::Skip(ErrorKind::InvalidJson);
+                            continue;
+                        }
+                    }
+                    match self.expect.feed(&self.close, s) {
+                        Expected::NeedMore => s = "",
+                        Expected::Matched { consumed, .. } => {
+                            // `<tool_call></tool_call>`: no call.
+                            s = s.get(consumed..).unwrap_or_default();
+                            self.end_call();
+                        }
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
+                            let matched = self.close.get(which).get(..len).unwrap_or_default();
+                            let before = len - consumed;
+                            self.raw.push(matched.get(..before).unwrap_or_default());
+                            self.st = St::Skip(ErrorKind::InvalidJson);
+                            // The input's own matched bytes are collected by Skip.
+                        }
+                    }
+                }
+                St::Json => {
+                    let (n, walk) = self.walker.feed(s, calls, out);
+                    self.raw.push(s.get(..n).unwrap_or_default());
+                    s = s.get(n..).unwrap_or_default();
+                    match walk {
+                        Walk::NeedMore => {}
+                        Walk::Done => {
+                            if !self.walker.named() {
+                                self.st = St::Skip(ErrorKind::MissingName);
+                            } else {
+                                if let Some(slot) = self.walker.slot() {
+                                    calls.close(slot, out);
+                                }
+                                self.st = St::After;
+                            }
+                        }
+                        Walk::Invalid(kind) => self.st = St::Skip(kind),
+                    }
+                }
+                St::After => {
+                    if self.expect.matched() == 0 {
+                        let n = s.bytes().take_while(|b| is_ws(*b)).count();
+                        s = s.get(n..).unwrap_or_default();
+                        if s.is_empty() {
+                            continue;
+                        }
+                    }
+                    match self.expect.feed(&self.close, s) {
+                        Expected::NeedMore => s = "",
+                        Expected::Matched { consumed, .. } => {
+                            s = s.get(consumed..).unwrap_or_default();
+                            self.end_call();
+                        }
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
+                            // No `</tool_call>`: what follows the call is text again.
+                            s = s.get(consumed..).unwrap_or_default();
+                            self.end_call();
+                            let given = self.close.get(which).get(..len).unwrap_or_default();
+                            self.text.give_back(given, out);
+                        }
+                    }
+                }
+                St::Skip(kind) => {
+                    let Some(found) = self.matcher.next(&self.close, &mut s) else {
+                        continue;
+                    };
+                    match found {
+                        Found::Text(t) => self.raw.push(t),
+                        Found::Marker(_) => {
+                            self.raw.push(CLOSE);
+                            let what = skip_message(kind);
+                            report(calls, self.walker.slot(), kind, what, &mut self.raw, out);
+                            self.end_call();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn end_call(&mut self) {
+        self.st = St::Text;
+        self.expect.reset();
+        self.matcher.clear();
+        self.raw.start("");
+        self.walker.reset();
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(r) = self.utf8.finish() {
+            self.run(r, calls, out);
+        }
+        match self.st {
+            St::Text => self.text.finish(out),
+            St::Open => {
+                // `<tool_call>` with nothing after it: no call (watsonx granite).
+                self.end_call();
+                self.text.finish(out);
+            }
+            St::Json => {
+                let slot = self.walker.slot();
+                if self.walker.named() && self.walker.args_done() {
+                    // The arguments closed: the call is complete without its `}`.
+                    if let Some(slot) = slot {
+                        calls.close(slot, out);
+                    }
+                } else {
+                    report(
+                        calls,
+                        slot,
+                        ErrorKind::Truncated,
+                        "the text ended inside a <tool_call>",
+                        &mut self.raw,
+                        out,
+                    );
+                }
+                self.end_call();
+                self.text.finish(out);
+            }
+            St::After => {
+                let given = self.expect.text(&self.close).to_owned();
+                self.end_call();
+                self.text.give_back(&given, out);
+                self.text.finish(out);
+            }
+            St::Skip(kind) => {
+                let tail = self.matcher.finish().to_owned();
+                self.raw.push(&tail);
+                let what = match kind {
+                    ErrorKind::MissingName => {
+                        "a <tool_call> without a name (the text ended before </tool_call>)"
+                    }
+                    _ => "the text ended inside a malformed <tool_call>",
+                };
+                report(calls, self.walker.slot(), kind, what, &mut self.raw, out);
+                self.end_call();
+                self.text.finish(out);
+            }
+        }
+    }
+}
+
+fn skip_message(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::MissingName => "a <tool_call> without a name",
+        ErrorKind::InvalidArguments => "the arguments of a <tool_call> are not valid JSON",
+        ErrorKind::LimitExceeded => "a <tool_call> exceeds a limit",
+        _ => "a <tool_call> that is not a JSON call object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::merge_deltas;
+    use serde_json::json;
+
+    fn run(pieces: &[&str]) -> Vec<Event> {
+        let mut calls = Calls::new(Limits::default());
+        let mut h = Hermes::new(&Limits::default(), &ReasoningOptions::default());
+        let mut out = Vec::new();
+        for p in pieces {
+            h.feed(p.as_bytes(), &mut calls, &mut out);
+        }
+        h.finish(&mut calls, &mut out);
+        calls.close_all(&mut out);
+        merge_deltas(&mut out);
+        out
+    }
+
+    #[test]
+    fn one_call_with_text() {
+        let ev = run(&[
+            "Hi \n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\nbye",
+        ]);
+        assert_eq!(
+            ev,
+            vec![
+                Event::Text { delta: "Hi".into() },
+                Event::ToolCallStart {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into()
+                },
+                Event::ToolCallArgs {
+                    index: 0,
+                    delta: "{\"a\": 1}".into()
+                },
+                Event::ToolCallEnd {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into(),
+                    arguments: json!({"a": 1})
+                },
+                Event::Text {
+                    delta: "\nbye".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn arguments_before_name() {
+        let ev = run(&["<tool_call>{\"arguments\": {\"a\": [1]}, \"name\": \"g\"}</tool_call>"]);
+        assert!(
+            matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": [1]})),
+            "{ev:?}"
+        );
+    }
+}
