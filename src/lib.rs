@@ -133,6 +133,7 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+pub mod emit;
 pub mod error;
 pub mod event;
 pub mod format;
