@@ -27,9 +27,12 @@ fn from_formats_json(file: &Path) -> Option<(Format, Option<Framing>)> {
         };
         let table: serde_json::Value = serde_json::from_str(&text).ok()?;
         let rel = file.strip_prefix(dir).ok()?.to_str()?;
-        let entry = &table[rel];
-        let format = entry["format"].as_str()?.parse().ok()?;
-        let framing = entry["framing"].as_str().and_then(|f| f.parse().ok());
+        let entry = table.get(rel)?;
+        let format = entry.get("format")?.as_str()?.parse().ok()?;
+        let framing = entry
+            .get("framing")
+            .and_then(|f| f.as_str())
+            .and_then(|f| f.parse().ok());
         return Some((format, framing));
     }
     None
