@@ -535,3 +535,83 @@ fn ag_ui_output_of_failing_streams_passes_the_schema_and_the_ordering_rules() {
         check_ag_ui_sequence(&ag, &merged).unwrap();
     }
 }
+
+/// The CLI wiring: `parse --emit openai-chat` output parsed again gives the events of
+/// `parse`; `--emit ag-ui` output passes the schema; `--pretty` shows the call.
+#[test]
+fn cli_emit_and_pretty() {
+    let Some(exe) = option_env!("CARGO_BIN_EXE_toolstream") else {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"SKIPPED: CLI emit test needs the cli feature\n",
+        );
+        return;
+    };
+    let run = |args: &[&str], stdin: &[u8]| -> String {
+        use std::io::Write;
+        let mut child = std::process::Command::new(exe)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let body = concat!(
+        "event: content_block_start\n",
+        r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}}"#,
+        "\n\n",
+        "event: content_block_delta\n",
+        r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"city\":\"Paris\"}"}}"#,
+        "\n\n",
+        "event: message_delta\n",
+        r#"data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#,
+        "\n\n",
+    );
+    let direct = run(&["parse", "-f", "anthropic"], body.as_bytes());
+    let openai = run(
+        &["parse", "-f", "anthropic", "--emit", "openai-chat"],
+        body.as_bytes(),
+    );
+    assert!(openai.ends_with("data: [DONE]\n\n"), "{openai}");
+    let back = run(&["parse", "-f", "openai-chat"], openai.as_bytes());
+    let strip_usage = |s: &str| -> Vec<Value> {
+        s.lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                if let Some(u) = v.get_mut("usage").filter(|u| !u.is_null()) {
+                    u["raw"] = Value::Null;
+                }
+                v
+            })
+            .collect()
+    };
+    assert_eq!(strip_usage(&back), strip_usage(&direct));
+
+    let ag = run(
+        &["parse", "-f", "anthropic", "--emit", "ag-ui"],
+        body.as_bytes(),
+    );
+    let s = schema();
+    let events: Vec<Value> = ag
+        .split("\n\n")
+        .filter(|m| !m.is_empty())
+        .map(|m| serde_json::from_str(m.strip_prefix("data: ").unwrap()).unwrap())
+        .collect();
+    for e in &events {
+        validate(&s, &s, e).unwrap();
+    }
+    assert_eq!(events.first().unwrap()["type"], "RUN_STARTED");
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED");
+
+    let pretty = run(&["parse", "-f", "anthropic", "--pretty"], body.as_bytes());
+    assert!(
+        pretty.contains("⏺ call #0 get_weather (toolu_1)"),
+        "{pretty}"
+    );
+    assert!(pretty.contains("✓ get_weather complete"), "{pretty}");
+    assert!(!pretty.contains('\x1b'), "colour when not a terminal");
+}
