@@ -1,9 +1,12 @@
 //! `toolstream` with no arguments: replays a built-in OpenAI-style stream of our own
-//! making through the parser and renders the tool call as it forms.
+//! making through the parser and renders the tool call as it forms. Colour and pacing on
+//! a terminal (`--speed`), with a progress line below the output while a replay runs;
+//! plain text, unpaced, when piped. [`Pretty`] is also `toolstream parse --pretty`.
 
 use crate::{is_tty, pause};
 use serde_json::json;
 use std::io::{self, Write};
+use std::time::Instant;
 use toolstream::{Event, Format, Parser};
 
 /// A chat-completions SSE body: some text, then a `write_file` call whose arguments
@@ -60,88 +63,313 @@ pub(crate) fn body() -> String {
     s
 }
 
+/// ANSI styles, or empty strings when not on a terminal.
+#[derive(Clone, Copy)]
+struct Style {
+    bold: &'static str,
+    dim: &'static str,
+    cyan: &'static str,
+    green: &'static str,
+    red: &'static str,
+    reset: &'static str,
+}
+
+impl Style {
+    fn new(colour: bool) -> Self {
+        if colour {
+            Style {
+                bold: "\x1b[1m",
+                dim: "\x1b[2m",
+                cyan: "\x1b[36m",
+                green: "\x1b[32m",
+                red: "\x1b[31m",
+                reset: "\x1b[0m",
+            }
+        } else {
+            Style {
+                bold: "",
+                dim: "",
+                cyan: "",
+                green: "",
+                red: "",
+                reset: "",
+            }
+        }
+    }
+}
+
+/// Renders events for humans: text as it comes, each call as a block with its name, its
+/// arguments filling in, and the parsed arguments when complete.
+pub(crate) struct Pretty {
+    style: Style,
+    /// Characters written since the last newline (where a progress line returns to).
+    column: usize,
+    /// Whether anything was written yet.
+    written: bool,
+    /// Calls seen, for the progress line.
+    pub(crate) calls: usize,
+}
+
+impl Pretty {
+    pub(crate) fn new(colour: bool) -> Self {
+        Pretty {
+            style: Style::new(colour),
+            column: 0,
+            written: false,
+            calls: 0,
+        }
+    }
+
+    fn put(&mut self, out: &mut impl Write, s: &str) {
+        let _ = out.write_all(s.as_bytes());
+        self.written |= !s.is_empty();
+        // Escape sequences do not move the cursor; count only what is printed.
+        let visible = |t: &str| {
+            let mut n = 0;
+            let mut esc = false;
+            for c in t.chars() {
+                match (esc, c) {
+                    (false, '\x1b') => esc = true,
+                    (true, 'm') => esc = false,
+                    (true, _) => {}
+                    (false, _) => n += 1,
+                }
+            }
+            n
+        };
+        match s.rfind('\n') {
+            Some(i) => self.column = visible(s.get(i + 1..).unwrap_or_default()),
+            None => self.column += visible(s),
+        }
+    }
+
+    pub(crate) fn render(&mut self, e: &Event, out: &mut impl Write) {
+        let Style {
+            bold,
+            dim,
+            cyan,
+            green,
+            red,
+            reset,
+        } = self.style;
+        match e {
+            Event::Text { delta } => self.put(out, delta),
+            Event::Reasoning { delta } => self.put(out, &format!("{dim}{delta}{reset}")),
+            Event::ToolCallStart { index, id, name } => {
+                self.calls += 1;
+                let gap = match (self.written, self.column) {
+                    (false, _) => "",
+                    (true, 0) => "\n",
+                    (true, _) => "\n\n",
+                };
+                self.put(
+                    out,
+                    &format!(
+                        "{gap}{cyan}{bold}⏺ call #{index} {name}{reset} {dim}({id}){reset}\n  "
+                    ),
+                );
+            }
+            Event::ToolCallArgs { delta, .. } => {
+                self.put(
+                    out,
+                    &format!("{dim}{}{reset}", delta.replace("\\n", "\\n\n  ")),
+                );
+            }
+            Event::ToolCallEnd {
+                name, arguments, ..
+            } => {
+                let pretty = serde_json::to_string_pretty(arguments).unwrap_or_default();
+                self.put(
+                    out,
+                    &format!(
+                        "\n  {green}✓ {name} complete{reset} — parsed arguments:\n  {}\n",
+                        pretty.replace('\n', "\n  ")
+                    ),
+                );
+            }
+            Event::Finish { reason, usage } => {
+                let reason = reason.as_ref().map(|r| r.as_str()).unwrap_or("-");
+                let tokens = usage
+                    .as_ref()
+                    .and_then(|u| u.total_tokens)
+                    .map(|t| format!(" ({t} tokens)"))
+                    .unwrap_or_default();
+                self.put(out, &format!("\n{bold}finish{reset}: {reason}{tokens}\n"));
+            }
+            Event::Error {
+                kind,
+                message,
+                index,
+                raw,
+            } => {
+                let call = index.map(|i| format!(" in call #{i}")).unwrap_or_default();
+                let mut raw: String = raw.chars().take(200).collect();
+                if raw.len() < 200 && !raw.is_empty() {
+                    raw = format!("\n  {dim}raw: {raw}{reset}");
+                } else if !raw.is_empty() {
+                    raw = format!("\n  {dim}raw: {raw}…{reset}");
+                }
+                self.put(
+                    out,
+                    &format!(
+                        "\n{red}{bold}error{reset}{red} ({}){call}: {message}{reset}{raw}\n",
+                        kind.as_str()
+                    ),
+                );
+            }
+            // Variants added later are not rendered.
+            _ => {}
+        }
+    }
+
+    /// Ends the output on a fresh line.
+    pub(crate) fn end(&mut self, out: &mut impl Write) {
+        if self.column > 0 {
+            self.put(out, "\n");
+        }
+        let _ = out.flush();
+    }
+
+    /// Draws a progress line below the cursor and returns to where the output stands.
+    fn draw_progress(&mut self, out: &mut impl Write, line: &str) {
+        let col = self.column + 1;
+        let _ = write!(
+            out,
+            "\n\x1b[2K{}{line}{}\x1b[1A\x1b[{col}G",
+            self.style.dim, self.style.reset
+        );
+        let _ = out.flush();
+    }
+
+    /// Erases the progress line (everything below the cursor).
+    fn clear_progress(&mut self, out: &mut impl Write) {
+        let _ = out.write_all(b"\x1b[J");
+    }
+}
+
+fn progress_line(fed: usize, total: usize, calls: usize, started: Instant) -> String {
+    const WIDTH: usize = 24;
+    let filled = (fed * WIDTH).checked_div(total).unwrap_or(WIDTH).min(WIDTH);
+    format!(
+        "  ▕{}{}▏ {:.1}/{:.1} KB · {calls} call{} · {:.1} s",
+        "█".repeat(filled),
+        "░".repeat(WIDTH - filled),
+        fed as f64 / 1024.0,
+        total as f64 / 1024.0,
+        if calls == 1 { "" } else { "s" },
+        started.elapsed().as_secs_f64()
+    )
+}
+
 pub(crate) fn run(speed: f64) -> Result<(), String> {
     let tty = is_tty();
-    let (bold, dim, cyan, green, reset) = if tty {
-        ("\x1b[1m", "\x1b[2m", "\x1b[36m", "\x1b[32m", "\x1b[0m")
-    } else {
-        ("", "", "", "", "")
-    };
     let body = body();
+    const CHUNK: usize = 48;
+    const PAUSE_MS: f64 = 25.0;
     let mut out = io::stdout().lock();
-    let w = |out: &mut io::StdoutLock<'_>, s: &str| {
-        let _ = out.write_all(s.as_bytes());
-        let _ = out.flush();
-    };
-    w(
+    let mut pretty = Pretty::new(tty);
+    let Style {
+        bold, dim, reset, ..
+    } = pretty.style;
+    pretty.put(
         &mut out,
         &format!(
-            "{bold}toolstream demo{reset}: a recorded-style OpenAI stream ({} bytes) fed 48 bytes at a time\n\n",
+            "{bold}toolstream demo{reset}: a recorded-style OpenAI stream ({} bytes) fed {CHUNK} bytes at a time\n\n",
             body.len()
         ),
     );
+    // A progress line when the replay is paced and long enough to watch.
+    let chunks = body.len().div_ceil(CHUNK);
+    let paced = tty && speed > 0.0;
+    let progress = paced && chunks as f64 * PAUSE_MS / speed > 1000.0;
+    let started = Instant::now();
     let mut parser = Parser::new(Format::OpenAiChat);
     let mut events = Vec::new();
-    let render = |events: &mut Vec<Event>, out: &mut io::StdoutLock<'_>| {
-        for e in events.drain(..) {
-            match e {
-                Event::Text { delta } => w(out, &delta),
-                Event::Reasoning { delta } => w(out, &format!("{dim}{delta}{reset}")),
-                Event::ToolCallStart { index, id, name } => w(
-                    out,
-                    &format!(
-                        "\n\n{cyan}{bold}⏺ call #{index} {name}{reset} {dim}({id}){reset}\n  {dim}"
-                    ),
-                ),
-                Event::ToolCallArgs { delta, .. } => {
-                    w(out, &delta.replace("\\n", "\\n\n  "));
-                }
-                Event::ToolCallEnd {
-                    name, arguments, ..
-                } => {
-                    let pretty = serde_json::to_string_pretty(&arguments).unwrap_or_default();
-                    w(
-                        out,
-                        &format!(
-                            "{reset}\n  {green}✓ {name} complete{reset} — parsed arguments:\n  {}\n",
-                            pretty.replace('\n', "\n  ")
-                        ),
-                    );
-                }
-                Event::Finish { reason, usage } => w(
-                    out,
-                    &format!(
-                        "\n{bold}finish{reset}: {} {}\n",
-                        reason.as_ref().map(|r| r.as_str()).unwrap_or("-"),
-                        usage
-                            .and_then(|u| u.total_tokens)
-                            .map(|t| format!("({t} tokens)"))
-                            .unwrap_or_default()
-                    ),
-                ),
-                Event::Error { kind, message, .. } => {
-                    w(out, &format!("\nerror ({}): {message}\n", kind.as_str()))
-                }
-                _ => {}
-            }
-        }
-    };
-    for chunk in body.as_bytes().chunks(48) {
+    let mut fed = 0;
+    for chunk in body.as_bytes().chunks(CHUNK) {
         parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;
-        render(&mut events, &mut out);
-        if tty {
-            pause(25.0, speed);
+        fed += chunk.len();
+        if progress && !events.is_empty() {
+            pretty.clear_progress(&mut out);
+        }
+        for e in events.drain(..) {
+            pretty.render(&e, &mut out);
+        }
+        if progress {
+            let line = progress_line(fed, body.len(), pretty.calls, started);
+            pretty.draw_progress(&mut out, &line);
+        }
+        let _ = out.flush();
+        if paced {
+            pause(PAUSE_MS, speed);
         }
     }
     parser.finish(&mut events).map_err(|e| e.to_string())?;
-    render(&mut events, &mut out);
+    if progress {
+        pretty.clear_progress(&mut out);
+    }
+    for e in events.drain(..) {
+        pretty.render(&e, &mut out);
+    }
     if tty {
-        w(
+        pretty.put(
             &mut out,
             &format!(
-                "\n{dim}Try: toolstream parse --format openai-chat FILE   ·   toolstream formats{reset}\n"
+                "\n{dim}Try: toolstream parse --format openai-chat --pretty FILE   ·   toolstream serve FILE --format F   ·   toolstream formats{reset}\n"
             ),
         );
     }
+    pretty.end(&mut out);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_rendering_has_no_escapes_and_tracks_the_column() {
+        let mut p = Pretty::new(false);
+        let mut out = Vec::new();
+        p.render(
+            &Event::Text {
+                delta: "ab\ncd".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(p.column, 2);
+        p.render(
+            &Event::ToolCallStart {
+                index: 0,
+                id: "c".into(),
+                name: "f".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(p.column, 2);
+        let s = String::from_utf8(out).unwrap();
+        assert!(!s.contains('\x1b'));
+        assert!(s.contains("⏺ call #0 f (c)"));
+    }
+
+    #[test]
+    fn colour_escapes_do_not_count_as_columns() {
+        let mut p = Pretty::new(true);
+        let mut out = Vec::new();
+        p.render(
+            &Event::Reasoning {
+                delta: "xyz".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(p.column, 3);
+    }
+
+    #[test]
+    fn progress_line_is_bounded() {
+        let l = progress_line(10, 0, 1, Instant::now());
+        assert!(l.contains("1 call "));
+        let l = progress_line(50, 100, 2, Instant::now());
+        assert_eq!(l.matches('█').count(), 12);
+    }
 }

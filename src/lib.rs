@@ -103,6 +103,45 @@
 //! | a `reqwest::Response` | `stream::from_response` (feature `reqwest`) |
 //! | SSE events framed by `eventsource-stream` | `Parser::feed_eventsource` (feature `eventsource-stream`) |
 //! | a shell, another language | the `toolstream parse --format F` CLI: events as NDJSON |
+//! | a proxy or UI that speaks OpenAI chunks or AG-UI | [`emit`]: [`emit::OpenAiChatEmitter`], [`emit::AgUiEmitter`]; CLI `--emit openai-chat\|ag-ui` |
+//!
+//! Runnable examples (each is run against a local server in the tests, so they stay
+//! correct):
+//!
+//! | example | what it shows |
+//! |---|---|
+//! | `openai_compatible` | a real streaming request with tools to any OpenAI-compatible server (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, `MODEL`), events printed live |
+//! | `anthropic` | the same against Anthropic's Messages API (`ANTHROPIC_API_KEY`) |
+//! | `cancel_early` | drop the response the moment the first call is complete, or a forbidden tool's name appears |
+//! | `replay` | a recorded body through the `Stream` adapter with realistic pacing |
+//!
+//! ```sh
+//! OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=qwen3:8b cargo run --example openai_compatible --features reqwest
+//! OPENAI_API_KEY=sk-... cargo run --example openai_compatible --features reqwest,reqwest/rustls  # https: add a TLS backend
+//! ```
+//!
+//! ## Formats
+//!
+//! [`Format`] names (as the CLI spells them; `toolstream formats` lists them too):
+//!
+//! | name | default framing | what |
+//! |---|---|---|
+//! | `openai-chat` | SSE | OpenAI Chat Completions (`chat.completion.chunk`) and compatible servers: Azure, Groq, Together, Mistral, xAI, DeepSeek, Cerebras, vLLM, TGI, llama.cpp, Ollama `/v1`, OpenRouter, ... |
+//! | `openai-responses` | SSE | OpenAI Responses API (`response.output_item.added`, ...) and compatible servers |
+//! | `anthropic` | SSE | Anthropic Messages (`message_start`, `content_block_delta`, ...), also via Vertex AI |
+//! | `gemini` | detected: SSE, JSON array or NDJSON | Google Gemini `generateContent` streaming (Google AI, Vertex AI incl. streamed `partialArgs`) |
+//! | `bedrock` | AWS event stream | AWS Bedrock `ConverseStream` (binary event stream, CRC-checked; NDJSON recordings) |
+//! | `cohere` | SSE | Cohere Chat v2 (`tool-call-start` / `-delta` / `-end`, `tool-plan-delta`) |
+//! | `ollama` | NDJSON | Ollama's native `/api/chat` and `/api/generate` |
+//! | `llama-stack` | SSE | Llama Stack's native `/v1/inference/chat-completion` |
+//! | `hermes` | text | `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes, Qwen 2.5 / Qwen3) |
+//! | `qwen-xml` | text | `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>` (Qwen3-Coder, Qwen3.5) |
+//! | `mistral` | text | `[TOOL_CALLS][{..}]` (v3) and `[TOOL_CALLS]name[ARGS]{..}` (v11+) |
+//! | `deepseek` | text | DeepSeek special-token calls (V3 / R1 fenced JSON, V3.1) |
+//! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
+//!
+//! Any format's framing can be overridden ([`Parser::framing`], CLI `--framing`), e.g. NDJSON
+//! for recorded payloads.
 //!
 //! ## The event contract
 //!
@@ -123,6 +162,37 @@
 //! Bad input never returns `Err`: it becomes an [`Event::Error`] and parsing goes on.
 //! `feed`/`finish` return `Err` only when called after `finish`.
 //!
+//! ## Re-emitting: proxies and agent UIs
+//!
+//! [`emit`] writes events back out: as an OpenAI `chat.completion.chunk` SSE stream (so any
+//! provider's stream becomes one every OpenAI client reads; our own `openai-chat` decoder
+//! reads it back to the same events), or as AG-UI events (`TOOL_CALL_START` /
+//! `TOOL_CALL_ARGS` / `TOOL_CALL_END`, `TEXT_MESSAGE_*`, `RUN_*`) for agent UIs.
+//!
+//! ```
+//! use toolstream::{Event, emit::AgUiEmitter};
+//!
+//! let mut ui = AgUiEmitter::new().thread_id("thread_1").run_id("run_1");
+//! let mut sse = String::new();
+//! ui.event_sse(&Event::ToolCallStart { index: 0, id: "call_1".into(), name: "search".into() }, &mut sse);
+//! assert!(sse.ends_with(concat!(
+//!     r#"data: {"type":"TOOL_CALL_START","toolCallId":"call_1","toolCallName":"search","parentMessageId":"run_1_msg_0"}"#,
+//!     "\n\n",
+//! )));
+//! ```
+//!
+//! ## The command line
+//!
+//! ```text
+//! toolstream                                        # demo: a tool call rendered live (--speed 2 for faster)
+//! toolstream parse --format anthropic body.sse      # events as NDJSON
+//! toolstream parse --format anthropic --pretty body.sse
+//! toolstream parse --format gemini --emit openai-chat body.json   # any format → OpenAI chunks
+//! toolstream parse --format openai-chat --emit ag-ui body.sse     # → AG-UI events (SSE)
+//! toolstream serve body.sse --format anthropic      # a page on 127.0.0.1 replaying it live
+//! toolstream formats
+//! ```
+//!
 //! ## Cargo features
 //!
 //! - `stream` (default): the `futures::Stream` adapter ([`stream`]).
@@ -133,6 +203,7 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+pub mod emit;
 pub mod error;
 pub mod event;
 pub mod format;

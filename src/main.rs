@@ -1,12 +1,15 @@
-//! The `toolstream` command: a live demo, `parse` (events as NDJSON), `formats`.
+//! The `toolstream` command: a live demo, `parse` (events as NDJSON, OpenAI chunks, AG-UI
+//! or human-readable), `serve` (a live browser view), `formats`.
 
 use clap::{Parser as ClapParser, Subcommand};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
-use toolstream::{Event, Format, Framing, Parser};
+use toolstream::{Format, Framing, Parser};
 
 mod demo;
+mod output;
+mod serve;
 
 #[derive(ClapParser)]
 #[command(
@@ -17,14 +20,14 @@ mod demo;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Demo pacing multiplier (2 = twice as fast).
-    #[arg(long, default_value_t = 1.0, global = true, hide = true)]
+    /// Replay pacing of the demo and `serve` (2 = twice as fast, 0 = no pauses).
+    #[arg(long, default_value_t = 1.0, global = true)]
     speed: f64,
 }
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse a response body and print its events as NDJSON on stdout.
+    /// Parse a response body and print its events: NDJSON on stdout (or see --emit, --pretty).
     Parse {
         /// The wire format (see `toolstream formats`).
         #[arg(long, short)]
@@ -49,6 +52,27 @@ enum Command {
         /// (for servers that leak unparsed calls into the content).
         #[arg(long, value_name = "F")]
         content: Option<Format>,
+        /// Output: our events as NDJSON, an OpenAI chat.completion.chunk SSE stream, or
+        /// AG-UI events as SSE.
+        #[arg(long, value_enum, default_value_t = output::Emit::Ndjson)]
+        emit: output::Emit,
+        /// Human-readable output (colour on a terminal) instead of NDJSON.
+        #[arg(long, conflicts_with_all = ["emit", "offsets"])]
+        pretty: bool,
+    },
+    /// Serve a page on 127.0.0.1 that replays FILE and renders each tool call as it forms.
+    Serve {
+        /// The recorded response body to replay.
+        file: String,
+        /// The wire format (see `toolstream formats`).
+        #[arg(long, short)]
+        format: Format,
+        /// Override the format's default framing.
+        #[arg(long)]
+        framing: Option<Framing>,
+        /// Port on 127.0.0.1 (0: any free port; the URL is printed).
+        #[arg(long, short, default_value_t = 8765)]
+        port: u16,
     },
     /// List the format names, one line each.
     Formats,
@@ -73,7 +97,18 @@ fn main() -> ExitCode {
             offsets,
             fields,
             content,
-        }) => parse(format, &file, framing, chunk_size, offsets, fields, content),
+            emit,
+            pretty,
+        }) => {
+            let output = output::Output::new(emit, offsets, pretty);
+            parse(format, &file, framing, chunk_size, fields, content, output)
+        }
+        Some(Command::Serve {
+            file,
+            format,
+            framing,
+            port,
+        }) => serve::run(&file, format, framing, port, cli.speed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,9 +124,9 @@ fn parse(
     file: &str,
     framing: Option<Framing>,
     chunk_size: Option<usize>,
-    offsets: bool,
     fields: bool,
     content: Option<Format>,
+    mut output: output::Output,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
         Box::new(io::stdin().lock())
@@ -112,20 +147,6 @@ fn parse(
     let mut out = io::BufWriter::new(stdout.lock());
     let mut events = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let write = |events: &mut Vec<Event>,
-                 fed: u64,
-                 out: &mut io::BufWriter<io::StdoutLock<'_>>|
-     -> Result<(), String> {
-        for e in events.drain(..) {
-            let mut line = serde_json::to_string(&e).map_err(|e| e.to_string())?;
-            if offsets && line.ends_with('}') {
-                line.pop();
-                line.push_str(&format!(",\"offset\":{fed}}}"));
-            }
-            writeln!(out, "{line}").map_err(|e| format!("cannot write: {e}"))?;
-        }
-        Ok(())
-    };
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -137,11 +158,12 @@ fn parse(
         let step = chunk_size.unwrap_or(n.max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;
-            write(&mut events, parser.bytes_fed(), &mut out)?;
+            output.write(&mut events, parser.bytes_fed(), &mut out)?;
         }
     }
     parser.finish(&mut events).map_err(|e| e.to_string())?;
-    write(&mut events, parser.bytes_fed(), &mut out)?;
+    output.write(&mut events, parser.bytes_fed(), &mut out)?;
+    output.finish(&mut out)?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
     Ok(())
 }

@@ -1,0 +1,475 @@
+//! Events → an OpenAI Chat Completions stream (`chat.completion.chunk` SSE).
+//!
+//! | event | written as |
+//! |---|---|
+//! | [`Event::Text`] | `delta.content` |
+//! | [`Event::Reasoning`] | `delta.reasoning_content` (DeepSeek / vLLM convention) |
+//! | [`Event::ToolCallStart`] | `delta.tool_calls: [{index, id, type: "function", function: {name, arguments: ""}}]` |
+//! | [`Event::ToolCallArgs`] | `delta.tool_calls: [{index, function: {arguments}}]` |
+//! | [`Event::ToolCallEnd`] | nothing: the arguments' closing byte already went out |
+//! | [`Event::Finish`] | `finish_reason`, then a usage chunk with `choices: []` when usage is known, then `data: [DONE]` |
+//! | [`Event::Error`] | `event: error` with `{"error": {"message", "type", "index"?, "raw"}}` |
+//!
+//! The first chunk's delta also carries `"role": "assistant"`.
+
+use crate::event::{Event, FinishReason, Usage};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Writes events as an OpenAI `chat.completion.chunk` SSE stream.
+///
+/// ```
+/// use toolstream::{Event, FinishReason, emit::OpenAiChatEmitter};
+///
+/// let mut emitter = OpenAiChatEmitter::new().id("chatcmpl-1").model("m").created(1);
+/// let mut sse = String::new();
+/// emitter.event(&Event::ToolCallStart { index: 0, id: "call_a".into(), name: "ls".into() }, &mut sse);
+/// emitter.event(&Event::ToolCallArgs { index: 0, delta: "{}".into() }, &mut sse);
+/// emitter.event(&Event::Finish { reason: Some(FinishReason::ToolCalls), usage: None }, &mut sse);
+/// emitter.finish(&mut sse);
+/// let lines: Vec<&str> = sse.lines().filter(|l| !l.is_empty()).collect();
+/// assert_eq!(lines, [
+///     r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"ls","arguments":""}}]},"finish_reason":null}]}"#,
+///     r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":null}]}"#,
+///     r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+///     "data: [DONE]",
+/// ]);
+/// ```
+///
+/// Reading the output back with [`Format::OpenAiChat`](crate::Format::OpenAiChat) gives the
+/// same events (merged, see [`merge_deltas`](crate::merge_deltas)) except where the OpenAI
+/// format has no way to say what an event says:
+///
+/// - **Errors** come back as [`ErrorKind::Provider`](crate::ErrorKind::Provider) errors not
+///   tied to a call, with the same `message` and the error payload as `raw` (our kind, call
+///   index and raw text are inside that payload, so nothing is lost).
+/// - **A call that failed**: the OpenAI format cannot fail one call. Its argument text that
+///   was held back (not valid JSON) is forwarded as arguments, so a client sees what the
+///   provider sent, and the `event: error` follows. The reader reports the call's own
+///   failure when it closes the call (the next call, the finish reason or the end of the
+///   stream), possibly with another [`ErrorKind`](crate::ErrorKind) (a cut-off call is
+///   `truncated` whatever limit the original hit).
+/// - **Usage**: the counts survive; `raw` is the provider's object when it was already
+///   OpenAI-shaped (`prompt_tokens` / `completion_tokens`), else an OpenAI-shaped object made
+///   from the counts.
+/// - A stream that ended without a [`Event::Finish`] (cut off) ends without `[DONE]`, as the
+///   upstream did.
+#[derive(Debug, Clone)]
+pub struct OpenAiChatEmitter {
+    id: String,
+    model: String,
+    created: u64,
+    role_sent: bool,
+    done: bool,
+    /// Open calls: (index, argument bytes written).
+    calls: Vec<(usize, usize)>,
+}
+
+impl Default for OpenAiChatEmitter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OpenAiChatEmitter {
+    /// An emitter with id `chatcmpl-toolstream`, model `toolstream` and `created` 0; set
+    /// them with the builder methods.
+    pub fn new() -> Self {
+        OpenAiChatEmitter {
+            id: "chatcmpl-toolstream".into(),
+            model: "toolstream".into(),
+            created: 0,
+            role_sent: false,
+            done: false,
+            calls: Vec::new(),
+        }
+    }
+
+    /// The completion id written on every chunk.
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = id.into();
+        self
+    }
+
+    /// The model name written on every chunk.
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+
+    /// The `created` Unix timestamp written on every chunk (the core has no clock).
+    pub fn created(mut self, unix_seconds: u64) -> Self {
+        self.created = unix_seconds;
+        self
+    }
+
+    /// Whether `data: [DONE]` has been written.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Appends the SSE text for one event to `out` (nothing for events with no OpenAI
+    /// equivalent, e.g. [`Event::ToolCallEnd`] or variants added later).
+    pub fn event(&mut self, event: &Event, out: &mut String) {
+        match event {
+            Event::Text { delta } if !delta.is_empty() => {
+                self.delta(
+                    Delta {
+                        content: Some(delta),
+                        ..Delta::default()
+                    },
+                    None,
+                    out,
+                );
+            }
+            Event::Reasoning { delta } if !delta.is_empty() => {
+                self.delta(
+                    Delta {
+                        reasoning_content: Some(delta),
+                        ..Delta::default()
+                    },
+                    None,
+                    out,
+                );
+            }
+            Event::ToolCallStart { index, id, name } => {
+                self.calls.push((*index, 0));
+                let call = [ToolCallDelta {
+                    index: *index,
+                    id: Some(id),
+                    kind: Some("function"),
+                    function: FunctionDelta {
+                        name: Some(name),
+                        arguments: "",
+                    },
+                }];
+                self.delta(
+                    Delta {
+                        tool_calls: Some(&call),
+                        ..Delta::default()
+                    },
+                    None,
+                    out,
+                );
+            }
+            Event::ToolCallArgs { index, delta } if !delta.is_empty() => {
+                if let Some(c) = self.calls.iter_mut().find(|(i, _)| i == index) {
+                    c.1 += delta.len();
+                }
+                self.arguments(*index, delta, out);
+            }
+            Event::ToolCallEnd { index, .. } => self.calls.retain(|(i, _)| i != index),
+            Event::Finish { reason, usage } => self.finish_event(reason.as_ref(), usage, out),
+            Event::Error {
+                kind,
+                message,
+                index,
+                raw,
+            } => {
+                if let Some(i) = index
+                    && let Some(pos) = self.calls.iter().position(|(j, _)| j == i)
+                {
+                    // The call's argument text the parser did not pass on (it is not
+                    // valid JSON): forward it, so the client sees what the provider sent
+                    // and fails the call as it would have.
+                    let (_, sent) = self.calls.remove(pos);
+                    if let Some(rest) = raw.get(sent..).filter(|r| !r.is_empty()) {
+                        self.arguments(*i, rest, out);
+                    }
+                }
+                let body = ErrorBody {
+                    error: ErrorObject {
+                        message,
+                        kind: kind.as_str(),
+                        index: *index,
+                        raw,
+                    },
+                };
+                out.push_str("event: error\ndata: ");
+                push_json(out, &body);
+                out.push_str("\n\n");
+            }
+            // Empty deltas, and variants added later.
+            _ => {}
+        }
+    }
+
+    /// Ends the stream. Writes nothing today (`[DONE]` follows the `Finish` event); call it
+    /// anyway so later versions can flush.
+    pub fn finish(&mut self, out: &mut String) {
+        let _ = out;
+    }
+
+    fn finish_event(
+        &mut self,
+        reason: Option<&FinishReason>,
+        usage: &Option<Usage>,
+        out: &mut String,
+    ) {
+        if self.done {
+            return;
+        }
+        if let Some(r) = reason {
+            self.delta(Delta::default(), Some(r.as_str()), out);
+        }
+        if let Some(u) = usage {
+            let usage = openai_usage(u);
+            let chunk = Chunk {
+                id: &self.id,
+                object: "chat.completion.chunk",
+                created: self.created,
+                model: &self.model,
+                choices: &[],
+                usage: Some(&usage),
+            };
+            out.push_str("data: ");
+            push_json(out, &chunk);
+            out.push_str("\n\n");
+        }
+        out.push_str("data: [DONE]\n\n");
+        self.done = true;
+    }
+
+    fn arguments(&mut self, index: usize, arguments: &str, out: &mut String) {
+        let call = [ToolCallDelta {
+            index,
+            id: None,
+            kind: None,
+            function: FunctionDelta {
+                name: None,
+                arguments,
+            },
+        }];
+        self.delta(
+            Delta {
+                tool_calls: Some(&call),
+                ..Delta::default()
+            },
+            None,
+            out,
+        );
+    }
+
+    fn delta(&mut self, mut delta: Delta<'_>, finish_reason: Option<&str>, out: &mut String) {
+        if !self.role_sent {
+            delta.role = Some("assistant");
+            self.role_sent = true;
+        }
+        let choice = [Choice {
+            index: 0,
+            delta,
+            finish_reason,
+        }];
+        let chunk = Chunk {
+            id: &self.id,
+            object: "chat.completion.chunk",
+            created: self.created,
+            model: &self.model,
+            choices: &choice,
+            usage: None,
+        };
+        out.push_str("data: ");
+        push_json(out, &chunk);
+        out.push_str("\n\n");
+    }
+}
+
+/// The provider's usage object when it is already OpenAI-shaped, else one made from the
+/// normalised counts.
+fn openai_usage(u: &Usage) -> Value {
+    let openai_shaped = u
+        .raw
+        .as_object()
+        .is_some_and(|o| o.contains_key("prompt_tokens") || o.contains_key("completion_tokens"));
+    if openai_shaped {
+        return u.raw.clone();
+    }
+    let mut o = serde_json::Map::new();
+    for (k, v) in [
+        ("prompt_tokens", u.input_tokens),
+        ("completion_tokens", u.output_tokens),
+        ("total_tokens", u.total_tokens),
+    ] {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::from(v));
+        }
+    }
+    Value::Object(o)
+}
+
+/// Serializing these borrowed structs cannot fail (string keys, no maps with non-string
+/// keys); a failure would only lose the chunk.
+fn push_json<T: Serialize>(out: &mut String, value: &T) {
+    if let Ok(s) = serde_json::to_string(value) {
+        out.push_str(&s);
+    }
+}
+
+#[derive(Serialize)]
+struct Chunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'a str,
+    choices: &'a [Choice<'a>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a Value>,
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    index: u32,
+    delta: Delta<'a>,
+    finish_reason: Option<&'a str>,
+}
+
+#[derive(Serialize, Default)]
+struct Delta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_calls: Option<&'a [ToolCallDelta<'a>]>,
+}
+
+#[derive(Serialize)]
+struct ToolCallDelta<'a> {
+    index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    function: FunctionDelta<'a>,
+}
+
+#[derive(Serialize)]
+struct FunctionDelta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorObject<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorObject<'a> {
+    message: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+    raw: &'a str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ErrorKind, Format, Parser, merge_deltas};
+
+    fn round_trip(events: &[Event]) -> Vec<Event> {
+        let mut em = OpenAiChatEmitter::new();
+        let mut sse = String::new();
+        for e in events {
+            em.event(e, &mut sse);
+        }
+        em.finish(&mut sse);
+        let mut p = Parser::new(Format::OpenAiChat);
+        let mut out = Vec::new();
+        p.feed(sse.as_bytes(), &mut out).unwrap_or_default();
+        p.finish(&mut out).unwrap_or_default();
+        merge_deltas(&mut out);
+        out
+    }
+
+    #[test]
+    fn text_reasoning_call_finish_round_trip() {
+        let events = vec![
+            Event::Reasoning {
+                delta: "think".into(),
+            },
+            Event::Text { delta: "Hi".into() },
+            Event::ToolCallStart {
+                index: 0,
+                id: "c1".into(),
+                name: "f".into(),
+            },
+            Event::ToolCallArgs {
+                index: 0,
+                delta: "{\"a\":1}".into(),
+            },
+            Event::ToolCallEnd {
+                index: 0,
+                id: "c1".into(),
+                name: "f".into(),
+                arguments: serde_json::json!({"a": 1}),
+            },
+            Event::Finish {
+                reason: Some(FinishReason::ToolCalls),
+                usage: Some(Usage::from_value(
+                    serde_json::json!({"input_tokens": 3, "output_tokens": 4}),
+                    &["input_tokens"],
+                    &["output_tokens"],
+                )),
+            },
+        ];
+        let back = round_trip(&events);
+        assert_eq!(back.len(), events.len());
+        assert_eq!(back.get(..5), events.get(..5));
+        match back.get(5) {
+            Some(Event::Finish {
+                reason: Some(FinishReason::ToolCalls),
+                usage: Some(u),
+            }) => {
+                assert_eq!(
+                    (u.input_tokens, u.output_tokens, u.total_tokens),
+                    (Some(3), Some(4), Some(7))
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn error_is_an_error_event() {
+        let mut em = OpenAiChatEmitter::new();
+        let mut sse = String::new();
+        em.event(
+            &Event::Error {
+                kind: ErrorKind::InvalidJson,
+                message: "bad \"line\"".into(),
+                index: None,
+                raw: "{oops".into(),
+            },
+            &mut sse,
+        );
+        assert_eq!(
+            sse,
+            "event: error\ndata: {\"error\":{\"message\":\"bad \\\"line\\\"\",\"type\":\"invalid_json\",\"raw\":\"{oops\"}}\n\n"
+        );
+        let back = round_trip(&[Event::Error {
+            kind: ErrorKind::InvalidJson,
+            message: "bad".into(),
+            index: None,
+            raw: "{oops".into(),
+        }]);
+        assert!(
+            matches!(back.as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }] if message == "bad")
+        );
+    }
+
+    #[test]
+    fn no_done_without_finish() {
+        let mut em = OpenAiChatEmitter::new();
+        let mut sse = String::new();
+        em.event(&Event::Text { delta: "x".into() }, &mut sse);
+        em.finish(&mut sse);
+        assert!(!sse.contains("[DONE]"));
+        assert!(!em.is_done());
+    }
+}

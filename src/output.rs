@@ -1,0 +1,104 @@
+//! What `toolstream parse` writes: our events as NDJSON, re-emitted as OpenAI chunks or
+//! AG-UI events, or rendered for humans (`--pretty`).
+
+use crate::demo::Pretty;
+use std::io::Write;
+use toolstream::Event;
+use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter};
+
+/// The `--emit` choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Emit {
+    /// Our events, one JSON object per line.
+    Ndjson,
+    /// An OpenAI `chat.completion.chunk` SSE stream.
+    OpenaiChat,
+    /// AG-UI events as SSE (`data: {..}`).
+    AgUi,
+}
+
+pub(crate) enum Output {
+    Ndjson { offsets: bool },
+    OpenAi(OpenAiChatEmitter, String),
+    AgUi(AgUiEmitter, String),
+    Pretty(Pretty),
+}
+
+impl Output {
+    pub(crate) fn new(emit: Emit, offsets: bool, pretty: bool) -> Self {
+        if pretty {
+            return Output::Pretty(Pretty::new(crate::is_tty()));
+        }
+        match emit {
+            Emit::Ndjson => Output::Ndjson { offsets },
+            Emit::OpenaiChat => Output::OpenAi(OpenAiChatEmitter::new(), String::new()),
+            Emit::AgUi => Output::AgUi(AgUiEmitter::new(), String::new()),
+        }
+    }
+
+    /// Writes (and drains) `events`; `fed` is the input bytes fed so far. Flushes, so a
+    /// piped stream is passed on live.
+    pub(crate) fn write(
+        &mut self,
+        events: &mut Vec<Event>,
+        fed: u64,
+        out: &mut impl Write,
+    ) -> Result<(), String> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        match self {
+            Output::Ndjson { offsets } => {
+                for e in events.drain(..) {
+                    let mut line = serde_json::to_string(&e).map_err(|e| e.to_string())?;
+                    if *offsets && line.ends_with('}') {
+                        line.pop();
+                        line.push_str(&format!(",\"offset\":{fed}}}"));
+                    }
+                    writeln!(out, "{line}").map_err(write_error)?;
+                }
+            }
+            Output::OpenAi(em, buf) => {
+                for e in events.drain(..) {
+                    em.event(&e, buf);
+                }
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+                buf.clear();
+            }
+            Output::AgUi(em, buf) => {
+                for e in events.drain(..) {
+                    em.event_sse(&e, buf);
+                }
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+                buf.clear();
+            }
+            Output::Pretty(p) => {
+                for e in events.drain(..) {
+                    p.render(&e, out);
+                }
+            }
+        }
+        out.flush().map_err(write_error)
+    }
+
+    /// End of input.
+    pub(crate) fn finish(&mut self, out: &mut impl Write) -> Result<(), String> {
+        match self {
+            Output::Ndjson { .. } => {}
+            Output::OpenAi(em, buf) => {
+                em.finish(buf);
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+            }
+            Output::AgUi(em, buf) => {
+                em.finish_sse(buf);
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+            }
+            Output::Pretty(p) => p.end(out),
+        }
+        Ok(())
+    }
+}
+
+fn write_error(e: std::io::Error) -> String {
+    format!("cannot write: {e}")
+}
