@@ -13,7 +13,7 @@ use crate::provider::Sink;
 use crate::provider::bedrock::Bedrock;
 use crate::provider::gemini::Gemini;
 use crate::provider::openai_chat::OpenAiChat;
-use crate::text::TextScanner;
+use crate::text::{TextOptions, TextScanner};
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
@@ -53,6 +53,8 @@ pub struct Parser {
     /// Scanner for visible text of an envelope format (`content_format`).
     content: Option<TextScanner>,
     content_format: Option<Format>,
+    /// Options of the marker-less text scanners.
+    text_options: TextOptions,
     fed: u64,
     finished: bool,
 }
@@ -131,14 +133,18 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn new(format: Format, limits: &Limits) -> Self {
-        if let Some(scanner) = TextScanner::new(format, limits) {
+    fn new(format: Format, limits: &Limits, options: &TextOptions) -> Self {
+        if let Some(scanner) = TextScanner::with_options(format, limits, options) {
             return Decoder::Text(scanner);
         }
         match format {
             Format::OpenAiChat => Decoder::OpenAiChat(OpenAiChat::new()),
             Format::Gemini => Decoder::Gemini(Gemini::new()),
             Format::Bedrock => Decoder::Bedrock(Bedrock::new()),
+            // Text formats have a scanner (above).
+            Format::LlamaPythonic | Format::LlamaJson | Format::Auto => {
+                Decoder::Text(TextScanner::plain())
+            }
         }
     }
 
@@ -208,10 +214,11 @@ impl Parser {
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, &limits),
+            decoder: Decoder::new(format, &limits, &TextOptions::default()),
             calls: Calls::new(limits),
             content: None,
             content_format: None,
+            text_options: TextOptions::default(),
             fed: 0,
             finished: false,
         }
@@ -234,12 +241,44 @@ impl Parser {
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
-        self.decoder = Decoder::new(self.format, &self.limits);
+        self.decoder = Decoder::new(self.format, &self.limits, &self.text_options);
         self.calls = Calls::new(self.limits);
         self.content = self
             .content_format
-            .and_then(|f| TextScanner::new(f, &self.limits));
+            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.text_options));
         self
+    }
+
+    /// Marker-less text syntaxes (`llama-pythonic`, `llama-json`, and `auto` when it
+    /// detects one of them): only these tool names make a call. A call header
+    /// (`[name(` or `{"name": "name"`) whose name is not in the list is text, byte for
+    /// byte. Without this option any well-formed name makes a call. Other formats
+    /// ignore it.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::LlamaPythonic).tool_names(["get_weather".to_string()]);
+    /// let mut events = Vec::new();
+    /// p.feed(b"See [note(x=1)]. [get_weather(city='Paris')]", &mut events)?;
+    /// p.finish(&mut events)?;
+    /// assert_eq!(events[0], Event::Text { delta: "See [note(x=1)]. ".into() });
+    /// assert!(matches!(&events[1], Event::ToolCallStart { name, .. } if name == "get_weather"));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn tool_names(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.text_options.tool_names = Some(names.into_iter().collect());
+        self.rebuild()
+    }
+
+    /// Marker-less text syntaxes: when `true`, a call is recognised only at the start of
+    /// the output (nothing but whitespace emitted before it); later `[f(..)]` or
+    /// `{"name": ..}` is text. Calls continuing the first call's group (the same
+    /// pythonic list, `;`-separated or arrayed JSON calls) and calls after further
+    /// whitespace are still calls. Explicit markers (`<|python_tag|>`) are not
+    /// restricted. Default `false`: a call may start anywhere.
+    pub fn calls_at_start_only(mut self, yes: bool) -> Self {
+        self.text_options.calls_at_start_only = yes;
+        self.rebuild()
     }
 
     /// Routes the visible text of an envelope format through the scanner of a text

@@ -13,19 +13,80 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
+pub(crate) mod auto;
+pub(crate) mod llama_json;
+pub(crate) mod llama_pythonic;
+
+/// Options of the marker-less scanners (set with [`Parser::tool_names`] and
+/// [`Parser::calls_at_start_only`]).
+///
+/// [`Parser::tool_names`]: crate::Parser::tool_names
+/// [`Parser::calls_at_start_only`]: crate::Parser::calls_at_start_only
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TextOptions {
+    /// Only these names make a call header; any other name is text. `None`: any name.
+    pub(crate) tool_names: Option<Vec<String>>,
+    /// A marker-less call must come before any non-whitespace text.
+    pub(crate) calls_at_start_only: bool,
+}
+
+impl TextOptions {
+    /// Whether `name` may be a tool call's name.
+    pub(crate) fn allows(&self, name: &str) -> bool {
+        self.tool_names
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    }
+}
+
 /// A scanner for one text syntax.
 #[derive(Debug)]
 pub(crate) enum TextScanner {
     /// No call syntax: text passes through (UTF-8 boundaries held).
     Plain(Plain),
+    /// Llama 3.2 / 4 pythonic calls `[f(a=1), g()]`.
+    LlamaPythonic(Box<llama_pythonic::LlamaPythonic>),
+    /// Llama bare JSON calls and `<|python_tag|>`.
+    LlamaJson(Box<llama_json::LlamaJson>),
+    /// Syntax detected from the first markers.
+    Auto(Box<auto::Auto>),
 }
 
 impl TextScanner {
     /// The scanner for a text format; `None` for envelope formats.
+    #[allow(dead_code)]
     pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
-        let _ = limits;
+        Self::with_options(format, limits, &TextOptions::default())
+    }
+
+    /// The scanner for a text format with options; `None` for envelope formats.
+    pub(crate) fn with_options(
+        format: Format,
+        limits: &Limits,
+        options: &TextOptions,
+    ) -> Option<Self> {
         match format {
             Format::OpenAiChat | Format::Gemini | Format::Bedrock => None,
+            Format::LlamaPythonic => Some(TextScanner::LlamaPythonic(Box::new(
+                llama_pythonic::LlamaPythonic::new(limits, options),
+            ))),
+            Format::LlamaJson => Some(TextScanner::LlamaJson(Box::new(
+                llama_json::LlamaJson::new(limits, options),
+            ))),
+            Format::Auto => Some(TextScanner::Auto(Box::new(auto::Auto::new(
+                limits, options,
+            )))),
+        }
+    }
+
+    /// Tells the scanner whether non-whitespace text was already emitted before its
+    /// first byte (for `calls_at_start_only` when `auto` hands over).
+    pub(crate) fn set_text_seen(&mut self, seen: bool) {
+        match self {
+            TextScanner::Plain(_) => {}
+            TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
+            TextScanner::LlamaJson(s) => s.set_text_seen(seen),
+            TextScanner::Auto(s) => s.set_text_seen(seen),
         }
     }
 
@@ -39,6 +100,9 @@ impl TextScanner {
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
+            TextScanner::LlamaPythonic(s) => s.feed(bytes, calls, out),
+            TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
+            TextScanner::Auto(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -46,6 +110,9 @@ impl TextScanner {
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
+            TextScanner::LlamaPythonic(s) => s.finish(calls, out),
+            TextScanner::LlamaJson(s) => s.finish(calls, out),
+            TextScanner::Auto(s) => s.finish(calls, out),
         }
     }
 
@@ -53,6 +120,9 @@ impl TextScanner {
     pub(crate) fn retained(&self) -> usize {
         match self {
             TextScanner::Plain(p) => p.utf8.held(),
+            TextScanner::LlamaPythonic(s) => s.retained(),
+            TextScanner::LlamaJson(s) => s.retained(),
+            TextScanner::Auto(s) => s.retained(),
         }
     }
 }
