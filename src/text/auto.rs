@@ -13,7 +13,7 @@
 //! | pattern | format |
 //! | --- | --- |
 //! | `<\|python_tag\|>` | `llama-json` |
-//! | `{` ws* `"name"` | `llama-json` |
+//! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
 //! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |
 //!
@@ -51,7 +51,15 @@ const MAX_IDENT: usize = 128;
 pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
     (
-        &[Tok::Lit(b"{"), Tok::Ws, Tok::Lit(b"\"name\"")],
+        &[
+            Tok::Lit(b"{"),
+            Tok::Ws,
+            Tok::Lit(b"\"name\""),
+            Tok::Ws,
+            Tok::Lit(b":"),
+            Tok::Ws,
+            Tok::Lit(b"\""),
+        ],
         Format::LlamaJson,
     ),
     (

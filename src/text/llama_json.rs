@@ -195,6 +195,8 @@ pub(crate) struct LlamaJson {
     /// The call's raw text from its `{` (after Start), bounded.
     raw: Vec<u8>,
     raw_lost: bool,
+    /// Length of `raw` when the arguments closed.
+    raw_after_args: usize,
     args_utf8: Utf8Holder,
     scratch: String,
     // Built-in and code calls.
@@ -226,6 +228,7 @@ impl LlamaJson {
             json: JsonScanner::with_max_depth(limits.max_depth),
             raw: Vec::new(),
             raw_lost: false,
+            raw_after_args: 0,
             args_utf8: Utf8Holder::new(),
             scratch: String::new(),
             py: PyCall::new(limits),
@@ -300,15 +303,22 @@ impl LlamaJson {
             calls.args(s, t, out);
         }
         self.st = St::Broken;
-        let ended = self.args_done;
+        // The error's raw text: from the `{` when the call broke before its arguments;
+        // the arguments were streamed already otherwise; after they closed, what follows.
+        let send = if !self.has_args {
+            &self.raw[..]
+        } else if self.args_done {
+            self.raw.get(self.raw_after_args..).unwrap_or_default()
+        } else {
+            &[]
+        };
         let done = self.broken.begin(
             Skip::new(false, if self.raw_lost { 1 } else { 0 }),
             &self.raw,
-            0,
             self.raw_lost,
             self.slot,
-            ended,
-            !self.has_args,
+            self.args_done,
+            send,
             ErrorKind::InvalidArguments,
             self.max_raw,
             calls,
@@ -628,6 +638,7 @@ impl LlamaJson {
             }
             JsonStatus::Complete { .. } => {
                 self.args_done = true;
+                self.raw_after_args = self.raw.len();
                 if self.started {
                     if let Some(s) = self.slot
                         && let Some(t) = self.args_utf8.finish()
@@ -770,12 +781,11 @@ impl LlamaJson {
                 } else {
                     self.broken.begin(
                         Skip::new(false, 0),
-                        &self.raw,
-                        0,
+                        &[],
                         true,
                         self.slot,
                         false,
-                        true,
+                        &self.raw,
                         ErrorKind::Truncated,
                         self.max_raw,
                         calls,

@@ -245,23 +245,22 @@ pub(crate) struct Broken {
 }
 
 impl Broken {
-    /// Starts skipping a broken call. `raw` is the call's text so far (`from` = where
-    /// `skip` starts scanning it); with `raw_lost` (it was cut at the limit) the skipper
-    /// starts as given. `slot`: the call to fail (with `kind`), or `None`. `ended`: the
-    /// call already ended (what follows is an error of its own). `send_raw`: `raw` goes
-    /// into the error's raw text (else only the bytes from here on).
+    /// Starts skipping a broken call. `replay` is the call's text so far that the
+    /// skipper scans to learn where it is (skipped when `raw_lost`: it was cut at the
+    /// limit, and `skip` starts as given). `slot`: the call to fail (with `kind`), or
+    /// `None`. `ended`: the call already ended (what follows is an error of its own).
+    /// `send`: bytes that open the error's raw text.
     ///
-    /// Returns `true` when the call already ended within `raw` (the caller ends it now).
+    /// Returns `true` when the call already ended within `replay` (end it now).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn begin(
         &mut self,
         skip: Skip,
-        raw: &[u8],
-        from: usize,
+        replay: &[u8],
         raw_lost: bool,
         slot: Option<Slot>,
         ended: bool,
-        send_raw: bool,
+        send: &[u8],
         kind: ErrorKind,
         max: usize,
         calls: &mut Calls,
@@ -270,25 +269,19 @@ impl Broken {
         self.skip = skip;
         self.max = max;
         self.utf8 = Utf8Holder::new();
-        let done = !raw_lost
-            && self
-                .skip
-                .scan(raw.get(from..).unwrap_or_default())
-                .is_some();
-        match slot {
+        let done = !raw_lost && self.skip.scan(replay).is_some();
+        self.target = match slot {
             Some(s) if ended => {
                 calls.close(s, out);
-                self.target = Target::Orphan(String::new());
+                Target::Orphan(String::new())
             }
             Some(s) => {
                 calls.fail(s, kind, "", out);
-                self.target = Target::Call(s);
-                if send_raw {
-                    self.send(raw, calls, out);
-                }
+                Target::Call(s)
             }
-            None => self.target = Target::Drop,
-        }
+            None => Target::Drop,
+        };
+        self.send(send, calls, out);
         done
     }
 
@@ -441,12 +434,11 @@ impl PyCall {
     ) -> bool {
         broken.begin(
             Skip::new(true, 0),
-            &self.raw,
-            self.args_from,
+            self.raw.get(self.args_from..).unwrap_or_default(),
             self.raw_lost,
             slot,
             false,
-            true,
+            &self.raw,
             ErrorKind::InvalidArguments,
             self.max_raw,
             calls,
