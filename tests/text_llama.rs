@@ -1112,13 +1112,13 @@ fn render(
     (input, text, want)
 }
 
-fn check_generated(make: &dyn Fn() -> Parser, input: &str, cuts: &[usize]) -> Vec<Event> {
-    let whole = run_whole(make, input.as_bytes());
+fn check_generated(make: &dyn Fn() -> Parser, input: &[u8], cuts: &[usize]) -> Vec<Event> {
+    let whole = run_whole(make, input);
     check_contract(&whole);
     let cut: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-    let chunked = run_chunks(make, &cut_at(input.as_bytes(), &cut));
+    let chunked = run_chunks(make, &cut_at(input, &cut));
     assert_eq!(chunked, whole, "cut at {cut:?}");
-    let bytes = run_sized(make, input.as_bytes(), 1);
+    let bytes = run_sized(make, input, 1);
     assert_eq!(bytes, whole, "byte by byte");
     whole
 }
@@ -1132,7 +1132,7 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..8),
     ) {
         let (input, want_text, want_calls) = render(&parts, false);
-        let events = check_generated(&py, &input, &cuts);
+        let events = check_generated(&py, input.as_bytes(), &cuts);
         prop_assert_eq!(text(&events), want_text);
         let got: Vec<(String, Value)> = calls(&events).into_iter().map(|c| {
             (c.name, c.arguments)
@@ -1151,7 +1151,7 @@ proptest! {
         cuts in prop::collection::vec(any::<usize>(), 0..8),
     ) {
         let (input, want_text, want_calls) = render(&parts, true);
-        let events = check_generated(&js, &input, &cuts);
+        let events = check_generated(&js, input.as_bytes(), &cuts);
         prop_assert_eq!(text(&events), want_text);
         let got: Vec<(String, Value)> = calls(&events).into_iter().map(|c| (c.name, c.arguments)).collect();
         prop_assert_eq!(got, want_calls);
@@ -1161,12 +1161,15 @@ proptest! {
     /// Arbitrary bytes never panic and keep the contract at any cut.
     #[test]
     fn arbitrary_bytes(
-        data in prop::collection::vec(prop::sample::select(b"[]{}()<|>\"'\\,;:=. \nabf_x1\xC3\xA9".to_vec()), 0..80),
+        data in prop::collection::vec(prop::sample::select(b"[]{}()<|>\"'\\,;:=. \nabf_x1\xC3\xA9\xE6\x9D\xB1\xFF".to_vec()), 0..80),
         cuts in prop::collection::vec(any::<usize>(), 0..6),
     ) {
-        let input = String::from_utf8_lossy(&data).into_owned();
         for make in [&py as &dyn Fn() -> Parser, &js, &auto] {
-            check_generated(make, &input, &cuts);
+            let events = check_generated(make, &data, &cuts);
+            // Text without calls is the lossy decoding of the input.
+            if calls(&events).is_empty() && errors(&events).is_empty() {
+                prop_assert_eq!(text(&events), String::from_utf8_lossy(&data).replace("<|eom_id|>", "").replace("<|eot_id|>", ""));
+            }
         }
     }
 }

@@ -29,9 +29,8 @@ use crate::calls::Calls;
 use crate::event::Event;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::text::llama_pythonic::{TextOut, is_name_byte, is_ws};
+use crate::text::llama_pythonic::{TextOut, find3, is_name_byte, is_ws};
 use crate::text::{TextOptions, TextScanner};
-use memchr::memchr3;
 
 /// One step of a detection pattern.
 #[derive(Debug, Clone, Copy)]
@@ -187,8 +186,10 @@ impl Auto {
             s.feed(bytes, calls, out);
             return;
         }
-        self.text.begin(out);
         self.scan(bytes, calls, out);
+        if self.inner.is_none() {
+            self.text.commit(out);
+        }
     }
 
     /// Scans bytes while no format is detected; once one is, feeds it the rest.
@@ -200,11 +201,11 @@ impl Auto {
                 return;
             }
             if self.held.is_empty() {
-                let Some(p) = memchr3(b'<', b'[', b'{', rest) else {
-                    self.text.emit(rest, out);
+                let Some(p) = find3(b'<', b'[', b'{', rest) else {
+                    self.text.emit_last(rest, out);
                     return;
                 };
-                self.text.emit(rest.get(..p).unwrap_or_default(), out);
+                self.text.emit(rest.get(..p).unwrap_or_default());
                 i += p;
                 self.rows.clear();
                 self.rows
@@ -221,17 +222,17 @@ impl Auto {
                     let again = self
                         .held
                         .get(1..)
-                        .and_then(|h| memchr3(b'<', b'[', b'{', h))
+                        .and_then(|h| find3(b'<', b'[', b'{', h))
                         .map(|p| p + 1);
                     match again {
                         None => {
-                            self.text.emit(&self.held, out);
+                            self.text.emit(&self.held);
                             self.held.clear();
                         }
                         Some(p) => {
                             let held = std::mem::take(&mut self.held);
                             let (text, again) = held.split_at(p.min(held.len()));
-                            self.text.emit(text, out);
+                            self.text.emit(text);
                             // `again` is shorter than what was held: this ends.
                             self.scan(again, calls, out);
                         }
@@ -241,28 +242,23 @@ impl Auto {
         }
     }
 
-    /// Advances every pattern by one held byte.
+    /// Advances every pattern by one held byte. A matched pattern wins unless an
+    /// earlier one may still match.
     fn step(&mut self, b: u8) -> Step {
         self.held.push(b);
-        let mut alive_before = false;
+        let mut alive = false;
         for (row, (toks, format)) in self.rows.iter_mut().zip(DETECT) {
+            if *row == Row::Dead {
+                continue;
+            }
             *row = row.step(toks, b);
             match *row {
-                Row::Matched if !alive_before => return Step::Detected(*format),
-                Row::At { .. } => alive_before = true,
+                Row::Matched if !alive => return Step::Detected(*format),
+                Row::At { .. } => alive = true,
                 _ => {}
             }
         }
-        // A matched row waits for an earlier one still alive.
-        let mut alive_before = false;
-        for (row, (_, format)) in self.rows.iter().zip(DETECT) {
-            match row {
-                Row::Matched if !alive_before => return Step::Detected(*format),
-                Row::At { .. } => alive_before = true,
-                _ => {}
-            }
-        }
-        if alive_before { Step::More } else { Step::None }
+        if alive { Step::More } else { Step::None }
     }
 
     /// A format was detected: the held bytes go to its scanner.
@@ -281,9 +277,8 @@ impl Auto {
             s.finish(calls, out);
             return;
         }
-        self.text.begin(out);
         let held = std::mem::take(&mut self.held);
-        self.text.emit(&held, out);
+        self.text.emit(&held);
         self.text.flush(out);
     }
 }

@@ -65,10 +65,9 @@ use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::llama_pythonic::{
-    Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd, TextOut, is_name_byte, is_name_start, is_ws,
-    push_bounded,
+    Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd, TextOut, args_text, find1, find3,
+    is_name_byte, is_name_start, is_ws, push_bounded,
 };
-use memchr::{memchr, memchr3};
 
 /// Special tokens recognised in the text.
 const PYTHON_TAG: &[u8] = b"<|python_tag|>";
@@ -199,6 +198,7 @@ pub(crate) struct LlamaJson {
     raw_after_args: usize,
     args_utf8: Utf8Holder,
     scratch: String,
+    esc: String,
     // Built-in and code calls.
     py: PyCall,
     broken: Broken,
@@ -231,6 +231,7 @@ impl LlamaJson {
             raw_after_args: 0,
             args_utf8: Utf8Holder::new(),
             scratch: String::new(),
+            esc: String::new(),
             py: PyCall::new(limits),
             broken: Broken::default(),
         }
@@ -249,8 +250,8 @@ impl LlamaJson {
     }
 
     /// Held bytes are text after all.
-    fn release(&mut self, out: &mut Vec<Event>) {
-        self.text.emit(&self.held, out);
+    fn release(&mut self) {
+        self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
     }
@@ -285,7 +286,7 @@ impl LlamaJson {
     /// Sends argument bytes to the started call.
     fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         if let Some(s) = self.slot {
-            let t = self.args_utf8.push(bytes, &mut self.scratch);
+            let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
             calls.args(s, &t, out);
         }
     }
@@ -294,7 +295,7 @@ impl LlamaJson {
     /// text; after Start the call fails and is skipped.
     fn object_failed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         if !self.started {
-            self.release(out);
+            self.release();
             return;
         }
         if let Some(s) = self.slot
@@ -392,10 +393,10 @@ impl LlamaJson {
         if bytes.is_empty() {
             return;
         }
-        let text = self.args_utf8.push(bytes, &mut self.scratch);
-        let mut esc = String::with_capacity(text.len() + 8);
-        escape_json(&text, &mut esc);
-        calls.args(s, &esc, out);
+        let text = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
+        self.esc.clear();
+        escape_json(&text, &mut self.esc);
+        calls.args(s, &self.esc, out);
     }
 
     /// The code ended (marker or end of input).
@@ -410,29 +411,33 @@ impl LlamaJson {
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
-        self.text.begin(out);
+        self.scan(bytes, calls, out);
+        self.text.commit(out);
+    }
+
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             let Some(&b) = rest.first() else { break };
             match self.st {
                 St::Text => {
                     let found = if self.may_start() {
-                        memchr3(b'{', b'[', b'<', rest)
+                        find3(b'{', b'[', b'<', rest)
                     } else {
-                        memchr(b'<', rest)
+                        find1(b'<', rest)
                     };
                     let Some(p) = found else {
-                        self.text.emit(rest, out);
+                        self.text.emit_last(rest, out);
                         return;
                     };
-                    self.text.emit(rest.get(..p).unwrap_or_default(), out);
+                    self.text.emit(rest.get(..p).unwrap_or_default());
                     i += p + 1;
                     let c = rest.get(p).copied().unwrap_or(b'<');
                     self.held.clear();
                     self.held.push(c);
                     match c {
                         b'<' => self.st = St::Special,
-                        _ if !self.may_start() => self.release(out),
+                        _ if !self.may_start() => self.release(),
                         b'{' => {
                             self.obj_from = 0;
                             self.begin_object(Group::Semi);
@@ -451,7 +456,7 @@ impl LlamaJson {
                         Match::Prefix => i += 1,
                         Match::No => {
                             self.held.pop();
-                            self.release(out);
+                            self.release();
                         }
                     }
                 }
@@ -470,7 +475,7 @@ impl LlamaJson {
                         self.begin_object(group);
                         i += 1;
                     } else {
-                        self.release(out);
+                        self.release();
                     }
                 }
                 St::After => match b {
@@ -493,7 +498,7 @@ impl LlamaJson {
                         self.st = St::Text;
                         i += 1;
                     }
-                    _ => self.release(out),
+                    _ => self.release(),
                 },
                 St::Obj(Obj::Args) => i += self.args(rest, calls, out),
                 St::Obj(o) => {
@@ -544,7 +549,7 @@ impl LlamaJson {
                         self.start_code(calls, out);
                     }
                 }
-                St::Code => match memchr(b'<', rest) {
+                St::Code => match find1(b'<', rest) {
                     None => {
                         self.code(rest, calls, out);
                         return;
@@ -633,7 +638,7 @@ impl LlamaJson {
         match status {
             JsonStatus::NeedMore => {
                 if !self.started && self.held.len() > self.max_held {
-                    self.release(out);
+                    self.release();
                 }
             }
             JsonStatus::Complete { .. } => {
@@ -659,7 +664,7 @@ impl LlamaJson {
     /// was used (otherwise it is re-read in the new state).
     fn object_byte(&mut self, o: Obj, b: u8, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
         if !self.started && self.held.len() >= self.max_held {
-            self.release(out);
+            self.release();
             return false;
         }
         let next = match o {
@@ -762,13 +767,12 @@ impl LlamaJson {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
-        self.text.begin(out);
         match self.st {
             St::Text | St::Tag => {}
-            St::Special | St::ArrayOpen | St::After | St::Sep => self.release(out),
+            St::Special | St::ArrayOpen | St::After | St::Sep => self.release(),
             St::Obj(o) => {
                 if !self.started {
-                    self.release(out);
+                    self.release();
                 } else if o == Obj::Args || self.args_done {
                     // Cut off inside the arguments (truncated), or only the closing
                     // `}` missing (the call stands).

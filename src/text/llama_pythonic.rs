@@ -76,24 +76,19 @@ pub(crate) fn callee_name(callee: &str) -> &str {
     }
 }
 
-/// Visible text out of a scanner: holds UTF-8 boundaries, replaces invalid bytes with
-/// U+FFFD, and merges the text of one feed into one event.
+/// Visible text out of a scanner. Text bytes of one feed are collected and become one
+/// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
+/// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
+/// the next feed, and invalid bytes become U+FFFD.
 #[derive(Debug, Default)]
 pub(crate) struct TextOut {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// Text bytes not yet emitted.
+    pending: Vec<u8>,
     /// Non-whitespace text has been emitted.
     seen: bool,
-    /// `out.len()` when the current feed began: only events from this feed are merged.
-    mark: usize,
 }
 
 impl TextOut {
-    /// A new feed begins.
-    pub(crate) fn begin(&mut self, out: &[Event]) {
-        self.mark = out.len();
-    }
-
     /// Whether non-whitespace text has been emitted.
     pub(crate) fn seen(&self) -> bool {
         self.seen
@@ -104,45 +99,125 @@ impl TextOut {
         self.seen |= seen;
     }
 
-    /// Bytes held (an incomplete UTF-8 character).
+    /// Bytes held (text of this feed, an incomplete UTF-8 character).
     pub(crate) fn held(&self) -> usize {
-        self.utf8.held()
+        self.pending.len()
     }
 
-    /// Emits text bytes.
-    pub(crate) fn emit(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
-        if bytes.is_empty() {
+    /// Text bytes.
+    pub(crate) fn emit(&mut self, bytes: &[u8]) {
+        if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+            self.seen = true;
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// The rest of the feed is text: with nothing pending and complete UTF-8 it becomes
+    /// an event at once (the common case of a token of prose).
+    pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        if self.pending.is_empty()
+            && !bytes.is_empty()
+            && let Ok(s) = std::str::from_utf8(bytes)
+        {
+            if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+                self.seen = true;
+            }
+            out.push(Event::Text {
+                delta: s.to_owned(),
+            });
             return;
         }
-        let s = self.utf8.push(bytes, &mut self.scratch);
-        push_text(&s, &mut self.seen, self.mark, out);
+        self.emit(bytes);
     }
 
-    /// Releases an incomplete UTF-8 character as U+FFFD (before a call starts, and at
-    /// the end).
-    pub(crate) fn flush(&mut self, out: &mut Vec<Event>) {
-        if let Some(s) = self.utf8.finish() {
-            push_text(s, &mut self.seen, self.mark, out);
+    /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
+    /// character at its end.
+    pub(crate) fn commit(&mut self, out: &mut Vec<Event>) {
+        match self.pending.last() {
+            None => return,
+            Some(&b) if b < 0x80 => return self.flush(out),
+            Some(_) => {}
         }
+        let cut = incomplete_tail(&self.pending);
+        if cut == 0 {
+            return;
+        }
+        let mut tail = [0u8; 4];
+        let tail_len = self.pending.len() - cut;
+        if let (Some(dst), Some(src)) = (tail.get_mut(..tail_len), self.pending.get(cut..)) {
+            dst.copy_from_slice(src);
+        }
+        self.pending.truncate(cut);
+        self.flush(out);
+        self.pending
+            .extend_from_slice(tail.get(..tail_len).unwrap_or_default());
+    }
+
+    /// Emits all text now (before a call starts, and at the end): an incomplete UTF-8
+    /// character becomes U+FFFD.
+    pub(crate) fn flush(&mut self, out: &mut Vec<Event>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let delta = match String::from_utf8(std::mem::take(&mut self.pending)) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        out.push(Event::Text { delta });
     }
 }
 
-fn push_text(s: &str, seen: &mut bool, mark: usize, out: &mut Vec<Event>) {
-    if s.is_empty() {
-        return;
+/// Where an incomplete UTF-8 sequence at the end of `bytes` begins (`bytes.len()` when
+/// there is none).
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for k in 1..=len.min(3) {
+        let start = len - k;
+        match bytes.get(start) {
+            Some(&b) if b < 0x80 => return len,
+            Some(&b) if b >= 0xC0 => {
+                return match std::str::from_utf8(bytes.get(start..).unwrap_or_default()) {
+                    Err(e) if e.error_len().is_none() && e.valid_up_to() == 0 => start,
+                    _ => len,
+                };
+            }
+            _ => {}
+        }
     }
-    if !*seen && s.bytes().any(|b| !b.is_ascii_whitespace()) {
-        *seen = true;
-    }
-    if out.len() > mark
-        && let Some(Event::Text { delta }) = out.last_mut()
+    len
+}
+
+/// Converts bytes to text for a call's arguments: borrowed when complete and valid,
+/// else through `utf8` (holding an incomplete character, replacing invalid bytes).
+pub(crate) fn args_text<'a>(
+    utf8: &mut Utf8Holder,
+    bytes: &'a [u8],
+    scratch: &'a mut String,
+) -> std::borrow::Cow<'a, str> {
+    if utf8.held() == 0
+        && let Ok(s) = std::str::from_utf8(bytes)
     {
-        delta.push_str(s);
-        return;
+        return std::borrow::Cow::Borrowed(s);
     }
-    out.push(Event::Text {
-        delta: s.to_owned(),
-    });
+    utf8.push(bytes, scratch)
+}
+
+/// `memchr` for one byte, with a plain loop for short inputs (token-sized feeds).
+pub(crate) fn find1(b: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < 16 {
+        hay.iter().position(|&c| c == b)
+    } else {
+        memchr(b, hay)
+    }
+}
+
+/// `memchr3`, with a plain loop for short inputs.
+pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < 16 {
+        hay.iter().position(|&x| x == a || x == b || x == c)
+    } else {
+        memchr::memchr3(a, b, c, hay)
+    }
 }
 
 /// Appends `bytes` to a bounded raw buffer; returns `false` once something was cut.
@@ -514,36 +589,40 @@ impl LlamaPythonic {
     }
 
     /// The header failed: its held bytes are text.
-    fn release(&mut self, out: &mut Vec<Event>) {
-        self.text.emit(&self.held, out);
+    fn release(&mut self) {
+        self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
-        self.text.begin(out);
+        self.scan(bytes, calls, out);
+        self.text.commit(out);
+    }
+
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             match self.st {
                 St::Text => {
                     if !self.may_start() {
-                        self.text.emit(rest, out);
+                        self.text.emit_last(rest, out);
                         return;
                     }
-                    match memchr(b'[', rest) {
+                    match find1(b'[', rest) {
                         None => {
-                            self.text.emit(rest, out);
+                            self.text.emit_last(rest, out);
                             return;
                         }
                         Some(p) => {
-                            self.text.emit(rest.get(..p).unwrap_or_default(), out);
+                            self.text.emit(rest.get(..p).unwrap_or_default());
                             i += p + 1;
                             if self.may_start() {
                                 self.held.clear();
                                 self.held.push(b'[');
                                 self.st = St::Open;
                             } else {
-                                self.text.emit(b"[", out);
+                                self.text.emit(b"[");
                             }
                         }
                     }
@@ -559,7 +638,7 @@ impl LlamaPythonic {
                         self.st = St::Name;
                         i += 1;
                     } else {
-                        self.release(out);
+                        self.release();
                     }
                 }
                 St::Name => {
@@ -567,25 +646,25 @@ impl LlamaPythonic {
                     let prev = self.held.last().copied().unwrap_or(b'.');
                     let len = self.held.len() - self.name_from;
                     if is_name_byte(b) {
-                        let ok = !((b == b'.' || b == b'-') && prev == b'.')
+                        // After `.` a name starts again; no `-.`.
+                        let ok = (prev != b'.' || is_name_start(b))
                             && !(b == b'.' && prev == b'-')
-                            && !(prev == b'.' && !is_name_start(b))
                             && len < MAX_NAME
                             && self.held.len() < self.max_held;
                         if ok {
                             self.held.push(b);
                             i += 1;
                         } else {
-                            self.release(out);
+                            self.release();
                         }
                     } else if b == b'(' && prev != b'.' && prev != b'-' {
                         if self.start(calls, out) {
                             i += 1;
                         } else {
-                            self.release(out);
+                            self.release();
                         }
                     } else {
-                        self.release(out);
+                        self.release();
                     }
                 }
                 St::Args => match self.call.feed(self.slot, rest, calls, out) {
@@ -633,7 +712,7 @@ impl LlamaPythonic {
                             self.st = St::Text;
                             i += 1;
                         }
-                        _ => self.release(out),
+                        _ => self.release(),
                     }
                 }
             }
@@ -663,10 +742,9 @@ impl LlamaPythonic {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
-        self.text.begin(out);
         match self.st {
             St::Text => {}
-            St::Open | St::Name | St::After => self.release(out),
+            St::Open | St::Name | St::After => self.release(),
             St::Args => {
                 if let Some(s) = self.slot {
                     calls.close(s, out);
@@ -694,7 +772,7 @@ mod tests {
     #[test]
     fn skip_balances() {
         let mut s = Skip::new(true, 0);
-        assert_eq!(s.scan(b"a={b=')'}, c=[1])]"), Some(SkipEnd::After(18)));
+        assert_eq!(s.scan(b"a={b=')'}, c=[1])]"), Some(SkipEnd::After(17)));
         let mut s = Skip::new(true, 0);
         assert_eq!(s.scan(b"a=1]"), Some(SkipEnd::Before(3)));
         let mut s = Skip::new(false, 0);
