@@ -47,6 +47,15 @@ pub enum Format {
     DeepSeek,
     /// Raw gpt-oss output in OpenAI's harmony format (channels, `to=functions.name`).
     Harmony,
+    /// Raw Llama 3.2 / Llama 4 output with pythonic tool calls `[f(a=1, b='x'), g()]`
+    /// (arguments converted to JSON as they stream). See `text::llama_pythonic`.
+    LlamaPythonic,
+    /// Raw Llama 3.x output with bare JSON tool calls `{"name": .., "parameters": ..}`,
+    /// optionally after `<|python_tag|>` (which may also introduce code: the
+    /// `code_interpreter` call, or a built-in `brave_search.call(..)`).
+    LlamaJson,
+    /// Raw model output whose tool-call syntax is detected from its first markers.
+    Auto,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -142,6 +151,24 @@ const FORMATS: &[FormatInfo] = &[
         name: "harmony",
         framing: Framing::Text,
         about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
+    },
+    FormatInfo {
+        format: Format::LlamaPythonic,
+        name: "llama-pythonic",
+        framing: Framing::Text,
+        about: "raw Llama 3.2/4 text with pythonic tool calls [f(a=1, b='x'), g()]",
+    },
+    FormatInfo {
+        format: Format::LlamaJson,
+        name: "llama-json",
+        framing: Framing::Text,
+        about: "raw Llama 3.x text with JSON tool calls {\"name\": .., \"parameters\": ..}, <|python_tag|>, code_interpreter",
+    },
+    FormatInfo {
+        format: Format::Auto,
+        name: "auto",
+        framing: Framing::Text,
+        about: "raw model text; the tool-call syntax is detected from the first markers",
     },
 ];
 

@@ -139,6 +139,9 @@
 //! | `mistral` | text | `[TOOL_CALLS][{..}]` (v3) and `[TOOL_CALLS]name[ARGS]{..}` (v11+) |
 //! | `deepseek` | text | DeepSeek special-token calls (V3 / R1 fenced JSON, V3.1) |
 //! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
+//! | `llama-pythonic` | text | Llama 3.2 / 4 pythonic calls `[f(a=1, b='x'), g()]`, arguments converted to JSON as they stream |
+//! | `llama-json` | text | Llama 3.x bare JSON calls `{"name": .., "parameters": ..}`, `<\|python_tag\|>`, `code_interpreter` |
+//! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
 //! Any format's framing can be overridden ([`Parser::framing`], CLI `--framing`), e.g. NDJSON
 //! for recorded payloads.

@@ -18,7 +18,7 @@ use crate::provider::llama_stack::LlamaStack;
 use crate::provider::ollama::Ollama;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::provider::openai_responses::OpenAiResponses;
-use crate::text::{ReasoningOptions, TextScanner};
+use crate::text::{TextOptions, TextScanner};
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
@@ -60,8 +60,8 @@ pub struct Parser {
     content_format: Option<Format>,
     /// Emit `ToolCallField` events.
     field_events: bool,
-    /// Reasoning options of text scanners.
-    reasoning: ReasoningOptions,
+    /// Options of the marker-less text scanners.
+    text_options: TextOptions,
     fed: u64,
     finished: bool,
 }
@@ -145,8 +145,8 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn new(format: Format, limits: &Limits, reasoning: &ReasoningOptions) -> Self {
-        if let Some(scanner) = TextScanner::with_options(format, limits, reasoning) {
+    fn new(format: Format, limits: &Limits, options: &TextOptions) -> Self {
+        if let Some(scanner) = TextScanner::with_options(format, limits, options) {
             return Decoder::Text(scanner);
         }
         match format {
@@ -240,18 +240,17 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
-        let reasoning = ReasoningOptions::default();
         Parser {
             format,
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, &limits, &reasoning),
+            decoder: Decoder::new(format, &limits, &TextOptions::default()),
             calls: Calls::new(limits),
             content: None,
             content_format: None,
             field_events: false,
-            reasoning,
+            text_options: TextOptions::default(),
             fed: 0,
             finished: false,
         }
@@ -274,11 +273,11 @@ impl Parser {
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
-        self.decoder = Decoder::new(self.format, &self.limits, &self.reasoning);
+        self.decoder = Decoder::new(self.format, &self.limits, &self.text_options);
         self.calls = Calls::new(self.limits).with_field_events(self.field_events);
         self.content = self
             .content_format
-            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.reasoning));
+            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.text_options));
         self
     }
 
@@ -300,7 +299,7 @@ impl Parser {
     /// # Ok::<(), toolstream::Error>(())
     /// ```
     pub fn reasoning_open(mut self, open: bool) -> Self {
-        self.reasoning.open = open;
+        self.text_options.reasoning.open = open;
         self.rebuild()
     }
 
@@ -319,11 +318,43 @@ impl Parser {
     /// # Ok::<(), toolstream::Error>(())
     /// ```
     pub fn reasoning_tags(mut self, tags: &[(&str, &str)]) -> Self {
-        self.reasoning.tags = Some(
+        self.text_options.reasoning.tags = Some(
             tags.iter()
                 .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
                 .collect(),
         );
+        self.rebuild()
+    }
+
+    /// Marker-less text syntaxes (`llama-pythonic`, `llama-json`, and `auto` when it
+    /// detects one of them): only these tool names make a call. A call header
+    /// (`[name(` or `{"name": "name"`) whose name is not in the list is text, byte for
+    /// byte. Without this option any well-formed name makes a call. Other formats
+    /// ignore it.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let mut p = Parser::new(Format::LlamaPythonic).tool_names(["get_weather".to_string()]);
+    /// let mut events = Vec::new();
+    /// p.feed(b"See [note(x=1)]. [get_weather(city='Paris')]", &mut events)?;
+    /// p.finish(&mut events)?;
+    /// assert_eq!(events[0], Event::Text { delta: "See [note(x=1)]. ".into() });
+    /// assert!(matches!(&events[1], Event::ToolCallStart { name, .. } if name == "get_weather"));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn tool_names(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.text_options.tool_names = Some(names.into_iter().collect());
+        self.rebuild()
+    }
+
+    /// Marker-less text syntaxes: when `true`, a call is recognised only at the start of
+    /// the output (nothing but whitespace emitted before it); later `[f(..)]` or
+    /// `{"name": ..}` is text. Calls continuing the first call's group (the same
+    /// pythonic list, `;`-separated or arrayed JSON calls) and calls after further
+    /// whitespace are still calls. Explicit markers (`<|python_tag|>`) are not
+    /// restricted. Default `false`: a call may start anywhere.
+    pub fn calls_at_start_only(mut self, yes: bool) -> Self {
+        self.text_options.calls_at_start_only = yes;
         self.rebuild()
     }
 

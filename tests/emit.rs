@@ -69,12 +69,21 @@ fn read_openai(sse: &str) -> Vec<Event> {
 /// usage keeps its counts (not `raw`); an error keeps its message, and becomes a provider
 /// error not tied to a call; the failure of a call is reported at the end of its stream
 /// (the OpenAI format cannot fail one call), so call failures are compared as a set after
-/// the other events.
+/// the other events, and a failed call's argument deltas are not compared (the reader
+/// streams the valid prefix of the forwarded raw text before it sees the failure).
 fn normalise(events: &[Event]) -> Vec<Value> {
     let mut out = Vec::new();
     let mut failed = BTreeSet::new();
+    let failed_calls: BTreeSet<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error { index: Some(i), .. } => Some(*i),
+            _ => None,
+        })
+        .collect();
     for e in events {
         match e {
+            Event::ToolCallArgs { index, .. } if failed_calls.contains(index) => {}
             Event::Finish { reason, usage } => out.push(json!({
                 "type": "finish",
                 "reason": reason.as_ref().map(|r| r.as_str().to_owned()),

@@ -22,6 +22,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
 
+pub(crate) mod auto;
 pub(crate) mod deepseek;
 pub(crate) mod harmony;
 pub(crate) mod hermes;
@@ -29,7 +30,34 @@ pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
 
+pub(crate) mod llama_json;
+pub(crate) mod llama_pythonic;
+
 pub(crate) use reasoning::ReasoningOptions;
+
+/// Options of the marker-less scanners (set with [`Parser::tool_names`] and
+/// [`Parser::calls_at_start_only`]).
+///
+/// [`Parser::tool_names`]: crate::Parser::tool_names
+/// [`Parser::calls_at_start_only`]: crate::Parser::calls_at_start_only
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct TextOptions {
+    /// Reasoning tags (all text scanners).
+    pub(crate) reasoning: ReasoningOptions,
+    /// Only these names make a call header; any other name is text. `None`: any name.
+    pub(crate) tool_names: Option<Vec<String>>,
+    /// A marker-less call must come before any non-whitespace text.
+    pub(crate) calls_at_start_only: bool,
+}
+
+impl TextOptions {
+    /// Whether `name` may be a tool call's name.
+    pub(crate) fn allows(&self, name: &str) -> bool {
+        self.tool_names
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|n| n == name))
+    }
+}
 
 /// A scanner for one text syntax.
 #[derive(Debug)]
@@ -46,39 +74,75 @@ pub(crate) enum TextScanner {
     DeepSeek(Box<deepseek::DeepSeek>),
     /// gpt-oss harmony: `<|channel|>commentary to=functions.name<|message|>{..}<|call|>`.
     Harmony(Box<harmony::Harmony>),
+    /// Llama 3.2 / 4 pythonic calls `[f(a=1), g()]`.
+    LlamaPythonic(Box<llama_pythonic::LlamaPythonic>),
+    /// Llama bare JSON calls and `<|python_tag|>`.
+    LlamaJson(Box<llama_json::LlamaJson>),
+    /// Syntax detected from the first markers.
+    Auto(Box<auto::Auto>),
 }
 
 impl TextScanner {
     /// The scanner for a text format; `None` for envelope formats.
     #[allow(dead_code)]
     pub(crate) fn new(format: Format, limits: &Limits) -> Option<Self> {
-        Self::with_options(format, limits, &ReasoningOptions::default())
+        Self::with_options(format, limits, &TextOptions::default())
     }
 
-    /// The scanner for a text format with reasoning options; `None` for envelope formats.
+    /// The scanner for a text format with options; `None` for envelope formats.
     pub(crate) fn with_options(
         format: Format,
         limits: &Limits,
-        reasoning: &ReasoningOptions,
+        options: &TextOptions,
     ) -> Option<Self> {
         match format {
             Format::Hermes => Some(TextScanner::Hermes(Box::new(hermes::Hermes::new(
-                limits, reasoning,
+                limits,
+                &options.reasoning,
             )))),
             Format::QwenXml => Some(TextScanner::QwenXml(Box::new(qwen_xml::QwenXml::new(
-                limits, reasoning,
+                limits,
+                &options.reasoning,
             )))),
             Format::Mistral => Some(TextScanner::Mistral(Box::new(mistral::Mistral::new(
-                limits, reasoning,
+                limits,
+                &options.reasoning,
             )))),
             Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(deepseek::DeepSeek::new(
-                limits, reasoning,
+                limits,
+                &options.reasoning,
             )))),
             Format::Harmony => Some(TextScanner::Harmony(Box::new(harmony::Harmony::new(
-                limits, reasoning,
+                limits,
+                &options.reasoning,
+            )))),
+            Format::LlamaPythonic => Some(TextScanner::LlamaPythonic(Box::new(
+                llama_pythonic::LlamaPythonic::new(limits, options),
+            ))),
+            Format::LlamaJson => Some(TextScanner::LlamaJson(Box::new(
+                llama_json::LlamaJson::new(limits, options),
+            ))),
+            Format::Auto => Some(TextScanner::Auto(Box::new(auto::Auto::new(
+                limits, options,
             )))),
             // Envelope formats have no text scanner.
             _ => None,
+        }
+    }
+
+    /// Tells the scanner whether non-whitespace text was already emitted before its
+    /// first byte (for `calls_at_start_only` when `auto` hands over).
+    pub(crate) fn set_text_seen(&mut self, seen: bool) {
+        match self {
+            TextScanner::Plain(_)
+            | TextScanner::Hermes(_)
+            | TextScanner::QwenXml(_)
+            | TextScanner::Mistral(_)
+            | TextScanner::DeepSeek(_)
+            | TextScanner::Harmony(_) => {}
+            TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
+            TextScanner::LlamaJson(s) => s.set_text_seen(seen),
+            TextScanner::Auto(s) => s.set_text_seen(seen),
         }
     }
 
@@ -97,6 +161,9 @@ impl TextScanner {
             TextScanner::Mistral(s) => s.feed(bytes, calls, out),
             TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
             TextScanner::Harmony(s) => s.feed(bytes, calls, out),
+            TextScanner::LlamaPythonic(s) => s.feed(bytes, calls, out),
+            TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
+            TextScanner::Auto(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -109,6 +176,9 @@ impl TextScanner {
             TextScanner::Mistral(s) => s.finish(calls, out),
             TextScanner::DeepSeek(s) => s.finish(calls, out),
             TextScanner::Harmony(s) => s.finish(calls, out),
+            TextScanner::LlamaPythonic(s) => s.finish(calls, out),
+            TextScanner::LlamaJson(s) => s.finish(calls, out),
+            TextScanner::Auto(s) => s.finish(calls, out),
         }
     }
 
@@ -121,6 +191,9 @@ impl TextScanner {
             TextScanner::Mistral(s) => s.retained(),
             TextScanner::DeepSeek(s) => s.retained(),
             TextScanner::Harmony(s) => s.retained(),
+            TextScanner::LlamaPythonic(s) => s.retained(),
+            TextScanner::LlamaJson(s) => s.retained(),
+            TextScanner::Auto(s) => s.retained(),
         }
     }
 }

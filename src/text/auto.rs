@@ -1,0 +1,314 @@
+//! `auto`: raw model output whose tool-call syntax is detected from its first markers.
+//!
+//! Until a syntax is recognised, text passes through; only bytes that may still be the
+//! start of a detection pattern are held (bounded), exactly like the marker-less rules
+//! of the scanners themselves. The first pattern that matches picks the format: a
+//! scanner for it is built with [`TextScanner::with_options`] and the held bytes (from
+//! the pattern's first byte) and everything after are fed to it. The choice is never
+//! revisited.
+//!
+//! Patterns, by priority (a pattern that matches waits while an earlier one may still
+//! match):
+//!
+//! | pattern | format |
+//! | --- | --- |
+//! | `<tool_call>` ws* `<function=` | `qwen-xml` |
+//! | `<tool_call>` | `hermes` |
+//! | `[TOOL_CALLS]` | `mistral` |
+//! | `<｜tool▁calls▁begin｜>`, `<｜tool▁call▁begin｜>` | `deepseek` |
+//! | `<\|start\|>`, `<\|channel\|>` | `harmony` |
+//! | `<\|python_tag\|>` | `llama-json` |
+//! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
+//! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
+//! | `[` ws* name `(` | `llama-pythonic` |
+//!
+//! Each pattern starts with `<`, `[` or `{`. Detection uses the syntax only:
+//! [`Parser::tool_names`](crate::Parser::tool_names) applies inside the detected
+//! format. With nothing detected the output is text.
+//!
+//! Adding a syntax is one row of [`DETECT`] plus its arm in [`TextScanner::with_options`].
+//! Reasoning tags before the first call marker are passed through as text (the syntax,
+//! and so its reasoning rules, is not known yet).
+
+use crate::calls::Calls;
+use crate::event::Event;
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::text::llama_pythonic::{TextOut, find3, is_name_byte, is_ws};
+use crate::text::{TextOptions, TextScanner};
+
+/// One step of a detection pattern.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tok {
+    /// These bytes exactly.
+    Lit(&'static [u8]),
+    /// Zero or more JSON whitespace bytes.
+    Ws,
+    /// One or more name bytes (`[A-Za-z0-9_.-]`), at most [`MAX_IDENT`].
+    Ident,
+}
+
+/// Longest name a pattern's [`Tok::Ident`] accepts.
+const MAX_IDENT: usize = 128;
+
+/// Detection patterns and the format each picks, by priority.
+pub(crate) const DETECT: &[(&[Tok], Format)] = &[
+    (
+        &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
+        Format::QwenXml,
+    ),
+    (&[Tok::Lit(b"<tool_call>")], Format::Hermes),
+    (&[Tok::Lit(b"[TOOL_CALLS]")], Format::Mistral),
+    (
+        &[Tok::Lit("<｜tool▁calls▁begin｜>".as_bytes())],
+        Format::DeepSeek,
+    ),
+    (
+        &[Tok::Lit("<｜tool▁call▁begin｜>".as_bytes())],
+        Format::DeepSeek,
+    ),
+    (&[Tok::Lit(b"<|start|>")], Format::Harmony),
+    (&[Tok::Lit(b"<|channel|>")], Format::Harmony),
+    (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
+    (
+        &[
+            Tok::Lit(b"{"),
+            Tok::Ws,
+            Tok::Lit(b"\"name\""),
+            Tok::Ws,
+            Tok::Lit(b":"),
+            Tok::Ws,
+            Tok::Lit(b"\""),
+        ],
+        Format::LlamaJson,
+    ),
+    (
+        &[
+            Tok::Lit(b"{"),
+            Tok::Ws,
+            Tok::Lit(b"\"type\""),
+            Tok::Ws,
+            Tok::Lit(b":"),
+            Tok::Ws,
+            Tok::Lit(b"\"function\""),
+        ],
+        Format::LlamaJson,
+    ),
+    (
+        &[Tok::Lit(b"["), Tok::Ws, Tok::Ident, Tok::Lit(b"(")],
+        Format::LlamaPythonic,
+    ),
+];
+
+/// Progress of one pattern over the held bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Row {
+    /// At token `tok`, `n` bytes into it.
+    At {
+        tok: usize,
+        n: usize,
+    },
+    Matched,
+    Dead,
+}
+
+impl Row {
+    fn step(self, toks: &[Tok], b: u8) -> Row {
+        let Row::At { mut tok, mut n } = self else {
+            return self;
+        };
+        loop {
+            let Some(t) = toks.get(tok) else {
+                return Row::Matched;
+            };
+            match *t {
+                Tok::Lit(s) => {
+                    if s.get(n) != Some(&b) {
+                        return Row::Dead;
+                    }
+                    n += 1;
+                    if n == s.len() {
+                        tok += 1;
+                        n = 0;
+                        if tok == toks.len() {
+                            return Row::Matched;
+                        }
+                    }
+                    return Row::At { tok, n };
+                }
+                Tok::Ws => {
+                    if is_ws(b) {
+                        return Row::At { tok, n };
+                    }
+                    tok += 1;
+                    n = 0;
+                }
+                Tok::Ident => {
+                    if is_name_byte(b) && n < MAX_IDENT {
+                        return Row::At { tok, n: n + 1 };
+                    }
+                    if n == 0 {
+                        return Row::Dead;
+                    }
+                    tok += 1;
+                    n = 0;
+                }
+            }
+        }
+    }
+}
+
+/// The `auto` scanner. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct Auto {
+    inner: Option<TextScanner>,
+    text: TextOut,
+    /// Bytes since a possible pattern start.
+    held: Vec<u8>,
+    rows: Vec<Row>,
+    limits: Limits,
+    options: TextOptions,
+}
+
+impl Auto {
+    pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
+        Auto {
+            inner: None,
+            text: TextOut::default(),
+            held: Vec::new(),
+            rows: Vec::with_capacity(DETECT.len()),
+            limits: *limits,
+            options: options.clone(),
+        }
+    }
+
+    pub(crate) fn set_text_seen(&mut self, seen: bool) {
+        match &mut self.inner {
+            Some(s) => s.set_text_seen(seen),
+            None => self.text.set_seen(seen),
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        match &self.inner {
+            Some(s) => s.retained(),
+            None => self.held.len() + self.text.held(),
+        }
+    }
+
+    /// The format detected so far, if any.
+    #[allow(dead_code)]
+    pub(crate) fn detected(&self) -> bool {
+        self.inner.is_some()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(s) = &mut self.inner {
+            s.feed(bytes, calls, out);
+            return;
+        }
+        self.scan(bytes, calls, out);
+        if self.inner.is_none() {
+            self.text.commit(out);
+        }
+    }
+
+    /// Scans bytes while no format is detected; once one is, feeds it the rest.
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut i = 0;
+        while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+            if let Some(s) = &mut self.inner {
+                s.feed(rest, calls, out);
+                return;
+            }
+            if self.held.is_empty() {
+                let Some(p) = find3(b'<', b'[', b'{', rest) else {
+                    self.text.emit_last(rest, out);
+                    return;
+                };
+                self.text.emit(rest.get(..p).unwrap_or_default());
+                i += p;
+                self.rows.clear();
+                self.rows
+                    .extend(DETECT.iter().map(|_| Row::At { tok: 0, n: 0 }));
+            }
+            let Some(&b) = bytes.get(i) else { break };
+            i += 1;
+            match self.step(b) {
+                Step::More => {}
+                Step::Detected(format) => self.detect(format, calls, out),
+                Step::None => {
+                    // No pattern from the held start: its first byte is text; another
+                    // pattern may start later in the held bytes (`[[f(`).
+                    let again = self
+                        .held
+                        .get(1..)
+                        .and_then(|h| find3(b'<', b'[', b'{', h))
+                        .map(|p| p + 1);
+                    match again {
+                        None => {
+                            self.text.emit(&self.held);
+                            self.held.clear();
+                        }
+                        Some(p) => {
+                            let held = std::mem::take(&mut self.held);
+                            let (text, again) = held.split_at(p.min(held.len()));
+                            self.text.emit(text);
+                            // `again` is shorter than what was held: this ends.
+                            self.scan(again, calls, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Advances every pattern by one held byte. A matched pattern wins unless an
+    /// earlier one may still match.
+    fn step(&mut self, b: u8) -> Step {
+        self.held.push(b);
+        let mut alive = false;
+        for (row, (toks, format)) in self.rows.iter_mut().zip(DETECT) {
+            if *row == Row::Dead {
+                continue;
+            }
+            *row = row.step(toks, b);
+            match *row {
+                Row::Matched if !alive => return Step::Detected(*format),
+                Row::At { .. } => alive = true,
+                _ => {}
+            }
+        }
+        if alive { Step::More } else { Step::None }
+    }
+
+    /// A format was detected: the held bytes go to its scanner.
+    fn detect(&mut self, format: Format, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.text.flush(out);
+        let mut scanner = TextScanner::with_options(format, &self.limits, &self.options)
+            .unwrap_or_else(TextScanner::plain);
+        scanner.set_text_seen(self.text.seen());
+        let held = std::mem::take(&mut self.held);
+        scanner.feed(&held, calls, out);
+        self.inner = Some(scanner);
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(s) = &mut self.inner {
+            s.finish(calls, out);
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        self.text.emit(&held);
+        self.text.flush(out);
+    }
+}
+
+enum Step {
+    /// A pattern may still match.
+    More,
+    /// This format's pattern matched.
+    Detected(Format),
+    /// No pattern can match from the held start.
+    None,
+}

@@ -1,0 +1,877 @@
+//! `llama-json`: Llama 3.x tool calls written as bare JSON objects in the text,
+//! `{"name": "get_weather", "parameters": {"city": "Paris"}}`.
+//!
+//! Accepted shapes:
+//!
+//! - `{"name": .., "parameters": ..}`, also `"arguments"` for `"parameters"`, in either
+//!   order, with an optional `"type": "function"` member (any string value) anywhere;
+//! - several calls separated by `;` (`{..}; {..}`), or a JSON array of calls
+//!   (`[{..}, {..}]`);
+//! - an optional `<|python_tag|>` before the call(s);
+//! - `<|python_tag|>` followed by `name.call(key=value, ..)`: a Llama 3.1 built-in tool
+//!   (`brave_search`, `wolfram_alpha`), named by what precedes `.call`, with its pythonic
+//!   arguments converted to JSON as in `llama-pythonic`;
+//! - `<|python_tag|>` followed by anything else: code for the code interpreter. It is
+//!   represented as a call named `code_interpreter` whose arguments are
+//!   `{"code": "<the code>"}`, the code streamed as a JSON string (escaped as it
+//!   arrives; leading whitespace after the tag dropped). The code ends at `<|eom_id|>`
+//!   or `<|eot_id|>` (not part of the code) or at the end of the input.
+//! - `<|eom_id|>` / `<|eot_id|>` in the text (end-of-message special tokens some servers
+//!   leave in) are dropped.
+//!
+//! # Streaming
+//!
+//! `ToolCallStart` is emitted by the feed that delivers the closing quote of the name.
+//! The argument deltas are the model's own bytes, sliced out of the object (a
+//! [`JsonScanner`] finds where the value ends); `ToolCallEnd` is emitted the moment the
+//! value closes. If the arguments come before the name, they are held (bounded by
+//! [`Limits::max_held_bytes`]) and flushed right after the Start. A name-only object
+//! (`{"name": "f"}`) is a call with `{}` arguments.
+//!
+//! # Marker-less rules
+//!
+//! A call may start at any `{` (or `[` followed by `{`). Text is held back only while
+//! the bytes since it still match the call header grammar — `{` ws* `"` followed by a
+//! prefix of `name`, `type`, `parameters` or `arguments`, then the rest of that member
+//! (`"type"` and parameters-first members may precede the name) — and released verbatim
+//! the moment they cannot: `{"answer": 42}`, `{}`, `[1, 2]`, `{"parameters": 1}` (no
+//! name) are text, byte for byte. A call nested inside a held-back object that turned
+//! out not to be a call is not searched for. The header is decided when the name's
+//! closing quote arrives: from then on it is a call.
+//! [`Parser::tool_names`](crate::Parser::tool_names): a header whose name is not
+//! declared is text. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
+//! a `{`/`[` after non-whitespace text is text (calls continuing the same `;` list or
+//! array still count; `<|python_tag|>` is a marker and always counts).
+//!
+//! # Errors and recovery
+//!
+//! Once a call has started, anything that breaks the object — an unknown member, a
+//! duplicate, invalid JSON in the arguments (`'single quotes'`), a malformed key
+//! (`"parameters{`, `"parameters=`) — fails the call: it gets its `Error` event instead of
+//! `ToolCallEnd`. The scanner skips to the `}` that balances the call's `{` (tracking
+//! strings and brackets) and carries on after it. The error's `raw` is the call's own
+//! text from its arguments on (the argument bytes already streamed, then the rest of the
+//! object), or from its `{` when it broke before its arguments (up to
+//! [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string never
+//! closes runs to the end of the input. Members after the arguments closed that do not
+//! belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an `Error`
+//! of kind `trailing_arguments` with those bytes. A call cut off by the end of input
+//! gets an `Error` of kind `truncated`; only the final `}` may be missing.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::json::{JsonScanner, JsonStatus};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::TextOptions;
+use crate::text::llama_pythonic::{
+    Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd, TextOut, args_text, find1, find3,
+    is_name_byte, is_name_start, is_ws, push_bounded,
+};
+
+/// Special tokens recognised in the text.
+const PYTHON_TAG: &[u8] = b"<|python_tag|>";
+const EOM: &[u8] = b"<|eom_id|>";
+const EOT: &[u8] = b"<|eot_id|>";
+const SPECIALS: &[&[u8]] = &[PYTHON_TAG, EOM, EOT];
+const CODE_ENDS: &[&[u8]] = &[EOM, EOT];
+
+/// The name given to `<|python_tag|>` code.
+pub(crate) const CODE_INTERPRETER: &str = "code_interpreter";
+
+/// Keys of a call object.
+const KEYS: &[(&[u8], Key)] = &[
+    (b"name", Key::Name),
+    (b"type", Key::Type),
+    (b"parameters", Key::Args),
+    (b"arguments", Key::Args),
+];
+const MAX_KEY: usize = 10;
+const MAX_TYPE: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Name,
+    Type,
+    Args,
+}
+
+/// Where in a call object the scanner is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Obj {
+    /// After `{`: a key (or `}`, which is not a call).
+    First,
+    /// After `,`: a key.
+    Next,
+    /// Inside a key string.
+    Key,
+    /// After a key: `:`.
+    Colon(Key),
+    /// After `:`: the value.
+    Value(Key),
+    /// Inside the name string.
+    Name,
+    /// Inside the `type` string.
+    Type,
+    /// Inside the arguments value.
+    Args,
+    /// After a member: `,` or `}`.
+    AfterValue,
+}
+
+/// How calls continue after one closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    /// Standalone or after `<|python_tag|>`: `;` then another call.
+    Semi,
+    /// Inside `[..]`: `,` then another call, or `]`.
+    Array,
+}
+
+// States (bytes in `held` are not yet released as text):
+//
+//   Text ──'{'──> Obj(First) ─ key / value / .. ─> Obj(Name) ──'"'──> [Start] ─ .. ─> '}' ─> After
+//    │ ──'['──> ArrayOpen ──'{'──^                                                      │
+//    │ ──'<'──> Special ──<|python_tag|>──> Tag ──'{'──> Obj                 ';' / ',' ─> Sep ─'{'─> Obj
+//    │                                       │ ──ident──> TagName ──'.call('──> Builtin ──')'──> After
+//    │                                       └── other ──> Code ──'<'──> CodeEnd ──<|eom_id|>──> Text
+//    └─ a header that stops matching: held bytes released as text, the byte re-read in Text
+//   A started call that breaks: Broken (skip to its balancing '}') ──> After
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Text,
+    /// Held bytes (from `<`) are a proper prefix of a special token.
+    Special,
+    /// `[` and whitespace held: `{` may follow.
+    ArrayOpen,
+    /// Inside a call object.
+    Obj(Obj),
+    /// After a call: whitespace held, then the group's separator.
+    After,
+    /// After a separator: whitespace held, then `{`.
+    Sep,
+    /// After `<|python_tag|>` (whitespace dropped).
+    Tag,
+    /// After the tag: a name held; `.call(` makes it a built-in tool call.
+    TagName,
+    /// The code-interpreter call's code.
+    Code,
+    /// Held `<..` inside code: a prefix of `<|eom_id|>` / `<|eot_id|>`.
+    CodeEnd,
+    /// A built-in call's pythonic arguments.
+    Builtin,
+    /// Skipping a broken call.
+    Broken,
+}
+
+/// The `llama-json` scanner. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct LlamaJson {
+    st: St,
+    group: Group,
+    text: TextOut,
+    /// Bytes not yet released as text nor committed to a call.
+    held: Vec<u8>,
+    options: TextOptions,
+    max_held: usize,
+    max_raw: usize,
+    // The call object being read.
+    /// Where the object's `{` is in `held` (before Start).
+    obj_from: usize,
+    slot: Option<Slot>,
+    started: bool,
+    has_name: bool,
+    has_type: bool,
+    has_args: bool,
+    args_done: bool,
+    /// The held arguments value (parameters before the name).
+    args_range: (usize, usize),
+    key: [u8; MAX_KEY],
+    key_len: usize,
+    /// Length of the current name / type string.
+    str_len: usize,
+    json: JsonScanner,
+    /// The call's raw text from its `{` (after Start), bounded.
+    raw: Vec<u8>,
+    raw_lost: bool,
+    /// Length of `raw` when the arguments closed.
+    raw_after_args: usize,
+    args_utf8: Utf8Holder,
+    scratch: String,
+    esc: String,
+    // Built-in and code calls.
+    py: PyCall,
+    broken: Broken,
+}
+
+impl LlamaJson {
+    pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
+        LlamaJson {
+            st: St::Text,
+            group: Group::Semi,
+            text: TextOut::default(),
+            held: Vec::new(),
+            options: options.clone(),
+            max_held: limits.max_held_bytes.max(16),
+            max_raw: limits.max_argument_bytes,
+            obj_from: 0,
+            slot: None,
+            started: false,
+            has_name: false,
+            has_type: false,
+            has_args: false,
+            args_done: false,
+            args_range: (0, 0),
+            key: [0; MAX_KEY],
+            key_len: 0,
+            str_len: 0,
+            json: JsonScanner::with_max_depth(limits.max_depth),
+            raw: Vec::new(),
+            raw_lost: false,
+            raw_after_args: 0,
+            args_utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            esc: String::new(),
+            py: PyCall::new(limits),
+            broken: Broken::default(),
+        }
+    }
+
+    pub(crate) fn set_text_seen(&mut self, seen: bool) {
+        self.text.set_seen(seen);
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.held.len() + self.raw.len() + self.text.held() + self.py.retained()
+    }
+
+    fn may_start(&self) -> bool {
+        !(self.options.calls_at_start_only && self.text.seen())
+    }
+
+    /// Held bytes are text after all.
+    fn release(&mut self) {
+        self.text.emit(&self.held);
+        self.held.clear();
+        self.st = St::Text;
+    }
+
+    /// A call object begins at the `{` just pushed to `held` (at `obj_from`).
+    fn begin_object(&mut self, group: Group) {
+        self.group = group;
+        self.st = St::Obj(Obj::First);
+        self.slot = None;
+        self.started = false;
+        self.has_name = false;
+        self.has_type = false;
+        self.has_args = false;
+        self.args_done = false;
+        self.args_range = (0, 0);
+        self.raw.clear();
+        self.raw_lost = false;
+        self.args_utf8 = Utf8Holder::new();
+    }
+
+    /// Takes object bytes: held before Start, raw after.
+    fn take(&mut self, bytes: &[u8]) {
+        if self.started {
+            if !push_bounded(&mut self.raw, bytes, self.max_raw) {
+                self.raw_lost = true;
+            }
+        } else {
+            self.held.extend_from_slice(bytes);
+        }
+    }
+
+    /// Sends argument bytes to the started call.
+    fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(s) = self.slot {
+            let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
+            calls.args(s, &t, out);
+        }
+    }
+
+    /// The object broke at the current byte (not taken): before Start its bytes are
+    /// text; after Start the call fails and is skipped.
+    fn object_failed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if !self.started {
+            self.release();
+            return;
+        }
+        if let Some(s) = self.slot
+            && let Some(t) = self.args_utf8.finish()
+        {
+            calls.args(s, t, out);
+        }
+        self.st = St::Broken;
+        // The error's raw text: from the `{` when the call broke before its arguments;
+        // the arguments were streamed already otherwise; after they closed, what follows.
+        let send = if !self.has_args {
+            &self.raw[..]
+        } else if self.args_done {
+            self.raw.get(self.raw_after_args..).unwrap_or_default()
+        } else {
+            &[]
+        };
+        let done = self.broken.begin(
+            Skip::new(false, if self.raw_lost { 1 } else { 0 }),
+            &self.raw,
+            self.raw_lost,
+            self.slot,
+            self.args_done,
+            send,
+            ErrorKind::InvalidArguments,
+            self.max_raw,
+            calls,
+            out,
+        );
+        self.raw.clear();
+        if done {
+            self.broken.end(calls, out);
+            self.st = St::After;
+        }
+    }
+
+    /// The name's closing quote arrived: the header is decided.
+    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+        let name_end = self.held.len();
+        let name_from = name_end - self.str_len;
+        let Some(name) = self
+            .held
+            .get(name_from..name_end)
+            .and_then(|n| std::str::from_utf8(n).ok())
+        else {
+            return false;
+        };
+        if name.is_empty() || !self.options.allows(name) {
+            return false;
+        }
+        self.text.flush(out);
+        self.slot = calls.open(out);
+        if let Some(s) = self.slot {
+            calls.set_name(s, name, out);
+        }
+        self.started = true;
+        self.raw.clear();
+        let header = self.held.get(self.obj_from..).unwrap_or_default();
+        if !push_bounded(&mut self.raw, header, self.max_raw) {
+            self.raw_lost = true;
+        }
+        if self.args_done
+            && let Some(s) = self.slot
+            && let Some(args) = self.held.get(self.args_range.0..self.args_range.1)
+        {
+            let t = self.args_utf8.push(args, &mut self.scratch);
+            calls.args(s, &t, out);
+            if let Some(t) = self.args_utf8.finish() {
+                calls.args(s, t, out);
+            }
+        }
+        self.held.clear();
+        true
+    }
+
+    /// Starts the code-interpreter call with `code` as its first bytes.
+    fn start_code(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.text.flush(out);
+        self.slot = calls.open(out);
+        if let Some(s) = self.slot {
+            calls.set_name(s, CODE_INTERPRETER, out);
+            calls.args(s, "{\"code\":\"", out);
+        }
+        self.args_utf8 = Utf8Holder::new();
+        let held = std::mem::take(&mut self.held);
+        self.code(&held, calls, out);
+        self.held = held;
+        self.held.clear();
+        self.st = St::Code;
+    }
+
+    /// Streams code bytes as JSON string content.
+    fn code(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let Some(s) = self.slot else { return };
+        if bytes.is_empty() {
+            return;
+        }
+        let text = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
+        self.esc.clear();
+        escape_json(&text, &mut self.esc);
+        calls.args(s, &self.esc, out);
+    }
+
+    /// The code ended (marker or end of input).
+    fn end_code(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(s) = self.slot {
+            if let Some(t) = self.args_utf8.finish() {
+                calls.args(s, t, out);
+            }
+            calls.args(s, "\"}", out);
+            calls.close(s, out);
+        }
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        self.scan(bytes, calls, out);
+        self.text.commit(out);
+    }
+
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut i = 0;
+        while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+            let Some(&b) = rest.first() else { break };
+            match self.st {
+                St::Text => {
+                    let found = if self.may_start() {
+                        find3(b'{', b'[', b'<', rest)
+                    } else {
+                        find1(b'<', rest)
+                    };
+                    let Some(p) = found else {
+                        self.text.emit_last(rest, out);
+                        return;
+                    };
+                    self.text.emit(rest.get(..p).unwrap_or_default());
+                    i += p + 1;
+                    let c = rest.get(p).copied().unwrap_or(b'<');
+                    self.held.clear();
+                    self.held.push(c);
+                    match c {
+                        b'<' => self.st = St::Special,
+                        _ if !self.may_start() => self.release(),
+                        b'{' => {
+                            self.obj_from = 0;
+                            self.begin_object(Group::Semi);
+                        }
+                        _ => self.st = St::ArrayOpen,
+                    }
+                }
+                St::Special => {
+                    self.held.push(b);
+                    match special(&self.held, SPECIALS) {
+                        Match::Full(t) => {
+                            self.held.clear();
+                            self.st = if t == PYTHON_TAG { St::Tag } else { St::Text };
+                            i += 1;
+                        }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            self.held.pop();
+                            self.release();
+                        }
+                    }
+                }
+                St::ArrayOpen | St::Sep => {
+                    if is_ws(b) && self.held.len() < self.max_held {
+                        self.held.push(b);
+                        i += 1;
+                    } else if b == b'{' {
+                        self.obj_from = self.held.len();
+                        self.held.push(b);
+                        let group = if self.st == St::ArrayOpen {
+                            Group::Array
+                        } else {
+                            self.group
+                        };
+                        self.begin_object(group);
+                        i += 1;
+                    } else {
+                        self.release();
+                    }
+                }
+                St::After => match b {
+                    _ if is_ws(b) && self.held.len() < self.max_held => {
+                        self.held.push(b);
+                        i += 1;
+                    }
+                    b';' if self.group == Group::Semi => {
+                        self.held.push(b);
+                        self.st = St::Sep;
+                        i += 1;
+                    }
+                    b',' if self.group == Group::Array => {
+                        self.held.push(b);
+                        self.st = St::Sep;
+                        i += 1;
+                    }
+                    b']' if self.group == Group::Array => {
+                        self.held.clear();
+                        self.st = St::Text;
+                        i += 1;
+                    }
+                    _ => self.release(),
+                },
+                St::Obj(Obj::Args) => i += self.args(rest, calls, out),
+                St::Obj(o) => {
+                    if self.object_byte(o, b, calls, out) {
+                        i += 1;
+                    }
+                }
+                St::Tag => {
+                    if is_ws(b) {
+                        i += 1;
+                    } else if b == b'{' {
+                        self.held.clear();
+                        self.obj_from = 0;
+                        self.held.push(b);
+                        self.begin_object(Group::Semi);
+                        i += 1;
+                    } else if is_name_start(b) {
+                        self.held.clear();
+                        self.held.push(b);
+                        self.st = St::TagName;
+                        i += 1;
+                    } else {
+                        self.held.clear();
+                        self.start_code(calls, out);
+                    }
+                }
+                St::TagName => {
+                    if is_name_byte(b) && self.held.len() < MAX_NAME {
+                        self.held.push(b);
+                        i += 1;
+                    } else if b == b'('
+                        && let Some(base) = self.held.strip_suffix(b".call")
+                        && !base.is_empty()
+                        && base.iter().all(|&c| c != b'.')
+                        && let Ok(name) = std::str::from_utf8(base)
+                    {
+                        self.text.flush(out);
+                        self.slot = calls.open(out);
+                        if let Some(s) = self.slot {
+                            calls.set_name(s, name, out);
+                        }
+                        self.py.begin(&self.held);
+                        self.held.clear();
+                        self.group = Group::Semi;
+                        self.st = St::Builtin;
+                        i += 1;
+                    } else {
+                        self.start_code(calls, out);
+                    }
+                }
+                St::Code => match find1(b'<', rest) {
+                    None => {
+                        self.code(rest, calls, out);
+                        return;
+                    }
+                    Some(p) => {
+                        self.code(rest.get(..p).unwrap_or_default(), calls, out);
+                        self.held.clear();
+                        self.held.push(b'<');
+                        self.st = St::CodeEnd;
+                        i += p + 1;
+                    }
+                },
+                St::CodeEnd => {
+                    self.held.push(b);
+                    match special(&self.held, CODE_ENDS) {
+                        Match::Full(_) => {
+                            self.held.clear();
+                            self.end_code(calls, out);
+                            self.st = St::Text;
+                            i += 1;
+                        }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            self.held.pop();
+                            let held = std::mem::take(&mut self.held);
+                            self.code(&held, calls, out);
+                            self.held = held;
+                            self.held.clear();
+                            self.st = St::Code;
+                        }
+                    }
+                }
+                St::Builtin => match self.py.feed(self.slot, rest, calls, out) {
+                    PyFeed::NeedMore => return,
+                    PyFeed::Done(n) => {
+                        if let Some(s) = self.slot {
+                            calls.close(s, out);
+                        }
+                        self.st = St::After;
+                        i += n;
+                    }
+                    PyFeed::Invalid(at) => {
+                        i += at;
+                        self.st = St::Broken;
+                        if self.py.fail(&mut self.broken, self.slot, calls, out) {
+                            self.broken.end(calls, out);
+                            self.st = St::After;
+                        }
+                    }
+                },
+                St::Broken => match self.broken.feed(rest, calls, out) {
+                    None => return,
+                    Some(end) => {
+                        self.broken.end(calls, out);
+                        self.st = St::After;
+                        i += match end {
+                            SkipEnd::After(n) | SkipEnd::Before(n) => n,
+                        };
+                    }
+                },
+            }
+        }
+    }
+
+    /// The arguments value; returns the bytes used.
+    fn args(&mut self, rest: &[u8], calls: &mut Calls, out: &mut Vec<Event>) -> usize {
+        // Before Start the value is held: stop at the byte that exceeds the bound, so
+        // the outcome does not depend on how the input was cut.
+        let input = if self.started {
+            rest
+        } else {
+            let room = (self.max_held + 1).saturating_sub(self.held.len());
+            rest.get(..room.min(rest.len())).unwrap_or_default()
+        };
+        let status = self.json.feed(input);
+        let used = match status {
+            JsonStatus::NeedMore => input.len(),
+            JsonStatus::Complete { consumed } => consumed,
+            JsonStatus::Invalid { at, .. } => at,
+        };
+        let value = input.get(..used).unwrap_or_default();
+        self.take(value);
+        if self.started {
+            self.send_args(value, calls, out);
+        }
+        match status {
+            JsonStatus::NeedMore => {
+                if !self.started && self.held.len() > self.max_held {
+                    self.release();
+                }
+            }
+            JsonStatus::Complete { .. } => {
+                self.args_done = true;
+                self.raw_after_args = self.raw.len();
+                if self.started {
+                    if let Some(s) = self.slot
+                        && let Some(t) = self.args_utf8.finish()
+                    {
+                        calls.args(s, t, out);
+                    }
+                } else {
+                    self.args_range.1 = self.held.len();
+                }
+                self.st = St::Obj(Obj::AfterValue);
+            }
+            JsonStatus::Invalid { .. } => self.object_failed(calls, out),
+        }
+        used
+    }
+
+    /// One byte of a call object outside the arguments value. Returns whether the byte
+    /// was used (otherwise it is re-read in the new state).
+    fn object_byte(&mut self, o: Obj, b: u8, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+        if !self.started && self.held.len() >= self.max_held {
+            self.release();
+            return false;
+        }
+        let next = match o {
+            Obj::First | Obj::Next | Obj::Colon(_) | Obj::AfterValue if is_ws(b) => Some(o),
+            Obj::Value(_) if is_ws(b) => Some(o),
+            Obj::First | Obj::Next if b == b'"' => {
+                self.key_len = 0;
+                Some(Obj::Key)
+            }
+            Obj::Key => {
+                if b == b'"' {
+                    let key = self.key.get(..self.key_len).unwrap_or_default();
+                    KEYS.iter()
+                        .find(|(k, _)| *k == key)
+                        .map(|(_, k)| Obj::Colon(*k))
+                } else if let Some(slot) = self.key.get_mut(self.key_len) {
+                    *slot = b;
+                    self.key_len += 1;
+                    let key = self.key.get(..self.key_len).unwrap_or_default();
+                    KEYS.iter().any(|(k, _)| k.starts_with(key)).then_some(o)
+                } else {
+                    None
+                }
+            }
+            Obj::Colon(k) if b == b':' => Some(Obj::Value(k)),
+            Obj::Value(Key::Name) if b == b'"' && !self.has_name => {
+                self.str_len = 0;
+                Some(Obj::Name)
+            }
+            Obj::Value(Key::Type) if b == b'"' && !self.has_type => {
+                self.str_len = 0;
+                Some(Obj::Type)
+            }
+            Obj::Value(Key::Args) if !self.has_args => {
+                // The value's first byte: read it as arguments.
+                self.has_args = true;
+                self.json.reset();
+                if !self.started {
+                    self.args_range = (self.held.len(), self.held.len());
+                }
+                self.st = St::Obj(Obj::Args);
+                return false;
+            }
+            Obj::Name => {
+                if b == b'"' {
+                    self.has_name = true;
+                    if self.start(calls, out) {
+                        // The closing quote belongs to the call.
+                        self.take(b"\"");
+                        self.st = St::Obj(Obj::AfterValue);
+                        return true;
+                    }
+                    None
+                } else if b == b'\\' || b < 0x20 || self.str_len >= MAX_NAME {
+                    None
+                } else {
+                    self.str_len += 1;
+                    Some(o)
+                }
+            }
+            Obj::Type => {
+                if b == b'"' {
+                    self.has_type = true;
+                    Some(Obj::AfterValue)
+                } else if b == b'\\' || b < 0x20 || self.str_len >= MAX_TYPE {
+                    None
+                } else {
+                    self.str_len += 1;
+                    Some(o)
+                }
+            }
+            Obj::AfterValue if b == b',' => Some(Obj::Next),
+            Obj::AfterValue if b == b'}' => {
+                if !self.started {
+                    None
+                } else {
+                    self.take(b"}");
+                    if let Some(s) = self.slot {
+                        calls.close(s, out);
+                    }
+                    self.raw.clear();
+                    self.held.clear();
+                    self.st = St::After;
+                    return true;
+                }
+            }
+            _ => None,
+        };
+        match next {
+            Some(o) => {
+                self.take(&[b]);
+                self.st = St::Obj(o);
+                true
+            }
+            None => {
+                self.object_failed(calls, out);
+                false
+            }
+        }
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        match self.st {
+            St::Text | St::Tag => {}
+            St::Special | St::ArrayOpen | St::After | St::Sep => self.release(),
+            St::Obj(o) => {
+                if !self.started {
+                    self.release();
+                } else if o == Obj::Args || self.args_done {
+                    // Cut off inside the arguments (truncated), or only the closing
+                    // `}` missing (the call stands).
+                    if let Some(s) = self.slot {
+                        if let Some(t) = self.args_utf8.finish() {
+                            calls.args(s, t, out);
+                        }
+                        calls.close(s, out);
+                    }
+                } else {
+                    self.broken.begin(
+                        Skip::new(false, 0),
+                        &[],
+                        true,
+                        self.slot,
+                        false,
+                        &self.raw,
+                        ErrorKind::Truncated,
+                        self.max_raw,
+                        calls,
+                        out,
+                    );
+                    self.broken.end(calls, out);
+                }
+            }
+            St::TagName => {
+                self.start_code(calls, out);
+                self.end_code(calls, out);
+            }
+            St::Code => self.end_code(calls, out),
+            St::CodeEnd => {
+                let held = std::mem::take(&mut self.held);
+                self.code(&held, calls, out);
+                self.end_code(calls, out);
+            }
+            St::Builtin => {
+                if let Some(s) = self.slot {
+                    calls.close(s, out);
+                }
+            }
+            St::Broken => self.broken.end(calls, out),
+        }
+        self.held.clear();
+        self.raw.clear();
+        self.st = St::Text;
+        self.text.flush(out);
+    }
+}
+
+enum Match {
+    Full(&'static [u8]),
+    Prefix,
+    No,
+}
+
+/// Whether `held` is one of `tokens` or a proper prefix of one.
+fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
+    let mut prefix = false;
+    for t in tokens {
+        if *t == held {
+            return Match::Full(t);
+        }
+        prefix |= t.starts_with(held);
+    }
+    if prefix { Match::Prefix } else { Match::No }
+}
+
+/// Appends `s` to `out` as JSON string content.
+pub(crate) fn escape_json(s: &str, out: &mut String) {
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(s.get(from..i).unwrap_or_default());
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        from = i + 1;
+    }
+    out.push_str(s.get(from..).unwrap_or_default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        escape_json("a\"b\\c\nd\u{1}é", &mut s);
+        assert_eq!(s, "a\\\"b\\\\c\\nd\\u0001é");
+    }
+}
