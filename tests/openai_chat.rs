@@ -693,3 +693,36 @@ proptest::proptest! {
         proptest::prop_assert_eq!(run_chunks(&openai, &cut_at(&body, &cuts)), whole);
     }
 }
+
+/// `eventsource-stream` events as input (feature `eventsource-stream`): the same events
+/// as our own framer on every OpenAI-family capture in SSE framing.
+#[cfg(feature = "eventsource-stream")]
+#[test]
+fn eventsource_stream_events_give_the_same_events() {
+    use eventsource_stream::Eventsource;
+    use futures::StreamExt;
+    let mut checked = 0;
+    for cap in captures("openai-chat")
+        .into_iter()
+        .filter(|c| c.framing == Framing::Sse)
+    {
+        let want = run_whole(&openai, &cap.bytes);
+        let chunks = vec![Ok::<_, std::convert::Infallible>(bytes::Bytes::from(
+            cap.bytes.clone(),
+        ))];
+        let sse_events: Vec<_> =
+            futures::executor::block_on(futures::stream::iter(chunks).eventsource().collect());
+        let mut p = openai();
+        let mut got = Vec::new();
+        for e in sse_events {
+            p.feed_eventsource(&e.unwrap(), &mut got).unwrap();
+        }
+        p.finish(&mut got).unwrap();
+        toolstream::merge_deltas(&mut got);
+        assert_eq!(got, want, "{}", cap.path);
+        checked += 1;
+    }
+    if captures_dir().is_some() {
+        assert!(checked >= 15, "{checked}");
+    }
+}
