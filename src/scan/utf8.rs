@@ -25,17 +25,6 @@ pub struct Utf8Holder {
     n: u8,
 }
 
-/// Length of the sequence a lead byte starts (0 when it cannot start one).
-fn seq_len(b: u8) -> usize {
-    match b {
-        0x00..=0x7F => 1,
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xF4 => 4,
-        _ => 0,
-    }
-}
-
 impl Utf8Holder {
     /// An empty holder.
     pub fn new() -> Self {
@@ -63,31 +52,39 @@ impl Utf8Holder {
             }
         }
         scratch.clear();
-        // Complete the held sequence first.
+        // Complete the held sequence first. A byte joins it only while the bytes stay a
+        // valid UTF-8 prefix (so `E0 80`, an overlong form, is rejected at `80` as
+        // `from_utf8_lossy` does, not when the sequence would be complete).
         while self.n > 0 {
-            let need = seq_len(self.held.first().copied().unwrap_or(0));
+            let n = usize::from(self.n);
             let Some((&b, r)) = rest.split_first() else {
                 return Cow::Borrowed(scratch.as_str());
             };
-            if (0x80..=0xBF).contains(&b) && usize::from(self.n) < need {
-                if let Some(slot) = self.held.get_mut(usize::from(self.n)) {
-                    *slot = b;
+            let mut candidate = self.held;
+            if let Some(slot) = candidate.get_mut(n) {
+                *slot = b;
+            }
+            let candidate = candidate.get(..n + 1).unwrap_or_default();
+            match std::str::from_utf8(candidate) {
+                Ok(s) => {
+                    scratch.push_str(s);
+                    self.n = 0;
+                    rest = r;
                 }
-                self.n += 1;
-                rest = r;
-                if usize::from(self.n) == need {
-                    let bytes = self.held.get(..need).unwrap_or_default();
-                    match std::str::from_utf8(bytes) {
-                        Ok(s) => scratch.push_str(s),
-                        Err(_) => scratch.push_str(&String::from_utf8_lossy(bytes)),
+                Err(e) if e.error_len().is_none() && n + 1 < 4 => {
+                    self.held = [0; 4];
+                    for (slot, &c) in self.held.iter_mut().zip(candidate) {
+                        *slot = c;
                     }
+                    self.n += 1;
+                    rest = r;
+                }
+                Err(_) => {
+                    // The held bytes (a valid prefix) can never complete: one U+FFFD,
+                    // and `b` is looked at again on its own.
+                    scratch.push('\u{FFFD}');
                     self.n = 0;
                 }
-            } else {
-                // The held bytes can never complete: replace them.
-                let bytes = self.held.get(..usize::from(self.n)).unwrap_or_default();
-                scratch.push_str(&String::from_utf8_lossy(bytes));
-                self.n = 0;
             }
         }
         loop {
