@@ -240,7 +240,8 @@ impl Parser {
         self.rebuild()
     }
 
-    /// Maximum bytes of one SSE line, NDJSON line or array element (default 16 MiB).
+    /// Maximum bytes of one SSE line (and of one SSE event's joined data), NDJSON line,
+    /// JSON-array element or event-stream message (default 16 MiB).
     pub fn max_line_bytes(mut self, n: usize) -> Self {
         self.limits.max_line_bytes = n;
         self.rebuild()
