@@ -7,7 +7,7 @@
 /// next event or call decodes as usual.
 ///
 /// What a parser retains ([`Parser::retained_bytes`](crate::Parser::retained_bytes)) stays
-/// below about `3 × max_line_bytes` (a partial line, the data and type of one event) `+
+/// within a few `max_line_bytes` (a partial line, and one SSE event's data and type) `+
 /// max_calls × max_argument_bytes` (calls whose arguments are still open) `+
 /// max_held_bytes`; the defaults suit any real response and only stop a runaway one.
 ///

@@ -1059,6 +1059,24 @@ fn fuzz_text_framing_on_an_envelope_format_does_not_depend_on_chunking() {
     assert_eq!(raw.as_bytes(), &body[..], "every byte in an error");
 }
 
+#[test]
+fn fuzz_serde_json_raw_value_magic_key_in_arguments_is_not_lost() {
+    // Found by the json_kernel target: with serde_json's `raw_value` feature (which the
+    // envelope decoders need), an object whose key is serde_json's private RawValue token
+    // does not parse as a Value although it is valid JSON. Such arguments cannot become a
+    // ToolCallEnd; they must still not vanish: an error carries them.
+    let args = r#"{"$serde_json::private::RawValue": " -x"}"#;
+    let body = cat(&[
+        (OPENAI_CHAT.start)(0, "c1", "f", args),
+        (OPENAI_CHAT.start)(1, "c2", "g", "{}"),
+        (OPENAI_CHAT.end)(),
+    ]);
+    let ev = run(&OPENAI_CHAT, Limits::default(), &body);
+    let bad = errors_of(&ev, ErrorKind::InvalidArguments);
+    assert_eq!(bad, vec![(Some(0), bad[0].1.clone(), args.to_owned())]);
+    assert_eq!(ends(&ev), vec![(1, "g".into(), json!({}))]);
+}
+
 // ---------------------------------------------------------------------------------------
 // Fuzz seeds: `TOOLSTREAM_FUZZ_SEEDS=fuzz/corpus cargo test --test reliability
 // write_fuzz_seeds -- --ignored` writes seed corpora for the fuzz targets from the recorded

@@ -91,10 +91,13 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }
     assert!(!matches!(free, Outcome::Invalid(_, JsonError::TooDeep)));
 
-    if let Outcome::Complete(p) = free {
-        if let Err(e) = serde_json::from_slice::<serde_json::Value>(&body[..p]) {
-            assert!(exempt(&e), "kernel: complete at {p}, serde_json: {e}");
-        }
+    // serde_json's `raw_value` feature reads an object with this key as a RawValue.
+    let magic = body.windows(21).any(|w| w == b"$serde_json::private:");
+    if let Outcome::Complete(p) = free
+        && !magic
+        && let Err(e) = serde_json::from_slice::<serde_json::Value>(&body[..p])
+    {
+        assert!(exempt(&e), "kernel: complete at {p}, serde_json: {e}");
     }
     if serde_json::from_slice::<serde_json::Value>(body).is_ok() {
         match free {

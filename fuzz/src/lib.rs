@@ -66,10 +66,11 @@ pub fn limits_from(sel: u8, depth_sel: u8) -> Limits {
 }
 
 /// What [`Parser::retained_bytes`] may hold at most under `l`: a partial framing unit
-/// (line, event data and type), each call's arguments (and what trails them, bounded by
-/// the same limit), held-back text, and a small constant.
+/// (line and event data, each within the limit; the event type, whose invalid UTF-8 can
+/// triple in size), each call's arguments (and what trails them, bounded by the same
+/// limit), held-back text, and a small constant.
 pub fn retained_bound(l: &Limits) -> usize {
-    3usize
+    5usize
         .saturating_mul(l.max_line_bytes)
         .saturating_add(
             l.max_calls
