@@ -143,7 +143,7 @@ impl Calls {
                 out.push(Event::Error {
                     kind: ErrorKind::LimitExceeded,
                     message: format!(
-                        "more than {} tool calls in one response; further calls are ignored",
+                        "more than max_calls ({}) tool calls in one response; further calls are ignored",
                         self.limits.max_calls
                     ),
                     index: None,
@@ -449,12 +449,16 @@ impl Calls {
             Phase::Failed(kind) => {
                 let message = match kind {
                     ErrorKind::LimitExceeded if c.dropped > 0 => format!(
-                        "arguments of tool call {} exceed the limit; {} bytes dropped",
-                        c.index, c.dropped
+                        "arguments of tool call {} exceed max_argument_bytes ({}); the first {} bytes are kept, {} dropped",
+                        c.index,
+                        self.limits.max_argument_bytes,
+                        c.args.len(),
+                        c.dropped
                     ),
-                    ErrorKind::LimitExceeded => {
-                        format!("arguments of tool call {} nest too deeply", c.index)
-                    }
+                    ErrorKind::LimitExceeded => format!(
+                        "arguments of tool call {} nest deeper than max_depth ({})",
+                        c.index, self.limits.max_depth
+                    ),
                     _ => format!("arguments of tool call {} are not valid JSON", c.index),
                 };
                 out.push(Event::Error {

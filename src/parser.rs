@@ -72,8 +72,10 @@ enum Framer {
     Ndjson(NdjsonFramer),
     JsonArray(JsonArrayFramer),
     EventStream(EventStreamFramer),
-    /// Raw bytes straight to the decoder.
-    Text,
+    /// Raw bytes straight to the decoder. For an envelope format (no text scanner)
+    /// the bytes cannot be decoded: they are collected here and handed out in errors
+    /// of `max_line_bytes` each (the rest at `finish`), the same however they were cut.
+    Text(Vec<u8>),
     /// Framing not chosen yet: holds the leading BOM / whitespace until the first
     /// significant byte picks it.
     Auto(AutoDetect),
@@ -179,15 +181,38 @@ impl Decoder {
         }
     }
 
-    /// Raw bytes (text framing).
-    fn raw(&mut self, bytes: &[u8], sink: &mut Sink<'_>) {
-        match self {
-            Decoder::Text(t) => t.feed(bytes, sink.calls, sink.out),
-            _ => sink.error(
+    /// Raw bytes (text framing). `rejected` collects what an envelope decoder cannot
+    /// take; `limit` bytes at a time become an error (`at_end`: all that is left).
+    fn raw(
+        &mut self,
+        bytes: &[u8],
+        rejected: &mut Vec<u8>,
+        limit: usize,
+        at_end: bool,
+        sink: &mut Sink<'_>,
+    ) {
+        if let Decoder::Text(t) = self {
+            if !bytes.is_empty() {
+                t.feed(bytes, sink.calls, sink.out);
+            }
+            return;
+        }
+        let limit = limit.max(1);
+        let mut rest = bytes;
+        loop {
+            let room = limit.saturating_sub(rejected.len()).min(rest.len());
+            let (take, after) = rest.split_at(room);
+            rejected.extend_from_slice(take);
+            rest = after;
+            if rejected.len() < limit && !(at_end && rest.is_empty() && !rejected.is_empty()) {
+                return;
+            }
+            sink.error(
                 ErrorKind::UnexpectedPayload,
                 "text framing is only for text formats; these bytes were not decoded".into(),
-                bytes,
-            ),
+                rejected,
+            );
+            rejected.clear();
         }
     }
 
@@ -266,7 +291,7 @@ impl Parser {
             Framing::EventStream => {
                 Framer::EventStream(EventStreamFramer::with_max_message(limits.max_line_bytes))
             }
-            Framing::Text => Framer::Text,
+            Framing::Text => Framer::Text(Vec::new()),
             Framing::Auto => Framer::Auto(AutoDetect::default()),
         }
     }
@@ -422,7 +447,8 @@ impl Parser {
         self.rebuild()
     }
 
-    /// Maximum bytes of one SSE line, NDJSON line or array element (default 16 MiB).
+    /// Maximum bytes of one SSE line (and of one SSE event's joined data), NDJSON line,
+    /// JSON-array element or event-stream message (default 16 MiB).
     pub fn max_line_bytes(mut self, n: usize) -> Self {
         self.limits.max_line_bytes = n;
         self.rebuild()
@@ -452,7 +478,7 @@ impl Parser {
             Framer::Ndjson(_) => Framing::Ndjson,
             Framer::JsonArray(_) => Framing::JsonArray,
             Framer::EventStream(_) => Framing::EventStream,
-            Framer::Text => Framing::Text,
+            Framer::Text(_) => Framing::Text,
             Framer::Auto(_) => Framing::Auto,
         }
     }
@@ -469,7 +495,7 @@ impl Parser {
             Framer::Ndjson(f) => f.buffered(),
             Framer::JsonArray(f) => f.buffered(),
             Framer::EventStream(f) => f.buffered(),
-            Framer::Text => 0,
+            Framer::Text(rejected) => rejected.len(),
             Framer::Auto(a) => a.held.len(),
         };
         framer
@@ -532,7 +558,7 @@ impl Parser {
                     eventstream_item(item, decoder, &mut sink);
                 }
             }
-            Framer::Text => decoder.raw(rest, &mut sink),
+            Framer::Text(rejected) => decoder.raw(rest, rejected, limit, false, &mut sink),
             // Replaced before this is called.
             Framer::Auto(_) => {}
         }
@@ -579,7 +605,8 @@ impl Parser {
                     eventstream_item(item, decoder, &mut sink);
                 }
             }
-            Framer::Text | Framer::Auto(_) => {}
+            Framer::Text(rejected) => decoder.raw(&[], rejected, limit, true, &mut sink),
+            Framer::Auto(_) => {}
         }
         decoder.finish(&mut sink);
         Ok(())
@@ -632,6 +659,9 @@ fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut S
         SseItem::Event { event, data } => decoder.message(event, data, sink),
         SseItem::LineTooLong { prefix, len } => {
             framing_error("SSE line", limit, prefix, len, sink.out)
+        }
+        SseItem::DataTooLong { prefix, len } => {
+            framing_error("SSE event data", limit, prefix, len, sink.out)
         }
     }
 }

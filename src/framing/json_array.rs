@@ -22,8 +22,10 @@ use crate::scan::json::{JsonScanner, JsonStatus};
 pub enum JsonArrayItem<'a> {
     /// The bytes of one array element (a complete JSON value).
     Element(&'a [u8]),
-    /// The bytes are not a JSON array; `raw` holds what was received from the point of
-    /// failure (at `finish`, everything after it, so nothing is lost).
+    /// The bytes are not a JSON array. `raw` holds the bytes up to and including the
+    /// offending one (from the start of the broken element); everything after it is
+    /// collected, up to the element limit, and reported by `finish`, so nothing is lost
+    /// and the errors are the same however the input was cut.
     Error {
         /// What was wrong.
         message: &'static str,
@@ -137,8 +139,9 @@ impl JsonArrayFramer {
                         *input = data.get(1..).unwrap_or_default();
                         self.state = State::Element { first: true };
                     } else {
-                        *input = &[];
-                        return Some(self.fail("expected `[` to open a JSON array", data));
+                        let (bad, rest) = data.split_at(1);
+                        *input = rest;
+                        return Some(self.fail("expected `[` to open a JSON array", bad));
                     }
                 }
                 State::Element { first } => {
@@ -182,10 +185,13 @@ impl JsonArrayFramer {
                         self.buf.extend_from_slice(elem);
                         return Some(JsonArrayItem::Element(&self.buf));
                     }
-                    JsonStatus::Invalid { .. } => {
-                        *input = &[];
+                    JsonStatus::Invalid { at, .. } => {
+                        // The element up to the offending byte; the bytes after it go
+                        // to the error at `finish` (the same however the input was cut).
+                        let (bad, rest) = data.split_at(at.saturating_add(1).min(data.len()));
+                        *input = rest;
                         let mut raw = std::mem::take(&mut self.buf);
-                        raw.extend_from_slice(data);
+                        raw.extend_from_slice(bad);
                         let item = self.fail("array element is not valid JSON", &raw);
                         return Some(item);
                     }
@@ -198,18 +204,20 @@ impl JsonArrayFramer {
                     } else if b == b']' {
                         self.state = State::Closed;
                     } else {
-                        *input = &[];
-                        return Some(self.fail("expected `,` or `]` after an array element", data));
+                        return Some(self.fail(
+                            "expected `,` or `]` after an array element",
+                            data.get(..1).unwrap_or_default(),
+                        ));
                     }
                 }
                 State::Closed => {
                     let n = data.iter().take_while(|b| is_ws(**b)).count();
                     *input = data.get(n..).unwrap_or_default();
                     if n < data.len() {
-                        *input = &[];
+                        *input = data.get(n + 1..).unwrap_or_default();
                         return Some(self.fail(
                             "bytes after the end of the JSON array",
-                            data.get(n..).unwrap_or_default(),
+                            data.get(n..n + 1).unwrap_or_default(),
                         ));
                     }
                 }

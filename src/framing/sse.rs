@@ -16,12 +16,17 @@
 //! * a blank line dispatches the event if the data buffer is not empty (minus
 //!   its final LF) and always resets the event type and the data buffer.
 //!
-//! Two deliberate differences from a browser:
+//! Three deliberate differences from a browser:
 //!
+//! * a BOM at the start of any later line is skipped too (a browser would read
+//!   `\u{FEFF}data` as an unknown field and drop the event silently; a proxy
+//!   that concatenates two responses produces exactly that);
 //! * [`SseFramer::finish`] dispatches an event that was not closed by a blank
 //!   line (and an unterminated last line), so nothing is lost when a server
 //!   hangs up right after its last `data:` line;
-//! * lines longer than the limit are reported as [`SseItem::LineTooLong`]
+//! * lines longer than the limit are reported as [`SseItem::LineTooLong`], and
+//!   an event whose data lines, joined, grow longer than the same limit as
+//!   [`SseItem::DataTooLong`]
 //!   instead of growing memory without bound (see there).
 //!
 //! The framer never panics and never allocates per byte: the line, data and
@@ -92,6 +97,21 @@ pub enum SseItem<'a> {
         /// always greater than the limit.
         len: usize,
     },
+    /// The data of one event (its `data` lines joined with LF) grew longer than
+    /// the maximum, although each line fit: without this bound, a server could
+    /// grow memory without end with many short `data:` lines and no blank line.
+    ///
+    /// Reported at the `data` line that crosses the limit, so the item is the
+    /// same however the input was split. The event is then discarded like one
+    /// with a too-long line: the fields after it are ignored up to its blank
+    /// line.
+    DataTooLong {
+        /// The first bytes of the joined data: exactly `max` bytes.
+        prefix: &'a [u8],
+        /// The joined length reached with the line that crossed the limit;
+        /// always greater than the limit.
+        len: usize,
+    },
 }
 
 /// Where the framer stands between two calls (the line-level state).
@@ -144,6 +164,8 @@ enum Ready<'i> {
     /// A too-long line: its prefix borrowed from the input, or `None` when it
     /// is in the `line` buffer; and its length.
     TooLong(Option<&'i [u8]>, usize),
+    /// The pending event's data crossed the limit; its prefix is in `data`.
+    DataTooLong(usize),
 }
 
 /// The meaning of one complete line.
@@ -267,6 +289,10 @@ impl SseFramer {
             },
             Ready::TooLong(prefix, len) => SseItem::LineTooLong {
                 prefix: prefix.unwrap_or(&self.line),
+                len,
+            },
+            Ready::DataTooLong(len) => SseItem::DataTooLong {
+                prefix: &self.data,
                 len,
             },
         }
@@ -401,6 +427,39 @@ impl SseFramer {
         self.event.push_str(&String::from_utf8_lossy(value));
     }
 
+    /// Joined length of the pending event's data with `value` appended as one
+    /// more line.
+    fn data_len_with(&self, borrowed: Option<&[u8]>, value: &[u8]) -> usize {
+        let (len, has) = match borrowed {
+            Some(b) => (b.len(), true),
+            None => (self.data.len(), self.has_data),
+        };
+        len.saturating_add(usize::from(has))
+            .saturating_add(value.len())
+    }
+
+    /// The pending event's data would grow past the limit: keep its first
+    /// `max` bytes for the item (cleared on the next call) and discard the
+    /// rest of the event.
+    fn data_too_long<'i>(
+        &mut self,
+        borrowed: &mut Option<&'i [u8]>,
+        value: &[u8],
+        len: usize,
+    ) -> Ready<'i> {
+        self.spill(borrowed.take());
+        if self.has_data {
+            self.data.push(b'\n');
+        }
+        let room = self.max.saturating_sub(self.data.len());
+        self.data
+            .extend_from_slice(value.get(..room).unwrap_or(value));
+        self.data.truncate(self.max);
+        self.discarding = true;
+        self.clear_event = true;
+        Ready::DataTooLong(len)
+    }
+
     /// Start discarding the pending event because of a too-long line.
     fn start_discard(&mut self) {
         self.discarding = true;
@@ -442,6 +501,10 @@ impl SseFramer {
         match classify(line) {
             Field::Blank => return self.dispatch(borrowed),
             Field::Data(value) if !self.discarding => {
+                let len = self.data_len_with(*borrowed, value);
+                if len > self.max {
+                    return Some(self.data_too_long(borrowed, value, len));
+                }
                 if borrowed.is_none() && !self.has_data {
                     *borrowed = Some(value);
                 } else {
@@ -469,9 +532,14 @@ impl SseFramer {
         let ready = match classify(&line) {
             Field::Blank => self.dispatch(borrowed),
             Field::Data(value) if !self.discarding => {
-                self.spill(borrowed.take());
-                self.push_data(value);
-                None
+                let len = self.data_len_with(*borrowed, value);
+                if len > self.max {
+                    Some(self.data_too_long(borrowed, value, len))
+                } else {
+                    self.spill(borrowed.take());
+                    self.push_data(value);
+                    None
+                }
             }
             Field::Event(value) if !self.discarding => {
                 self.set_event(value);
@@ -530,6 +598,9 @@ fn split_line(buf: &[u8]) -> Option<(&[u8], &[u8], bool)> {
 
 /// Interpret one complete line (without terminator).
 fn classify(line: &[u8]) -> Field<'_> {
+    // A BOM at the start of a line (two responses concatenated by a proxy) would
+    // turn `data` into an unknown field and drop the event: read past it.
+    let line = line.strip_prefix(&BOM).unwrap_or(line);
     // Fast path for the overwhelmingly common line.
     if let Some(value) = line.strip_prefix(b"data:") {
         return Field::Data(value.strip_prefix(b" ").unwrap_or(value));
@@ -563,12 +634,14 @@ mod tests {
     enum Item {
         Event(String, Vec<u8>),
         TooLong(Vec<u8>, usize),
+        DataTooLong(Vec<u8>, usize),
     }
 
     fn own(item: SseItem<'_>) -> Item {
         match item {
             SseItem::Event { event, data } => Item::Event(event.to_owned(), data.to_vec()),
             SseItem::LineTooLong { prefix, len } => Item::TooLong(prefix.to_vec(), len),
+            SseItem::DataTooLong { prefix, len } => Item::DataTooLong(prefix.to_vec(), len),
         }
     }
 
@@ -663,18 +736,20 @@ mod tests {
 
     #[test]
     fn only_one_bom_stripped() {
-        // A second BOM is part of the first line: the field name is then
-        // "\u{feff}data", an unknown field.
+        // A second BOM starts the first line: skipped at the line start too
+        // (a browser would read "\u{feff}data" as an unknown field and drop x).
         let input = b"\xEF\xBB\xBF\xEF\xBB\xBFdata: x\n\ndata: y\n\n";
-        assert_eq!(check_splits(64, input), vec![ev("", b"y")]);
+        assert_eq!(check_splits(64, input), vec![ev("", b"x"), ev("", b"y")]);
     }
 
     #[test]
     fn bom_mid_stream_is_data() {
+        // In a value a BOM is data; at a line start (two responses concatenated)
+        // it is skipped so the event is not lost.
         let input = b"data: \xEF\xBB\xBFx\n\n\xEF\xBB\xBFdata: y\n\ndata: z\n\n";
         assert_eq!(
             check_splits(64, input),
-            vec![ev("", b"\xEF\xBB\xBFx"), ev("", b"z")]
+            vec![ev("", b"\xEF\xBB\xBFx"), ev("", b"y"), ev("", b"z")]
         );
     }
 
@@ -846,6 +921,23 @@ mod tests {
         assert_eq!(framer.feed(&mut rest), None);
         assert_eq!(framer.finish(), None);
         assert_eq!(framer.buffered(), 0);
+    }
+
+    #[test]
+    fn event_data_is_bounded_too() {
+        // Found by fuzzing: short lines, no blank line, data grew without bound.
+        let input = b"data: 0123\ndata: 4567\nevent: x\ndata: 89\ndata: more\n\ndata: ok\n\n";
+        assert_eq!(
+            check_splits(10, input),
+            vec![
+                Item::DataTooLong(b"0123\n4567\n".to_vec(), 12),
+                ev("", b"ok")
+            ]
+        );
+        let mut framer = SseFramer::with_max_line(100);
+        let mut rest: &[u8] = &b"data: 0123456789\n".repeat(10_000);
+        while framer.feed(&mut rest).is_some() {}
+        assert!(framer.buffered() <= 100);
     }
 
     #[test]

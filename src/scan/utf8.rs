@@ -39,6 +39,7 @@ impl Utf8Holder {
     /// The complete text of the held bytes plus `input`. Borrows `input` when nothing
     /// was held and nothing needed replacing; otherwise builds the text in `scratch`.
     pub fn push<'a>(&mut self, input: &'a [u8], scratch: &'a mut String) -> Cow<'a, str> {
+        let mut rest = input;
         if self.n == 0 {
             match std::str::from_utf8(input) {
                 Ok(s) => return Cow::Borrowed(s),
@@ -50,34 +51,41 @@ impl Utf8Holder {
                 Err(_) => {}
             }
         }
-        // Slow path: decode the held bytes and the input as one contiguous run, exactly
-        // as `String::from_utf8_lossy` would, holding an incomplete final sequence.
         scratch.clear();
-        let mut joined = [0u8; 7];
-        let held = usize::from(self.n);
-        let mut rest: &[u8] = input;
-        if held > 0 {
-            // At most 3 held bytes complete within the next 3 input bytes: decode that
-            // window first, then continue with the input alone.
-            let take = input.len().min(3);
-            let (head, tail) = input.split_at(take);
-            let window = joined.get_mut(..held + take).unwrap_or_default();
-            for (dst, src) in window
-                .iter_mut()
-                .zip(self.held.iter().take(held).chain(head.iter()))
-            {
-                *dst = *src;
-            }
-            self.n = 0;
-            let window = joined.get(..held + take).unwrap_or_default();
-            let consumed = Self::decode_prefix(window, held, scratch, &mut self.held, &mut self.n);
-            // `consumed` counts window bytes decided; the input bytes among them are used.
-            let used_input = consumed.saturating_sub(held).min(take);
-            if self.n > 0 {
-                // Still incomplete: everything in the window was held.
+        // Complete the held sequence first. A byte joins it only while the bytes stay a
+        // valid UTF-8 prefix (so `E0 80`, an overlong form, is rejected at `80` as
+        // `from_utf8_lossy` does, not when the sequence would be complete).
+        while self.n > 0 {
+            let n = usize::from(self.n);
+            let Some((&b, r)) = rest.split_first() else {
                 return Cow::Borrowed(scratch.as_str());
+            };
+            let mut candidate = self.held;
+            if let Some(slot) = candidate.get_mut(n) {
+                *slot = b;
             }
-            rest = input.get(used_input..).unwrap_or(tail);
+            let candidate = candidate.get(..n + 1).unwrap_or_default();
+            match std::str::from_utf8(candidate) {
+                Ok(s) => {
+                    scratch.push_str(s);
+                    self.n = 0;
+                    rest = r;
+                }
+                Err(e) if e.error_len().is_none() && n + 1 < 4 => {
+                    self.held = [0; 4];
+                    for (slot, &c) in self.held.iter_mut().zip(candidate) {
+                        *slot = c;
+                    }
+                    self.n += 1;
+                    rest = r;
+                }
+                Err(_) => {
+                    // The held bytes (a valid prefix) can never complete: one U+FFFD,
+                    // and `b` is looked at again on its own.
+                    scratch.push('\u{FFFD}');
+                    self.n = 0;
+                }
+            }
         }
         loop {
             match std::str::from_utf8(rest) {
@@ -102,63 +110,6 @@ impl Utf8Holder {
             }
         }
         Cow::Borrowed(scratch.as_str())
-    }
-
-    /// Decodes the start of `window` (held bytes first) until the first character that
-    /// begins at or after `held`; returns how many window bytes were decided. An
-    /// incomplete sequence at the end of the window is moved back into `hold_buf`.
-    fn decode_prefix(
-        window: &[u8],
-        held: usize,
-        scratch: &mut String,
-        hold_buf: &mut [u8; 4],
-        hold_n: &mut u8,
-    ) -> usize {
-        let mut pos = 0;
-        while pos < held {
-            let rest = window.get(pos..).unwrap_or_default();
-            match std::str::from_utf8(rest) {
-                Ok(s) => {
-                    // The whole window is valid: take its first character only if it
-                    // covers the held bytes; then all chars up to one starting >= held.
-                    for ch in s.chars() {
-                        if pos >= held {
-                            break;
-                        }
-                        scratch.push(ch);
-                        pos += ch.len_utf8();
-                    }
-                    return pos;
-                }
-                Err(e) if e.valid_up_to() > 0 => {
-                    let ok = rest.get(..e.valid_up_to()).unwrap_or_default();
-                    for ch in std::str::from_utf8(ok).unwrap_or_default().chars() {
-                        if pos >= held {
-                            return pos;
-                        }
-                        scratch.push(ch);
-                        pos += ch.len_utf8();
-                    }
-                }
-                Err(e) => match e.error_len() {
-                    None => {
-                        // An incomplete sequence reaching the end of the window: hold it.
-                        for &b in rest.iter().take(3) {
-                            if let Some(slot) = hold_buf.get_mut(usize::from(*hold_n)) {
-                                *slot = b;
-                                *hold_n += 1;
-                            }
-                        }
-                        return window.len();
-                    }
-                    Some(len) => {
-                        scratch.push('\u{FFFD}');
-                        pos += len;
-                    }
-                },
-            }
-        }
-        pos
     }
 
     fn hold(&mut self, tail: &[u8]) {

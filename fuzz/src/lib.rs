@@ -1,0 +1,244 @@
+//! Helpers shared by the fuzz targets: how a fuzz input is read (a header selecting the
+//! format, framing and limits, then a chunking pattern, then the body), the runners that
+//! feed a [`Parser`] whole and chunked, and the event contract of DESIGN.md (a port of
+//! `tests/common::check_contract`).
+//!
+//! Every target iterates [`Format::all`], so a format merged into the crate is fuzzed
+//! without touching this crate.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use toolstream::{Event, Format, Framing, Limits, Parser, merge_deltas};
+
+/// Every framing, in a fixed order (index 0 of the framing selector means "the format's
+/// default").
+pub const FRAMINGS: [Framing; 5] = [
+    Framing::Sse,
+    Framing::Ndjson,
+    Framing::JsonArray,
+    Framing::EventStream,
+    Framing::Text,
+];
+
+/// Reads the chunking pattern at the front of `data`: one byte `n` (taken mod 9), then
+/// `n` chunk lengths. Returns the pattern and the rest.
+pub fn take_pattern(data: &[u8]) -> (&[u8], &[u8]) {
+    let Some((&n, rest)) = data.split_first() else {
+        return (&[], &[]);
+    };
+    let n = usize::from(n % 9).min(rest.len());
+    rest.split_at(n)
+}
+
+/// Cuts `body` into chunks whose lengths cycle through `pattern` (a 0 is an empty
+/// feed). An empty or all-zero pattern gives the body whole.
+pub fn chunks<'a>(pattern: &[u8], body: &'a [u8]) -> Vec<&'a [u8]> {
+    if pattern.iter().all(|&b| b == 0) {
+        return vec![body];
+    }
+    let mut out = Vec::new();
+    let mut rest = body;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let n = usize::from(pattern[i % pattern.len()]).min(rest.len());
+        let (a, b) = rest.split_at(n);
+        out.push(a);
+        rest = b;
+        i += 1;
+    }
+    out
+}
+
+/// One byte → small limits (or the defaults for 0xFF), so that limit paths are fuzzed
+/// and memory bounds are meaningful at fuzz-input sizes. A second byte picks the depth.
+pub fn limits_from(sel: u8, depth_sel: u8) -> Limits {
+    let mut l = Limits::default();
+    if sel == 0xFF {
+        return l;
+    }
+    let pick = |shift: u8| usize::from((sel >> shift) & 3) * 2;
+    l.max_line_bytes = 64 << pick(0);
+    l.max_argument_bytes = 16 << pick(2);
+    l.max_calls = 1 << ((sel >> 4) & 3);
+    l.max_held_bytes = 16 << pick(6);
+    l.max_depth = [1, 2, 4, 16, 128][usize::from(depth_sel % 5)];
+    l
+}
+
+/// What [`Parser::retained_bytes`] may hold at most under `l`: a partial framing unit
+/// (line and event data, each within the limit; the event type, whose invalid UTF-8 can
+/// triple in size), each call's arguments (and what trails them, bounded by the same
+/// limit), held-back text, and a small constant.
+pub fn retained_bound(l: &Limits) -> usize {
+    5usize
+        .saturating_mul(l.max_line_bytes)
+        .saturating_add(
+            l.max_calls
+                .saturating_mul(l.max_argument_bytes.saturating_mul(2)),
+        )
+        .saturating_add(l.max_held_bytes)
+        .saturating_add(256)
+}
+
+/// A parser configuration read from a fuzz header.
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// The format.
+    pub format: Format,
+    /// An explicit framing, or `None` for the format's default.
+    pub framing: Option<Framing>,
+    /// A content scanner for envelope formats.
+    pub content: Option<Format>,
+    /// The limits.
+    pub limits: Limits,
+}
+
+impl Config {
+    /// Reads 4 header bytes: format, framing/content, limits, depth.
+    pub fn read(data: &[u8]) -> Option<(Config, &[u8])> {
+        let (h, rest) = data.split_at_checked(4)?;
+        let formats: Vec<Format> = Format::all().collect();
+        let format = formats[usize::from(h[0]) % formats.len()];
+        let framing = match usize::from(h[1] & 7) {
+            0 | 6 | 7 => None,
+            n => Some(FRAMINGS[n - 1]),
+        };
+        let content = match usize::from(h[1] >> 3) % (formats.len() + 1) {
+            0 => None,
+            n => Some(formats[n - 1]),
+        };
+        let limits = limits_from(h[2], h[3]);
+        Some((
+            Config {
+                format,
+                framing,
+                content,
+                limits,
+            },
+            rest,
+        ))
+    }
+
+    /// A fresh parser.
+    pub fn parser(&self) -> Parser {
+        let mut p = Parser::new(self.format).with_limits(self.limits);
+        if let Some(f) = self.framing {
+            p = p.framing(f);
+        }
+        if let Some(c) = self.content {
+            p = p.content_format(c);
+        }
+        p
+    }
+}
+
+/// Feeds `chunks`, checking after every feed that the retained bytes stay within
+/// `bound`; finishes; returns the merged events.
+pub fn run_parser(make: &dyn Fn() -> Parser, chunks: &[&[u8]], bound: usize) -> Vec<Event> {
+    let mut p = make();
+    let mut out = Vec::new();
+    for c in chunks {
+        p.feed(c, &mut out).expect("feed before finish never fails");
+        let r = p.retained_bytes();
+        assert!(
+            r <= bound,
+            "retained {r} bytes > bound {bound} (limits {:?})",
+            p.limits()
+        );
+    }
+    p.finish(&mut out).expect("first finish never fails");
+    assert!(p.finish(&mut out).is_err(), "second finish must fail");
+    merge_deltas(&mut out);
+    out
+}
+
+/// The event contract of DESIGN.md, checked on merged events (port of
+/// `tests/common::check_contract`): per index one Start, Args, then exactly one End or
+/// one Error; indices dense and in order; the Args of a call concatenate to JSON whose
+/// value equals the End's arguments; ids and names stable; at most one Finish.
+pub fn check_contract(events: &[Event]) {
+    #[derive(PartialEq, Debug)]
+    enum St {
+        Started,
+        Done,
+    }
+    let mut calls: BTreeMap<usize, (St, String, String, String)> = BTreeMap::new();
+    let mut next = 0usize;
+    let mut finishes = 0;
+    for e in events {
+        match e {
+            Event::Text { delta } | Event::Reasoning { delta } => {
+                assert!(!delta.is_empty(), "empty text delta");
+            }
+            Event::ToolCallStart { index, id, name } => {
+                assert_eq!(*index, next, "indices must be dense and in order");
+                assert!(!name.is_empty(), "empty tool name");
+                assert!(!id.is_empty(), "empty id");
+                next += 1;
+                calls.insert(
+                    *index,
+                    (St::Started, id.clone(), name.clone(), String::new()),
+                );
+            }
+            Event::ToolCallArgs { index, delta } => {
+                let c = calls.get_mut(index).expect("args before start");
+                assert_eq!(c.0, St::Started, "args after end for call {index}");
+                c.3.push_str(delta);
+            }
+            Event::ToolCallEnd {
+                index,
+                id,
+                name,
+                arguments,
+            } => {
+                let c = calls.get_mut(index).expect("end before start");
+                assert_eq!(c.0, St::Started, "second end for call {index}");
+                assert_eq!(&c.1, id, "id changed between start and end");
+                assert_eq!(&c.2, name, "name changed between start and end");
+                let parsed: Value = serde_json::from_str(&c.3).unwrap_or_else(|e| {
+                    panic!("args of call {index} are not JSON ({e}): {:?}", c.3)
+                });
+                assert_eq!(
+                    &parsed, arguments,
+                    "args deltas != end arguments for call {index}"
+                );
+                c.0 = St::Done;
+            }
+            Event::Error {
+                index: Some(index), ..
+            } => {
+                let c = calls.get_mut(index).expect("call error before start");
+                assert_eq!(c.0, St::Started, "error after end for call {index}");
+                c.0 = St::Done;
+            }
+            Event::Finish { .. } => finishes += 1,
+            _ => {}
+        }
+    }
+    for (i, c) in &calls {
+        assert_eq!(c.0, St::Done, "call {i} never ended");
+    }
+    assert!(finishes <= 1, "more than one finish event");
+}
+
+/// The parser target's body: the input fed whole and cut by the pattern gives the same
+/// merged events, which keep the contract, with memory within the limits' bound.
+pub fn parser_target(data: &[u8]) {
+    let Some((cfg, rest)) = Config::read(data) else {
+        return;
+    };
+    let (pattern, body) = take_pattern(rest);
+    let bound = retained_bound(&cfg.limits);
+    let make = || cfg.parser();
+    let whole = run_parser(&make, &[body], bound);
+    check_contract(&whole);
+    let cut = chunks(pattern, body);
+    if cut.len() > 1 {
+        let got = run_parser(&make, &cut, bound);
+        assert_eq!(
+            got, whole,
+            "chunked {:?} differs from whole ({cfg:?})",
+            pattern
+        );
+    }
+}

@@ -1,0 +1,1158 @@
+//! Reliability: bad input of every kind, limits, regressions found by fuzzing, and the
+//! fuzz seed writer.
+//!
+//! The bad-input and limit tests are written against a [`Dialect`] (how to write a
+//! stream of one format) and run for every entry of [`DIALECTS`]: covering a new format
+//! is one more entry. Every test checks the event contract and split invariance
+//! (`assert_split_invariant`); openai-chat tests also check that nothing was lost
+//! ([`check_accounted`]: the text, argument and error bytes account for the payloads).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use toolstream::{ErrorKind, Event, Format, Framing, Limits, Parser, merge_deltas};
+
+// ---------------------------------------------------------------------------------------
+// Dialects: how to write a stream of each format.
+// ---------------------------------------------------------------------------------------
+
+/// How to write the parts of a stream of one format, for format-generic tests.
+struct Dialect {
+    format: Format,
+    /// A framed message carrying visible text.
+    text: fn(&str) -> Vec<u8>,
+    /// The first message of call `index`: id, name and a first arguments piece.
+    start: fn(usize, &str, &str, &str) -> Vec<u8>,
+    /// A further arguments piece of call `index`.
+    args: fn(usize, &str) -> Vec<u8>,
+    /// The end of the response (stop reason and end marker).
+    end: fn() -> Vec<u8>,
+    /// A provider error event with this message.
+    error: fn(&str) -> Vec<u8>,
+    /// A framed message whose text field holds these raw bytes (maybe not UTF-8).
+    text_bytes: fn(&[u8]) -> Vec<u8>,
+}
+
+fn sse_data(payload: &[u8]) -> Vec<u8> {
+    let mut v = b"data: ".to_vec();
+    v.extend_from_slice(payload);
+    v.extend_from_slice(b"\n\n");
+    v
+}
+
+fn oa_chunk(delta: Value) -> Vec<u8> {
+    sse_data(
+        json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
+            .to_string()
+            .as_bytes(),
+    )
+}
+
+const OPENAI_CHAT: Dialect = Dialect {
+    format: Format::OpenAiChat,
+    text: |s| oa_chunk(json!({ "content": s })),
+    start: |i, id, name, args| {
+        oa_chunk(
+            json!({"tool_calls": [{"index": i, "id": id, "type": "function",
+            "function": {"name": name, "arguments": args}}]}),
+        )
+    },
+    args: |i, a| oa_chunk(json!({"tool_calls": [{"index": i, "function": {"arguments": a}}]})),
+    end: || {
+        let mut v = sse_data(
+            json!({"object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+            .to_string()
+            .as_bytes(),
+        );
+        v.extend_from_slice(b"data: [DONE]\n\n");
+        v
+    },
+    error: |m| {
+        let mut v = b"event: error\n".to_vec();
+        v.extend(sse_data(
+            json!({"error": {"message": m, "type": "server_error"}})
+                .to_string()
+                .as_bytes(),
+        ));
+        v
+    },
+    text_bytes: |b| {
+        let mut p = br#"{"choices":[{"index":0,"delta":{"content":""#.to_vec();
+        p.extend_from_slice(b);
+        p.extend_from_slice(br#""}}]}"#);
+        sse_data(&p)
+    },
+};
+
+/// Every dialect the generic tests run over. A new format: one more entry.
+const DIALECTS: &[Dialect] = &[OPENAI_CHAT];
+
+fn cat(parts: &[Vec<u8>]) -> Vec<u8> {
+    parts.concat()
+}
+
+fn maker_for(d: &Dialect, limits: Limits) -> impl Fn() -> Parser {
+    let f = d.format;
+    move || Parser::new(f).with_limits(limits)
+}
+
+/// Runs `body` at every chunking (contract + split invariance), then checks that nothing
+/// was lost (openai-chat) and returns the merged events.
+fn run(d: &Dialect, limits: Limits, body: &[u8]) -> Vec<Event> {
+    let make = maker_for(d, limits);
+    let events = assert_split_invariant(&make, body, 20);
+    if d.format == Format::OpenAiChat {
+        check_accounted(body, &events);
+    }
+    events
+}
+
+fn errors_of(events: &[Event], kind: ErrorKind) -> Vec<(Option<usize>, String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error {
+                kind: k,
+                message,
+                index,
+                raw,
+            } if *k == kind => Some((*index, message.clone(), raw.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Concatenated argument deltas of call `index`.
+fn args_of(events: &[Event], index: usize) -> String {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ends(events: &[Event]) -> Vec<(usize, String, Value)> {
+    let mut v: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallEnd {
+                index,
+                name,
+                arguments,
+                ..
+            } => Some((*index, name.clone(), arguments.clone())),
+            _ => None,
+        })
+        .collect();
+    v.sort_by_key(|(i, ..)| *i);
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// Nothing lost: the accounting checker for openai-chat.
+// ---------------------------------------------------------------------------------------
+
+/// SSE messages `(event, data)` of a body, read naively (LF line ends, as our fixtures).
+fn naive_sse(body: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let (mut event, mut data, mut has) = (String::new(), Vec::new(), false);
+    let lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+    for line in lines.iter().chain([&&b""[..]]) {
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.is_empty() {
+            if has {
+                out.push((std::mem::take(&mut event), std::mem::take(&mut data)));
+            }
+            event.clear();
+            has = false;
+        } else if let Some(v) = line.strip_prefix(b"data:") {
+            if has {
+                data.push(b'\n');
+            }
+            data.extend_from_slice(v.strip_prefix(b" ").unwrap_or(v));
+            has = true;
+        } else if let Some(v) = line.strip_prefix(b"event:") {
+            event = String::from_utf8_lossy(v.strip_prefix(b" ").unwrap_or(v)).into_owned();
+        }
+    }
+    out
+}
+
+/// Checks that every byte of content in an openai-chat body shows up in the events: the
+/// `content` / reasoning strings as Text / Reasoning (exactly, in order); each provider
+/// call's argument text as its call's Args deltas, or in the Error that replaced its End
+/// (whole, or the kept prefix of a limit error), with anything after the value in a
+/// `trailing_arguments` error or made only of end-of-turn tokens; each payload that is
+/// not JSON, and each provider error, in an Error's `raw`.
+fn check_accounted(body: &[u8], events: &[Event]) {
+    let (mut text, mut reasoning) = (String::new(), String::new());
+    // The provider's calls (by index, a new id at the same index is a new call) and
+    // their argument text, in order of first appearance.
+    struct ProviderCall {
+        index: Option<i64>,
+        id: String,
+        args: String,
+    }
+    let mut provider: Vec<ProviderCall> = Vec::new();
+    let raws: Vec<(&ErrorKind, &str, &str)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error {
+                kind, raw, message, ..
+            } => Some((kind, raw.as_str(), message.as_str())),
+            _ => None,
+        })
+        .collect();
+    let has_raw = |kinds: &[ErrorKind], raw: &str| {
+        raws.iter()
+            .any(|(k, r, _)| kinds.contains(k) && (*r == raw || r.contains(raw)))
+    };
+    let mut current: Option<usize> = None;
+    for (event, data) in naive_sse(body) {
+        let trimmed = data.trim_ascii();
+        if trimmed.is_empty() || trimmed == b"[DONE]" {
+            continue;
+        }
+        let lossy = String::from_utf8_lossy(&data).into_owned();
+        let Ok(v) = serde_json::from_slice::<Value>(trimmed) else {
+            assert!(
+                has_raw(
+                    &[
+                        ErrorKind::InvalidJson,
+                        ErrorKind::Provider,
+                        ErrorKind::LimitExceeded
+                    ],
+                    lossy.get(..lossy.len().min(64)).unwrap_or(&lossy)
+                ),
+                "payload not in any error: {lossy:?}"
+            );
+            continue;
+        };
+        if !v["error"].is_null() || event == "error" {
+            assert!(
+                has_raw(&[ErrorKind::Provider], &lossy),
+                "provider error not kept: {lossy}"
+            );
+        }
+        let Some(choice) = v["choices"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["index"].as_i64().unwrap_or(0) == 0))
+        else {
+            continue;
+        };
+        let delta = &choice["delta"];
+        if let Some(s) = delta["content"].as_str() {
+            text.push_str(s);
+        }
+        for k in ["reasoning_content", "reasoning"] {
+            if let Some(s) = delta[k].as_str() {
+                reasoning.push_str(s);
+            }
+        }
+        let tcs = match &delta["tool_calls"] {
+            Value::Array(a) => a.clone(),
+            Value::Object(_) => vec![delta["tool_calls"].clone()],
+            _ => Vec::new(),
+        };
+        for tc in tcs {
+            let idx = tc["index"].as_i64();
+            let id = tc["id"].as_str().unwrap_or("").to_owned();
+            let fits =
+                |p: &usize| id.is_empty() || provider[*p].id.is_empty() || provider[*p].id == id;
+            let pos = match idx {
+                Some(i) => provider.iter().rposition(|c| c.index == Some(i)),
+                None => current,
+            }
+            .filter(fits);
+            let p = pos.unwrap_or_else(|| {
+                provider.push(ProviderCall {
+                    index: idx,
+                    id: String::new(),
+                    args: String::new(),
+                });
+                provider.len() - 1
+            });
+            if provider[p].id.is_empty() {
+                provider[p].id = id;
+            }
+            current = Some(p);
+            match &tc["function"]["arguments"] {
+                Value::String(s) => provider[p].args.push_str(s),
+                Value::Null => {}
+                other => provider[p].args.push_str(&other.to_string()),
+            }
+        }
+    }
+    assert_eq!(common::text(events), text, "text lost or changed");
+    assert_eq!(
+        common::reasoning(events),
+        reasoning,
+        "reasoning lost or changed"
+    );
+
+    // What each started call accounts for: its Args deltas, or the raw of its Error.
+    let mut accounted: Vec<(String, Option<(ErrorKind, String)>)> = Vec::new();
+    for e in events {
+        match e {
+            Event::ToolCallStart { .. } => accounted.push((String::new(), None)),
+            Event::ToolCallArgs { index, delta } => accounted[*index].0.push_str(delta),
+            Event::Error {
+                index: Some(i),
+                kind,
+                raw,
+                ..
+            } => accounted[*i].1 = Some((*kind, raw.clone())),
+            _ => {}
+        }
+    }
+    let calls_capped = raws
+        .iter()
+        .any(|(k, _, m)| **k == ErrorKind::LimitExceeded && m.contains("max_calls"));
+    let mut used = vec![false; accounted.len()];
+    for ProviderCall { index, id, args } in &provider {
+        let found = accounted.iter().enumerate().position(|(i, (d, err))| {
+            if used[i] {
+                return false;
+            }
+            match err {
+                Some((ErrorKind::LimitExceeded, raw)) => args.starts_with(raw.as_str()),
+                Some((_, raw)) => raw == args || raw.is_empty() && args.trim().is_empty(),
+                None => {
+                    d == args
+                        || (args.trim().is_empty() && d == "{}")
+                        || (args.starts_with(d.as_str()) && {
+                            let rest = args[d.len()..].trim();
+                            rest.is_empty()
+                                || has_raw(&[ErrorKind::TrailingArguments], rest)
+                                || ["</s>", "<|eot_id|>", "<|im_end|>"]
+                                    .iter()
+                                    .any(|t| rest.contains(t))
+                        })
+                }
+            }
+        });
+        match found {
+            Some(i) => used[i] = true,
+            None => assert!(
+                calls_capped
+                    || args.trim().is_empty()
+                    || has_raw(
+                        &[ErrorKind::MissingName, ErrorKind::TrailingArguments],
+                        args
+                    ),
+                "arguments of provider call {index:?}/{id} not accounted for: {args:?}\nevents: {events:#?}"
+            ),
+        }
+    }
+}
+// ---------------------------------------------------------------------------------------
+// Bad input, one test each, for every dialect.
+// ---------------------------------------------------------------------------------------
+
+/// Bodies of the bad-input tests (also fuzz seeds).
+fn bad_inputs() -> Vec<Vec<u8>> {
+    DIALECTS
+        .iter()
+        .flat_map(|d| {
+            [
+                invalid_utf8_body(d),
+                nul_body(d),
+                never_closes_body(d),
+                deep_body(d, 1000),
+                interleaved_body(d),
+                provider_error_body(d, true),
+                cat(&[
+                    (d.start)(0, "c1", "get_weather", "{\"city\": \"Par"),
+                    (d.text)("x"),
+                ]),
+            ]
+        })
+        .collect()
+}
+
+fn invalid_utf8_body(d: &Dialect) -> Vec<u8> {
+    cat(&[
+        (d.text)("ok "),
+        (d.text_bytes)(b"caf\xC3 \xFF!"),
+        (d.text)("after"),
+        (d.start)(0, "c1", "f", "{\"a\":1}"),
+        (d.end)(),
+    ])
+}
+
+#[test]
+fn invalid_utf8_in_text_is_kept_lossily() {
+    for d in DIALECTS {
+        let ev = run(d, Limits::default(), &invalid_utf8_body(d));
+        let lossy = "caf\u{FFFD} \u{FFFD}!";
+        let in_error = errors(&ev)
+            .iter()
+            .any(|e| matches!(e, Event::Error { raw, .. } if raw.contains(lossy)));
+        // Envelope formats: the payload is not JSON (an error carrying it, lossily);
+        // text formats: U+FFFD in the text.
+        assert!(
+            in_error || text(&ev).contains(lossy),
+            "{}: {ev:?}",
+            d.format
+        );
+        assert!(text(&ev).starts_with("ok ") && text(&ev).ends_with("after"));
+        assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"a": 1}))]);
+    }
+}
+
+#[test]
+fn invalid_utf8_in_arguments_is_an_error_with_the_raw_bytes() {
+    // The arguments string of an openai-chat delta holds bytes that are not UTF-8: the
+    // payload is rejected whole, its bytes kept (lossily) in the error; the call is then
+    // reported truncated at the end with what had arrived.
+    let body = cat(&[
+        (OPENAI_CHAT.start)(0, "c1", "f", "{\"a\": \""),
+        sse_data(b"{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\xFF\xFE\"}}]}}]}"),
+        (OPENAI_CHAT.args)(0, "x\"}"),
+        (OPENAI_CHAT.end)(),
+    ]);
+    let ev = run(&OPENAI_CHAT, Limits::default(), &body);
+    let bad = errors_of(&ev, ErrorKind::InvalidJson);
+    assert_eq!(bad.len(), 1);
+    assert!(bad[0].2.contains("\u{FFFD}\u{FFFD}"));
+    // The bytes that did arrive as UTF-8 still make a call.
+    assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"a": "x"}))]);
+}
+
+#[test]
+fn bom_mid_stream_does_not_lose_the_event() {
+    for d in DIALECTS {
+        let body = cat(&[
+            (d.text)("a"),
+            b"\xEF\xBB\xBF".to_vec(),
+            (d.text)("b"),
+            (d.text)("\u{feff}c"),
+            (d.end)(),
+        ]);
+        let ev = run(d, Limits::default(), &body);
+        assert_eq!(text(&ev), "ab\u{feff}c", "{}", d.format);
+        assert!(errors(&ev).is_empty());
+    }
+}
+
+fn nul_body(d: &Dialect) -> Vec<u8> {
+    cat(&[
+        (d.text)("a\0b"),
+        (d.text_bytes)(b"x\0y"),
+        (d.start)(0, "c1", "f", "{\"k\":\"\\u0000\"}"),
+        b"data: \0\n\n".to_vec(),
+        (d.end)(),
+    ])
+}
+
+#[test]
+fn nul_bytes_are_text_or_kept_in_an_error() {
+    for d in DIALECTS {
+        let ev = run(d, Limits::default(), &nul_body(d));
+        assert!(text(&ev).starts_with("a\0b"), "{}", d.format);
+        let kept = |s: &str| {
+            text(&ev).contains(s)
+                || errors(&ev)
+                    .iter()
+                    .any(|e| matches!(e, Event::Error { raw, .. } if raw.contains(s)))
+        };
+        assert!(kept("x\0y") && kept("\0"));
+        assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"k": "\0"}))]);
+    }
+}
+
+#[test]
+fn truncated_mid_name_is_reported_with_its_bytes() {
+    for d in DIALECTS {
+        let full = cat(&[(d.text)("hi"), (d.start)(0, "c1", "get_weather", "{}")]);
+        let cut = full.windows(7).position(|w| w == b"get_wea").unwrap() + 7;
+        let ev = run(d, Limits::default(), &full[..cut]);
+        assert_eq!(text(&ev), "hi");
+        assert!(
+            errors(&ev)
+                .iter()
+                .any(|e| matches!(e, Event::Error { raw, .. } if raw.ends_with("get_wea"))),
+            "{}: {ev:?}",
+            d.format
+        );
+        assert!(ends(&ev).is_empty());
+    }
+}
+
+#[test]
+fn truncated_mid_arguments_is_reported_by_finish() {
+    for d in DIALECTS {
+        let body = cat(&[
+            (d.start)(0, "c1", "get_weather", "{\"city\": "),
+            (d.args)(0, "\"Par"),
+        ]);
+        let ev = run(d, Limits::default(), &body);
+        let t = errors_of(&ev, ErrorKind::Truncated);
+        assert_eq!(t.len(), 1, "{}: {ev:?}", d.format);
+        assert_eq!(t[0].0, Some(0));
+        assert_eq!(t[0].2, "{\"city\": \"Par");
+        assert_eq!(args_of(&ev, 0), "{\"city\": \"Par");
+    }
+}
+
+#[test]
+fn truncated_mid_line_reports_the_line_and_the_call() {
+    for d in DIALECTS {
+        let full = cat(&[
+            (d.start)(0, "c1", "f", "{\"a\":"),
+            (d.args)(0, "[1, 2, 3]}"),
+        ]);
+        let cut = full.windows(4).rposition(|w| w == b"2, 3").unwrap();
+        let ev = run(d, Limits::default(), &full[..cut]);
+        // The partial message, kept in an error...
+        assert!(
+            errors(&ev).iter().any(
+                |e| matches!(e, Event::Error { index: None, raw, .. } if raw.ends_with("[1, "))
+            ),
+            "{}: {ev:?}",
+            d.format
+        );
+        // ...and the call with what had arrived.
+        let t = errors_of(&ev, ErrorKind::Truncated);
+        assert_eq!(t, vec![(Some(0), t[0].1.clone(), "{\"a\":".to_owned())]);
+    }
+}
+
+fn never_closes_body(d: &Dialect) -> Vec<u8> {
+    cat(&[
+        (d.start)(0, "c1", "f", "{\"a\": [1, {\"b\": "),
+        (d.args)(0, "2}"),
+        (d.start)(1, "c2", "g", "{\"ok\": true}"),
+        (d.text)("done"),
+        (d.end)(),
+    ])
+}
+
+#[test]
+fn json_that_never_closes_is_truncated_and_the_next_call_decodes() {
+    for d in DIALECTS {
+        let ev = run(d, Limits::default(), &never_closes_body(d));
+        let t = errors_of(&ev, ErrorKind::Truncated);
+        assert_eq!(t.len(), 1, "{}: {ev:?}", d.format);
+        assert_eq!(t[0].0, Some(0));
+        assert_eq!(t[0].2, "{\"a\": [1, {\"b\": 2}");
+        assert_eq!(ends(&ev), vec![(1, "g".into(), json!({"ok": true}))]);
+        assert_eq!(text(&ev), "done");
+    }
+}
+
+fn deep_body(d: &Dialect, depth: usize) -> Vec<u8> {
+    let deep = format!("{{\"a\":{}1{}}}", "[".repeat(depth), "]".repeat(depth));
+    cat(&[
+        (d.start)(0, "c1", "deep", &deep),
+        (d.start)(1, "c2", "g", "{\"ok\": 1}"),
+        (d.end)(),
+    ])
+}
+
+#[test]
+fn deeply_nested_arguments_hit_max_depth() {
+    for d in DIALECTS {
+        let ev = run(d, Limits::default(), &deep_body(d, 1000));
+        let l = errors_of(&ev, ErrorKind::LimitExceeded);
+        assert_eq!(l.len(), 1, "{}: {ev:?}", d.format);
+        assert_eq!(l[0].0, Some(0));
+        assert!(l[0].1.contains("max_depth"), "{}", l[0].1);
+        assert!(l[0].2.starts_with("{\"a\":[[[[") && l[0].2.len() > 2000);
+        assert_eq!(ends(&ev), vec![(1, "g".into(), json!({"ok": 1}))]);
+        // Within the limit: fine.
+        let ev = run(d, Limits::default(), &deep_body(d, 120));
+        assert_eq!(ends(&ev).len(), 2);
+    }
+}
+
+#[test]
+fn an_event_type_never_seen_is_ignored_but_its_payload_read() {
+    let body = cat(&[
+        b"event: brand_new_event\n".to_vec(),
+        (OPENAI_CHAT.text)("a"),
+        b"event: ping\ndata: {\"type\": \"ping\"}\n\n".to_vec(),
+        b": comment\nid: 7\nretry: 10\nweird-field: x\n".to_vec(),
+        (OPENAI_CHAT.text)("b"),
+        (OPENAI_CHAT.end)(),
+    ]);
+    let ev = run(&OPENAI_CHAT, Limits::default(), &body);
+    assert_eq!(text(&ev), "ab");
+    assert!(errors(&ev).is_empty());
+}
+
+fn interleaved_body(d: &Dialect) -> Vec<u8> {
+    cat(&[
+        (d.start)(0, "a", "f", "{\"x\": "),
+        (d.start)(1, "b", "g", "{\"y\": "),
+        (d.args)(0, "[1, "),
+        (d.args)(1, "\"é\"}"),
+        (d.args)(0, "2]}"),
+        (d.end)(),
+    ])
+}
+
+#[test]
+fn interleaved_deltas_of_two_calls() {
+    for d in DIALECTS {
+        let ev = run(d, Limits::default(), &interleaved_body(d));
+        assert_eq!(
+            ends(&ev),
+            vec![
+                (0, "f".into(), json!({"x": [1, 2]})),
+                (1, "g".into(), json!({"y": "é"}))
+            ],
+            "{}",
+            d.format
+        );
+        assert!(errors(&ev).is_empty());
+    }
+}
+
+#[test]
+fn call_index_going_backwards() {
+    let d = &OPENAI_CHAT;
+    // Index 0 again with a new id: a new call (a server that reuses indices).
+    let body = cat(&[
+        (d.start)(0, "a", "f", "{}"),
+        (d.start)(1, "b", "g", "{}"),
+        (d.start)(0, "c", "h", "{\"z\": 3}"),
+        (d.end)(),
+    ]);
+    let ev = run(d, Limits::default(), &body);
+    assert_eq!(
+        ends(&ev),
+        vec![
+            (0, "f".into(), json!({})),
+            (1, "g".into(), json!({})),
+            (2, "h".into(), json!({"z": 3}))
+        ]
+    );
+    // Index 0 again without an id while call 0 is still open: its arguments go on.
+    let body = cat(&[
+        (d.start)(0, "a", "f", "{\"p\": "),
+        (d.start)(1, "b", "g", "{}"),
+        (d.args)(0, "1}"),
+        (d.end)(),
+    ]);
+    let ev = run(d, Limits::default(), &body);
+    assert_eq!(
+        ends(&ev),
+        vec![(0, "f".into(), json!({"p": 1})), (1, "g".into(), json!({}))]
+    );
+    // Arguments for call 0 after it closed: an error carrying them, never silence.
+    let body = cat(&[
+        (d.start)(0, "a", "f", "{}"),
+        (d.start)(1, "b", "g", "{}"),
+        (d.args)(0, "{\"late\": 1}"),
+        (d.end)(),
+    ]);
+    let ev = run(d, Limits::default(), &body);
+    assert_eq!(ends(&ev).len(), 2);
+    let late = errors_of(&ev, ErrorKind::TrailingArguments);
+    assert_eq!(late.len(), 1, "{ev:?}");
+    assert_eq!(late[0].2, "{\"late\": 1}");
+}
+
+#[test]
+fn duplicate_ids_on_different_calls_are_kept() {
+    let d = &OPENAI_CHAT;
+    let body = cat(&[
+        (d.start)(0, "dup", "f", "{\"a\": 1}"),
+        (d.start)(1, "dup", "g", "{\"b\": 2}"),
+        (d.end)(),
+    ]);
+    let ev = run(d, Limits::default(), &body);
+    let got: Vec<(String, String)> = calls(&ev).into_iter().map(|c| (c.id, c.name)).collect();
+    assert_eq!(
+        got,
+        vec![("dup".into(), "f".into()), ("dup".into(), "g".into())]
+    );
+}
+
+fn provider_error_body(d: &Dialect, continues: bool) -> Vec<u8> {
+    let mut parts = vec![
+        (d.text)("thinking"),
+        (d.start)(0, "c1", "f", "{\"a\": "),
+        (d.error)("upstream overloaded"),
+    ];
+    if continues {
+        parts.push((d.args)(0, "1}"));
+        parts.push((d.end)());
+    }
+    cat(&parts)
+}
+
+#[test]
+fn provider_error_mid_call() {
+    for d in DIALECTS {
+        // The stream ends after the error: the error, then the cut-off call.
+        let ev = run(d, Limits::default(), &provider_error_body(d, false));
+        let p = errors_of(&ev, ErrorKind::Provider);
+        assert_eq!(p.len(), 1, "{}: {ev:?}", d.format);
+        assert!(p[0].1.contains("upstream overloaded") && p[0].2.contains("upstream overloaded"));
+        let t = errors_of(&ev, ErrorKind::Truncated);
+        assert_eq!(t, vec![(Some(0), t[0].1.clone(), "{\"a\": ".to_owned())]);
+        let perr = ev.iter().position(|e| {
+            matches!(
+                e,
+                Event::Error {
+                    kind: ErrorKind::Provider,
+                    ..
+                }
+            )
+        });
+        let terr = ev.iter().position(|e| {
+            matches!(
+                e,
+                Event::Error {
+                    kind: ErrorKind::Truncated,
+                    ..
+                }
+            )
+        });
+        assert!(perr < terr);
+        // The stream goes on after the error: the call completes.
+        let ev = run(d, Limits::default(), &provider_error_body(d, true));
+        assert_eq!(errors_of(&ev, ErrorKind::Provider).len(), 1);
+        assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"a": 1}))]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Limits: each one yields a limit_exceeded error naming it, keeps what it can, and the
+// parser recovers.
+// ---------------------------------------------------------------------------------------
+
+fn small(f: impl Fn(&mut Limits)) -> Limits {
+    let mut l = Limits::default();
+    f(&mut l);
+    l
+}
+
+/// Feeds `body` in `chunk`-byte pieces, asserting after every feed that the parser holds
+/// at most `bound` bytes; returns the merged events.
+fn run_bounded(make: &dyn Fn() -> Parser, body: &[u8], chunk: usize, bound: usize) -> Vec<Event> {
+    let mut p = make();
+    let mut out = Vec::new();
+    let mut peak = 0;
+    for c in body.chunks(chunk) {
+        p.feed(c, &mut out).unwrap();
+        peak = peak.max(p.retained_bytes());
+        assert!(
+            p.retained_bytes() <= bound,
+            "retained {} > {bound}",
+            p.retained_bytes()
+        );
+    }
+    p.finish(&mut out).unwrap();
+    merge_deltas(&mut out);
+    check_contract(&out);
+    eprintln!("peak retained: {peak} bytes (bound {bound})");
+    out
+}
+
+#[test]
+fn limits_defaults_are_as_documented() {
+    let l = Limits::default();
+    assert_eq!(l.max_argument_bytes, 16 << 20);
+    assert_eq!(l.max_calls, 1024);
+    assert_eq!(l.max_held_bytes, 64 << 10);
+    assert_eq!(l.max_line_bytes, 16 << 20);
+    assert_eq!(l.max_depth, 128);
+    assert_eq!(l.max_line_bytes, toolstream::framing::sse::DEFAULT_MAX_LINE);
+    assert_eq!(
+        l.max_line_bytes,
+        toolstream::framing::eventstream::DEFAULT_MAX_MESSAGE
+    );
+    assert_eq!(l.max_depth, toolstream::scan::json::DEFAULT_MAX_DEPTH);
+    let p = Parser::new(Format::OpenAiChat)
+        .max_argument_bytes(1)
+        .max_calls(2)
+        .max_held_bytes(3)
+        .max_line_bytes(4)
+        .max_depth(5);
+    let l = p.limits();
+    assert_eq!(
+        (
+            l.max_argument_bytes,
+            l.max_calls,
+            l.max_held_bytes,
+            l.max_line_bytes,
+            l.max_depth
+        ),
+        (1, 2, 3, 4, 5)
+    );
+}
+
+#[test]
+fn limit_max_argument_bytes() {
+    for d in DIALECTS {
+        let limits = small(|l| l.max_argument_bytes = 32);
+        let body = cat(&[
+            (d.start)(0, "c1", "big", "{\"data\": \"0123456789"),
+            (d.args)(0, "0123456789"),
+            (d.args)(0, "0123456789"),
+            (d.args)(0, "0123456789\"}"),
+            (d.start)(1, "c2", "small", "{\"ok\": 1}"),
+            (d.end)(),
+        ]);
+        let ev = run(d, limits, &body);
+        let l = errors_of(&ev, ErrorKind::LimitExceeded);
+        assert_eq!(l.len(), 1, "{}: {ev:?}", d.format);
+        assert_eq!(l[0].0, Some(0));
+        assert!(l[0].1.contains("max_argument_bytes"), "{}", l[0].1);
+        // What fitted is kept: a prefix of the arguments, within the limit.
+        assert!(l[0].2.starts_with("{\"data\": \"0123456789") && l[0].2.len() <= 32);
+        assert_eq!(ends(&ev), vec![(1, "small".into(), json!({"ok": 1}))]);
+        let make = maker_for(d, limits);
+        run_bounded(&make, &body, 7, 32 + 4096);
+    }
+}
+
+#[test]
+fn limit_max_calls() {
+    for d in DIALECTS {
+        let limits = small(|l| l.max_calls = 2);
+        let body = cat(&[
+            (d.start)(0, "a", "f", "{}"),
+            (d.start)(1, "b", "g", "{}"),
+            (d.start)(2, "c", "h", "{\"x\": 1}"),
+            (d.start)(3, "d", "i", "{}"),
+            (d.text)("still here"),
+            (d.end)(),
+        ]);
+        let ev = run(d, limits, &body);
+        assert_eq!(ends(&ev).len(), 2, "{}", d.format);
+        let l = errors_of(&ev, ErrorKind::LimitExceeded);
+        assert_eq!(l.len(), 1, "{ev:?}");
+        assert_eq!(l[0].0, None);
+        assert!(l[0].1.contains("max_calls"), "{}", l[0].1);
+        assert_eq!(text(&ev), "still here");
+        assert!(matches!(ev.last(), Some(Event::Finish { .. })));
+    }
+}
+
+#[test]
+fn limit_max_depth() {
+    for d in DIALECTS {
+        let limits = small(|l| l.max_depth = 4);
+        let body = cat(&[
+            (d.start)(0, "c1", "f", "{\"a\":{\"b\":{\"c\":{\"d\":{}}}}}"),
+            (d.start)(1, "c2", "g", "{\"a\":{\"b\":{\"c\":{}}}}"),
+            (d.end)(),
+        ]);
+        let ev = run(d, limits, &body);
+        let l = errors_of(&ev, ErrorKind::LimitExceeded);
+        assert_eq!(l.len(), 1, "{}: {ev:?}", d.format);
+        assert_eq!(l[0].0, Some(0));
+        assert!(l[0].1.contains("max_depth"), "{}", l[0].1);
+        assert_eq!(l[0].2, "{\"a\":{\"b\":{\"c\":{\"d\":{}}}}}");
+        assert_eq!(
+            ends(&ev),
+            vec![(1, "g".into(), json!({"a":{"b":{"c":{}}}}))]
+        );
+    }
+}
+
+#[test]
+fn limit_max_line_bytes() {
+    for d in DIALECTS {
+        let limits = small(|l| l.max_line_bytes = 200);
+        let long = "x".repeat(1000);
+        let body = cat(&[
+            (d.text)("before "),
+            (d.text)(&long),
+            (d.text)("after"),
+            (d.start)(0, "c1", "f", "{}"),
+            (d.end)(),
+        ]);
+        let make = maker_for(d, limits);
+        let ev = assert_split_invariant(&make, &body, 20);
+        let l = errors_of(&ev, ErrorKind::LimitExceeded);
+        assert_eq!(l.len(), 1, "{}: {ev:?}", d.format);
+        assert!(l[0].1.contains("max_line_bytes"), "{}", l[0].1);
+        assert_eq!(l[0].2.len(), 200, "the first max_line_bytes bytes are kept");
+        assert_eq!(text(&ev), "before after");
+        assert_eq!(ends(&ev).len(), 1);
+        run_bounded(&make, &body, 13, 3 * 200 + 64);
+    }
+}
+
+#[test]
+fn sixteen_megabyte_single_sse_line() {
+    let d = &OPENAI_CHAT;
+    let huge = "y".repeat((16 << 20) + 100);
+    let body = cat(&[
+        (d.text)("before "),
+        (d.text)(&huge),
+        (d.text)("after"),
+        (d.start)(0, "c1", "f", "{\"ok\": true}"),
+        (d.end)(),
+    ]);
+    drop(huge);
+    // Default limits: the line is over 16 MiB: an error, then recovery.
+    let make = maker_for(d, Limits::default());
+    let ev = run_bounded(&make, &body, 64 << 10, (16 << 20) + 64);
+    let l = errors_of(&ev, ErrorKind::LimitExceeded);
+    assert_eq!(l.len(), 1);
+    assert!(l[0].1.contains("max_line_bytes"));
+    assert_eq!(l[0].2.len(), 16 << 20);
+    assert_eq!(text(&ev), "before after");
+    assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"ok": true}))]);
+    // Whole in one feed: the same events.
+    let mut whole = run_chunks(&make, &[&body]);
+    merge_deltas(&mut whole);
+    assert_eq!(whole, ev);
+    // A 1 MiB limit: memory stays within it while the 16 MB line streams through.
+    let make = maker_for(d, small(|l| l.max_line_bytes = 1 << 20));
+    let ev = run_bounded(&make, &body, 64 << 10, (1 << 20) + 64);
+    assert_eq!(text(&ev), "before after");
+    assert_eq!(errors_of(&ev, ErrorKind::LimitExceeded)[0].2.len(), 1 << 20);
+}
+
+#[test]
+fn many_short_data_lines_are_bounded_too() {
+    // Fuzz regression: each `data:` line within the limit, no blank line, the event
+    // grew without bound.
+    let mut body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"".to_vec();
+    for _ in 0..10_000 {
+        body.extend_from_slice(b"\ndata: 0123456789");
+    }
+    body.extend_from_slice(b"\n\n");
+    body.extend((OPENAI_CHAT.text)("after"));
+    let make = maker_for(&OPENAI_CHAT, small(|l| l.max_line_bytes = 1000));
+    let ev = run_bounded(&make, &body, 100, 3 * 1000 + 64);
+    let l = errors_of(&ev, ErrorKind::LimitExceeded);
+    assert_eq!(l.len(), 1, "{ev:?}");
+    assert!(l[0].1.contains("SSE event data") && l[0].1.contains("max_line_bytes"));
+    assert_eq!(text(&ev), "after");
+    assert_split_invariant(&make, &body[..body.len().min(2500)], 10);
+}
+
+/// Adversarial bodies for held-back text: long runs of what might start a call in some
+/// syntax, never finished.
+fn held_back_bodies() -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = [
+        "<",
+        "[",
+        "{",
+        "<tool_call>",
+        "[TOOL_CALLS]",
+        "<|python_tag|>",
+        "<function=",
+        "<|tool▁calls▁begin|>",
+        "<|channel|>commentary to=functions.f <|message|>{\"a\": ",
+        " ",
+        "\"",
+        "\\",
+    ]
+    .iter()
+    .map(|m| m.repeat(20_000 / m.len().max(1)).into_bytes())
+    .collect();
+    v.push(b"[f(a=".repeat(3000));
+    v.push(b"{\"name\": \"f\", \"arguments\": {\"a\": ".repeat(500));
+    v
+}
+
+#[test]
+fn held_back_text_and_everything_else_stays_bounded_for_every_format() {
+    // For every format (text formats read the body as model output; envelope formats
+    // route their text through the scanner formats via content_format): small limits,
+    // and the retained bytes stay within them after every feed.
+    let limits = small(|l| {
+        l.max_argument_bytes = 512;
+        l.max_calls = 4;
+        l.max_held_bytes = 256;
+        l.max_line_bytes = 1024;
+        l.max_depth = 16;
+    });
+    let bound = 3 * 1024 + 4 * 2 * 512 + 256 + 256;
+    for f in Format::all() {
+        for body in held_back_bodies() {
+            let make = || Parser::new(f).with_limits(limits);
+            run_bounded(&make, &body, 97, bound);
+            // The same text inside an envelope's content.
+            let wrapped = (OPENAI_CHAT.text)(&String::from_utf8_lossy(&body[..900]));
+            let make = || {
+                Parser::new(Format::OpenAiChat)
+                    .with_limits(limits)
+                    .content_format(f)
+            };
+            run_bounded(&make, &wrapped.repeat(20), 97, bound);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Regressions found by fuzzing (fuzz/artifacts, minimised).
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn fuzz_utf8_overlong_lead_split_matches_lossy() {
+    use toolstream::scan::utf8::Utf8Holder;
+    for input in [
+        &b"\x00\x8e\xe0\x80"[..],
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xf0\x80",
+    ] {
+        let want = String::from_utf8_lossy(input).into_owned();
+        let mut h = Utf8Holder::new();
+        let (mut got, mut scratch) = (String::new(), String::new());
+        for b in input.chunks(1) {
+            got.push_str(&h.push(b, &mut scratch));
+        }
+        got.extend(h.finish());
+        assert_eq!(got, want, "{input:?}");
+    }
+}
+
+#[test]
+fn fuzz_json_array_errors_do_not_depend_on_chunking() {
+    let make = || Parser::new(Format::OpenAiChat).framing(Framing::JsonArray);
+    for body in [
+        &b"\x00\x00/"[..],
+        b"[{}, x yz]",
+        b"[{} ]  tail",
+        b"[{\"a\": tru ]",
+    ] {
+        let ev = assert_split_invariant(&make, body, 20);
+        let raw: String = errors(&ev)
+            .iter()
+            .map(|e| match e {
+                Event::Error { raw, .. } => raw.as_str(),
+                _ => "",
+            })
+            .collect();
+        assert!(!raw.is_empty(), "{body:?}");
+    }
+}
+
+#[test]
+fn fuzz_text_framing_on_an_envelope_format_does_not_depend_on_chunking() {
+    let make = || {
+        Parser::new(Format::OpenAiChat)
+            .framing(Framing::Text)
+            .max_line_bytes(64)
+    };
+    let body = b"\x00\x0e not a text format; some bytes ".repeat(5);
+    let ev = assert_split_invariant(&make, &body, 20);
+    let raw: String = errors(&ev)
+        .iter()
+        .map(|e| match e {
+            Event::Error { raw, .. } => raw.as_str(),
+            _ => "",
+        })
+        .collect();
+    assert_eq!(raw.as_bytes(), &body[..], "every byte in an error");
+}
+
+#[test]
+fn fuzz_serde_json_raw_value_magic_key_in_arguments_is_not_lost() {
+    // Found by the json_kernel target: with serde_json's `raw_value` feature (which the
+    // envelope decoders need), an object whose key is serde_json's private RawValue token
+    // does not parse as a Value although it is valid JSON. Such arguments cannot become a
+    // ToolCallEnd; they must still not vanish: an error carries them.
+    let args = r#"{"$serde_json::private::RawValue": " -x"}"#;
+    let body = cat(&[
+        (OPENAI_CHAT.start)(0, "c1", "f", args),
+        (OPENAI_CHAT.start)(1, "c2", "g", "{}"),
+        (OPENAI_CHAT.end)(),
+    ]);
+    let ev = run(&OPENAI_CHAT, Limits::default(), &body);
+    let bad = errors_of(&ev, ErrorKind::InvalidArguments);
+    assert_eq!(bad, vec![(Some(0), bad[0].1.clone(), args.to_owned())]);
+    assert_eq!(ends(&ev), vec![(1, "g".into(), json!({}))]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Fuzz seeds: `TOOLSTREAM_FUZZ_SEEDS=fuzz/corpus cargo test --test reliability
+// write_fuzz_seeds -- --ignored` writes seed corpora for the fuzz targets from the recorded
+// captures (never copied into the repository) and this file's own fixtures. The header
+// bytes follow fuzz/src/lib.rs (`Config::read`, `take_pattern`).
+// ---------------------------------------------------------------------------------------
+
+/// Framing selector of the `parser` fuzz target: 0 = the format's default, else 1 + the
+/// position in `toolstream_fuzz::FRAMINGS`.
+fn framing_code(f: Framing) -> u8 {
+    match f {
+        Framing::Sse => 1,
+        Framing::Ndjson => 2,
+        Framing::JsonArray => 3,
+        Framing::EventStream => 4,
+        _ => 5,
+    }
+}
+
+#[test]
+#[ignore = "writes fuzz seed corpora; run by .ci/fuzz-smoke"]
+fn write_fuzz_seeds() {
+    let Some(dir) = std::env::var_os("TOOLSTREAM_FUZZ_SEEDS").map(std::path::PathBuf::from) else {
+        eprintln!("SKIPPED: set TOOLSTREAM_FUZZ_SEEDS to the corpus directory");
+        return;
+    };
+    let mut n = 0usize;
+    let mut write = |target: &str, header: &[u8], body: &[u8]| {
+        let d = dir.join(target);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut bytes = header.to_vec();
+        bytes.extend_from_slice(body);
+        std::fs::write(d.join(format!("seed-{n:05}")), bytes).unwrap();
+        n += 1;
+    };
+    let formats: Vec<Format> = Format::all().collect();
+    // Every capture, for the framer of its framing and (when its format is built) the
+    // parser, with default and with small limits, whole and cut every 7 bytes.
+    if let Some(cap) = captures_dir() {
+        let table: std::collections::BTreeMap<String, Value> =
+            serde_json::from_slice(&std::fs::read(cap.join("FORMATS.json")).unwrap()).unwrap();
+        for (path, v) in table {
+            let bytes = std::fs::read(cap.join(&path)).unwrap();
+            let framing: Framing = v["framing"].as_str().unwrap_or("sse").parse().unwrap();
+            match framing {
+                Framing::Sse => write("framing_sse", &[255, 0], &bytes),
+                Framing::Ndjson => write("framing_ndjson", &[255, 0], &bytes),
+                Framing::JsonArray => write("framing_json_array", &[255, 0], &bytes),
+                Framing::EventStream => write("framing_eventstream", &[254, 0], &bytes),
+                _ => {}
+            }
+            write("utf8", &[1, 3], &bytes[..bytes.len().min(2048)]);
+            let fmt = v["format"].as_str().unwrap_or("");
+            if let Some(i) = formats.iter().position(|f| f.name() == fmt) {
+                let i = i as u8;
+                let fr = framing_code(framing);
+                write("parser", &[i, fr, 255, 4, 0], &bytes);
+                write("parser", &[i, fr, 0b1010_1010, 3, 1, 7], &bytes);
+            }
+            // JSON payloads of the captures for the kernel.
+            for line in bytes.split(|&b| b == b'\n').take(40) {
+                let line = line.strip_prefix(b"data: ").unwrap_or(line);
+                if line.first() == Some(&b'{') {
+                    write("json_kernel", &[255, 0], line);
+                    write("json_kernel", &[3, 1, 5], line);
+                }
+            }
+        }
+    }
+    // This file's own bad-input fixtures, for every format's parser.
+    for body in bad_inputs() {
+        for i in 0..formats.len() as u8 {
+            write("parser", &[i, 0, 255, 4, 0], &body);
+            write("parser", &[i, 0, 0, 0, 1, 1], &body);
+        }
+        write("framing_sse", &[255, 1, 1], &body);
+    }
+    eprintln!("wrote {n} seeds to {}", dir.display());
+}
