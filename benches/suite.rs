@@ -107,7 +107,10 @@ struct Sizes {
 fn bench_format(c: &mut Criterion, format: Format, sizes: &mut Sizes) {
     let make = generator(format).expect("a workload generator (benches/support/workloads.rs)");
     let mut out = Vec::with_capacity(256);
-    for (kind, shape) in [("stream", Shape::STREAM), ("long_arg", Shape::long_arg(LONG_ARG))] {
+    for (kind, shape) in [
+        ("stream", Shape::STREAM),
+        ("long_arg", Shape::long_arg(LONG_ARG)),
+    ] {
         let w: Workload = make(shape);
         let body = w.body();
         let group = format!("{kind}_{}", format.name());
@@ -241,12 +244,9 @@ fn run_eventsource(chunks: &[Bytes]) -> usize {
 fn bench_framing(c: &mut Criterion, sizes: &mut Sizes) {
     let w = generator(Format::OpenAiChat).expect("openai-chat workload")(Shape::STREAM);
     let body = w.body();
-    sizes.rows.push((
-        "framing_sse".into(),
-        body.len() as u64,
-        0,
-        w.events.len(),
-    ));
+    sizes
+        .rows
+        .push(("framing_sse".into(), body.len() as u64, 0, w.events.len()));
     let whole: Vec<&[u8]> = vec![&body];
     let small: Vec<&[u8]> = body.chunks(16).collect();
     let mut g = c.benchmark_group("framing_sse");

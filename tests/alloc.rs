@@ -125,7 +125,10 @@ fn workloads_decode_to_one_call() {
         let Some(make) = generator(format) else {
             continue;
         };
-        for (what, shape) in [("stream", Shape::STREAM), ("long_arg", Shape::long_arg(8192))] {
+        for (what, shape) in [
+            ("stream", Shape::STREAM),
+            ("long_arg", Shape::long_arg(8192)),
+        ] {
             let w = make(shape);
             let (_, _, events) = count(format, &w.body(), 7);
             check_decoded(format, &w, &events, what);
@@ -194,7 +197,9 @@ fn retained_bytes_bounded_by_open_call() {
             ended |= out.iter().any(|e| matches!(e, Event::ToolCallEnd { .. }));
             out.clear();
             let r = p.retained_bytes();
-            if std::env::var("ALLOC_DEBUG").is_ok() && r > max { eprintln!("{format} fed {} retained {r}", p.bytes_fed()); }
+            if std::env::var("ALLOC_DEBUG").is_ok() && r > max {
+                eprintln!("{format} fed {} retained {r}", p.bytes_fed());
+            }
             max = max.max(r);
             let bound = if ended { SLACK } else { w.arg_bytes + SLACK };
             assert!(

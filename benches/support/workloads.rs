@@ -6,7 +6,12 @@
 //! `None` for a format without one (a test in `tests/alloc.rs` fails on that, so a new
 //! format gets its generator here).
 
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
 
 use serde_json::{Value, json};
 use toolstream::Format;
@@ -86,8 +91,8 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
 // Shared pieces
 
 const WORDS: [&str; 12] = [
-    "The", " weather", " in", " Paris", " is", " mild", " today", ",", " with", " light",
-    " rain", ".",
+    "The", " weather", " in", " Paris", " is", " mild", " today", ",", " with", " light", " rain",
+    ".",
 ];
 
 /// Decoded string content: prose with quotes, newlines, a backslash, `<`, `[` and
@@ -168,7 +173,10 @@ fn sse_typed(items: Vec<Value>) -> Workload {
 
 fn ndjson(items: Vec<Value>) -> Workload {
     let payloads: Vec<Vec<u8>> = items.iter().map(|v| v.to_string().into_bytes()).collect();
-    let events = payloads.iter().map(|p| [p.as_slice(), b"\n"].concat()).collect();
+    let events = payloads
+        .iter()
+        .map(|p| [p.as_slice(), b"\n"].concat())
+        .collect();
     Workload {
         events,
         payloads,
@@ -280,15 +288,19 @@ fn anthropic(shape: Shape) -> Workload {
         v.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": word(i)}}));
     }
     v.push(json!({"type": "content_block_stop", "index": 0}));
-    v.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use",
-        "id": "toolu_01825dXWLSoJwCst1qTsiWdb", "name": "write_file", "input": {}}}));
+    v.push(
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use",
+        "id": "toolu_01825dXWLSoJwCst1qTsiWdb", "name": "write_file", "input": {}}}),
+    );
     v.push(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}}));
     for p in pieces(&args, shape.piece) {
         v.push(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": p}}));
     }
     v.push(json!({"type": "content_block_stop", "index": 1}));
-    v.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null},
-        "usage": {"input_tokens": 598, "output_tokens": 92}}));
+    v.push(
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null},
+        "usage": {"input_tokens": 598, "output_tokens": 92}}),
+    );
     v.push(json!({"type": "message_stop"}));
     let mut w = sse_typed(v);
     w.arg_bytes = args.len();
@@ -443,9 +455,7 @@ fn cohere(shape: Shape) -> Workload {
 /// Ollama never streams arguments: a call arrives whole in one line (`piece` unused).
 fn ollama(shape: Shape) -> Workload {
     let args = shape_args(shape);
-    let line = |message: Value| {
-        json!({"model": "qwen3:8b", "created_at": "2025-06-01T12:00:00.000000Z", "message": message, "done": false})
-    };
+    let line = |message: Value| json!({"model": "qwen3:8b", "created_at": "2025-06-01T12:00:00.000000Z", "message": message, "done": false});
     let mut v: Vec<Value> = (0..shape.text_deltas)
         .map(|i| line(json!({"role": "assistant", "content": word(i)})))
         .collect();
@@ -465,14 +475,19 @@ fn ollama(shape: Shape) -> Workload {
 fn llama_stack(shape: Shape) -> Workload {
     let text = content(shape.arg_len);
     let args = args_json(&text);
-    let raw = format!("{{\"type\": \"function\", \"name\": \"write_file\", \"parameters\": {args}}}");
+    let raw =
+        format!("{{\"type\": \"function\", \"name\": \"write_file\", \"parameters\": {args}}}");
     let ev = |delta: Value, event_type: &str, stop: Value| {
         (
             None,
             json!({"event": {"delta": delta, "event_type": event_type, "logprobs": null, "stop_reason": stop}, "metrics": null}),
         )
     };
-    let mut items = vec![ev(json!({"text": "", "type": "text"}), "start", Value::Null)];
+    let mut items = vec![ev(
+        json!({"text": "", "type": "text"}),
+        "start",
+        Value::Null,
+    )];
     for i in 0..shape.text_deltas {
         items.push(ev(
             json!({"text": word(i), "type": "text"}),
@@ -515,9 +530,8 @@ fn llama_stack(shape: Shape) -> Workload {
 
 fn hermes(shape: Shape) -> Workload {
     let args = shape_args(shape);
-    let call = format!(
-        "\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>"
-    );
+    let call =
+        format!("\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>");
     text(
         &[
             ("<think>\nThe user wants a file.\n</think>\n\n", 5),
@@ -534,10 +548,7 @@ fn qwen_xml(shape: Shape) -> Workload {
     let call = format!(
         "\n<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</tool_call>"
     );
-    text(
-        &[(&prose(shape), 5), (&call, shape.piece)],
-        args.len(),
-    )
+    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
 }
 
 fn mistral(shape: Shape) -> Workload {
@@ -563,10 +574,7 @@ fn deepseek(shape: Shape) -> Workload {
 
 fn harmony(shape: Shape) -> Workload {
     let args = shape_args(shape);
-    let analysis = format!(
-        "<|channel|>analysis<|message|>{}<|end|>",
-        prose(shape)
-    );
+    let analysis = format!("<|channel|>analysis<|message|>{}<|end|>", prose(shape));
     let call = format!(
         "<|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{args}<|call|>"
     );

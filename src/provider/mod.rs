@@ -68,8 +68,21 @@ impl Sink<'_> {
     }
 }
 
-/// A JSON field that is usually an array but sometimes a single object.
-pub(crate) struct OneOrMany<T>(pub(crate) Vec<T>);
+/// A JSON field that is usually an array but sometimes a single object. The first
+/// element is held inline, so the common one-element array (one tool call per delta)
+/// costs no allocation; iterate it with `into_iter`.
+pub(crate) struct OneOrMany<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> IntoIterator for OneOrMany<T> {
+    type Item = T;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -80,22 +93,92 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
                 f.write_str("an array or an object")
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(1).min(16));
-                while let Some(x) = seq.next_element()? {
-                    v.push(x);
+                let first = seq.next_element()?;
+                let mut rest = Vec::new();
+                if first.is_some() {
+                    while let Some(x) = seq.next_element()? {
+                        rest.push(x);
+                    }
                 }
-                Ok(OneOrMany(v))
+                Ok(OneOrMany { first, rest })
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 let x = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                Ok(OneOrMany(vec![x]))
+                Ok(OneOrMany {
+                    first: Some(x),
+                    rest: Vec::new(),
+                })
             }
             fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(OneOrMany(Vec::new()))
+                Ok(OneOrMany {
+                    first: None,
+                    rest: Vec::new(),
+                })
             }
         }
         d.deserialize_any(V(PhantomData))
     }
+}
+
+/// The text of the JSON string literal `raw` (quotes included, as a `RawValue` holds
+/// it): borrowed when it has no escape, else decoded into `scratch` (reused, so no
+/// allocation per payload once it has grown). `None` when `raw` is not a well-formed
+/// string literal or holds a lone surrogate escape (what serde_json rejects too).
+pub(crate) fn json_string<'a>(raw: &'a str, scratch: &'a mut String) -> Option<&'a str> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let Some(first) = memchr::memchr(b'\\', inner.as_bytes()) else {
+        return Some(inner);
+    };
+    scratch.clear();
+    let mut rest = inner;
+    let mut at = first;
+    loop {
+        scratch.push_str(rest.get(..at)?);
+        let after = rest.get(at + 1..)?;
+        let (c, used) = match after.as_bytes().first()? {
+            b'"' => ('"', 1),
+            b'\\' => ('\\', 1),
+            b'/' => ('/', 1),
+            b'b' => ('\u{8}', 1),
+            b'f' => ('\u{c}', 1),
+            b'n' => ('\n', 1),
+            b'r' => ('\r', 1),
+            b't' => ('\t', 1),
+            b'u' => {
+                let hi = hex4(after.get(1..5)?)?;
+                if (0xD800..0xDC00).contains(&hi) {
+                    let lo = after
+                        .get(5..7)
+                        .filter(|e| *e == "\\u")
+                        .and(after.get(7..11));
+                    let lo = hex4(lo?)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    (char::from_u32(c)?, 11)
+                } else {
+                    (char::from_u32(hi)?, 5)
+                }
+            }
+            _ => return None,
+        };
+        scratch.push(c);
+        rest = after.get(used..)?;
+        match memchr::memchr(b'\\', rest.as_bytes()) {
+            Some(i) => at = i,
+            None => break,
+        }
+    }
+    scratch.push_str(rest);
+    Some(scratch.as_str())
+}
+
+fn hex4(s: &str) -> Option<u32> {
+    if s.len() != 4 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(s, 16).ok()
 }
 
 /// A JSON field that is one object in the events we read and something else (an
@@ -138,5 +221,38 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
             }
         }
         d.deserialize_any(V(PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_string_matches_serde() {
+        let cases = [
+            r#""""#,
+            r#""plain""#,
+            r#""a\"b\\c\/d\b\f\n\r\t""#,
+            r#""\u00e9\u20AC x \ud83d\ude00 end""#,
+            r#""{\"path\": \"a\\nb\"}""#,
+            r#""déjà 😀 \n""#,
+        ];
+        let mut scratch = String::new();
+        for raw in cases {
+            let want: String = serde_json::from_str(raw).unwrap_or_default();
+            assert_eq!(json_string(raw, &mut scratch), Some(want.as_str()), "{raw}");
+        }
+        for bad in [
+            r#""\ud800""#,
+            r#""\ud800\u0041""#,
+            r#""\x""#,
+            r#""\u12""#,
+            "\"a",
+            "a\"",
+        ] {
+            assert!(serde_json::from_str::<String>(bad).is_err(), "{bad}");
+            assert_eq!(json_string(bad, &mut scratch), None, "{bad}");
+        }
     }
 }

@@ -132,7 +132,7 @@ impl Ollama {
             if let Some(t) = &m.content {
                 sink.text(t);
             }
-            for call in m.tool_calls.map(|t| t.0).unwrap_or_default() {
+            for call in m.tool_calls.into_iter().flatten() {
                 Self::call(call, sink);
             }
         }

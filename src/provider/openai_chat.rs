@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, FinishReason, Usage};
-use crate::provider::{OneOrMany, Sink};
+use crate::provider::{OneOrMany, Sink, json_string};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -143,6 +143,8 @@ pub(crate) struct OpenAiChat {
     reason: Option<String>,
     usage: Option<Usage>,
     finished: bool,
+    /// Decoded argument text of the current delta (reused: no allocation per delta).
+    scratch: String,
 }
 
 impl OpenAiChat {
@@ -154,6 +156,7 @@ impl OpenAiChat {
             reason: None,
             usage: None,
             finished: false,
+            scratch: String::new(),
         }
     }
 
@@ -232,7 +235,7 @@ impl OpenAiChat {
             sink.text(&c);
         }
         if let Some(tcs) = d.tool_calls {
-            for tc in tcs.0 {
+            for tc in tcs {
                 let (name, args) = match tc.function {
                     Some(f) => (f.name, f.arguments),
                     None => (None, None),
@@ -356,9 +359,9 @@ impl OpenAiChat {
         if let Some(a) = args {
             let raw = a.get();
             if raw.starts_with('"') {
-                match serde_json::from_str::<Cow<'_, str>>(raw) {
-                    Ok(text) => sink.calls.args(s, &text, sink.out),
-                    Err(_) => sink.calls.args(s, raw, sink.out),
+                match json_string(raw, &mut self.scratch) {
+                    Some(text) => sink.calls.args(s, text, sink.out),
+                    None => sink.calls.args(s, raw, sink.out),
                 }
             } else if raw != "null" {
                 // Arguments sent as a JSON value rather than a string.
