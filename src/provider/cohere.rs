@@ -34,7 +34,7 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{ObjectOr, Sink};
+use crate::provider::{ObjectOr, Sink, json_string};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -107,6 +107,8 @@ pub(crate) struct Cohere {
     /// The call the last tool-call event went to.
     current: Option<Slot>,
     finished: bool,
+    /// Decoded argument text of the current delta (reused).
+    scratch: String,
 }
 
 impl Cohere {
@@ -115,6 +117,7 @@ impl Cohere {
             by_index: Vec::new(),
             current: None,
             finished: false,
+            scratch: String::new(),
         }
     }
 
@@ -127,7 +130,7 @@ impl Cohere {
             self.end(None, None, sink);
             return;
         }
-        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+        let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
                 let kind = if event == "error" {
@@ -189,7 +192,7 @@ impl Cohere {
                             sink.calls.set_name(slot, clean_name(n), sink.out);
                         }
                         if let Some(a) = f.arguments {
-                            arguments(slot, a, sink);
+                            arguments(slot, a, &mut self.scratch, sink);
                         }
                     }
                 }
@@ -206,7 +209,7 @@ impl Cohere {
                 if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
                     && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
                 {
-                    arguments(slot, a, sink);
+                    arguments(slot, a, &mut self.scratch, sink);
                 }
             }
             "tool-call-end" => {
@@ -274,12 +277,13 @@ impl Cohere {
 }
 
 /// Argument text: a JSON string's contents (the usual case), or a JSON value as sent.
-fn arguments(slot: Slot, a: &RawValue, sink: &mut Sink<'_>) {
+/// A string is decoded into `scratch` (reused: no allocation per delta).
+fn arguments(slot: Slot, a: &RawValue, scratch: &mut String, sink: &mut Sink<'_>) {
     let raw = a.get();
     if raw.starts_with('"') {
-        match serde_json::from_str::<Cow<'_, str>>(raw) {
-            Ok(text) => sink.calls.args(slot, &text, sink.out),
-            Err(_) => sink.calls.args(slot, raw, sink.out),
+        match json_string(raw, scratch) {
+            Some(text) => sink.calls.args(slot, text, sink.out),
+            None => sink.calls.args(slot, raw, sink.out),
         }
     } else if raw != "null" {
         sink.calls.args(slot, raw, sink.out);

@@ -173,7 +173,7 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
             Ok(c) => c,
             Err(e) => {
                 let kind = if event == "error" {

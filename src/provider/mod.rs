@@ -68,6 +68,15 @@ impl Sink<'_> {
     }
 }
 
+/// Parses a payload: as `str` when it is valid UTF-8 (every real payload), so serde_json
+/// does not re-validate each borrowed string, else as bytes (which reports the error).
+pub(crate) fn from_payload<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
 /// A JSON field that is usually an array but sometimes a single object. The first
 /// element is held inline, so the common one-element array (one tool call per delta)
 /// costs no allocation; iterate it with `into_iter`.
@@ -117,6 +126,33 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
             }
         }
         d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// A JSON string field kept as its raw literal (borrowed; escapes not decoded yet), for
+/// fields whose text is copied on at once (argument fragments): [`RawStr::decode`] into a
+/// reused buffer instead of a `Cow<str>` that allocates whenever the string has an
+/// escape. A value that is not a string is rejected, as `Cow<str>` would reject it.
+pub(crate) struct RawStr<'a>(&'a serde_json::value::RawValue);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'a serde_json::value::RawValue>::deserialize(d)?;
+        if raw.get().starts_with('"') {
+            Ok(RawStr(raw))
+        } else {
+            Err(serde::de::Error::custom("expected a string"))
+        }
+    }
+}
+
+impl RawStr<'_> {
+    /// The string's text (decoded into `scratch` when it has escapes). A lone surrogate
+    /// escape, which has no UTF-8 text, leaves the literal as received (quotes
+    /// included), so it still reaches the event that reports it.
+    pub(crate) fn decode<'s>(&'s self, scratch: &'s mut String) -> &'s str {
+        let raw = self.0.get();
+        json_string(raw, scratch).unwrap_or(raw)
     }
 }
 

@@ -100,7 +100,7 @@ impl Ollama {
         if trimmed.is_empty() {
             return;
         }
-        let line: Line<'_> = match serde_json::from_slice(trimmed) {
+        let line: Line<'_> = match super::from_payload(trimmed) {
             Ok(l) => l,
             Err(e) => {
                 let kind = if event == "error" {

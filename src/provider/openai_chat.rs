@@ -169,12 +169,7 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        // Valid UTF-8 (every real payload): parse as `str`, so serde_json does not
-        // re-validate each borrowed string; otherwise the byte parser reports the error.
-        let parsed = match std::str::from_utf8(trimmed) {
-            Ok(text) => serde_json::from_str::<Chunk<'_>>(text),
-            Err(_) => serde_json::from_slice::<Chunk<'_>>(trimmed),
-        };
+        let parsed = super::from_payload::<Chunk<'_>>(trimmed);
         let chunk: Chunk<'_> = match parsed {
             Ok(c) => c,
             Err(e) => {

@@ -206,7 +206,7 @@ impl OpenAiResponses {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+        let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
                 self.bad_payload(event, data, trimmed, &e, sink);
@@ -298,7 +298,7 @@ impl OpenAiResponses {
         e: &serde_json::Error,
         sink: &mut Sink<'_>,
     ) {
-        match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+        match super::from_payload::<TypeOnly<'_>>(trimmed) {
             Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
                 ErrorKind::Provider,
                 provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default()),
