@@ -51,7 +51,12 @@ use std::borrow::Cow;
 /// are simply absent.
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     index: Option<u64>,
@@ -75,32 +80,42 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     partial_json: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     stop_reason: Option<Cow<'a, str>>,
 }
 
@@ -428,7 +443,12 @@ fn bad_payload(
 ) {
     #[derive(Deserialize)]
     struct TypeOnly<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(
+            rename = "type",
+            borrow,
+            default,
+            deserialize_with = "crate::provider::opt_cow"
+        )]
         kind: Option<Cow<'a, str>>,
     }
     match super::from_payload::<TypeOnly<'_>>(trimmed) {
@@ -459,7 +479,12 @@ fn bad_payload(
 fn error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(
+            rename = "type",
+            borrow,
+            default,
+            deserialize_with = "crate::provider::opt_cow"
+        )]
         kind: Option<Cow<'a, str>>,
     }
     let message = provider_error_message(raw);

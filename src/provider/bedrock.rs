@@ -60,9 +60,9 @@ struct Start<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
 }
 
@@ -78,7 +78,7 @@ struct BlockDelta<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
@@ -94,7 +94,7 @@ struct ToolUseDelta<'a> {
 
 #[derive(Deserialize)]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
 }
 
@@ -108,7 +108,7 @@ struct BlockStop {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MessageStop<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     stop_reason: Option<Cow<'a, str>>,
 }
 

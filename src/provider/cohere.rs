@@ -41,7 +41,12 @@ use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(borrow, default, rename = "type")]
+    #[serde(
+        borrow,
+        default,
+        rename = "type",
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     index: Option<i64>,
@@ -49,7 +54,7 @@ struct Payload<'a> {
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     message: Option<Cow<'a, str>>,
 }
 
@@ -57,7 +62,7 @@ struct Payload<'a> {
 struct Delta<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
@@ -68,7 +73,7 @@ struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
     #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     tool_plan: Option<Cow<'a, str>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
     #[serde(borrow, default)]
@@ -77,15 +82,15 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct ContentPart<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct CallDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<FunctionDelta<'a>>,
@@ -93,7 +98,7 @@ struct CallDelta<'a> {
 
 #[derive(Deserialize)]
 struct FunctionDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,

@@ -77,6 +77,40 @@ pub(crate) fn from_payload<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_jso
     }
 }
 
+/// `deserialize_with` for `Option<Cow<'a, str>>` fields: borrows the string when it has
+/// no escape. (serde's derive borrows a bare `Cow<'a, str>` field with `#[serde(borrow)]`,
+/// but not one inside an `Option`: there it always allocates an owned `String`.)
+pub(crate) fn opt_cow<'de: 'a, 'a, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<std::borrow::Cow<'a, str>>, D::Error> {
+    struct Str<'a>(PhantomData<&'a ()>);
+    impl<'de: 'a, 'a> Visitor<'de> for Str<'a> {
+        type Value = Option<std::borrow::Cow<'a, str>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string or null")
+        }
+        fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+            Ok(Some(std::borrow::Cow::Borrowed(s)))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            Ok(Some(std::borrow::Cow::Owned(s.to_owned())))
+        }
+        fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+            Ok(Some(std::borrow::Cow::Owned(s)))
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
+            d.deserialize_str(self)
+        }
+    }
+    d.deserialize_option(Str(PhantomData))
+}
+
 /// A JSON field that is usually an array but sometimes a single object. The first
 /// element is held inline, so the common one-element array (one tool call per delta)
 /// costs no allocation; iterate it with `into_iter`.

@@ -33,14 +33,14 @@ struct Line<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     response: Option<Cow<'a, str>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
     #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     done_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     prompt_eval_count: Option<Number>,
@@ -60,9 +60,9 @@ struct Line<'a> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
@@ -70,7 +70,7 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<Function<'a>>,
@@ -78,7 +78,7 @@ struct ToolCall<'a> {
 
 #[derive(Deserialize)]
 struct Function<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,

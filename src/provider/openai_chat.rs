@@ -95,17 +95,17 @@ struct Choice<'a> {
     /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     reasoning_content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     reasoning: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
@@ -117,7 +117,7 @@ struct Delta<'a> {
 struct ToolCallDelta<'a> {
     #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<FunctionDelta<'a>>,
@@ -125,7 +125,7 @@ struct ToolCallDelta<'a> {
 
 #[derive(Deserialize)]
 struct FunctionDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -412,7 +412,7 @@ pub(crate) fn clean_name(name: &str) -> &str {
 pub(crate) fn provider_error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(borrow, default)]
+        #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
         message: Option<Cow<'a, str>>,
         #[serde(borrow, default)]
         code: Option<&'a RawValue>,
