@@ -18,6 +18,8 @@
 //!   (`jiter_partial_reparse_16k`). The re-parse baselines are quadratic, so they are
 //!   CAPPED at the first 16 KB of the arguments (4096 deltas); at 64 KB they take 16×
 //!   as long (e.g. ~1–2 s per run).
+//! - `prose_<format>` (text formats): 64 KB of prose with `<`, `[` and non-ASCII but no
+//!   call, `whole` and in `4B` chunks.
 //! - `scaling_<format>`: the long-argument workload at 1 KB and 1 MB of arguments, fed
 //!   one provider event per feed (envelopes) or in 4-byte chunks (text); Throughput =
 //!   argument bytes, to compare per-byte cost across sizes.
@@ -134,6 +136,21 @@ fn bench_format(c: &mut Criterion, format: Format, sizes: &mut Sizes) {
             });
             g.bench_function("serde_value", |b| {
                 b.iter(|| serde_values(black_box(&w.payloads)))
+            });
+        }
+        g.finish();
+    }
+
+    if is_text(format) {
+        // Prose without a call: the text path alone.
+        let prose = workloads::prose_text(LONG_ARG);
+        let group = format!("prose_{}", format.name());
+        sizes.rows.push((group.clone(), prose.len() as u64, 0, 0));
+        let mut g = c.benchmark_group(&group);
+        g.throughput(Throughput::Bytes(prose.len() as u64));
+        for (name, chunk) in [("whole", 0), ("4B", 4)] {
+            g.bench_function(name, |b| {
+                b.iter(|| run_chunks(format, black_box(prose.as_bytes()), chunk, &mut out))
             });
         }
         g.finish();
@@ -320,6 +337,14 @@ fn summary(sizes: &Sizes) -> String {
             };
             for id in ["whole", "16B", "4B", "1B", "event", "serde_value"] {
                 fmt_row(&mut s, &g, id, input, args, events);
+            }
+        }
+    }
+    for f in Format::all() {
+        let g = format!("prose_{}", f.name());
+        if let Some(&(_, input, _, _)) = size(&g) {
+            for id in ["whole", "4B"] {
+                fmt_row(&mut s, &g, id, input, 0, 0);
             }
         }
     }
