@@ -40,8 +40,8 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::Sink;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{RawStr, Sink};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -51,7 +51,12 @@ use std::borrow::Cow;
 /// are simply absent.
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     index: Option<u64>,
@@ -75,32 +80,42 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    partial_json: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    partial_json: Option<RawStr<'a>>,
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     stop_reason: Option<Cow<'a, str>>,
 }
 
@@ -132,6 +147,8 @@ pub(crate) struct Anthropic {
     reason: Option<String>,
     finished: bool,
     max_argument_bytes: usize,
+    /// Decoded `partial_json` of the current delta (reused).
+    scratch: String,
 }
 
 impl Anthropic {
@@ -142,6 +159,7 @@ impl Anthropic {
             reason: None,
             finished: false,
             max_argument_bytes: limits.max_argument_bytes,
+            scratch: String::new(),
         }
     }
 
@@ -161,7 +179,7 @@ impl Anthropic {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+        let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(event, data, trimmed, &e, sink);
@@ -280,46 +298,54 @@ impl Anthropic {
                 }
             }
             Some("input_json_delta") => {
-                let Some(json) = d.partial_json.as_deref() else {
+                let Some(raw) = d.partial_json.as_ref() else {
                     return;
                 };
-                let max = self.max_argument_bytes;
-                match self.find(index) {
-                    Some(BlockKind::Tool(slot)) => sink.calls.args(*slot, json, sink.out),
-                    Some(BlockKind::Preset { deltas, .. }) => {
-                        if deltas.len() + json.len() <= max {
-                            deltas.push_str(json);
-                        }
-                    }
-                    Some(BlockKind::Stopped) => {
-                        if !json.is_empty() {
-                            sink.error(
-                                ErrorKind::UnexpectedPayload,
-                                format!(
-                                    "input_json_delta for content block {}, whose tool call has stopped",
-                                    index.unwrap_or(0)
-                                ),
-                                json.as_bytes(),
-                            );
-                        }
-                    }
-                    None => {
-                        // Arguments for a block that never started: keep them, so they
-                        // are reported (as a call without a name) rather than lost.
-                        if json.is_empty() {
-                            return;
-                        }
-                        let Some(slot) = sink.calls.open(sink.out) else {
-                            return;
-                        };
-                        sink.calls.args(slot, json, sink.out);
-                        self.blocks
-                            .push((index.unwrap_or(0), BlockKind::Tool(slot)));
-                    }
-                }
+                // Decoded into a reused buffer (no allocation per delta).
+                let mut scratch = std::mem::take(&mut self.scratch);
+                self.input_json(index, raw.decode(&mut scratch), sink);
+                self.scratch = scratch;
             }
             // signature_delta, citations_delta, and newer delta types.
             _ => {}
+        }
+    }
+
+    /// An `input_json_delta`'s text.
+    fn input_json(&mut self, index: Option<u64>, json: &str, sink: &mut Sink<'_>) {
+        let max = self.max_argument_bytes;
+        match self.find(index) {
+            Some(BlockKind::Tool(slot)) => sink.calls.args(*slot, json, sink.out),
+            Some(BlockKind::Preset { deltas, .. }) => {
+                if deltas.len() + json.len() <= max {
+                    deltas.push_str(json);
+                }
+            }
+            Some(BlockKind::Stopped) => {
+                if !json.is_empty() {
+                    sink.error(
+                        ErrorKind::UnexpectedPayload,
+                        format!(
+                            "input_json_delta for content block {}, whose tool call has stopped",
+                            index.unwrap_or(0)
+                        ),
+                        json.as_bytes(),
+                    );
+                }
+            }
+            None => {
+                // Arguments for a block that never started: keep them, so they
+                // are reported (as a call without a name) rather than lost.
+                if json.is_empty() {
+                    return;
+                }
+                let Some(slot) = sink.calls.open(sink.out) else {
+                    return;
+                };
+                sink.calls.args(slot, json, sink.out);
+                self.blocks
+                    .push((index.unwrap_or(0), BlockKind::Tool(slot)));
+            }
         }
     }
 
@@ -417,10 +443,15 @@ fn bad_payload(
 ) {
     #[derive(Deserialize)]
     struct TypeOnly<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(
+            rename = "type",
+            borrow,
+            default,
+            deserialize_with = "crate::provider::opt_cow"
+        )]
         kind: Option<Cow<'a, str>>,
     }
-    match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+    match super::from_payload::<TypeOnly<'_>>(trimmed) {
         Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
             ErrorKind::Provider,
             format!("error event of an unexpected shape: {e}"),
@@ -448,7 +479,12 @@ fn bad_payload(
 fn error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(
+            rename = "type",
+            borrow,
+            default,
+            deserialize_with = "crate::provider::opt_cow"
+        )]
         kind: Option<Cow<'a, str>>,
     }
     let message = provider_error_message(raw);

@@ -34,8 +34,8 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::Sink;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{RawStr, Sink};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -60,9 +60,9 @@ struct Start<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
 }
 
@@ -78,7 +78,7 @@ struct BlockDelta<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
@@ -89,12 +89,12 @@ struct Delta<'a> {
 #[derive(Deserialize)]
 struct ToolUseDelta<'a> {
     #[serde(borrow, default)]
-    input: Option<Cow<'a, str>>,
+    input: Option<RawStr<'a>>,
 }
 
 #[derive(Deserialize)]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
 }
 
@@ -108,7 +108,7 @@ struct BlockStop {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MessageStop<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     stop_reason: Option<Cow<'a, str>>,
 }
 
@@ -160,6 +160,8 @@ pub(crate) struct Bedrock {
     usage: Option<Usage>,
     stopped: bool,
     finished: bool,
+    /// Decoded `toolUse.input` of the current delta (reused).
+    scratch: String,
 }
 
 impl Bedrock {
@@ -169,6 +171,7 @@ impl Bedrock {
             reason: None,
             usage: None,
             stopped: false,
+            scratch: String::new(),
             finished: false,
         }
     }
@@ -183,7 +186,7 @@ impl Bedrock {
         if trimmed.is_empty() {
             return;
         }
-        let wrapper: Wrapper<'_> = match serde_json::from_slice(trimmed) {
+        let wrapper: Wrapper<'_> = match super::from_payload(trimmed) {
             Ok(w) => w,
             Err(e) => {
                 sink.error(
@@ -222,7 +225,7 @@ impl Bedrock {
             );
         };
         match kind {
-            "contentBlockStart" => match serde_json::from_slice::<BlockStart<'_>>(payload) {
+            "contentBlockStart" => match super::from_payload::<BlockStart<'_>>(payload) {
                 Ok(b) => {
                     let Some(tu) = b.start.and_then(|s| s.tool_use) else {
                         return;
@@ -241,7 +244,7 @@ impl Bedrock {
                 }
                 Err(e) => bad(sink, e),
             },
-            "contentBlockDelta" => match serde_json::from_slice::<BlockDelta<'_>>(payload) {
+            "contentBlockDelta" => match super::from_payload::<BlockDelta<'_>>(payload) {
                 Ok(b) => {
                     let Some(d) = b.delta else { return };
                     if let Some(r) = d.reasoning_content.and_then(|r| r.text) {
@@ -265,13 +268,15 @@ impl Bedrock {
                             }
                         };
                         if let Some(s) = slot {
-                            sink.calls.args(s, &input, sink.out);
+                            // Decoded into a reused buffer (no allocation per delta).
+                            sink.calls
+                                .args(s, input.decode(&mut self.scratch), sink.out);
                         }
                     }
                 }
                 Err(e) => bad(sink, e),
             },
-            "contentBlockStop" => match serde_json::from_slice::<BlockStop>(payload) {
+            "contentBlockStop" => match super::from_payload::<BlockStop>(payload) {
                 Ok(b) => {
                     if let Some(s) = self.slot(b.content_block_index.unwrap_or(-1)) {
                         sink.calls.close(s, sink.out);
@@ -279,7 +284,7 @@ impl Bedrock {
                 }
                 Err(e) => bad(sink, e),
             },
-            "messageStop" => match serde_json::from_slice::<MessageStop<'_>>(payload) {
+            "messageStop" => match super::from_payload::<MessageStop<'_>>(payload) {
                 Ok(m) => {
                     if let Some(r) = m.stop_reason {
                         self.reason.get_or_insert_with(|| r.into_owned());
@@ -292,7 +297,7 @@ impl Bedrock {
                 }
                 Err(e) => bad(sink, e),
             },
-            "metadata" => match serde_json::from_slice::<Metadata>(payload) {
+            "metadata" => match super::from_payload::<Metadata>(payload) {
                 Ok(m) => {
                     if let Some(u) = m.usage.filter(serde_json::Value::is_object) {
                         self.usage =

@@ -34,14 +34,19 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{ObjectOr, Sink};
+use crate::provider::{ObjectOr, Sink, json_string};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(borrow, default, rename = "type")]
+    #[serde(
+        borrow,
+        default,
+        rename = "type",
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     index: Option<i64>,
@@ -49,7 +54,7 @@ struct Payload<'a> {
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     message: Option<Cow<'a, str>>,
 }
 
@@ -57,7 +62,7 @@ struct Payload<'a> {
 struct Delta<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
@@ -68,7 +73,7 @@ struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
     #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     tool_plan: Option<Cow<'a, str>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
     #[serde(borrow, default)]
@@ -77,15 +82,15 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct ContentPart<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct CallDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<FunctionDelta<'a>>,
@@ -93,7 +98,7 @@ struct CallDelta<'a> {
 
 #[derive(Deserialize)]
 struct FunctionDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -107,6 +112,8 @@ pub(crate) struct Cohere {
     /// The call the last tool-call event went to.
     current: Option<Slot>,
     finished: bool,
+    /// Decoded argument text of the current delta (reused).
+    scratch: String,
 }
 
 impl Cohere {
@@ -115,6 +122,7 @@ impl Cohere {
             by_index: Vec::new(),
             current: None,
             finished: false,
+            scratch: String::new(),
         }
     }
 
@@ -127,7 +135,7 @@ impl Cohere {
             self.end(None, None, sink);
             return;
         }
-        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+        let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
                 let kind = if event == "error" {
@@ -189,7 +197,7 @@ impl Cohere {
                             sink.calls.set_name(slot, clean_name(n), sink.out);
                         }
                         if let Some(a) = f.arguments {
-                            arguments(slot, a, sink);
+                            arguments(slot, a, &mut self.scratch, sink);
                         }
                     }
                 }
@@ -206,7 +214,7 @@ impl Cohere {
                 if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
                     && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
                 {
-                    arguments(slot, a, sink);
+                    arguments(slot, a, &mut self.scratch, sink);
                 }
             }
             "tool-call-end" => {
@@ -274,12 +282,13 @@ impl Cohere {
 }
 
 /// Argument text: a JSON string's contents (the usual case), or a JSON value as sent.
-fn arguments(slot: Slot, a: &RawValue, sink: &mut Sink<'_>) {
+/// A string is decoded into `scratch` (reused: no allocation per delta).
+fn arguments(slot: Slot, a: &RawValue, scratch: &mut String, sink: &mut Sink<'_>) {
     let raw = a.get();
     if raw.starts_with('"') {
-        match serde_json::from_str::<Cow<'_, str>>(raw) {
-            Ok(text) => sink.calls.args(slot, &text, sink.out),
-            Err(_) => sink.calls.args(slot, raw, sink.out),
+        match json_string(raw, scratch) {
+            Some(text) => sink.calls.args(slot, text, sink.out),
+            None => sink.calls.args(slot, raw, sink.out),
         }
     } else if raw != "null" {
         sink.calls.args(slot, raw, sink.out);

@@ -64,7 +64,7 @@ struct Chunk<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PromptFeedback<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     block_reason: Option<Cow<'a, str>>,
 }
 
@@ -75,7 +75,7 @@ struct Candidate<'a> {
     index: Option<i64>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
 }
 
@@ -88,7 +88,7 @@ struct Content<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Part<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
     #[serde(default)]
     thought: Option<bool>,
@@ -99,9 +99,9 @@ struct Part<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FunctionCall<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     args: Option<&'a RawValue>,
@@ -115,9 +115,9 @@ struct FunctionCall<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PartialArg<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     json_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     string_value: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     number_value: Option<&'a RawValue>,
@@ -173,7 +173,7 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
             Ok(c) => c,
             Err(e) => {
                 let kind = if event == "error" {

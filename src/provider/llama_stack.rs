@@ -62,21 +62,26 @@ struct Chunk<'a> {
 
 #[derive(Deserialize)]
 struct ResponseEvent<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     event_type: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     delta: Option<StrOr<'a, Delta<'a>>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     stop_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(borrow, default, rename = "type")]
+    #[serde(
+        borrow,
+        default,
+        rename = "type",
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     parse_status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_call: Option<StrOr<'a, ToolCall<'a>>>,
@@ -87,20 +92,20 @@ struct Delta<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     arguments_json: Option<Cow<'a, str>>,
 }
 
 /// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
 #[derive(Deserialize)]
 struct EnumValue<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     value: Option<Cow<'a, str>>,
 }
 
@@ -222,7 +227,7 @@ impl LlamaStack {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
             Ok(c) => c,
             Err(e) => {
                 let kind = if event == "error" {

@@ -33,14 +33,14 @@ struct Line<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     response: Option<Cow<'a, str>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
     #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     done_reason: Option<Cow<'a, str>>,
     #[serde(default)]
     prompt_eval_count: Option<Number>,
@@ -60,9 +60,9 @@ struct Line<'a> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
@@ -70,7 +70,7 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<Function<'a>>,
@@ -78,7 +78,7 @@ struct ToolCall<'a> {
 
 #[derive(Deserialize)]
 struct Function<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -100,7 +100,7 @@ impl Ollama {
         if trimmed.is_empty() {
             return;
         }
-        let line: Line<'_> = match serde_json::from_slice(trimmed) {
+        let line: Line<'_> = match super::from_payload(trimmed) {
             Ok(l) => l,
             Err(e) => {
                 let kind = if event == "error" {
@@ -132,7 +132,7 @@ impl Ollama {
             if let Some(t) = &m.content {
                 sink.text(t);
             }
-            for call in m.tool_calls.map(|t| t.0).unwrap_or_default() {
+            for call in m.tool_calls.into_iter().flatten() {
                 Self::call(call, sink);
             }
         }

@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, FinishReason, Usage};
-use crate::provider::{OneOrMany, Sink};
+use crate::provider::{OneOrMany, Sink, json_string};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -95,17 +95,17 @@ struct Choice<'a> {
     /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     reasoning_content: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     reasoning: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
@@ -117,7 +117,7 @@ struct Delta<'a> {
 struct ToolCallDelta<'a> {
     #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<FunctionDelta<'a>>,
@@ -125,7 +125,7 @@ struct ToolCallDelta<'a> {
 
 #[derive(Deserialize)]
 struct FunctionDelta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -143,6 +143,8 @@ pub(crate) struct OpenAiChat {
     reason: Option<String>,
     usage: Option<Usage>,
     finished: bool,
+    /// Decoded argument text of the current delta (reused: no allocation per delta).
+    scratch: String,
 }
 
 impl OpenAiChat {
@@ -154,6 +156,7 @@ impl OpenAiChat {
             reason: None,
             usage: None,
             finished: false,
+            scratch: String::new(),
         }
     }
 
@@ -166,7 +169,8 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        let chunk: Chunk<'_> = match serde_json::from_slice(trimmed) {
+        let parsed = super::from_payload::<Chunk<'_>>(trimmed);
+        let chunk: Chunk<'_> = match parsed {
             Ok(c) => c,
             Err(e) => {
                 let kind = if event == "error" {
@@ -226,7 +230,7 @@ impl OpenAiChat {
             sink.text(&c);
         }
         if let Some(tcs) = d.tool_calls {
-            for tc in tcs.0 {
+            for tc in tcs {
                 let (name, args) = match tc.function {
                     Some(f) => (f.name, f.arguments),
                     None => (None, None),
@@ -350,9 +354,9 @@ impl OpenAiChat {
         if let Some(a) = args {
             let raw = a.get();
             if raw.starts_with('"') {
-                match serde_json::from_str::<Cow<'_, str>>(raw) {
-                    Ok(text) => sink.calls.args(s, &text, sink.out),
-                    Err(_) => sink.calls.args(s, raw, sink.out),
+                match json_string(raw, &mut self.scratch) {
+                    Some(text) => sink.calls.args(s, text, sink.out),
+                    None => sink.calls.args(s, raw, sink.out),
                 }
             } else if raw != "null" {
                 // Arguments sent as a JSON value rather than a string.
@@ -408,7 +412,7 @@ pub(crate) fn clean_name(name: &str) -> &str {
 pub(crate) fn provider_error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(borrow, default)]
+        #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
         message: Option<Cow<'a, str>>,
         #[serde(borrow, default)]
         code: Option<&'a RawValue>,

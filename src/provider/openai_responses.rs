@@ -62,15 +62,20 @@ use std::borrow::Cow;
 /// One `data:` payload; fields a type does not have are absent.
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
     #[serde(default)]
     output_index: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     item_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     item: Option<Item<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     delta: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -85,19 +90,29 @@ struct Payload<'a> {
 /// Only the type of a payload, for payloads that do not fit [`Payload`].
 #[derive(Deserialize)]
 struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Item<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(
+        rename = "type",
+        borrow,
+        default,
+        deserialize_with = "crate::provider::opt_cow"
+    )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
@@ -107,7 +122,7 @@ struct Item<'a> {
 
 #[derive(Deserialize)]
 struct Response<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
@@ -119,7 +134,7 @@ struct Response<'a> {
 
 #[derive(Deserialize)]
 struct Details<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     reason: Option<Cow<'a, str>>,
 }
 
@@ -206,7 +221,7 @@ impl OpenAiResponses {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match serde_json::from_slice(trimmed) {
+        let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
                 self.bad_payload(event, data, trimmed, &e, sink);
@@ -298,7 +313,7 @@ impl OpenAiResponses {
         e: &serde_json::Error,
         sink: &mut Sink<'_>,
     ) {
-        match serde_json::from_slice::<TypeOnly<'_>>(trimmed) {
+        match super::from_payload::<TypeOnly<'_>>(trimmed) {
             Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
                 ErrorKind::Provider,
                 provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default()),

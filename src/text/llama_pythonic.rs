@@ -495,6 +495,14 @@ impl PyCall {
         if let Some(s) = slot {
             calls.args(s, &self.json, out);
         }
+        if matches!(result, PyFeed::Done(_)) {
+            // The call is complete: its raw text is no longer needed for an error.
+            if self.raw.capacity() > 4096 {
+                self.raw = Vec::new();
+            } else {
+                self.raw.clear();
+            }
+        }
         result
     }
 
