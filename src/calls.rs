@@ -35,6 +35,21 @@ const END_TOKENS: &[&str] = &[
     "<end_of_turn>",
 ];
 
+/// Splits `s` after at most `room` bytes, on a character boundary.
+fn split_at_room(s: &str, room: usize) -> (&str, &str) {
+    if s.len() <= room {
+        return (s, "");
+    }
+    let mut cut = room;
+    while cut > 0 && !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    (
+        s.get(..cut).unwrap_or_default(),
+        s.get(cut..).unwrap_or_default(),
+    )
+}
+
 /// Whether `s` is only whitespace and end-of-turn tokens.
 fn only_end_tokens(mut s: &str) -> bool {
     loop {
@@ -283,8 +298,11 @@ impl Calls {
                 return;
             }
             Phase::Failed(_) => {
-                if c.args.len() + delta.len() <= max_args {
-                    c.args.push_str(delta);
+                // Keep exactly the first `max_args` bytes, however the text was cut.
+                let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+                if c.dropped == 0 {
+                    c.args.push_str(keep);
+                    c.dropped += over.len();
                 } else {
                     c.dropped += delta.len();
                 }
@@ -297,10 +315,27 @@ impl Calls {
             Self::trailing(c, delta);
             return;
         }
-        if c.dropped > 0 || c.args.len() + delta.len() > max_args {
+        if c.dropped > 0 {
             c.dropped += delta.len();
-            if c.phase == Phase::Streaming {
-                c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+            return;
+        }
+        // Past the limit: process exactly the bytes up to it (the same cut however the
+        // text was chunked), then fail the call with the rest counted as dropped.
+        let (delta, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+        if !over.is_empty() {
+            if !delta.is_empty() {
+                self.args(slot, delta, out);
+            }
+            let Some(c) = self.calls.get_mut(slot) else {
+                return;
+            };
+            match c.phase {
+                Phase::Ended | Phase::Closed => Self::trailing(c, over),
+                Phase::Streaming => {
+                    c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+                    c.dropped += over.len();
+                }
+                Phase::Failed(_) | Phase::Pending => c.dropped += over.len(),
             }
             return;
         }

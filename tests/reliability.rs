@@ -1156,3 +1156,25 @@ fn write_fuzz_seeds() {
     }
     eprintln!("wrote {n} seeds to {}", dir.display());
 }
+
+/// Fuzz regression (CI fuzz smoke, parser target): a broken pythonic call whose raw text
+/// runs past `max_argument_bytes` kept a different part of it depending on the chunking
+/// (the limit dropped whole deltas). The limit now cuts at exactly the same byte.
+#[test]
+fn fuzz_argument_limit_cuts_at_the_same_byte_however_chunked() {
+    let body: &[u8] = b"[book_flight(flight={\"flight_number\": \"AA101\", \"d\xff\xff\xff\xffture\": \"New York\", \"arrival\": \"Los Angeles\", \"passengers\": [{\"name\": \"John Doe\", \"email\": \"johndoe@example.com\"}], \"payment\": {\"met=od\": \"credit_card\", \"caqd_number\": \"1234567890123456\"}})]";
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    limits.max_held_bytes = 256;
+    for format in [toolstream::Format::LlamaPythonic, toolstream::Format::Auto] {
+        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let whole = common::run_whole(&make, body);
+        for n in 1..16 {
+            assert_eq!(
+                common::run_sized(&make, body, n),
+                whole,
+                "{format} in {n}-byte pieces"
+            );
+        }
+    }
+}
