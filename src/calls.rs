@@ -93,10 +93,13 @@ struct Call {
     scanner: JsonScanner,
     /// Byte length of the JSON value in `args` once complete.
     value_end: usize,
-    /// Trailing text after the value closed that was not an end-of-turn token.
+    /// Trailing text after the value closed that was not an end-of-turn token (the first
+    /// `MAX_TRAILING` bytes).
     trailing: String,
     /// Field-event decoder, when field events are on (dropped at the end).
     fields: Option<FieldDecoder>,
+    /// Bytes of trailing text beyond `MAX_TRAILING`, counted in the error.
+    trailing_dropped: usize,
 }
 
 /// Emits an argument delta, then the field events it completes.
@@ -109,6 +112,9 @@ fn emit_args(index: usize, fields: &mut Option<FieldDecoder>, delta: &str, out: 
         f.feed(delta, &mut FieldEvents { index, out });
     }
 }
+
+/// Bytes of text after a call's arguments kept for the `trailing_arguments` error.
+const MAX_TRAILING: usize = 4096;
 
 /// A handle to a call within one response (not its dense index).
 pub(crate) type Slot = usize;
@@ -181,6 +187,7 @@ impl Calls {
             fields: self
                 .field_events
                 .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
+            trailing_dropped: 0,
         });
         Some(self.calls.len() - 1)
     }
@@ -382,9 +389,13 @@ impl Calls {
         if t.trim().is_empty() {
             return;
         }
-        if c.trailing.len() < 4096 {
-            c.trailing.push_str(t);
+        let room = MAX_TRAILING.saturating_sub(c.trailing.len());
+        let mut keep = room.min(t.len());
+        while !t.is_char_boundary(keep) {
+            keep -= 1;
         }
+        c.trailing.push_str(t.get(..keep).unwrap_or_default());
+        c.trailing_dropped += t.len() - keep;
     }
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
@@ -431,13 +442,22 @@ impl Calls {
             Phase::Ended => {
                 if !c.trailing.is_empty() {
                     let t = std::mem::take(&mut c.trailing);
-                    if !only_end_tokens(&t) {
+                    let dropped = std::mem::take(&mut c.trailing_dropped);
+                    if !only_end_tokens(&t) || dropped > 0 {
                         out.push(Event::Error {
                             kind: ErrorKind::TrailingArguments,
-                            message: format!(
-                                "text after the arguments of tool call {} had closed",
-                                c.index
-                            ),
+                            message: if dropped > 0 {
+                                format!(
+                                    "text after the arguments of tool call {} had closed; the first {} bytes are kept, {dropped} dropped",
+                                    c.index,
+                                    t.len()
+                                )
+                            } else {
+                                format!(
+                                    "text after the arguments of tool call {} had closed",
+                                    c.index
+                                )
+                            },
                             index: None,
                             raw: t,
                         });

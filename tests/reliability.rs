@@ -730,6 +730,32 @@ fn provider_error_mid_call() {
     }
 }
 
+#[test]
+fn long_text_after_closed_arguments_is_reported_with_what_was_dropped() {
+    // The text kept for the trailing_arguments error is bounded (4 KiB); the error says
+    // how much more there was instead of dropping it silently.
+    let d = &OPENAI_CHAT;
+    let mut parts = vec![(d.start)(0, "c1", "f", "{\"a\": 1}")];
+    for _ in 0..100 {
+        parts.push((d.args)(0, &"é-junk-é ".repeat(10)));
+    }
+    parts.push((d.end)());
+    let body = cat(&parts);
+    let make = maker_for(d, Limits::default());
+    let ev = assert_split_invariant(&make, &body, 5);
+    assert_eq!(ends(&ev), vec![(0, "f".into(), json!({"a": 1}))]);
+    let t = errors_of(&ev, ErrorKind::TrailingArguments);
+    assert_eq!(t.len(), 1, "{ev:?}");
+    let total = 100 * "é-junk-é ".repeat(10).len();
+    assert!(t[0].2.len() <= 4096 && t[0].2.len() > 4000);
+    assert!(
+        t[0].1
+            .contains(&format!("{} dropped", total - t[0].2.len())),
+        "{}",
+        t[0].1
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Limits: each one yields a limit_exceeded error naming it, keeps what it can, and the
 // parser recovers.

@@ -565,10 +565,13 @@ mod tests {
             };
             if let Some(end) = end {
                 let slice = data.get(..end).unwrap_or_default();
-                // The kernel checks structure only: serde_json's range check on numbers
-                // (`1e400`) is the one difference on this alphabet.
-                let r = serde_json::from_slice::<serde_json::Value>(slice);
-                proptest::prop_assert!(r.is_ok() || r.as_ref().is_err_and(|e| e.to_string().contains("out of range")), "{:?}", String::from_utf8_lossy(slice));
+                // The kernel checks structure, not number ranges: serde_json rejects
+                // `1e310` as out of range (found by this property, a flaky failure).
+                let ok = match serde_json::from_slice::<serde_json::Value>(slice) {
+                    Ok(_) => true,
+                    Err(e) => e.to_string().contains("number out of range"),
+                };
+                proptest::prop_assert!(ok, "{:?}", String::from_utf8_lossy(slice));
             }
         }
     }
