@@ -355,8 +355,17 @@ impl Calls {
                 c.value_end = before + consumed;
                 (consumed, delta.get(consumed..))
             }
-            JsonStatus::Invalid { error, .. } => {
+            JsonStatus::Invalid { error, at } => {
                 if c.phase == Phase::Streaming {
+                    // The bytes before the offending one are a valid prefix: stream them,
+                    // as a finer chunking would have.
+                    if at > 0
+                        && let Some(d) = c.args.get(c.emitted..before + at)
+                        && !d.is_empty()
+                    {
+                        emit_args(c.index, &mut c.fields, d, out);
+                        c.emitted = before + at;
+                    }
                     c.phase = Phase::Failed(match error {
                         JsonError::TooDeep => ErrorKind::LimitExceeded,
                         _ => ErrorKind::InvalidArguments,

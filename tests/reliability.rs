@@ -1204,3 +1204,21 @@ fn fuzz_argument_limit_cuts_at_the_same_byte_however_chunked() {
         }
     }
 }
+
+/// Fuzz regression (CI fuzz smoke, parser target, `auto` with tiny limits): a delta with
+/// valid argument bytes followed by an invalid one streamed the valid part only when it
+/// arrived in a separate chunk. The valid prefix is now streamed either way.
+#[test]
+fn fuzz_valid_prefix_before_an_invalid_byte_streams_however_chunked() {
+    let body: &[u8] =
+        b"text <tool_call>{\"name\": \"f\", \"arguments\": {\"order\": {p}}</tool_call> after";
+    let make = || toolstream::Parser::new(toolstream::Format::Hermes);
+    common::assert_split_invariant(&make, body, 40);
+    let body: &[u8] = b"[process_order(order_data={order_id=1, name='x'})] after";
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 16;
+    limits.max_held_bytes = 16;
+    limits.max_depth = 1;
+    let make = move || toolstream::Parser::new(toolstream::Format::Auto).with_limits(limits);
+    common::assert_split_invariant(&make, body, 40);
+}
