@@ -1222,3 +1222,51 @@ fn fuzz_valid_prefix_before_an_invalid_byte_streams_however_chunked() {
     let make = move || toolstream::Parser::new(toolstream::Format::Auto).with_limits(limits);
     common::assert_split_invariant(&make, body, 40);
 }
+
+/// Fuzz regression (CI fuzz smoke, parser target, `qwen-xml` with 256-byte limits, 7-byte
+/// chunks): the raw text kept for a cut-off call dropped a whole piece that did not fit
+/// and kept a later, smaller one, so what the error carried depended on the chunking. The
+/// kept raw text is now always the longest prefix within the limit.
+#[test]
+fn fuzz_raw_call_text_kept_for_an_error_is_a_prefix_however_chunked() {
+    let mut body = b"Some text.\n<tool_call>\n<function=web_search>\n".to_vec();
+    body.extend_from_slice("garbage é ".repeat(40).as_bytes());
+    body.extend_from_slice(b"<parameter=query>\nPython 3.14\n</parameter>\n</al");
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    limits.max_held_bytes = 256;
+    limits.max_calls = 4;
+    for format in [
+        toolstream::Format::QwenXml,
+        toolstream::Format::Hermes,
+        toolstream::Format::Auto,
+    ] {
+        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let events = common::assert_split_invariant(&make, &body, 40);
+        let raw: Vec<&str> = errors(&events)
+            .iter()
+            .map(|e| match e {
+                Event::Error { raw, .. } => raw.as_str(),
+                _ => "",
+            })
+            .collect();
+        let text = String::from_utf8_lossy(&body);
+        assert!(
+            !raw.is_empty() && raw.iter().all(|r| r.len() <= 256 && text.contains(r)),
+            "{format}: {raw:?}"
+        );
+    }
+    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let events = common::run_whole(&make, &body);
+    let Some(Event::Error { raw, message, .. }) = errors(&events).first().copied() else {
+        panic!("no error: {events:?}");
+    };
+    let text = String::from_utf8_lossy(&body);
+    let call = &text[text.find("<tool_call>").unwrap()..];
+    assert!(call.starts_with(raw.as_str()), "{raw:?}");
+    assert!(raw.len() > 250, "kept {} bytes", raw.len());
+    assert!(
+        message.contains(&format!("{} bytes beyond", call.len() - raw.len())),
+        "{message}"
+    );
+}

@@ -420,12 +420,25 @@ impl Raw {
         self.dropped = 0;
         self.text.push_str(marker);
     }
+    /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
+    /// character boundary) and counts the rest, so what is kept does not depend on how
+    /// the text was cut into pieces.
     pub(crate) fn push(&mut self, s: &str) {
-        if self.text.len() + s.len() <= self.max {
-            self.text.push_str(s);
-        } else {
+        if self.dropped > 0 {
             self.dropped += s.len();
+            return;
         }
+        let room = self.max.saturating_sub(self.text.len());
+        if s.len() <= room {
+            self.text.push_str(s);
+            return;
+        }
+        let mut cut = room;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(s.get(..cut).unwrap_or_default());
+        self.dropped += s.len() - cut;
     }
     pub(crate) fn len(&self) -> usize {
         self.text.len()
