@@ -305,8 +305,9 @@ enum Target {
     Drop,
     /// The failed call's error (its argument text).
     Call(Slot),
-    /// An error of its own: text after a call had already ended.
-    Orphan(String),
+    /// An error of its own: text after a call had already ended (its first
+    /// `max_argument_bytes` bytes, the rest counted).
+    Orphan(crate::text::hermes::Raw),
 }
 
 /// A broken call being skipped to its end; its bytes become the error's `raw`.
@@ -316,7 +317,6 @@ pub(crate) struct Broken {
     target: Target,
     utf8: Utf8Holder,
     scratch: String,
-    max: usize,
 }
 
 impl Broken {
@@ -342,13 +342,12 @@ impl Broken {
         out: &mut Vec<Event>,
     ) -> bool {
         self.skip = skip;
-        self.max = max;
         self.utf8 = Utf8Holder::new();
         let done = !raw_lost && self.skip.scan(replay).is_some();
         self.target = match slot {
             Some(s) if ended => {
                 calls.close(s, out);
-                Target::Orphan(String::new())
+                Target::Orphan(crate::text::hermes::Raw::new(max))
             }
             Some(s) => {
                 calls.fail(s, kind, "", out);
@@ -384,11 +383,7 @@ impl Broken {
         match &mut self.target {
             Target::Drop => {}
             Target::Call(slot) => calls.args(*slot, &s, out),
-            Target::Orphan(buf) => {
-                if buf.len() + s.len() <= self.max {
-                    buf.push_str(&s);
-                }
-            }
+            Target::Orphan(raw) => raw.push(&s),
         }
     }
 
@@ -398,18 +393,20 @@ impl Broken {
             match &mut self.target {
                 Target::Drop => {}
                 Target::Call(slot) => calls.args(*slot, tail, out),
-                Target::Orphan(buf) => buf.push_str(tail),
+                Target::Orphan(raw) => raw.push(tail),
             }
         }
         match std::mem::take(&mut self.target) {
             Target::Drop => {}
             Target::Call(slot) => calls.close(slot, out),
-            Target::Orphan(raw) => {
-                if !raw.is_empty() {
+            Target::Orphan(mut raw) => {
+                let (raw, note) = raw.take();
+                if !raw.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
                         kind: ErrorKind::TrailingArguments,
-                        message: "text after a tool call's arguments had closed, inside the call"
-                            .to_owned(),
+                        message: format!(
+                            "text after a tool call's arguments had closed, inside the call{note}"
+                        ),
                         index: None,
                         raw,
                     });
