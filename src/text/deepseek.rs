@@ -277,7 +277,7 @@ impl DeepSeek {
                     JsonStatus::NeedMore => {
                         self.raw.push(s);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, s, out);
+                            calls.args_checked(slot, s, false, out);
                         }
                         s = "";
                     }
@@ -285,7 +285,7 @@ impl DeepSeek {
                         let v = s.get(..consumed).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
@@ -295,7 +295,7 @@ impl DeepSeek {
                         let v = s.get(..at).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, false, out);
                         }
                         s = s.get(at..).unwrap_or_default();
                         self.st = St::Skip(match error {
