@@ -36,9 +36,58 @@ pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
     }
 }
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `x` that is zero (exact for the lowest such byte).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// Position of the first byte that must be escaped in a JSON string: a control
+/// character (below 0x20), `"` or `\`. Eight bytes at a time (SWAR: the lowest flagged
+/// byte of each test is exact, so the lowest flag of all is the answer).
+#[inline]
+pub(crate) fn find_json_special(hay: &[u8]) -> Option<usize> {
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let m = (x.wrapping_sub(LO * 0x20) & !x & HI)
+            | zero_bytes(x ^ (LO * u64::from(b'"')))
+            | zero_bytes(x ^ (LO * u64::from(b'\\')));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|o| at + o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_special_on_every_byte_value_at_every_position() {
+        for b in 0..=255u8 {
+            for pos in 0..20 {
+                let mut h = vec![b'a'; 20];
+                h[pos] = b;
+                // Bytes that borrow in the SWAR subtraction, before and after.
+                h[(pos + 7) % 20] = 0x80;
+                let want = h.iter().position(|&x| x < 0x20 || x == b'"' || x == b'\\');
+                assert_eq!(find_json_special(&h), want, "{b} at {pos}");
+            }
+        }
+    }
 
     #[test]
     fn same_as_memchr_at_every_length() {
