@@ -533,6 +533,14 @@ impl Calls {
                 c.phase = Phase::Closed;
             }
             Phase::Streaming => {
+                if c.checked && !c.args.is_empty() {
+                    // The dialect scanned this text and did not see the value close;
+                    // scan it once here to learn whether it is complete at the end
+                    // (a top-level number) or cut off.
+                    let mut scanner = JsonScanner::with_max_depth(self.limits.max_depth);
+                    let _ = scanner.feed(c.args.as_bytes());
+                    c.scanner = scanner;
+                }
                 if c.scanner.is_empty() && c.args.trim().is_empty() {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();

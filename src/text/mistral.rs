@@ -291,7 +291,7 @@ impl Mistral {
                     JsonStatus::NeedMore => {
                         self.raw.push(s);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, s, out);
+                            calls.args_checked(slot, s, false, out);
                         }
                         s = "";
                     }
@@ -299,7 +299,7 @@ impl Mistral {
                         let v = s.get(..consumed).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
@@ -308,7 +308,7 @@ impl Mistral {
                     JsonStatus::Invalid { at, error } => {
                         let v = s.get(..at).unwrap_or_default();
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, false, out);
                         }
                         self.raw.push(v);
                         s = s.get(at..).unwrap_or_default();
