@@ -15,14 +15,6 @@ use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
 fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
     ev.iter()
         .filter_map(|e| match e {
