@@ -34,7 +34,7 @@ use crate::calls::Calls;
 use crate::event::Event;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::text::llama_pythonic::{TextOut, find3, is_name_byte, is_ws};
+use crate::text::util::{TextOut, find3, is_name_byte, is_ws};
 use crate::text::{TextOptions, TextScanner};
 
 /// One step of a detection pattern.

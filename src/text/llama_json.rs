@@ -64,9 +64,9 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::llama_pythonic::{
-    Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd, TextOut, args_text, find1, find3,
-    is_name_byte, is_name_start, is_ws, push_bounded,
+use crate::text::llama_pythonic::{Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
+use crate::text::util::{
+    TextOut, args_text, find1, find3, is_name_byte, is_name_start, is_ws, push_bounded,
 };
 
 /// Special tokens recognised in the text.

@@ -32,16 +32,12 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{JsonCall, Raw, Walk, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::is_ws_char as is_ws;
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 const MAX_NAME: usize = 256;
-
-#[inline]
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
-}
 
 #[inline]
 fn name_char(c: char) -> bool {
