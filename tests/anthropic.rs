@@ -679,12 +679,7 @@ fn captures_anthropic_match_the_oracle_at_every_chunking() {
         min_captures: 15,
         min_calls: 21,
         oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
-        check: &|cap, whole| {
-            no_errors(cap, whole);
-            ends_with_finish(cap, whole, FinishReason::ToolCalls, |u| {
-                u.input_tokens.is_some() && u.output_tokens.is_some()
-            });
-        },
+        check: &tool_calls_with_token_counts,
         chunked: None,
     }
     .run();

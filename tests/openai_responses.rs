@@ -745,12 +745,7 @@ fn captures_openai_responses_match_the_oracle_at_every_chunking() {
         min_captures: 14,
         min_calls: 16,
         oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
-        check: &|cap, whole| {
-            no_errors(cap, whole);
-            ends_with_finish(cap, whole, FinishReason::ToolCalls, |u| {
-                u.input_tokens.is_some() && u.output_tokens.is_some()
-            });
-        },
+        check: &tool_calls_with_token_counts,
         chunked: None,
     }
     .run();

@@ -253,23 +253,25 @@ pub fn ndjson(payloads: &[Value]) -> Vec<u8> {
 
 /// Payloads as SSE `data:` events.
 pub fn sse_data(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str("data: ");
-        s.push_str(&p.to_string());
-        s.push_str("\n\n");
-    }
-    s.into_bytes()
+    sse_events(payloads, |_| None)
 }
 
 /// Payloads as SSE events whose `event:` line names the payload's `type` (`message`
 /// when it has none), as Anthropic and the Responses API send them.
 pub fn sse_typed(payloads: &[Value]) -> Vec<u8> {
+    sse_events(payloads, |p| Some(p["type"].as_str().unwrap_or("message")))
+}
+
+/// Payloads as SSE events, with the `event:` line `event` gives.
+fn sse_events(payloads: &[Value], event: impl Fn(&Value) -> Option<&str>) -> Vec<u8> {
     let mut s = String::new();
     for p in payloads {
-        s.push_str("event: ");
-        s.push_str(p["type"].as_str().unwrap_or("message"));
-        s.push_str("\ndata: ");
+        if let Some(e) = event(p) {
+            s.push_str("event: ");
+            s.push_str(e);
+            s.push('\n');
+        }
+        s.push_str("data: ");
         s.push_str(&p.to_string());
         s.push_str("\n\n");
     }
@@ -475,6 +477,15 @@ pub fn ends_with_finish(
         cap.path,
         events.last()
     );
+}
+
+/// The check of captures that end in tool calls and count tokens both ways: no error,
+/// and a finish of reason `tool_calls` whose usage has input and output tokens.
+pub fn tool_calls_with_token_counts(cap: &Capture, events: &[Event]) {
+    no_errors(cap, events);
+    ends_with_finish(cap, events, FinishReason::ToolCalls, |u| {
+        u.input_tokens.is_some() && u.output_tokens.is_some()
+    });
 }
 
 /// Bytes a mutation writes.
