@@ -44,10 +44,11 @@
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
+use crate::scan::find::find1;
 use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::util::{TextOut, find1, is_name_byte, is_name_start, is_ws, push_bounded};
+use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Longest tool name accepted in a marker-less call header (bytes).
 pub(crate) const MAX_NAME: usize = 256;

@@ -1,9 +1,9 @@
-//! Small helpers the text scanners share: byte classes, short-input searches, bounded
-//! buffers, and [`TextOut`], the visible-text buffer of the byte-level scanners.
+//! Small helpers the text scanners share: byte classes, bounded buffers, and
+//! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
+//! searches are [`scan::find`](crate::scan::find).)
 
 use crate::event::Event;
 use crate::scan::utf8::Utf8Holder;
-use memchr::memchr;
 
 /// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
 #[inline]
@@ -24,24 +24,6 @@ pub(crate) fn is_name_start(b: u8) -> bool {
 /// Whether `b` may continue a name (`.` and `-` are checked for position separately).
 pub(crate) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-}
-
-/// `memchr` for one byte, with a plain loop for short inputs (token-sized feeds).
-pub(crate) fn find1(b: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < 16 {
-        hay.iter().position(|&c| c == b)
-    } else {
-        memchr(b, hay)
-    }
-}
-
-/// `memchr3`, with a plain loop for short inputs.
-pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < 16 {
-        hay.iter().position(|&x| x == a || x == b || x == c)
-    } else {
-        memchr::memchr3(a, b, c, hay)
-    }
 }
 
 /// Appends `bytes` to a bounded raw buffer; returns `false` once something was cut.
