@@ -1300,3 +1300,34 @@ fn fuzz_trailing_members_after_arguments_are_reported_however_chunked() {
         );
     }
 }
+
+/// Fuzz regression (parser target, `qwen-xml`, 256-byte limits, 7-byte chunks): text
+/// inside a function but outside its parameters was kept for its error only while each
+/// piece fit in the limit, so whole input dropped it silently. The error now carries the
+/// first bytes up to the limit and counts the rest.
+#[test]
+fn fuzz_stray_text_in_a_function_is_reported_however_chunked() {
+    let mut body =
+        b"Text.\n<tool_call>\n<function=web_search>\n<paramet\x81er=query>\nPython ".to_vec();
+    body.extend_from_slice(
+        b"\"tool_choice\":\"auto\",\"tools\":[{\"description\":null} "
+            .repeat(6)
+            .as_slice(),
+    );
+    body.extend_from_slice(b"\n</p\xff\xffzeter>\n</function>\n</tool_call>");
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    limits.max_held_bytes = 256;
+    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let events = common::assert_split_invariant(&make, &body, 40);
+    let stray = errors_of(&events, ErrorKind::UnexpectedPayload);
+    assert_eq!(stray.len(), 1, "{events:?}");
+    let (index, message, raw) = &stray[0];
+    assert_eq!(*index, None);
+    assert!(raw.starts_with("<paramet\u{fffd}er=query>"), "{raw:?}");
+    assert!(raw.len() <= 256, "{}", raw.len());
+    assert!(
+        message.contains("bytes beyond the argument limit not kept"),
+        "{message}"
+    );
+}

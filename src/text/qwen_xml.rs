@@ -139,7 +139,7 @@ pub(crate) struct QwenXml {
     /// Converted argument text for this step.
     buf: String,
     /// Stray text inside a function.
-    stray: String,
+    stray: Raw,
     max_args: usize,
     max_depth: usize,
 }
@@ -177,7 +177,7 @@ impl QwenXml {
             json: JsonScanner::with_max_depth(limits.max_depth),
             json_end: None,
             buf: String::new(),
-            stray: String::new(),
+            stray: Raw::new(limits.max_argument_bytes),
             max_args: limits.max_argument_bytes,
             max_depth: limits.max_depth,
         }
@@ -208,7 +208,7 @@ impl QwenXml {
         self.started = false;
         self.name.clear();
         self.params = 0;
-        self.stray.clear();
+        self.stray.start("");
         self.matcher.clear();
         self.expect.reset();
     }
@@ -302,9 +302,7 @@ impl QwenXml {
                     match f {
                         Found::Text(t) => {
                             self.raw.push(t);
-                            if self.stray.len() + t.len() <= self.max_args {
-                                self.stray.push_str(t);
-                            }
+                            self.stray.push(t);
                         }
                         Found::Marker(m) => self.body_marker(m, calls, out),
                     }
@@ -442,16 +440,18 @@ impl QwenXml {
                 if let Some(slot) = self.slot {
                     calls.close(slot, out);
                 }
-                let stray = self.stray.trim_matches(is_ws);
-                if !stray.is_empty() {
+                let (stray, note) = self.stray.take();
+                let kept = stray.trim_matches(is_ws);
+                if !kept.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
                         kind: ErrorKind::UnexpectedPayload,
-                        message: "text outside the parameters of a <function=..> call".into(),
+                        message: format!(
+                            "text outside the parameters of a <function=..> call{note}"
+                        ),
                         index: None,
-                        raw: stray.to_owned(),
+                        raw: kept.to_owned(),
                     });
                 }
-                self.stray.clear();
                 if m == B_END_CALL {
                     self.wrapped = false;
                 }
