@@ -1331,3 +1331,24 @@ fn fuzz_stray_text_in_a_function_is_reported_however_chunked() {
         "{message}"
     );
 }
+
+/// The same rule for DeepSeek: text after a call's arguments (before its end token) is
+/// kept up to a bound for its error, the same bytes however the text is chunked.
+#[test]
+fn deepseek_text_after_arguments_is_kept_the_same_however_chunked() {
+    let mut body = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1} "
+        .as_bytes()
+        .to_vec();
+    body.extend_from_slice("junk é ".repeat(700).as_bytes());
+    body.extend_from_slice("<｜tool▁call▁end｜><｜tool▁calls▁end｜> after".as_bytes());
+    let make = || toolstream::Parser::new(toolstream::Format::DeepSeek);
+    let events = common::assert_split_invariant(&make, &body, 20);
+    let stray = errors_of(&events, ErrorKind::TrailingArguments);
+    assert_eq!(stray.len(), 1, "{events:?}");
+    let (_, message, raw) = &stray[0];
+    assert!(raw.starts_with("junk é"), "{raw:?}");
+    assert!(
+        message.contains("bytes beyond the argument limit not kept"),
+        "{message}"
+    );
+}

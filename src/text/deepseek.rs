@@ -80,15 +80,8 @@ pub(crate) struct DeepSeek {
     slot: Option<Slot>,
     started: bool,
     args: JsonScanner,
-    stray: String,
+    stray: Raw,
     max_depth: usize,
-}
-
-/// Appends `t` unless that would exceed `max` bytes.
-fn push_bounded(buf: &mut String, t: &str, max: usize) {
-    if buf.len() + t.len() <= max {
-        buf.push_str(t);
-    }
 }
 
 impl DeepSeek {
@@ -113,7 +106,7 @@ impl DeepSeek {
             slot: None,
             started: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
-            stray: String::new(),
+            stray: Raw::new(MAX_NAME * 16),
             max_depth: limits.max_depth,
         }
     }
@@ -140,7 +133,7 @@ impl DeepSeek {
         self.name.clear();
         self.slot = None;
         self.started = false;
-        self.stray.clear();
+        self.stray.start("");
         self.matcher.clear();
         self.st = St::Head;
     }
@@ -304,7 +297,7 @@ impl DeepSeek {
                     let mut matcher = std::mem::take(&mut self.matcher);
                     match matcher.next(&self.after_set, &mut s) {
                         None => {}
-                        Some(Found::Text(t)) => push_bounded(&mut self.stray, t, MAX_NAME * 16),
+                        Some(Found::Text(t)) => self.stray.push(t),
                         Some(Found::Marker(m)) => {
                             self.end_stray(out);
                             self.end();
@@ -342,16 +335,16 @@ impl DeepSeek {
 
     /// Text between the arguments and the end marker, besides whitespace and the fence.
     fn end_stray(&mut self, out: &mut Vec<Event>) {
-        let stray = self.stray.trim_matches(|c: char| is_ws(c) || c == '`');
-        if !stray.is_empty() {
+        let (stray, note) = self.stray.take();
+        let kept = stray.trim_matches(|c: char| is_ws(c) || c == '`');
+        if !kept.is_empty() || !note.is_empty() {
             out.push(Event::Error {
                 kind: ErrorKind::TrailingArguments,
-                message: "text after the arguments of a DeepSeek tool call".into(),
+                message: format!("text after the arguments of a DeepSeek tool call{note}"),
                 index: None,
-                raw: stray.to_owned(),
+                raw: kept.to_owned(),
             });
         }
-        self.stray.clear();
     }
 
     fn end(&mut self) {
@@ -370,7 +363,7 @@ impl DeepSeek {
         match self.st {
             St::Text => {}
             St::After => {
-                self.stray.push_str(&tail);
+                self.stray.push(&tail);
                 self.end_stray(out);
             }
             St::Json if self.args.finish() => {
