@@ -73,8 +73,6 @@ const PER_STREAM: usize = 128;
 /// target is met). Keep these at 0 for new formats; PERFORMANCE.md lists what is left.
 fn known_extra_per_message(format: Format) -> usize {
     match format {
-        // ~0.5 per delta event: not located yet (the `given` copy grows amortised).
-        Format::OpenAiResponses => 1,
         // ~11 per `partialArgs` chunk: the JSON-path bookkeeping of streamed arguments.
         Format::Gemini => 12,
         // ~0.5 per `in_progress` fragment while the call's raw text is held.
@@ -86,9 +84,11 @@ fn known_extra_per_message(format: Format) -> usize {
 /// Known gap: how many times the open call's arguments the parser may retain.
 fn retained_factor(format: Format) -> usize {
     match format {
-        // Keeps a copy of the streamed arguments to compare with the `.done` text, and
-        // the framer holds that `.done` event (the arguments again) until it is whole.
-        Format::OpenAiResponses => 3,
+        // Inherent to SSE framing: the framer holds the `.done` event (the arguments again,
+        // as a JSON string, so escaped a second time: 1.09× the arguments in this
+        // workload) until it is whole; the decoder keeps only a length and CRC-32 of
+        // what streamed, and the call's own arguments are freed when they closed.
+        Format::OpenAiResponses => 2,
         // Holds the call's raw text (the model's call, wrapped around the arguments) until
         // `succeeded`, an event that carries the arguments whole again.
         Format::LlamaStack => 2,
