@@ -73,8 +73,6 @@ const PER_STREAM: usize = 128;
 /// target is met). Keep these at 0 for new formats; PERFORMANCE.md lists what is left.
 fn known_extra_per_message(format: Format) -> usize {
     match format {
-        // ~11 per `partialArgs` chunk: the JSON-path bookkeeping of streamed arguments.
-        Format::Gemini => 12,
         // ~0.5 per `in_progress` fragment while the call's raw text is held.
         Format::LlamaStack => 1,
         _ => 0,
