@@ -73,8 +73,6 @@ const PER_STREAM: usize = 128;
 /// target is met). Keep these at 0 for new formats; PERFORMANCE.md lists what is left.
 fn known_extra_per_message(format: Format) -> usize {
     match format {
-        // ~0.5 per `in_progress` fragment while the call's raw text is held.
-        Format::LlamaStack => 1,
         _ => 0,
     }
 }
@@ -88,7 +86,11 @@ fn retained_factor(format: Format) -> usize {
         // what streamed, and the call's own arguments are freed when they closed.
         Format::OpenAiResponses => 2,
         // Holds the call's raw text (the model's call, wrapped around the arguments) until
-        // `succeeded`, an event that carries the arguments whole again.
+        // the server's verdict, and the framer holds that `succeeded` event (the arguments
+        // whole again) until it is complete. The raw text cannot go earlier: a `failed`
+        // verdict carries no text (the error's raw is the fragments), and the call's id
+        // comes only with `succeeded`, so the arguments cannot be streamed as calls
+        // before it (ToolCallStart must carry the id).
         Format::LlamaStack => 2,
         // Text scanners keep the call's raw text (markers included: what an `Error`
         // carries if the call turns out malformed) besides the call table's arguments.
