@@ -69,15 +69,8 @@ fn allocs() -> usize {
 /// parsed `Value` and its id/name clones, the `Finish` usage.
 const PER_STREAM: usize = 128;
 
-/// Known gaps, allocations allowed per provider message on top of one per event (0: the
-/// target is met). Keep these at 0 for new formats; PERFORMANCE.md lists what is left.
-fn known_extra_per_message(format: Format) -> usize {
-    match format {
-        _ => 0,
-    }
-}
-
-/// Known gap: how many times the open call's arguments the parser may retain.
+/// How many times the open call's arguments the parser may retain: 1 (the target)
+/// except where the reason given below is inherent or a known gap.
 fn retained_factor(format: Format) -> usize {
     match format {
         // Inherent to SSE framing: the framer holds the `.done` event (the arguments again,
@@ -195,7 +188,8 @@ fn at_most_one_allocation_per_event() {
                 "{format:>16} {arg_len:>6} B arg, {chunk} B feeds: {} input bytes, {n_events} events, {n_allocs} allocations",
                 body.len()
             ));
-            let allowed = n_events + known_extra_per_message(format) * w.events.len() + PER_STREAM;
+            // The target for every format: no allowance per provider message.
+            let allowed = n_events + PER_STREAM;
             if n_allocs > allowed {
                 failed.push(format!("{format} ({arg_len} B in {chunk} B feeds)"));
             }
