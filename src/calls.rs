@@ -100,6 +100,9 @@ struct Call {
     fields: Option<FieldDecoder>,
     /// Bytes of trailing text beyond `MAX_TRAILING`, counted in the error.
     trailing_dropped: usize,
+    /// The dialect scans this call's arguments itself ([`Calls::args_checked`]): `scanner`
+    /// is not used.
+    checked: bool,
 }
 
 /// Emits an argument delta, then the field events it completes.
@@ -188,6 +191,7 @@ impl Calls {
                 .field_events
                 .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
             trailing_dropped: 0,
+            checked: false,
         });
         Some(self.calls.len() - 1)
     }
@@ -394,6 +398,60 @@ impl Calls {
         }
     }
 
+    /// Appends argument text that the dialect has already scanned with its own
+    /// [`JsonScanner`] (built with the same `max_depth`): `delta` continues a valid JSON
+    /// value and ends at or before the value's end; `complete` says the value closed with
+    /// the last byte of `delta` (`""` with `complete` closes it after the fact, e.g. a
+    /// number ended by the next byte). The call's own scan is skipped, so each argument
+    /// byte is scanned once. Calls that are not streaming yet, or whose earlier text was
+    /// scanned here, take the general path ([`args`](Self::args)); the result is the same.
+    pub(crate) fn args_checked(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        complete: bool,
+        out: &mut Vec<Event>,
+    ) {
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
+        let fast = c.phase == Phase::Streaming
+            && c.dropped == 0
+            && (c.checked || (c.scanner.is_empty() && c.args.is_empty()));
+        if !fast {
+            if !c.checked {
+                self.args(slot, delta, out);
+            } else if !delta.is_empty() {
+                // Failed, ended or closed: no scanner is involved on these paths.
+                self.args(slot, delta, out);
+            }
+            return;
+        }
+        c.checked = true;
+        // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
+        let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+        if !keep.is_empty() {
+            c.args.push_str(keep);
+            emit_args(c.index, &mut c.fields, keep, out);
+            c.emitted = c.args.len();
+        }
+        if !over.is_empty() {
+            c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+            c.dropped += over.len();
+            return;
+        }
+        if complete {
+            if let Some(f) = &mut c.fields {
+                // A top-level number closes here.
+                let index = c.index;
+                f.finish(&mut FieldEvents { index, out });
+            }
+            c.value_end = c.args.len();
+            Self::end(c, out);
+        }
+    }
+
     fn trailing(c: &mut Call, t: &str) {
         if t.trim().is_empty() {
             return;
@@ -475,6 +533,14 @@ impl Calls {
                 c.phase = Phase::Closed;
             }
             Phase::Streaming => {
+                if c.checked && !c.args.is_empty() {
+                    // The dialect scanned this text and did not see the value close;
+                    // scan it once here to learn whether it is complete at the end
+                    // (a top-level number) or cut off.
+                    let mut scanner = JsonScanner::with_max_depth(self.limits.max_depth);
+                    let _ = scanner.feed(c.args.as_bytes());
+                    c.scanner = scanner;
+                }
                 if c.scanner.is_empty() && c.args.trim().is_empty() {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::Rng;
+use common::sse_typed as sse;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -18,19 +18,6 @@ use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
 
 fn anthropic() -> Parser {
     Parser::new(Format::Anthropic)
-}
-
-/// SSE with an `event:` line naming the payload's type, as Anthropic sends it.
-fn sse(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str("event: ");
-        s.push_str(p["type"].as_str().unwrap_or("message"));
-        s.push_str("\ndata: ");
-        s.push_str(&p.to_string());
-        s.push_str("\n\n");
-    }
-    s.into_bytes()
 }
 
 fn start(id: &str, input_tokens: u64) -> Value {
@@ -73,14 +60,6 @@ fn ping() -> Value {
 
 fn message_stop() -> Value {
     json!({"type": "message_stop"})
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
 }
 
 fn all_args(ev: &[Event], index: usize) -> String {
@@ -694,94 +673,20 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_anthropic_match_the_oracle_at_every_chunking() {
-    let caps = captures("anthropic");
-    if caps.is_empty() {
-        return;
+    CaptureOracle {
+        format: "anthropic",
+        name: "Anthropic",
+        min_captures: 15,
+        min_calls: 21,
+        oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
+        check: &tool_calls_with_token_counts,
+        chunked: None,
     }
-    assert!(
-        caps.len() >= 15,
-        "expected the Anthropic captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let make = maker("anthropic", cap.framing);
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes, cap.framing);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(common::text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        assert!(
-            matches!(whole.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), usage: Some(u) })
-                if u.input_tokens.is_some() && u.output_tokens.is_some()),
-            "{}: {:?}",
-            cap.path,
-            whole.last()
-        );
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
-                cap.path
-            );
-        }
-        total_calls += want_calls.len();
-    }
-    assert!(total_calls >= 21, "{total_calls}");
+    .run();
 }
 
 // ---------------------------------------------------------------------------------
 // Generated streams.
-
-/// JSON values with escapes, non-ASCII and nesting.
-fn arb_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        "[\\PC\"\\\\\n\t\u{1}/]{0,12}".prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<bool>().prop_map(Value::from),
-        Just(Value::Null),
-        (-1000i32..1000).prop_map(|i| json!(f64::from(i) / 8.0)),
-    ];
-    leaf.prop_recursive(2, 12, 4, |inner| {
-        prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            proptest::collection::btree_map("\\PC{0,6}", inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
-}
-
-fn arb_args() -> impl Strategy<Value = Value> {
-    proptest::collection::btree_map("[\\PC\"\\\\]{0,8}", arb_value(), 0..4)
-        .prop_map(|m| Value::Object(m.into_iter().collect()))
-}
-
-/// Cuts `s` into pieces at char boundaries, `pieces` of roughly equal size.
-fn split_chars(s: &str, pieces: usize) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    chars
-        .chunks(chars.len().div_ceil(pieces.max(1)).max(1))
-        .map(|c| c.iter().collect())
-        .collect()
-}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
@@ -832,16 +737,10 @@ proptest! {
         payloads.push(message_delta(if want.is_empty() { "end_turn" } else { "tool_use" }, 7));
         payloads.push(message_stop());
         let body = sse(&payloads);
-        let whole = run_whole(&anthropic, &body);
-        check_contract(&whole);
-        prop_assert_eq!(calls(&whole), want);
-        prop_assert_eq!(common::text(&whole), texts.concat());
-        prop_assert_eq!(reasoning(&whole), think);
-        prop_assert!(errors(&whole).is_empty());
-        prop_assert_eq!(run_chunks(&anthropic, &cut_at(&body, &cuts)), whole.clone());
-        let ndjson: String = payloads.iter().map(|p| format!("{p}\n")).collect();
+        let want = Want { calls: want, text: texts.concat(), reasoning: Some(think) };
+        let whole = generated_stream_decodes(&anthropic, &body, &cuts, want)?;
         let make = || Parser::new(Format::Anthropic).framing(Framing::Ndjson);
-        prop_assert_eq!(run_chunks(&make, &cut_at(ndjson.as_bytes(), &cuts)), whole);
+        prop_assert_eq!(run_chunks(&make, &cut_at(&ndjson(&payloads), &cuts)), whole);
     }
 }
 
@@ -887,41 +786,8 @@ fn input_json_delta_inside_a_text_block_is_reported() {
     assert!(ev.iter().any(|e| matches!(e, Event::Error { kind: ErrorKind::MissingName, raw, .. } if raw == "{\"z\": 0}")));
 }
 
-const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
-
 /// Captures with bytes flipped, dropped and duplicated: never a panic, always the contract.
 #[test]
 fn mutated_captures_keep_the_contract() {
-    for cap in captures("anthropic") {
-        let make = maker("anthropic", cap.framing);
-        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
-        for _ in 0..50 {
-            let mut bytes = cap.bytes.clone();
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(bytes.len());
-                match rng.below(3) {
-                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    _ => {
-                        let end = (at + 1 + rng.below(64)).min(bytes.len());
-                        let piece = bytes[at..end].to_vec();
-                        bytes.splice(at..at, piece);
-                    }
-                }
-            }
-            let whole = run_whole(&make, &bytes);
-            check_contract(&whole);
-            let cuts: Vec<usize> = (0..1 + rng.below(20))
-                .map(|_| rng.below(bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&bytes, &cuts)),
-                whole,
-                "{} mutated, split",
-                cap.path
-            );
-        }
-    }
+    common::mutated_captures_keep_the_contract("anthropic");
 }

@@ -23,14 +23,6 @@ fn bedrock_ndjson() -> Parser {
     Parser::new(Format::Bedrock).framing(Framing::Ndjson)
 }
 
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
 /// One event-stream message with string headers and correct CRCs.
 fn frame(headers: &[(&str, &str)], payload: &[u8]) -> Vec<u8> {
     let mut h = Vec::new();
@@ -666,66 +658,25 @@ fn oracle(events: &[(String, Value)]) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_bedrock_match_the_oracle_at_every_chunking() {
-    let caps = captures("bedrock");
-    if caps.is_empty() {
-        return;
+    CaptureOracle {
+        format: "bedrock",
+        name: "Bedrock",
+        min_captures: 11,
+        min_calls: 9,
+        oracle: &|cap| {
+            let events = match cap.framing {
+                Framing::EventStream => oracle_frames(&cap.bytes),
+                _ => oracle_lines(&cap.bytes),
+            };
+            oracle(&events).into()
+        },
+        check: &|cap, whole| {
+            no_errors(cap, whole);
+            ends_with_finish(cap, whole, FinishReason::ToolCalls, |_| true);
+        },
+        chunked: None,
     }
-    assert!(
-        caps.len() >= 11,
-        "expected the Bedrock captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let events = match cap.framing {
-            Framing::EventStream => oracle_frames(&cap.bytes),
-            _ => oracle_lines(&cap.bytes),
-        };
-        let (want_text, want_reasoning, want_calls) = oracle(&events);
-        let make = maker("bedrock", cap.framing);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        assert!(
-            matches!(
-                whole.last(),
-                Some(Event::Finish {
-                    reason: Some(FinishReason::ToolCalls),
-                    usage: Some(_)
-                })
-            ),
-            "{}",
-            cap.path
-        );
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
-                cap.path
-            );
-        }
-        total_calls += want_calls.len();
-    }
-    assert!(total_calls >= 9, "{total_calls}");
+    .run();
 }
 
 #[test]
@@ -785,9 +736,8 @@ proptest::proptest! {
             let id = format!("tooluse_{i}");
             events.push(start(block, &id, name));
             let args_text = serde_json::to_string(args).unwrap();
-            let chars: Vec<char> = args_text.chars().collect();
-            for piece in chars.chunks(chars.len().div_ceil(*pieces).max(1)) {
-                events.push(input(block, &piece.iter().collect::<String>()));
+            for piece in split_chars(&args_text, *pieces) {
+                events.push(input(block, &piece));
             }
             events.push(stop(block));
             block += 1;
@@ -797,12 +747,7 @@ proptest::proptest! {
         events.push(metadata());
         let (make, body): (&dyn Fn() -> Parser, Vec<u8>) =
             if binary { (&bedrock, bin(&events)) } else { (&bedrock_ndjson, lines(&events)) };
-        let whole = run_whole(make, &body);
-        check_contract(&whole);
-        proptest::prop_assert!(errors(&whole).is_empty(), "{:?}", errors(&whole));
-        proptest::prop_assert_eq!(calls(&whole), want);
-        proptest::prop_assert_eq!(text(&whole), texts.concat());
-        proptest::prop_assert_eq!(reasoning(&whole), think);
-        proptest::prop_assert_eq!(run_chunks(make, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: texts.concat(), reasoning: Some(think) };
+        generated_stream_decodes(make, &body, &cuts, want)?;
     }
 }

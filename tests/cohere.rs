@@ -32,15 +32,6 @@ fn sse(payloads: &[Value]) -> Vec<u8> {
     s.into_bytes()
 }
 
-fn ndjson(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str(&p.to_string());
-        s.push('\n');
-    }
-    s.into_bytes()
-}
-
 fn start() -> Value {
     json!({"id": "a70fe72c", "type": "message-start", "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}}})
 }
@@ -83,26 +74,6 @@ fn cohere() -> Parser {
 
 fn cohere_ndjson() -> Parser {
     Parser::new(Format::Cohere).framing(Framing::Ndjson)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
-fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
-    let f: Vec<_> = ev
-        .iter()
-        .filter_map(|e| match e {
-            Event::Finish { reason, usage } => Some((reason.clone(), usage.clone())),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(f.len(), 1, "{ev:?}");
-    f.into_iter().next().unwrap()
 }
 
 #[test]
@@ -518,54 +489,21 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_cohere_match_the_oracle_at_every_chunking() {
-    let caps = captures("cohere");
-    if caps.is_empty() {
-        return;
+    CaptureOracle {
+        format: "cohere",
+        name: "Cohere",
+        min_captures: 7,
+        min_calls: 9,
+        oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
+        check: &|cap, whole| {
+            no_errors(cap, whole);
+            let (reason, usage) = finish(whole);
+            assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
+            assert!(usage.and_then(|u| u.input_tokens).is_some(), "{}", cap.path);
+        },
+        chunked: None,
     }
-    assert!(
-        caps.len() >= 7,
-        "expected the Cohere captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let make = maker("cohere", cap.framing);
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes, cap.framing);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        let (reason, usage) = finish(&whole);
-        assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
-        assert!(usage.and_then(|u| u.input_tokens).is_some(), "{}", cap.path);
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
-                cap.path
-            );
-        }
-        total_calls += want_calls.len();
-    }
-    assert!(total_calls >= 9, "{total_calls}");
+    .run();
 }
 
 proptest::proptest! {
@@ -601,24 +539,18 @@ proptest::proptest! {
             } else {
                 serde_json::to_string(args).unwrap()
             };
-            let chars: Vec<char> = args_text.chars().collect();
             let id = format!("{name}_{i}x");
             payloads.push(call_start(i as i64, &id, name, ""));
-            for piece in chars.chunks(chars.len().div_ceil(*pieces).max(1)) {
-                payloads.push(call_delta(i as i64, &piece.iter().collect::<String>()));
+            for piece in split_chars(&args_text, *pieces) {
+                payloads.push(call_delta(i as i64, &piece));
             }
             payloads.push(call_end(i as i64));
             want.push(call(&id, name, serde_json::to_value(args).unwrap()));
         }
         payloads.push(end(if want.is_empty() { "COMPLETE" } else { "TOOL_CALL" }));
         let (body, make): (Vec<u8>, fn() -> Parser) = if ndjson_framing { (ndjson(&payloads), cohere_ndjson) } else { (sse(&payloads), cohere) };
-        let whole = run_whole(&make, &body);
-        check_contract(&whole);
-        proptest::prop_assert_eq!(calls(&whole), want);
-        proptest::prop_assert_eq!(text(&whole), texts.concat());
-        proptest::prop_assert_eq!(reasoning(&whole), plan_text);
-        proptest::prop_assert!(errors(&whole).is_empty());
-        proptest::prop_assert_eq!(run_chunks(&make, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: texts.concat(), reasoning: Some(plan_text) };
+        generated_stream_decodes(&make, &body, &cuts, want)?;
     }
 }
 

@@ -17,29 +17,12 @@ fn gemini() -> Parser {
     Parser::new(Format::Gemini)
 }
 
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
 fn sse(payloads: &[Value]) -> Vec<u8> {
     let mut s = String::new();
     for p in payloads {
         s.push_str("data: ");
         s.push_str(&p.to_string());
         s.push_str("\r\n\r\n");
-    }
-    s.into_bytes()
-}
-
-fn ndjson(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str(&p.to_string());
-        s.push('\n');
     }
     s.into_bytes()
 }
@@ -716,74 +699,32 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_gemini_match_the_oracle_at_every_chunking() {
-    let caps = captures("gemini");
-    if caps.is_empty() {
-        return;
-    }
-    assert!(
-        caps.len() >= 18,
-        "expected the Gemini captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes, cap.framing);
-        assert!(
-            !want_calls.is_empty(),
-            "{}: every Gemini capture holds a call",
-            cap.path
-        );
-        let explicit = maker("gemini", cap.framing);
-        let whole = run_whole(&explicit, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        assert!(
-            matches!(
-                whole.last(),
-                Some(Event::Finish {
-                    reason: Some(FinishReason::ToolCalls),
-                    usage: Some(_)
-                })
-            ),
-            "{}",
-            cap.path
-        );
-        // The default (auto) framing finds the capture's framing.
-        assert_eq!(
-            run_whole(&gemini, &cap.bytes),
-            whole,
-            "{} auto framing",
-            cap.path
-        );
-        assert_eq!(
-            run_sized(&gemini, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&gemini, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
+    CaptureOracle {
+        format: "gemini",
+        name: "Gemini",
+        min_captures: 18,
+        min_calls: 20,
+        oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
+        check: &|cap, whole| {
+            assert!(
+                !calls(whole).is_empty(),
+                "{}: every Gemini capture holds a call",
                 cap.path
             );
-        }
-        total_calls += want_calls.len();
+            no_errors(cap, whole);
+            ends_with_finish(cap, whole, FinishReason::ToolCalls, |_| true);
+            // The default (auto) framing finds the capture's framing.
+            assert_eq!(
+                run_whole(&gemini, &cap.bytes),
+                whole,
+                "{} auto framing",
+                cap.path
+            );
+        },
+        // Fed in pieces with the default (auto) framing.
+        chunked: Some(&gemini),
     }
-    assert!(total_calls >= 20, "{total_calls}");
+    .run();
 }
 
 // ---------------------------------------------------------------------------------
@@ -807,9 +748,8 @@ fn arg_value() -> impl proptest::strategy::Strategy<Value = Value> {
 fn stream_value(path: &str, value: &Value, pieces: usize, out: &mut Vec<Value>) {
     match value {
         Value::String(s) => {
-            let chars: Vec<char> = s.chars().collect();
-            for piece in chars.chunks(chars.len().div_ceil(pieces).max(1)) {
-                out.push(pa(path, json!(piece.iter().collect::<String>()), true));
+            for piece in split_chars(s, pieces) {
+                out.push(pa(path, json!(piece), true));
             }
             out.push(pa(path, json!(""), false));
         }
@@ -883,11 +823,7 @@ proptest::proptest! {
             1 => ndjson(&payloads),
             _ => json_array(&payloads),
         };
-        let whole = run_whole(&gemini, &body);
-        check_contract(&whole);
-        proptest::prop_assert!(errors(&whole).is_empty(), "{:?}", errors(&whole));
-        proptest::prop_assert_eq!(calls(&whole), want);
-        proptest::prop_assert_eq!(text(&whole), texts.concat());
-        proptest::prop_assert_eq!(run_chunks(&gemini, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: texts.concat(), reasoning: None };
+        generated_stream_decodes(&gemini, &body, &cuts, want)?;
     }
 }

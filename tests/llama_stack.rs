@@ -11,19 +11,10 @@
 
 mod common;
 
+use common::sse_data as sse;
 use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
-
-fn sse(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str("data: ");
-        s.push_str(&p.to_string());
-        s.push_str("\n\n");
-    }
-    s.into_bytes()
-}
 
 fn ev(event_type: &str, delta: Value, stop: Option<&str>) -> Value {
     json!({"event": {"delta": delta, "event_type": event_type, "logprobs": null, "stop_reason": stop}, "metrics": null})
@@ -60,26 +51,6 @@ fn complete(stop: &str) -> Value {
 
 fn llama_stack() -> Parser {
     Parser::new(Format::LlamaStack)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
-fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
-    let f: Vec<_> = ev
-        .iter()
-        .filter_map(|e| match e {
-            Event::Finish { reason, usage } => Some((reason.clone(), usage.clone())),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(f.len(), 1, "{ev:?}");
-    f.into_iter().next().unwrap()
 }
 
 #[test]
@@ -515,64 +486,35 @@ fn oracle(bytes: &[u8]) -> (String, Vec<Call>) {
 
 #[test]
 fn captures_llama_stack_match_the_oracle_at_every_chunking() {
-    let caps = captures("llama-stack");
-    if caps.is_empty() {
-        return;
-    }
-    assert!(
-        caps.len() >= 6,
-        "expected the Llama Stack captures, found {}",
-        caps.len()
-    );
-    for cap in &caps {
-        assert_eq!(cap.framing, Framing::Ndjson);
-        let make = maker("llama-stack", cap.framing);
-        let (want_text, want_calls) = oracle(&cap.bytes);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(want_calls.len(), 1, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        let (reason, usage) = finish(&whole);
-        assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
-        assert!(usage.and_then(|u| u.total_tokens).is_some(), "{}", cap.path);
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
+    CaptureOracle {
+        format: "llama-stack",
+        name: "Llama Stack",
+        min_captures: 6,
+        min_calls: 0,
+        oracle: &|cap| oracle(&cap.bytes).into(),
+        check: &|cap, whole| {
+            assert_eq!(cap.framing, Framing::Ndjson);
+            assert_eq!(calls(whole).len(), 1, "{}", cap.path);
+            no_errors(cap, whole);
+            let (reason, usage) = finish(whole);
+            assert_eq!(reason, Some(FinishReason::ToolCalls), "{}", cap.path);
+            assert!(usage.and_then(|u| u.total_tokens).is_some(), "{}", cap.path);
+            // The same payloads as SSE `data:` events.
+            let as_sse: Vec<u8> = String::from_utf8_lossy(&cap.bytes)
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .flat_map(|l| format!("data: {l}\n\n").into_bytes())
                 .collect();
             assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                run_sized(&llama_stack, &as_sse, 7),
                 whole,
-                "{} random split",
+                "{} as SSE",
                 cap.path
             );
-        }
-        // The same payloads as SSE `data:` events.
-        let as_sse: Vec<u8> = String::from_utf8_lossy(&cap.bytes)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .flat_map(|l| format!("data: {l}\n\n").into_bytes())
-            .collect();
-        assert_eq!(
-            run_sized(&llama_stack, &as_sse, 7),
-            whole,
-            "{} as SSE",
-            cap.path
-        );
+        },
+        chunked: None,
     }
+    .run();
 }
 
 proptest::proptest! {
@@ -602,8 +544,7 @@ proptest::proptest! {
             } else {
                 format!("[{name}({})]", args.iter().map(|(k, v)| format!("{k}={}", serde_json::to_string(v).unwrap())).collect::<Vec<_>>().join(", "))
             };
-            let chars: Vec<char> = raw_text.chars().collect();
-            let fragments: Vec<String> = chars.chunks(chars.len().div_ceil(*pieces).max(1)).map(|c| c.iter().collect()).collect();
+            let fragments = split_chars(&raw_text, *pieces);
             if as_text {
                 for f in &fragments {
                     payloads.push(text_delta(f));
@@ -625,11 +566,7 @@ proptest::proptest! {
         }
         payloads.push(complete("end_of_turn"));
         let body = sse(&payloads);
-        let whole = run_whole(&llama_stack, &body);
-        check_contract(&whole);
-        proptest::prop_assert_eq!(calls(&whole), want);
-        proptest::prop_assert_eq!(text(&whole), plain.unwrap_or_default());
-        proptest::prop_assert!(errors(&whole).is_empty());
-        proptest::prop_assert_eq!(run_chunks(&llama_stack, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: plain.unwrap_or_default(), reasoning: None };
+        generated_stream_decodes(&llama_stack, &body, &cuts, want)?;
     }
 }

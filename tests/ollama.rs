@@ -15,15 +15,6 @@ use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Parser};
 
-fn ndjson(lines: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for l in lines {
-        s.push_str(&l.to_string());
-        s.push('\n');
-    }
-    s.into_bytes()
-}
-
 fn msg(message: Value) -> Value {
     json!({"model": "qwen3:0.6b", "created_at": "2025-07-29T17:37:08.301403Z", "message": message, "done": false})
 }
@@ -41,26 +32,6 @@ fn generate(response: &str) -> Value {
 
 fn ollama() -> Parser {
     Parser::new(Format::Ollama)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
-fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<toolstream::Usage>) {
-    let f: Vec<_> = ev
-        .iter()
-        .filter_map(|e| match e {
-            Event::Finish { reason, usage } => Some((reason.clone(), usage.clone())),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(f.len(), 1, "{ev:?}");
-    f.into_iter().next().unwrap()
 }
 
 fn args_text(ev: &[Event], index: usize) -> String {
@@ -365,60 +336,31 @@ fn oracle(bytes: &[u8]) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_ollama_match_the_oracle_at_every_chunking() {
-    let caps = captures("ollama");
-    if caps.is_empty() {
-        return;
-    }
-    assert!(
-        caps.len() >= 3,
-        "expected the Ollama captures, found {}",
-        caps.len()
-    );
-    for cap in &caps {
-        let make = maker("ollama", cap.framing);
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert!(
-            want_text.starts_with('[') && want_text.ends_with(")]"),
-            "{}: a raw pythonic call",
-            cap.path
-        );
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        let (reason, usage) = finish(&whole);
-        assert_eq!(reason, Some(FinishReason::Stop), "{}", cap.path);
-        assert!(
-            usage.and_then(|u| u.output_tokens).is_some(),
-            "{}",
-            cap.path
-        );
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
+    CaptureOracle {
+        format: "ollama",
+        name: "Ollama",
+        min_captures: 3,
+        min_calls: 0,
+        oracle: &|cap| oracle(&cap.bytes).into(),
+        check: &|cap, whole| {
+            let t = text(whole);
+            assert!(
+                t.starts_with('[') && t.ends_with(")]"),
+                "{}: a raw pythonic call",
                 cap.path
             );
-        }
+            no_errors(cap, whole);
+            let (reason, usage) = finish(whole);
+            assert_eq!(reason, Some(FinishReason::Stop), "{}", cap.path);
+            assert!(
+                usage.and_then(|u| u.output_tokens).is_some(),
+                "{}",
+                cap.path
+            );
+        },
+        chunked: None,
     }
+    .run();
 }
 
 proptest::proptest! {
@@ -460,15 +402,10 @@ proptest::proptest! {
         }
         lines.push(done("stop"));
         let body = ndjson(&lines);
-        let whole = run_whole(&ollama, &body);
-        check_contract(&whole);
-        proptest::prop_assert_eq!(calls(&whole), want.clone());
+        let wanted = Want { calls: want.clone(), text: texts.concat(), reasoning: Some(thinking.concat()) };
+        let whole = generated_stream_decodes(&ollama, &body, &cuts, wanted)?;
         for (i, c) in want.iter().enumerate() {
             proptest::prop_assert_eq!(args_text(&whole, i), c.arguments.to_string());
         }
-        proptest::prop_assert_eq!(text(&whole), texts.concat());
-        proptest::prop_assert_eq!(reasoning(&whole), thinking.concat());
-        proptest::prop_assert!(errors(&whole).is_empty());
-        proptest::prop_assert_eq!(run_chunks(&ollama, &cut_at(&body, &cuts)), whole);
     }
 }

@@ -10,19 +10,10 @@
 
 mod common;
 
+use common::sse_data as sse;
 use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
-
-fn sse(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str("data: ");
-        s.push_str(&p.to_string());
-        s.push_str("\n\n");
-    }
-    s.into_bytes()
-}
 
 fn chunk(delta: Value) -> Value {
     json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
@@ -54,14 +45,6 @@ fn tc(index: Option<i64>, id: Option<&str>, name: Option<&str>, args: Option<&st
 
 fn openai() -> Parser {
     Parser::new(Format::OpenAiChat)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
 }
 
 #[test]
@@ -604,58 +587,30 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_openai_family_match_the_oracle_at_every_chunking() {
-    let caps = captures("openai-chat");
-    if caps.is_empty() {
-        return;
+    CaptureOracle {
+        format: "openai-chat",
+        name: "OpenAI-family",
+        min_captures: 50,
+        min_calls: 50,
+        oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
+        check: &|cap, whole| {
+            let provider_errors = errors(whole)
+                .iter()
+                .filter(|e| {
+                    !matches!(
+                        e,
+                        Event::Error {
+                            kind: ErrorKind::Provider,
+                            ..
+                        }
+                    )
+                })
+                .count();
+            assert_eq!(provider_errors, 0, "{}: {:?}", cap.path, errors(whole));
+        },
+        chunked: None,
     }
-    assert!(
-        caps.len() >= 50,
-        "expected the OpenAI-family captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let make = maker("openai-chat", cap.framing);
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes, cap.framing);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        let provider_errors = errors(&whole)
-            .iter()
-            .filter(|e| {
-                !matches!(
-                    e,
-                    Event::Error {
-                        kind: ErrorKind::Provider,
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert_eq!(provider_errors, 0, "{}: {:?}", cap.path, errors(&whole));
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
-                cap.path
-            );
-        }
-        total_calls += want_calls.len();
-    }
-    assert!(total_calls >= 50, "{total_calls}");
+    .run();
 }
 
 proptest::proptest! {
@@ -675,22 +630,17 @@ proptest::proptest! {
         let mut want = Vec::new();
         for (i, (name, args, pieces)) in gen_calls.iter().enumerate() {
             let args_text = serde_json::to_string(args).unwrap();
-            let chars: Vec<char> = args_text.chars().collect();
             let id = format!("call_{i}_x");
             payloads.push(tc(Some(i as i64), Some(&id), Some(name), Some("")));
-            for piece in chars.chunks(chars.len().div_ceil(*pieces).max(1)) {
-                let s: String = piece.iter().collect();
-                payloads.push(tc(Some(i as i64), None, None, Some(&s)));
+            for piece in split_chars(&args_text, *pieces) {
+                payloads.push(tc(Some(i as i64), None, None, Some(&piece)));
             }
             want.push(call(&id, name, serde_json::to_value(args).unwrap()));
         }
         payloads.push(fin("tool_calls"));
         let body = sse(&payloads);
-        let whole = run_whole(&openai, &body);
-        check_contract(&whole);
-        proptest::prop_assert_eq!(calls(&whole), want);
-        proptest::prop_assert_eq!(text(&whole), texts.concat());
-        proptest::prop_assert_eq!(run_chunks(&openai, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: texts.concat(), reasoning: None };
+        generated_stream_decodes(&openai, &body, &cuts, want)?;
     }
 }
 

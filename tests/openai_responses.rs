@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::Rng;
+use common::sse_typed as sse;
 use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -18,19 +18,6 @@ use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
 
 fn responses() -> Parser {
     Parser::new(Format::OpenAiResponses)
-}
-
-/// SSE with `event:` before `data:`, as OpenAI sends it.
-fn sse(payloads: &[Value]) -> Vec<u8> {
-    let mut s = String::new();
-    for p in payloads {
-        s.push_str("event: ");
-        s.push_str(p["type"].as_str().unwrap_or("message"));
-        s.push_str("\ndata: ");
-        s.push_str(&p.to_string());
-        s.push_str("\n\n");
-    }
-    s.into_bytes()
 }
 
 fn created() -> Value {
@@ -100,14 +87,6 @@ fn completed(input_tokens: u64, output_tokens: u64) -> Value {
         "error": null, "incomplete_details": null, "output": [{"type": "function_call", "arguments": "{\"ignored\":1}", "name": "zzz", "call_id": "zzz"}],
         "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": output_tokens,
             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": input_tokens + output_tokens}}})
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
 }
 
 fn all_args(ev: &[Event], index: usize) -> String {
@@ -760,93 +739,20 @@ fn oracle(bytes: &[u8], framing: Framing) -> (String, String, Vec<Call>) {
 
 #[test]
 fn captures_openai_responses_match_the_oracle_at_every_chunking() {
-    let caps = captures("openai-responses");
-    if caps.is_empty() {
-        return;
+    CaptureOracle {
+        format: "openai-responses",
+        name: "Responses",
+        min_captures: 14,
+        min_calls: 16,
+        oracle: &|cap| oracle(&cap.bytes, cap.framing).into(),
+        check: &tool_calls_with_token_counts,
+        chunked: None,
     }
-    assert!(
-        caps.len() >= 14,
-        "expected the Responses captures, found {}",
-        caps.len()
-    );
-    let mut total_calls = 0;
-    for cap in &caps {
-        let make = maker("openai-responses", cap.framing);
-        let (want_text, want_reasoning, want_calls) = oracle(&cap.bytes, cap.framing);
-        let whole = run_whole(&make, &cap.bytes);
-        check_contract(&whole);
-        assert_eq!(calls(&whole), want_calls, "{}", cap.path);
-        assert_eq!(text(&whole), want_text, "{}", cap.path);
-        assert_eq!(reasoning(&whole), want_reasoning, "{}", cap.path);
-        assert!(
-            errors(&whole).is_empty(),
-            "{}: {:?}",
-            cap.path,
-            errors(&whole)
-        );
-        assert!(
-            matches!(whole.last(), Some(Event::Finish { reason: Some(FinishReason::ToolCalls), usage: Some(u) })
-                if u.input_tokens.is_some() && u.output_tokens.is_some()),
-            "{}: {:?}",
-            cap.path,
-            whole.last()
-        );
-        assert_eq!(
-            run_sized(&make, &cap.bytes, 1),
-            whole,
-            "{} byte by byte",
-            cap.path
-        );
-        let mut rng = Rng::new(cap.bytes.len() as u64);
-        for _ in 0..5 {
-            let cuts: Vec<usize> = (0..1 + rng.below(40))
-                .map(|_| rng.below(cap.bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
-                whole,
-                "{} random split",
-                cap.path
-            );
-        }
-        total_calls += want_calls.len();
-    }
-    assert!(total_calls >= 16, "{total_calls}");
+    .run();
 }
 
 // ---------------------------------------------------------------------------------
 // Generated streams.
-
-/// JSON values with escapes, non-ASCII and nesting.
-fn arb_value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        "[\\PC\"\\\\\n\t\u{1}/]{0,12}".prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<bool>().prop_map(Value::from),
-        Just(Value::Null),
-        (-1000i32..1000).prop_map(|i| json!(f64::from(i) / 8.0)),
-    ];
-    leaf.prop_recursive(2, 12, 4, |inner| {
-        prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-            proptest::collection::btree_map("\\PC{0,6}", inner, 0..4)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
-}
-
-fn arb_args() -> impl Strategy<Value = Value> {
-    proptest::collection::btree_map("[\\PC\"\\\\]{0,8}", arb_value(), 0..4)
-        .prop_map(|m| Value::Object(m.into_iter().collect()))
-}
-
-fn split_chars(s: &str, pieces: usize) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    chars
-        .chunks(chars.len().div_ceil(pieces.max(1)).max(1))
-        .map(|c| c.iter().collect())
-        .collect()
-}
 
 /// How a generated call sends its arguments.
 #[derive(Debug, Clone, Copy)]
@@ -929,13 +835,8 @@ proptest! {
         payloads.push(item("message", oi, "msg_last", true));
         payloads.push(completed(10, 20));
         let body = sse(&payloads);
-        let whole = run_whole(&responses, &body);
-        check_contract(&whole);
-        prop_assert_eq!(calls(&whole), want);
-        prop_assert_eq!(text(&whole), texts.concat());
-        prop_assert_eq!(reasoning(&whole), think);
-        prop_assert!(errors(&whole).is_empty(), "{:?}", errors(&whole));
-        prop_assert_eq!(run_chunks(&responses, &cut_at(&body, &cuts)), whole);
+        let want = Want { calls: want, text: texts.concat(), reasoning: Some(think) };
+        generated_stream_decodes(&responses, &body, &cuts, want)?;
     }
 }
 
@@ -980,41 +881,8 @@ fn responses_call_limit_drops_further_calls_once() {
     ));
 }
 
-const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
-
 /// Captures with bytes flipped, dropped and duplicated: never a panic, always the contract.
 #[test]
 fn mutated_captures_keep_the_contract() {
-    for cap in captures("openai-responses") {
-        let make = maker("openai-responses", cap.framing);
-        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
-        for _ in 0..50 {
-            let mut bytes = cap.bytes.clone();
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(bytes.len());
-                match rng.below(3) {
-                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    _ => {
-                        let end = (at + 1 + rng.below(64)).min(bytes.len());
-                        let piece = bytes[at..end].to_vec();
-                        bytes.splice(at..at, piece);
-                    }
-                }
-            }
-            let whole = run_whole(&make, &bytes);
-            check_contract(&whole);
-            let cuts: Vec<usize> = (0..1 + rng.below(20))
-                .map(|_| rng.below(bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&bytes, &cuts)),
-                whole,
-                "{} mutated, split",
-                cap.path
-            );
-        }
-    }
+    common::mutated_captures_keep_the_contract("openai-responses");
 }

@@ -1270,3 +1270,33 @@ fn fuzz_raw_call_text_kept_for_an_error_is_a_prefix_however_chunked() {
         "{message}"
     );
 }
+
+/// Fuzz regression (parser target, `llama-json`, 256-byte limits, 7-byte chunks): members
+/// after a call's arguments had closed were kept for the `trailing_arguments` error only
+/// while each piece fit in the limit, so whole input lost them silently and 7-byte
+/// pieces reported them. The error now always carries the first bytes up to the limit
+/// and counts the rest.
+#[test]
+fn fuzz_trailing_members_after_arguments_are_reported_however_chunked() {
+    let mut body =
+        b"{\"name\": \"perform\", \"parameters\":\"name\": \"perform\", \"parameters\": {\"operat"
+            .to_vec();
+    body.extend_from_slice(&[0xff; 100]);
+    body.extend_from_slice(b" 3}}");
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    limits.max_held_bytes = 256;
+    for format in [toolstream::Format::LlamaJson, toolstream::Format::Auto] {
+        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let events = common::assert_split_invariant(&make, &body, 40);
+        let trailing: Vec<_> = errors_of(&events, ErrorKind::TrailingArguments);
+        assert_eq!(trailing.len(), 1, "{format}: {events:?}");
+        let (_, message, raw) = &trailing[0];
+        assert!(raw.starts_with(": \"perform\""), "{format}: {raw:?}");
+        assert!(raw.len() <= 256, "{format}: {}", raw.len());
+        assert!(
+            message.contains("bytes beyond the argument limit not kept"),
+            "{message}"
+        );
+    }
+}

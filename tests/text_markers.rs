@@ -15,14 +15,6 @@ use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
-fn call(id: &str, name: &str, arguments: Value) -> Call {
-    Call {
-        id: id.into(),
-        name: name.into(),
-        arguments,
-    }
-}
-
 fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
     ev.iter()
         .filter_map(|e| match e {
@@ -921,5 +913,59 @@ proptest::proptest! {
         for format in [Format::Hermes, Format::QwenXml, Format::Mistral, Format::DeepSeek, Format::Harmony] {
             generated(format, texts.clone(), gen_calls.clone(), cuts.clone());
         }
+    }
+}
+
+/// Scanners hand the call table argument bytes they have already scanned; a top-level
+/// scalar (a number closes only when the next byte or the end arrives) must still end
+/// the call, mid-stream and at the end of input, however the text is chunked.
+#[test]
+fn scalar_arguments_end_the_call_mid_stream_and_at_the_end() {
+    let cases: &[(Format, &str, Value)] = &[
+        (Format::Mistral, "[TOOL_CALLS]f[ARGS]42", json!(42)),
+        (
+            Format::Mistral,
+            "[TOOL_CALLS]f[ARGS]-1.5e3 after",
+            json!(-1.5e3),
+        ),
+        (Format::Mistral, "[TOOL_CALLS]f[ARGS]true", json!(true)),
+        (
+            Format::DeepSeek,
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>7",
+            json!(7),
+        ),
+        (
+            Format::DeepSeek,
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>7<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            json!(7),
+        ),
+        (
+            Format::Harmony,
+            "<|channel|>commentary to=functions.f <|constrain|>json<|message|>12",
+            json!(12),
+        ),
+        (
+            Format::Harmony,
+            "<|channel|>commentary to=functions.f <|constrain|>json<|message|>12<|call|>",
+            json!(12),
+        ),
+        (
+            Format::Hermes,
+            "<tool_call>{\"name\": \"f\", \"arguments\": 3}</tool_call>",
+            json!(3),
+        ),
+        (
+            Format::QwenXml,
+            "<tool_call>\n<function=f>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>",
+            json!({"n": 3}),
+        ),
+    ];
+    for (format, input, want) in cases {
+        let ev = split(*format, input);
+        assert_eq!(
+            calls(&ev),
+            vec![call("call_0", "f", want.clone())],
+            "{format}: {input}: {ev:?}"
+        );
     }
 }

@@ -41,7 +41,7 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{RawStr, Sink};
+use crate::provider::{Envelope, RawStr, Sink, bad_payload};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -182,7 +182,7 @@ impl Anthropic {
         let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
-                bad_payload(event, data, trimmed, &e, sink);
+                bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
                 return;
             }
         };
@@ -421,59 +421,21 @@ impl Anthropic {
     }
 }
 
-/// Event types whose payload must fit [`Payload`]; any other type that does not is
-/// skipped as a newer event this decoder does not know.
-const DECODED: &[&str] = &[
-    "message_start",
-    "content_block_start",
-    "content_block_delta",
-    "content_block_stop",
-    "message_delta",
-    "message_stop",
-];
-
-/// A payload that did not fit: an error unless it is valid JSON of an event type this
-/// decoder does not decode.
-fn bad_payload(
-    event: &str,
-    data: &[u8],
-    trimmed: &[u8],
-    e: &serde_json::Error,
-    sink: &mut Sink<'_>,
-) {
-    #[derive(Deserialize)]
-    struct TypeOnly<'a> {
-        #[serde(
-            rename = "type",
-            borrow,
-            default,
-            deserialize_with = "crate::provider::opt_cow"
-        )]
-        kind: Option<Cow<'a, str>>,
-    }
-    match super::from_payload::<TypeOnly<'_>>(trimmed) {
-        Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
-            ErrorKind::Provider,
-            format!("error event of an unexpected shape: {e}"),
-            data,
-        ),
-        Ok(TypeOnly { kind: Some(k) }) if !DECODED.contains(&k.as_ref()) => {}
-        Ok(_) => sink.error(
-            ErrorKind::UnexpectedPayload,
-            format!("Anthropic stream event of an unexpected shape: {e}"),
-            data,
-        ),
-        Err(_) => sink.error(
-            if event == "error" {
-                ErrorKind::Provider
-            } else {
-                ErrorKind::InvalidJson
-            },
-            format!("payload is not an Anthropic stream event: {e}"),
-            data,
-        ),
-    }
-}
+/// The payload names, and the event types whose payload must fit [`Payload`]; any other
+/// type that does not is skipped as a newer event this decoder does not know.
+const ENVELOPE: Envelope = Envelope {
+    decoded: &[
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ],
+    event: "Anthropic stream event",
+    not: "payload is not an Anthropic stream event",
+    error_message: |_, e| format!("error event of an unexpected shape: {e}"),
+};
 
 /// `overloaded_error: Overloaded` from `{"type": "overloaded_error", "message": "Overloaded"}`.
 fn error_message(raw: &str) -> String {

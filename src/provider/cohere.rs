@@ -138,15 +138,12 @@ impl Cohere {
         let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a Cohere stream event: {e}"),
+                super::not_payload(
+                    event,
+                    "payload is not a Cohere stream event",
+                    &e,
                     data,
+                    sink,
                 );
                 return;
             }

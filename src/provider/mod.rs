@@ -6,6 +6,7 @@ use crate::calls::Calls;
 use crate::event::{ErrorKind, Event};
 use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 pub(crate) mod anthropic;
@@ -65,6 +66,71 @@ impl Sink<'_> {
             index: None,
             raw: String::from_utf8_lossy(raw).into_owned(),
         });
+    }
+}
+
+/// A payload that is not JSON of the dialect's envelope: an error of kind `provider` for
+/// an SSE `error` event, else `invalid_json`, its message `"{what}: {e}"` (`what` says
+/// what the payload should have been: `payload is not a chat.completion.chunk`).
+pub(crate) fn not_payload(
+    event: &str,
+    what: &str,
+    e: &serde_json::Error,
+    data: &[u8],
+    sink: &mut Sink<'_>,
+) {
+    let kind = if event == "error" {
+        ErrorKind::Provider
+    } else {
+        ErrorKind::InvalidJson
+    };
+    sink.error(kind, format!("{what}: {e}"), data);
+}
+
+/// How a dialect whose events carry their `type` in the payload names them, for
+/// [`bad_payload`].
+pub(crate) struct Envelope {
+    /// Event types whose payload must fit the dialect's payload struct.
+    pub(crate) decoded: &'static [&'static str],
+    /// The event's name in the error for a decoded type of an unexpected shape
+    /// (`Anthropic stream event`).
+    pub(crate) event: &'static str,
+    /// The error for a payload that is not JSON of an object
+    /// (`payload is not an Anthropic stream event`).
+    pub(crate) not: &'static str,
+    /// The message for an `error` event of an unexpected shape, from the trimmed
+    /// payload and the parse error.
+    pub(crate) error_message: fn(&[u8], &serde_json::Error) -> String,
+}
+
+/// A payload that did not fit the dialect's payload struct (`e`): an error unless it is
+/// valid JSON of an event type the dialect does not decode (a newer event, skipped).
+pub(crate) fn bad_payload(
+    envelope: &Envelope,
+    event: &str,
+    data: &[u8],
+    trimmed: &[u8],
+    e: &serde_json::Error,
+    sink: &mut Sink<'_>,
+) {
+    #[derive(serde::Deserialize)]
+    struct TypeOnly<'a> {
+        #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
+        kind: Option<Cow<'a, str>>,
+    }
+    match from_payload::<TypeOnly<'_>>(trimmed) {
+        Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
+            ErrorKind::Provider,
+            (envelope.error_message)(trimmed, e),
+            data,
+        ),
+        Ok(TypeOnly { kind: Some(k) }) if !envelope.decoded.contains(&k.as_ref()) => {}
+        Ok(_) => sink.error(
+            ErrorKind::UnexpectedPayload,
+            format!("{} of an unexpected shape: {e}", envelope.event),
+            data,
+        ),
+        Err(_) => not_payload(event, envelope.not, e, data, sink),
     }
 }
 

@@ -103,15 +103,12 @@ impl Ollama {
         let line: Line<'_> = match super::from_payload(trimmed) {
             Ok(l) => l,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("line is not an Ollama response object: {e}"),
+                super::not_payload(
+                    event,
+                    "line is not an Ollama response object",
+                    &e,
                     data,
+                    sink,
                 );
                 return;
             }

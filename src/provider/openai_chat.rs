@@ -173,15 +173,12 @@ impl OpenAiChat {
         let chunk: Chunk<'_> = match parsed {
             Ok(c) => c,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a chat.completion.chunk: {e}"),
+                super::not_payload(
+                    event,
+                    "payload is not a chat.completion.chunk",
+                    &e,
                     data,
+                    sink,
                 );
                 return;
             }

@@ -58,7 +58,7 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{RawStr, Sink, json_string};
+use crate::provider::{Envelope, RawStr, Sink, bad_payload, json_string};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -93,18 +93,6 @@ struct Payload<'a> {
     response: Option<Response<'a>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
-}
-
-/// Only the type of a payload, for payloads that do not fit [`Payload`].
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -160,6 +148,16 @@ const DECODED: &[&str] = &[
     "response.failed",
     "response.incomplete",
 ];
+
+/// How a payload that does not fit [`Payload`] is reported.
+const ENVELOPE: Envelope = Envelope {
+    decoded: DECODED,
+    event: "Responses stream event",
+    not: "payload is not a Responses stream event",
+    error_message: |trimmed, _| {
+        provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default())
+    },
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CallKind {
@@ -330,7 +328,7 @@ impl OpenAiResponses {
         let p: Payload<'_> = match super::from_payload(trimmed) {
             Ok(p) => p,
             Err(e) => {
-                self.bad_payload(event, data, trimmed, &e, sink);
+                bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
                 return;
             }
         };
@@ -414,40 +412,6 @@ impl OpenAiResponses {
             }
             // response.created / in_progress / content_part.* / *.done repeats / newer types.
             _ => {}
-        }
-    }
-
-    /// A payload that did not fit: an error unless it is valid JSON of an event type
-    /// this decoder does not decode.
-    fn bad_payload(
-        &self,
-        event: &str,
-        data: &[u8],
-        trimmed: &[u8],
-        e: &serde_json::Error,
-        sink: &mut Sink<'_>,
-    ) {
-        match super::from_payload::<TypeOnly<'_>>(trimmed) {
-            Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
-                ErrorKind::Provider,
-                provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default()),
-                data,
-            ),
-            Ok(TypeOnly { kind: Some(k) }) if !DECODED.contains(&k.as_ref()) => {}
-            Ok(_) => sink.error(
-                ErrorKind::UnexpectedPayload,
-                format!("Responses stream event of an unexpected shape: {e}"),
-                data,
-            ),
-            Err(_) => sink.error(
-                if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                },
-                format!("payload is not a Responses stream event: {e}"),
-                data,
-            ),
         }
     }
 

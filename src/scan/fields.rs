@@ -432,7 +432,7 @@ impl FieldDecoder {
             match self.state {
                 State::Str { key } => {
                     let rest = bytes.get(i..).unwrap_or_default();
-                    let off = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                    let off = crate::scan::find::find2(b'"', b'\\', rest).unwrap_or(rest.len());
                     if off > 0 {
                         self.flush_high(key);
                         let run = input.get(i..i + off).unwrap_or_default();

@@ -195,7 +195,7 @@ impl JsonScanner {
                 State::Str { key } => {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
-                    match memchr::memchr2(b'"', b'\\', rest) {
+                    match crate::scan::find::find2(b'"', b'\\', rest) {
                         None => return JsonStatus::NeedMore,
                         Some(off) => {
                             i += off;

@@ -136,9 +136,9 @@ impl MarkerSet {
         }
         let off = match self.firsts.as_slice() {
             [] => None,
-            [a] => memchr::memchr(*a, rest),
-            [a, b] => memchr::memchr2(*a, *b, rest),
-            [a, b, c] => memchr::memchr3(*a, *b, *c, rest),
+            [a] => crate::scan::find::find1(*a, rest),
+            [a, b] => crate::scan::find::find2(*a, *b, rest),
+            [a, b, c] => crate::scan::find::find3(*a, *b, *c, rest),
             _ => rest
                 .iter()
                 .position(|b| self.table.get(usize::from(*b)).copied().unwrap_or(false)),

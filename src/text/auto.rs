@@ -34,7 +34,8 @@ use crate::calls::Calls;
 use crate::event::Event;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::text::llama_pythonic::{TextOut, find3, is_name_byte, is_ws};
+use crate::scan::find::find3;
+use crate::text::util::{TextOut, is_name_byte, is_ws};
 use crate::text::{TextOptions, TextScanner};
 
 /// One step of a detection pattern.

@@ -34,6 +34,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::text::util::is_ws_char as is_ws;
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
 const CALLS_END: &str = "<｜tool▁calls▁end｜>";
@@ -42,11 +43,6 @@ const CALL_END: &str = "<｜tool▁call▁end｜>";
 const SEP: &str = "<｜tool▁sep｜>";
 const EOS: &str = "<｜end▁of▁sentence｜>";
 const MAX_NAME: usize = 256;
-
-#[inline]
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
@@ -277,7 +273,7 @@ impl DeepSeek {
                     JsonStatus::NeedMore => {
                         self.raw.push(s);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, s, out);
+                            calls.args_checked(slot, s, false, out);
                         }
                         s = "";
                     }
@@ -285,7 +281,7 @@ impl DeepSeek {
                         let v = s.get(..consumed).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
@@ -295,7 +291,7 @@ impl DeepSeek {
                         let v = s.get(..at).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, false, out);
                         }
                         s = s.get(at..).unwrap_or_default();
                         self.st = St::Skip(match error {

@@ -289,7 +289,7 @@ impl Harmony {
                     JsonStatus::NeedMore => {
                         self.raw.push(s);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, s, out);
+                            calls.args_checked(slot, s, false, out);
                         }
                         s = "";
                     }
@@ -297,7 +297,7 @@ impl Harmony {
                         let v = s.get(..consumed).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
@@ -311,7 +311,7 @@ impl Harmony {
                         let v = s.get(..at).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, false, out);
                         }
                         s = s.get(at..).unwrap_or_default();
                         self.body.clear();

@@ -182,14 +182,21 @@ impl JsonCall {
         }
     }
 
-    fn deliver(&mut self, piece: &str, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
-        if piece.is_empty() {
-            return true;
-        }
+    /// Hands argument bytes (scanned by `self.value`) to the call; `complete`: the value
+    /// closed with them.
+    fn deliver(
+        &mut self,
+        piece: &str,
+        complete: bool,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> bool {
         if self.named {
             if let Some(slot) = self.slot {
-                calls.args(slot, piece, out);
+                calls.args_checked(slot, piece, complete, out);
             }
+            true
+        } else if piece.is_empty() {
             true
         } else if self.pre_args.len() + piece.len() > self.max_args {
             false
@@ -307,7 +314,7 @@ impl JsonCall {
                     let args = self.w == W::Args;
                     match self.value.feed(rest.as_bytes()) {
                         JsonStatus::NeedMore => {
-                            if args && !self.deliver(rest, calls, out) {
+                            if args && !self.deliver(rest, false, calls, out) {
                                 return (i, Walk::Invalid(ErrorKind::LimitExceeded));
                             }
                             i = bytes.len();
@@ -316,6 +323,7 @@ impl JsonCall {
                             if args {
                                 if !self.deliver(
                                     rest.get(..consumed).unwrap_or_default(),
+                                    true,
                                     calls,
                                     out,
                                 ) {
@@ -329,8 +337,12 @@ impl JsonCall {
                         JsonStatus::Invalid { at, error } => {
                             // The valid prefix streams as it would have in smaller pieces.
                             if args {
-                                let _ =
-                                    self.deliver(rest.get(..at).unwrap_or_default(), calls, out);
+                                let _ = self.deliver(
+                                    rest.get(..at).unwrap_or_default(),
+                                    false,
+                                    calls,
+                                    out,
+                                );
                             }
                             let kind = match error {
                                 JsonError::TooDeep => ErrorKind::LimitExceeded,
@@ -373,7 +385,7 @@ fn string_run(rest: &[u8], mut esc: bool) -> (usize, bool, bool) {
             i += 1;
             continue;
         }
-        match memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
+        match crate::scan::find::find2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
             None => return (rest.len(), false, false),
             Some(off) => {
                 i += off;

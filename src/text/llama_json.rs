@@ -61,13 +61,12 @@
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
+use crate::scan::find::{find1, find3};
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::llama_pythonic::{
-    Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd, TextOut, args_text, find1, find3,
-    is_name_byte, is_name_start, is_ws, push_bounded,
-};
+use crate::text::llama_pythonic::{Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
+use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Special tokens recognised in the text.
 const PYTHON_TAG: &[u8] = b"<|python_tag|>";

@@ -44,28 +44,14 @@
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
+use crate::scan::find::find1;
 use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use memchr::memchr;
+use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Longest tool name accepted in a marker-less call header (bytes).
 pub(crate) const MAX_NAME: usize = 256;
-
-/// Whether `b` may start a name.
-pub(crate) fn is_name_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
-
-/// Whether `b` may continue a name (`.` and `-` are checked for position separately).
-pub(crate) fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
-}
-
-/// Whether `b` is JSON / Python insignificant whitespace.
-pub(crate) fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
 
 /// The tool name a pythonic callee designates: `x.call` → `x` (a Llama built-in tool),
 /// anything else as written.
@@ -73,162 +59,6 @@ pub(crate) fn callee_name(callee: &str) -> &str {
     match callee.strip_suffix(".call") {
         Some(base) if !base.is_empty() => base,
         _ => callee,
-    }
-}
-
-/// Visible text out of a scanner. Text bytes of one feed are collected and become one
-/// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
-/// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
-/// the next feed, and invalid bytes become U+FFFD.
-#[derive(Debug, Default)]
-pub(crate) struct TextOut {
-    /// Text bytes not yet emitted.
-    pending: Vec<u8>,
-    /// Non-whitespace text has been emitted.
-    seen: bool,
-}
-
-impl TextOut {
-    /// Whether non-whitespace text has been emitted.
-    pub(crate) fn seen(&self) -> bool {
-        self.seen
-    }
-
-    /// Records that non-whitespace text was emitted before this scanner's first byte.
-    pub(crate) fn set_seen(&mut self, seen: bool) {
-        self.seen |= seen;
-    }
-
-    /// Bytes held (text of this feed, an incomplete UTF-8 character).
-    pub(crate) fn held(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// Text bytes.
-    pub(crate) fn emit(&mut self, bytes: &[u8]) {
-        if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
-            self.seen = true;
-        }
-        self.pending.extend_from_slice(bytes);
-    }
-
-    /// The rest of the feed is text: with nothing pending and complete UTF-8 it becomes
-    /// an event at once (the common case of a token of prose).
-    pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
-        if self.pending.is_empty()
-            && !bytes.is_empty()
-            && let Ok(s) = std::str::from_utf8(bytes)
-        {
-            if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
-                self.seen = true;
-            }
-            out.push(Event::Text {
-                delta: s.to_owned(),
-            });
-            return;
-        }
-        self.emit(bytes);
-    }
-
-    /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
-    /// character at its end.
-    pub(crate) fn commit(&mut self, out: &mut Vec<Event>) {
-        match self.pending.last() {
-            None => return,
-            Some(&b) if b < 0x80 => return self.flush(out),
-            Some(_) => {}
-        }
-        let cut = incomplete_tail(&self.pending);
-        if cut == 0 {
-            return;
-        }
-        let mut tail = [0u8; 4];
-        let tail_len = self.pending.len() - cut;
-        if let (Some(dst), Some(src)) = (tail.get_mut(..tail_len), self.pending.get(cut..)) {
-            dst.copy_from_slice(src);
-        }
-        self.pending.truncate(cut);
-        self.flush(out);
-        self.pending
-            .extend_from_slice(tail.get(..tail_len).unwrap_or_default());
-    }
-
-    /// Emits all text now (before a call starts, and at the end): an incomplete UTF-8
-    /// character becomes U+FFFD.
-    pub(crate) fn flush(&mut self, out: &mut Vec<Event>) {
-        if self.pending.is_empty() {
-            return;
-        }
-        let delta = match String::from_utf8(std::mem::take(&mut self.pending)) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
-        out.push(Event::Text { delta });
-    }
-}
-
-/// Where an incomplete UTF-8 sequence at the end of `bytes` begins (`bytes.len()` when
-/// there is none).
-fn incomplete_tail(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    for k in 1..=len.min(3) {
-        let start = len - k;
-        match bytes.get(start) {
-            Some(&b) if b < 0x80 => return len,
-            Some(&b) if b >= 0xC0 => {
-                return match std::str::from_utf8(bytes.get(start..).unwrap_or_default()) {
-                    Err(e) if e.error_len().is_none() && e.valid_up_to() == 0 => start,
-                    _ => len,
-                };
-            }
-            _ => {}
-        }
-    }
-    len
-}
-
-/// Converts bytes to text for a call's arguments: borrowed when complete and valid,
-/// else through `utf8` (holding an incomplete character, replacing invalid bytes).
-pub(crate) fn args_text<'a>(
-    utf8: &mut Utf8Holder,
-    bytes: &'a [u8],
-    scratch: &'a mut String,
-) -> std::borrow::Cow<'a, str> {
-    if utf8.held() == 0
-        && let Ok(s) = std::str::from_utf8(bytes)
-    {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    utf8.push(bytes, scratch)
-}
-
-/// `memchr` for one byte, with a plain loop for short inputs (token-sized feeds).
-pub(crate) fn find1(b: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < 16 {
-        hay.iter().position(|&c| c == b)
-    } else {
-        memchr(b, hay)
-    }
-}
-
-/// `memchr3`, with a plain loop for short inputs.
-pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < 16 {
-        hay.iter().position(|&x| x == a || x == b || x == c)
-    } else {
-        memchr::memchr3(a, b, c, hay)
-    }
-}
-
-/// Appends `bytes` to a bounded raw buffer; returns `false` once something was cut.
-pub(crate) fn push_bounded(buf: &mut Vec<u8>, bytes: &[u8], max: usize) -> bool {
-    let room = max.saturating_sub(buf.len());
-    if bytes.len() <= room {
-        buf.extend_from_slice(bytes);
-        true
-    } else {
-        buf.extend_from_slice(bytes.get(..room).unwrap_or_default());
-        false
     }
 }
 
@@ -305,8 +135,9 @@ enum Target {
     Drop,
     /// The failed call's error (its argument text).
     Call(Slot),
-    /// An error of its own: text after a call had already ended.
-    Orphan(String),
+    /// An error of its own: text after a call had already ended (its first
+    /// `max_argument_bytes` bytes, the rest counted).
+    Orphan(crate::text::hermes::Raw),
 }
 
 /// A broken call being skipped to its end; its bytes become the error's `raw`.
@@ -316,7 +147,6 @@ pub(crate) struct Broken {
     target: Target,
     utf8: Utf8Holder,
     scratch: String,
-    max: usize,
 }
 
 impl Broken {
@@ -342,13 +172,12 @@ impl Broken {
         out: &mut Vec<Event>,
     ) -> bool {
         self.skip = skip;
-        self.max = max;
         self.utf8 = Utf8Holder::new();
         let done = !raw_lost && self.skip.scan(replay).is_some();
         self.target = match slot {
             Some(s) if ended => {
                 calls.close(s, out);
-                Target::Orphan(String::new())
+                Target::Orphan(crate::text::hermes::Raw::new(max))
             }
             Some(s) => {
                 calls.fail(s, kind, "", out);
@@ -384,11 +213,7 @@ impl Broken {
         match &mut self.target {
             Target::Drop => {}
             Target::Call(slot) => calls.args(*slot, &s, out),
-            Target::Orphan(buf) => {
-                if buf.len() + s.len() <= self.max {
-                    buf.push_str(&s);
-                }
-            }
+            Target::Orphan(raw) => raw.push(&s),
         }
     }
 
@@ -398,18 +223,20 @@ impl Broken {
             match &mut self.target {
                 Target::Drop => {}
                 Target::Call(slot) => calls.args(*slot, tail, out),
-                Target::Orphan(buf) => buf.push_str(tail),
+                Target::Orphan(raw) => raw.push(tail),
             }
         }
         match std::mem::take(&mut self.target) {
             Target::Drop => {}
             Target::Call(slot) => calls.close(slot, out),
-            Target::Orphan(raw) => {
-                if !raw.is_empty() {
+            Target::Orphan(mut raw) => {
+                let (raw, note) = raw.take();
+                if !raw.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
                         kind: ErrorKind::TrailingArguments,
-                        message: "text after a tool call's arguments had closed, inside the call"
-                            .to_owned(),
+                        message: format!(
+                            "text after a tool call's arguments had closed, inside the call{note}"
+                        ),
                         index: None,
                         raw,
                     });

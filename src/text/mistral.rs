@@ -32,16 +32,12 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{JsonCall, Raw, Walk, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::is_ws_char as is_ws;
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 const MAX_NAME: usize = 256;
-
-#[inline]
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
-}
 
 #[inline]
 fn name_char(c: char) -> bool {
@@ -291,7 +287,7 @@ impl Mistral {
                     JsonStatus::NeedMore => {
                         self.raw.push(s);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, s, out);
+                            calls.args_checked(slot, s, false, out);
                         }
                         s = "";
                     }
@@ -299,7 +295,7 @@ impl Mistral {
                         let v = s.get(..consumed).unwrap_or_default();
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
@@ -308,7 +304,7 @@ impl Mistral {
                     JsonStatus::Invalid { at, error } => {
                         let v = s.get(..at).unwrap_or_default();
                         if let Some(slot) = self.slot {
-                            calls.args(slot, v, out);
+                            calls.args_checked(slot, v, false, out);
                         }
                         self.raw.push(v);
                         s = s.get(at..).unwrap_or_default();

@@ -29,6 +29,7 @@ pub(crate) mod hermes;
 pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
+pub(crate) mod util;
 
 pub(crate) mod llama_json;
 pub(crate) mod llama_pythonic;

@@ -213,13 +213,20 @@ impl QwenXml {
         self.expect.reset();
     }
 
-    fn args(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
-        if !self.buf.is_empty() {
+    /// Hands the converted argument text to the call. It is valid JSON by construction
+    /// (escaped strings, values the value scanner accepted), so the call table does not
+    /// scan it again; `complete`: it ends with the object's closing `}`.
+    fn args_to(&mut self, complete: bool, calls: &mut Calls, out: &mut Vec<Event>) {
+        if !self.buf.is_empty() || complete {
             if let Some(slot) = self.slot {
-                calls.args(slot, &self.buf, out);
+                calls.args_checked(slot, &self.buf, complete, out);
             }
             self.buf.clear();
         }
+    }
+
+    fn args(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.args_to(false, calls, out);
     }
 
     fn run(&mut self, s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
@@ -431,7 +438,7 @@ impl QwenXml {
                     END_TOOL_CALL
                 });
                 self.buf.push_str(if self.params == 0 { "{}" } else { "}" });
-                self.args(calls, out);
+                self.args_to(true, calls, out);
                 if let Some(slot) = self.slot {
                     calls.close(slot, out);
                 }
@@ -471,7 +478,8 @@ impl QwenXml {
                 };
                 if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[') {
                     self.v = V::Json;
-                    self.json = JsonScanner::with_max_depth(self.max_depth);
+                    // One level less: the value sits inside the arguments object.
+                    self.json = JsonScanner::with_max_depth(self.max_depth.saturating_sub(1));
                     self.json_end = None;
                     let ws = t.len() - body.len();
                     self.held.push_str(t.get(..ws).unwrap_or_default());
@@ -640,27 +648,36 @@ fn push_json_string(buf: &mut String, s: &str) {
     buf.push('"');
 }
 
-/// Appends `s` escaped for a JSON string (no quotes).
+/// Appends `s` escaped for a JSON string (no quotes): runs of plain bytes are copied
+/// whole, only the bytes that need it are escaped.
 pub(crate) fn escape_into(buf: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0C => "\\f",
-            0..=0x1F => "",
-            _ => continue,
-        };
+    while let Some(off) = bytes
+        .get(start..)
+        .and_then(crate::scan::find::find_json_special)
+    {
+        let i = start + off;
         buf.push_str(s.get(start..i).unwrap_or_default());
-        if esc.is_empty() {
-            buf.push_str(&format!("\\u{b:04x}"));
-        } else {
-            buf.push_str(esc);
+        let b = bytes.get(i).copied().unwrap_or_default();
+        match b {
+            b'"' => buf.push_str("\\\""),
+            b'\\' => buf.push_str("\\\\"),
+            b'\n' => buf.push_str("\\n"),
+            b'\r' => buf.push_str("\\r"),
+            b'\t' => buf.push_str("\\t"),
+            0x08 => buf.push_str("\\b"),
+            0x0C => buf.push_str("\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                buf.push_str("\\u00");
+                buf.push(char::from(
+                    HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
+                ));
+                buf.push(char::from(
+                    HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
+                ));
+            }
         }
         start = i + 1;
     }

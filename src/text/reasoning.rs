@@ -36,6 +36,7 @@
 use crate::event::Event;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
+use crate::text::util::is_ws_char as is_ws;
 
 /// Reasoning options of a text scanner (set on the [`Parser`](crate::Parser)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,11 +49,6 @@ pub(crate) struct ReasoningOptions {
 
 /// The default reasoning tags.
 pub(crate) const THINK: &[(&str, &str)] = &[("<think>", "</think>")];
-
-#[inline]
-fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
-}
 
 #[inline]
 fn is_nl(c: char) -> bool {

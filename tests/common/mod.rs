@@ -8,10 +8,14 @@
     clippy::panic
 )]
 
+use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use toolstream::{Event, Format, Framing, Parser, merge_deltas};
+use toolstream::{Event, FinishReason, Format, Framing, Parser, Usage, merge_deltas};
+
+mod contract;
+pub use contract::check_contract;
 
 /// Feeds `chunks` and finishes; returns the merged events.
 pub fn run_chunks(make: &dyn Fn() -> Parser, chunks: &[&[u8]]) -> Vec<Event> {
@@ -99,72 +103,6 @@ pub fn assert_split_invariant(
         assert_eq!(got, whole, "random split {cuts:?} differs from whole");
     }
     whole
-}
-
-/// The event contract of DESIGN.md, checked on merged events.
-pub fn check_contract(events: &[Event]) {
-    #[derive(PartialEq, Debug)]
-    enum St {
-        Started,
-        Done,
-    }
-    let mut calls: BTreeMap<usize, (St, String, String, String)> = BTreeMap::new();
-    let mut next = 0usize;
-    let mut finishes = 0;
-    for e in events {
-        match e {
-            Event::Text { delta } | Event::Reasoning { delta } => {
-                assert!(!delta.is_empty(), "empty text delta");
-            }
-            Event::ToolCallStart { index, id, name } => {
-                assert_eq!(*index, next, "indices must be dense and in order");
-                assert!(!name.is_empty(), "empty tool name");
-                assert!(!id.is_empty(), "empty id");
-                next += 1;
-                calls.insert(
-                    *index,
-                    (St::Started, id.clone(), name.clone(), String::new()),
-                );
-            }
-            Event::ToolCallArgs { index, delta } => {
-                let c = calls.get_mut(index).expect("args before start");
-                assert_eq!(c.0, St::Started, "args after end for call {index}");
-                c.3.push_str(delta);
-            }
-            Event::ToolCallEnd {
-                index,
-                id,
-                name,
-                arguments,
-            } => {
-                let c = calls.get_mut(index).expect("end before start");
-                assert_eq!(c.0, St::Started, "second end for call {index}");
-                assert_eq!(&c.1, id, "id changed between start and end");
-                assert_eq!(&c.2, name, "name changed between start and end");
-                let parsed: Value = serde_json::from_str(&c.3).unwrap_or_else(|e| {
-                    panic!("args of call {index} are not JSON ({e}): {:?}", c.3)
-                });
-                assert_eq!(
-                    &parsed, arguments,
-                    "args deltas != end arguments for call {index}"
-                );
-                c.0 = St::Done;
-            }
-            Event::Error {
-                index: Some(index), ..
-            } => {
-                let c = calls.get_mut(index).expect("call error before start");
-                assert_eq!(c.0, St::Started, "error after end for call {index}");
-                c.0 = St::Done;
-            }
-            Event::Finish { .. } => finishes += 1,
-            _ => {}
-        }
-    }
-    for (i, c) in &calls {
-        assert_eq!(c.0, St::Done, "call {i} never ended");
-    }
-    assert!(finishes <= 1, "more than one finish event");
 }
 
 /// A finished call, for comparisons.
@@ -289,4 +227,304 @@ pub fn captures(format: &str) -> Vec<Capture> {
 pub fn maker(format: &str, framing: Framing) -> impl Fn() -> Parser {
     let f: Format = format.parse().expect("format name");
     move || Parser::new(f).framing(framing)
+}
+
+// ---------------------------------------------------------------------------------
+// Building streams and expected calls.
+
+/// A call as the tests expect it.
+pub fn call(id: &str, name: &str, arguments: Value) -> Call {
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments,
+    }
+}
+
+/// Payloads as NDJSON lines.
+pub fn ndjson(payloads: &[Value]) -> Vec<u8> {
+    let mut s = String::new();
+    for p in payloads {
+        s.push_str(&p.to_string());
+        s.push('\n');
+    }
+    s.into_bytes()
+}
+
+/// Payloads as SSE `data:` events.
+pub fn sse_data(payloads: &[Value]) -> Vec<u8> {
+    sse_events(payloads, |_| None)
+}
+
+/// Payloads as SSE events whose `event:` line names the payload's `type` (`message`
+/// when it has none), as Anthropic and the Responses API send them.
+pub fn sse_typed(payloads: &[Value]) -> Vec<u8> {
+    sse_events(payloads, |p| Some(p["type"].as_str().unwrap_or("message")))
+}
+
+/// Payloads as SSE events, with the `event:` line `event` gives.
+fn sse_events(payloads: &[Value], event: impl Fn(&Value) -> Option<&str>) -> Vec<u8> {
+    let mut s = String::new();
+    for p in payloads {
+        if let Some(e) = event(p) {
+            s.push_str("event: ");
+            s.push_str(e);
+            s.push('\n');
+        }
+        s.push_str("data: ");
+        s.push_str(&p.to_string());
+        s.push_str("\n\n");
+    }
+    s.into_bytes()
+}
+
+/// The one finish event's reason and usage (asserts there is exactly one).
+pub fn finish(ev: &[Event]) -> (Option<FinishReason>, Option<Usage>) {
+    let f: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Finish { reason, usage } => Some((reason.clone(), usage.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(f.len(), 1, "{ev:?}");
+    f.into_iter().next().unwrap()
+}
+
+/// Cuts `s` into pieces at char boundaries, `pieces` of roughly equal size.
+pub fn split_chars(s: &str, pieces: usize) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars
+        .chunks(chars.len().div_ceil(pieces.max(1)).max(1))
+        .map(|c| c.iter().collect())
+        .collect()
+}
+
+/// JSON values with escapes, non-ASCII and nesting.
+pub fn arb_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        "[\\PC\"\\\\\n\t\u{1}/]{0,12}".prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+        (-1000i32..1000).prop_map(|i| serde_json::json!(f64::from(i) / 8.0)),
+    ];
+    leaf.prop_recursive(2, 12, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            proptest::collection::btree_map("\\PC{0,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Argument objects of [`arb_value`]s, keys with escapes and non-ASCII.
+pub fn arb_args() -> impl Strategy<Value = Value> {
+    proptest::collection::btree_map("[\\PC\"\\\\]{0,8}", arb_value(), 0..4)
+        .prop_map(|m| Value::Object(m.into_iter().collect()))
+}
+
+// ---------------------------------------------------------------------------------
+// Shared checks: generated streams, captures against a one-shot oracle, mutated captures.
+
+/// What a stream should decode to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Want {
+    /// The calls that end, in index order.
+    pub calls: Vec<Call>,
+    /// All visible text.
+    pub text: String,
+    /// All reasoning text, when checked.
+    pub reasoning: Option<String>,
+}
+
+impl From<(String, String, Vec<Call>)> for Want {
+    /// An oracle's `(text, reasoning, calls)`.
+    fn from((text, reasoning, calls): (String, String, Vec<Call>)) -> Self {
+        Want {
+            calls,
+            text,
+            reasoning: Some(reasoning),
+        }
+    }
+}
+
+impl From<(String, Vec<Call>)> for Want {
+    /// An oracle's `(text, calls)`: reasoning not checked.
+    fn from((text, calls): (String, Vec<Call>)) -> Self {
+        Want {
+            calls,
+            text,
+            reasoning: None,
+        }
+    }
+}
+
+/// For a proptest of generated streams: `body` fed whole keeps the contract and decodes
+/// to `want` without errors, and cut at `cuts` gives the same events. Returns the events.
+pub fn generated_stream_decodes(
+    make: &dyn Fn() -> Parser,
+    body: &[u8],
+    cuts: &[usize],
+    want: Want,
+) -> Result<Vec<Event>, TestCaseError> {
+    let whole = run_whole(make, body);
+    check_contract(&whole);
+    prop_assert!(errors(&whole).is_empty(), "{:?}", errors(&whole));
+    prop_assert_eq!(calls(&whole), want.calls);
+    prop_assert_eq!(text(&whole), want.text);
+    if let Some(r) = want.reasoning {
+        prop_assert_eq!(reasoning(&whole), r);
+    }
+    prop_assert_eq!(run_chunks(make, &cut_at(body, cuts)), whole.clone());
+    Ok(whole)
+}
+
+/// How one dialect's captures are checked against its one-shot oracle.
+pub struct CaptureOracle<'a> {
+    /// The FORMATS.json format, also the parser's format name.
+    pub format: &'a str,
+    /// The dialect's name in the message when captures are missing (`Anthropic`).
+    pub name: &'a str,
+    /// Captures expected at the least (when the captures are there at all).
+    pub min_captures: usize,
+    /// Calls expected in all of them together at the least.
+    pub min_calls: usize,
+    /// The one-shot oracle: what a capture decodes to.
+    pub oracle: &'a dyn Fn(&Capture) -> Want,
+    /// The dialect's own assertions on a capture's events fed whole (errors, finish).
+    pub check: &'a dyn Fn(&Capture, &[Event]),
+    /// The parser fed the capture in pieces, when it is not the capture's format and
+    /// framing (Gemini: the default, auto framing).
+    pub chunked: Option<&'a dyn Fn() -> Parser>,
+}
+
+impl CaptureOracle<'_> {
+    /// Every capture of the format, fed whole, byte by byte and in 5 random chunkings:
+    /// the contract holds, the events match the oracle and pass `check`, and every
+    /// chunking gives the events fed whole. Skipped (with a visible message) when the
+    /// captures are absent.
+    pub fn run(&self) {
+        let caps = captures(self.format);
+        if caps.is_empty() {
+            return;
+        }
+        assert!(
+            caps.len() >= self.min_captures,
+            "expected the {} captures, found {}",
+            self.name,
+            caps.len()
+        );
+        let mut total_calls = 0;
+        for cap in &caps {
+            let want = (self.oracle)(cap);
+            let make = maker(self.format, cap.framing);
+            let whole = run_whole(&make, &cap.bytes);
+            check_contract(&whole);
+            assert_eq!(calls(&whole), want.calls, "{}", cap.path);
+            assert_eq!(text(&whole), want.text, "{}", cap.path);
+            if let Some(r) = &want.reasoning {
+                assert_eq!(&reasoning(&whole), r, "{}", cap.path);
+            }
+            (self.check)(cap, &whole);
+            let chunked = self.chunked.unwrap_or(&make);
+            assert_eq!(
+                run_sized(chunked, &cap.bytes, 1),
+                whole,
+                "{} byte by byte",
+                cap.path
+            );
+            let mut rng = Rng::new(cap.bytes.len() as u64);
+            for _ in 0..5 {
+                let cuts: Vec<usize> = (0..1 + rng.below(40))
+                    .map(|_| rng.below(cap.bytes.len() + 1))
+                    .collect();
+                assert_eq!(
+                    run_chunks(chunked, &cut_at(&cap.bytes, &cuts)),
+                    whole,
+                    "{} random split",
+                    cap.path
+                );
+            }
+            total_calls += want.calls.len();
+        }
+        assert!(total_calls >= self.min_calls, "{total_calls}");
+    }
+}
+
+/// Asserts that a capture's events hold no error.
+pub fn no_errors(cap: &Capture, events: &[Event]) {
+    assert!(
+        errors(events).is_empty(),
+        "{}: {:?}",
+        cap.path,
+        errors(events)
+    );
+}
+
+/// Asserts that a capture's events end with a finish of `reason` whose usage passes
+/// `usage`.
+pub fn ends_with_finish(
+    cap: &Capture,
+    events: &[Event],
+    reason: FinishReason,
+    usage: fn(&Usage) -> bool,
+) {
+    assert!(
+        matches!(events.last(), Some(Event::Finish { reason: Some(r), usage: Some(u) })
+            if *r == reason && usage(u)),
+        "{}: {:?}",
+        cap.path,
+        events.last()
+    );
+}
+
+/// The check of captures that end in tool calls and count tokens both ways: no error,
+/// and a finish of reason `tool_calls` whose usage has input and output tokens.
+pub fn tool_calls_with_token_counts(cap: &Capture, events: &[Event]) {
+    no_errors(cap, events);
+    ends_with_finish(cap, events, FinishReason::ToolCalls, |u| {
+        u.input_tokens.is_some() && u.output_tokens.is_some()
+    });
+}
+
+/// Bytes a mutation writes.
+const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
+
+/// Every capture of `format` with bytes flipped, dropped and duplicated (50 mutants
+/// each): never a panic, always the contract, and a random chunking gives the events
+/// fed whole.
+pub fn mutated_captures_keep_the_contract(format: &str) {
+    for cap in captures(format) {
+        let make = maker(format, cap.framing);
+        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
+        for _ in 0..50 {
+            let mut bytes = cap.bytes.clone();
+            for _ in 0..1 + rng.below(8) {
+                let at = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => {
+                        let end = (at + 1 + rng.below(64)).min(bytes.len());
+                        let piece = bytes[at..end].to_vec();
+                        bytes.splice(at..at, piece);
+                    }
+                }
+            }
+            let whole = run_whole(&make, &bytes);
+            check_contract(&whole);
+            let cuts: Vec<usize> = (0..1 + rng.below(20))
+                .map(|_| rng.below(bytes.len() + 1))
+                .collect();
+            assert_eq!(
+                run_chunks(&make, &cut_at(&bytes, &cuts)),
+                whole,
+                "{} mutated, split",
+                cap.path
+            );
+        }
+    }
 }

@@ -1,0 +1,109 @@
+//! Byte search for the hot paths: `memchr` for long haystacks, a plain loop for short
+//! ones. Streams fed token by token hand the scanners 1–8 bytes at a time, where
+//! `memchr`'s vector set-up (a dispatch through a function pointer and alignment
+//! handling, ~60 instructions) costs more than looking at the bytes one by one.
+
+/// Haystacks shorter than this are searched with a plain loop.
+const SHORT: usize = 16;
+
+/// Position of the first `a` in `hay`.
+#[inline]
+pub(crate) fn find1(a: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&x| x == a)
+    } else {
+        memchr::memchr(a, hay)
+    }
+}
+
+/// Position of the first `a` or `b` in `hay`.
+#[inline]
+pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&x| x == a || x == b)
+    } else {
+        memchr::memchr2(a, b, hay)
+    }
+}
+
+/// Position of the first `a`, `b` or `c` in `hay`.
+#[inline]
+pub(crate) fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&x| x == a || x == b || x == c)
+    } else {
+        memchr::memchr3(a, b, c, hay)
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `x` that is zero (exact for the lowest such byte).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// Position of the first byte that must be escaped in a JSON string: a control
+/// character (below 0x20), `"` or `\`. Eight bytes at a time (SWAR: the lowest flagged
+/// byte of each test is exact, so the lowest flag of all is the answer).
+#[inline]
+pub(crate) fn find_json_special(hay: &[u8]) -> Option<usize> {
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let m = (x.wrapping_sub(LO * 0x20) & !x & HI)
+            | zero_bytes(x ^ (LO * u64::from(b'"')))
+            | zero_bytes(x ^ (LO * u64::from(b'\\')));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|o| at + o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_special_on_every_byte_value_at_every_position() {
+        for b in 0..=255u8 {
+            for pos in 0..20 {
+                let mut h = vec![b'a'; 20];
+                h[pos] = b;
+                // Bytes that borrow in the SWAR subtraction, before and after.
+                h[(pos + 7) % 20] = 0x80;
+                let want = h.iter().position(|&x| x < 0x20 || x == b'"' || x == b'\\');
+                assert_eq!(find_json_special(&h), want, "{b} at {pos}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_as_memchr_at_every_length() {
+        let hay: Vec<u8> = (0..64u8)
+            .map(|i| b"ab\"c\\de"[usize::from(i % 7)])
+            .collect();
+        for start in 0..hay.len() {
+            for end in start..=hay.len() {
+                let h = &hay[start..end];
+                assert_eq!(find1(b'"', h), memchr::memchr(b'"', h));
+                assert_eq!(find2(b'"', b'\\', h), memchr::memchr2(b'"', b'\\', h));
+                assert_eq!(
+                    find3(b'x', b'd', b'\\', h),
+                    memchr::memchr3(b'x', b'd', b'\\', h)
+                );
+            }
+        }
+    }
+}

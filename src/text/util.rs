@@ -1,0 +1,165 @@
+//! Small helpers the text scanners share: byte classes, bounded buffers, and
+//! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
+//! searches are [`scan::find`](crate::scan::find).)
+
+use crate::event::Event;
+use crate::scan::utf8::Utf8Holder;
+
+/// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
+#[inline]
+pub(crate) fn is_ws_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Whether `b` is JSON / Python insignificant whitespace.
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Whether `b` may start a name.
+pub(crate) fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+/// Whether `b` may continue a name (`.` and `-` are checked for position separately).
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// Appends `bytes` to a bounded raw buffer; returns `false` once something was cut.
+pub(crate) fn push_bounded(buf: &mut Vec<u8>, bytes: &[u8], max: usize) -> bool {
+    let room = max.saturating_sub(buf.len());
+    if bytes.len() <= room {
+        buf.extend_from_slice(bytes);
+        true
+    } else {
+        buf.extend_from_slice(bytes.get(..room).unwrap_or_default());
+        false
+    }
+}
+
+/// Converts bytes to text for a call's arguments: borrowed when complete and valid,
+/// else through `utf8` (holding an incomplete character, replacing invalid bytes).
+pub(crate) fn args_text<'a>(
+    utf8: &mut Utf8Holder,
+    bytes: &'a [u8],
+    scratch: &'a mut String,
+) -> std::borrow::Cow<'a, str> {
+    if utf8.held() == 0
+        && let Ok(s) = std::str::from_utf8(bytes)
+    {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    utf8.push(bytes, scratch)
+}
+
+/// Visible text out of a scanner. Text bytes of one feed are collected and become one
+/// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
+/// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
+/// the next feed, and invalid bytes become U+FFFD.
+#[derive(Debug, Default)]
+pub(crate) struct TextOut {
+    /// Text bytes not yet emitted.
+    pending: Vec<u8>,
+    /// Non-whitespace text has been emitted.
+    seen: bool,
+}
+
+impl TextOut {
+    /// Whether non-whitespace text has been emitted.
+    pub(crate) fn seen(&self) -> bool {
+        self.seen
+    }
+
+    /// Records that non-whitespace text was emitted before this scanner's first byte.
+    pub(crate) fn set_seen(&mut self, seen: bool) {
+        self.seen |= seen;
+    }
+
+    /// Bytes held (text of this feed, an incomplete UTF-8 character).
+    pub(crate) fn held(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Text bytes.
+    pub(crate) fn emit(&mut self, bytes: &[u8]) {
+        if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+            self.seen = true;
+        }
+        self.pending.extend_from_slice(bytes);
+    }
+
+    /// The rest of the feed is text: with nothing pending and complete UTF-8 it becomes
+    /// an event at once (the common case of a token of prose).
+    pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        if self.pending.is_empty()
+            && !bytes.is_empty()
+            && let Ok(s) = std::str::from_utf8(bytes)
+        {
+            if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+                self.seen = true;
+            }
+            out.push(Event::Text {
+                delta: s.to_owned(),
+            });
+            return;
+        }
+        self.emit(bytes);
+    }
+
+    /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
+    /// character at its end.
+    pub(crate) fn commit(&mut self, out: &mut Vec<Event>) {
+        match self.pending.last() {
+            None => return,
+            Some(&b) if b < 0x80 => return self.flush(out),
+            Some(_) => {}
+        }
+        let cut = incomplete_tail(&self.pending);
+        if cut == 0 {
+            return;
+        }
+        let mut tail = [0u8; 4];
+        let tail_len = self.pending.len() - cut;
+        if let (Some(dst), Some(src)) = (tail.get_mut(..tail_len), self.pending.get(cut..)) {
+            dst.copy_from_slice(src);
+        }
+        self.pending.truncate(cut);
+        self.flush(out);
+        self.pending
+            .extend_from_slice(tail.get(..tail_len).unwrap_or_default());
+    }
+
+    /// Emits all text now (before a call starts, and at the end): an incomplete UTF-8
+    /// character becomes U+FFFD.
+    pub(crate) fn flush(&mut self, out: &mut Vec<Event>) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let delta = match String::from_utf8(std::mem::take(&mut self.pending)) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        out.push(Event::Text { delta });
+    }
+}
+
+/// Where an incomplete UTF-8 sequence at the end of `bytes` begins (`bytes.len()` when
+/// there is none).
+fn incomplete_tail(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for k in 1..=len.min(3) {
+        let start = len - k;
+        match bytes.get(start) {
+            Some(&b) if b < 0x80 => return len,
+            Some(&b) if b >= 0xC0 => {
+                return match std::str::from_utf8(bytes.get(start..).unwrap_or_default()) {
+                    Err(e) if e.error_len().is_none() && e.valid_up_to() == 0 => start,
+                    _ => len,
+                };
+            }
+            _ => {}
+        }
+    }
+    len
+}
