@@ -42,19 +42,67 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::Sink;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::openai_responses::escape_into;
+use crate::provider::{RawStr, Sink, json_string};
+use serde::de::{SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::marker::PhantomData;
+
+/// A JSON array whose first element is held inline, so the usual one-element array
+/// (one candidate, one part, one `partialArgs` entry) costs no allocation.
+struct Seq<T> {
+    first: Option<T>,
+    rest: Vec<T>,
+}
+
+impl<T> IntoIterator for Seq<T> {
+    type Item = T;
+    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.first.into_iter().chain(self.rest)
+    }
+}
+
+impl<T> Seq<T> {
+    fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Seq<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element()?;
+                let mut rest = Vec::new();
+                if first.is_some() {
+                    while let Some(x) = seq.next_element()? {
+                        rest.push(x);
+                    }
+                }
+                Ok(Seq { first, rest })
+            }
+        }
+        d.deserialize_seq(V(PhantomData))
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Chunk<'a> {
     #[serde(borrow, default)]
-    candidates: Option<Vec<Candidate<'a>>>,
-    #[serde(default)]
-    usage_metadata: Option<serde_json::Value>,
+    candidates: Option<Seq<Candidate<'a>>>,
+    /// Kept raw: it comes on every chunk and only the last one is used.
+    #[serde(borrow, default)]
+    usage_metadata: Option<&'a RawValue>,
     #[serde(borrow, default)]
     prompt_feedback: Option<PromptFeedback<'a>>,
     #[serde(borrow, default)]
@@ -82,7 +130,7 @@ struct Candidate<'a> {
 #[derive(Deserialize)]
 struct Content<'a> {
     #[serde(borrow, default)]
-    parts: Option<Vec<Part<'a>>>,
+    parts: Option<Seq<Part<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -107,7 +155,7 @@ struct FunctionCall<'a> {
     args: Option<&'a RawValue>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
     #[serde(borrow, default)]
-    partial_args: Option<Vec<&'a RawValue>>,
+    partial_args: Option<Seq<&'a RawValue>>,
     #[serde(default)]
     will_continue: Option<bool>,
 }
@@ -115,10 +163,11 @@ struct FunctionCall<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PartialArg<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    json_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    string_value: Option<Cow<'a, str>>,
+    /// Strings kept raw and decoded into reused buffers (no allocation per entry).
+    #[serde(borrow, default)]
+    json_path: Option<RawStr<'a>>,
+    #[serde(borrow, default)]
+    string_value: Option<RawStr<'a>>,
     #[serde(borrow, default)]
     number_value: Option<&'a RawValue>,
     #[serde(default)]
@@ -140,10 +189,14 @@ pub(crate) struct Gemini {
     /// The Vertex streamed call receiving `partialArgs`.
     stream: Option<Streamed>,
     reason: Option<String>,
-    usage: Option<Usage>,
+    /// The last `usageMetadata` object's JSON text (parsed at the end).
+    usage: String,
     finished: bool,
     /// Reused buffer for argument text built from `partialArgs`.
     scratch: String,
+    /// Reused buffers for a `partialArgs` entry's decoded `stringValue` and `jsonPath`.
+    string: String,
+    path: String,
 }
 
 #[derive(Debug)]
@@ -157,15 +210,17 @@ impl Gemini {
         Gemini {
             stream: None,
             reason: None,
-            usage: None,
+            usage: String::new(),
             finished: false,
             scratch: String::new(),
+            string: String::new(),
+            path: String::new(),
         }
     }
 
-    /// Bytes retained (the open JSON path of a streamed call).
+    /// Bytes retained (the open JSON path of a streamed call, the last usage).
     pub(crate) fn retained(&self) -> usize {
-        self.stream.as_ref().map_or(0, |s| s.writer.retained())
+        self.stream.as_ref().map_or(0, |s| s.writer.retained()) + self.usage.len()
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
@@ -198,22 +253,19 @@ impl Gemini {
                 data,
             );
         }
-        if let Some(u) = chunk.usage_metadata.filter(serde_json::Value::is_object) {
-            self.usage = Some(Usage::from_value(
-                u,
-                &["promptTokenCount"],
-                &["candidatesTokenCount"],
-            ));
+        if let Some(u) = chunk.usage_metadata.filter(|u| u.get().starts_with('{')) {
+            self.usage.clear();
+            self.usage.push_str(u.get());
         }
         if let Some(r) = chunk.prompt_feedback.and_then(|f| f.block_reason) {
             self.reason.get_or_insert_with(|| r.into_owned());
         }
-        for cand in chunk.candidates.unwrap_or_default() {
+        for cand in chunk.candidates.into_iter().flatten() {
             if cand.index.unwrap_or(0) != 0 {
                 continue;
             }
-            let parts = cand.content.and_then(|c| c.parts).unwrap_or_default();
-            for part in parts {
+            let parts = cand.content.and_then(|c| c.parts);
+            for part in parts.into_iter().flatten() {
                 if let Some(fc) = part.function_call {
                     self.function_call(fc, sink);
                 }
@@ -239,7 +291,7 @@ impl Gemini {
         let name = fc.name.as_deref().map(clean_name).filter(|n| !n.is_empty());
         let id = fc.id.as_deref().filter(|s| !s.is_empty());
         let args = fc.args.filter(|a| a.get() != "null");
-        let partials = fc.partial_args.unwrap_or_default();
+        let partials = fc.partial_args;
         let more = fc.will_continue == Some(true);
         let mut st = match (name, self.stream.take()) {
             (Some(name), open) => {
@@ -261,7 +313,7 @@ impl Gemini {
             }
             (None, Some(st)) => st,
             (None, None) => {
-                if args.is_none() && partials.is_empty() {
+                if args.is_none() && partials.as_ref().is_none_or(Seq::is_empty) {
                     // The `{}` closer or a keep-alive with no call open.
                     return;
                 }
@@ -291,7 +343,7 @@ impl Gemini {
                 );
             }
         }
-        for raw in partials {
+        for raw in partials.into_iter().flatten() {
             self.partial(&mut st, raw, sink);
         }
         if more && !st.writer.closed {
@@ -314,7 +366,34 @@ impl Gemini {
                 return;
             }
         };
+        let mut string = std::mem::take(&mut self.string);
+        let mut path = std::mem::take(&mut self.path);
+        self.entry(st, &entry, raw, &mut string, &mut path, sink);
+        self.string = string;
+        self.path = path;
+    }
+
+    /// Places a decoded `partialArgs` entry (`string`, `path`: decoding buffers).
+    fn entry(
+        &mut self,
+        st: &mut Streamed,
+        entry: &PartialArg<'_>,
+        raw: &RawValue,
+        string: &mut String,
+        path: &mut String,
+        sink: &mut Sink<'_>,
+    ) {
         let value = if let Some(s) = &entry.string_value {
+            // A lone surrogate escape has no text: the entry is reported, as serde
+            // reports it.
+            let Some(s) = json_string(s.0.get(), string) else {
+                sink.error(
+                    ErrorKind::UnexpectedPayload,
+                    "partialArgs entry's stringValue is not valid text (a lone surrogate escape); ignored".into(),
+                    raw.get().as_bytes(),
+                );
+                return;
+            };
             Value::Str(s)
         } else if let Some(n) = entry.number_value {
             Value::Number(n.get())
@@ -326,17 +405,22 @@ impl Gemini {
             // A keep-alive entry without a value.
             return;
         };
-        let Some(steps) = entry.json_path.as_deref().and_then(parse_path) else {
+        let usable = entry
+            .json_path
+            .as_ref()
+            .and_then(|p| json_string(p.0.get(), path))
+            .is_some_and(|p| st.writer.next.parse(p));
+        if !usable {
             sink.error(
                 ErrorKind::UnexpectedPayload,
                 "partialArgs entry without a usable jsonPath; ignored".into(),
                 raw.get().as_bytes(),
             );
             return;
-        };
+        }
         self.scratch.clear();
         let more = entry.will_continue == Some(true);
-        match st.writer.write(steps, value, more, &mut self.scratch) {
+        match st.writer.write(value, more, &mut self.scratch) {
             Ok(()) => sink.calls.args(st.slot, &self.scratch, sink.out),
             Err(why) => sink.error(
                 ErrorKind::InvalidArguments,
@@ -375,15 +459,16 @@ impl Gemini {
             sink.calls.close(st.slot, sink.out);
         }
         sink.calls.close_all(sink.out);
-        if self.finished || (self.reason.is_none() && self.usage.is_none()) {
+        if self.finished || (self.reason.is_none() && self.usage.is_empty()) {
             return;
         }
         self.finished = true;
         let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
-        sink.out.push(Event::Finish {
-            reason,
-            usage: self.usage.take(),
-        });
+        let usage = serde_json::from_str::<serde_json::Value>(&self.usage)
+            .ok()
+            .map(|u| Usage::from_value(u, &["promptTokenCount"], &["candidatesTokenCount"]));
+        self.usage = String::new();
+        sink.out.push(Event::Finish { reason, usage });
     }
 }
 
@@ -402,11 +487,120 @@ fn gemini_reason(r: &str) -> Option<&str> {
     }
 }
 
-/// One `jsonPath` step.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `jsonPath` step, its key (if any) in [`Path::keys`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
-    Key(String),
+    /// `keys[start..end]`.
+    Key(usize, usize),
     Index(usize),
+}
+
+/// A step resolved against its path's key text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StepRef<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// A parsed `jsonPath`, in buffers reused from entry to entry (no allocation once they
+/// have grown to the longest path).
+#[derive(Debug, Default)]
+struct Path {
+    steps: Vec<Step>,
+    /// The keys' text, one after the other.
+    keys: String,
+}
+
+impl Path {
+    fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    fn get(&self, i: usize) -> Option<StepRef<'_>> {
+        self.steps.get(i).map(|s| self.resolve(*s))
+    }
+
+    fn resolve(&self, s: Step) -> StepRef<'_> {
+        match s {
+            Step::Key(a, b) => StepRef::Key(self.keys.get(a..b).unwrap_or_default()),
+            Step::Index(n) => StepRef::Index(n),
+        }
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = StepRef<'_>> + ExactSizeIterator {
+        self.steps.iter().map(|s| self.resolve(*s))
+    }
+
+    fn clear(&mut self) {
+        self.steps.clear();
+        self.keys.clear();
+    }
+
+    fn push_key(&mut self, key: &str) {
+        let start = self.keys.len();
+        self.keys.push_str(key);
+        self.steps.push(Step::Key(start, self.keys.len()));
+    }
+
+    /// Parses `$.a.b[0]['c.d']` into this path; `false` when malformed or just `$`.
+    fn parse(&mut self, p: &str) -> bool {
+        self.clear();
+        self.parse_steps(p).is_some() && !self.steps.is_empty()
+    }
+
+    fn parse_steps(&mut self, p: &str) -> Option<()> {
+        let mut rest = p.trim().strip_prefix('$')?;
+        while let Some(c) = rest.chars().next() {
+            match c {
+                '.' => {
+                    let body = rest.get(1..)?;
+                    let end = body.find(['.', '[']).unwrap_or(body.len());
+                    let key = body.get(..end)?;
+                    if key.is_empty() {
+                        return None;
+                    }
+                    self.push_key(key);
+                    rest = body.get(end..)?;
+                }
+                '[' => {
+                    let body = rest.get(1..)?;
+                    match body.chars().next()? {
+                        q @ ('\'' | '"') => {
+                            let start = self.keys.len();
+                            let mut chars = body.char_indices().skip(1);
+                            let mut end = None;
+                            while let Some((i, ch)) = chars.next() {
+                                if ch == '\\' {
+                                    self.keys.push(chars.next()?.1);
+                                } else if ch == q {
+                                    end = Some(i);
+                                    break;
+                                } else {
+                                    self.keys.push(ch);
+                                }
+                            }
+                            let after = body.get(end? + 1..)?;
+                            rest = after.strip_prefix(']')?;
+                            self.steps.push(Step::Key(start, self.keys.len()));
+                        }
+                        _ => {
+                            let close = body.find(']')?;
+                            let n: usize = body.get(..close)?.trim().parse().ok()?;
+                            self.steps.push(Step::Index(n));
+                            rest = body.get(close + 1..)?;
+                        }
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(())
+    }
+
+    /// Whether both paths have the same steps.
+    fn same(&self, other: &Path) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
 }
 
 /// A typed `partialArgs` value.
@@ -420,57 +614,6 @@ enum Value<'a> {
     Raw(&'a str),
 }
 
-/// Parses `$.a.b[0]['c.d']` into steps; `None` when malformed or just `$`.
-fn parse_path(p: &str) -> Option<Vec<Step>> {
-    let mut rest = p.trim().strip_prefix('$')?;
-    let mut steps = Vec::new();
-    while let Some(c) = rest.chars().next() {
-        match c {
-            '.' => {
-                let body = rest.get(1..)?;
-                let end = body.find(['.', '[']).unwrap_or(body.len());
-                let key = body.get(..end)?;
-                if key.is_empty() {
-                    return None;
-                }
-                steps.push(Step::Key(key.to_owned()));
-                rest = body.get(end..)?;
-            }
-            '[' => {
-                let body = rest.get(1..)?;
-                match body.chars().next()? {
-                    q @ ('\'' | '"') => {
-                        let mut key = String::new();
-                        let mut chars = body.char_indices().skip(1);
-                        let mut end = None;
-                        while let Some((i, ch)) = chars.next() {
-                            if ch == '\\' {
-                                key.push(chars.next()?.1);
-                            } else if ch == q {
-                                end = Some(i);
-                                break;
-                            } else {
-                                key.push(ch);
-                            }
-                        }
-                        let after = body.get(end? + 1..)?;
-                        rest = after.strip_prefix(']')?;
-                        steps.push(Step::Key(key));
-                    }
-                    _ => {
-                        let close = body.find(']')?;
-                        let n: usize = body.get(..close)?.trim().parse().ok()?;
-                        steps.push(Step::Index(n));
-                        rest = body.get(close + 1..)?;
-                    }
-                }
-            }
-            _ => return None,
-        }
-    }
-    if steps.is_empty() { None } else { Some(steps) }
-}
-
 /// Most `null`s written to fill a skipped array index.
 const MAX_PAD: usize = 1024;
 
@@ -482,10 +625,14 @@ const MAX_PAD: usize = 1024;
 ///   close            →  ]}}
 /// ```
 /// `path` is the path of the last value written: the open containers are the values
-/// at its proper prefixes, the kind of each given by the step below it.
+/// at its proper prefixes, the kind of each given by the step below it. The entry's
+/// path is parsed into `next` (see [`PathWriter::write`]); the two are swapped when
+/// it is written, so their buffers are reused.
 #[derive(Debug, Default)]
 struct PathWriter {
-    path: Vec<Step>,
+    path: Path,
+    /// The path of the entry being written.
+    next: Path,
     /// The root container is written (`{`, or `[` for a `$[0]` path).
     opened: bool,
     root_array: bool,
@@ -495,28 +642,18 @@ struct PathWriter {
     closed: bool,
 }
 
-fn open_char(step: &Step) -> char {
+fn open_char(step: StepRef<'_>) -> char {
     match step {
-        Step::Key(_) => '{',
-        Step::Index(_) => '[',
+        StepRef::Key(_) => '{',
+        StepRef::Index(_) => '[',
     }
 }
 
-fn close_char(step: &Step) -> char {
+fn close_char(step: StepRef<'_>) -> char {
     match step {
-        Step::Key(_) => '}',
-        Step::Index(_) => ']',
+        StepRef::Key(_) => '}',
+        StepRef::Index(_) => ']',
     }
-}
-
-/// Appends `s` JSON-escaped, without quotes.
-fn escape_into(s: &str, out: &mut String) {
-    let quoted = serde_json::to_string(s).unwrap_or_default();
-    out.push_str(
-        quoted
-            .get(1..quoted.len().saturating_sub(1))
-            .unwrap_or_default(),
-    );
 }
 
 impl PathWriter {
@@ -525,13 +662,7 @@ impl PathWriter {
     }
 
     fn retained(&self) -> usize {
-        self.path
-            .iter()
-            .map(|s| match s {
-                Step::Key(k) => k.len() + 8,
-                Step::Index(_) => 8,
-            })
-            .sum()
+        self.path.keys.len() + 8 * self.path.len()
     }
 
     fn open_root(&mut self, out: &mut String) {
@@ -541,10 +672,10 @@ impl PathWriter {
         }
     }
 
-    /// Writes one entry; `more`: a string value continues in the next entry.
+    /// Writes one entry at the path parsed into `self.next`; `more`: a string value
+    /// continues in the next entry.
     fn write(
         &mut self,
-        steps: Vec<Step>,
         value: Value<'_>,
         more: bool,
         out: &mut String,
@@ -552,7 +683,8 @@ impl PathWriter {
         if self.closed {
             return Err("the arguments are already complete");
         }
-        if self.in_string && steps == self.path {
+        let (path, steps) = (&self.path, &self.next);
+        if self.in_string && steps.same(path) {
             let Value::Str(s) = value else {
                 return Err("a non-string value for a string still open");
             };
@@ -568,26 +700,25 @@ impl PathWriter {
         {
             return Err("numberValue is not a JSON number");
         }
-        let first = steps.first().ok_or("empty path")?;
-        let root_array = matches!(first, Step::Index(_));
+        let first = steps.get(0).ok_or("empty path")?;
+        let root_array = matches!(first, StepRef::Index(_));
         if self.opened && root_array != self.root_array {
             return Err("the path's root is of the other kind");
         }
-        let common = self
-            .path
+        let common = path
             .iter()
-            .zip(&steps)
+            .zip(steps.iter())
             .take_while(|(a, b)| a == b)
             .count();
-        if common == steps.len() || (common == self.path.len() && !self.path.is_empty()) {
+        if common == steps.len() || (common == path.len() && path.len() > 0) {
             return Err("the path is at or below a value already written");
         }
         let new = steps.get(common).ok_or("empty path")?;
-        let pad = match (self.path.get(common), new) {
-            (Some(Step::Key(_)), Step::Key(_)) | (None, Step::Key(_)) => 0,
-            (Some(Step::Index(a)), Step::Index(b)) if b > a => b - a - 1,
-            (None, Step::Index(b)) => *b,
-            (Some(Step::Index(_)), Step::Index(_)) => {
+        let pad = match (path.get(common), new) {
+            (Some(StepRef::Key(_)), StepRef::Key(_)) | (None, StepRef::Key(_)) => 0,
+            (Some(StepRef::Index(a)), StepRef::Index(b)) if b > a => b - a - 1,
+            (None, StepRef::Index(b)) => b,
+            (Some(StepRef::Index(_)), StepRef::Index(_)) => {
                 return Err("the array element was already written");
             }
             _ => return Err("an object key where an array index was used, or the reverse"),
@@ -595,7 +726,7 @@ impl PathWriter {
         let deeper_pad = steps
             .iter()
             .skip(common + 1)
-            .any(|s| matches!(s, Step::Index(n) if *n > MAX_PAD));
+            .any(|s| matches!(s, StepRef::Index(n) if n > MAX_PAD));
         if pad > MAX_PAD || deeper_pad {
             return Err("the array index skips too far ahead");
         }
@@ -609,18 +740,18 @@ impl PathWriter {
             self.root_array = root_array;
             out.push(open_char(first));
         }
-        for step in self.path.iter().skip(common + 1).rev() {
+        for step in path.iter().skip(common + 1).rev() {
             out.push(close_char(step));
         }
-        if self.path.get(common).is_some() {
+        if path.get(common).is_some() {
             out.push(',');
         }
         Self::member(new, pad, out);
         for step in steps.iter().skip(common + 1) {
             out.push(open_char(step));
             let pad = match step {
-                Step::Index(n) => *n,
-                Step::Key(_) => 0,
+                StepRef::Index(n) => n,
+                StepRef::Key(_) => 0,
             };
             Self::member(step, pad, out);
         }
@@ -636,19 +767,19 @@ impl PathWriter {
             }
             Value::Number(t) | Value::Raw(t) => out.push_str(t.trim()),
         }
-        self.path = steps;
+        std::mem::swap(&mut self.path, &mut self.next);
         Ok(())
     }
 
     /// The key of an object member, or the `null`s before an array element.
-    fn member(step: &Step, pad: usize, out: &mut String) {
+    fn member(step: StepRef<'_>, pad: usize, out: &mut String) {
         match step {
-            Step::Key(k) => {
+            StepRef::Key(k) => {
                 out.push('"');
                 escape_into(k, out);
                 out.push_str("\":");
             }
-            Step::Index(_) => {
+            StepRef::Index(_) => {
                 for _ in 0..pad {
                     out.push_str("null,");
                 }
@@ -684,7 +815,10 @@ mod tests {
         let mut w = PathWriter::default();
         let mut out = String::new();
         for (p, v, more) in entries {
-            w.write(parse_path(p).ok_or("path")?, *v, *more, &mut out)?;
+            if !w.next.parse(p) {
+                return Err("path");
+            }
+            w.write(*v, *more, &mut out)?;
         }
         w.close(&mut out);
         Ok(out)
@@ -692,20 +826,26 @@ mod tests {
 
     #[test]
     fn paths() {
+        let mut p = Path::default();
+        assert!(p.parse("$.a.b[0]['c.d'][\"e\\\"\"]"));
         assert_eq!(
-            parse_path("$.a.b[0]['c.d'][\"e\\\"\"]"),
-            Some(vec![
-                Step::Key("a".into()),
-                Step::Key("b".into()),
-                Step::Index(0),
-                Step::Key("c.d".into()),
-                Step::Key("e\"".into()),
-            ])
+            p.iter().collect::<Vec<_>>(),
+            vec![
+                StepRef::Key("a"),
+                StepRef::Key("b"),
+                StepRef::Index(0),
+                StepRef::Key("c.d"),
+                StepRef::Key("e\""),
+            ]
         );
-        assert_eq!(parse_path("$"), None);
-        assert_eq!(parse_path("a.b"), None);
-        assert_eq!(parse_path("$.a["), None);
-        assert_eq!(parse_path("$..a"), None);
+        let mut q = Path::default();
+        assert!(q.parse(" $['a'].b[0][\"c.d\"]['e\"'] "));
+        assert!(p.same(&q));
+        assert!(q.parse("$.a.b[0]['c.d']"));
+        assert!(!p.same(&q));
+        for bad in ["$", "a.b", "$.a[", "$..a"] {
+            assert!(!p.parse(bad), "{bad}");
+        }
     }
 
     #[test]

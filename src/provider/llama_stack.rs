@@ -20,7 +20,8 @@
 //!   `tool_name`, `arguments` as an object, or a JSON string, or `arguments_json`) or
 //!   `failed`. The raw fragments are not JSON arguments, so they are never streamed as
 //!   [`Event::ToolCallArgs`]: the call's Start, Args (the arguments' JSON) and End are
-//!   emitted when `succeeded` arrives. `failed` → [`Event::Error`] carrying the raw
+//!   emitted when `succeeded` arrives (only it carries the call's id). The fragments are
+//!   kept (bounded by `max_held_bytes`) until the verdict, then freed. `failed` → [`Event::Error`] carrying the raw
 //!   fragments (older servers: `failure` / `success`, and `content` instead of
 //!   `tool_call`; `tool_name` as `{"value": ..}`);
 //! - **calls written as text** (Fireworks-backed Llama 3.x: the call streams as TEXT
@@ -41,14 +42,13 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::Sink;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::provider::{RawStr, Sink, json_string};
 use serde::Deserialize;
-use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::marker::PhantomData;
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -79,8 +79,8 @@ struct Delta<'a> {
         deserialize_with = "crate::provider::opt_cow"
     )]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<RawStr<'a>>,
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     parse_status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -109,59 +109,27 @@ struct EnumValue<'a> {
     value: Option<Cow<'a, str>>,
 }
 
-/// A field that is a string or an object.
+/// A field that is a string or an object. The string is kept as its raw JSON literal
+/// (quotes included) and decoded where it is used, into a reused buffer: raw call
+/// fragments are full of escapes, and a decoded `Cow` would allocate for each.
 enum StrOr<'a, T> {
-    Str(Cow<'a, str>),
+    Str(&'a str),
     Obj(T),
     /// `null`, or anything else.
     Neither,
 }
 
-impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for StrOr<'a, T> {
+impl<'de: 'a, 'a, T: Deserialize<'a>> Deserialize<'de> for StrOr<'a, T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a, T>(PhantomData<(&'a (), T)>);
-        impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
-            type Value = StrOr<'a, T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string or an object")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(
-                self,
-                s: &'de str,
-            ) -> Result<Self::Value, E> {
-                Ok(StrOr::Str(Cow::Borrowed(s)))
-            }
-            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(StrOr::Str(Cow::Owned(s.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
-                Ok(StrOr::Str(Cow::Owned(s)))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let x = T::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                Ok(StrOr::Obj(x))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(StrOr::Neither)
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(StrOr::Neither)
-            }
-            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(StrOr::Neither)
-            }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(StrOr::Neither)
-            }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(StrOr::Neither)
-            }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(StrOr::Neither)
-            }
+        let raw = <&'a RawValue>::deserialize(d)?;
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'"') => Ok(StrOr::Str(text)),
+            Some(b'{') => serde_json::from_str(text)
+                .map(StrOr::Obj)
+                .map_err(serde::de::Error::custom),
+            _ => Ok(StrOr::Neither),
         }
-        d.deserialize_any(V(PhantomData))
     }
 }
 
@@ -200,6 +168,8 @@ pub(crate) struct LlamaStack {
     usage: Option<Usage>,
     finished: bool,
     max_held: usize,
+    /// Reused buffer for decoding strings that have escapes.
+    scratch: String,
 }
 
 impl LlamaStack {
@@ -214,6 +184,7 @@ impl LlamaStack {
             usage: None,
             finished: false,
             max_held: limits.max_held_bytes,
+            scratch: String::new(),
         }
     }
 
@@ -260,7 +231,7 @@ impl LlamaStack {
             self.reason = Some(r.into_owned());
         }
         match ev.delta {
-            Some(StrOr::Str(t)) => self.text(&t, sink),
+            Some(StrOr::Str(t)) => self.with_text(t, data, sink, Self::text),
             Some(StrOr::Obj(d)) => self.delta(d, data, sink),
             Some(StrOr::Neither) | None => {}
         }
@@ -276,7 +247,7 @@ impl LlamaStack {
             if d.kind.as_deref().is_none_or(|k| k == "text")
                 && let Some(t) = &d.text
             {
-                self.text(t, sink);
+                self.with_text(t.0.get(), data, sink, Self::text);
             }
             return;
         }
@@ -304,7 +275,8 @@ impl LlamaStack {
                 if let Some(StrOr::Str(s)) = &payload
                     && raw.is_empty()
                 {
-                    raw.push_str(s);
+                    // Reported raw: a string that cannot be decoded stays as sent.
+                    raw.push_str(json_string(s, &mut self.scratch).unwrap_or(s));
                 }
                 if raw.is_empty() && self.mode == TextMode::Holding {
                     raw = std::mem::take(&mut self.held);
@@ -334,8 +306,11 @@ impl LlamaStack {
                     self.in_call = true;
                 }
                 if let Some(StrOr::Str(s)) = payload {
+                    // Kept only for an error's raw text: a string that cannot be decoded
+                    // stays as sent.
+                    let s = json_string(s, &mut self.scratch).unwrap_or(s);
                     if self.raw.len() + s.len() <= self.max_held {
-                        self.raw.push_str(&s);
+                        self.raw.push_str(s);
                     } else {
                         self.raw_dropped += s.len();
                     }
@@ -344,8 +319,10 @@ impl LlamaStack {
         }
     }
 
+    /// The streamed call is resolved: its raw text is freed (not just cleared: it is
+    /// as long as the call).
     fn clear_raw(&mut self) {
-        self.raw.clear();
+        self.raw = String::new();
         self.raw_dropped = 0;
         self.in_call = false;
     }
@@ -358,8 +335,9 @@ impl LlamaStack {
         if let Some(id) = call.call_id.as_deref() {
             sink.calls.set_id(slot, id);
         }
+        let mut buf = String::new();
         let name = match &call.tool_name {
-            Some(StrOr::Str(s)) => Some(s.as_ref()),
+            Some(StrOr::Str(s)) => json_string(s, &mut buf),
             Some(StrOr::Obj(e)) => e.value.as_deref(),
             _ => None,
         };
@@ -381,6 +359,28 @@ impl LlamaStack {
             }
         }
         sink.calls.close(slot, sink.out);
+    }
+
+    /// Decodes the string literal `lit` (into the reused buffer) for `f`; a string with
+    /// a lone surrogate escape, which has no text, is an error carrying the payload.
+    fn with_text(
+        &mut self,
+        lit: &str,
+        data: &[u8],
+        sink: &mut Sink<'_>,
+        f: impl FnOnce(&mut Self, &str, &mut Sink<'_>),
+    ) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        match json_string(lit, &mut scratch) {
+            Some(t) => f(self, t, sink),
+            None => sink.error(
+                ErrorKind::InvalidJson,
+                "payload is not a llama-stack stream chunk: a string with a lone surrogate escape"
+                    .into(),
+                data,
+            ),
+        }
+        self.scratch = scratch;
     }
 
     /// Visible text of the turn, held while it could be a call written as text.

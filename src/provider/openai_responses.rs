@@ -22,10 +22,15 @@
 //!   that skips deltas): when no delta arrived, the arguments are taken from
 //!   `response.function_call_arguments.done`, else from `response.output_item.done`
 //!   (else from a non-empty `arguments` in `output_item.added`). When deltas did arrive,
-//!   a done text is never appended again: it is compared with what streamed (as text,
-//!   then as JSON values), and if it differs an [`Event::Error`] (kind
-//!   `unexpected_payload`, naming the call) carries both texts in `raw`; the call keeps
-//!   the streamed text (and if that never closed, it is reported truncated as usual);
+//!   a done text is never appended again: it is compared with what streamed, and if it
+//!   differs an [`Event::Error`] (kind `unexpected_payload`, naming the call) carries the
+//!   done text in `raw`; the call keeps the streamed text (and if that never closed, it
+//!   is reported truncated as usual). The streamed text is not kept for this comparison
+//!   (only its length and CRC-32: a copy would double the memory of a long call), so it
+//!   is not repeated in the error — the call's `ToolCallArgs` events carry it. Function
+//!   arguments are compared without the whitespace outside JSON strings (a server that
+//!   re-serialises `{"b":1}` as `{"b": 1}` is not reported); a done text that differs in
+//!   any other way (key order, string escapes) is;
 //! - `response.output_item.done` closes the call (`{}` when no argument text came);
 //! - **custom (free-form, grammar) tools** — `custom_tool_call` items, whose input is
 //!   free text streamed by `response.custom_tool_call_input.delta`: the input is
@@ -53,11 +58,12 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{Envelope, Sink, bad_payload};
+use crate::provider::{Envelope, RawStr, Sink, bad_payload, json_string};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// One `data:` payload; fields a type does not have are absent.
 #[derive(Deserialize)]
@@ -75,8 +81,10 @@ struct Payload<'a> {
     item_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     item: Option<Item<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    delta: Option<Cow<'a, str>>,
+    /// Kept raw and decoded into a reused buffer: a fragment with an escape would
+    /// otherwise allocate.
+    #[serde(borrow, default)]
+    delta: Option<RawStr<'a>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -171,19 +179,116 @@ struct CallItem {
     kind: CallKind,
     slot: Slot,
     /// What the call was given: the streamed argument text (function) or the raw input
-    /// (custom), or the done text when nothing streamed. Kept to compare done texts with.
-    given: String,
-    /// `given` grew past the argument limit and is no longer complete.
-    overflow: bool,
+    /// (custom), or the done text when nothing streamed. Its digest, to compare done
+    /// texts with.
+    given: Digest,
     /// Argument deltas arrived.
     streamed: bool,
     /// A done text was applied or compared: later deltas are not appended.
     settled: bool,
-    /// Deltas that arrived after the arguments were settled.
-    late: String,
+    /// Deltas that arrived after the arguments were settled (their digest).
+    late: Digest,
     /// Custom: the closing `"` was sent.
     quoted: bool,
     closed: bool,
+}
+
+/// Length and CRC-32 of a text received in pieces, to compare a whole text with
+/// without keeping the pieces. For function arguments (`json`), whitespace outside JSON
+/// strings is left out, so a re-serialised text with other spacing digests the same.
+#[derive(Debug, Clone)]
+struct Digest {
+    json: bool,
+    /// Bytes digested (whitespace outside strings excluded for `json`).
+    len: usize,
+    crc: crc32fast::Hasher,
+    /// `json`: inside a string, and just after a `\` in it.
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Digest {
+    fn new(kind: CallKind) -> Self {
+        Digest {
+            json: kind == CallKind::Function,
+            len: 0,
+            crc: crc32fast::Hasher::new(),
+            in_string: false,
+            escaped: false,
+        }
+    }
+
+    /// The digest of `text` alone, in the same mode.
+    fn of(&self, text: &str) -> Self {
+        let mut d = Digest {
+            json: self.json,
+            ..Digest::new(CallKind::Custom)
+        };
+        d.push(text);
+        d
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        self.len += bytes.len();
+        self.crc.update(bytes);
+    }
+
+    fn push(&mut self, text: &str) {
+        if !self.json {
+            self.update(text.as_bytes());
+            return;
+        }
+        let mut rest = text.as_bytes();
+        while !rest.is_empty() {
+            if self.in_string {
+                if self.escaped {
+                    // The escaped character (`\uXXXX` digits need no tracking).
+                    self.escaped = false;
+                    let (c, tail) = rest.split_at(1);
+                    self.update(c);
+                    rest = tail;
+                    continue;
+                }
+                // Up to and including the next `"` or `\`.
+                let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
+                    self.update(rest);
+                    break;
+                };
+                let (run, tail) = rest.split_at(at + 1);
+                self.update(run);
+                match run.last() {
+                    Some(b'"') => self.in_string = false,
+                    _ => self.escaped = true,
+                }
+                rest = tail;
+            } else {
+                // Up to the next whitespace or `"`; whitespace is skipped.
+                let at = rest
+                    .iter()
+                    .position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'"'))
+                    .unwrap_or(rest.len());
+                let (run, tail) = rest.split_at(at);
+                self.update(run);
+                match tail.split_first() {
+                    Some((b'"', after)) => {
+                        self.update(b"\"");
+                        self.in_string = true;
+                        rest = after;
+                    }
+                    Some((_, after)) => rest = after,
+                    None => rest = tail,
+                }
+            }
+        }
+    }
+
+    fn same(&self, other: &Digest) -> bool {
+        self.len == other.len && self.crc.clone().finalize() == other.crc.clone().finalize()
+    }
 }
 
 /// Decoder state for one `openai-responses` response.
@@ -192,6 +297,8 @@ pub(crate) struct OpenAiResponses {
     items: Vec<CallItem>,
     /// Scratch for JSON-escaping custom tool input.
     escaped: String,
+    /// Scratch for decoding delta strings that have escapes.
+    unescaped: String,
     finished: bool,
     max_argument_bytes: usize,
 }
@@ -201,17 +308,16 @@ impl OpenAiResponses {
         OpenAiResponses {
             items: Vec::new(),
             escaped: String::new(),
+            unescaped: String::new(),
             finished: false,
             max_argument_bytes: limits.max_argument_bytes,
         }
     }
 
-    /// Bytes retained beyond the call table (texts kept for comparison).
+    /// Bytes retained beyond the call table: none that grow with the arguments (done
+    /// texts are compared by digest); the items' ids.
     pub(crate) fn retained(&self) -> usize {
-        self.items
-            .iter()
-            .map(|i| i.given.len() + i.late.len())
-            .sum()
+        self.items.iter().map(|i| i.item_id.len()).sum()
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
@@ -242,28 +348,36 @@ impl OpenAiResponses {
         let item_id = p.item_id.as_deref();
         match kind {
             "response.function_call_arguments.delta" => {
-                if let Some(d) = p.delta.as_deref() {
+                if let Some(d) = &p.delta {
+                    let mut scratch = std::mem::take(&mut self.unescaped);
+                    let d = d.decode(&mut scratch);
                     self.delta(CallKind::Function, item_id, p.output_index, d, sink);
+                    self.unescaped = scratch;
                 }
             }
             "response.custom_tool_call_input.delta" => {
-                if let Some(d) = p.delta.as_deref() {
+                if let Some(d) = &p.delta {
+                    let mut scratch = std::mem::take(&mut self.unescaped);
+                    let d = d.decode(&mut scratch);
                     self.delta(CallKind::Custom, item_id, p.output_index, d, sink);
+                    self.unescaped = scratch;
                 }
             }
             "response.output_text.delta" | "response.refusal.delta" => {
-                if let Some(d) = p.delta.as_deref() {
-                    sink.text(d);
+                if let Some(d) = &p.delta {
+                    sink.text(d.decode(&mut self.unescaped));
                 }
             }
             "response.function_call_arguments.done" => {
-                if let Some(a) = p.arguments.and_then(string_value) {
-                    self.done_text(CallKind::Function, item_id, p.output_index, &a, sink);
+                let mut buf = String::new();
+                if let Some(a) = p.arguments.and_then(|a| string_value(a, &mut buf)) {
+                    self.done_text(CallKind::Function, item_id, p.output_index, a, sink);
                 }
             }
             "response.custom_tool_call_input.done" => {
-                if let Some(a) = p.input.and_then(string_value) {
-                    self.done_text(CallKind::Custom, item_id, p.output_index, &a, sink);
+                let mut buf = String::new();
+                if let Some(a) = p.input.and_then(|a| string_value(a, &mut buf)) {
+                    self.done_text(CallKind::Custom, item_id, p.output_index, a, sink);
                 }
             }
             "response.output_item.added" => {
@@ -292,8 +406,8 @@ impl OpenAiResponses {
                 sink.error(ErrorKind::Provider, message, data);
             }
             k if k.starts_with("response.reasoning") && k.ends_with(".delta") => {
-                if let Some(d) = p.delta.as_deref() {
-                    sink.reasoning(d);
+                if let Some(d) = &p.delta {
+                    sink.reasoning(d.decode(&mut self.unescaped));
                 }
             }
             // response.created / in_progress / content_part.* / *.done repeats / newer types.
@@ -323,11 +437,10 @@ impl OpenAiResponses {
             item_id: item_id.unwrap_or_default().to_owned(),
             kind,
             slot,
-            given: String::new(),
-            overflow: false,
+            given: Digest::new(kind),
             streamed: false,
             settled: false,
-            late: String::new(),
+            late: Digest::new(kind),
             quoted: false,
             closed: false,
         });
@@ -365,8 +478,12 @@ impl OpenAiResponses {
             CallKind::Function => item.arguments,
             CallKind::Custom => item.input,
         };
-        if let Some(text) = given.and_then(string_value).filter(|t| !t.is_empty()) {
-            self.settle(i, &text, sink);
+        let mut buf = String::new();
+        if let Some(text) = given
+            .and_then(|g| string_value(g, &mut buf))
+            .filter(|t| !t.is_empty())
+        {
+            self.settle(i, text, sink);
         }
     }
 
@@ -406,22 +523,15 @@ impl OpenAiResponses {
         let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
             return;
         };
-        let max = self.max_argument_bytes;
         let Some(it) = self.items.get_mut(i) else {
             return;
         };
         if it.settled || it.closed {
-            if it.late.len() + delta.len() <= max {
-                it.late.push_str(delta);
-            }
+            it.late.push(delta);
             return;
         }
         it.streamed = true;
-        if it.given.len() + delta.len() <= max {
-            it.given.push_str(delta);
-        } else {
-            it.overflow = true;
-        }
+        it.given.push(delta);
         match it.kind {
             CallKind::Function => sink.calls.args(it.slot, delta, sink.out),
             CallKind::Custom => {
@@ -455,11 +565,7 @@ impl OpenAiResponses {
         }
         if !it.streamed && !it.settled {
             it.settled = true;
-            if text.len() <= self.max_argument_bytes {
-                it.given.push_str(text);
-            } else {
-                it.overflow = true;
-            }
+            it.given.push(text);
             match it.kind {
                 CallKind::Function => sink.calls.args(it.slot, text, sink.out),
                 CallKind::Custom => {
@@ -476,7 +582,8 @@ impl OpenAiResponses {
             } else {
                 &it.late
             };
-            if !it.overflow && !same_text(it.kind, streamed, text) {
+            // Past the argument limit the call failed anyway: not compared.
+            if streamed.len <= self.max_argument_bytes && !streamed.same(&streamed.of(text)) {
                 let id = sink.calls.id(it.slot).unwrap_or(&it.item_id);
                 let what = match it.kind {
                     CallKind::Function => "arguments",
@@ -485,13 +592,14 @@ impl OpenAiResponses {
                 sink.out.push(Event::Error {
                     kind: ErrorKind::UnexpectedPayload,
                     message: format!(
-                        "the done {what} of tool call `{id}` differ from what streamed; the streamed {what} were kept"
+                        "the done {what} of tool call `{id}` differ from the {} bytes that streamed; the streamed {what} were kept (their ToolCallArgs events carry them)",
+                        streamed.len
                     ),
                     index: None,
-                    raw: format!("streamed: {streamed}\ndone: {text}"),
+                    raw: format!("done: {text}"),
                 });
             }
-            it.late.clear();
+            it.late = Digest::new(it.kind);
         }
         if it.kind == CallKind::Custom && !it.quoted {
             it.quoted = true;
@@ -511,8 +619,9 @@ impl OpenAiResponses {
             CallKind::Function => item.arguments,
             CallKind::Custom => item.input,
         };
-        match given.and_then(string_value) {
-            Some(text) => self.settle(i, &text, sink),
+        let mut buf = String::new();
+        match given.and_then(|g| string_value(g, &mut buf)) {
+            Some(text) => self.settle(i, text, sink),
             None => {
                 // No text in the done item: the call is what it got.
                 if let Some(it) = self
@@ -527,7 +636,6 @@ impl OpenAiResponses {
         }
         if let Some(it) = self.items.get_mut(i) {
             it.closed = true;
-            it.given = String::new();
             sink.calls.close(it.slot, sink.out);
         }
     }
@@ -603,28 +711,21 @@ fn call_kind(kind: Option<&str>) -> Option<CallKind> {
     }
 }
 
-/// The text of a JSON string value; `None` for `null`. Any other value (arguments sent
-/// as an object instead of a string) is taken as its JSON text.
-fn string_value(raw: &RawValue) -> Option<Cow<'_, str>> {
+/// The text of a JSON string value (decoded into `buf`, sized at once, when it has
+/// escapes); `None` for `null` or a malformed string. Any other value (arguments sent as
+/// an object instead of a string) is taken as its JSON text.
+fn string_value<'a>(raw: &'a RawValue, buf: &'a mut String) -> Option<&'a str> {
     let text = raw.get();
     if text.starts_with('"') {
-        serde_json::from_str::<Cow<'_, str>>(text).ok()
+        if memchr::memchr(b'\\', text.as_bytes()).is_some() {
+            buf.reserve_exact(text.len());
+        }
+        json_string(text, buf)
     } else if text == "null" {
         None
     } else {
-        Some(Cow::Borrowed(text))
+        Some(text)
     }
-}
-
-/// Whether a done text says the same as what streamed: the same text, or (function
-/// arguments) the same JSON value.
-fn same_text(kind: CallKind, streamed: &str, done: &str) -> bool {
-    streamed == done
-        || (kind == CallKind::Function
-            && matches!(
-                (serde_json::from_str::<Value>(streamed), serde_json::from_str::<Value>(done)),
-                (Ok(a), Ok(b)) if a == b
-            ))
 }
 
 /// Appends `s` JSON-escaped (without quotes) to `out`.
@@ -644,7 +745,8 @@ pub(crate) fn escape_into(s: &str, out: &mut String) {
         };
         out.push_str(s.get(start..i).unwrap_or_default());
         if esc.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "\\u{b:04x}");
         } else {
             out.push_str(esc);
         }
@@ -656,6 +758,39 @@ pub(crate) fn escape_into(s: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn digest_in_pieces(kind: CallKind, text: &str, piece: usize) -> Digest {
+        let mut d = Digest::new(kind);
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut cut = piece.min(rest.len());
+            while !rest.is_char_boundary(cut) {
+                cut += 1;
+            }
+            let (a, b) = rest.split_at(cut);
+            d.push(a);
+            rest = b;
+        }
+        d
+    }
+
+    #[test]
+    fn digest_ignores_json_whitespace_only() {
+        let streamed = "{\"a\": \"x y\\\" \\\\\", \"b\" :\n[1, 2]}";
+        let same = "{\"a\":\"x y\\\" \\\\\",\"b\":[1,2]}";
+        for piece in [1, 2, 3, 7, 100] {
+            let d = digest_in_pieces(CallKind::Function, streamed, piece);
+            assert!(d.same(&d.of(same)), "{piece}");
+            assert!(d.same(&d.of(streamed)), "{piece}");
+            // Spaces inside strings count.
+            assert!(!d.same(&d.of("{\"a\":\"xy\\\" \\\\\",\"b\":[1,2]}")));
+            assert!(!d.same(&d.of("{\"a\":\"x y\\\" \\\\\",\"b\":[1,3]}")));
+            // Custom input is compared exactly.
+            let c = digest_in_pieces(CallKind::Custom, streamed, piece);
+            assert!(c.same(&c.of(streamed)));
+            assert!(!c.same(&c.of(same)));
+        }
+    }
 
     #[test]
     fn escape_matches_serde() {

@@ -302,6 +302,9 @@ impl Harmony {
                         }
                         s = s.get(consumed..).unwrap_or_default();
                         self.body.clear();
+                        // The call is over: its raw text (kept for an error) is freed;
+                        // text after the arguments is reported from `body`.
+                        drop(self.raw.take());
                         self.st = St::After;
                     }
                     JsonStatus::Invalid { at, error } => {
