@@ -1266,7 +1266,7 @@ fn fuzz_raw_call_text_kept_for_an_error_is_a_prefix_however_chunked() {
     assert!(call.starts_with(raw.as_str()), "{raw:?}");
     assert!(raw.len() > 250, "kept {} bytes", raw.len());
     assert!(
-        message.contains(&format!("{} bytes beyond", call.len() - raw.len())),
+        message.contains(&format!("{} more not kept", call.len() - raw.len())),
         "{message}"
     );
 }
@@ -1294,10 +1294,7 @@ fn fuzz_trailing_members_after_arguments_are_reported_however_chunked() {
         let (_, message, raw) = &trailing[0];
         assert!(raw.starts_with(": \"perform\""), "{format}: {raw:?}");
         assert!(raw.len() <= 256, "{format}: {}", raw.len());
-        assert!(
-            message.contains("bytes beyond the argument limit not kept"),
-            "{message}"
-        );
+        assert!(message.contains("more not kept"), "{message}");
     }
 }
 
@@ -1326,10 +1323,7 @@ fn fuzz_stray_text_in_a_function_is_reported_however_chunked() {
     assert_eq!(*index, None);
     assert!(raw.starts_with("<paramet\u{fffd}er=query>"), "{raw:?}");
     assert!(raw.len() <= 256, "{}", raw.len());
-    assert!(
-        message.contains("bytes beyond the argument limit not kept"),
-        "{message}"
-    );
+    assert!(message.contains("more not kept"), "{message}");
 }
 
 /// The same rule for DeepSeek: text after a call's arguments (before its end token) is
@@ -1347,8 +1341,21 @@ fn deepseek_text_after_arguments_is_kept_the_same_however_chunked() {
     assert_eq!(stray.len(), 1, "{events:?}");
     let (_, message, raw) = &stray[0];
     assert!(raw.starts_with("junk é"), "{raw:?}");
-    assert!(
-        message.contains("bytes beyond the argument limit not kept"),
-        "{message}"
-    );
+    assert!(message.contains("more not kept"), "{message}");
+}
+
+/// And for harmony: text after a call's arguments, before `<|call|>`.
+#[test]
+fn harmony_text_after_arguments_is_kept_the_same_however_chunked() {
+    let mut body =
+        b"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1} ".to_vec();
+    body.extend_from_slice("junk é ".repeat(700).as_bytes());
+    body.extend_from_slice(b"<|call|>");
+    let make = || toolstream::Parser::new(toolstream::Format::Harmony);
+    let events = common::assert_split_invariant(&make, &body, 20);
+    let stray = errors_of(&events, ErrorKind::TrailingArguments);
+    assert_eq!(stray.len(), 1, "{events:?}");
+    let (_, message, raw) = &stray[0];
+    assert!(raw.starts_with("junk é"), "{raw:?}");
+    assert!(message.contains("not kept"), "{message}");
 }

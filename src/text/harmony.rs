@@ -90,7 +90,7 @@ pub(crate) struct Harmony {
     header: String,
     raw: Raw,
     /// Body text of a call that is not JSON.
-    body: String,
+    body: Raw,
     slot: Option<Slot>,
     started: bool,
     args: JsonScanner,
@@ -151,7 +151,7 @@ impl Harmony {
             matcher: MarkerMatcher::new(),
             header: String::new(),
             raw: Raw::new(limits.max_argument_bytes),
-            body: String::new(),
+            body: Raw::new(MAX_HEADER),
             slot: None,
             started: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
@@ -280,7 +280,7 @@ impl Harmony {
                             self.st = St::Json;
                         }
                         Some(_) => {
-                            self.body.clear();
+                            self.body.start("");
                             self.st = St::RawBody(ErrorKind::InvalidArguments);
                         }
                     }
@@ -301,7 +301,7 @@ impl Harmony {
                             calls.close(slot, out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
-                        self.body.clear();
+                        self.body.start("");
                         // The call is over: its raw text (kept for an error) is freed;
                         // text after the arguments is reported from `body`.
                         drop(self.raw.take());
@@ -314,8 +314,7 @@ impl Harmony {
                             calls.args_checked(slot, v, false, out);
                         }
                         s = s.get(at..).unwrap_or_default();
-                        self.body.clear();
-                        self.body.push('x');
+                        self.body.start("x");
                         self.st = St::RawBody(match error {
                             JsonError::TooDeep => ErrorKind::LimitExceeded,
                             _ => ErrorKind::InvalidArguments,
@@ -330,16 +329,14 @@ impl Harmony {
                             if self.st != St::After {
                                 self.raw.push(t);
                             }
-                            if self.body.len() + t.len() <= MAX_HEADER {
-                                self.body.push_str(t);
-                            }
+                            self.body.push(t);
                         }
                         Some(Found::Marker(m @ (T_MESSAGE | T_CONSTRAIN)))
                             if self.st != St::After =>
                         {
                             let tok = TOKENS.get(m).copied().unwrap_or_default();
                             self.raw.push(tok);
-                            self.body.push_str(tok);
+                            self.body.push(tok);
                         }
                         Some(Found::Marker(m)) => {
                             self.matcher = matcher;
@@ -358,19 +355,20 @@ impl Harmony {
         let tok = TOKENS.get(m).copied().unwrap_or_default();
         match self.st {
             St::After => {
-                let stray = self.body.trim_matches(is_ws);
-                if !stray.is_empty() {
+                let (stray, note) = self.body.take();
+                let kept = stray.trim_matches(is_ws);
+                if !kept.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
                         kind: ErrorKind::TrailingArguments,
-                        message: "text after the arguments of a harmony tool call".into(),
+                        message: format!("text after the arguments of a harmony tool call{note}"),
                         index: None,
-                        raw: stray.to_owned(),
+                        raw: kept.to_owned(),
                     });
                 }
             }
             St::RawBody(kind) => {
                 self.raw.push(tok);
-                if self.body.trim_matches(is_ws).is_empty() {
+                if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
                     // `<|message|><|call|>`: no arguments.
                     if let Some(slot) = self.slot {
                         calls.close(slot, out);
@@ -388,7 +386,7 @@ impl Harmony {
             }
             _ => {}
         }
-        self.body.clear();
+        self.body.start("");
         self.slot = None;
         self.started = false;
         match m {
@@ -471,7 +469,7 @@ impl Harmony {
                 );
             }
             St::After => {
-                self.body.push_str(&tail);
+                self.body.push(&tail);
                 self.end_call(usize::MAX, calls, out);
             }
         }

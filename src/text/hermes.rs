@@ -458,11 +458,16 @@ impl Raw {
     pub(crate) fn as_str(&self) -> &str {
         &self.text
     }
+    /// Bytes pushed beyond the bound (not kept).
+    pub(crate) fn dropped(&self) -> usize {
+        self.dropped
+    }
     /// The text, and a note about dropped bytes for an error message.
     pub(crate) fn take(&mut self) -> (String, String) {
         let note = if self.dropped > 0 {
             format!(
-                " ({} bytes beyond the argument limit not kept)",
+                " (the first {} bytes are kept, {} more not kept)",
+                self.text.len(),
                 self.dropped
             )
         } else {
