@@ -1359,3 +1359,32 @@ fn harmony_text_after_arguments_is_kept_the_same_however_chunked() {
     assert!(raw.starts_with("junk é"), "{raw:?}");
     assert!(message.contains("not kept"), "{message}");
 }
+
+/// Fuzz regression (parser target, `harmony`, 16-byte limits): a message header was held
+/// up to a fixed 4 KiB whatever `max_held_bytes` said (1,275 bytes retained under a
+/// 624-byte bound). The header is now bounded by `max_held_bytes` too, cut at exactly
+/// that byte however the text arrives; the header's bytes go with its error and the
+/// rest is text.
+#[test]
+fn fuzz_harmony_header_is_bounded_by_max_held_bytes() {
+    let mut body = b"<|channel|>commentary \"}, \"type\": ".to_vec();
+    body.extend_from_slice("\"function\"é, ".repeat(60).as_bytes());
+    body.extend_from_slice(b"<|start|>assistant<|channel|>final<|message|>done");
+    let mut limits = toolstream::Limits::default();
+    limits.max_held_bytes = 40;
+    limits.max_argument_bytes = 16;
+    let make = move || toolstream::Parser::new(toolstream::Format::Harmony).with_limits(limits);
+    let events = common::assert_split_invariant(&make, &body, 40);
+    assert_eq!(
+        errors_of(&events, ErrorKind::LimitExceeded).len(),
+        1,
+        "{events:?}"
+    );
+    assert!(common::text(&events).ends_with("done"), "{events:?}");
+    let mut p = make();
+    let mut out = Vec::new();
+    for b in body.chunks(1) {
+        p.feed(b, &mut out).unwrap();
+        assert!(p.retained_bytes() <= 40 * 3 + 64, "{}", p.retained_bytes());
+    }
+}

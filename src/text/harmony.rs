@@ -91,6 +91,8 @@ pub(crate) struct Harmony {
     raw: Raw,
     /// Body text of a call that is not JSON.
     body: Raw,
+    /// Longest header kept: `MAX_HEADER`, or `max_held_bytes` when smaller.
+    header_max: usize,
     slot: Option<Slot>,
     started: bool,
     args: JsonScanner,
@@ -151,7 +153,8 @@ impl Harmony {
             matcher: MarkerMatcher::new(),
             header: String::new(),
             raw: Raw::new(limits.max_argument_bytes),
-            body: Raw::new(MAX_HEADER),
+            body: Raw::new(MAX_HEADER.min(limits.max_argument_bytes)),
+            header_max: MAX_HEADER.min(limits.max_held_bytes),
             slot: None,
             started: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
@@ -228,12 +231,27 @@ impl Harmony {
                     match matcher.next(&self.tokens, &mut s) {
                         None => {}
                         Some(Found::Text(t)) => {
-                            self.raw.push(t);
-                            if self.header.len() + t.len() > MAX_HEADER {
+                            let room = self.header_max.saturating_sub(self.header.len());
+                            if t.len() > room {
+                                // Cut at exactly the limit, however the text arrived: the
+                                // header's first bytes go with its error, the rest is text.
+                                let mut cut = room;
+                                while !t.is_char_boundary(cut) {
+                                    cut -= 1;
+                                }
+                                self.raw.push(t.get(..cut).unwrap_or_default());
+                                let mut rest = t.get(cut..).unwrap_or_default().to_owned();
+                                // A partial token the matcher holds after the text is
+                                // text's now too (the body stage matches it afresh).
+                                rest.push_str(matcher.finish());
                                 self.matcher = matcher;
                                 self.bad_header(ErrorKind::LimitExceeded, calls, out);
+                                // Marker-free text (the matcher stopped before any token):
+                                // the body stage takes it as text, without recursing further.
+                                self.run(&rest, calls, out);
                                 continue;
                             }
+                            self.raw.push(t);
                             self.header.push_str(t);
                             self.try_start(false, calls, out);
                         }
