@@ -1388,3 +1388,38 @@ fn fuzz_harmony_header_is_bounded_by_max_held_bytes() {
         assert!(p.retained_bytes() <= 40 * 3 + 64, "{}", p.retained_bytes());
     }
 }
+
+#[test]
+fn fuzz_mistral_overlong_name_ends_where_its_text_does() {
+    // Fuzz finding: a v11 name over 256 bytes broke the call at the end of the chunk
+    // that crossed the bound (so a following `"` was text when cut there, part of the
+    // call when fed whole). The call now ends where its text does, however chunked.
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    let make = move || toolstream::Parser::new(toolstream::Format::Mistral).with_limits(limits);
+    let mut body = b"[TOOL_CALLS]".to_vec();
+    body.extend_from_slice(&[b']'; 270]);
+    body.extend_from_slice(b"s\" after");
+    let events = common::assert_split_invariant(&make, &body, 20);
+    let errs = errors_of(&events, ErrorKind::MissingName);
+    assert_eq!(errs.len(), 1, "{events:?}");
+    assert!(errs[0].1.contains("256 bytes are kept, 28 more"), "{errs:?}");
+    assert_eq!(common::text(&events), " after");
+
+    // An overlong name that does reach `[ARGS]`: its value is read and reported with it,
+    // nothing of the call comes out as text or as a call.
+    let mut body = b"[TOOL_CALLS]".to_vec();
+    body.extend_from_slice(&[b'n'; 300]);
+    body.extend_from_slice(b"[ARGS]{\"a\": [1, \"]\"]} after");
+    let make = || toolstream::Parser::new(toolstream::Format::Mistral);
+    let events = common::assert_split_invariant(&make, &body, 20);
+    let errs = errors_of(&events, ErrorKind::MissingName);
+    assert_eq!(errs.len(), 1, "{events:?}");
+    assert!(errs[0].2.ends_with("[ARGS]{\"a\": [1, \"]\"]}"), "{errs:?}");
+    assert_eq!(errs[0].2.len(), body.len() - " after".len());
+    assert_eq!(common::text(&events), " after");
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::ToolCallStart { .. })),
+        "{events:?}"
+    );
+}

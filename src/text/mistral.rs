@@ -38,6 +38,8 @@ const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
 const CALL_ID: &str = "[CALL_ID]";
 const MAX_NAME: usize = 256;
+/// The error of a v11 call whose name is missing, too long or not a name.
+const NAMELESS: &str = "[TOOL_CALLS] without a valid tool name before [ARGS]";
 
 #[inline]
 fn name_char(c: char) -> bool {
@@ -82,6 +84,8 @@ pub(crate) struct Mistral {
     name: String,
     id: String,
     slot: Option<Slot>,
+    /// The name or id went over [`MAX_NAME`] bytes (v11).
+    overflow: bool,
     args: JsonScanner,
     max_depth: usize,
 }
@@ -107,6 +111,7 @@ impl Mistral {
             name: String::new(),
             id: String::new(),
             slot: None,
+            overflow: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
             max_depth: limits.max_depth,
         }
@@ -139,6 +144,7 @@ impl Mistral {
                         self.name.clear();
                         self.id.clear();
                         self.slot = None;
+                        self.overflow = false;
                         self.matcher.clear();
                         self.st = St::Open;
                     }
@@ -238,7 +244,6 @@ impl Mistral {
                         .unwrap_or(s.len());
                     let mut part = s.get(..bad).unwrap_or_default();
                     let mut matcher = std::mem::take(&mut self.matcher);
-                    let mut too_long = false;
                     while let Some(f) = matcher.next(
                         if self.st == St::Name {
                             &self.name_set
@@ -255,8 +260,15 @@ impl Mistral {
                                 } else {
                                     &mut self.id
                                 };
-                                buf.push_str(t);
-                                too_long |= buf.len() > MAX_NAME;
+                                // A name (or id) over the bound is not kept: the call
+                                // still ends where its text does (a character that is
+                                // not a name character, or `[ARGS]` and its value),
+                                // whatever the chunking, and is reported then.
+                                if buf.len() + t.len() > MAX_NAME {
+                                    self.overflow = true;
+                                } else {
+                                    buf.push_str(t);
+                                }
                             }
                             Found::Marker(m) => {
                                 if self.st == St::Name && m == 1 {
@@ -272,9 +284,7 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
-                    if matches!(self.st, St::Name | St::Id)
-                        && (too_long || (consumed == bad && !s.is_empty()))
-                    {
+                    if matches!(self.st, St::Name | St::Id) && consumed == bad && !s.is_empty() {
                         let held = matcher.finish().to_owned();
                         self.raw.push(&held);
                         self.matcher = matcher;
@@ -297,6 +307,15 @@ impl Mistral {
                         if let Some(slot) = self.slot {
                             calls.args_checked(slot, v, true, out);
                             calls.close(slot, out);
+                        } else {
+                            report(
+                                calls,
+                                None,
+                                ErrorKind::MissingName,
+                                NAMELESS,
+                                &mut self.raw,
+                                out,
+                            );
                         }
                         s = s.get(consumed..).unwrap_or_default();
                         self.end();
@@ -320,17 +339,12 @@ impl Mistral {
         }
     }
 
-    /// v11: `[ARGS]` arrived; the name (and id) are complete.
+    /// v11: `[ARGS]` arrived; the name (and id) are complete. Without a valid name the
+    /// value is still read (so the call ends where its text does) and the whole call
+    /// text is reported when it ends.
     fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         let name = self.name.as_str();
-        if name.is_empty() || !name.chars().all(name_char) {
-            let (raw, _) = self.raw.take();
-            out.push(Event::Error {
-                kind: ErrorKind::MissingName,
-                message: "[TOOL_CALLS] without a tool name before [ARGS]".into(),
-                index: None,
-                raw,
-            });
+        if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
         } else {
             self.slot = calls.open(out);
@@ -412,8 +426,16 @@ impl Mistral {
             St::Args => {
                 let slot = self.slot;
                 if self.args.finish() {
-                    if let Some(slot) = slot {
-                        calls.close(slot, out);
+                    match slot {
+                        Some(slot) => calls.close(slot, out),
+                        None => report(
+                            calls,
+                            None,
+                            ErrorKind::MissingName,
+                            NAMELESS,
+                            &mut self.raw,
+                            out,
+                        ),
                     }
                 } else {
                     report(
