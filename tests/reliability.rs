@@ -1403,7 +1403,10 @@ fn fuzz_mistral_overlong_name_ends_where_its_text_does() {
     let events = common::assert_split_invariant(&make, &body, 20);
     let errs = errors_of(&events, ErrorKind::MissingName);
     assert_eq!(errs.len(), 1, "{events:?}");
-    assert!(errs[0].1.contains("256 bytes are kept, 28 more"), "{errs:?}");
+    assert!(
+        errs[0].1.contains("256 bytes are kept, 28 more"),
+        "{errs:?}"
+    );
     assert_eq!(common::text(&events), " after");
 
     // An overlong name that does reach `[ARGS]`: its value is read and reported with it,
@@ -1419,7 +1422,50 @@ fn fuzz_mistral_overlong_name_ends_where_its_text_does() {
     assert_eq!(errs[0].2.len(), body.len() - " after".len());
     assert_eq!(common::text(&events), " after");
     assert!(
-        !events.iter().any(|e| matches!(e, Event::ToolCallStart { .. })),
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ToolCallStart { .. })),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn fuzz_qwen_xml_long_json_like_value_is_a_string_however_chunked() {
+    // Fuzz finding: a parameter value that starts like JSON (`{`) and grows past
+    // max_argument_bytes became a string only when a later piece crossed the limit; fed
+    // in one piece it stayed held as JSON. Now the limit applies to every piece.
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 256;
+    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let long = "G".repeat(300);
+    let spaces = " ".repeat(300);
+    for value in [
+        format!("{{\"k\": \"{long}\"}}"),
+        format!("[1, 2, {long}"),
+        format!("{spaces}{{}}"),
+        spaces.clone(),
+    ] {
+        let body = format!(
+            "<tool_call>\n<function=h>\n<parameter=p>\n{value}\n</parameter>\n</function>\n</tool_call>"
+        );
+        let events = common::assert_split_invariant(&make, body.as_bytes(), 20);
+        // Typed as a string (the call then exceeds the same limit).
+        assert!(
+            args_of(&events, 0).starts_with("{\"p\":\""),
+            "{value:?}: {events:?}"
+        );
+        assert_eq!(
+            errors_of(&events, ErrorKind::LimitExceeded).len(),
+            1,
+            "{events:?}"
+        );
+    }
+    // Cut off inside such a value: the same error whole or in pieces.
+    let body = format!("<function=h><parameter=>{{\"i{long}\":");
+    let events = common::assert_split_invariant(&make, body.as_bytes(), 20);
+    assert_eq!(
+        errors_of(&events, ErrorKind::Truncated).len(),
+        1,
         "{events:?}"
     );
 }

@@ -473,7 +473,12 @@ impl QwenXml {
             V::Undecided => {
                 let body = t.trim_start_matches(is_ws);
                 let Some(first) = body.chars().next() else {
+                    // Only whitespace: held, and past the limit a string (the same
+                    // value it would be at its end).
                     self.held.push_str(t);
+                    if self.held.len() > self.max_args {
+                        self.make_string(calls, out);
+                    }
                     return;
                 };
                 if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[') {
@@ -485,7 +490,7 @@ impl QwenXml {
                     self.held.push_str(t.get(..ws).unwrap_or_default());
                     let base = self.held.len();
                     self.held.push_str(body);
-                    self.scan_json(base, calls, out);
+                    self.scan_held(base, calls, out);
                 } else {
                     self.make_string(calls, out);
                     self.string_text(t);
@@ -494,13 +499,19 @@ impl QwenXml {
             V::Json => {
                 let base = self.held.len();
                 self.held.push_str(t);
-                if self.held.len() > self.max_args {
-                    self.make_string(calls, out);
-                    return;
-                }
-                self.scan_json(base, calls, out);
+                self.scan_held(base, calls, out);
             }
             V::Str => self.string_text(t),
+        }
+    }
+
+    /// A possibly-JSON value grew by `held[base..]`: over the argument limit it is a
+    /// string (whatever the pieces it came in), otherwise the new text is scanned.
+    fn scan_held(&mut self, base: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+        if self.held.len() > self.max_args {
+            self.make_string(calls, out);
+        } else {
+            self.scan_json(base, calls, out);
         }
     }
 
