@@ -1469,3 +1469,55 @@ fn fuzz_qwen_xml_long_json_like_value_is_a_string_however_chunked() {
         "{events:?}"
     );
 }
+
+#[test]
+fn fuzz_long_names_and_keys_fed_whole_stay_bounded() {
+    // Fuzz finding (qwen-xml, 16-byte limits): a function name arriving in one piece was
+    // copied whole before its length was checked (733 bytes retained under a 624-byte
+    // bound). The same held for deepseek names and hermes object keys. (A deepseek name
+    // that broke with its newline in the same piece also lost that newline.)
+    let long = "n".repeat(20_000);
+    let cases: [(Format, &str, &str); 4] = [
+        (
+            Format::QwenXml,
+            "<tool_call>\n<function=",
+            ">\n</function>\n</tool_call> after",
+        ),
+        (
+            Format::QwenXml,
+            "<function=f>\n<parameter=",
+            ">\n1\n</parameter>\n</function> after",
+        ),
+        (
+            Format::DeepSeek,
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>",
+            "\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> after",
+        ),
+        (
+            Format::Hermes,
+            "<tool_call>{\"",
+            "\": 1, \"name\": \"f\", \"arguments\": {}}</tool_call> after",
+        ),
+    ];
+    let mut limits = toolstream::Limits::default();
+    limits.max_argument_bytes = 1024;
+    for (format, head, tail) in cases {
+        let make = move || Parser::new(format).with_limits(limits);
+        let mut p = make();
+        let mut out = Vec::new();
+        p.feed(format!("{head}{long}").as_bytes(), &mut out)
+            .unwrap();
+        // The call's raw text (1024 bytes kept for its error) and a name-sized constant.
+        assert!(
+            p.retained_bytes() <= 1024 + 512,
+            "{format:?}: {} bytes retained",
+            p.retained_bytes()
+        );
+        let body = format!("{head}{long}{tail}");
+        let events = common::assert_split_invariant(&make, body.as_bytes(), 5);
+        assert!(
+            common::text(&events).ends_with(" after"),
+            "{format:?}: {events:?}"
+        );
+    }
+}

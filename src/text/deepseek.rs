@@ -161,9 +161,11 @@ impl DeepSeek {
                         None => {}
                         Some(Found::Text(t)) => {
                             self.raw.push(t);
-                            self.name.push_str(t);
-                            if self.name.len() > MAX_NAME {
+                            // A name over the bound is not kept (the raw text has it).
+                            if self.name.len() + t.len() > MAX_NAME {
                                 self.st = St::Skip(ErrorKind::MissingName);
+                            } else {
+                                self.name.push_str(t);
                             }
                         }
                         Some(Found::Marker(0)) => {
@@ -222,14 +224,21 @@ impl DeepSeek {
                         None => (s, "", false),
                     };
                     self.raw.push(part);
-                    self.name.push_str(part);
                     s = rest;
-                    if self.name.len() > MAX_NAME || self.name.contains('<') {
+                    let over = self.name.len() + part.len() > MAX_NAME;
+                    if !over {
+                        self.name.push_str(part);
+                    }
+                    if nl {
+                        self.raw.push("\n");
+                    }
+                    if over || self.name.contains('<') {
+                        // The newline (if this piece had one) is in the raw text, as it
+                        // is when it arrives later, in the skipped text.
                         self.st = St::Skip(ErrorKind::MissingName);
                         continue;
                     }
                     if nl {
-                        self.raw.push("\n");
                         if self.name.trim_matches(is_ws).is_empty() {
                             self.st = St::Skip(ErrorKind::MissingName);
                             continue;

@@ -166,7 +166,7 @@ impl JsonCall {
 
     /// Bytes retained.
     pub(crate) fn retained(&self) -> usize {
-        self.pre_args.len() + self.sbuf.len()
+        self.pre_args.len() + self.sbuf.len() + self.key.len()
     }
 
     fn start(&mut self, name: &str, calls: &mut Calls, out: &mut Vec<Event>) {
@@ -243,8 +243,14 @@ impl JsonCall {
                 W::KeyStr { esc } => {
                     let rest = bytes.get(i..).unwrap_or_default();
                     let (n, closed, esc) = string_run(rest, esc);
-                    if self.key.len() < MAX_KEY {
+                    if self.key.len() + n <= MAX_KEY {
                         self.key.push_str(s.get(i..i + n).unwrap_or_default());
+                    } else {
+                        // Too long to be a field we read: not kept (bounded in one
+                        // piece too). A bare `"` cannot occur in key text, so the
+                        // key matches no field name however it continues.
+                        self.key.clear();
+                        self.key.push('"');
                     }
                     i += n;
                     if closed {

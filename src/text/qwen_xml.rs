@@ -279,12 +279,13 @@ impl QwenXml {
                         None => (s, ""),
                     };
                     self.raw.push(part);
-                    self.name.push_str(part);
                     s = rest;
-                    if self.name.len() > MAX_NAME {
+                    if self.name.len() + part.len() > MAX_NAME {
+                        // Not kept (the raw text has it): bounded in one piece too.
                         self.st = St::Skip(ErrorKind::InvalidArguments);
                         continue;
                     }
+                    self.name.push_str(part);
                     match rest.as_bytes().first() {
                         Some(b'>') => {
                             self.raw.push(">");
