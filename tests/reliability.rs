@@ -1521,3 +1521,36 @@ fn fuzz_long_names_and_keys_fed_whole_stay_bounded() {
         );
     }
 }
+
+#[test]
+fn fuzz_whitespace_run_longer_than_the_hold_is_text_however_chunked() {
+    // Fuzz finding (mistral, max_held_bytes 16): 18 newlines before `[TOOL_CALLS]` gave
+    // 18 newlines of text fed whole but 17 fed byte by byte (the held run was released
+    // at 17 bytes, then the 18th dropped before the marker). A whitespace run longer than
+    // the hold is now text, all of it; a shorter one is still dropped before a call.
+    let mut limits = toolstream::Limits::default();
+    limits.max_held_bytes = 16;
+    for (format, marker) in [
+        (Format::Mistral, "[TOOL_CALLS]"),
+        (Format::Hermes, "<tool_call>"),
+        (Format::QwenXml, "<tool_call>"),
+    ] {
+        let make = move || Parser::new(format).with_limits(limits);
+        for (ws, kept) in [
+            ("\n".repeat(18), true),
+            (" \n".repeat(9), true),
+            ("\n".repeat(16), false),
+        ] {
+            for before in ["", "text"] {
+                let body = format!("{before}{ws}{marker}");
+                let events = common::assert_split_invariant(&make, body.as_bytes(), 20);
+                let want = if kept {
+                    format!("{before}{ws}")
+                } else {
+                    before.to_owned()
+                };
+                assert_eq!(common::text(&events), want, "{format:?} {body:?}");
+            }
+        }
+    }
+}

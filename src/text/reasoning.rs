@@ -30,8 +30,8 @@
 //! - **End-of-turn tokens** a server left in the text (`<|im_end|>`, `</s>`,
 //!   `<｜end▁of▁sentence｜>`, per syntax) are dropped.
 //! - Held back, at most: a partial marker (shorter than the longest marker) and the
-//!   whitespace before it (bounded by [`Limits::max_held_bytes`](crate::Limits); beyond
-//!   that it is released).
+//!   whitespace before it (bounded by [`Limits::max_held_bytes`](crate::Limits); a run
+//!   of whitespace longer than that is text, all of it, whatever the chunking).
 
 use crate::event::Event;
 use crate::limits::Limits;
@@ -77,6 +77,10 @@ pub(crate) struct TextStage {
     reasoning: Option<usize>,
     /// Trailing whitespace held until the next text (dropped before a marker).
     pending: String,
+    /// The current whitespace run outgrew `max_held` and was released as text: the
+    /// rest of it is text too (so what is dropped before a marker does not depend on
+    /// where the input was cut).
+    released: bool,
     /// Drop line breaks until the next other text (after a reasoning tag).
     skip_nl: bool,
     max_held: usize,
@@ -135,6 +139,7 @@ impl TextStage {
             matcher: MarkerMatcher::new(),
             reasoning,
             pending: String::new(),
+            released: false,
             skip_nl: reasoning.is_some(),
             max_held: limits.max_held_bytes,
             forced: false,
@@ -170,6 +175,7 @@ impl TextStage {
                     let kind = self.forced || self.reasoning.is_some();
                     Self::text(
                         &mut self.pending,
+                        &mut self.released,
                         &mut self.skip_nl,
                         self.max_held,
                         kind,
@@ -186,10 +192,12 @@ impl TextStage {
                     };
                     if let Role::Call(c) = role {
                         self.pending.clear();
+                        self.released = false;
                         return Some(c);
                     }
                     if role == Role::Drop {
                         self.pending.clear();
+                        self.released = false;
                         continue;
                     }
                     // A reasoning tag: only line breaks around it are dropped.
@@ -202,6 +210,7 @@ impl TextStage {
                         );
                     }
                     self.pending.clear();
+                    self.released = false;
                     self.skip_nl = true;
                     match role {
                         Role::Open(p) => self.reasoning = Some(p),
@@ -215,6 +224,7 @@ impl TextStage {
     /// Emits `t`, holding its trailing whitespace.
     fn text(
         pending: &mut String,
+        released: &mut bool,
         skip_nl: &mut bool,
         max_held: usize,
         reasoning: bool,
@@ -230,20 +240,24 @@ impl TextStage {
         }
         let body = t.trim_end_matches(is_ws);
         let ws = t.get(body.len()..).unwrap_or_default();
-        if body.is_empty() {
-            pending.push_str(ws);
-            if pending.len() > max_held {
-                let delta = std::mem::take(pending);
-                push(out, reasoning, delta);
-            }
+        if body.is_empty() && *released {
+            push(out, reasoning, ws.to_owned());
             return;
         }
-        let mut delta = String::with_capacity(pending.len() + body.len());
-        delta.push_str(pending);
-        delta.push_str(body);
-        pending.clear();
+        if !body.is_empty() {
+            let mut delta = String::with_capacity(pending.len() + body.len());
+            delta.push_str(pending);
+            delta.push_str(body);
+            pending.clear();
+            *released = false;
+            push(out, reasoning, delta);
+        }
         pending.push_str(ws);
-        push(out, reasoning, delta);
+        if pending.len() > max_held {
+            let delta = std::mem::take(pending);
+            *released = true;
+            push(out, reasoning, delta);
+        }
     }
 
     /// Gives text back to the stage: a partial closing literal that turned out not to
@@ -257,6 +271,7 @@ impl TextStage {
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
         let reasoning = self.kind();
         let mut delta = std::mem::take(&mut self.pending);
+        self.released = false;
         let held = self.matcher.finish();
         if self.skip_nl && delta.is_empty() {
             delta.push_str(held.trim_start_matches(is_nl));
