@@ -1554,3 +1554,36 @@ fn fuzz_whitespace_run_longer_than_the_hold_is_text_however_chunked() {
         }
     }
 }
+
+#[test]
+fn fuzz_call_object_breaks_at_the_byte_past_a_bound() {
+    // Fuzz finding (auto → mistral, 16-byte limits): a call object's string field (`id`)
+    // or arguments held before the name, past their bound, broke the call at the start
+    // of the piece that crossed it, so the text after the break depended on the
+    // chunking. The call now breaks at the first character past the bound.
+    let mut limits = toolstream::Limits::default();
+    limits.max_held_bytes = 16;
+    limits.max_argument_bytes = 16;
+    for format in [Format::Mistral, Format::Hermes, Format::Auto] {
+        let make = move || Parser::new(format).with_limits(limits);
+        for body in [
+            "[TOOL_CALLS]{\"\":{\"\":\"\",\"\":\"\"},\"id\":\"\0\0\u{fffd}MU\u{fffd}é after",
+            "[TOOL_CALLS]{\"id\": \"0123456789abcdefghijé\", \"name\": \"f\"} after",
+            "[TOOL_CALLS]{\"arguments\": {\"a\": \"0123456789abcdefé\"}, \"name\": \"f\"} after",
+            "[TOOL_CALLS]{\"arguments\": [1, 2, 3, 4, 5, 6, 7, 8, 9], \"name\": \"f\"} after",
+            "<tool_call>{\"arguments\": {\"a\": \"0123456789abcdefé\"}, \"name\": \"f\"}</tool_call> after",
+        ] {
+            let events = common::assert_split_invariant(&make, body.as_bytes(), 20);
+            let foreign = match format {
+                Format::Mistral => body.starts_with('<'),
+                Format::Hermes => body.starts_with('['),
+                _ => false,
+            };
+            assert_eq!(
+                errors(&events).is_empty(),
+                foreign,
+                "{format:?} {body:?}: {events:?}"
+            );
+        }
+    }
+}

@@ -183,27 +183,31 @@ impl JsonCall {
     }
 
     /// Hands argument bytes (scanned by `self.value`) to the call; `complete`: the value
-    /// closed with them.
+    /// closed with them. Arguments held before the name is known are bounded: past the
+    /// bound, `Err` with the bytes of `piece` that fit (the call breaks right there,
+    /// however the arguments were cut into pieces).
     fn deliver(
         &mut self,
         piece: &str,
         complete: bool,
         calls: &mut Calls,
         out: &mut Vec<Event>,
-    ) -> bool {
+    ) -> Result<(), usize> {
         if self.named {
             if let Some(slot) = self.slot {
                 calls.args_checked(slot, piece, complete, out);
             }
-            true
-        } else if piece.is_empty() {
-            true
         } else if self.pre_args.len() + piece.len() > self.max_args {
-            false
+            let mut fit = self.max_args.saturating_sub(self.pre_args.len());
+            while fit > 0 && !piece.is_char_boundary(fit) {
+                fit -= 1;
+            }
+            self.pre_args.push_str(piece.get(..fit).unwrap_or_default());
+            return Err(fit);
         } else {
             self.pre_args.push_str(piece);
-            true
         }
+        Ok(())
     }
 
     /// Walks `s`; returns the bytes consumed and what was found.
@@ -295,7 +299,14 @@ impl JsonCall {
                     let rest = bytes.get(i..).unwrap_or_default();
                     let (n, closed, esc) = string_run(rest, esc);
                     if self.sbuf.len() + n > self.max_str {
-                        return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                        // The call breaks at the first character past the bound, however
+                        // the string arrived (what fits is consumed up to there).
+                        let mut fit = self.max_str.saturating_sub(self.sbuf.len()).min(n);
+                        while fit > 0 && !s.is_char_boundary(i + fit) {
+                            fit -= 1;
+                        }
+                        self.sbuf.push_str(s.get(i..i + fit).unwrap_or_default());
+                        return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                     }
                     self.sbuf.push_str(s.get(i..i + n).unwrap_or_default());
                     i += n;
@@ -320,20 +331,16 @@ impl JsonCall {
                     let args = self.w == W::Args;
                     match self.value.feed(rest.as_bytes()) {
                         JsonStatus::NeedMore => {
-                            if args && !self.deliver(rest, false, calls, out) {
-                                return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                            if args && let Err(fit) = self.deliver(rest, false, calls, out) {
+                                return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                             }
                             i = bytes.len();
                         }
                         JsonStatus::Complete { consumed } => {
                             if args {
-                                if !self.deliver(
-                                    rest.get(..consumed).unwrap_or_default(),
-                                    true,
-                                    calls,
-                                    out,
-                                ) {
-                                    return (i, Walk::Invalid(ErrorKind::LimitExceeded));
+                                let value = rest.get(..consumed).unwrap_or_default();
+                                if let Err(fit) = self.deliver(value, true, calls, out) {
+                                    return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                                 }
                                 self.args_done = true;
                             }
@@ -342,13 +349,15 @@ impl JsonCall {
                         }
                         JsonStatus::Invalid { at, error } => {
                             // The valid prefix streams as it would have in smaller pieces.
-                            if args {
-                                let _ = self.deliver(
+                            if args
+                                && let Err(fit) = self.deliver(
                                     rest.get(..at).unwrap_or_default(),
                                     false,
                                     calls,
                                     out,
-                                );
+                                )
+                            {
+                                return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                             }
                             let kind = match error {
                                 JsonError::TooDeep => ErrorKind::LimitExceeded,
