@@ -306,17 +306,8 @@ impl Mistral {
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
                             calls.args_checked(slot, v, true, out);
-                            calls.close(slot, out);
-                        } else {
-                            report(
-                                calls,
-                                None,
-                                ErrorKind::MissingName,
-                                NAMELESS,
-                                &mut self.raw,
-                                out,
-                            );
                         }
+                        self.args_closed(calls, out);
                         s = s.get(consumed..).unwrap_or_default();
                         self.end();
                     }
@@ -355,6 +346,22 @@ impl Mistral {
         }
         self.args = JsonScanner::with_max_depth(self.max_depth);
         self.st = St::Args;
+    }
+
+    /// v11: the `[ARGS]` value closed: the call ends, or, without a valid name, is
+    /// reported with its whole text.
+    fn args_closed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        match self.slot {
+            Some(slot) => calls.close(slot, out),
+            None => report(
+                calls,
+                None,
+                ErrorKind::MissingName,
+                NAMELESS,
+                &mut self.raw,
+                out,
+            ),
+        }
     }
 
     /// The call text broke at the start of `s`: report it with the offending character,
@@ -426,17 +433,7 @@ impl Mistral {
             St::Args => {
                 let slot = self.slot;
                 if self.args.finish() {
-                    match slot {
-                        Some(slot) => calls.close(slot, out),
-                        None => report(
-                            calls,
-                            None,
-                            ErrorKind::MissingName,
-                            NAMELESS,
-                            &mut self.raw,
-                            out,
-                        ),
-                    }
+                    self.args_closed(calls, out);
                 } else {
                     report(
                         calls,
