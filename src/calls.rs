@@ -36,7 +36,7 @@ const END_TOKENS: &[&str] = &[
 ];
 
 /// Splits `s` after at most `room` bytes, on a character boundary.
-fn split_at_room(s: &str, room: usize) -> (&str, &str) {
+pub(crate) fn split_at_room(s: &str, room: usize) -> (&str, &str) {
     if s.len() <= room {
         return (s, "");
     }

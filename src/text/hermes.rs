@@ -31,7 +31,7 @@
 //!   Start was emitted it is the call's error (with its index). A call cut off by the end
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
-use crate::calls::{Calls, Slot};
+use crate::calls::{Calls, Slot, split_at_room};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -198,12 +198,9 @@ impl JsonCall {
                 calls.args_checked(slot, piece, complete, out);
             }
         } else if self.pre_args.len() + piece.len() > self.max_args {
-            let mut fit = self.max_args.saturating_sub(self.pre_args.len());
-            while fit > 0 && !piece.is_char_boundary(fit) {
-                fit -= 1;
-            }
-            self.pre_args.push_str(piece.get(..fit).unwrap_or_default());
-            return Err(fit);
+            let (fit, _) = split_at_room(piece, self.max_args.saturating_sub(self.pre_args.len()));
+            self.pre_args.push_str(fit);
+            return Err(fit.len());
         } else {
             self.pre_args.push_str(piece);
         }
@@ -298,17 +295,16 @@ impl JsonCall {
                 W::Str { esc } => {
                     let rest = bytes.get(i..).unwrap_or_default();
                     let (n, closed, esc) = string_run(rest, esc);
+                    let run = s.get(i..i + n).unwrap_or_default();
                     if self.sbuf.len() + n > self.max_str {
                         // The call breaks at the first character past the bound, however
                         // the string arrived (what fits is consumed up to there).
-                        let mut fit = self.max_str.saturating_sub(self.sbuf.len()).min(n);
-                        while fit > 0 && !s.is_char_boundary(i + fit) {
-                            fit -= 1;
-                        }
-                        self.sbuf.push_str(s.get(i..i + fit).unwrap_or_default());
-                        return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
+                        let (fit, _) =
+                            split_at_room(run, self.max_str.saturating_sub(self.sbuf.len()));
+                        self.sbuf.push_str(fit);
+                        return (i + fit.len(), Walk::Invalid(ErrorKind::LimitExceeded));
                     }
-                    self.sbuf.push_str(s.get(i..i + n).unwrap_or_default());
+                    self.sbuf.push_str(run);
                     i += n;
                     if closed {
                         i += 1;
@@ -455,17 +451,9 @@ impl Raw {
             self.dropped += s.len();
             return;
         }
-        let room = self.max.saturating_sub(self.text.len());
-        if s.len() <= room {
-            self.text.push_str(s);
-            return;
-        }
-        let mut cut = room;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        self.text.push_str(s.get(..cut).unwrap_or_default());
-        self.dropped += s.len() - cut;
+        let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.text.len()));
+        self.text.push_str(kept);
+        self.dropped += rest.len();
     }
     pub(crate) fn len(&self) -> usize {
         self.text.len()
