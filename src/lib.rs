@@ -219,9 +219,11 @@ pub mod scan;
 #[cfg(feature = "stream")]
 pub mod stream;
 mod text;
+pub mod tools;
 
 pub use error::{Error, ParseErrorKind};
 pub use event::{ErrorKind, Event, FinishReason, Usage, merge_deltas};
 pub use format::{Format, Framing, UnknownName};
 pub use limits::Limits;
 pub use parser::Parser;
+pub use tools::{Tools, ToolsError};

@@ -49,9 +49,22 @@ pub(crate) struct TextOptions {
     pub(crate) tool_names: Option<Vec<String>>,
     /// A marker-less call must come before any non-whitespace text.
     pub(crate) calls_at_start_only: bool,
+    /// The request's declared tools (`Parser::tools`): parameter value kinds for the
+    /// XML-parameter syntaxes, declared names. `None`: no schema.
+    pub(crate) tools: Option<std::sync::Arc<crate::tools::Tools>>,
 }
 
 impl TextOptions {
+    /// How a value of `tool`'s parameter `param` becomes JSON (no schema: `Infer`).
+    #[allow(dead_code)]
+    pub(crate) fn value_kind(&self, tool: &str, param: &str) -> crate::tools::ValueKind {
+        self.tools
+            .as_ref()
+            .map_or(crate::tools::ValueKind::Infer, |t| {
+                t.value_kind(tool, param)
+            })
+    }
+
     /// Whether `name` may be a tool call's name.
     pub(crate) fn allows(&self, name: &str) -> bool {
         self.tool_names
