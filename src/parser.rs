@@ -372,6 +372,27 @@ impl Parser {
         self.rebuild()
     }
 
+    /// The request's declared tools ([`Tools`](crate::Tools), read from its `tools`
+    /// array). The XML-parameter syntaxes (`qwen-xml`, ...) type each parameter value from
+    /// its JSON Schema: a `string` parameter streams as a string and is never parsed, a
+    /// parameter that allows no string is JSON text.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser, Tools};
+    /// let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"f",
+    ///     "parameters":{"type":"object","properties":{"zip":{"type":"string"}}}}}]"#).unwrap();
+    /// let mut p = Parser::new(Format::QwenXml).tools(tools);
+    /// let mut ev = Vec::new();
+    /// p.feed(b"<tool_call><function=f><parameter=zip>02134</parameter></function></tool_call>", &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert!(ev.iter().any(|e| matches!(e, Event::ToolCallEnd { arguments, .. } if arguments["zip"] == "02134")));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn tools(mut self, tools: crate::Tools) -> Self {
+        self.text_options.tools = Some(std::sync::Arc::new(tools));
+        self.rebuild()
+    }
+
     /// Marker-less text syntaxes: when `true`, a call is recognised only at the start of
     /// the output (nothing but whitespace emitted before it); later `[f(..)]` or
     /// `{"name": ..}` is text. Calls continuing the first call's group (the same
