@@ -15,6 +15,7 @@
 //! assert_eq!(got, vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
 //! ```
 
+use crate::framing::line::BOM;
 use crate::scan::json::{JsonScanner, JsonStatus};
 
 /// One item out of the framer.
@@ -68,8 +69,6 @@ impl Default for JsonArrayFramer {
         Self::new()
     }
 }
-
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 impl JsonArrayFramer {
     /// A framer with a 16 MiB element limit.

@@ -4,5 +4,6 @@
 
 pub mod eventstream;
 pub mod json_array;
+mod line;
 pub mod ndjson;
 pub mod sse;

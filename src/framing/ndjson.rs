@@ -33,12 +33,8 @@
 //! assert_eq!(lines, [&b"{\"a\":1}"[..], b"{\"b\":2}", b"{\"c\":3}"]);
 //! ```
 
-use memchr::memchr;
-
+use crate::framing::line::{Ends, Line, LineReader};
 use crate::framing::sse::DEFAULT_MAX_LINE;
-
-/// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// One item produced by [`NdjsonFramer`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,67 +59,15 @@ pub enum NdjsonItem<'a> {
     },
 }
 
-/// Where the framer stands between two calls.
-///
-/// ```text
-///            BOM byte matched (fewer than 3 so far)
-///             +-----+
-///             v     |
-///        +-------------+  3rd BOM byte: dropped     +-----------+
-/// start->|   Bom(n)    |--------------------------->| LineStart |<--+
-///        +-------------+  other byte: held BOM      +-----------+   |
-///                         bytes start the line            | chunk   | LF
-///                              |                          | ends    |
-///                              v                          v in line |
-///                        +-----------------------------------+      |
-///                        |     Partial (line buffer)         |------+
-///                        +-----------------------------------+
-/// ```
-///
-/// `finish` resets the state to `Bom(0)` once everything has been drained,
-/// so a framer can be reused for the next stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// At the stream start; `n` bytes of a BOM matched so far (held back).
-    Bom(u8),
-    /// At the start of a line, nothing buffered.
-    LineStart,
-    /// Inside a line whose first bytes are in `line` (`line_len` counted).
-    Partial,
-}
-
-/// What became ready inside `advance`; turned into an [`NdjsonItem`] by
-/// `item` once the mutable borrow of the framer has ended.
-#[derive(Debug, Clone, Copy)]
-enum Ready<'i> {
-    /// A line: borrowed from the input, or `None` when it is in `line`.
-    Line(Option<&'i [u8]>),
-    /// A too-long line: its prefix borrowed from the input, or `None` when
-    /// it is in `line`; and its length.
-    TooLong(Option<&'i [u8]>, usize),
-}
-
-/// A sans-IO NDJSON line framer.
+/// A sans-IO NDJSON line framer: the shared line reader (LF-terminated lines, one CR
+/// trimmed, BOM, bounded buffer) with blank lines skipped.
 ///
 /// Feed it byte chunks as they arrive with [`feed`](Self::feed), pull the
 /// lines it produces, and call [`finish`](Self::finish) at the end of the
 /// stream. See the [module docs](self) for the rules it follows.
 #[derive(Debug, Clone)]
 pub struct NdjsonFramer {
-    /// Maximum line length in bytes.
-    max: usize,
-    /// Line-level state.
-    phase: Phase,
-    /// Bytes of the current partial line seen so far (may exceed `max`).
-    line_len: usize,
-    /// Whether the last byte seen of the partial line is a CR.
-    last_cr: bool,
-    /// The first `min(line_len, max + 1)` bytes of the current partial line
-    /// (one more than `max` so that a CR right after `max` bytes can still
-    /// be trimmed).
-    line: Vec<u8>,
-    /// The last item borrowed `line`: clear it on the next call.
-    clear_line: bool,
+    lines: LineReader,
 }
 
 impl Default for NdjsonFramer {
@@ -145,12 +89,7 @@ impl NdjsonFramer {
     #[must_use]
     pub fn with_max_line(max: usize) -> Self {
         Self {
-            max,
-            phase: Phase::Bom(0),
-            line_len: 0,
-            last_cr: false,
-            line: Vec::new(),
-            clear_line: false,
+            lines: LineReader::new(max, Ends::Lf),
         }
     }
 
@@ -161,8 +100,12 @@ impl NdjsonFramer {
     /// partial line is kept inside). Call in a loop:
     /// `while let Some(item) = framer.feed(&mut rest) { .. }`.
     pub fn feed<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<NdjsonItem<'s>> {
-        let ready = self.advance(input)?;
-        Some(self.item(ready))
+        loop {
+            let line = self.lines.next(input)?;
+            if !self.is_blank(line) {
+                return Some(self.item(line));
+            }
+        }
     }
 
     /// End of input: return the last line if it had no LF (unless it is
@@ -171,159 +114,40 @@ impl NdjsonFramer {
     /// Once it has returned `None` the framer is back in its initial state
     /// (BOM stripping re-armed) and can be reused for a new stream.
     pub fn finish(&mut self) -> Option<NdjsonItem<'_>> {
-        let ready = self.finish_ready()?;
-        Some(self.item(ready))
+        loop {
+            let line = self.lines.finish()?;
+            if !self.is_blank(line) {
+                return Some(self.item(line));
+            }
+        }
     }
 
     /// Bytes currently retained (partial line, held-back BOM bytes), for
     /// memory-bound checks.
     #[must_use]
     pub fn buffered(&self) -> usize {
-        let held = match self.phase {
-            Phase::Bom(n) => usize::from(n),
-            _ => 0,
-        };
-        self.line.len().saturating_add(held)
+        self.lines.buffered()
     }
 
-    /// Turn a [`Ready`] into the item handed out, borrowing the buffer.
-    fn item<'a>(&'a self, ready: Ready<'a>) -> NdjsonItem<'a> {
-        match ready {
-            Ready::Line(line) => NdjsonItem::Line(line.unwrap_or(&self.line)),
-            Ready::TooLong(prefix, len) => NdjsonItem::LineTooLong {
-                prefix: prefix.unwrap_or(&self.line),
+    /// A blank line (empty or only ASCII whitespace) is skipped; a too-long one is not.
+    fn is_blank(&self, line: Line<'_>) -> bool {
+        match line {
+            Line::Input(l) => is_blank(l),
+            Line::Buffered => is_blank(self.lines.line()),
+            Line::TooLong(..) => false,
+        }
+    }
+
+    /// Turn a line into the item handed out, borrowing the buffer.
+    fn item<'a>(&'a self, line: Line<'a>) -> NdjsonItem<'a> {
+        match line {
+            Line::Input(l) => NdjsonItem::Line(l),
+            Line::Buffered => NdjsonItem::Line(self.lines.line()),
+            Line::TooLong(prefix, len) => NdjsonItem::LineTooLong {
+                prefix: prefix.unwrap_or(self.lines.line()),
                 len,
             },
         }
-    }
-
-    /// Clear the buffer that the previously returned item borrowed.
-    fn cleanup(&mut self) {
-        if self.clear_line {
-            self.clear_line = false;
-            self.line.clear();
-        }
-    }
-
-    /// The body of `feed`, without borrowing the framer in the result.
-    fn advance<'i>(&mut self, input: &mut &'i [u8]) -> Option<Ready<'i>> {
-        self.cleanup();
-        if !self.enter(input) {
-            return None;
-        }
-        loop {
-            let buf = *input;
-            let Some((line, after)) = memchr(b'\n', buf)
-                .and_then(|pos| buf.split_at_checked(pos))
-                .and_then(|(line, rest)| Some((line, rest.get(1..)?)))
-            else {
-                if !buf.is_empty() {
-                    self.append_partial(buf);
-                    self.phase = Phase::Partial;
-                }
-                *input = &[];
-                return None;
-            };
-            *input = after;
-            let ready = if self.phase == Phase::Partial {
-                self.phase = Phase::LineStart;
-                self.append_partial(line);
-                self.end_buffered_line()
-            } else {
-                self.end_input_line(line)
-            };
-            if ready.is_some() {
-                return ready;
-            }
-        }
-    }
-
-    /// Resolve the `Bom` state against the front of `input`. Returns `false`
-    /// when `input` ran out before it was resolved.
-    fn enter(&mut self, input: &mut &[u8]) -> bool {
-        while let Phase::Bom(n) = self.phase {
-            let Some((&byte, rest)) = input.split_first() else {
-                return false;
-            };
-            let held = usize::from(n);
-            if BOM.get(held) == Some(&byte) {
-                *input = rest;
-                self.phase = if held + 1 >= BOM.len() {
-                    Phase::LineStart
-                } else {
-                    Phase::Bom(n.saturating_add(1))
-                };
-            } else if held == 0 {
-                self.phase = Phase::LineStart;
-            } else {
-                // Not a BOM after all: the held bytes start a line.
-                self.append_partial(BOM.get(..held).unwrap_or(&[]));
-                self.phase = Phase::Partial;
-            }
-        }
-        true
-    }
-
-    /// Add bytes to the partial line, keeping at most `max + 1` of them.
-    fn append_partial(&mut self, bytes: &[u8]) {
-        let Some(&last) = bytes.last() else {
-            return;
-        };
-        let room = self.max.saturating_add(1).saturating_sub(self.line.len());
-        self.line
-            .extend_from_slice(bytes.get(..room).unwrap_or(bytes));
-        self.line_len = self.line_len.saturating_add(bytes.len());
-        self.last_cr = last == b'\r';
-    }
-
-    /// A line that lies whole in the input (no partial line before it).
-    fn end_input_line<'i>(&mut self, line: &'i [u8]) -> Option<Ready<'i>> {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.len() > self.max {
-            let prefix = line.get(..self.max).unwrap_or(line);
-            return Some(Ready::TooLong(Some(prefix), line.len()));
-        }
-        if is_blank(line) {
-            return None;
-        }
-        Some(Ready::Line(Some(line)))
-    }
-
-    /// The partial line in `line` has ended.
-    fn end_buffered_line<'i>(&mut self) -> Option<Ready<'i>> {
-        let len =
-            std::mem::replace(&mut self.line_len, 0).saturating_sub(usize::from(self.last_cr));
-        self.last_cr = false;
-        // Drop the trimmed CR, or the extra byte kept beyond `max`.
-        self.line.truncate(len.min(self.max));
-        if len > self.max {
-            self.clear_line = true;
-            return Some(Ready::TooLong(None, len));
-        }
-        if is_blank(&self.line) {
-            self.line.clear();
-            return None;
-        }
-        self.clear_line = true;
-        Some(Ready::Line(None))
-    }
-
-    /// The body of `finish`.
-    fn finish_ready(&mut self) -> Option<Ready<'static>> {
-        self.cleanup();
-        if let Phase::Bom(n @ 1..) = self.phase {
-            self.append_partial(BOM.get(..usize::from(n)).unwrap_or(&[]));
-            self.phase = Phase::Partial;
-        }
-        if self.phase == Phase::Partial {
-            self.phase = Phase::LineStart;
-            if let Some(ready) = self.end_buffered_line() {
-                return Some(ready);
-            }
-        }
-        // Everything drained: ready for a new stream.
-        self.phase = Phase::Bom(0);
-        None
     }
 }
 
@@ -335,6 +159,7 @@ fn is_blank(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::line::BOM;
     use proptest::prelude::*;
 
     /// An owned copy of an [`NdjsonItem`].

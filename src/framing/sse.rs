@@ -56,13 +56,12 @@
 //! ]);
 //! ```
 
-use memchr::{memchr, memchr2};
+use memchr::memchr;
+
+use crate::framing::line::{BOM, Ends, Line, LineReader};
 
 /// Default maximum line length (bytes) before a line is reported as too long.
 pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
-
-/// The UTF-8 byte order mark.
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// One dispatched item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,46 +113,6 @@ pub enum SseItem<'a> {
     },
 }
 
-/// Where the framer stands between two calls (the line-level state).
-///
-/// ```text
-///              BOM byte matched (fewer than 3 so far)
-///               +-----+
-///               v     |
-///          +---------------+  3rd BOM byte: dropped
-///  start ->|    Bom(n)     |---------------------------+
-///          +---------------+  any other byte:          |
-///                  |          held BOM bytes -> line   |
-///                  v                                   v
-///          +---------------+   line end      +---------------+
-///          |    Partial    |---------------->|   LineStart   |<--+
-///          | (line buffer) |<----------------|               |   |
-///          +---------------+  chunk ends     +---------------+   |
-///                  |          inside a line          |           |
-///                  |  CR as last byte of the chunk   |           |
-///                  +--------------+------------------+           |
-///                                 v                              |
-///                          +-------------+  next byte: an LF is  |
-///                          |   AfterCr   |  skipped (CRLF split) |
-///                          +-------------+-----------------------+
-/// ```
-///
-/// A line that lies whole in the chunk is handled without passing through
-/// `Partial`. `finish` resets the state to `Bom(0)` once everything has been
-/// drained, so a framer can be reused for the next stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// At the stream start; `n` bytes of a BOM matched so far (held back).
-    Bom(u8),
-    /// At the start of a line, nothing buffered.
-    LineStart,
-    /// The previous line ended with a CR that was the last byte of its
-    /// chunk: a LF at the start of the next chunk belongs to it.
-    AfterCr,
-    /// Inside a line whose first bytes are in `line` (`line_len` counted).
-    Partial,
-}
-
 /// What became ready inside `advance`; turned into an [`SseItem`] by `item`
 /// once the mutable borrow of the framer has ended.
 #[derive(Debug, Clone, Copy)]
@@ -188,14 +147,10 @@ enum Field<'a> {
 /// stream. See the [module docs](self) for the rules it follows.
 #[derive(Debug, Clone)]
 pub struct SseFramer {
-    /// Maximum line length in bytes.
+    /// Maximum line (and joined data) length in bytes.
     max: usize,
-    /// Line-level state.
-    phase: Phase,
-    /// Bytes of the current partial line seen so far (may exceed `max`).
-    line_len: usize,
-    /// The first `min(line_len, max)` bytes of the current partial line.
-    line: Vec<u8>,
+    /// Lines: LF, CR or CRLF; BOM; the partial line (the shared line reader).
+    lines: LineReader,
     /// Data lines of the pending event, joined with LF.
     data: Vec<u8>,
     /// Whether the pending event has at least one data line (`data` may be
@@ -207,8 +162,6 @@ pub struct SseFramer {
     discarding: bool,
     /// The last item borrowed `data`/`event`: clear them on the next call.
     clear_event: bool,
-    /// The last item borrowed `line`: clear it on the next call.
-    clear_line: bool,
 }
 
 impl Default for SseFramer {
@@ -231,15 +184,12 @@ impl SseFramer {
     pub fn with_max_line(max: usize) -> Self {
         Self {
             max,
-            phase: Phase::Bom(0),
-            line_len: 0,
-            line: Vec::new(),
+            lines: LineReader::new(max, Ends::Any),
             data: Vec::new(),
             has_data: false,
             event: String::new(),
             discarding: false,
             clear_event: false,
-            clear_line: false,
         }
     }
 
@@ -269,15 +219,10 @@ impl SseFramer {
     /// held-back BOM bytes), for memory-bound checks.
     #[must_use]
     pub fn buffered(&self) -> usize {
-        let held = match self.phase {
-            Phase::Bom(n) => usize::from(n),
-            _ => 0,
-        };
-        self.line
-            .len()
+        self.lines
+            .buffered()
             .saturating_add(self.data.len())
             .saturating_add(self.event.len())
-            .saturating_add(held)
     }
 
     /// Turn a [`Ready`] into the item handed out, borrowing the buffers.
@@ -288,7 +233,7 @@ impl SseFramer {
                 data: data.unwrap_or(&self.data),
             },
             Ready::TooLong(prefix, len) => SseItem::LineTooLong {
-                prefix: prefix.unwrap_or(&self.line),
+                prefix: prefix.unwrap_or(self.lines.line()),
                 len,
             },
             Ready::DataTooLong(len) => SseItem::DataTooLong {
@@ -304,10 +249,6 @@ impl SseFramer {
             self.clear_event = false;
             self.reset_event();
         }
-        if self.clear_line {
-            self.clear_line = false;
-            self.line.clear();
-        }
     }
 
     /// Forget the pending event (data and type).
@@ -320,88 +261,28 @@ impl SseFramer {
     /// The body of `feed`, without borrowing the framer in the result.
     fn advance<'i>(&mut self, input: &mut &'i [u8]) -> Option<Ready<'i>> {
         self.cleanup();
-        if !self.enter(input) {
-            return None;
-        }
         // Data of the pending event still in the input (zero copy); when set,
         // `has_data` is false and `data` empty.
         let mut borrowed: Option<&'i [u8]> = None;
         loop {
-            let buf = *input;
-            let Some((line, after, dangling_cr)) = split_line(buf) else {
-                if !buf.is_empty() {
-                    self.append_partial(buf);
-                    self.phase = Phase::Partial;
-                }
-                *input = &[];
+            let Some(line) = self.lines.next(input) else {
                 self.spill(borrowed);
                 return None;
             };
-            *input = after;
-            let was_partial = self.phase == Phase::Partial;
-            self.phase = if dangling_cr {
-                Phase::AfterCr
-            } else {
-                Phase::LineStart
-            };
-            let ready = if was_partial {
-                self.append_partial(line);
-                self.end_buffered_line(&mut borrowed)
-            } else {
-                self.end_input_line(line, &mut borrowed)
+            let ready = match line {
+                Line::Input(line) => self.end_input_line(line, &mut borrowed),
+                Line::Buffered => self.end_buffered_line(&mut borrowed),
+                Line::TooLong(prefix, len) => {
+                    borrowed = None;
+                    self.start_discard();
+                    Some(Ready::TooLong(prefix, len))
+                }
             };
             if ready.is_some() {
                 // `borrowed` was either dispatched or dropped with its event.
                 return ready;
             }
         }
-    }
-
-    /// Resolve the `Bom` and `AfterCr` states against the front of `input`.
-    /// Returns `false` when `input` ran out before they were resolved.
-    fn enter(&mut self, input: &mut &[u8]) -> bool {
-        loop {
-            match self.phase {
-                Phase::Bom(n) => {
-                    let Some((&byte, rest)) = input.split_first() else {
-                        return false;
-                    };
-                    let held = usize::from(n);
-                    if BOM.get(held) == Some(&byte) {
-                        *input = rest;
-                        self.phase = if held + 1 >= BOM.len() {
-                            Phase::LineStart
-                        } else {
-                            Phase::Bom(n.saturating_add(1))
-                        };
-                    } else if held == 0 {
-                        self.phase = Phase::LineStart;
-                    } else {
-                        // Not a BOM after all: the held bytes start a line.
-                        self.append_partial(BOM.get(..held).unwrap_or(&[]));
-                        self.phase = Phase::Partial;
-                    }
-                }
-                Phase::AfterCr => {
-                    let Some((&byte, rest)) = input.split_first() else {
-                        return false;
-                    };
-                    if byte == b'\n' {
-                        *input = rest;
-                    }
-                    self.phase = Phase::LineStart;
-                }
-                Phase::LineStart | Phase::Partial => return true,
-            }
-        }
-    }
-
-    /// Add bytes to the partial line, keeping at most `max` of them.
-    fn append_partial(&mut self, bytes: &[u8]) {
-        let room = self.max.saturating_sub(self.line.len());
-        self.line
-            .extend_from_slice(bytes.get(..room).unwrap_or(bytes));
-        self.line_len = self.line_len.saturating_add(bytes.len());
     }
 
     /// Move data borrowed from the input into the `data` buffer.
@@ -492,12 +373,6 @@ impl SseFramer {
         line: &'i [u8],
         borrowed: &mut Option<&'i [u8]>,
     ) -> Option<Ready<'i>> {
-        if line.len() > self.max {
-            *borrowed = None;
-            self.start_discard();
-            let prefix = line.get(..self.max).unwrap_or(line);
-            return Some(Ready::TooLong(Some(prefix), line.len()));
-        }
         match classify(line) {
             Field::Blank => return self.dispatch(borrowed),
             Field::Data(value) if !self.discarding => {
@@ -520,15 +395,7 @@ impl SseFramer {
 
     /// The partial line in `line` has ended.
     fn end_buffered_line<'i>(&mut self, borrowed: &mut Option<&'i [u8]>) -> Option<Ready<'i>> {
-        let len = std::mem::replace(&mut self.line_len, 0);
-        if len > self.max {
-            *borrowed = None;
-            self.start_discard();
-            // `line` holds the prefix; cleared on the next call.
-            self.clear_line = true;
-            return Some(Ready::TooLong(None, len));
-        }
-        let line = std::mem::take(&mut self.line);
+        let line = self.lines.take_buffered();
         let ready = match classify(&line) {
             Field::Blank => self.dispatch(borrowed),
             Field::Data(value) if !self.discarding => {
@@ -547,53 +414,34 @@ impl SseFramer {
             }
             Field::Data(_) | Field::Event(_) | Field::Ignored => None,
         };
-        self.line = line;
-        self.line.clear();
+        self.lines.give_back(line);
         ready
     }
 
     /// The body of `finish`.
     fn finish_ready(&mut self) -> Option<Ready<'static>> {
         self.cleanup();
-        if let Phase::Bom(n @ 1..) = self.phase {
-            self.append_partial(BOM.get(..usize::from(n)).unwrap_or(&[]));
-            self.phase = Phase::Partial;
-        }
         let mut borrowed = None;
-        if self.phase == Phase::Partial {
-            self.phase = Phase::LineStart;
-            if let Some(ready) = self.end_buffered_line(&mut borrowed) {
-                return Some(ready);
+        match self.lines.finish() {
+            Some(Line::Buffered) => {
+                if let Some(ready) = self.end_buffered_line(&mut borrowed) {
+                    return Some(ready);
+                }
             }
+            Some(Line::TooLong(prefix, len)) => {
+                self.start_discard();
+                return Some(Ready::TooLong(prefix, len));
+            }
+            Some(Line::Input(line)) => {
+                if let Some(ready) = self.end_input_line(line, &mut borrowed) {
+                    return Some(ready);
+                }
+            }
+            None => {}
         }
-        self.phase = Phase::LineStart;
-        if let Some(ready) = self.dispatch(&mut borrowed) {
-            return Some(ready);
-        }
-        // Everything drained: ready for a new stream.
-        self.phase = Phase::Bom(0);
-        None
+        // Everything drained once `lines.finish` said `None` (it re-armed the BOM).
+        self.dispatch(&mut borrowed)
     }
-}
-
-/// Split `buf` at its first line end (LF, CR or CRLF).
-///
-/// Returns the line without its terminator, the bytes after the terminator,
-/// and whether the terminator was a CR that is the last byte of `buf` (so a
-/// LF at the start of the next chunk may still belong to it).
-fn split_line(buf: &[u8]) -> Option<(&[u8], &[u8], bool)> {
-    let pos = memchr2(b'\n', b'\r', buf)?;
-    let (line, rest) = buf.split_at_checked(pos)?;
-    let (&terminator, mut after) = rest.split_first()?;
-    let mut dangling_cr = false;
-    if terminator == b'\r' {
-        match after.split_first() {
-            Some((&b'\n', tail)) => after = tail,
-            Some(_) => {}
-            None => dangling_cr = true,
-        }
-    }
-    Some((line, after, dangling_cr))
 }
 
 /// Interpret one complete line (without terminator).
