@@ -63,13 +63,13 @@ enum Phase {
     Partial,
 }
 
-/// Splits a byte stream into lines. Memory: at most `max + 1` bytes of a partial line
+/// Splits a byte stream into lines (`ANY`: [`Ends::Any`], else [`Ends::Lf`]; a const
+/// parameter so each framer gets its own branch-free copy). Memory: at most `max + 1` bytes of a partial line
 /// and 2 bytes of a BOM.
 #[derive(Debug, Clone)]
-pub(crate) struct LineReader {
+pub(crate) struct LineReader<const ANY: bool> {
     /// Maximum line length in bytes (terminator and trimmed CR not counted).
     max: usize,
-    ends: Ends,
     phase: Phase,
     /// Bytes of the current partial line seen so far (may exceed `max`).
     line_len: usize,
@@ -83,11 +83,13 @@ pub(crate) struct LineReader {
     clear: bool,
 }
 
-impl LineReader {
-    pub(crate) fn new(max: usize, ends: Ends) -> Self {
+impl<const ANY: bool> LineReader<ANY> {
+    /// The line ends this reader splits at.
+    const ENDS: Ends = if ANY { Ends::Any } else { Ends::Lf };
+
+    pub(crate) fn new(max: usize) -> Self {
         LineReader {
             max,
-            ends,
             phase: Phase::Bom(0),
             line_len: 0,
             last_cr: false,
@@ -106,6 +108,7 @@ impl LineReader {
     }
 
     /// The buffered line last handed out ([`Line::Buffered`], `Line::TooLong(None, _)`).
+    #[inline]
     pub(crate) fn line(&self) -> &[u8] {
         &self.line
     }
@@ -125,6 +128,7 @@ impl LineReader {
 
     /// The next complete line from the front of `*input` (advanced past it), or `None`
     /// when the input ran out inside a line (kept).
+    #[inline(always)]
     pub(crate) fn next<'i>(&mut self, input: &mut &'i [u8]) -> Option<Line<'i>> {
         if self.clear {
             self.clear = false;
@@ -153,7 +157,7 @@ impl LineReader {
             self.append_partial(line);
             return Some(self.end_buffered());
         }
-        let line = match self.ends {
+        let line = match Self::ENDS {
             Ends::Lf => line.strip_suffix(b"\r").unwrap_or(line),
             Ends::Any => line,
         };
@@ -184,8 +188,9 @@ impl LineReader {
 
     /// Splits `buf` at its first line end: the line, the bytes after its terminator, and
     /// whether the terminator is a CR that is the last byte of `buf`.
+    #[inline(always)]
     fn split<'b>(&self, buf: &'b [u8]) -> Option<(&'b [u8], &'b [u8], bool)> {
-        let pos = match self.ends {
+        let pos = match Self::ENDS {
             Ends::Lf => memchr(b'\n', buf)?,
             Ends::Any => memchr2(b'\n', b'\r', buf)?,
         };
@@ -204,6 +209,7 @@ impl LineReader {
 
     /// Resolves the `Bom` and `AfterCr` states against the front of `input`; `false`
     /// when the input ran out first.
+    #[inline]
     fn enter(&mut self, input: &mut &[u8]) -> bool {
         loop {
             match self.phase {
@@ -246,12 +252,12 @@ impl LineReader {
         let Some(&last) = bytes.last() else {
             return;
         };
-        let keep = self.max.saturating_add(usize::from(self.ends == Ends::Lf));
+        let keep = self.max.saturating_add(usize::from(Self::ENDS == Ends::Lf));
         let room = keep.saturating_sub(self.line.len());
         self.line
             .extend_from_slice(bytes.get(..room).unwrap_or(bytes));
         self.line_len = self.line_len.saturating_add(bytes.len());
-        self.last_cr = self.ends == Ends::Lf && last == b'\r';
+        self.last_cr = Self::ENDS == Ends::Lf && last == b'\r';
     }
 
     /// The partial line in `line` has ended.

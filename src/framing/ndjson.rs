@@ -33,7 +33,7 @@
 //! assert_eq!(lines, [&b"{\"a\":1}"[..], b"{\"b\":2}", b"{\"c\":3}"]);
 //! ```
 
-use crate::framing::line::{Ends, Line, LineReader};
+use crate::framing::line::{Line, LineReader};
 use crate::framing::sse::DEFAULT_MAX_LINE;
 
 /// One item produced by [`NdjsonFramer`].
@@ -67,7 +67,7 @@ pub enum NdjsonItem<'a> {
 /// stream. See the [module docs](self) for the rules it follows.
 #[derive(Debug, Clone)]
 pub struct NdjsonFramer {
-    lines: LineReader,
+    lines: LineReader<false>,
 }
 
 impl Default for NdjsonFramer {
@@ -89,7 +89,7 @@ impl NdjsonFramer {
     #[must_use]
     pub fn with_max_line(max: usize) -> Self {
         Self {
-            lines: LineReader::new(max, Ends::Lf),
+            lines: LineReader::new(max),
         }
     }
 

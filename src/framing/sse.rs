@@ -58,7 +58,7 @@
 
 use memchr::memchr;
 
-use crate::framing::line::{BOM, Ends, Line, LineReader};
+use crate::framing::line::{BOM, Line, LineReader};
 
 /// Default maximum line length (bytes) before a line is reported as too long.
 pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
@@ -150,7 +150,7 @@ pub struct SseFramer {
     /// Maximum line (and joined data) length in bytes.
     max: usize,
     /// Lines: LF, CR or CRLF; BOM; the partial line (the shared line reader).
-    lines: LineReader,
+    lines: LineReader<true>,
     /// Data lines of the pending event, joined with LF.
     data: Vec<u8>,
     /// Whether the pending event has at least one data line (`data` may be
@@ -184,7 +184,7 @@ impl SseFramer {
     pub fn with_max_line(max: usize) -> Self {
         Self {
             max,
-            lines: LineReader::new(max, Ends::Any),
+            lines: LineReader::new(max),
             data: Vec::new(),
             has_data: false,
             event: String::new(),
@@ -368,6 +368,7 @@ impl SseFramer {
     }
 
     /// A line that lies whole in the input (no partial line before it).
+    #[inline(always)]
     fn end_input_line<'i>(
         &mut self,
         line: &'i [u8],
