@@ -181,6 +181,10 @@ mod tests {
     #[test]
     fn page_is_self_contained() {
         assert!(!PAGE.contains("http://") && !PAGE.contains("https://"));
+        // No external scripts, styles, fonts or images.
+        for reference in [" src=", "href=", "url(", "@import", "<link", "<img"] {
+            assert!(!PAGE.contains(reference), "{reference}");
+        }
         assert!(PAGE.contains("fetch(\"/events\""));
     }
 }

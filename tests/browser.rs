@@ -10,7 +10,8 @@
 //! - reasoning from a capture: a block labelled "Reasoning" that folds and unfolds;
 //! - Qwen raw text with a malformed call: the error's kind, message and raw text in its
 //!   card, the next call's nested tree and multi-line string as lines;
-//! - a free-form (custom tool) input: a patch rendered as lines, not `\n`.
+//! - a free-form (custom tool) input: a patch rendered as lines, not `\n`;
+//! - a provider's error from a capture: kind, message and the error body it carries.
 //!
 //! Each page is checked at 1280 and 420 px (no horizontal overflow, the header wraps on the
 //! phone and the progress bar stays, no word split across lines) and screenshotted to
@@ -525,15 +526,18 @@ impl Browser {
     }
 
     /// Opens `url` at `width` and polls the page until the replay is done, handing each
-    /// snapshot to `each`; returns the last.
-    fn watch(&mut self, url: &str, width: u32, mut each: impl FnMut(&Value)) -> Value {
+    /// snapshot to `each`; returns the last. The first time `each` says so, the viewport
+    /// is saved as `target/browser/<test>-streaming-<width>.png` (the page mid-replay).
+    fn watch(&mut self, url: &str, width: u32, mut each: impl FnMut(&Value) -> bool) -> Value {
         self.width(width);
         self.ws.call("Page.navigate", json!({"url": url}));
         let deadline = Instant::now() + Duration::from_secs(40);
+        let mut shot = false;
         loop {
             let snap = self.ws.eval_json(SNAPSHOT);
-            if !snap.is_null() {
-                each(&snap);
+            if !snap.is_null() && each(&snap) && !shot {
+                shot = true;
+                self.png(&format!("{}-streaming-{width}.png", self.name));
             }
             if snap["state"] == "done" {
                 return snap;
@@ -610,13 +614,18 @@ impl Browser {
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}),
         );
+        self.png(&format!("{}-{width}.png", self.name))
+    }
+
+    /// Saves the viewport as `target/browser/<file>`.
+    fn png(&mut self, file: &str) -> PathBuf {
         let shot = self
             .ws
             .call("Page.captureScreenshot", json!({"format": "png"}));
         let png = base64_decode(shot["data"].as_str().unwrap());
         assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
         assert!(png.len() > 10_000, "screenshot suspiciously small");
-        let path = out_dir().join(format!("{}-{width}.png", self.name));
+        let path = out_dir().join(file);
         std::fs::write(&path, &png).unwrap();
         path
     }
@@ -781,8 +790,10 @@ fn serve_renders_a_call_as_it_forms_in_headless_chromium() {
             let n = top_level_keys(c).len();
             if n > 0 && n < 5 {
                 seen_partial_fields = true;
+                return n >= 3;
             }
         }
+        false
     });
     assert!(
         seen_name_while_streaming,
@@ -851,9 +862,11 @@ fn serve_fills_in_a_long_streamed_call_from_a_capture() {
                 assert!(summary.starts_with(v), "a decoded prefix: {v:?}");
                 if !v.is_empty() && v.len() < summary.len() {
                     partial.insert(v.len());
+                    return v.len() > summary.len() / 3;
                 }
             }
         }
+        false
     });
     assert!(
         seen_name_early,
@@ -894,7 +907,7 @@ fn serve_shows_reasoning_in_a_labelled_block_that_folds() {
     assert!(thinking.contains('\n'));
 
     let url = b.serve("thinking.sse", &body, "anthropic", 0.0);
-    let last = b.watch(&url, WIDE, |_| {});
+    let last = b.watch(&url, WIDE, |_| false);
     let r = &last["reasoning"];
     assert_eq!(r.as_array().unwrap().len(), 1, "{last}");
     assert_eq!(r[0]["label"], "Reasoning");
@@ -920,7 +933,8 @@ fn serve_shows_reasoning_in_a_labelled_block_that_folds() {
 }
 
 /// Qwen-style raw model text: reasoning, text, a call whose arguments are not JSON, text,
-/// and a call with nested arguments and a multi-line string.
+/// a call with nested arguments and a multi-line string, and a call without a name (an
+/// error that belongs to no call).
 const QWEN_TEXT: &str = r##"<think>
 The user wants the weather in Paris, then a note saved.
 Two tools: get_weather and write_file.
@@ -932,6 +946,10 @@ Checking the weather first.
 That call was malformed; saving the note anyway.
 <tool_call>
 {"name": "write_file", "arguments": {"path": "notes/paris.md", "content": "# Paris\n\n- weather: unknown\n- \"bring an umbrella\"", "options": {"mode": 420, "append": false, "tags": ["travel", {"lang": "fr", "score": 0.75}], "extra": {}}}}
+</tool_call>
+One more, without a name:
+<tool_call>
+{"arguments": {"city": "Lyon"}}
 </tool_call>"##;
 
 #[test]
@@ -950,7 +968,7 @@ fn serve_shows_a_malformed_call_with_its_raw_text() {
     assert_eq!(want.name, "write_file");
 
     let url = b.serve("qwen.txt", QWEN_TEXT.as_bytes(), "hermes", 0.5);
-    let last = b.watch(&url, WIDE, |_| {});
+    let last = b.watch(&url, WIDE, |_| false);
     let calls = last["calls"].as_array().unwrap();
     assert_eq!(calls.len(), 2, "{last}");
 
@@ -968,9 +986,21 @@ fn serve_shows_a_malformed_call_with_its_raw_text() {
     assert!(p["font"].as_str().unwrap().contains("mono"), "{p}");
     assert_eq!(node(bad, "/city")["value"], "Paris");
     assert!(
-        last["status"].as_str().unwrap().contains("1 error"),
+        last["status"].as_str().unwrap().contains("2 errors"),
         "{last}"
     );
+
+    // The error of no call: on its own, with its raw text.
+    let loose = events
+        .iter()
+        .find(|e| matches!(e, Event::Error { index: None, .. }))
+        .expect("the nameless call is an error");
+    let loose = serde_json::to_value(loose).unwrap();
+    let shown = &last["errors"][0];
+    assert_eq!(shown["kind"], loose["kind"]);
+    assert_eq!(shown["message"], loose["message"]);
+    assert_eq!(shown["raw"], loose["raw"]);
+    assert_eq!(shown["shown"], true);
 
     // The good call: a tree of decoded values; the multi-line string as lines.
     let good = &calls[1];
@@ -997,7 +1027,14 @@ fn serve_shows_a_malformed_call_with_its_raw_text() {
     b.width(NARROW);
     let split = split_words(&mut b.ws, ".call .v, .call pre, .text");
     assert_eq!(split, json!([]), "words split across lines");
-    let shots = shoot_both(&mut b);
+    let mut shots = shoot_both(&mut b);
+    // And in a dark colour scheme.
+    b.ws.call(
+        "Emulation.setEmulatedMedia",
+        json!({"features": [{"name": "prefers-color-scheme", "value": "dark"}]}),
+    );
+    b.width(WIDE);
+    shots.push(b.png("malformed-dark-1280.png"));
     b.done(&shots);
 }
 
@@ -1048,6 +1085,7 @@ fn serve_renders_free_form_input_as_lines() {
             assert_eq!(c["name"], "apply_patch");
             seen_name_early = true;
         }
+        false
     });
     assert!(seen_name_early);
     let call = &last["calls"][0];
@@ -1061,6 +1099,39 @@ fn serve_renders_free_form_input_as_lines() {
     );
     assert_eq!(rendered.trim_end(), patch.trim_end(), "rendered as lines");
     assert_eq!(input["lines"], patch.lines().count(), "{input}");
+    let shots = shoot_both(&mut b);
+    b.done(&shots);
+}
+
+#[test]
+fn serve_shows_a_provider_error_with_its_raw_text() {
+    let _one = lock();
+    let name = "provider-error";
+    let Some(body) = capture(name, "groq/gpt-oss-120b-tool-use-failed-error-event.sse") else {
+        return;
+    };
+    let Some(mut b) = browser(name) else {
+        return;
+    };
+    let events = parse(Format::OpenAiChat, &body);
+    let error = events
+        .iter()
+        .find(|e| matches!(e, Event::Error { index: None, .. }))
+        .expect("Groq's tool_use_failed error");
+    let error = serde_json::to_value(error).unwrap();
+
+    let url = b.serve("groq.sse", &body, "openai-chat", 0.0);
+    let last = b.watch(&url, WIDE, |_| false);
+    let shown = &last["errors"][0];
+    assert_eq!(shown["kind"], "provider");
+    assert_eq!(shown["message"], error["message"]);
+    assert_eq!(shown["raw"], error["raw"], "the provider's error body");
+    assert_eq!(shown["shown"], true);
+    assert_eq!(last["reasoning"][0]["label"], "Reasoning");
+    assert_eq!(
+        last["reasoning"][0]["body"],
+        common::reasoning(&events).as_str()
+    );
     let shots = shoot_both(&mut b);
     b.done(&shots);
 }
