@@ -676,6 +676,14 @@ fn shoot_both(b: &mut Browser) -> Vec<PathBuf> {
     vec![b.check_and_shoot(WIDE), b.check_and_shoot(NARROW)]
 }
 
+impl Browser {
+    /// The end of a test: the page at both widths, then [`Browser::done`].
+    fn finish(mut self) {
+        let shots = shoot_both(&mut self);
+        self.done(&shots);
+    }
+}
+
 fn lock() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -754,13 +762,15 @@ fn click(b: &mut Browser, selector: &str) {
     assert_eq!(done, true, "nothing to click at {selector}");
 }
 
-/// A capture's bytes, or `None` (with a visible SKIPPED line) when the captures are absent.
-fn capture(test: &str, path: &str) -> Option<Vec<u8>> {
+/// A capture's bytes and a browser for the test `name`, or `None` (with a visible SKIPPED
+/// line) when the captures or Chromium are absent.
+fn with_capture(name: &'static str, path: &str) -> Option<(Vec<u8>, Browser)> {
     let Some(dir) = common::captures_dir() else {
-        visible(&format!("SKIPPED: browser test {test}: no captures"));
+        visible(&format!("SKIPPED: browser test {name}: no captures"));
         return None;
     };
-    Some(std::fs::read(dir.join(path)).unwrap())
+    let body = std::fs::read(dir.join(path)).unwrap();
+    Some((body, browser(name)?))
 }
 
 #[test]
@@ -827,18 +837,16 @@ fn serve_renders_a_call_as_it_forms_in_headless_chromium() {
     );
     assert_eq!(last["text"], "Let me look for flights.");
     assert_eq!(last["finish"], "finish: tool_calls · 99 tokens");
-    let shots = shoot_both(&mut b);
-    b.done(&shots);
+    b.finish();
 }
 
 #[test]
 fn serve_fills_in_a_long_streamed_call_from_a_capture() {
     let _one = lock();
-    let name = "long-call";
-    let Some(body) = capture(name, "anthropic/sonnet-4-5-long-tool-input-216-deltas.sse") else {
-        return;
-    };
-    let Some(mut b) = browser(name) else {
+    let Some((body, mut b)) = with_capture(
+        "long-call",
+        "anthropic/sonnet-4-5-long-tool-input-216-deltas.sse",
+    ) else {
         return;
     };
     let events = parse(Format::Anthropic, &body);
@@ -888,18 +896,15 @@ fn serve_fills_in_a_long_streamed_call_from_a_capture() {
     assert_eq!(b.snapshot()["calls"][0]["argsOpen"], true);
     let split = split_words(&mut b.ws, ".call .v, .call pre.args");
     assert_eq!(split, json!([]), "words split across lines");
-    let shots = shoot_both(&mut b);
-    b.done(&shots);
+    b.finish();
 }
 
 #[test]
 fn serve_shows_reasoning_in_a_labelled_block_that_folds() {
     let _one = lock();
-    let name = "reasoning";
-    let Some(body) = capture(name, "anthropic/thinking-block-then-noarg-tool.sse") else {
-        return;
-    };
-    let Some(mut b) = browser(name) else {
+    let Some((body, mut b)) =
+        with_capture("reasoning", "anthropic/thinking-block-then-noarg-tool.sse")
+    else {
         return;
     };
     let events = parse(Format::Anthropic, &body);
@@ -928,8 +933,7 @@ fn serve_shows_reasoning_in_a_labelled_block_that_folds() {
     let unfolded = b.snapshot();
     assert_eq!(unfolded["reasoning"][0]["open"], true);
     assert_eq!(unfolded["reasoning"][0]["shown"], true);
-    let shots = shoot_both(&mut b);
-    b.done(&shots);
+    b.finish();
 }
 
 /// Qwen-style raw model text: reasoning, text, a call whose arguments are not JSON, text,
@@ -1099,18 +1103,16 @@ fn serve_renders_free_form_input_as_lines() {
     );
     assert_eq!(rendered.trim_end(), patch.trim_end(), "rendered as lines");
     assert_eq!(input["lines"], patch.lines().count(), "{input}");
-    let shots = shoot_both(&mut b);
-    b.done(&shots);
+    b.finish();
 }
 
 #[test]
 fn serve_shows_a_provider_error_with_its_raw_text() {
     let _one = lock();
-    let name = "provider-error";
-    let Some(body) = capture(name, "groq/gpt-oss-120b-tool-use-failed-error-event.sse") else {
-        return;
-    };
-    let Some(mut b) = browser(name) else {
+    let Some((body, mut b)) = with_capture(
+        "provider-error",
+        "groq/gpt-oss-120b-tool-use-failed-error-event.sse",
+    ) else {
         return;
     };
     let events = parse(Format::OpenAiChat, &body);
@@ -1132,6 +1134,5 @@ fn serve_shows_a_provider_error_with_its_raw_text() {
         last["reasoning"][0]["body"],
         common::reasoning(&events).as_str()
     );
-    let shots = shoot_both(&mut b);
-    b.done(&shots);
+    b.finish();
 }
