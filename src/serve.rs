@@ -181,10 +181,13 @@ mod tests {
     #[test]
     fn page_is_self_contained() {
         assert!(!PAGE.contains("http://") && !PAGE.contains("https://"));
-        // No external scripts, styles, fonts or images.
-        for reference in [" src=", "href=", "url(", "@import", "<link", "<img"] {
+        // No external scripts, styles, fonts or images (the icon is an empty data: URL, so
+        // the browser asks for no /favicon.ico).
+        for reference in [" src=", "url(", "@import", "<img"] {
             assert!(!PAGE.contains(reference), "{reference}");
         }
+        assert_eq!(PAGE.matches("href=").count(), 1);
+        assert!(PAGE.contains(r#"<link rel="icon" href="data:,">"#));
         assert!(PAGE.contains("fetch(\"/events\""));
     }
 }

@@ -317,6 +317,7 @@ const SNAPSHOT: &str = r#"JSON.stringify((() => {
     font: p.querySelector('pre.raw-text') ? getComputedStyle(p.querySelector('pre.raw-text')).fontFamily : null,
   };
   return {
+    url: location.href,
     state: document.body.dataset.state,
     status: document.getElementById('status').textContent,
     text: [...document.querySelectorAll('#log > .text')].map(t => t.textContent).join(''),
@@ -327,6 +328,7 @@ const SNAPSHOT: &str = r#"JSON.stringify((() => {
       shown: shown(d.querySelector(':scope > .body')),
     })),
     calls: [...document.querySelectorAll('#log > .call')].map(c => ({
+      index: Number(c.dataset.index),
       name: c.querySelector('.name').textContent,
       nameShown: shown(c.querySelector('.name')),
       id: c.querySelector('.id').textContent,
@@ -495,12 +497,22 @@ fn browser(name: &'static str) -> Option<Browser> {
 impl Browser {
     /// Writes `body` to a file and starts `toolstream serve` on it; returns the page's URL.
     fn serve(&mut self, file: &str, body: &[u8], format: &str, speed: f64) -> String {
+        self.serve_with(
+            file,
+            body,
+            &["--format", format, "--speed", &speed.to_string()],
+        )
+    }
+
+    /// The same with the options `args`.
+    fn serve_with(&mut self, file: &str, body: &[u8], args: &[&str]) -> String {
         let path = self.tmp.join(file);
         std::fs::write(&path, body).unwrap();
         let mut server = Kill(
             Command::new(env!("CARGO_BIN_EXE_toolstream"))
-                .args(["serve", path.to_str().unwrap(), "--format", format])
-                .args(["--port", "0", "--speed", &speed.to_string()])
+                .args(["serve", path.to_str().unwrap()])
+                .args(args)
+                .args(["--port", "0"])
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap(),
@@ -534,7 +546,10 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(40);
         let mut shot = false;
         loop {
-            let snap = self.ws.eval_json(SNAPSHOT);
+            let mut snap = self.ws.eval_json(SNAPSHOT);
+            if snap["url"] != url {
+                snap = Value::Null; // still the page before
+            }
             if !snap.is_null() && each(&snap) && !shot {
                 shot = true;
                 self.png(&format!("{}-streaming-{width}.png", self.name));
@@ -545,6 +560,22 @@ impl Browser {
             assert!(Instant::now() < deadline, "replay never finished: {snap}");
             std::thread::sleep(Duration::from_millis(15));
         }
+    }
+
+    /// Opens `url` and waits (in the page) until the replay is done; returns the snapshot.
+    fn replay(&mut self, url: &str) -> Value {
+        self.ws.call("Page.navigate", json!({"url": url}));
+        let wait = format!(
+            "new Promise(done => {{ const check = () => location.href === {url:?} \
+             && document.body && document.body.dataset.state === 'done' \
+             ? done(true) : setTimeout(check, 5); check(); }})"
+        );
+        let r = self.ws.call(
+            "Runtime.evaluate",
+            json!({"expression": wait, "awaitPromise": true, "returnByValue": true}),
+        );
+        assert_eq!(r["result"]["value"], true, "{url}: {r}");
+        self.snapshot()
     }
 
     fn snapshot(&mut self) -> Value {
@@ -786,8 +817,8 @@ fn serve_renders_a_call_as_it_forms_in_headless_chromium() {
         |e| matches!(e, Event::ToolCallEnd { name, arguments, .. } if name == "search_flights" && *arguments == args)
     ));
 
-    // A slow replay (about 3 s), so the page can be watched mid-call.
-    let url = b.serve("flights.sse", body.as_bytes(), "anthropic", 0.25);
+    // A slow replay (about 2 s), so the page can be watched mid-call.
+    let url = b.serve("flights.sse", body.as_bytes(), "anthropic", 0.5);
     let mut seen_name_while_streaming = false;
     let mut seen_partial_fields = false;
     let last = b.watch(&url, WIDE, |snap| {
@@ -854,8 +885,8 @@ fn serve_fills_in_a_long_streamed_call_from_a_capture() {
     let summary = want.arguments["summary"].as_str().unwrap().to_owned();
     assert!(summary.len() > 1000);
 
-    // Watched at a phone's width from the start, in about 2.5 s.
-    let url = b.serve("long.sse", &body, "anthropic", 2.0);
+    // Watched at a phone's width from the start, in about 1.3 s.
+    let url = b.serve("long.sse", &body, "anthropic", 4.0);
     let mut seen_name_early = false;
     let mut partial = std::collections::BTreeSet::new();
     let last = b.watch(&url, NARROW, |snap| {
@@ -1135,4 +1166,108 @@ fn serve_shows_a_provider_error_with_its_raw_text() {
         common::reasoning(&events).as_str()
     );
     b.finish();
+}
+
+/// Every recorded capture replayed through the page: no console error, every call a card
+/// in the state the parser gives it (its arguments' tree, or its error's raw text), all
+/// text and reasoning shown, every error shown.
+#[test]
+fn serve_renders_every_capture() {
+    let _one = lock();
+    let Some(dir) = common::captures_dir() else {
+        visible("SKIPPED: browser test every-capture: no captures");
+        return;
+    };
+    let table: std::collections::BTreeMap<String, Value> =
+        serde_json::from_slice(&std::fs::read(dir.join("FORMATS.json")).unwrap()).unwrap();
+    let formats: std::collections::BTreeSet<String> = table
+        .values()
+        .filter_map(|v| v["format"].as_str().map(str::to_owned))
+        .collect();
+    let Some(mut b) = browser("every-capture") else {
+        return;
+    };
+    b.width(WIDE);
+    let mut n = 0;
+    for format in &formats {
+        for cap in common::captures(format) {
+            let events = common::run_whole(&common::maker(format, cap.framing), &cap.bytes);
+            let url = b.serve_with(
+                "capture",
+                &cap.bytes,
+                &[
+                    "--format",
+                    format,
+                    "--framing",
+                    &cap.framing.to_string(),
+                    "--speed",
+                    "0",
+                ],
+            );
+            let last = b.replay(&url);
+            drop(b.servers.pop());
+            check_page(&cap.path, &last, &events);
+            n += 1;
+        }
+    }
+    assert!(n > 100, "only {n} captures");
+    b.ws.eval("1");
+    assert!(b.ws.problems.is_empty(), "{:#?}", b.ws.problems);
+    visible(&format!(
+        "browser test every-capture: {n} captures rendered in {:.1} s",
+        b.started.elapsed().as_secs_f64()
+    ));
+}
+
+/// The page `last` shows what the parser said in `events`.
+fn check_page(path: &str, last: &Value, events: &[Event]) {
+    let cards = last["calls"].as_array().unwrap();
+    let indexes: std::collections::BTreeSet<usize> =
+        events.iter().filter_map(Event::index).collect();
+    assert_eq!(cards.len(), indexes.len(), "{path}: cards {last}");
+    for e in events {
+        let card = |i: &usize| {
+            cards
+                .iter()
+                .find(|c| c["index"] == *i)
+                .unwrap_or_else(|| panic!("{path}: no card {i}"))
+        };
+        match e {
+            Event::ToolCallEnd {
+                index,
+                name,
+                arguments,
+                ..
+            } => {
+                let c = card(index);
+                assert_eq!(c["state"], "done", "{path}");
+                assert_eq!(c["name"], name.as_str(), "{path}");
+                assert_tree(c, arguments);
+            }
+            Event::Error {
+                index: Some(i),
+                raw,
+                ..
+            } => {
+                let c = card(i);
+                assert_eq!(c["state"], "error", "{path}");
+                assert_eq!(c["problem"]["raw"].as_str().unwrap_or(""), raw, "{path}");
+            }
+            _ => {}
+        }
+    }
+    let loose = events
+        .iter()
+        .filter(|e| matches!(e, Event::Error { index: None, .. }))
+        .count();
+    assert_eq!(last["errors"].as_array().unwrap().len(), loose, "{path}");
+    assert_eq!(last["text"], common::text(events).as_str(), "{path}");
+    let reasoning: String = last["reasoning"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasoning, common::reasoning(events), "{path}");
+    assert_eq!(last["empty"].is_null(), !events.is_empty(), "{path}");
 }
