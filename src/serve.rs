@@ -5,7 +5,7 @@
 //! - `GET /events` — the replay: FILE fed to the parser 64 bytes at a time, every 10 ms
 //!   (scaled by `--speed`), each event sent as it is emitted as an SSE message
 //!   `data: {event JSON with "offset"}`; first an `event: meta` message with the file,
-//!   format and size. Each request replays from the start; the response ends with the
+//!   format (and `--content` format) and size. Each request replays from the start; the response ends with the
 //!   input (the page reads it with `fetch`, so nothing reconnects).
 //!
 //! The parser runs with [`Parser::field_events`], and the page renders text as it arrives,
@@ -29,6 +29,7 @@ struct Replay {
     bytes: Vec<u8>,
     format: Format,
     framing: Option<Framing>,
+    content: Option<Format>,
     speed: f64,
 }
 
@@ -36,6 +37,7 @@ pub(crate) fn run(
     file: &str,
     format: Format,
     framing: Option<Framing>,
+    content: Option<Format>,
     port: u16,
     speed: f64,
 ) -> Result<(), String> {
@@ -54,6 +56,7 @@ pub(crate) fn run(
         bytes,
         format,
         framing,
+        content,
         speed,
     });
     {
@@ -123,6 +126,7 @@ fn events(conn: &mut TcpStream, replay: &Replay) -> std::io::Result<()> {
     let meta = serde_json::json!({
         "file": replay.name,
         "format": replay.format.name(),
+        "content": replay.content.map(Format::name),
         "bytes": replay.bytes.len(),
     });
     write!(conn, "event: meta\ndata: {meta}\n\n")?;
@@ -131,6 +135,9 @@ fn events(conn: &mut TcpStream, replay: &Replay) -> std::io::Result<()> {
     let mut parser = Parser::new(replay.format).field_events(true);
     if let Some(f) = replay.framing {
         parser = parser.framing(f);
+    }
+    if let Some(f) = replay.content {
+        parser = parser.content_format(f);
     }
     let mut events = Vec::new();
     let mut buf = String::new();

@@ -8,10 +8,12 @@
 //! - a long streamed call from a capture, watched at a phone's width: the value fills in
 //!   as a decoded prefix, and prose wraps between words;
 //! - reasoning from a capture: a block labelled "Reasoning" that folds and unfolds;
+//! - nested arguments from a capture (Ollama raw text, `--content llama-pythonic`): a tree;
 //! - Qwen raw text with a malformed call: the error's kind, message and raw text in its
 //!   card, the next call's nested tree and multi-line string as lines;
 //! - a free-form (custom tool) input: a patch rendered as lines, not `\n`;
-//! - a provider's error from a capture: kind, message and the error body it carries.
+//! - a provider's error from a capture: kind, message and the error body it carries;
+//! - every capture: cards, trees, errors, text and reasoning as the parser gives them.
 //!
 //! Each page is checked at 1280 and 420 px (no horizontal overflow, the header wraps on the
 //! phone and the progress bar stays, no word split across lines) and screenshotted to
@@ -318,6 +320,7 @@ const SNAPSHOT: &str = r#"JSON.stringify((() => {
   };
   return {
     url: location.href,
+    meta: document.getElementById('meta').textContent,
     state: document.body.dataset.state,
     status: document.getElementById('status').textContent,
     text: [...document.querySelectorAll('#log > .text')].map(t => t.textContent).join(''),
@@ -964,6 +967,54 @@ fn serve_shows_reasoning_in_a_labelled_block_that_folds() {
     let unfolded = b.snapshot();
     assert_eq!(unfolded["reasoning"][0]["open"], true);
     assert_eq!(unfolded["reasoning"][0]["shown"], true);
+    b.finish();
+}
+
+#[test]
+fn serve_shows_nested_arguments_as_a_tree() {
+    let _one = lock();
+    let Some((body, mut b)) = with_capture(
+        "nested",
+        "ollama/generate-raw-llama3.2-pythonic-nested-args-74-chunks.ndjson",
+    ) else {
+        return;
+    };
+    // Ollama's raw generate stream: the model's pythonic call is in the text, so the
+    // page is told to scan it (`--content`).
+    let events = common::run_whole(
+        &|| Parser::new(Format::Ollama).content_format(Format::LlamaPythonic),
+        &body,
+    );
+    let want = &common::calls(&events)[0];
+    let url = b.serve_with(
+        "nested.ndjson",
+        &body,
+        &[
+            "--format",
+            "ollama",
+            "--content",
+            "llama-pythonic",
+            "--speed",
+            "2",
+        ],
+    );
+    let last = b.watch(&url, NARROW, |snap| {
+        snap["calls"][0]["state"] == "streaming" && top_level_keys(&snap["calls"][0]).len() == 1
+    });
+    let call = &last["calls"][0];
+    assert_eq!(call["name"], "book_flight");
+    assert_eq!(call["state"], "done");
+    assert_tree(call, &want.arguments);
+    assert_eq!(node(call, "/flight")["kind"], "obj");
+    assert_eq!(node(call, "/flight/passengers")["kind"], "arr");
+    assert_eq!(node(call, "/flight/passengers/0/name")["value"], "John Doe");
+    assert!(
+        last["meta"]
+            .as_str()
+            .unwrap()
+            .contains("--content llama-pythonic")
+    );
+    check_page("nested", &last, &events);
     b.finish();
 }
 
