@@ -80,6 +80,8 @@ pub(crate) fn run(
 
 fn handle(conn: TcpStream, replay: &Replay) -> std::io::Result<()> {
     conn.set_read_timeout(Some(Duration::from_secs(10)))?;
+    // Each event batch goes out when written (no Nagle wait for the previous one's ACK).
+    conn.set_nodelay(true)?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
