@@ -8,6 +8,7 @@
 //! - a long streamed call from a capture, watched at a phone's width: the value fills in
 //!   as a decoded prefix, and prose wraps between words;
 //! - reasoning from a capture: a block labelled "Reasoning" that folds and unfolds;
+//! - a 200 KB value, and text with line breaks at its edges;
 //! - nested arguments from a capture (Ollama raw text, `--content llama-pythonic`): a tree;
 //! - Qwen raw text with a malformed call: the error's kind, message and raw text in its
 //!   card, the next call's nested tree and multi-line string as lines;
@@ -63,51 +64,35 @@ fn fixture() -> (String, Value) {
         "passengers": [{"name": "Ada Lovelace", "age": 36}],
         "note": "window seat, préféré ✈"
     });
-    let mut s = String::new();
-    let mut ev = |name: &str, data: Value| {
-        s.push_str(&format!("event: {name}\ndata: {data}\n\n"));
-    };
-    ev(
-        "message_start",
+    let body = anthropic_stream(
+        &["Let me ", "look for ", "flights."],
+        ("toolu_live", "search_flights"),
+        &args,
+        4,
+    );
+    (body, args)
+}
+
+/// An Anthropic stream: the text pieces `text`, then the call `(id, name)` whose
+/// arguments' JSON text arrives `piece` characters at a time.
+fn anthropic_stream(text: &[&str], (id, name): (&str, &str), args: &Value, piece: usize) -> String {
+    let mut payloads = vec![
         json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude-test", "usage": {"input_tokens": 42, "output_tokens": 1}}}),
-    );
-    ev(
-        "content_block_start",
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-    );
-    for w in ["Let me ", "look for ", "flights."] {
-        ev(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": w}}),
-        );
+    ];
+    for w in text {
+        payloads.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": w}}));
     }
-    ev(
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 0}),
-    );
-    ev(
-        "content_block_start",
-        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_live", "name": "search_flights", "input": {}}}),
-    );
-    let text = args.to_string();
-    let chars: Vec<char> = text.chars().collect();
-    for piece in chars.chunks(4) {
-        let p: String = piece.iter().collect();
-        ev(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": p}}),
-        );
+    payloads.push(json!({"type": "content_block_stop", "index": 0}));
+    payloads.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+    let chars: Vec<char> = args.to_string().chars().collect();
+    for p in chars.chunks(piece) {
+        payloads.push(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": p.iter().collect::<String>()}}));
     }
-    ev(
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 1}),
-    );
-    ev(
-        "message_delta",
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 57}}),
-    );
-    ev("message_stop", json!({"type": "message_stop"}));
-    (s, args)
+    payloads.push(json!({"type": "content_block_stop", "index": 1}));
+    payloads.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 57}}));
+    payloads.push(json!({"type": "message_stop"}));
+    String::from_utf8(common::sse_typed(&payloads)).unwrap()
 }
 
 struct Kill(Child);
@@ -1015,6 +1000,44 @@ fn serve_shows_nested_arguments_as_a_tree() {
             .contains("--content llama-pythonic")
     );
     check_page("nested", &last, &events);
+    b.finish();
+}
+
+#[test]
+fn serve_keeps_up_with_a_large_value() {
+    let _one = lock();
+    let Some(mut b) = browser("large") else {
+        return;
+    };
+    // 200 KB of file content in 64-character pieces, text with line breaks at its edges.
+    let content: String = (0..4000)
+        .map(|i| format!("line {i:05}: the quick brown fox jumps over the lazy dog\n"))
+        .collect();
+    let args = json!({"path": "big.txt", "content": content});
+    let body = anthropic_stream(
+        &["\n\nWriting ", "the file.\n", "\n"],
+        ("toolu_big", "write_file"),
+        &args,
+        64,
+    );
+    let started = Instant::now();
+    let url = b.serve("big.sse", body.as_bytes(), "anthropic", 0.0);
+    let last = b.watch(&url, WIDE, |_| false);
+    let took = started.elapsed();
+    let call = &last["calls"][0];
+    assert_eq!(call["state"], "done");
+    assert_eq!(node(call, "/content")["value"], content.as_str());
+    assert_eq!(node(call, "/content")["lines"], 4000);
+    assert!(
+        took < Duration::from_secs(20),
+        "{} KB took {took:?}",
+        body.len() / 1024
+    );
+    // All the text is in the page; the line breaks at its edges are not drawn.
+    assert_eq!(last["text"], "\n\nWriting the file.\n\n");
+    let drawn =
+        b.ws.eval("document.querySelector('#log > .text').innerText");
+    assert_eq!(drawn, "Writing the file.");
     b.finish();
 }
 
