@@ -856,6 +856,26 @@ fn serve_renders_a_call_as_it_forms_in_headless_chromium() {
     );
     assert_eq!(last["text"], "Let me look for flights.");
     assert_eq!(last["finish"], "finish: tool_calls · 99 tokens");
+
+    // Replay, and Replay again mid-way: the page starts over, the first replay is dropped.
+    click(&mut b, "#replay");
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(b.snapshot()["state"], "streaming");
+    click(&mut b, "#replay");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let again = loop {
+        let snap = b.snapshot();
+        if snap["state"] == "done" {
+            break snap;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the replay never finished: {snap}"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    assert_eq!(again["calls"], last["calls"], "the same page again");
+    assert_eq!(again["text"], last["text"]);
     b.finish();
 }
 
