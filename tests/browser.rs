@@ -288,8 +288,9 @@ fn http_get(addr: &str, path: &str) -> String {
 
 // ---- the page, seen from the test ----
 
-/// What the page shows, as JSON (`Null` before the page is there).
-const SNAPSHOT: &str = r#"JSON.stringify((() => {
+/// What the page shows, as JSON (`Null` before the page is there); how values are laid
+/// out (`rendered`, `lines`: layout work) only when `full` is true.
+const SNAPSHOT: &str = r#"JSON.stringify(((full) => {
   const shown = e => !!e && e.checkVisibility() && e.getBoundingClientRect().height > 0;
   const lines = e => {
     const r = document.createRange();
@@ -327,8 +328,8 @@ const SNAPSHOT: &str = r#"JSON.stringify((() => {
           path: f.dataset.path,
           kind: v ? 'leaf' : f.classList.contains('arr') ? 'arr' : 'obj',
           value: v ? v.textContent : null,
-          rendered: v ? v.innerText : null,
-          lines: v ? lines(v) : null,
+          rendered: v && full ? v.innerText : null,
+          lines: v && full ? lines(v) : null,
           type: v ? ((v.className.match(/t-(\w+)/) || [])[1] ?? null) : null,
           summary: f.querySelector(':scope > .sum')?.textContent ?? null,
         };
@@ -342,7 +343,7 @@ const SNAPSHOT: &str = r#"JSON.stringify((() => {
     finish: document.querySelector('#log > .finish')?.textContent ?? null,
     empty: document.querySelector('#log > .empty')?.textContent ?? null,
   };
-})())"#;
+})(FULL))"#;
 
 /// The layout at the current width: overflow, the header's rows, the progress bar, and
 /// the elements that stick out on the right.
@@ -534,7 +535,7 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(40);
         let mut shot = false;
         loop {
-            let mut snap = self.ws.eval_json(SNAPSHOT);
+            let mut snap = self.ws.eval_json(&SNAPSHOT.replace("FULL", "false"));
             if snap["url"] != url {
                 snap = Value::Null; // still the page before
             }
@@ -543,7 +544,7 @@ impl Browser {
                 self.png(&format!("{}-streaming-{width}.png", self.name));
             }
             if snap["state"] == "done" {
-                return snap;
+                return self.snapshot();
             }
             assert!(Instant::now() < deadline, "replay never finished: {snap}");
             std::thread::sleep(Duration::from_millis(15));
@@ -566,8 +567,9 @@ impl Browser {
         self.snapshot()
     }
 
+    /// What the page shows now, laid out.
     fn snapshot(&mut self) -> Value {
-        self.ws.eval_json(SNAPSHOT)
+        self.ws.eval_json(&SNAPSHOT.replace("FULL", "true"))
     }
 
     /// Checks the layout at `width` (no horizontal overflow; at a phone's width the header
