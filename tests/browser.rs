@@ -5,6 +5,7 @@
 //! while the replay runs:
 //! - a generated Anthropic call: the name shows while the arguments stream, the fields fill
 //!   in, and at the end every value is in the argument tree, decoded, at its JSON Pointer;
+//!   Replay (and Replay again mid-way) gives the same page;
 //! - a long streamed call from a capture, watched at a phone's width: the value fills in
 //!   as a decoded prefix, and prose wraps between words;
 //! - reasoning from a capture: a block labelled "Reasoning" that folds and unfolds;
@@ -18,7 +19,9 @@
 //!
 //! Each page is checked at 1280 and 420 px (no horizontal overflow, the header wraps on the
 //! phone and the progress bar stays, no word split across lines) and screenshotted to
-//! `target/browser/<test>-<width>.png`; any console error or exception fails the test.
+//! `target/browser/<test>-<width>.png` (some mid-replay too, `<test>-streaming-<width>.png`,
+//! and one in a dark colour scheme); any console error or exception fails the test. The
+//! tests take turns (one Chromium at a time).
 //!
 //! Runs when `/usr/bin/chromium` exists (or `TOOLSTREAM_CHROMIUM` names a binary); prints a
 //! visible SKIPPED line otherwise (`.ci/browser-setup` installs it). The tests that read
