@@ -15,6 +15,7 @@
 //!   card, the next call's nested tree and multi-line string as lines;
 //! - a free-form (custom tool) input: a patch rendered as lines, not `\n`;
 //! - a provider's error from a capture: kind, message and the error body it carries;
+//! - NDJSON replayed as SSE: the page says the input gave no event (or shows the error);
 //! - every capture: cards, trees, errors, text and reasoning as the parser gives them.
 //!
 //! Each page is checked at 1280 and 420 px (no horizontal overflow, the header wraps on the
@@ -1063,6 +1064,40 @@ fn serve_keeps_up_with_a_large_value() {
     let drawn =
         b.ws.eval("document.querySelector('#log > .text').innerText");
     assert_eq!(drawn, "Writing the file.");
+    b.finish();
+}
+
+#[test]
+fn serve_says_when_the_input_gives_no_event() {
+    let _one = lock();
+    let Some(mut b) = browser("wrong-framing") else {
+        return;
+    };
+    // NDJSON replayed as SSE: no SSE event in it. The page says so, or shows the error
+    // event the parser gives for it.
+    let (body, _) = fixture();
+    let ndjson: String = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let events = common::run_whole(
+        &|| Parser::new(Format::Anthropic).framing(toolstream::Framing::Sse),
+        ndjson.as_bytes(),
+    );
+    let url = b.serve_with(
+        "wrong.ndjson",
+        ndjson.as_bytes(),
+        &["--format", "anthropic", "--framing", "sse", "--speed", "0"],
+    );
+    let last = b.watch(&url, WIDE, |_| false);
+    check_page("wrong framing", &last, &events);
+    if events.is_empty() {
+        assert!(
+            last["empty"].as_str().unwrap().contains("no event"),
+            "{last}"
+        );
+    }
     b.finish();
 }
 
