@@ -70,6 +70,10 @@ enum Command {
         /// Override the format's default framing.
         #[arg(long)]
         framing: Option<Framing>,
+        /// Envelope formats: route visible text through the scanner of text format F
+        /// (for servers that leak unparsed calls into the content).
+        #[arg(long, value_name = "F")]
+        content: Option<Format>,
         /// Port on 127.0.0.1 (0: any free port; the URL is printed).
         #[arg(long, short, default_value_t = 8765)]
         port: u16,
@@ -107,8 +111,9 @@ fn main() -> ExitCode {
             file,
             format,
             framing,
+            content,
             port,
-        }) => serve::run(&file, format, framing, port, cli.speed),
+        }) => serve::run(&file, format, framing, content, port, cli.speed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
