@@ -27,6 +27,7 @@ struct Replay {
     format: Format,
     framing: Option<Framing>,
     speed: f64,
+    setup: crate::Setup,
 }
 
 pub(crate) fn run(
@@ -35,6 +36,7 @@ pub(crate) fn run(
     framing: Option<Framing>,
     port: u16,
     speed: f64,
+    setup: crate::Setup,
 ) -> Result<(), String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let listener = TcpListener::bind(("127.0.0.1", port))
@@ -52,6 +54,7 @@ pub(crate) fn run(
         format,
         framing,
         speed,
+        setup,
     });
     {
         let mut out = std::io::stdout().lock();
@@ -124,7 +127,7 @@ fn events(conn: &mut TcpStream, replay: &Replay) -> std::io::Result<()> {
     });
     write!(conn, "event: meta\ndata: {meta}\n\n")?;
     conn.flush()?;
-    let mut parser = Parser::new(replay.format);
+    let mut parser = replay.setup.apply(Parser::new(replay.format));
     if let Some(f) = replay.framing {
         parser = parser.framing(f);
     }
