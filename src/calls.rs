@@ -185,8 +185,7 @@ impl Calls {
 
     /// Generated call ids are `{prefix}{index}` (default `call_`).
     pub(crate) fn with_id_prefix(mut self, prefix: &str) -> Self {
-        self.id_prefix.clear();
-        self.id_prefix.push_str(prefix);
+        prefix.clone_into(&mut self.id_prefix);
         self
     }
 

@@ -101,9 +101,7 @@ impl Seen {
         if self.event || self.significant {
             return;
         }
-        let room = FIRST_BYTES_MAX.saturating_sub(self.first.len());
-        self.first
-            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+        self.keep(chunk);
         let mut rest = chunk;
         while let Some((&b, after)) = rest.split_first() {
             if self.comment {
@@ -127,6 +125,16 @@ impl Seen {
                 }
             }
         }
+    }
+
+    /// Keeps the input's first bytes (one allocation).
+    fn keep(&mut self, chunk: &[u8]) {
+        let room = FIRST_BYTES_MAX.saturating_sub(self.first.len());
+        if room > 0 && !chunk.is_empty() && self.first.capacity() == 0 {
+            self.first.reserve_exact(FIRST_BYTES_MAX);
+        }
+        self.first
+            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
     }
 
     /// Notes one payload message handed to the decoder.
@@ -350,24 +358,24 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
+        let id_prefix = unique_id_prefix();
         Parser {
             format,
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
             decoder: Decoder::new(format, &limits, &TextOptions::default()),
-            calls: Calls::new(limits),
+            calls: Calls::new(limits).with_id_prefix(&id_prefix),
             content: None,
             content_format: None,
             field_events: false,
             text_options: TextOptions::default(),
             reject_undeclared: true,
-            id_prefix: String::new(),
+            id_prefix,
             seen: Seen::default(),
             fed: 0,
             finished: false,
         }
-        .id_prefix(unique_id_prefix())
     }
 
     fn make_framer(framing: Framing, limits: &Limits) -> Framer {
@@ -879,10 +887,7 @@ impl Parser {
         self.fed += data.len() as u64;
         let before = out.len();
         if !self.seen.event {
-            let room = FIRST_BYTES_MAX.saturating_sub(self.seen.first.len());
-            self.seen
-                .first
-                .extend_from_slice(data.get(..room.min(data.len())).unwrap_or_default());
+            self.seen.keep(data);
             self.seen.significant = true;
         }
         self.seen.message(data);

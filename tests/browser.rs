@@ -287,7 +287,7 @@ fn serve_renders_a_call_as_it_forms_in_headless_chromium() {
     std::fs::write(&file, &body).unwrap();
 
     // What the parser says, for comparison.
-    let mut p = Parser::new(Format::Anthropic);
+    let mut p = Parser::new(Format::Anthropic).id_prefix("call_");
     let mut events = Vec::new();
     p.feed(body.as_bytes(), &mut events).unwrap();
     p.finish(&mut events).unwrap();

@@ -17,6 +17,13 @@ use toolstream::{Event, FinishReason, Format, Framing, Parser, Usage, merge_delt
 mod contract;
 pub use contract::check_contract;
 
+/// A parser for `format` whose generated call ids are pinned to `call_<index>` (the
+/// default prefix is unique per parser, so parsers compared with each other, and tests
+/// asserting ids, pin it).
+pub fn parser(format: Format) -> Parser {
+    Parser::new(format).id_prefix("call_")
+}
+
 /// Feeds `chunks` and finishes; returns the merged events.
 pub fn run_chunks(make: &dyn Fn() -> Parser, chunks: &[&[u8]]) -> Vec<Event> {
     let mut p = make();
@@ -226,7 +233,7 @@ pub fn captures(format: &str) -> Vec<Capture> {
 /// A parser maker for a capture.
 pub fn maker(format: &str, framing: Framing) -> impl Fn() -> Parser {
     let f: Format = format.parse().expect("format name");
-    move || Parser::new(f).framing(framing)
+    move || parser(f).framing(framing)
 }
 
 // ---------------------------------------------------------------------------------
