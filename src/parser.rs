@@ -98,10 +98,13 @@ struct Seen {
 impl Seen {
     /// Notes input bytes (until the first significant one).
     fn input(&mut self, chunk: &[u8], comments: bool) {
-        if self.event || self.significant {
+        if self.event {
             return;
         }
         self.keep(chunk);
+        if self.significant {
+            return;
+        }
         let mut rest = chunk;
         while let Some((&b, after)) = rest.split_first() {
             if self.comment {
@@ -117,7 +120,9 @@ impl Seen {
             rest = after;
             match b {
                 b'\n' | b'\r' => self.mid_line = false,
-                b' ' | b'\t' | b'\x0C' | 0xEF | 0xBB | 0xBF => self.mid_line = true,
+                // BOM bytes leave a line start a line start.
+                0xEF | 0xBB | 0xBF => {}
+                b' ' | b'\t' | b'\x0C' => self.mid_line = true,
                 b':' if comments && !self.mid_line => self.comment = true,
                 _ => {
                     self.significant = true;

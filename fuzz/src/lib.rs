@@ -125,7 +125,9 @@ impl Config {
 
     /// A fresh parser.
     pub fn parser(&self) -> Parser {
-        let mut p = Parser::new(self.format).with_limits(self.limits);
+        let mut p = Parser::new(self.format)
+            .with_limits(self.limits)
+            .id_prefix("call_");
         if let Some(f) = self.framing {
             p = p.framing(f);
         }

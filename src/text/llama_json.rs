@@ -342,7 +342,15 @@ impl LlamaJson {
         else {
             return false;
         };
-        if name.is_empty() || !self.options.allows(name) {
+        // A later call of a `;` list or an array of calls is a call whatever its name,
+        // unless `tool_names` narrows it: an undeclared one is rejected by the call
+        // table, so the declared calls after it still count.
+        let continues = self.options.tool_names.is_none()
+            && self
+                .held
+                .get(..self.obj_from)
+                .is_some_and(|h| h.iter().any(|&b| b == b';' || b == b','));
+        if name.is_empty() || !(continues || self.options.allows(name)) {
             return false;
         }
         self.text.flush(out);
@@ -742,7 +750,7 @@ impl LlamaJson {
                 } else {
                     self.take(b"}");
                     if let Some(s) = self.slot {
-                        calls.close(s, out);
+                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
                     }
                     self.raw.clear();
                     self.held.clear();
@@ -779,7 +787,7 @@ impl LlamaJson {
                         if let Some(t) = self.args_utf8.finish() {
                             calls.args(s, t, out);
                         }
-                        calls.close(s, out);
+                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
                     }
                 } else {
                     self.broken.begin(

@@ -323,7 +323,12 @@ impl PyCall {
             calls.args(s, &self.json, out);
         }
         if matches!(result, PyFeed::Done(_)) {
-            // The call is complete: its raw text is no longer needed for an error.
+            // The call is complete: it closes here, with its own text (`name(..)`) for
+            // the error of a call to an undeclared tool.
+            if let Some(s) = slot {
+                calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+            }
+            // Its raw text is no longer needed for an error.
             if self.raw.capacity() > 4096 {
                 self.raw = Vec::new();
             } else {
@@ -562,7 +567,11 @@ impl LlamaPythonic {
             return false;
         };
         let name = callee_name(callee_str);
-        if !self.options.allows(name) {
+        // A later call of a list that is already calls (`, name(`) is a call whatever its
+        // name, unless `tool_names` narrows it: an undeclared one is rejected by the call
+        // table, so the declared calls after it in the list still count.
+        let continues = self.held.first() == Some(&b',');
+        if !(continues && self.options.tool_names.is_none()) && !self.options.allows(name) {
             return false;
         }
         self.text.flush(out);
