@@ -342,15 +342,11 @@ impl LlamaJson {
         else {
             return false;
         };
-        // A later call of a `;` list or an array of calls is a call whatever its name,
-        // unless `tool_names` narrows it: an undeclared one is rejected by the call
-        // table, so the declared calls after it still count.
-        let continues = self.options.tool_names.is_none()
-            && self
-                .held
-                .get(..self.obj_from)
-                .is_some_and(|h| h.iter().any(|&b| b == b';' || b == b','));
-        if name.is_empty() || !(continues || self.options.allows(name)) {
+        let continues = self
+            .held
+            .get(..self.obj_from)
+            .is_some_and(|h| h.iter().any(|&b| b == b';' || b == b','));
+        if name.is_empty() || !self.options.allows_header(name, continues) {
             return false;
         }
         self.text.flush(out);

@@ -567,11 +567,8 @@ impl LlamaPythonic {
             return false;
         };
         let name = callee_name(callee_str);
-        // A later call of a list that is already calls (`, name(`) is a call whatever its
-        // name, unless `tool_names` narrows it: an undeclared one is rejected by the call
-        // table, so the declared calls after it in the list still count.
         let continues = self.held.first() == Some(&b',');
-        if !(continues && self.options.tool_names.is_none()) && !self.options.allows(name) {
+        if !self.options.allows_header(name, continues) {
             return false;
         }
         self.text.flush(out);

@@ -68,6 +68,15 @@ impl TextOptions {
             })
     }
 
+    /// Whether a marker-less header named `name` is a call; `continues`: it follows a
+    /// call of the same group (`, name(` in a pythonic list, `; {` / `, {` after a JSON
+    /// call). Such a header is a call whatever its name unless `tool_names` narrows it:
+    /// an undeclared one is then rejected by the call table, so the declared calls after
+    /// it in the group still count.
+    pub(crate) fn allows_header(&self, name: &str, continues: bool) -> bool {
+        (continues && self.tool_names.is_none()) || self.allows(name)
+    }
+
     /// Whether `name` may be a tool call's name: one of `tool_names` when set, else
     /// (with `narrow_to_tools`) a declared tool, else any.
     pub(crate) fn allows(&self, name: &str) -> bool {
