@@ -665,3 +665,208 @@ fn feed_message_input_that_makes_no_event_is_reported() {
     p.finish(&mut ev).unwrap();
     assert_eq!(unrecognized(&ev).len(), 1, "{ev:?}");
 }
+
+// ---- the CLI ----
+
+/// Runs the CLI; `None` (with a visible line) when the binary is not built.
+fn cli(args: &[&str], stdin: &[u8]) -> Option<(i32, String, String)> {
+    use std::io::Write;
+    let Some(exe) = option_env!("CARGO_BIN_EXE_toolstream") else {
+        let _ = std::io::stderr().write_all(b"SKIPPED: CLI test needs the cli feature\n");
+        return None;
+    };
+    let mut child = std::process::Command::new(exe)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command may exit before reading its input (bad arguments): a broken pipe then.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    let out = child.wait_with_output().unwrap();
+    Some((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    ))
+}
+
+/// Writes `text` to a file under the test's temporary directory.
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tools-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const HERMES_TWO: &[u8] = br#"<tool_call>{"name": "rm_rf", "arguments": {"path": "/"}}</tool_call><tool_call>{"name": "now", "arguments": {}}</tool_call>"#;
+
+#[test]
+fn cli_tools_file_rejects_undeclared_calls() {
+    // A request body holding an OpenAI `tools` array, and an Anthropic array.
+    let openai = temp_file(
+        "request.json",
+        r#"{"model": "m", "messages": [], "tools": [{"type": "function", "function": {"name": "now", "parameters": {}}}]}"#,
+    );
+    let anthropic = temp_file(
+        "anthropic.json",
+        r#"[{"name": "now", "description": "time", "input_schema": {"type": "object"}}]"#,
+    );
+    for file in [&openai, &anthropic] {
+        let Some((code, out, err)) = cli(
+            &[
+                "parse",
+                "-f",
+                "hermes",
+                "--tools",
+                file,
+                "--id-prefix",
+                "c_",
+            ],
+            HERMES_TWO,
+        ) else {
+            return;
+        };
+        assert_eq!(code, 0, "{err}");
+        let ev = lines(&out);
+        assert_eq!(ev[0]["type"], "error");
+        assert_eq!(ev[0]["kind"], "undeclared_tool");
+        assert_eq!(
+            ev[0]["raw"],
+            r#"<tool_call>{"name": "rm_rf", "arguments": {"path": "/"}}"#
+        );
+        assert!(ev[0].get("index").is_none());
+        assert_eq!(
+            ev[1],
+            json!({"type": "tool_call_start", "index": 0, "id": "c_0", "name": "now"})
+        );
+        assert_eq!(ev.len(), 4, "{out}");
+    }
+    let Some((code, out, _)) = cli(
+        &[
+            "parse",
+            "-f",
+            "hermes",
+            "--tools",
+            &openai,
+            "--allow-undeclared",
+            "--id-prefix",
+            "c_",
+        ],
+        HERMES_TWO,
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    let ev = lines(&out);
+    assert_eq!(
+        ev[0],
+        json!({"type": "tool_call_start", "index": 0, "id": "c_0", "name": "rm_rf"})
+    );
+    assert!(!out.contains("undeclared_tool"));
+}
+
+#[test]
+fn cli_bad_tools_file_exits_2_with_a_message() {
+    let malformed = temp_file("malformed.json", "[{\"type\": \"function\"");
+    let nameless = temp_file("nameless.json", r#"[{"type": "function", "function": {}}]"#);
+    let not_tools = temp_file("not-tools.json", r#"{"model": "m"}"#);
+    let missing = temp_file("x", "").replace("/x", "/does-not-exist.json");
+    for (file, says) in [
+        (&malformed, "EOF"),
+        (&nameless, "tools[0]: no \"name\""),
+        (&not_tools, "expected an array of tools"),
+        (&missing, "cannot read --tools"),
+    ] {
+        for cmd in [
+            vec!["parse", "-f", "hermes", "--tools", file.as_str()],
+            vec![
+                "serve",
+                "x.sse",
+                "-f",
+                "hermes",
+                "--tools",
+                file.as_str(),
+                "-p",
+                "0",
+            ],
+        ] {
+            let Some((code, out, err)) = cli(&cmd, HERMES_TWO) else {
+                return;
+            };
+            assert_eq!(code, 2, "{cmd:?}: {out} {err}");
+            assert!(out.is_empty(), "{out}");
+            assert!(err.contains(file.as_str()) && err.contains(says), "{err}");
+        }
+    }
+    // --allow-undeclared means nothing without --tools.
+    let Some((code, _, err)) = cli(&["parse", "-f", "hermes", "--allow-undeclared"], b"") else {
+        return;
+    };
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn cli_generated_ids_differ_between_runs_unless_pinned() {
+    let input = br#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+    let id = |args: &[&str]| -> Option<String> {
+        let (code, out, _) = cli(args, input)?;
+        assert_eq!(code, 0);
+        Some(lines(&out)[0]["id"].as_str().unwrap().to_owned())
+    };
+    let Some(a) = id(&["parse", "-f", "hermes"]) else {
+        return;
+    };
+    let b = id(&["parse", "-f", "hermes"]).unwrap();
+    assert!(a.starts_with("call_") && a.ends_with("_0"), "{a}");
+    assert_ne!(a, b);
+    let pinned = [
+        "parse",
+        "-f",
+        "hermes",
+        "--id-prefix",
+        "call_",
+        "--chunk-size",
+        "1",
+    ];
+    assert_eq!(id(&pinned).unwrap(), "call_0");
+}
+
+#[test]
+fn cli_wrong_framing_reports_unrecognized_input() {
+    let body = ndjson(&[openai_chunk(json!({"content": "Hello"}), Some("stop"))]);
+    let Some((code, out, err)) = cli(&["parse", "-f", "openai-chat", "--framing", "sse"], &body)
+    else {
+        return;
+    };
+    assert_eq!(code, 0, "{err}");
+    let ev = lines(&out);
+    assert_eq!(ev.len(), 1, "{out}");
+    assert_eq!(ev[0]["kind"], "unrecognized_input");
+    assert!(ev[0]["message"].as_str().unwrap().contains("--framing"));
+    let Some((_, out, _)) = cli(
+        &["parse", "-f", "openai-chat", "--framing", "ndjson"],
+        &body,
+    ) else {
+        return;
+    };
+    assert!(
+        !out.contains("unrecognized_input") && out.contains("Hello"),
+        "{out}"
+    );
+    // Keep-alive comments alone are an empty stream.
+    let Some((code, out, _)) = cli(&["parse", "-f", "openai-chat"], b": ping\n\n") else {
+        return;
+    };
+    assert_eq!((code, out.as_str()), (0, ""));
+}
