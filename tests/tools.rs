@@ -870,3 +870,119 @@ fn cli_wrong_framing_reports_unrecognized_input() {
     };
     assert_eq!((code, out.as_str()), (0, ""));
 }
+
+// ---- generated streams against a one-shot oracle ----
+
+/// A stream of hermes and OpenAI calls, some to undeclared names, in random chunks: the
+/// declared calls decode with dense indices and pinned ids, each undeclared call is one
+/// `undeclared_tool` error carrying its raw text (hermes) or its argument text (OpenAI),
+/// in order, and the chunking changes nothing.
+mod generated {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_calls() -> impl Strategy<Value = Vec<(bool, Value)>> {
+        proptest::collection::vec((any::<bool>(), arb_args()), 1..5)
+    }
+
+    /// The oracle: in order, `Ok(call)` for a declared call, `Err(raw)` for an undeclared one.
+    fn oracle(calls: &[(bool, Value)], raw: impl Fn(&str) -> String) -> Vec<Result<Call, String>> {
+        let mut n = 0;
+        calls
+            .iter()
+            .map(|(declared, args)| {
+                let text = serde_json::to_string(args).unwrap();
+                if *declared {
+                    n += 1;
+                    Ok(call(
+                        &format!("call_{}", n - 1),
+                        "get_weather",
+                        args.clone(),
+                    ))
+                } else {
+                    Err(raw(&text))
+                }
+            })
+            .collect()
+    }
+
+    fn outcome(ev: &[Event]) -> Vec<Result<Call, String>> {
+        ev.iter()
+            .filter_map(|e| match e {
+                Event::ToolCallEnd {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                } => Some(Ok(call(id, name, arguments.clone()))),
+                Event::Error {
+                    kind: ErrorKind::UndeclaredTool,
+                    raw,
+                    ..
+                } => Some(Err(raw.clone())),
+                Event::Error { .. } => panic!("unexpected error {e:?}"),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn name(declared: bool) -> &'static str {
+        if declared { "get_weather" } else { "rm_rf" }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn hermes_calls(calls in arb_calls(), cuts in proptest::collection::vec(0usize..4000, 0..12)) {
+            let mut body = String::from("Hi ");
+            for (declared, args) in &calls {
+                body.push_str(&format!(
+                    "<tool_call>\n{{\"name\": \"{}\", \"arguments\": {}}}\n</tool_call>\n",
+                    name(*declared),
+                    serde_json::to_string(args).unwrap()
+                ));
+            }
+            let want = oracle(&calls, |args| {
+                format!("<tool_call>\n{{\"name\": \"rm_rf\", \"arguments\": {args}}}")
+            });
+            let make = with_tools(Format::Hermes);
+            let whole = run_whole(&make, body.as_bytes());
+            check_contract(&whole);
+            prop_assert_eq!(outcome(&whole), want);
+            // Rejecting a call changes nothing about the text around it.
+            let open = || parser(Format::Hermes).tools(tools()).reject_undeclared(false);
+            prop_assert_eq!(text(&whole), text(&run_whole(&open, body.as_bytes())));
+            prop_assert!(text(&whole).starts_with("Hi"));
+            let cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+            prop_assert_eq!(run_chunks(&make, &cut_at(body.as_bytes(), &cuts)), whole);
+        }
+
+        #[test]
+        fn openai_chat_calls(calls in arb_calls(), cuts in proptest::collection::vec(0usize..8000, 0..12)) {
+            let mut payloads = Vec::new();
+            for (k, (declared, args)) in calls.iter().enumerate() {
+                let text = serde_json::to_string(args).unwrap();
+                let id = format!("id_{k}");
+                payloads.push(openai_call(k as u64, Some(&id), Some(name(*declared)), ""));
+                for piece in split_chars(&text, 3) {
+                    payloads.push(openai_call(k as u64, None, None, &piece));
+                }
+            }
+            payloads.push(openai_chunk(json!({}), Some("tool_calls")));
+            let body = sse_data(&payloads);
+            // The provider's ids, not generated ones.
+            let want: Vec<Result<Call, String>> = oracle(&calls, str::to_owned)
+                .into_iter()
+                .enumerate()
+                .map(|(k, r)| r.map(|c| call(&format!("id_{k}"), &c.name, c.arguments)))
+                .collect();
+            let make = with_tools(Format::OpenAiChat);
+            let whole = run_whole(&make, &body);
+            check_contract(&whole);
+            prop_assert_eq!(outcome(&whole), want);
+            let cuts: Vec<usize> = cuts.iter().map(|c| c % (body.len() + 1)).collect();
+            prop_assert_eq!(run_chunks(&make, &cut_at(&body, &cuts)), whole);
+        }
+    }
+}
