@@ -36,7 +36,8 @@ pub enum Event {
     ToolCallStart {
         /// Dense call index within the response, counting from 0.
         index: usize,
-        /// The provider's call id, or a generated one (`call_<index>`) when none was sent.
+        /// The provider's call id, or a generated one (`<prefix><index>`, see
+        /// [`Parser::id_prefix`](crate::Parser::id_prefix)) when none was sent.
         id: String,
         /// The tool's name.
         name: String,
