@@ -986,3 +986,142 @@ mod generated {
         }
     }
 }
+
+// ---- recorded captures and mutants ----
+
+fn starts(ev: &[Event]) -> usize {
+    ev.iter()
+        .filter(|e| matches!(e, Event::ToolCallStart { .. }))
+        .count()
+}
+
+/// The errors that belong to no call and are not about an undeclared tool.
+fn other_errors(ev: &[Event]) -> Vec<&Event> {
+    ev.iter()
+        .filter(|e| {
+            matches!(e, Event::Error { index: None, kind, .. } if *kind != ErrorKind::UndeclaredTool)
+        })
+        .collect()
+}
+
+/// Every recorded capture with an empty `tools` array: not one call is emitted, every call
+/// the capture holds is one `undeclared_tool` error instead, the text, reasoning and other
+/// errors are those of the capture read without tools, and random chunkings agree.
+#[test]
+fn captures_with_no_tool_declared_turn_every_call_into_one_error() {
+    let none = Tools::from_json("[]").unwrap();
+    let mut total = 0;
+    for format in [
+        "openai-chat",
+        "anthropic",
+        "gemini",
+        "openai-responses",
+        "bedrock",
+        "cohere",
+        "llama-stack",
+        "ollama",
+        "qwen-xml",
+    ] {
+        for cap in captures(format) {
+            let plain = maker(format, cap.framing);
+            let make = || plain().tools(none.clone());
+            let before = run_whole(&plain, &cap.bytes);
+            let after = run_whole(&make, &cap.bytes);
+            check_contract(&after);
+            assert_eq!(starts(&after), 0, "{}", cap.path);
+            assert_eq!(undeclared(&after).len(), starts(&before), "{}", cap.path);
+            assert_eq!(text(&after), text(&before), "{}", cap.path);
+            assert_eq!(reasoning(&after), reasoning(&before), "{}", cap.path);
+            assert_eq!(other_errors(&after), other_errors(&before), "{}", cap.path);
+            let mut rng = Rng::new(cap.bytes.len() as u64);
+            for _ in 0..3 {
+                let cuts: Vec<usize> = (0..1 + rng.below(30))
+                    .map(|_| rng.below(cap.bytes.len() + 1))
+                    .collect();
+                assert_eq!(
+                    run_chunks(&make, &cut_at(&cap.bytes, &cuts)),
+                    after,
+                    "{} random split",
+                    cap.path
+                );
+            }
+            total += starts(&before);
+        }
+    }
+    if captures_dir().is_some() {
+        assert!(total >= 100, "{total} calls in the captures");
+    }
+}
+
+/// The marker-less captures with no tool declared: no call header is read, so no call and
+/// no error; the calls are text.
+#[test]
+fn marker_less_captures_with_no_tool_declared_are_text() {
+    let none = Tools::from_json("[]").unwrap();
+    for format in ["llama-json", "llama-pythonic"] {
+        for cap in captures(format) {
+            let plain = maker(format, cap.framing);
+            let make = || plain().tools(none.clone());
+            let after = run_whole(&make, &cap.bytes);
+            check_contract(&after);
+            assert_eq!(starts(&after), 0, "{}", cap.path);
+            assert_eq!(
+                other_errors(&after),
+                other_errors(&run_whole(&plain, &cap.bytes)),
+                "{}",
+                cap.path
+            );
+            let cuts = [cap.bytes.len() / 3, cap.bytes.len() / 2];
+            assert_eq!(run_chunks(&make, &cut_at(&cap.bytes, &cuts)), after);
+        }
+    }
+}
+
+/// Mutants of the fixtures above, with tools: never a panic, always the contract, and a
+/// random chunking gives the events fed whole.
+#[test]
+fn mutated_fixtures_with_tools_keep_the_contract() {
+    let fixtures: [(Format, &str); 8] = [
+        (
+            Format::Hermes,
+            r#"a <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call><tool_call>{"name": "rm_rf", "arguments": {"p": [1, "é"]}}</tool_call><tool_call>{"name": "now", "arguments": {}}</tool_call> b"#,
+        ),
+        (
+            Format::QwenXml,
+            "<tool_call>\n<function=rm_rf>\n<parameter=path>\n/\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            Format::Mistral,
+            r#"[TOOL_CALLS]rm_rf[ARGS]{"path": "/"}[TOOL_CALLS][{"name": "now", "arguments": {}}, {"name": "rm_rf", "arguments": {}}]"#,
+        ),
+        (
+            Format::DeepSeek,
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>rm_rf\n```json\n{\"path\": \"/\"}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>now\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        ),
+        (
+            Format::Harmony,
+            "<|channel|>commentary to=functions.rm_rf <|constrain|>json<|message|>{\"path\":\"/\"}<|call|><|start|>assistant<|channel|>commentary to=functions.now<|message|>{}<|call|>",
+        ),
+        (
+            Format::LlamaPythonic,
+            "x [get_weather(city='Paris'), rm_rf(path='/', n=[1, 2]), now()] [rm_rf()]",
+        ),
+        (
+            Format::LlamaJson,
+            r#"{"name": "now", "parameters": {}}; {"name": "rm_rf", "parameters": {"a": 1}} <|python_tag|>print(1)<|eom_id|>"#,
+        ),
+        (
+            Format::Auto,
+            "[get_weather(city='Paris'), rm_rf()] <tool_call>{\"name\": \"rm_rf\", \"arguments\": {}}</tool_call>",
+        ),
+    ];
+    for (format, input) in fixtures {
+        mutations_keep_the_contract(&with_tools(format), input.as_bytes(), 150, format.name());
+    }
+    let body = sse_data(&[
+        openai_call(0, Some("call_a"), Some("rm_rf"), "{\"a\": "),
+        openai_call(1, Some("call_b"), Some("now"), "{}"),
+        openai_call(0, None, None, "1}"),
+    ]);
+    mutations_keep_the_contract(&with_tools(Format::OpenAiChat), &body, 150, "openai-chat");
+}
