@@ -33,22 +33,27 @@ fn with_tools(format: Format) -> impl Fn() -> Parser {
     move || parser(format).tools(tools())
 }
 
-/// The `undeclared_tool` errors, as `(raw, message)`.
-fn undeclared(ev: &[Event]) -> Vec<(String, String)> {
+/// The errors of `kind` (all without an index), as `(raw, message)`.
+fn errors_of(ev: &[Event], of: ErrorKind) -> Vec<(String, String)> {
     ev.iter()
         .filter_map(|e| match e {
             Event::Error {
-                kind: ErrorKind::UndeclaredTool,
+                kind,
                 message,
                 index,
                 raw,
-            } => {
-                assert_eq!(*index, None, "an undeclared call has no index");
+            } if *kind == of => {
+                assert_eq!(*index, None, "{e:?}");
                 Some((raw.clone(), message.clone()))
             }
             _ => None,
         })
         .collect()
+}
+
+/// The `undeclared_tool` errors, as `(raw, message)`.
+fn undeclared(ev: &[Event]) -> Vec<(String, String)> {
+    errors_of(ev, ErrorKind::UndeclaredTool)
 }
 
 /// The position of the first event matching `f`.
@@ -549,17 +554,11 @@ fn provider_ids_are_not_prefixed() {
 
 // ---- input that makes no event ----
 
+/// The `unrecognized_input` errors, as `(message, raw)`.
 fn unrecognized(ev: &[Event]) -> Vec<(String, String)> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Error {
-                kind: ErrorKind::UnrecognizedInput,
-                message,
-                index: None,
-                raw,
-            } => Some((message.clone(), raw.clone())),
-            _ => None,
-        })
+    errors_of(ev, ErrorKind::UnrecognizedInput)
+        .into_iter()
+        .map(|(raw, message)| (message, raw))
         .collect()
 }
 
