@@ -210,6 +210,24 @@ fn auto_detected_syntaxes_reject_undeclared_calls() {
     );
 }
 
+/// After `<|python_tag|>` (a marker: a call follows) an undeclared name is a rejected
+/// call, not text; the calls after it in its `;` group still count.
+#[test]
+fn python_tag_call_to_an_undeclared_name_is_an_error() {
+    let input = r#"Sure.<|python_tag|>{"name": "rm_rf", "parameters": {"path": "/"}}; {"name": "now", "parameters": {}}"#;
+    for format in [Format::LlamaJson, Format::Auto] {
+        let ev = assert_split_invariant(&with_tools(format), input.as_bytes(), 40);
+        assert_eq!(calls(&ev), vec![call("call_0", "now", json!({}))]);
+        let errs = undeclared(&ev);
+        assert_eq!(errs.len(), 1, "{ev:?}");
+        assert_eq!(
+            errs[0].0,
+            r#"{"name": "rm_rf", "parameters": {"path": "/"}}"#
+        );
+        assert_eq!(text(&ev), "Sure.");
+    }
+}
+
 /// Marker-less syntaxes: a call header with an undeclared name is text (there is no
 /// marker to say it is a call), as with `tool_names`.
 #[test]

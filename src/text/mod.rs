@@ -70,7 +70,8 @@ impl TextOptions {
 
     /// Whether a marker-less header named `name` is a call; `continues`: it follows a
     /// call of the same group (`, name(` in a pythonic list, `; {` / `, {` after a JSON
-    /// call). Such a header is a call whatever its name unless `tool_names` narrows it:
+    /// call) or a marker that says a call follows (`<|python_tag|>`). Such a header is a
+    /// call whatever its name unless `tool_names` narrows it:
     /// an undeclared one is then rejected by the call table, so the declared calls after
     /// it in the group still count.
     pub(crate) fn allows_header(&self, name: &str, continues: bool) -> bool {
