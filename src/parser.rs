@@ -862,7 +862,7 @@ impl Parser {
         } else {
             format!(
                 "no event: {} payload message(s) were read with the {framing} framing from {} bytes{shown}, \
-                 but none made an event as format {}; is the format right? (--format)",
+                 but none made an event as format {}; is the format right (--format), or was the stream cut off before its content?",
                 seen.messages, self.fed, self.format
             )
         };
