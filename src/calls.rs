@@ -989,6 +989,68 @@ mod tests {
         );
     }
 
+    fn declared(names: &str) -> Option<Arc<Tools>> {
+        Some(Arc::new(Tools::from_json(names).unwrap_or_default()))
+    }
+
+    #[test]
+    fn rejected_call_keeps_args_from_before_its_name_and_takes_no_index() {
+        let mut calls = Calls::new(Limits::default()).with_declared(declared(r#"[{"name":"f"}]"#));
+        let mut out = Vec::new();
+        let r = calls.open(&mut out).unwrap_or_default();
+        calls.args(r, "{\"a\":", &mut out);
+        calls.set_name(r, "g", &mut out);
+        calls.set_id(r, "x1");
+        let f = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(f, "f", &mut out);
+        calls.args(r, "1}", &mut out);
+        calls.args(f, "{}", &mut out);
+        calls.close_all(&mut out);
+        assert!(
+            matches!(&out[0], Event::ToolCallStart { index: 0, id, name } if id == "call_0" && name == "f")
+        );
+        assert!(matches!(&out[2], Event::ToolCallEnd { index: 0, .. }));
+        assert!(matches!(
+            &out[3],
+            Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, message }
+                if raw == "{\"a\":1}" && message.contains("\"g\" (id x1)")
+        ));
+        assert_eq!(out.len(), 4);
+        // Closed once: nothing more.
+        calls.close(r, &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(calls.next_index, 1);
+    }
+
+    #[test]
+    fn rejected_call_is_bounded_like_any_call() {
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits).with_declared(declared("[]"));
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(s, "g", &mut out);
+        calls.args(s, "{\"a\":\"0123456789\"}", &mut out);
+        assert!(calls.retained() <= 16);
+        calls.close(s, &mut out);
+        assert!(matches!(
+            &out[..],
+            [Event::Error { kind: ErrorKind::UndeclaredTool, raw, message, .. }]
+                if raw == "{\"a\":\"01" && message.contains("dropped")
+        ));
+    }
+
+    #[test]
+    fn id_prefix_names_generated_ids() {
+        let mut calls = Calls::new(Limits::default()).with_id_prefix("turn2_");
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        assert!(matches!(&out[0], Event::ToolCallStart { id, .. } if id == "turn2_0"));
+    }
+
     #[test]
     fn limit_on_argument_bytes() {
         let limits = Limits {

@@ -142,7 +142,7 @@ struct SetupArgs {
     #[arg(long, requires = "tools")]
     allow_undeclared: bool,
     /// Generated call ids are PREFIX0, PREFIX1, ... (default: a prefix unique to each
-    /// run, `call_<12 hex digits>_`).
+    /// parsed stream, `call_<12 hex digits>_`).
     #[arg(long, value_name = "PREFIX")]
     id_prefix: Option<String>,
 }
