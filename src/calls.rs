@@ -13,12 +13,22 @@
 //!      │                     └──────────────────────> Failed (Error emitted at close)
 //!      └── closed without name: dropped if only an end-of-turn token, else Error
 //! ```
+//!
+//! With declared tools ([`Calls::with_declared`]) a name the request did not declare makes
+//! the call *rejected*: it runs through the same states (so the dialect sees the same
+//! answers from [`Calls::args_in_progress`] and the calls beside it decode exactly as
+//! they would have), but its events go nowhere, it takes no index, and its close emits
+//! one `Error` of kind [`ErrorKind::UndeclaredTool`] (no index) carrying the call's raw
+//! text: what the dialect hands to [`Calls::close_with_raw`] / [`Calls::end_with_error`]
+//! (text scanners: the model's own bytes of the call), else the argument text received.
 
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::fields::{FieldDecoder, FieldEvents};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
+use crate::tools::Tools;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Tokens some servers leak into argument text after (or instead of) the arguments.
 const END_TOKENS: &[&str] = &[
@@ -103,6 +113,20 @@ struct Call {
     /// The dialect scans this call's arguments itself ([`Calls::args_checked`]): `scanner`
     /// is not used.
     checked: bool,
+    /// Set when the name is not a declared tool: the call's events are discarded and its
+    /// close reports it.
+    rejected: Option<Box<Rejected>>,
+}
+
+/// What a rejected call keeps until it is reported.
+#[derive(Debug, Default)]
+struct Rejected {
+    /// The argument text received, bounded by `max_argument_bytes`.
+    raw: String,
+    /// Bytes not kept.
+    dropped: usize,
+    /// The error was emitted.
+    reported: bool,
 }
 
 /// Emits an argument delta, then the field events it completes.
@@ -131,6 +155,12 @@ pub(crate) struct Calls {
     limit_reported: bool,
     /// Emit `ToolCallField` events (`Parser::field_events`).
     field_events: bool,
+    /// Declared tools: a call to any other name is rejected. `None`: every name is a call.
+    declared: Option<Arc<Tools>>,
+    /// Where a rejected call's own events go (cleared after each use).
+    discard: Vec<Event>,
+    /// Generated ids are `{id_prefix}{index}`.
+    id_prefix: String,
 }
 
 impl Calls {
@@ -141,7 +171,104 @@ impl Calls {
             limits,
             limit_reported: false,
             field_events: false,
+            declared: None,
+            discard: Vec::new(),
+            id_prefix: String::from("call_"),
         }
+    }
+
+    /// Rejects calls to names not in `tools` (`None`: accept every name).
+    pub(crate) fn with_declared(mut self, tools: Option<Arc<Tools>>) -> Self {
+        self.declared = tools;
+        self
+    }
+
+    /// Generated call ids are `{prefix}{index}` (default `call_`).
+    pub(crate) fn with_id_prefix(mut self, prefix: &str) -> Self {
+        prefix.clone_into(&mut self.id_prefix);
+        self
+    }
+
+    /// Whether the call in `slot` was rejected (its events must be discarded).
+    fn is_rejected(&self, slot: Slot) -> bool {
+        self.calls
+            .get(slot)
+            .and_then(|c| c.rejected.as_ref())
+            .is_some_and(|r| !r.reported)
+    }
+
+    /// Runs `f` for a rejected call with its events sent to `discard`.
+    fn discarding(&mut self, f: impl FnOnce(&mut Self, &mut Vec<Event>)) {
+        let mut sink = std::mem::take(&mut self.discard);
+        f(self, &mut sink);
+        sink.clear();
+        self.discard = sink;
+    }
+
+    /// Keeps argument text of a rejected call for its error.
+    fn keep_rejected(&mut self, slot: Slot, delta: &str) {
+        let max = self.limits.max_argument_bytes;
+        if let Some(r) = self
+            .calls
+            .get_mut(slot)
+            .and_then(|c| c.rejected.as_deref_mut())
+        {
+            if r.dropped > 0 {
+                r.dropped += delta.len();
+                return;
+            }
+            let (keep, over) = split_at_room(delta, max.saturating_sub(r.raw.len()));
+            r.raw.push_str(keep);
+            r.dropped += over.len();
+        }
+    }
+
+    /// Emits the error of a rejected call (once), carrying `raw` when given, else the
+    /// argument text received. `problem` adds what else was wrong with the call.
+    fn report_rejected(
+        &mut self,
+        slot: Slot,
+        raw: Option<String>,
+        problem: Option<&str>,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
+        let Some(r) = c.rejected.as_deref_mut() else {
+            return;
+        };
+        if r.reported {
+            return;
+        }
+        r.reported = true;
+        let kept = std::mem::take(&mut r.raw);
+        let note = if raw.is_none() && r.dropped > 0 {
+            format!(
+                "; the first {} bytes of its arguments are kept, {} dropped",
+                kept.len(),
+                r.dropped
+            )
+        } else {
+            String::new()
+        };
+        let id = if c.id.is_empty() {
+            String::new()
+        } else {
+            format!(" (id {})", c.id)
+        };
+        let problem = problem.map(|p| format!("; also: {p}")).unwrap_or_default();
+        c.args = String::new();
+        c.trailing = String::new();
+        out.push(Event::Error {
+            kind: ErrorKind::UndeclaredTool,
+            message: format!(
+                "a call to \"{}\"{id}, which the request did not declare: not emitted as a tool call{note}{problem}",
+                c.name
+            ),
+            index: None,
+            raw: raw.unwrap_or(kept),
+        });
     }
 
     /// Turns field events on or off for the calls opened from now on.
@@ -154,7 +281,9 @@ impl Calls {
     pub(crate) fn retained(&self) -> usize {
         self.calls
             .iter()
-            .map(|c| c.args.len() + c.trailing.len())
+            .map(|c| {
+                c.args.len() + c.trailing.len() + c.rejected.as_ref().map_or(0, |r| r.raw.len())
+            })
             .sum()
     }
 
@@ -192,6 +321,7 @@ impl Calls {
                 .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
             trailing_dropped: 0,
             checked: false,
+            rejected: None,
         });
         Some(self.calls.len() - 1)
     }
@@ -241,18 +371,35 @@ impl Calls {
             return;
         }
         c.name.push_str(name);
+        if self.declared.as_ref().is_some_and(|t| !t.is_declared(name)) {
+            // The arguments buffered so far are part of what the error carries.
+            let mut raw = c.args.clone();
+            raw.push_str(&c.trailing);
+            c.rejected = Some(Box::new(Rejected {
+                raw,
+                dropped: c.dropped,
+                reported: false,
+            }));
+            self.discarding(|calls, sink| calls.start(slot, sink));
+            return;
+        }
         self.start(slot, out);
     }
 
     fn start(&mut self, slot: Slot, out: &mut Vec<Event>) {
-        let index = self.next_index;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
-        self.next_index += 1;
+        // A rejected call takes no index: the emitted calls stay densely numbered.
+        let index = if c.rejected.is_some() {
+            usize::MAX
+        } else {
+            self.next_index += 1;
+            self.next_index - 1
+        };
         c.index = index;
-        if c.id.is_empty() {
-            c.id = format!("call_{index}");
+        if c.id.is_empty() && c.rejected.is_none() {
+            c.id = format!("{}{index}", self.id_prefix);
         }
         c.phase = Phase::Streaming;
         out.push(Event::ToolCallStart {
@@ -287,6 +434,15 @@ impl Calls {
         if delta.is_empty() {
             return;
         }
+        if self.is_rejected(slot) {
+            self.keep_rejected(slot, delta);
+            self.discarding(|calls, sink| calls.args_inner(slot, delta, sink));
+            return;
+        }
+        self.args_inner(slot, delta, out);
+    }
+
+    fn args_inner(&mut self, slot: Slot, delta: &str, out: &mut Vec<Event>) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -335,7 +491,7 @@ impl Calls {
         let (delta, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
         if !over.is_empty() {
             if !delta.is_empty() {
-                self.args(slot, delta, out);
+                self.args_inner(slot, delta, out);
             }
             let Some(c) = self.calls.get_mut(slot) else {
                 return;
@@ -412,6 +568,21 @@ impl Calls {
         complete: bool,
         out: &mut Vec<Event>,
     ) {
+        if self.is_rejected(slot) {
+            self.keep_rejected(slot, delta);
+            self.discarding(|calls, sink| calls.args_checked_inner(slot, delta, complete, sink));
+            return;
+        }
+        self.args_checked_inner(slot, delta, complete, out);
+    }
+
+    fn args_checked_inner(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        complete: bool,
+        out: &mut Vec<Event>,
+    ) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -421,10 +592,10 @@ impl Calls {
             && (c.checked || (c.scanner.is_empty() && c.args.is_empty()));
         if !fast {
             if !c.checked {
-                self.args(slot, delta, out);
+                self.args_inner(slot, delta, out);
             } else if !delta.is_empty() {
                 // Failed, ended or closed: no scanner is involved on these paths.
-                self.args(slot, delta, out);
+                self.args_inner(slot, delta, out);
             }
             return;
         }
@@ -494,6 +665,27 @@ impl Calls {
 
     /// The provider says this call is over (or the response ended).
     pub(crate) fn close(&mut self, slot: Slot, out: &mut Vec<Event>) {
+        if self.is_rejected(slot) {
+            self.discarding(|calls, sink| calls.close_inner(slot, sink));
+            self.report_rejected(slot, None, None, out);
+            return;
+        }
+        self.close_inner(slot, out);
+    }
+
+    /// [`close`](Self::close) for a text scanner that kept the call's raw text (the
+    /// model's own bytes, markers included): a rejected call's error carries `raw`
+    /// instead of the argument text.
+    pub(crate) fn close_with_raw(&mut self, slot: Slot, raw: &str, out: &mut Vec<Event>) {
+        if self.is_rejected(slot) {
+            self.discarding(|calls, sink| calls.close_inner(slot, sink));
+            self.report_rejected(slot, Some(raw.to_owned()), None, out);
+            return;
+        }
+        self.close_inner(slot, out);
+    }
+
+    fn close_inner(&mut self, slot: Slot, out: &mut Vec<Event>) {
         let Some(c) = self.calls.get(slot) else {
             return;
         };
@@ -613,6 +805,14 @@ impl Calls {
         raw: String,
         out: &mut Vec<Event>,
     ) -> bool {
+        if self.is_rejected(slot) {
+            let Some(c) = self.calls.get_mut(slot) else {
+                return false;
+            };
+            c.phase = Phase::Closed;
+            self.report_rejected(slot, Some(raw), Some(&message), out);
+            return true;
+        }
         let Some(c) = self.calls.get_mut(slot) else {
             return false;
         };
@@ -650,8 +850,8 @@ impl Calls {
             c.scanner.reset();
             let _ = c.scanner.feed(c.args.as_bytes());
             c.emitted = 0;
-            c.name = name;
-            self.start(slot, out);
+            c.name.clear();
+            self.set_name(slot, &name, out);
             if let Some(c) = self.calls.get_mut(slot) {
                 c.trailing = t;
             }
@@ -672,6 +872,15 @@ impl Calls {
     /// once (no index).
     #[allow(dead_code)]
     pub(crate) fn fail(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut Vec<Event>) {
+        if self.is_rejected(slot) {
+            self.keep_rejected(slot, extra);
+            self.discarding(|calls, sink| calls.fail_inner(slot, kind, extra, sink));
+            return;
+        }
+        self.fail_inner(slot, kind, extra, out);
+    }
+
+    fn fail_inner(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut Vec<Event>) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -705,6 +914,7 @@ impl Calls {
                 .calls
                 .get(slot)
                 .is_some_and(|c| c.phase != Phase::Closed)
+                || self.is_rejected(slot)
             {
                 self.close(slot, out);
             }
@@ -777,6 +987,68 @@ mod tests {
                 },
             ]
         );
+    }
+
+    fn declared(names: &str) -> Option<Arc<Tools>> {
+        Some(Arc::new(Tools::from_json(names).unwrap_or_default()))
+    }
+
+    #[test]
+    fn rejected_call_keeps_args_from_before_its_name_and_takes_no_index() {
+        let mut calls = Calls::new(Limits::default()).with_declared(declared(r#"[{"name":"f"}]"#));
+        let mut out = Vec::new();
+        let r = calls.open(&mut out).unwrap_or_default();
+        calls.args(r, "{\"a\":", &mut out);
+        calls.set_name(r, "g", &mut out);
+        calls.set_id(r, "x1");
+        let f = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(f, "f", &mut out);
+        calls.args(r, "1}", &mut out);
+        calls.args(f, "{}", &mut out);
+        calls.close_all(&mut out);
+        assert!(
+            matches!(&out[0], Event::ToolCallStart { index: 0, id, name } if id == "call_0" && name == "f")
+        );
+        assert!(matches!(&out[2], Event::ToolCallEnd { index: 0, .. }));
+        assert!(matches!(
+            &out[3],
+            Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, message }
+                if raw == "{\"a\":1}" && message.contains("\"g\" (id x1)")
+        ));
+        assert_eq!(out.len(), 4);
+        // Closed once: nothing more.
+        calls.close(r, &mut out);
+        assert_eq!(out.len(), 4);
+        assert_eq!(calls.next_index, 1);
+    }
+
+    #[test]
+    fn rejected_call_is_bounded_like_any_call() {
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits).with_declared(declared("[]"));
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(s, "g", &mut out);
+        calls.args(s, "{\"a\":\"0123456789\"}", &mut out);
+        assert!(calls.retained() <= 16);
+        calls.close(s, &mut out);
+        assert!(matches!(
+            &out[..],
+            [Event::Error { kind: ErrorKind::UndeclaredTool, raw, message, .. }]
+                if raw == "{\"a\":\"01" && message.contains("dropped")
+        ));
+    }
+
+    #[test]
+    fn id_prefix_names_generated_ids() {
+        let mut calls = Calls::new(Limits::default()).with_id_prefix("turn2_");
+        let mut out = Vec::new();
+        let s = calls.open(&mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        assert!(matches!(&out[0], Event::ToolCallStart { id, .. } if id == "turn2_0"));
     }
 
     #[test]

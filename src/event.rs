@@ -36,7 +36,8 @@ pub enum Event {
     ToolCallStart {
         /// Dense call index within the response, counting from 0.
         index: usize,
-        /// The provider's call id, or a generated one (`call_<index>`) when none was sent.
+        /// The provider's call id, or a generated one (`<prefix><index>`, see
+        /// [`Parser::id_prefix`](crate::Parser::id_prefix)) when none was sent.
         id: String,
         /// The tool's name.
         name: String,
@@ -277,6 +278,17 @@ pub enum ErrorKind {
     Framing,
     /// Bytes that were not valid UTF-8 where text was required.
     InvalidUtf8,
+    /// A call to a tool the request did not declare ([`Parser::tools`]). The call is not
+    /// emitted (no `ToolCallStart`, no index); this error, without an index, carries its
+    /// raw text. Off with [`Parser::reject_undeclared`]`(false)`.
+    ///
+    /// [`Parser::tools`]: crate::Parser::tools
+    /// [`Parser::reject_undeclared`]: crate::Parser::reject_undeclared
+    UndeclaredTool,
+    /// The input was not empty but produced no event at all: most often a wrong format
+    /// or framing. Emitted by [`Parser::finish`](crate::Parser::finish); `raw` holds the
+    /// input's first bytes.
+    UnrecognizedInput,
 }
 
 impl ErrorKind {
@@ -293,6 +305,8 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit_exceeded",
             ErrorKind::Framing => "framing",
             ErrorKind::InvalidUtf8 => "invalid_utf8",
+            ErrorKind::UndeclaredTool => "undeclared_tool",
+            ErrorKind::UnrecognizedInput => "unrecognized_input",
         }
     }
 }

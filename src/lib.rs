@@ -160,10 +160,46 @@
 //! 4. Nothing lost: a malformed payload or call yields an `Error` carrying its raw text; a
 //!    stream cut off mid-call is reported by `finish` with what had arrived.
 //! 5. Bounded: see [`Limits`].
-//! 6. Ids: the provider's when it sends one; otherwise `call_<index>` (deterministic).
+//! 6. Ids: the provider's when it sends one; otherwise `<prefix><index>` (`call_0`,
+//!    `call_1`, … by default), the same for the same input however it is chunked. Give
+//!    each response of an agent loop its own prefix ([`Parser::id_prefix`]) or a random
+//!    one ([`Parser::unique_ids`]) so that its history never repeats an id.
 //!
 //! Bad input never returns `Err`: it becomes an [`Event::Error`] and parsing goes on.
-//! `feed`/`finish` return `Err` only when called after `finish`.
+//! `feed`/`finish` return `Err` only when called after `finish`. Input that was not empty
+//! but made no event at all (a wrong format or framing, typically) gets one error of kind
+//! [`ErrorKind::UnrecognizedInput`] from `finish`, naming the format and framing and
+//! carrying the first 256 bytes; whitespace, SSE comments and `[DONE]` alone are an empty
+//! stream, not an error.
+//!
+//! ## Declared tools
+//!
+//! Give the request's `tools` ([`Tools::from_json`] reads OpenAI Chat / Responses and
+//! Anthropic shapes, or a whole request body) to [`Parser::tools`] (CLI `--tools FILE`):
+//! a call to a name the request did not declare is then not a call but one
+//! [`Event::Error`] of kind [`ErrorKind::UndeclaredTool`], without an index, emitted when
+//! that call closes and carrying its raw text (raw model text: the model's own bytes of
+//! the call; provider formats: the argument text received). It gets no `ToolCallStart`
+//! and takes no index, so the declared calls stay densely numbered and decode as usual, in
+//! every format. Marker-less syntaxes (`llama-pythonic`, `llama-json`, `auto`) read a call
+//! header only for a declared name: a list or `;` group is recognised by its first call,
+//! and a later undeclared call in it is rejected as above. [`Parser::reject_undeclared`]`(false)` turns the
+//! rejection off (every call is emitted; refuse a tool yourself at its `ToolCallStart`).
+//!
+//! ```
+//! use toolstream::{ErrorKind, Event, Format, Parser, Tools};
+//! let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"search","parameters":{}}}]"#).unwrap();
+//! let mut parser = Parser::new(Format::LlamaPythonic).tools(tools).id_prefix("call_");
+//! let mut events = Vec::new();
+//! parser.feed(b"[search(q='rust'), rm_rf(path='/'), search(q='tokio')]", &mut events)?;
+//! parser.finish(&mut events)?;
+//! let ids: Vec<_> = events.iter().filter_map(|e| match e {
+//!     Event::ToolCallEnd { id, .. } => Some(id.as_str()), _ => None }).collect();
+//! assert_eq!(ids, ["call_0", "call_1"]);
+//! assert!(events.iter().any(|e| matches!(e,
+//!     Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, .. } if raw == "rm_rf(path='/')")));
+//! # Ok::<(), toolstream::Error>(())
+//! ```
 //!
 //! ## Re-emitting: proxies and agent UIs
 //!
@@ -193,6 +229,8 @@
 //! toolstream parse --format gemini --emit openai-chat body.json   # any format → OpenAI chunks
 //! toolstream parse --format openai-chat --emit ag-ui body.sse     # → AG-UI events (SSE)
 //! toolstream serve body.sse --format anthropic      # a page on 127.0.0.1 replaying it live
+//! toolstream parse --format hermes --tools request.json out.txt   # undeclared calls → errors
+//! toolstream parse --format gemini --id-prefix call_ body.sse     # generated ids call_0, call_1, …
 //! toolstream formats
 //! ```
 //!

@@ -5,7 +5,7 @@ use clap::{Parser as ClapParser, Subcommand};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
-use toolstream::{Format, Framing, Parser};
+use toolstream::{Format, Framing, Parser, Tools};
 
 mod demo;
 mod output;
@@ -59,6 +59,8 @@ enum Command {
         /// Human-readable output (colour on a terminal) instead of NDJSON.
         #[arg(long, conflicts_with_all = ["emit", "offsets"])]
         pretty: bool,
+        #[command(flatten)]
+        setup: SetupArgs,
     },
     /// Serve a page on 127.0.0.1 that replays FILE and renders each tool call as it forms.
     Serve {
@@ -77,6 +79,8 @@ enum Command {
         /// Port on 127.0.0.1 (0: any free port; the URL is printed).
         #[arg(long, short, default_value_t = 8765)]
         port: u16,
+        #[command(flatten)]
+        setup: SetupArgs,
     },
     /// List the format names, one line each.
     Formats,
@@ -103,17 +107,23 @@ fn main() -> ExitCode {
             content,
             emit,
             pretty,
-        }) => {
+            setup,
+        }) => setup.load().and_then(|setup| {
             let output = output::Output::new(emit, offsets, pretty);
-            parse(format, &file, framing, chunk_size, fields, content, output)
-        }
+            parse(
+                format, &file, framing, chunk_size, fields, content, &setup, output,
+            )
+        }),
         Some(Command::Serve {
             file,
             format,
             framing,
             content,
             port,
-        }) => serve::run(&file, format, framing, content, port, cli.speed),
+            setup,
+        }) => setup
+            .load()
+            .and_then(|setup| serve::run(&file, format, framing, content, port, cli.speed, setup)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -124,6 +134,75 @@ fn main() -> ExitCode {
     }
 }
 
+/// Parser options shared by `parse` and `serve`: the request's tools and call ids.
+#[derive(clap::Args)]
+struct SetupArgs {
+    /// The request's declared tools: a JSON file holding an OpenAI-style `tools` array
+    /// (Chat or Responses), an Anthropic one, or a request body with a `tools` field.
+    /// Calls to other names become `undeclared_tool` errors; pythonic and bare-JSON
+    /// calls count only for declared names; XML parameter values are typed by schema.
+    #[arg(long, value_name = "FILE")]
+    tools: Option<String>,
+    /// With --tools: emit calls to undeclared names as calls instead of errors.
+    #[arg(long, requires = "tools")]
+    allow_undeclared: bool,
+    /// Generated call ids are PREFIX0, PREFIX1, ... (default `call_`: the same input
+    /// gives the same ids).
+    #[arg(long, value_name = "PREFIX", conflicts_with = "unique_ids")]
+    id_prefix: Option<String>,
+    /// Generated call ids get a prefix unique to this run (`call_<12 hex digits>_`), so
+    /// they never repeat across the responses of an agent loop.
+    #[arg(long)]
+    unique_ids: bool,
+}
+
+impl SetupArgs {
+    /// Reads the tools file (an unreadable or malformed file is an error: exit 2).
+    fn load(self) -> Result<Setup, String> {
+        let tools = match &self.tools {
+            None => None,
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read --tools {path}: {e}"))?;
+                Some(Tools::from_json(&text).map_err(|e| format!("--tools {path}: {e}"))?)
+            }
+        };
+        Ok(Setup {
+            tools,
+            reject_undeclared: !self.allow_undeclared,
+            id_prefix: self.id_prefix,
+            unique_ids: self.unique_ids,
+        })
+    }
+}
+
+/// [`SetupArgs`], loaded.
+pub(crate) struct Setup {
+    tools: Option<Tools>,
+    reject_undeclared: bool,
+    id_prefix: Option<String>,
+    unique_ids: bool,
+}
+
+impl Setup {
+    /// Applies the options to a new parser.
+    pub(crate) fn apply(&self, mut parser: Parser) -> Parser {
+        if let Some(t) = &self.tools {
+            parser = parser
+                .tools(t.clone())
+                .reject_undeclared(self.reject_undeclared);
+        }
+        if let Some(p) = &self.id_prefix {
+            parser = parser.id_prefix(p.clone());
+        }
+        if self.unique_ids {
+            parser = parser.unique_ids();
+        }
+        parser
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn parse(
     format: Format,
     file: &str,
@@ -131,6 +210,7 @@ fn parse(
     chunk_size: Option<usize>,
     fields: bool,
     content: Option<Format>,
+    setup: &Setup,
     mut output: output::Output,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
@@ -138,7 +218,7 @@ fn parse(
     } else {
         Box::new(std::fs::File::open(file).map_err(|e| format!("cannot open {file}: {e}"))?)
     };
-    let mut parser = Parser::new(format).field_events(fields);
+    let mut parser = setup.apply(Parser::new(format).field_events(fields));
     if let Some(f) = framing {
         parser = parser.framing(f);
     }

@@ -62,8 +62,109 @@ pub struct Parser {
     field_events: bool,
     /// Options of the marker-less text scanners.
     text_options: TextOptions,
+    /// Calls to undeclared tools are errors (with `tools`).
+    reject_undeclared: bool,
+    /// Generated call ids are `{id_prefix}{index}`.
+    id_prefix: String,
+    /// What the input looked like until its first event (for `unrecognized_input`).
+    seen: Seen,
     fed: u64,
     finished: bool,
+}
+
+/// Bytes of the input's start kept for the `unrecognized_input` error.
+const FIRST_BYTES_MAX: usize = 256;
+
+/// What the parser saw before its first event, to tell at `finish` an input that made no
+/// event at all because it was not understood (wrong format or framing) from one that
+/// had nothing in it. Only watched until the first event; each byte looked at once.
+#[derive(Debug, Default)]
+struct Seen {
+    /// An event was emitted: nothing else here matters any more.
+    event: bool,
+    /// The input's first bytes (at most [`FIRST_BYTES_MAX`]).
+    first: Vec<u8>,
+    /// A byte other than whitespace, a BOM byte or an SSE comment line arrived.
+    significant: bool,
+    /// Inside an SSE comment line (`:` at a line start, SSE framing only).
+    comment: bool,
+    /// Not at a line start (and not in a comment): the line's first byte was whitespace.
+    mid_line: bool,
+    /// Payload messages handed to the decoder, and how many of them were `[DONE]`.
+    messages: u64,
+    sentinels: u64,
+}
+
+impl Seen {
+    /// Notes input bytes (until the first significant one).
+    fn input(&mut self, chunk: &[u8], comments: bool) {
+        if self.event {
+            return;
+        }
+        self.keep(chunk);
+        if self.significant {
+            return;
+        }
+        let mut rest = chunk;
+        while let Some((&b, after)) = rest.split_first() {
+            if self.comment {
+                match memchr::memchr2(b'\n', b'\r', rest) {
+                    Some(i) => {
+                        self.comment = false;
+                        rest = rest.get(i + 1..).unwrap_or_default();
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            rest = after;
+            match b {
+                b'\n' | b'\r' => self.mid_line = false,
+                // BOM bytes leave a line start a line start.
+                0xEF | 0xBB | 0xBF => {}
+                b' ' | b'\t' | b'\x0C' => self.mid_line = true,
+                b':' if comments && !self.mid_line => self.comment = true,
+                _ => {
+                    self.significant = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Keeps the input's first bytes (one allocation).
+    fn keep(&mut self, chunk: &[u8]) {
+        let room = FIRST_BYTES_MAX.saturating_sub(self.first.len());
+        if room > 0 && !chunk.is_empty() && self.first.capacity() == 0 {
+            self.first.reserve_exact(FIRST_BYTES_MAX);
+        }
+        self.first
+            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+    }
+
+    /// Notes one payload message handed to the decoder.
+    fn message(&mut self, data: &[u8]) {
+        self.messages += 1;
+        if data.trim_ascii() == b"[DONE]" {
+            self.sentinels += 1;
+        }
+    }
+}
+
+/// The prefix of generated call ids unless set: `call_0`, `call_1`, ...
+const DEFAULT_ID_PREFIX: &str = "call_";
+
+/// A unique prefix for the call ids one parser generates: `call_`, 12 lowercase hex
+/// digits, `_`. The digits come from the standard library's randomly keyed hasher
+/// (`RandomState`: keys drawn from the OS once per thread and advanced for every new
+/// state) over a process-wide counter, so each parser gets its own.
+fn unique_id_prefix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PARSERS: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(PARSERS.fetch_add(1, Ordering::Relaxed));
+    format!("call_{:012x}_", h.finish() >> 16)
 }
 
 #[derive(Debug)]
@@ -265,17 +366,21 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
+        let id_prefix = String::from(DEFAULT_ID_PREFIX);
         Parser {
             format,
             framing,
             limits,
             framer: Self::make_framer(framing, &limits),
             decoder: Decoder::new(format, &limits, &TextOptions::default()),
-            calls: Calls::new(limits),
+            calls: Calls::new(limits).with_id_prefix(&id_prefix),
             content: None,
             content_format: None,
             field_events: false,
             text_options: TextOptions::default(),
+            reject_undeclared: true,
+            id_prefix,
+            seen: Seen::default(),
             fed: 0,
             finished: false,
         }
@@ -298,8 +403,17 @@ impl Parser {
 
     fn rebuild(mut self) -> Self {
         self.framer = Self::make_framer(self.framing, &self.limits);
+        self.text_options.narrow_to_tools = self.reject_undeclared;
         self.decoder = Decoder::new(self.format, &self.limits, &self.text_options);
-        self.calls = Calls::new(self.limits).with_field_events(self.field_events);
+        self.calls = Calls::new(self.limits)
+            .with_field_events(self.field_events)
+            .with_id_prefix(&self.id_prefix)
+            .with_declared(
+                self.text_options
+                    .tools
+                    .clone()
+                    .filter(|_| self.reject_undeclared),
+            );
         self.content = self
             .content_format
             .and_then(|f| TextScanner::with_options(f, &self.limits, &self.text_options));
@@ -373,24 +487,115 @@ impl Parser {
     }
 
     /// The request's declared tools ([`Tools`](crate::Tools), read from its `tools`
-    /// array). The XML-parameter syntaxes (`qwen-xml`, ...) type each parameter value from
-    /// its JSON Schema: a `string` parameter streams as a string and is never parsed, a
-    /// parameter that allows no string is JSON text.
+    /// array; the CLI's `--tools FILE`). With them:
+    ///
+    /// - **Undeclared calls are errors** (every format, provider and text alike): a call
+    ///   whose name is not declared is not emitted as a call: no `ToolCallStart`, no
+    ///   index (the emitted calls stay numbered 0, 1, 2, ... densely), no argument events.
+    ///   When the call closes, one [`Event::Error`] of kind
+    ///   [`UndeclaredTool`](crate::ErrorKind::UndeclaredTool), without an index, carries
+    ///   its raw text: for text formats the model's own bytes of the call (markers
+    ///   included), for provider formats the argument text received. The calls around it
+    ///   decode as they would have. The error comes at the call's close rather than the
+    ///   moment the name is known, so that it carries the whole call and nothing is lost
+    ///   (an error at the name would have to drop the rest, or split one call into two
+    ///   events). To act on a name the moment it appears instead (cancel generation),
+    ///   turn this off with [`reject_undeclared(false)`](Parser::reject_undeclared) and
+    ///   check each `ToolCallStart`'s name yourself.
+    /// - **Marker-less syntaxes** (`llama-pythonic`, `llama-json`, and `auto` when it
+    ///   detects one of them) recognise a call only for a declared name: `[note(x=1)]` in
+    ///   prose is text, as with [`tool_names`](Parser::tool_names) (which, when set,
+    ///   takes precedence).
+    /// - **XML-parameter syntaxes** (`qwen-xml`, ...) type each parameter value from its
+    ///   JSON Schema: a `string` parameter streams as a string and is never parsed, a
+    ///   parameter that allows no string is JSON text.
     ///
     /// ```
-    /// use toolstream::{Event, Format, Parser, Tools};
+    /// use toolstream::{ErrorKind, Event, Format, Parser, Tools};
     /// let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"f",
     ///     "parameters":{"type":"object","properties":{"zip":{"type":"string"}}}}}]"#).unwrap();
     /// let mut p = Parser::new(Format::QwenXml).tools(tools);
     /// let mut ev = Vec::new();
     /// p.feed(b"<tool_call><function=f><parameter=zip>02134</parameter></function></tool_call>", &mut ev)?;
+    /// p.feed(b"<tool_call><function=rm><parameter=path>/</parameter></function></tool_call>", &mut ev)?;
     /// p.finish(&mut ev)?;
-    /// assert!(ev.iter().any(|e| matches!(e, Event::ToolCallEnd { arguments, .. } if arguments["zip"] == "02134")));
+    /// assert!(ev.iter().any(|e| matches!(e, Event::ToolCallEnd { index: 0, arguments, .. } if arguments["zip"] == "02134")));
+    /// assert!(ev.iter().any(|e| matches!(e,
+    ///     Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, .. } if raw.contains("<function=rm>"))));
+    /// assert!(!ev.iter().any(|e| matches!(e, Event::ToolCallStart { name, .. } if name == "rm")));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
     pub fn tools(mut self, tools: crate::Tools) -> Self {
         self.text_options.tools = Some(std::sync::Arc::new(tools));
         self.rebuild()
+    }
+
+    /// With [`tools`](Parser::tools): whether a call to an undeclared name is an
+    /// [`UndeclaredTool`](crate::ErrorKind::UndeclaredTool) error (default `true`). With
+    /// `false` such a call is emitted like any other, in every format, and the
+    /// marker-less syntaxes accept any name again (unless [`tool_names`](Parser::tool_names)
+    /// is set); the schema still types XML parameter values. No effect without `tools`.
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser, Tools};
+    /// let tools = Tools::from_json(r#"[{"name":"f","parameters":{}}]"#).unwrap();
+    /// let mut p = Parser::new(Format::Hermes).tools(tools).reject_undeclared(false);
+    /// let mut ev = Vec::new();
+    /// p.feed(br#"<tool_call>{"name":"g","arguments":{}}</tool_call>"#, &mut ev)?;
+    /// p.finish(&mut ev)?;
+    /// assert!(matches!(&ev[0], Event::ToolCallStart { name, .. } if name == "g"));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn reject_undeclared(mut self, reject: bool) -> Self {
+        self.reject_undeclared = reject;
+        self.rebuild()
+    }
+
+    /// Generated call ids (for calls whose provider sent none: raw-text formats, Gemini,
+    /// Ollama, ...) are `{prefix}{index}`; the default prefix is `call_` (`call_0`,
+    /// `call_1`, ...). Ids are deterministic: the same input gives the same ids however it
+    /// is chunked (the contract's split invariance), so two responses get the same
+    /// generated ids. In an agent loop, whose history must not repeat an id, give each
+    /// response its own prefix — derived from your request or turn id here, or a random
+    /// one with [`unique_ids`](Parser::unique_ids).
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser};
+    /// let call = br#"<tool_call>{"name":"f","arguments":{}}</tool_call>"#;
+    /// let mut p = Parser::new(Format::Hermes).id_prefix("turn7_call_");
+    /// let mut ev = Vec::new();
+    /// p.feed(call, &mut ev)?;
+    /// assert!(matches!(&ev[0], Event::ToolCallStart { id, .. } if id == "turn7_call_0"));
+    /// let mut plain = Parser::new(Format::Hermes);
+    /// let mut ev = Vec::new();
+    /// plain.feed(call, &mut ev)?;
+    /// assert!(matches!(&ev[0], Event::ToolCallStart { id, .. } if id == "call_0"));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn id_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.id_prefix = prefix.into();
+        self.rebuild()
+    }
+
+    /// A generated call-id prefix unique to this parser: `call_`, 12 lowercase hex digits,
+    /// `_` (e.g. `call_3fa85f64c1d2_0`), from the standard library's randomly keyed hasher
+    /// over a process-wide parser counter. The ids stay the same however this parser's
+    /// input is chunked; another parser (another response) gets other ids.
+    ///
+    /// ```
+    /// use toolstream::{Format, Parser};
+    /// let a = Parser::new(Format::Hermes).unique_ids();
+    /// let b = Parser::new(Format::Hermes).unique_ids();
+    /// assert_ne!(a.id_prefix_in_use(), b.id_prefix_in_use());
+    /// assert!(a.id_prefix_in_use().starts_with("call_"));
+    /// ```
+    pub fn unique_ids(self) -> Self {
+        self.id_prefix(unique_id_prefix())
+    }
+
+    /// The prefix of the call ids this parser generates (see [`id_prefix`](Parser::id_prefix)).
+    pub fn id_prefix_in_use(&self) -> &str {
+        &self.id_prefix
     }
 
     /// Marker-less text syntaxes: when `true`, a call is recognised only at the start of
@@ -534,6 +739,9 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
+        self.seen
+            .input(chunk, matches!(self.framing, Framing::Sse | Framing::Auto));
+        let before = out.len();
         let mut chunk = chunk;
         if let Framer::Auto(auto) = &mut self.framer {
             let Some((framing, at)) = auto.detect(chunk) else {
@@ -545,6 +753,7 @@ impl Parser {
             chunk = chunk.get(at..).unwrap_or_default();
         }
         self.feed_framer(chunk, out);
+        self.seen.event |= out.len() > before;
         Ok(())
     }
 
@@ -553,6 +762,7 @@ impl Parser {
         let mut rest = chunk;
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
+        let seen = &mut self.seen;
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
@@ -561,22 +771,22 @@ impl Parser {
         match &mut self.framer {
             Framer::Sse(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    sse_item(item, decoder, limit, &mut sink);
+                    sse_item(item, decoder, limit, seen, &mut sink);
                 }
             }
             Framer::Ndjson(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    ndjson_item(item, decoder, limit, &mut sink);
+                    ndjson_item(item, decoder, limit, seen, &mut sink);
                 }
             }
             Framer::JsonArray(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    array_item(item, decoder, &mut sink);
+                    array_item(item, decoder, seen, &mut sink);
                 }
             }
             Framer::EventStream(f) => {
                 while let Some(item) = f.feed(&mut rest) {
-                    eventstream_item(item, decoder, &mut sink);
+                    eventstream_item(item, decoder, seen, &mut sink);
                 }
             }
             Framer::Text(rejected) => decoder.raw(rest, rejected, limit, false, &mut sink),
@@ -592,6 +802,7 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.finished = true;
+        let before = out.len();
         if let Framer::Auto(auto) = &mut self.framer {
             // Nothing significant arrived: the default, SSE.
             let held = std::mem::take(&mut auto.held);
@@ -600,6 +811,7 @@ impl Parser {
         }
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
+        let seen = &mut self.seen;
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
@@ -608,29 +820,76 @@ impl Parser {
         match &mut self.framer {
             Framer::Sse(f) => {
                 while let Some(item) = f.finish() {
-                    sse_item(item, decoder, limit, &mut sink);
+                    sse_item(item, decoder, limit, seen, &mut sink);
                 }
             }
             Framer::Ndjson(f) => {
                 while let Some(item) = f.finish() {
-                    ndjson_item(item, decoder, limit, &mut sink);
+                    ndjson_item(item, decoder, limit, seen, &mut sink);
                 }
             }
             Framer::JsonArray(f) => {
                 while let Some(item) = f.finish() {
-                    array_item(item, decoder, &mut sink);
+                    array_item(item, decoder, seen, &mut sink);
                 }
             }
             Framer::EventStream(f) => {
                 while let Some(item) = f.finish() {
-                    eventstream_item(item, decoder, &mut sink);
+                    eventstream_item(item, decoder, seen, &mut sink);
                 }
             }
             Framer::Text(rejected) => decoder.raw(&[], rejected, limit, true, &mut sink),
             Framer::Auto(_) => {}
         }
         decoder.finish(&mut sink);
+        self.seen.event |= out.len() > before;
+        self.report_unrecognized(out);
         Ok(())
+    }
+
+    /// At `finish`: an input that made no event at all although it held something (a
+    /// byte other than whitespace, a BOM or an SSE comment line, and not only `[DONE]`
+    /// sentinels) gets one `unrecognized_input` error naming the format and framing,
+    /// carrying the input's first bytes. Raw text read with the text framing is exempt
+    /// (a text scanner emits every byte it does not deliberately drop, such as a lone
+    /// end-of-turn token), and so is a text format whose framing delivered messages.
+    fn report_unrecognized(&mut self, out: &mut Vec<Event>) {
+        let seen = &self.seen;
+        let framing = self.framing_in_use();
+        let text_decoder = matches!(self.decoder, Decoder::Text(_));
+        if seen.event
+            || !seen.significant
+            || framing == Framing::Text
+            || (seen.messages > 0 && seen.messages == seen.sentinels)
+            || (text_decoder && seen.messages > 0)
+        {
+            return;
+        }
+        let shown = if seen.first.len() as u64 == self.fed {
+            String::new()
+        } else {
+            format!(" (the first {} are in raw)", seen.first.len())
+        };
+        let message = if seen.messages == 0 {
+            format!(
+                "no event: the {framing} framing found no message in the {} bytes of input{shown}; \
+                 is the framing right for format {}? (--framing)",
+                self.fed, self.format
+            )
+        } else {
+            format!(
+                "no event: {} payload message(s) were read with the {framing} framing from {} bytes{shown}, \
+                 but none made an event as format {}; is the format right (--format), or was the stream cut off before its content?",
+                seen.messages, self.fed, self.format
+            )
+        };
+        out.push(Event::Error {
+            kind: ErrorKind::UnrecognizedInput,
+            message,
+            index: None,
+            raw: String::from_utf8_lossy(&seen.first).into_owned(),
+        });
+        self.seen.event = true;
     }
 }
 
@@ -648,12 +907,19 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += data.len() as u64;
+        let before = out.len();
+        if !self.seen.event {
+            self.seen.keep(data);
+            self.seen.significant = true;
+        }
+        self.seen.message(data);
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
         };
         self.decoder.message(event, data, &mut sink);
+        self.seen.event |= out.len() > before;
         Ok(())
     }
 
@@ -675,9 +941,18 @@ impl Parser {
     }
 }
 
-fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut Sink<'_>) {
+fn sse_item(
+    item: SseItem<'_>,
+    decoder: &mut Decoder,
+    limit: usize,
+    seen: &mut Seen,
+    sink: &mut Sink<'_>,
+) {
     match item {
-        SseItem::Event { event, data } => decoder.message(event, data, sink),
+        SseItem::Event { event, data } => {
+            seen.message(data);
+            decoder.message(event, data, sink)
+        }
         SseItem::LineTooLong { prefix, len } => {
             framing_error("SSE line", limit, prefix, len, sink.out)
         }
@@ -687,18 +962,35 @@ fn sse_item(item: SseItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut S
     }
 }
 
-fn ndjson_item(item: NdjsonItem<'_>, decoder: &mut Decoder, limit: usize, sink: &mut Sink<'_>) {
+fn ndjson_item(
+    item: NdjsonItem<'_>,
+    decoder: &mut Decoder,
+    limit: usize,
+    seen: &mut Seen,
+    sink: &mut Sink<'_>,
+) {
     match item {
-        NdjsonItem::Line(line) => decoder.message("", line, sink),
+        NdjsonItem::Line(line) => {
+            seen.message(line);
+            decoder.message("", line, sink)
+        }
         NdjsonItem::LineTooLong { prefix, len } => {
             framing_error("NDJSON line", limit, prefix, len, sink.out)
         }
     }
 }
 
-fn array_item(item: JsonArrayItem<'_>, decoder: &mut Decoder, sink: &mut Sink<'_>) {
+fn array_item(
+    item: JsonArrayItem<'_>,
+    decoder: &mut Decoder,
+    seen: &mut Seen,
+    sink: &mut Sink<'_>,
+) {
     match item {
-        JsonArrayItem::Element(e) => decoder.message("", e, sink),
+        JsonArrayItem::Element(e) => {
+            seen.message(e);
+            decoder.message("", e, sink)
+        }
         JsonArrayItem::Error { message, raw } => {
             sink.error(ErrorKind::Framing, message.to_owned(), raw)
         }
@@ -707,7 +999,12 @@ fn array_item(item: JsonArrayItem<'_>, decoder: &mut Decoder, sink: &mut Sink<'_
 
 /// Event-stream messages reach the decoder as `(event, payload)`: the `:event-type`
 /// for events, `exception:<type>` / `error:<code>` for the other message types.
-fn eventstream_item(item: EventStreamItem<'_>, decoder: &mut Decoder, sink: &mut Sink<'_>) {
+fn eventstream_item(
+    item: EventStreamItem<'_>,
+    decoder: &mut Decoder,
+    seen: &mut Seen,
+    sink: &mut Sink<'_>,
+) {
     match item {
         EventStreamItem::Message {
             event_type,
@@ -715,11 +1012,16 @@ fn eventstream_item(item: EventStreamItem<'_>, decoder: &mut Decoder, sink: &mut
             exception_type,
             error_code,
             payload,
-        } => match message_type {
-            "exception" => decoder.message(&format!("exception:{exception_type}"), payload, sink),
-            "error" => decoder.message(&format!("error:{error_code}"), payload, sink),
-            _ => decoder.message(event_type, payload, sink),
-        },
+        } => {
+            seen.message(payload);
+            match message_type {
+                "exception" => {
+                    decoder.message(&format!("exception:{exception_type}"), payload, sink)
+                }
+                "error" => decoder.message(&format!("error:{error_code}"), payload, sink),
+                _ => decoder.message(event_type, payload, sink),
+            }
+        }
         EventStreamItem::Error { kind, message, raw } => sink.error(
             ErrorKind::Framing,
             format!("event stream {kind:?}: {message}"),

@@ -31,6 +31,7 @@ struct Replay {
     framing: Option<Framing>,
     content: Option<Format>,
     speed: f64,
+    setup: crate::Setup,
 }
 
 pub(crate) fn run(
@@ -40,6 +41,7 @@ pub(crate) fn run(
     content: Option<Format>,
     port: u16,
     speed: f64,
+    setup: crate::Setup,
 ) -> Result<(), String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let listener = TcpListener::bind(("127.0.0.1", port))
@@ -58,6 +60,7 @@ pub(crate) fn run(
         framing,
         content,
         speed,
+        setup,
     });
     {
         let mut out = std::io::stdout().lock();
@@ -134,7 +137,10 @@ fn events(conn: &mut TcpStream, replay: &Replay) -> std::io::Result<()> {
     write!(conn, "event: meta\ndata: {meta}\n\n")?;
     conn.flush()?;
     // Field events: the page shows each argument's decoded value as it streams.
-    let mut parser = Parser::new(replay.format).field_events(true);
+    let mut parser = replay
+        .setup
+        .apply(Parser::new(replay.format))
+        .field_events(true);
     if let Some(f) = replay.framing {
         parser = parser.framing(f);
     }

@@ -25,7 +25,8 @@ pub(crate) enum ValueKind {
     Json,
 }
 
-/// The tools a request declared, with each parameter's [`ValueKind`].
+/// The tools a request declared: their names, and how each parameter's value becomes JSON
+/// (from its JSON Schema) in the XML-parameter syntaxes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tools {
     /// Tool name → parameter name → kind.

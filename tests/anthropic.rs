@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
 
 fn anthropic() -> Parser {
-    Parser::new(Format::Anthropic)
+    common::parser(Format::Anthropic)
 }
 
 fn start(id: &str, input_tokens: u64) -> Value {
@@ -354,7 +354,7 @@ fn vercel_ndjson_payloads_without_event_lines_and_escaped_quotes_split() {
         body.push_str(&p.to_string());
         body.push('\n');
     }
-    let make = || Parser::new(Format::Anthropic).framing(Framing::Ndjson);
+    let make = || common::parser(Format::Anthropic).framing(Framing::Ndjson);
     let ev = assert_split_invariant(&make, body.as_bytes(), 30);
     assert_eq!(
         calls(&ev),
@@ -739,7 +739,7 @@ proptest! {
         let body = sse(&payloads);
         let want = Want { calls: want, text: texts.concat(), reasoning: Some(think) };
         let whole = generated_stream_decodes(&anthropic, &body, &cuts, want)?;
-        let make = || Parser::new(Format::Anthropic).framing(Framing::Ndjson);
+        let make = || common::parser(Format::Anthropic).framing(Framing::Ndjson);
         prop_assert_eq!(run_chunks(&make, &cut_at(&ndjson(&payloads), &cuts)), whole);
     }
 }
@@ -757,7 +757,7 @@ fn anthropic_call_limit_drops_further_calls_once() {
         stop(1),
         message_stop(),
     ]);
-    let make = || Parser::new(Format::Anthropic).max_calls(1);
+    let make = || common::parser(Format::Anthropic).max_calls(1);
     let ev = assert_split_invariant(&make, &body, 20);
     assert_eq!(calls(&ev), vec![call("t0", "a", json!({"x": 1}))]);
     let errs = errors(&ev);

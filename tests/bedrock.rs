@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
 
 fn bedrock() -> Parser {
-    Parser::new(Format::Bedrock)
+    common::parser(Format::Bedrock)
 }
 
 fn bedrock_ndjson() -> Parser {
-    Parser::new(Format::Bedrock).framing(Framing::Ndjson)
+    common::parser(Format::Bedrock).framing(Framing::Ndjson)
 }
 
 /// One event-stream message with string headers and correct CRCs.

@@ -69,11 +69,11 @@ fn end(reason: &str) -> Value {
 }
 
 fn cohere() -> Parser {
-    Parser::new(Format::Cohere)
+    common::parser(Format::Cohere)
 }
 
 fn cohere_ndjson() -> Parser {
-    Parser::new(Format::Cohere).framing(Framing::Ndjson)
+    common::parser(Format::Cohere).framing(Framing::Ndjson)
 }
 
 #[test]

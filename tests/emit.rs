@@ -57,7 +57,7 @@ fn to_openai(events: &[Event]) -> String {
 
 fn read_openai(sse: &str) -> Vec<Event> {
     let mut events = events_of(
-        &|| Parser::new(Format::OpenAiChat),
+        &|| common::parser(Format::OpenAiChat),
         sse.as_bytes(),
         usize::MAX,
     );
@@ -248,7 +248,7 @@ fn openai_chat_round_trip_of_failing_calls() {
         ),
     ];
     for (name, format, body) in cases {
-        let make = move || Parser::new(format);
+        let make = move || common::parser(format);
         let raw = events_of(&make, body.as_bytes(), 3);
         let mut original = raw.clone();
         merge_deltas(&mut original);
@@ -534,7 +534,7 @@ fn ag_ui_output_of_failing_streams_passes_the_schema_and_the_ordering_rules() {
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"}}]}\n\n",
     ];
     for body in bodies {
-        let events = events_of(&|| Parser::new(Format::OpenAiChat), body.as_bytes(), 4);
+        let events = events_of(&|| common::parser(Format::OpenAiChat), body.as_bytes(), 4);
         let ag = to_ag_ui(&events);
         for e in &ag {
             validate(&s, &s, e).unwrap();

@@ -28,7 +28,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use toolstream::stream::{StreamError, from_response};
-use toolstream::{Event, Format, Parser, merge_deltas};
+use toolstream::{Event, Format, merge_deltas};
 
 /// What the server sends, and how.
 #[derive(Clone)]
@@ -124,7 +124,7 @@ fn segments(body: &[u8], seed: u64) -> Vec<Vec<u8>> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_random_segments_give_the_same_events_as_sans_io() {
     let body = body();
-    let want = run_whole(&|| Parser::new(Format::OpenAiChat), &body);
+    let want = run_whole(&|| common::parser(Format::OpenAiChat), &body);
     assert_eq!(calls(&want).len(), 2);
     for seed in 1..=3 {
         let plan = Plan {
@@ -134,7 +134,7 @@ async fn http_random_segments_give_the_same_events_as_sans_io() {
         };
         let (url, _sent, server) = serve(plan).await;
         let resp = reqwest::Client::new().post(&url).send().await.unwrap();
-        let mut got: Vec<Event> = from_response(resp, Parser::new(Format::OpenAiChat))
+        let mut got: Vec<Event> = from_response(resp, common::parser(Format::OpenAiChat))
             .map(|r| r.expect("no transport error"))
             .collect()
             .await;
@@ -157,7 +157,7 @@ async fn dropping_the_stream_after_the_first_call_closes_the_connection() {
     };
     let (url, sent, server) = serve(plan).await;
     let resp = reqwest::Client::new().post(&url).send().await.unwrap();
-    let mut events = from_response(resp, Parser::new(Format::OpenAiChat));
+    let mut events = from_response(resp, common::parser(Format::OpenAiChat));
     let mut first_end = None;
     while let Some(e) = events.next().await {
         if let Event::ToolCallEnd {
@@ -198,7 +198,7 @@ async fn http_error_status_yields_the_body() {
     };
     let (url, _sent, server) = serve(plan).await;
     let resp = reqwest::Client::new().post(&url).send().await.unwrap();
-    let got: Vec<_> = from_response(resp, Parser::new(Format::OpenAiChat))
+    let got: Vec<_> = from_response(resp, common::parser(Format::OpenAiChat))
         .collect()
         .await;
     assert_eq!(got.len(), 1);

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use toolstream::stream::{EventStream, StreamError};
-use toolstream::{ErrorKind, Event, Format, Parser, merge_deltas};
+use toolstream::{ErrorKind, Event, Format, merge_deltas};
 
 /// A small openai-chat body: text, one call with arguments in pieces, finish.
 fn body() -> Vec<u8> {
@@ -139,7 +139,7 @@ impl<S: futures::Stream + Unpin> futures::Stream for Counted<S> {
 }
 
 fn sans_io(body: &[u8]) -> Vec<Event> {
-    run_whole(&|| Parser::new(Format::OpenAiChat), body)
+    run_whole(&|| common::parser(Format::OpenAiChat), body)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -152,7 +152,7 @@ async fn body_dripped_one_byte_at_a_time() {
         inner: resp.bytes_stream(),
         polls: polls.clone(),
     };
-    let mut got: Vec<Event> = EventStream::new(bytes, Parser::new(Format::OpenAiChat))
+    let mut got: Vec<Event> = EventStream::new(bytes, common::parser(Format::OpenAiChat))
         .map(|r| r.expect("no transport error"))
         .collect()
         .await;
@@ -176,7 +176,7 @@ async fn connection_reset_mid_call_yields_the_error_then_the_partial_call() {
     let cut = at + body[at..].windows(2).position(|w| w == b"\n\n").unwrap() + 2;
     let (url, server) = serve(Script::ResetAfter(body[..cut].to_vec())).await;
     let resp = reqwest::Client::new().post(&url).send().await.unwrap();
-    let items: Vec<_> = toolstream::stream::from_response(resp, Parser::new(Format::OpenAiChat))
+    let items: Vec<_> = toolstream::stream::from_response(resp, common::parser(Format::OpenAiChat))
         .collect()
         .await;
     let transport = items
@@ -226,7 +226,7 @@ async fn a_stalled_server_does_not_make_the_adapter_spin() {
     };
     let outer_polls = Arc::new(AtomicUsize::new(0));
     let mut events = Counted {
-        inner: EventStream::new(bytes, Parser::new(Format::OpenAiChat)),
+        inner: EventStream::new(bytes, common::parser(Format::OpenAiChat)),
         polls: outer_polls.clone(),
     };
     let mut got = Vec::new();

@@ -309,7 +309,7 @@ fn partial_value_touched_paths() {
 // Field events
 
 fn fields_parser(format: Format) -> Parser {
-    Parser::new(format).field_events(true)
+    common::parser(format).field_events(true)
 }
 
 fn sse_args(name: &str, pieces: &[&str]) -> Vec<u8> {
@@ -440,7 +440,7 @@ fn field_delta_follows_its_args_delta_unmerged() {
 #[test]
 fn field_events_are_off_by_default() {
     let input = sse_args("f", &[r#"{"s": "x"}"#]);
-    let events = run_whole(&|| Parser::new(Format::OpenAiChat), &input);
+    let events = run_whole(&|| common::parser(Format::OpenAiChat), &input);
     assert!(field_log(&events).is_empty());
     assert_eq!(calls(&events).len(), 1);
 }
@@ -736,7 +736,7 @@ fn cli_fields_output_rebuilds_every_string_argument() {
 #[test]
 fn partial_value_from_parser_args_equals_end_arguments() {
     for cap in captures("openai-chat") {
-        let mut p = Parser::new(Format::OpenAiChat).framing(cap.framing);
+        let mut p = common::parser(Format::OpenAiChat).framing(cap.framing);
         let mut views: BTreeMap<usize, PartialValue> = BTreeMap::new();
         let mut out = Vec::new();
         let mut ended = 0;

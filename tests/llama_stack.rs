@@ -50,7 +50,7 @@ fn complete(stop: &str) -> Value {
 }
 
 fn llama_stack() -> Parser {
-    Parser::new(Format::LlamaStack)
+    common::parser(Format::LlamaStack)
 }
 
 #[test]
@@ -280,7 +280,7 @@ fn llama_stack_text_before_a_streamed_call_is_released_at_started() {
 
 #[test]
 fn llama_stack_held_text_is_bounded_by_max_held_bytes() {
-    let make = || Parser::new(Format::LlamaStack).max_held_bytes(16);
+    let make = || common::parser(Format::LlamaStack).max_held_bytes(16);
     let body = sse(&[
         first(),
         text_delta("{\"a\": \"0123456789"),

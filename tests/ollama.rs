@@ -31,7 +31,7 @@ fn generate(response: &str) -> Value {
 }
 
 fn ollama() -> Parser {
-    Parser::new(Format::Ollama)
+    common::parser(Format::Ollama)
 }
 
 fn args_text(ev: &[Event], index: usize) -> String {

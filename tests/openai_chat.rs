@@ -44,7 +44,7 @@ fn tc(index: Option<i64>, id: Option<&str>, name: Option<&str>, args: Option<&st
 }
 
 fn openai() -> Parser {
-    Parser::new(Format::OpenAiChat)
+    common::parser(Format::OpenAiChat)
 }
 
 #[test]

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, FinishReason, Format, Framing, Parser};
 
 fn responses() -> Parser {
-    Parser::new(Format::OpenAiResponses)
+    common::parser(Format::OpenAiResponses)
 }
 
 fn created() -> Value {
@@ -867,7 +867,7 @@ fn responses_call_limit_drops_further_calls_once() {
         ct_done(1, "ctc_1", "call_1", "b", "text"),
         completed(1, 1),
     ]);
-    let make = || Parser::new(Format::OpenAiResponses).max_calls(1);
+    let make = || common::parser(Format::OpenAiResponses).max_calls(1);
     let ev = assert_split_invariant(&make, &body, 20);
     assert_eq!(calls(&ev), vec![call("call_0", "a", json!({}))]);
     let errs = errors(&ev);

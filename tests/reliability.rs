@@ -102,7 +102,7 @@ fn cat(parts: &[Vec<u8>]) -> Vec<u8> {
 
 fn maker_for(d: &Dialect, limits: Limits) -> impl Fn() -> Parser {
     let f = d.format;
-    move || Parser::new(f).with_limits(limits)
+    move || common::parser(f).with_limits(limits)
 }
 
 /// Runs `body` at every chunking (contract + split invariance), then checks that nothing
@@ -803,7 +803,7 @@ fn limits_defaults_are_as_documented() {
         toolstream::framing::eventstream::DEFAULT_MAX_MESSAGE
     );
     assert_eq!(l.max_depth, toolstream::scan::json::DEFAULT_MAX_DEPTH);
-    let p = Parser::new(Format::OpenAiChat)
+    let p = common::parser(Format::OpenAiChat)
         .max_argument_bytes(1)
         .max_calls(2)
         .max_held_bytes(3)
@@ -1007,12 +1007,12 @@ fn held_back_text_and_everything_else_stays_bounded_for_every_format() {
     let bound = 3 * 1024 + 4 * 2 * 512 + 256 + 256;
     for f in Format::all() {
         for body in held_back_bodies() {
-            let make = || Parser::new(f).with_limits(limits);
+            let make = || common::parser(f).with_limits(limits);
             run_bounded(&make, &body, 97, bound);
             // The same text inside an envelope's content.
             let wrapped = (OPENAI_CHAT.text)(&String::from_utf8_lossy(&body[..900]));
             let make = || {
-                Parser::new(Format::OpenAiChat)
+                common::parser(Format::OpenAiChat)
                     .with_limits(limits)
                     .content_format(f)
             };
@@ -1047,7 +1047,7 @@ fn fuzz_utf8_overlong_lead_split_matches_lossy() {
 
 #[test]
 fn fuzz_json_array_errors_do_not_depend_on_chunking() {
-    let make = || Parser::new(Format::OpenAiChat).framing(Framing::JsonArray);
+    let make = || common::parser(Format::OpenAiChat).framing(Framing::JsonArray);
     for body in [
         &b"\x00\x00/"[..],
         b"[{}, x yz]",
@@ -1069,7 +1069,7 @@ fn fuzz_json_array_errors_do_not_depend_on_chunking() {
 #[test]
 fn fuzz_text_framing_on_an_envelope_format_does_not_depend_on_chunking() {
     let make = || {
-        Parser::new(Format::OpenAiChat)
+        common::parser(Format::OpenAiChat)
             .framing(Framing::Text)
             .max_line_bytes(64)
     };
@@ -1193,7 +1193,7 @@ fn fuzz_argument_limit_cuts_at_the_same_byte_however_chunked() {
     limits.max_argument_bytes = 256;
     limits.max_held_bytes = 256;
     for format in [toolstream::Format::LlamaPythonic, toolstream::Format::Auto] {
-        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         let whole = common::run_whole(&make, body);
         for n in 1..16 {
             assert_eq!(
@@ -1212,14 +1212,14 @@ fn fuzz_argument_limit_cuts_at_the_same_byte_however_chunked() {
 fn fuzz_valid_prefix_before_an_invalid_byte_streams_however_chunked() {
     let body: &[u8] =
         b"text <tool_call>{\"name\": \"f\", \"arguments\": {\"order\": {p}}</tool_call> after";
-    let make = || toolstream::Parser::new(toolstream::Format::Hermes);
+    let make = || common::parser(toolstream::Format::Hermes);
     common::assert_split_invariant(&make, body, 40);
     let body: &[u8] = b"[process_order(order_data={order_id=1, name='x'})] after";
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 16;
     limits.max_held_bytes = 16;
     limits.max_depth = 1;
-    let make = move || toolstream::Parser::new(toolstream::Format::Auto).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::Auto).with_limits(limits);
     common::assert_split_invariant(&make, body, 40);
 }
 
@@ -1241,7 +1241,7 @@ fn fuzz_raw_call_text_kept_for_an_error_is_a_prefix_however_chunked() {
         toolstream::Format::Hermes,
         toolstream::Format::Auto,
     ] {
-        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         let events = common::assert_split_invariant(&make, &body, 40);
         let raw: Vec<&str> = errors(&events)
             .iter()
@@ -1256,7 +1256,7 @@ fn fuzz_raw_call_text_kept_for_an_error_is_a_prefix_however_chunked() {
             "{format}: {raw:?}"
         );
     }
-    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::QwenXml).with_limits(limits);
     let events = common::run_whole(&make, &body);
     let Some(Event::Error { raw, message, .. }) = errors(&events).first().copied() else {
         panic!("no error: {events:?}");
@@ -1287,7 +1287,7 @@ fn fuzz_trailing_members_after_arguments_are_reported_however_chunked() {
     limits.max_argument_bytes = 256;
     limits.max_held_bytes = 256;
     for format in [toolstream::Format::LlamaJson, toolstream::Format::Auto] {
-        let make = move || toolstream::Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         let events = common::assert_split_invariant(&make, &body, 40);
         let trailing: Vec<_> = errors_of(&events, ErrorKind::TrailingArguments);
         assert_eq!(trailing.len(), 1, "{format}: {events:?}");
@@ -1315,7 +1315,7 @@ fn fuzz_stray_text_in_a_function_is_reported_however_chunked() {
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 256;
     limits.max_held_bytes = 256;
-    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::QwenXml).with_limits(limits);
     let events = common::assert_split_invariant(&make, &body, 40);
     let stray = errors_of(&events, ErrorKind::UnexpectedPayload);
     assert_eq!(stray.len(), 1, "{events:?}");
@@ -1335,7 +1335,7 @@ fn deepseek_text_after_arguments_is_kept_the_same_however_chunked() {
         .to_vec();
     body.extend_from_slice("junk é ".repeat(700).as_bytes());
     body.extend_from_slice("<｜tool▁call▁end｜><｜tool▁calls▁end｜> after".as_bytes());
-    let make = || toolstream::Parser::new(toolstream::Format::DeepSeek);
+    let make = || common::parser(toolstream::Format::DeepSeek);
     let events = common::assert_split_invariant(&make, &body, 20);
     let stray = errors_of(&events, ErrorKind::TrailingArguments);
     assert_eq!(stray.len(), 1, "{events:?}");
@@ -1351,7 +1351,7 @@ fn harmony_text_after_arguments_is_kept_the_same_however_chunked() {
         b"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1} ".to_vec();
     body.extend_from_slice("junk é ".repeat(700).as_bytes());
     body.extend_from_slice(b"<|call|>");
-    let make = || toolstream::Parser::new(toolstream::Format::Harmony);
+    let make = || common::parser(toolstream::Format::Harmony);
     let events = common::assert_split_invariant(&make, &body, 20);
     let stray = errors_of(&events, ErrorKind::TrailingArguments);
     assert_eq!(stray.len(), 1, "{events:?}");
@@ -1373,7 +1373,7 @@ fn fuzz_harmony_header_is_bounded_by_max_held_bytes() {
     let mut limits = toolstream::Limits::default();
     limits.max_held_bytes = 40;
     limits.max_argument_bytes = 16;
-    let make = move || toolstream::Parser::new(toolstream::Format::Harmony).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::Harmony).with_limits(limits);
     let events = common::assert_split_invariant(&make, &body, 40);
     assert_eq!(
         errors_of(&events, ErrorKind::LimitExceeded).len(),
@@ -1396,7 +1396,7 @@ fn fuzz_mistral_overlong_name_ends_where_its_text_does() {
     // call when fed whole). The call now ends where its text does, however chunked.
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 256;
-    let make = move || toolstream::Parser::new(toolstream::Format::Mistral).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::Mistral).with_limits(limits);
     let mut body = b"[TOOL_CALLS]".to_vec();
     body.extend_from_slice(&[b']'; 270]);
     body.extend_from_slice(b"s\" after");
@@ -1414,7 +1414,7 @@ fn fuzz_mistral_overlong_name_ends_where_its_text_does() {
     let mut body = b"[TOOL_CALLS]".to_vec();
     body.extend_from_slice(&[b'n'; 300]);
     body.extend_from_slice(b"[ARGS]{\"a\": [1, \"]\"]} after");
-    let make = || toolstream::Parser::new(toolstream::Format::Mistral);
+    let make = || common::parser(toolstream::Format::Mistral);
     let events = common::assert_split_invariant(&make, &body, 20);
     let errs = errors_of(&events, ErrorKind::MissingName);
     assert_eq!(errs.len(), 1, "{events:?}");
@@ -1436,7 +1436,7 @@ fn fuzz_qwen_xml_long_json_like_value_is_a_string_however_chunked() {
     // in one piece it stayed held as JSON. Now the limit applies to every piece.
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 256;
-    let make = move || toolstream::Parser::new(toolstream::Format::QwenXml).with_limits(limits);
+    let make = move || common::parser(toolstream::Format::QwenXml).with_limits(limits);
     let long = "G".repeat(300);
     let spaces = " ".repeat(300);
     for value in [
@@ -1502,7 +1502,7 @@ fn fuzz_long_names_and_keys_fed_whole_stay_bounded() {
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 1024;
     for (format, head, tail) in cases {
-        let make = move || Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         let mut p = make();
         let mut out = Vec::new();
         p.feed(format!("{head}{long}").as_bytes(), &mut out)
@@ -1535,7 +1535,7 @@ fn fuzz_whitespace_run_longer_than_the_hold_is_text_however_chunked() {
         (Format::Hermes, "<tool_call>"),
         (Format::QwenXml, "<tool_call>"),
     ] {
-        let make = move || Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         for (ws, kept) in [
             ("\n".repeat(18), true),
             (" \n".repeat(9), true),
@@ -1565,7 +1565,7 @@ fn fuzz_call_object_breaks_at_the_byte_past_a_bound() {
     limits.max_held_bytes = 16;
     limits.max_argument_bytes = 16;
     for format in [Format::Mistral, Format::Hermes, Format::Auto] {
-        let make = move || Parser::new(format).with_limits(limits);
+        let make = move || common::parser(format).with_limits(limits);
         for body in [
             "[TOOL_CALLS]{\"\":{\"\":\"\",\"\":\"\"},\"id\":\"\0\0\u{fffd}MU\u{fffd}é after",
             "[TOOL_CALLS]{\"id\": \"0123456789abcdefghijé\", \"name\": \"f\"} after",

@@ -18,15 +18,15 @@ use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
 fn py() -> Parser {
-    Parser::new(Format::LlamaPythonic)
+    common::parser(Format::LlamaPythonic)
 }
 
 fn js() -> Parser {
-    Parser::new(Format::LlamaJson)
+    common::parser(Format::LlamaJson)
 }
 
 fn auto() -> Parser {
-    Parser::new(Format::Auto)
+    common::parser(Format::Auto)
 }
 
 /// One fixture: input, the visible text, the calls that end (name, arguments), and the
@@ -843,7 +843,7 @@ fn raw_text_captures() {
 fn leaked_content_captures() {
     let Some(dir) = captures_dir() else { return };
     let make = || {
-        Parser::new(Format::OpenAiChat)
+        common::parser(Format::OpenAiChat)
             .framing(Framing::Ndjson)
             .content_format(Format::LlamaJson)
     };

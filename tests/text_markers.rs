@@ -37,14 +37,14 @@ fn args_text(ev: &[Event], index: usize) -> String {
 }
 
 fn split(format: Format, input: &str) -> Vec<Event> {
-    let make = move || Parser::new(format);
+    let make = move || common::parser(format);
     assert_split_invariant(&make, input.as_bytes(), 30)
 }
 
 /// Feeds `input` and returns the events emitted before `finish`, whenever the
 /// feed ends at `cut`.
 fn events_before(format: Format, input: &str, cut: usize) -> Vec<Event> {
-    let mut p = Parser::new(format);
+    let mut p = common::parser(format);
     let mut out = Vec::new();
     p.feed(&input.as_bytes()[..cut], &mut out).unwrap();
     out
@@ -206,7 +206,7 @@ fn hermes_think_then_call() {
 #[test]
 fn invalid_utf8_in_text_is_replaced() {
     let input: &[u8] = b"a\xFFb<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>\xE2\x82";
-    let make = || Parser::new(Format::Hermes);
+    let make = || common::parser(Format::Hermes);
     let ev = assert_split_invariant(&make, input, 20);
     assert_eq!(text(&ev), "a\u{FFFD}b\u{FFFD}");
     assert_eq!(calls(&ev).len(), 1);
@@ -364,7 +364,11 @@ fn qwen_xml_raw_text_captures() {
             assert!(text(&ev).starts_with("The user is asking"));
             // With the output starting inside reasoning, that text is reasoning.
             let f = cap.framing;
-            let make = move || Parser::new(Format::QwenXml).framing(f).reasoning_open(true);
+            let make = move || {
+                common::parser(Format::QwenXml)
+                    .framing(f)
+                    .reasoning_open(true)
+            };
             let ev = assert_split_invariant(&make, &cap.bytes, 10);
             assert!(
                 reasoning(&ev).starts_with("The user is asking")
@@ -384,7 +388,7 @@ fn leaked(path: &str, content: Format, configure: fn(Parser) -> Parser) -> Optio
     let bytes = std::fs::read(dir.join(path)).expect("capture");
     let make = move || {
         configure(
-            Parser::new(Format::OpenAiChat)
+            common::parser(Format::OpenAiChat)
                 .framing(Framing::Ndjson)
                 .content_format(content),
         )
@@ -883,7 +887,7 @@ fn generated(
             None => want_text.push_str(t),
         }
     }
-    let make = move || Parser::new(format);
+    let make = move || common::parser(format);
     let whole = run_whole(&make, input.as_bytes());
     check_contract(&whole);
     assert!(errors(&whole).is_empty(), "{input:?}: {whole:?}");

@@ -95,10 +95,13 @@ pub struct Config {
     pub content: Option<Format>,
     /// The limits.
     pub limits: Limits,
+    /// Declare the tools `f` and `get_weather` ([`Parser::tools`]): calls to other names
+    /// are `undeclared_tool` errors, marker-less headers count only those names.
+    pub tools: bool,
 }
 
 impl Config {
-    /// Reads 4 header bytes: format, framing/content, limits, depth.
+    /// Reads 4 header bytes: format, framing/content, limits, depth (its high bit: tools).
     pub fn read(data: &[u8]) -> Option<(Config, &[u8])> {
         let (h, rest) = data.split_at_checked(4)?;
         let formats: Vec<Format> = Format::all().collect();
@@ -118,6 +121,7 @@ impl Config {
                 framing,
                 content,
                 limits,
+                tools: h[3] & 0x80 != 0,
             },
             rest,
         ))
@@ -125,12 +129,21 @@ impl Config {
 
     /// A fresh parser.
     pub fn parser(&self) -> Parser {
-        let mut p = Parser::new(self.format).with_limits(self.limits);
+        let mut p = Parser::new(self.format)
+            .with_limits(self.limits)
+            .id_prefix("call_");
         if let Some(f) = self.framing {
             p = p.framing(f);
         }
         if let Some(c) = self.content {
             p = p.content_format(c);
+        }
+        if self.tools {
+            let tools = toolstream::Tools::from_json(
+                r#"[{"name": "f", "parameters": {}}, {"name": "get_weather", "parameters": {}}]"#,
+            )
+            .expect("a valid tools array");
+            p = p.tools(tools);
         }
         p
     }

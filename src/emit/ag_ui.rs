@@ -16,7 +16,7 @@
 //! other kind begins, and at the end, so every `*_CONTENT` sits between its `*_START` and
 //! `*_END`. Message ids are `<runId>_msg_<n>`; a tool call's `parentMessageId` is the text
 //! message it followed, or a message id reserved for the calls when no text came first.
-//! Tool call ids are the provider's (or the parser's `call_<index>`); an id the provider
+//! Tool call ids are the provider's (or the parser's generated `<prefix><index>`); an id the provider
 //! reused within the response gets `_<index>` appended, as AG-UI clients key results by it.
 //!
 //! Field names follow the AG-UI event schemas (`@ag-ui/core`, `ag_ui.core`): camelCase, `type`

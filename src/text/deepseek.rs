@@ -284,7 +284,7 @@ impl DeepSeek {
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
                             calls.args_checked(slot, v, true, out);
-                            calls.close(slot, out);
+                            calls.close_with_raw(slot, self.raw.as_str(), out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
                         self.st = St::After;
@@ -377,7 +377,7 @@ impl DeepSeek {
             }
             St::Json if self.args.finish() => {
                 if let Some(slot) = self.slot {
-                    calls.close(slot, out);
+                    calls.close_with_raw(slot, self.raw.as_str(), out);
                 }
             }
             St::Head | St::Decide | St::Name | St::Fence { .. } | St::Json | St::Skip(_) => {

@@ -316,7 +316,7 @@ impl Harmony {
                         self.raw.push(v);
                         if let Some(slot) = self.slot {
                             calls.args_checked(slot, v, true, out);
-                            calls.close(slot, out);
+                            calls.close_with_raw(slot, self.raw.as_str(), out);
                         }
                         s = s.get(consumed..).unwrap_or_default();
                         self.body.start("");
@@ -389,7 +389,7 @@ impl Harmony {
                 if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
                     // `<|message|><|call|>`: no arguments.
                     if let Some(slot) = self.slot {
-                        calls.close(slot, out);
+                        calls.close_with_raw(slot, self.raw.as_str(), out);
                     }
                 } else {
                     report(
@@ -462,7 +462,7 @@ impl Harmony {
             St::Json => {
                 if self.args.finish() {
                     if let Some(slot) = self.slot {
-                        calls.close(slot, out);
+                        calls.close_with_raw(slot, self.raw.as_str(), out);
                     }
                 } else {
                     report(

@@ -620,7 +620,7 @@ impl Hermes {
                                 self.st = St::Skip(ErrorKind::MissingName);
                             } else {
                                 if let Some(slot) = self.walker.slot() {
-                                    calls.close(slot, out);
+                                    calls.close_with_raw(slot, self.raw.as_str(), out);
                                 }
                                 self.st = St::After;
                             }
@@ -697,7 +697,7 @@ impl Hermes {
                 if self.walker.named() && self.walker.args_done() {
                     // The arguments closed: the call is complete without its `}`.
                     if let Some(slot) = slot {
-                        calls.close(slot, out);
+                        calls.close_with_raw(slot, self.raw.as_str(), out);
                     }
                 } else {
                     report(

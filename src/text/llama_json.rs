@@ -39,7 +39,12 @@
 //! out not to be a call is not searched for. The header is decided when the name's
 //! closing quote arrives: from then on it is a call.
 //! [`Parser::tool_names`](crate::Parser::tool_names): a header whose name is not
-//! declared is text. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
+//! declared is text. So is one whose name is not among
+//! [`Parser::tools`](crate::Parser::tools) (unless `reject_undeclared(false)`), except a
+//! later call of a `;` group or an array of calls, or an object right after
+//! `<|python_tag|>`: that one is a call, which the call table
+//! rejects (an `undeclared_tool` error carrying the object's text), and the calls after it
+//! still count. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
 //! a `{`/`[` after non-whitespace text is text (calls continuing the same `;` list or
 //! array still count; `<|python_tag|>` is a marker and always counts).
 //!
@@ -179,6 +184,9 @@ pub(crate) struct LlamaJson {
     obj_from: usize,
     slot: Option<Slot>,
     started: bool,
+    /// The object came right after `<|python_tag|>`: a call whatever its name (an
+    /// undeclared one is rejected by the call table).
+    tagged: bool,
     has_name: bool,
     has_type: bool,
     has_args: bool,
@@ -216,6 +224,7 @@ impl LlamaJson {
             obj_from: 0,
             slot: None,
             started: false,
+            tagged: false,
             has_name: false,
             has_type: false,
             has_args: false,
@@ -258,6 +267,7 @@ impl LlamaJson {
     /// A call object begins at the `{` just pushed to `held` (at `obj_from`).
     fn begin_object(&mut self, group: Group) {
         self.group = group;
+        self.tagged = false;
         self.st = St::Obj(Obj::First);
         self.slot = None;
         self.started = false;
@@ -342,7 +352,12 @@ impl LlamaJson {
         else {
             return false;
         };
-        if name.is_empty() || !self.options.allows(name) {
+        let continues = self.tagged
+            || self
+                .held
+                .get(..self.obj_from)
+                .is_some_and(|h| h.iter().any(|&b| b == b';' || b == b','));
+        if name.is_empty() || !self.options.allows_header(name, continues) {
             return false;
         }
         self.text.flush(out);
@@ -513,6 +528,7 @@ impl LlamaJson {
                         self.obj_from = 0;
                         self.held.push(b);
                         self.begin_object(Group::Semi);
+                        self.tagged = true;
                         i += 1;
                     } else if is_name_start(b) {
                         self.held.clear();
@@ -742,7 +758,7 @@ impl LlamaJson {
                 } else {
                     self.take(b"}");
                     if let Some(s) = self.slot {
-                        calls.close(s, out);
+                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
                     }
                     self.raw.clear();
                     self.held.clear();
@@ -779,7 +795,7 @@ impl LlamaJson {
                         if let Some(t) = self.args_utf8.finish() {
                             calls.args(s, t, out);
                         }
-                        calls.close(s, out);
+                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
                     }
                 } else {
                     self.broken.begin(

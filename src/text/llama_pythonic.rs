@@ -20,7 +20,10 @@
 //!   Llama 3.1 writes them): the call is named by what precedes `.call` (`brave_search`,
 //!   the name Llama Stack gives it). Other dotted names are kept whole (`math.sqrt`).
 //! - [`Parser::tool_names`](crate::Parser::tool_names): a header whose name is not
-//!   declared is text. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
+//!   declared is text. So is one whose name is not among [`Parser::tools`](crate::Parser::tools)
+//!   (unless `reject_undeclared(false)`), except a later call of a list that is already
+//!   calls (`, name(`): that one is a call, which the call table rejects (an
+//!   `undeclared_tool` error carrying `name(..)`), and the calls after it still count. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
 //!   a `[` after non-whitespace text is text (further calls of the same list still count).
 //! - After a call's `)`: `,` and another call, or `]`. Anything else ends the list and
 //!   is text (the calls before it stand).
@@ -323,7 +326,12 @@ impl PyCall {
             calls.args(s, &self.json, out);
         }
         if matches!(result, PyFeed::Done(_)) {
-            // The call is complete: its raw text is no longer needed for an error.
+            // The call is complete: it closes here, with its own text (`name(..)`) for
+            // the error of a call to an undeclared tool.
+            if let Some(s) = slot {
+                calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+            }
+            // Its raw text is no longer needed for an error.
             if self.raw.capacity() > 4096 {
                 self.raw = Vec::new();
             } else {
@@ -562,7 +570,8 @@ impl LlamaPythonic {
             return false;
         };
         let name = callee_name(callee_str);
-        if !self.options.allows(name) {
+        let continues = self.held.first() == Some(&b',');
+        if !self.options.allows_header(name, continues) {
             return false;
         }
         self.text.flush(out);

@@ -193,7 +193,7 @@ impl Mistral {
                         Walk::NeedMore => {}
                         Walk::Done if self.walker.named() => {
                             if let Some(slot) = self.walker.slot() {
-                                calls.close(slot, out);
+                                calls.close_with_raw(slot, self.raw.as_str(), out);
                             }
                             if in_array {
                                 self.st = St::AfterElem;
@@ -352,7 +352,7 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self.slot {
-            Some(slot) => calls.close(slot, out),
+            Some(slot) => calls.close_with_raw(slot, self.raw.as_str(), out),
             None => report(
                 calls,
                 None,
@@ -417,7 +417,7 @@ impl Mistral {
                 let slot = self.walker.slot();
                 if self.walker.named() && self.walker.args_done() {
                     if let Some(slot) = slot {
-                        calls.close(slot, out);
+                        calls.close_with_raw(slot, self.raw.as_str(), out);
                     }
                 } else {
                     report(

@@ -49,6 +49,9 @@ pub(crate) struct TextOptions {
     pub(crate) tool_names: Option<Vec<String>>,
     /// A marker-less call must come before any non-whitespace text.
     pub(crate) calls_at_start_only: bool,
+    /// Without `tool_names`, only the names declared in `tools` make a call header
+    /// (`Parser::reject_undeclared`, on by default).
+    pub(crate) narrow_to_tools: bool,
     /// The request's declared tools (`Parser::tools`): parameter value kinds for the
     /// XML-parameter syntaxes, declared names. `None`: no schema.
     pub(crate) tools: Option<std::sync::Arc<crate::tools::Tools>>,
@@ -65,11 +68,24 @@ impl TextOptions {
             })
     }
 
-    /// Whether `name` may be a tool call's name.
+    /// Whether a marker-less header named `name` is a call; `continues`: it follows a
+    /// call of the same group (`, name(` in a pythonic list, `; {` / `, {` after a JSON
+    /// call) or a marker that says a call follows (`<|python_tag|>`). Such a header is a
+    /// call whatever its name unless `tool_names` narrows it:
+    /// an undeclared one is then rejected by the call table, so the declared calls after
+    /// it in the group still count.
+    pub(crate) fn allows_header(&self, name: &str, continues: bool) -> bool {
+        (continues && self.tool_names.is_none()) || self.allows(name)
+    }
+
+    /// Whether `name` may be a tool call's name: one of `tool_names` when set, else
+    /// (with `narrow_to_tools`) a declared tool, else any.
     pub(crate) fn allows(&self, name: &str) -> bool {
-        self.tool_names
-            .as_ref()
-            .is_none_or(|names| names.iter().any(|n| n == name))
+        match (&self.tool_names, &self.tools) {
+            (Some(names), _) => names.iter().any(|n| n == name),
+            (None, Some(tools)) if self.narrow_to_tools => tools.is_declared(name),
+            _ => true,
+        }
     }
 }
 

@@ -439,7 +439,7 @@ impl QwenXml {
                 self.buf.push_str(if self.params == 0 { "{}" } else { "}" });
                 self.args_to(true, calls, out);
                 if let Some(slot) = self.slot {
-                    calls.close(slot, out);
+                    calls.close_with_raw(slot, self.raw.as_str(), out);
                 }
                 let (stray, note) = self.stray.take();
                 let kept = stray.trim_matches(is_ws);

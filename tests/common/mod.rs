@@ -17,6 +17,13 @@ use toolstream::{Event, FinishReason, Format, Framing, Parser, Usage, merge_delt
 mod contract;
 pub use contract::check_contract;
 
+/// A parser for `format` whose generated call ids are pinned to `call_<index>` (the
+/// default prefix is unique per parser, so parsers compared with each other, and tests
+/// asserting ids, pin it).
+pub fn parser(format: Format) -> Parser {
+    Parser::new(format).id_prefix("call_")
+}
+
 /// Feeds `chunks` and finishes; returns the merged events.
 pub fn run_chunks(make: &dyn Fn() -> Parser, chunks: &[&[u8]]) -> Vec<Event> {
     let mut p = make();
@@ -226,7 +233,7 @@ pub fn captures(format: &str) -> Vec<Capture> {
 /// A parser maker for a capture.
 pub fn maker(format: &str, framing: Framing) -> impl Fn() -> Parser {
     let f: Format = format.parse().expect("format name");
-    move || Parser::new(f).framing(framing)
+    move || parser(f).framing(framing)
 }
 
 // ---------------------------------------------------------------------------------
@@ -497,34 +504,47 @@ const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
 pub fn mutated_captures_keep_the_contract(format: &str) {
     for cap in captures(format) {
         let make = maker(format, cap.framing);
-        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
-        for _ in 0..50 {
-            let mut bytes = cap.bytes.clone();
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(bytes.len());
-                match rng.below(3) {
-                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    _ => {
-                        let end = (at + 1 + rng.below(64)).min(bytes.len());
-                        let piece = bytes[at..end].to_vec();
-                        bytes.splice(at..at, piece);
-                    }
+        mutations_keep_the_contract(&make, &cap.bytes, 50, &cap.path);
+    }
+}
+
+/// `rounds` random mutations of `input` (bytes replaced, removed, runs duplicated), each
+/// fed whole (the contract holds) and at random splits (the same events).
+pub fn mutations_keep_the_contract(
+    make: &dyn Fn() -> Parser,
+    input: &[u8],
+    rounds: usize,
+    label: &str,
+) {
+    let mut rng = Rng::new(input.len() as u64 ^ 0x5eed);
+    for _ in 0..rounds {
+        let mut bytes = input.to_vec();
+        for _ in 0..1 + rng.below(8) {
+            if bytes.is_empty() {
+                break;
+            }
+            let at = rng.below(bytes.len());
+            match rng.below(3) {
+                0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+                1 => {
+                    bytes.remove(at);
+                }
+                _ => {
+                    let end = (at + 1 + rng.below(64)).min(bytes.len());
+                    let piece = bytes[at..end].to_vec();
+                    bytes.splice(at..at, piece);
                 }
             }
-            let whole = run_whole(&make, &bytes);
-            check_contract(&whole);
-            let cuts: Vec<usize> = (0..1 + rng.below(20))
-                .map(|_| rng.below(bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&bytes, &cuts)),
-                whole,
-                "{} mutated, split",
-                cap.path
-            );
         }
+        let whole = run_whole(make, &bytes);
+        check_contract(&whole);
+        let cuts: Vec<usize> = (0..1 + rng.below(20))
+            .map(|_| rng.below(bytes.len() + 1))
+            .collect();
+        assert_eq!(
+            run_chunks(make, &cut_at(&bytes, &cuts)),
+            whole,
+            "{label} mutated, split"
+        );
     }
 }
