@@ -25,7 +25,7 @@ pub(crate) enum ValueKind {
     Json,
 }
 
-/// The tools a request declared, with each parameter's [`ValueKind`].
+/// The tools a request declared, with each parameter's value kind (from its JSON Schema).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tools {
     /// Tool name → parameter name → kind.
