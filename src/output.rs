@@ -17,6 +17,12 @@ pub(crate) enum Emit {
     AgUi,
 }
 
+/// `--thread-id` / `--run-id` for `--emit ag-ui` (fresh UUIDs when absent).
+pub(crate) struct AgUiIds {
+    pub(crate) thread_id: Option<String>,
+    pub(crate) run_id: Option<String>,
+}
+
 pub(crate) enum Output {
     Ndjson { offsets: bool },
     OpenAi(OpenAiChatEmitter, String),
@@ -25,14 +31,23 @@ pub(crate) enum Output {
 }
 
 impl Output {
-    pub(crate) fn new(emit: Emit, offsets: bool, pretty: bool) -> Self {
+    pub(crate) fn new(emit: Emit, offsets: bool, pretty: bool, ids: AgUiIds) -> Self {
         if pretty {
             return Output::Pretty(Pretty::new(crate::is_tty()));
         }
         match emit {
             Emit::Ndjson => Output::Ndjson { offsets },
             Emit::OpenaiChat => Output::OpenAi(OpenAiChatEmitter::new(), String::new()),
-            Emit::AgUi => Output::AgUi(AgUiEmitter::new(), String::new()),
+            Emit::AgUi => {
+                let mut em = AgUiEmitter::new();
+                if let Some(t) = ids.thread_id {
+                    em = em.thread_id(t);
+                }
+                if let Some(r) = ids.run_id {
+                    em = em.run_id(r);
+                }
+                Output::AgUi(em, String::new())
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 //! | [`Event::ToolCallArgs`] | `delta.tool_calls: [{index, function: {arguments}}]` |
 //! | [`Event::ToolCallEnd`] | nothing: the arguments' closing byte already went out |
 //! | [`Event::Finish`] | `finish_reason`, then a usage chunk with `choices: []` when usage is known, then `data: [DONE]` |
+//! | end of the stream with no [`Event::Finish`] (`finish`) | `finish_reason` `tool_calls` if a call was made, else `stop`, then `data: [DONE]` |
 //! | [`Event::Error`] | `event: error` with `{"error": {"message", "type", "index"?, "raw"}}` |
 //!
 //! The first chunk's delta also carries `"role": "assistant"`.
@@ -52,8 +53,11 @@ use serde_json::Value;
 /// - **Usage**: the counts survive; `raw` is the provider's object when it was already
 ///   OpenAI-shaped (`prompt_tokens` / `completion_tokens`), else an OpenAI-shaped object made
 ///   from the counts.
-/// - A stream that ended without a [`Event::Finish`] (cut off) ends without `[DONE]`, as the
-///   upstream did.
+/// - **The end**: the output always ends the way OpenAI's does, with a `finish_reason` chunk
+///   and `data: [DONE]` (clients treat a stream without them as broken). When the input had
+///   no finish reason (every raw-text format, a cut-off stream, an error), the reason is
+///   `tool_calls` if a call was made, else `stop`; the reader then sees a
+///   [`Event::Finish`] with that reason.
 #[derive(Debug, Clone)]
 pub struct OpenAiChatEmitter {
     id: String,
@@ -61,6 +65,8 @@ pub struct OpenAiChatEmitter {
     created: u64,
     role_sent: bool,
     done: bool,
+    /// A tool call was started (the made-up finish reason is then `tool_calls`).
+    any_call: bool,
     /// Open calls: (index, argument bytes written).
     calls: Vec<(usize, usize)>,
 }
@@ -72,15 +78,19 @@ impl Default for OpenAiChatEmitter {
 }
 
 impl OpenAiChatEmitter {
-    /// An emitter with id `chatcmpl-toolstream`, model `toolstream` and `created` 0; set
-    /// them with the builder methods.
+    /// An emitter with a fresh unique id (`chatcmpl-` and 32 random hex digits), model
+    /// `toolstream` and `created` the current time; set them with the builder methods, or
+    /// pass on the provider's with [`response_meta`](Self::response_meta).
     pub fn new() -> Self {
         OpenAiChatEmitter {
-            id: "chatcmpl-toolstream".into(),
+            id: format!("chatcmpl-{}", super::fresh_uuid().replace('-', "")),
             model: "toolstream".into(),
-            created: 0,
+            created: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
             role_sent: false,
             done: false,
+            any_call: false,
             calls: Vec::new(),
         }
     }
@@ -97,7 +107,7 @@ impl OpenAiChatEmitter {
         self
     }
 
-    /// The `created` Unix timestamp written on every chunk (the core has no clock).
+    /// The `created` Unix timestamp written on every chunk.
     pub fn created(mut self, unix_seconds: u64) -> Self {
         self.created = unix_seconds;
         self
@@ -134,6 +144,7 @@ impl OpenAiChatEmitter {
             }
             Event::ToolCallStart { index, id, name } => {
                 self.calls.push((*index, 0));
+                self.any_call = true;
                 let call = [ToolCallDelta {
                     index: *index,
                     id: Some(id),
@@ -194,10 +205,11 @@ impl OpenAiChatEmitter {
         }
     }
 
-    /// Ends the stream. Writes nothing today (`[DONE]` follows the `Finish` event); call it
-    /// anyway so later versions can flush.
+    /// Ends the stream: when no [`Event::Finish`] closed it yet, writes the closing
+    /// chunk OpenAI always sends (`finish_reason` `tool_calls` if a call was made, else
+    /// `stop`) and `data: [DONE]`. Nothing after that.
     pub fn finish(&mut self, out: &mut String) {
-        let _ = out;
+        self.finish_event(None, &None, out);
     }
 
     fn finish_event(
@@ -209,9 +221,9 @@ impl OpenAiChatEmitter {
         if self.done {
             return;
         }
-        if let Some(r) = reason {
-            self.delta(Delta::default(), Some(r.as_str()), out);
-        }
+        let made_up = if self.any_call { "tool_calls" } else { "stop" };
+        let reason = reason.map_or(made_up, FinishReason::as_str);
+        self.delta(Delta::default(), Some(reason), out);
         if let Some(u) = usage {
             let usage = openai_usage(u);
             let chunk = Chunk {
@@ -459,17 +471,101 @@ mod tests {
             raw: "{oops".into(),
         }]);
         assert!(
-            matches!(back.as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }] if message == "bad")
+            matches!(back.as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }, Event::Finish { reason: Some(FinishReason::Stop), .. }] if message == "bad")
         );
     }
 
+    /// Every stream ends with a finish reason and `[DONE]`, whatever the input said.
     #[test]
-    fn no_done_without_finish() {
-        let mut em = OpenAiChatEmitter::new();
-        let mut sse = String::new();
-        em.event(&Event::Text { delta: "x".into() }, &mut sse);
-        em.finish(&mut sse);
-        assert!(!sse.contains("[DONE]"));
-        assert!(!em.is_done());
+    fn always_closed_the_openai_way() {
+        let chunk = |delta: &str, reason: &str| {
+            format!(
+                r#"data: {{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"finish_reason":{reason}}}]}}"#
+            )
+        };
+        let call = Event::ToolCallStart {
+            index: 0,
+            id: "a".into(),
+            name: "f".into(),
+        };
+        let error = Event::Error {
+            kind: ErrorKind::Truncated,
+            message: "cut".into(),
+            index: Some(0),
+            raw: "{".into(),
+        };
+        let text = Event::Text { delta: "x".into() };
+        let no_reason = Event::Finish {
+            reason: None,
+            usage: None,
+        };
+        let cases: Vec<(&str, Vec<Event>, Vec<String>)> = vec![
+            (
+                "nothing at all",
+                vec![],
+                vec![chunk(r#"{"role":"assistant"}"#, r#""stop""#)],
+            ),
+            (
+                "text, no finish",
+                vec![text.clone()],
+                vec![
+                    chunk(r#"{"role":"assistant","content":"x"}"#, "null"),
+                    chunk("{}", r#""stop""#),
+                ],
+            ),
+            (
+                "a finish without a reason",
+                vec![text, no_reason],
+                vec![
+                    chunk(r#"{"role":"assistant","content":"x"}"#, "null"),
+                    chunk("{}", r#""stop""#),
+                ],
+            ),
+            (
+                "a call cut off: its error, then tool_calls",
+                vec![call, error],
+                vec![
+                    chunk(
+                        r#"{"role":"assistant","tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":""}}]}"#,
+                        "null",
+                    ),
+                    chunk(
+                        r#"{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}"#,
+                        "null",
+                    ),
+                    "event: error".into(),
+                    r#"data: {"error":{"message":"cut","type":"truncated","index":0,"raw":"{"}}"#
+                        .into(),
+                    chunk("{}", r#""tool_calls""#),
+                ],
+            ),
+        ];
+        for (name, events, mut want) in cases {
+            let mut em = OpenAiChatEmitter::new().id("c").model("m").created(1);
+            let mut sse = String::new();
+            for e in &events {
+                em.event(e, &mut sse);
+            }
+            assert!(!em.is_done() || events.iter().any(|e| matches!(e, Event::Finish { .. })));
+            em.finish(&mut sse);
+            em.finish(&mut sse);
+            assert!(em.is_done());
+            want.push("data: [DONE]".into());
+            let got: Vec<&str> = sse.lines().filter(|l| !l.is_empty()).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn made_up_ids_are_unique_and_created_is_now() {
+        let (a, b) = (OpenAiChatEmitter::new(), OpenAiChatEmitter::new());
+        assert_ne!(a.id, b.id);
+        assert!(
+            a.id.starts_with("chatcmpl-") && a.id.len() == 9 + 32,
+            "{}",
+            a.id
+        );
+        // Any date after this code was written.
+        assert!(a.created > 1_750_000_000, "{}", a.created);
     }
 }
