@@ -46,7 +46,10 @@ use serde_json::Value;
 ///   index and raw text are inside that payload, so nothing is lost).
 /// - **A call that failed**: the OpenAI format cannot fail one call. Its argument text that
 ///   was held back (not valid JSON) is forwarded as arguments, so a client sees what the
-///   provider sent, and the `event: error` follows. The reader reports the call's own
+///   provider sent, and the `event: error` follows. The rest of the error's `raw` is
+///   forwarded only when `raw` begins with the argument text already sent (provider
+///   formats; and a text-format call that failed before any argument text went out, whose
+///   `raw` is the model's own text of the call); otherwise only the error carries it. The reader reports the call's own
 ///   failure when it closes the call (the next call, the finish reason or the end of the
 ///   stream), possibly with another [`ErrorKind`](crate::ErrorKind) (a cut-off call is
 ///   `truncated` whatever limit the original hit).
@@ -67,8 +70,8 @@ pub struct OpenAiChatEmitter {
     done: bool,
     /// A tool call was started (the made-up finish reason is then `tool_calls`).
     any_call: bool,
-    /// Open calls: (index, argument bytes written).
-    calls: Vec<(usize, usize)>,
+    /// Open calls: (index, argument text written).
+    calls: Vec<(usize, String)>,
 }
 
 impl Default for OpenAiChatEmitter {
@@ -143,7 +146,7 @@ impl OpenAiChatEmitter {
                 );
             }
             Event::ToolCallStart { index, id, name } => {
-                self.calls.push((*index, 0));
+                self.calls.push((*index, String::new()));
                 self.any_call = true;
                 let call = [ToolCallDelta {
                     index: *index,
@@ -165,7 +168,7 @@ impl OpenAiChatEmitter {
             }
             Event::ToolCallArgs { index, delta } if !delta.is_empty() => {
                 if let Some(c) = self.calls.iter_mut().find(|(i, _)| i == index) {
-                    c.1 += delta.len();
+                    c.1.push_str(delta);
                 }
                 self.arguments(*index, delta, out);
             }
@@ -182,9 +185,11 @@ impl OpenAiChatEmitter {
                 {
                     // The call's argument text the parser did not pass on (it is not
                     // valid JSON): forward it, so the client sees what the provider sent
-                    // and fails the call as it would have.
+                    // and fails the call as it would have. Only when `raw` continues the
+                    // argument text sent: a text format's error carries the model's own
+                    // text of the call (e.g. pythonic), which is not argument JSON.
                     let (_, sent) = self.calls.remove(pos);
-                    if let Some(rest) = raw.get(sent..).filter(|r| !r.is_empty()) {
+                    if let Some(rest) = raw.strip_prefix(sent.as_str()).filter(|r| !r.is_empty()) {
                         self.arguments(*i, rest, out);
                     }
                 }
