@@ -3,8 +3,8 @@
 
 use crate::demo::Pretty;
 use std::io::Write;
-use toolstream::Event;
 use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter};
+use toolstream::{Event, ResponseMeta};
 
 /// The `--emit` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,12 +51,14 @@ impl Output {
         }
     }
 
-    /// Writes (and drains) `events`; `fed` is the input bytes fed so far. Flushes, so a
-    /// piped stream is passed on live.
+    /// Writes (and drains) `events`; `fed` is the input bytes fed so far, `meta` what the
+    /// response said about itself so far (the OpenAI output keeps the provider's id, model
+    /// and time). Flushes, so a piped stream is passed on live.
     pub(crate) fn write(
         &mut self,
         events: &mut Vec<Event>,
         fed: u64,
+        meta: &ResponseMeta,
         out: &mut impl Write,
     ) -> Result<(), String> {
         if events.is_empty() {
@@ -74,6 +76,7 @@ impl Output {
                 }
             }
             Output::OpenAi(em, buf) => {
+                em.response_meta(meta);
                 for e in events.drain(..) {
                     em.event(&e, buf);
                 }
@@ -97,10 +100,15 @@ impl Output {
     }
 
     /// End of input.
-    pub(crate) fn finish(&mut self, out: &mut impl Write) -> Result<(), String> {
+    pub(crate) fn finish(
+        &mut self,
+        meta: &ResponseMeta,
+        out: &mut impl Write,
+    ) -> Result<(), String> {
         match self {
             Output::Ndjson { .. } => {}
             Output::OpenAi(em, buf) => {
+                em.response_meta(meta);
                 em.finish(buf);
                 out.write_all(buf.as_bytes()).map_err(write_error)?;
             }

@@ -13,7 +13,8 @@
 //!   and `@ag-ui/client`'s `HttpAgent` running against the stream.
 //!
 //! Each client's final calls (names, parsed arguments), text and reasoning must equal our
-//! own events for the capture. When our events carry an error, the client must report it
+//! own events for the capture, and the OpenAI completion's id, model and `created` the
+//! provider's where it sent them ([`toolstream::Parser::response_meta`]). When our events carry an error, the client must report it
 //! (its message contains ours) and what it collected before must be a prefix of ours.
 //! Everything each client said is written to `target/clients/report.json`.
 //!
@@ -147,6 +148,8 @@ fn ours(events: &[Event]) -> Ours {
 
 struct Case {
     name: String,
+    /// The provider's response id, model and time, as our parser read them.
+    meta: toolstream::ResponseMeta,
     openai: Vec<u8>,
     agui: Vec<u8>,
     thread_id: String,
@@ -220,10 +223,14 @@ fn cases(exe: &str) -> Vec<Case> {
                 .concat(),
                 &cap.bytes,
             );
-            let mut events = run_whole(&maker(format, cap.framing), &cap.bytes);
+            let mut parser = maker(format, cap.framing)();
+            let mut events = Vec::new();
+            parser.feed(&cap.bytes, &mut events).unwrap();
+            parser.finish(&mut events).unwrap();
             merge_deltas(&mut events);
             out.push(Case {
                 name: cap.path.clone(),
+                meta: parser.response_meta().clone(),
                 openai,
                 agui,
                 thread_id,
@@ -440,6 +447,32 @@ fn compare(
     diffs
 }
 
+/// The completion's id, model and time are the provider's where it sent them, else made
+/// up: a `chatcmpl-` id and a real time.
+fn meta_differences(meta: &toolstream::ResponseMeta, got: &Value) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let id = got["id"].as_str().unwrap_or("");
+    match &meta.id {
+        Some(want) if id != want => diffs.push(format!("id {id:?} != provider's {want:?}")),
+        None if !id.starts_with("chatcmpl-") => diffs.push(format!("made-up id {id:?}")),
+        _ => {}
+    }
+    let model = got["model"].as_str().unwrap_or("");
+    let want_model = meta.model.as_deref().unwrap_or("toolstream");
+    if model != want_model {
+        diffs.push(format!("model {model:?} != {want_model:?}"));
+    }
+    let created = got["created"].as_u64().unwrap_or(0);
+    match meta.created {
+        Some(want) if created != want => {
+            diffs.push(format!("created {created} != provider's {want}"));
+        }
+        None if created < 1_750_000_000 => diffs.push(format!("made-up created {created}")),
+        _ => {}
+    }
+    diffs
+}
+
 #[test]
 fn real_clients_read_every_capture_like_we_do() {
     let exe = env!("CARGO_BIN_EXE_toolstream");
@@ -566,6 +599,9 @@ fn real_clients_read_every_capture_like_we_do() {
                 } else {
                     compare(&c.ours, got, expected_error, failed_args)
                 };
+                if view.starts_with("openai-python") && expected_error.is_none() {
+                    diffs.extend(meta_differences(&c.meta, got));
+                }
                 if *client == "ag-ui" {
                     for p in got["schema"]["problems"].as_array().into_iter().flatten() {
                         diffs.push(format!("schema: {}", p.as_str().unwrap_or("")));

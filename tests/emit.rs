@@ -655,3 +655,65 @@ fn cli_emit_and_pretty() {
     assert!(pretty.contains("✓ get_weather complete"), "{pretty}");
     assert!(!pretty.contains('\x1b'), "colour when not a terminal");
 }
+
+/// `Parser::response_meta` of every capture: the same at every chunking (split
+/// invariance), and equal to what a one-shot oracle reads from the payloads (the first
+/// non-empty `id` / `model` / integer `created` at the format's place).
+#[test]
+fn response_meta_of_every_capture() {
+    use toolstream::{Framing, ResponseMeta};
+    let mut found = 0;
+    for format in ["openai-chat", "anthropic", "openai-responses", "gemini"] {
+        for cap in captures(format) {
+            let make = maker(format, cap.framing);
+            let meta_at = |chunk: usize| {
+                let mut p = make();
+                let mut out = Vec::new();
+                for c in cap.bytes.chunks(chunk) {
+                    p.feed(c, &mut out).unwrap();
+                }
+                p.finish(&mut out).unwrap();
+                p.response_meta().clone()
+            };
+            let whole = meta_at(usize::MAX);
+            for chunk in [1, 7, 64] {
+                assert_eq!(meta_at(chunk), whole, "{} at chunk {chunk}", cap.path);
+            }
+            if !matches!(cap.framing, Framing::Sse | Framing::Ndjson) {
+                continue;
+            }
+            // The oracle: each payload line parsed whole.
+            let mut want = ResponseMeta::default();
+            for line in String::from_utf8_lossy(&cap.bytes).lines() {
+                let line = line.strip_prefix("data:").unwrap_or(line).trim();
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
+                    continue;
+                };
+                let (holder, id, model, created) = match format {
+                    "openai-chat" => (&v, "id", "model", "created"),
+                    "anthropic" if v["type"] == "message_start" => {
+                        (&v["message"], "id", "model", "")
+                    }
+                    "openai-responses" => (&v["response"], "id", "model", "created_at"),
+                    "gemini" => (&v, "responseId", "modelVersion", ""),
+                    _ => continue,
+                };
+                let text = |k: &str| {
+                    holder[k]
+                        .as_str()
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                };
+                want.id = want.id.or_else(|| text(id));
+                want.model = want.model.or_else(|| text(model));
+                want.created = want.created.or_else(|| holder[created].as_u64());
+            }
+            assert_eq!(whole, want, "{}", cap.path);
+            found += usize::from(whole.id.is_some());
+        }
+    }
+    eprintln!("response ids found in {found} captures");
+    if captures_dir().is_some() {
+        assert!(found > 50, "only {found} captures with an id");
+    }
+}

@@ -13,7 +13,7 @@
 //!
 //! The first chunk's delta also carries `"role": "assistant"`.
 
-use crate::event::{Event, FinishReason, Usage};
+use crate::event::{Event, FinishReason, ResponseMeta, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -114,6 +114,47 @@ impl OpenAiChatEmitter {
     pub fn created(mut self, unix_seconds: u64) -> Self {
         self.created = unix_seconds;
         self
+    }
+
+    /// Passes on the provider's response id, model and creation time
+    /// ([`Parser::response_meta`](crate::Parser::response_meta)): each one the response sent
+    /// replaces the emitter's own. Call it before handing over each batch of events; it
+    /// takes effect until the first chunk is written (every chunk of a stream carries the
+    /// same id, model and time), and is ignored after.
+    ///
+    /// ```
+    /// use toolstream::{Format, Parser, emit::OpenAiChatEmitter};
+    /// let anthropic = concat!(
+    ///     "event: message_start\n",
+    ///     r#"data: {"type":"message_start","message":{"id":"msg_01","model":"claude-sonnet-4-5","usage":{"input_tokens":5}}}"#, "\n\n",
+    ///     "event: content_block_delta\n",
+    ///     r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#, "\n\n",
+    /// );
+    /// let mut parser = Parser::new(Format::Anthropic);
+    /// let mut emitter = OpenAiChatEmitter::new();
+    /// let (mut events, mut sse) = (Vec::new(), String::new());
+    /// parser.feed(anthropic.as_bytes(), &mut events)?;
+    /// emitter.response_meta(parser.response_meta());
+    /// for e in events.drain(..) {
+    ///     emitter.event(&e, &mut sse);
+    /// }
+    /// assert!(sse.starts_with(r#"data: {"id":"msg_01","object":"chat.completion.chunk","created":"#));
+    /// assert!(sse.contains(r#""model":"claude-sonnet-4-5""#));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn response_meta(&mut self, meta: &ResponseMeta) {
+        if self.role_sent {
+            return;
+        }
+        if let Some(id) = &meta.id {
+            id.clone_into(&mut self.id);
+        }
+        if let Some(model) = &meta.model {
+            model.clone_into(&mut self.model);
+        }
+        if let Some(created) = meta.created {
+            self.created = created;
+        }
     }
 
     /// Whether `data: [DONE]` has been written.
@@ -558,6 +599,38 @@ mod tests {
             want.push("data: [DONE]".into());
             let got: Vec<&str> = sse.lines().filter(|l| !l.is_empty()).collect();
             assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn response_meta_replaces_the_made_up_values_until_the_first_chunk() {
+        let meta = ResponseMeta {
+            id: Some("chatcmpl-provider".into()),
+            model: None,
+            created: Some(42),
+        };
+        let mut em = OpenAiChatEmitter::new().model("mine");
+        em.response_meta(&meta);
+        let mut sse = String::new();
+        em.event(&Event::Text { delta: "a".into() }, &mut sse);
+        let later = ResponseMeta {
+            id: Some("other".into()),
+            model: Some("other".into()),
+            created: Some(7),
+        };
+        em.response_meta(&later);
+        em.finish(&mut sse);
+        for line in sse.lines().filter(|l| l.starts_with("data: {")) {
+            let v: Value = serde_json::from_str(&line[6..]).unwrap_or_default();
+            assert_eq!(
+                (&v["id"], &v["model"], &v["created"]),
+                (
+                    &Value::from("chatcmpl-provider"),
+                    &Value::from("mine"),
+                    &Value::from(42)
+                ),
+                "{line}"
+            );
         }
     }
 

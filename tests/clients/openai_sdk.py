@@ -10,7 +10,8 @@ used twice, the two ways its docs show:
 - `stream`: the `client.chat.completions.stream(...)` helper and `get_final_completion()`.
 
 OUT gets `{name: {"create": result, "stream": result}}`, a result being
-`{"calls": [{"name", "arguments"}], "text", "reasoning", "finish_reason", "error"}`:
+`{"calls": [{"name", "arguments"}], "text", "reasoning", "finish_reason", "error", "id",
+"model", "created"}` (the last three: the final completion's, `null` when the SDK raised):
 `arguments` is the JSON-parsed argument string (or `{"unparsed": text}` when it does not
 parse), `error` the message of the exception the SDK raised (`null` if none). When the
 SDK raised, `calls` and `text` are what its accumulated snapshot held at that point.
@@ -59,7 +60,9 @@ def snapshot_summary(state, error):
 
 def final_summary(completion):
     choice = completion.choices[0]
-    return summary(choice.message, choice.finish_reason, None)
+    out = summary(choice.message, choice.finish_reason, None)
+    out.update(id=completion.id, model=completion.model, created=completion.created)
+    return out
 
 
 def via_create(client):
