@@ -15,6 +15,12 @@
 //! event as it arrives and call `finish` at the end of the stream; they append to a buffer
 //! you own. The CLI exposes them as `toolstream parse --emit openai-chat|ag-ui`.
 //!
+//! Ids: `new()` makes up unique ones (a `chatcmpl-…` id and the current time for OpenAI,
+//! UUID thread and run ids for AG-UI), so two streams never look like one to a client;
+//! the builder methods set them (the provider's own with
+//! [`OpenAiChatEmitter::response_meta`], the AG-UI request's with
+//! [`AgUiEmitter::thread_id`] / [`AgUiEmitter::run_id`]) for reproducible output.
+//!
 //! ```
 //! use toolstream::{Format, Parser, emit::OpenAiChatEmitter};
 //!
