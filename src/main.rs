@@ -173,21 +173,11 @@ fn parse(
         let step = chunk_size.unwrap_or(n.max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;
-            output.write(
-                &mut events,
-                parser.bytes_fed(),
-                parser.response_meta(),
-                &mut out,
-            )?;
+            output.write(&mut events, &parser, &mut out)?;
         }
     }
     parser.finish(&mut events).map_err(|e| e.to_string())?;
-    output.write(
-        &mut events,
-        parser.bytes_fed(),
-        parser.response_meta(),
-        &mut out,
-    )?;
+    output.write(&mut events, &parser, &mut out)?;
     output.finish(parser.response_meta(), &mut out)?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
     Ok(())

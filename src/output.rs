@@ -4,7 +4,7 @@
 use crate::demo::Pretty;
 use std::io::Write;
 use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter};
-use toolstream::{Event, ResponseMeta};
+use toolstream::{Event, Parser, ResponseMeta};
 
 /// The `--emit` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,16 +51,16 @@ impl Output {
         }
     }
 
-    /// Writes (and drains) `events`; `fed` is the input bytes fed so far, `meta` what the
-    /// response said about itself so far (the OpenAI output keeps the provider's id, model
-    /// and time). Flushes, so a piped stream is passed on live.
+    /// Writes (and drains) `events`; `parser` tells the input bytes fed so far and what
+    /// the response said about itself (the OpenAI output keeps the provider's id, model and
+    /// time). Flushes, so a piped stream is passed on live.
     pub(crate) fn write(
         &mut self,
         events: &mut Vec<Event>,
-        fed: u64,
-        meta: &ResponseMeta,
+        parser: &Parser,
         out: &mut impl Write,
     ) -> Result<(), String> {
+        let (fed, meta) = (parser.bytes_fed(), parser.response_meta());
         if events.is_empty() {
             return Ok(());
         }

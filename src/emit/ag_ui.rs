@@ -476,17 +476,10 @@ impl AgUiEmitter {
 /// `[TokenUsage]` of `RUN_FINISHED.usage`: the counts that are known (the schema allows
 /// a count to be absent, not null).
 fn token_usage(u: &Usage) -> Value {
-    let mut o = serde_json::Map::new();
-    for (k, v) in [
-        ("inputTokens", u.input_tokens),
-        ("outputTokens", u.output_tokens),
-        ("totalTokens", u.total_tokens),
-    ] {
-        if let Some(v) = v {
-            o.insert(k.into(), Value::from(v));
-        }
-    }
-    Value::Array(vec![Value::Object(o)])
+    Value::Array(vec![super::usage_counts(
+        u,
+        ["inputTokens", "outputTokens", "totalTokens"],
+    )])
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub mod openai_chat;
 pub use ag_ui::{AgUiEmitter, AgUiEvent};
 pub use openai_chat::OpenAiChatEmitter;
 
+use crate::event::Usage;
+use serde_json::Value;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -76,6 +78,21 @@ pub(crate) fn fresh_uuid() -> String {
         (x >> 48) & 0xffff,
         x & 0xffff_ffff_ffff
     )
+}
+
+/// The known token counts of `u` as a JSON object, under the names `[input, output,
+/// total]` of the protocol being written (absent counts left out, not null).
+pub(crate) fn usage_counts(u: &Usage, names: [&str; 3]) -> Value {
+    let mut o = serde_json::Map::new();
+    for (k, v) in names
+        .into_iter()
+        .zip([u.input_tokens, u.output_tokens, u.total_tokens])
+    {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::from(v));
+        }
+    }
+    Value::Object(o)
 }
 
 #[cfg(test)]

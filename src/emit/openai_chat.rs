@@ -342,17 +342,7 @@ fn openai_usage(u: &Usage) -> Value {
     if openai_shaped {
         return u.raw.clone();
     }
-    let mut o = serde_json::Map::new();
-    for (k, v) in [
-        ("prompt_tokens", u.input_tokens),
-        ("completion_tokens", u.output_tokens),
-        ("total_tokens", u.total_tokens),
-    ] {
-        if let Some(v) = v {
-            o.insert(k.into(), Value::from(v));
-        }
-    }
-    Value::Object(o)
+    super::usage_counts(u, ["prompt_tokens", "completion_tokens", "total_tokens"])
 }
 
 /// Serializing these borrowed structs cannot fail (string keys, no maps with non-string
