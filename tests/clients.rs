@@ -12,6 +12,9 @@
 //! - AG-UI (tests/clients/ag_ui.mjs): every event validated with `@ag-ui/core`'s schemas,
 //!   and `@ag-ui/client`'s `HttpAgent` running against the stream.
 //!
+//! Three small fixtures of our own join them (a payload the parser skips, a call cut off,
+//! an empty response), for the events no capture makes (AG-UI `CUSTOM`).
+//!
 //! Each client's final calls (names, parsed arguments), text and reasoning must equal our
 //! own events for the capture, and the OpenAI completion's id, model and `created` the
 //! provider's where it sent them ([`toolstream::Parser::response_meta`]). When our events carry an error, the client must report it
@@ -40,7 +43,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
-use toolstream::{Event, Format, merge_deltas};
+use toolstream::{Event, Format, Framing, merge_deltas};
 
 /// Says something cargo's output capture does not swallow.
 fn visible(msg: &str) {
@@ -179,6 +182,82 @@ fn cli(exe: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
     out.stdout
 }
 
+/// One input run through `toolstream parse` both ways, and our own events for it.
+fn case(exe: &str, i: usize, name: &str, format: &str, framing: Framing, bytes: &[u8]) -> Case {
+    let framing_name = framing.to_string();
+    let base = ["parse", "-f", format, "--framing", &framing_name];
+    let (thread_id, run_id) = (format!("thread-{i}"), format!("run-{i}"));
+    let openai = cli(
+        exe,
+        &[&base[..], &["--emit", "openai-chat"]].concat(),
+        bytes,
+    );
+    let ids = ["--thread-id", &thread_id, "--run-id", &run_id];
+    let agui = cli(
+        exe,
+        &[&base[..], &["--emit", "ag-ui"], &ids].concat(),
+        bytes,
+    );
+    let mut parser = maker(format, framing)();
+    let mut events = Vec::new();
+    parser.feed(bytes, &mut events).unwrap();
+    parser.finish(&mut events).unwrap();
+    merge_deltas(&mut events);
+    Case {
+        name: name.to_owned(),
+        meta: parser.response_meta().clone(),
+        openai,
+        agui,
+        thread_id,
+        run_id,
+        ours: ours(&events),
+    }
+}
+
+/// Our own small inputs for what no capture shows: a payload the parser skips and
+/// recovers from (AG-UI `CUSTOM`), a call cut off mid-arguments, an empty response.
+fn fixtures() -> Vec<(&'static str, &'static str, Framing, String)> {
+    let chunk = |delta: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-fx", "created": 1_700_000_000, "model": "fx", "choices": [{"index": 0, "delta": delta}]})
+        )
+    };
+    let call = |i: u32, id: &str, name: &str, args: &str| {
+        chunk(
+            json!({"tool_calls": [{"index": i, "id": id, "function": {"name": name, "arguments": args}}]}),
+        )
+    };
+    vec![
+        (
+            "fixture: a junk line between two calls",
+            "openai-chat",
+            Framing::Sse,
+            format!(
+                "{}data: {{not json\n\n{}data: [DONE]\n\n",
+                call(0, "a", "f", "{\"x\":1}"),
+                call(1, "b", "g", "{}")
+            ),
+        ),
+        (
+            "fixture: cut off mid-arguments",
+            "openai-chat",
+            Framing::Sse,
+            format!(
+                "{}{}",
+                chunk(json!({"content": "Let me look."})),
+                call(0, "a", "f", "{\"x\": [1, ")
+            ),
+        ),
+        (
+            "fixture: empty response",
+            "hermes",
+            Framing::Text,
+            String::new(),
+        ),
+    ]
+}
+
 fn cases(exe: &str) -> Vec<Case> {
     let Some(dir) = captures_dir() else {
         return Vec::new();
@@ -198,46 +277,18 @@ fn cases(exe: &str) -> Vec<Case> {
             continue;
         }
         for cap in captures(format) {
-            let framing = cap.framing.to_string();
-            let base = ["parse", "-f", format, "--framing", &framing];
-            let i = out.len();
-            let (thread_id, run_id) = (format!("thread-{i}"), format!("run-{i}"));
-            let openai = cli(
+            out.push(case(
                 exe,
-                &[&base[..], &["--emit", "openai-chat"]].concat(),
+                out.len(),
+                &cap.path,
+                format,
+                cap.framing,
                 &cap.bytes,
-            );
-            let agui = cli(
-                exe,
-                &[
-                    &base[..],
-                    &[
-                        "--emit",
-                        "ag-ui",
-                        "--thread-id",
-                        &thread_id,
-                        "--run-id",
-                        &run_id,
-                    ],
-                ]
-                .concat(),
-                &cap.bytes,
-            );
-            let mut parser = maker(format, cap.framing)();
-            let mut events = Vec::new();
-            parser.feed(&cap.bytes, &mut events).unwrap();
-            parser.finish(&mut events).unwrap();
-            merge_deltas(&mut events);
-            out.push(Case {
-                name: cap.path.clone(),
-                meta: parser.response_meta().clone(),
-                openai,
-                agui,
-                thread_id,
-                run_id,
-                ours: ours(&events),
-            });
+            ));
         }
+    }
+    for (name, format, framing, body) in fixtures() {
+        out.push(case(exe, out.len(), name, format, framing, body.as_bytes()));
     }
     out
 }
