@@ -68,12 +68,19 @@ fn status() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The clients' status, running the setup script when an install is missing.
+/// The clients' status, running the setup script when an install is missing (unless the
+/// setup found a registry unreachable in the last 10 minutes: CI runs it just before).
 fn installs() -> BTreeMap<String, String> {
     let present = clients_dir().join("venv/bin/python").exists()
         && clients_dir().join("node/node_modules").is_dir();
     let st = status();
-    if !present || st.values().any(|v| v != "ok") {
+    let recent = std::fs::metadata(clients_dir().join("status"))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age.as_secs() < 600);
+    let unreachable_now = recent && st.values().any(|v| v == "unreachable");
+    if (!present || st.values().any(|v| v != "ok")) && !unreachable_now {
         visible("clients: installs missing or incomplete; running .ci/clients-setup");
         let ok = Command::new("bash")
             .arg(crate_dir().join(".ci/clients-setup"))
