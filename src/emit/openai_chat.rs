@@ -43,7 +43,11 @@ use serde_json::Value;
 ///
 /// - **Errors** come back as [`ErrorKind::Provider`](crate::ErrorKind::Provider) errors not
 ///   tied to a call, with the same `message` and the error payload as `raw` (our kind, call
-///   index and raw text are inside that payload, so nothing is lost).
+///   index and raw text are inside that payload, so nothing is lost). Clients differ on
+///   what follows an error (tests/clients.rs): the OpenAI Python SDK raises `APIError` at
+///   the first payload with an `error` key and reads no further, even for a payload the
+///   parser skipped and recovered from; the Vercel AI SDK reports it and reads on, as an
+///   AG-UI client does with the `CUSTOM` event [`AgUiEmitter`](super::AgUiEmitter) writes.
 /// - **A call that failed**: the OpenAI format cannot fail one call. Its argument text that
 ///   was held back (not valid JSON) is forwarded as arguments, so a client sees what the
 ///   provider sent, and the `event: error` follows. The rest of the error's `raw` is
