@@ -142,6 +142,52 @@ impl Event {
     }
 }
 
+/// What a response said about itself, where its format sends it: the provider's response
+/// id, model name and creation time. Read it with
+/// [`Parser::response_meta`](crate::Parser::response_meta); the OpenAI emitter passes it on
+/// ([`OpenAiChatEmitter::response_meta`](crate::emit::OpenAiChatEmitter::response_meta)).
+///
+/// Filled from `openai-chat` chunks (`id`, `model`, `created`), Anthropic's `message_start`
+/// (`message.id`, `message.model`), the Responses API's `response` object (`id`, `model`,
+/// `created_at`) and Gemini chunks (`responseId`, `modelVersion`); the first non-empty
+/// value of each wins. Kept apart from the [`Event`]s: it is not something that happened
+/// in the response, and most callers never look at it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ResponseMeta {
+    /// The provider's response id (`chatcmpl-…`, `msg_…`, `resp_…`).
+    pub id: Option<String>,
+    /// The model that answered, as the provider named it.
+    pub model: Option<String>,
+    /// Creation time, Unix seconds.
+    pub created: Option<u64>,
+}
+
+impl ResponseMeta {
+    /// Fills the fields still unknown from a payload's raw JSON values (a string id and
+    /// model, an integer time); values of another type, and empty strings, are ignored.
+    pub(crate) fn fill(
+        &mut self,
+        id: Option<&serde_json::value::RawValue>,
+        model: Option<&serde_json::value::RawValue>,
+        created: Option<&serde_json::value::RawValue>,
+    ) {
+        fn string(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+            raw.and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+                .filter(|s| !s.is_empty())
+        }
+        if self.id.is_none() {
+            self.id = string(id);
+        }
+        if self.model.is_none() {
+            self.model = string(model);
+        }
+        if self.created.is_none() {
+            self.created = created.and_then(|r| serde_json::from_str::<u64>(r.get()).ok());
+        }
+    }
+}
+
 /// Why the response stopped, normalised across providers.
 ///
 /// Serializes as a snake_case string; provider reasons with no common equivalent are

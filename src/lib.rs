@@ -13,7 +13,7 @@
 //! ## Wrap a streaming HTTP response
 //!
 //! Any `Stream` of byte chunks becomes a `Stream` of [`Event`]s (feature `stream`, on by
-//! default). With the `reqwest` feature, [`stream::from_response`] does it for a
+//! default). With the `reqwest` feature, [`stream::from_response`][from_response] does it for a
 //! `reqwest::Response` and turns an HTTP error status into an error carrying the body.
 //!
 //! ```
@@ -241,6 +241,15 @@
 //! - `reqwest`: `stream::from_response` for `reqwest` 0.13 (enable a TLS feature of reqwest
 //!   in your own dependency).
 //! - `eventsource-stream`: accept `eventsource_stream::Event`s as input.
+//!
+//! docs.rs documents every feature (`[package.metadata.docs.rs]`); links to items behind a
+//! feature that is off point there, so `cargo doc` is clean with any feature set.
+//!
+#![cfg_attr(feature = "reqwest", doc = "[from_response]: stream::from_response")]
+#![cfg_attr(
+    not(feature = "reqwest"),
+    doc = "[from_response]: https://docs.rs/toolstream/latest/toolstream/stream/fn.from_response.html"
+)]
 #![forbid(unsafe_code)]
 
 mod calls;
@@ -260,7 +269,7 @@ mod text;
 pub mod tools;
 
 pub use error::{Error, ParseErrorKind};
-pub use event::{ErrorKind, Event, FinishReason, Usage, merge_deltas};
+pub use event::{ErrorKind, Event, FinishReason, ResponseMeta, Usage, merge_deltas};
 pub use format::{Format, Framing, UnknownName};
 pub use limits::Limits;
 pub use parser::Parser;

@@ -56,6 +56,14 @@ enum Command {
         /// AG-UI events as SSE.
         #[arg(long, value_enum, default_value_t = output::Emit::Ndjson)]
         emit: output::Emit,
+        /// `--emit ag-ui`: the thread id of RUN_STARTED / RUN_FINISHED (e.g. the
+        /// RunAgentInput's threadId; default: a fresh random UUID).
+        #[arg(long)]
+        thread_id: Option<String>,
+        /// `--emit ag-ui`: the run id; message ids start with it (default: a fresh random
+        /// UUID).
+        #[arg(long)]
+        run_id: Option<String>,
         /// Human-readable output (colour on a terminal) instead of NDJSON.
         #[arg(long, conflicts_with_all = ["emit", "offsets"])]
         pretty: bool,
@@ -106,14 +114,23 @@ fn main() -> ExitCode {
             fields,
             content,
             emit,
+            thread_id,
+            run_id,
             pretty,
             setup,
-        }) => setup.load().and_then(|setup| {
-            let output = output::Output::new(emit, offsets, pretty);
-            parse(
-                format, &file, framing, chunk_size, fields, content, &setup, output,
-            )
-        }),
+        }) => {
+            if (thread_id.is_some() || run_id.is_some()) && emit != output::Emit::AgUi {
+                eprintln!("toolstream: --thread-id and --run-id go with --emit ag-ui");
+                return ExitCode::from(2);
+            }
+            let ids = output::AgUiIds { thread_id, run_id };
+            setup.load().and_then(|setup| {
+                let output = output::Output::new(emit, offsets, pretty, ids);
+                parse(
+                    format, &file, framing, chunk_size, fields, content, &setup, output,
+                )
+            })
+        }
         Some(Command::Serve {
             file,
             format,
@@ -243,12 +260,12 @@ fn parse(
         let step = chunk_size.unwrap_or(n.max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;
-            output.write(&mut events, parser.bytes_fed(), &mut out)?;
+            output.write(&mut events, &parser, &mut out)?;
         }
     }
     parser.finish(&mut events).map_err(|e| e.to_string())?;
-    output.write(&mut events, parser.bytes_fed(), &mut out)?;
-    output.finish(&mut out)?;
+    output.write(&mut events, &parser, &mut out)?;
+    output.finish(parser.response_meta(), &mut out)?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
     Ok(())
 }

@@ -3,8 +3,8 @@
 
 use crate::demo::Pretty;
 use std::io::Write;
-use toolstream::Event;
 use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter};
+use toolstream::{Event, Parser, ResponseMeta};
 
 /// The `--emit` choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,6 +17,12 @@ pub(crate) enum Emit {
     AgUi,
 }
 
+/// `--thread-id` / `--run-id` for `--emit ag-ui` (fresh UUIDs when absent).
+pub(crate) struct AgUiIds {
+    pub(crate) thread_id: Option<String>,
+    pub(crate) run_id: Option<String>,
+}
+
 pub(crate) enum Output {
     Ndjson { offsets: bool },
     OpenAi(OpenAiChatEmitter, String),
@@ -25,25 +31,36 @@ pub(crate) enum Output {
 }
 
 impl Output {
-    pub(crate) fn new(emit: Emit, offsets: bool, pretty: bool) -> Self {
+    pub(crate) fn new(emit: Emit, offsets: bool, pretty: bool, ids: AgUiIds) -> Self {
         if pretty {
             return Output::Pretty(Pretty::new(crate::is_tty()));
         }
         match emit {
             Emit::Ndjson => Output::Ndjson { offsets },
             Emit::OpenaiChat => Output::OpenAi(OpenAiChatEmitter::new(), String::new()),
-            Emit::AgUi => Output::AgUi(AgUiEmitter::new(), String::new()),
+            Emit::AgUi => {
+                let mut em = AgUiEmitter::new();
+                if let Some(t) = ids.thread_id {
+                    em = em.thread_id(t);
+                }
+                if let Some(r) = ids.run_id {
+                    em = em.run_id(r);
+                }
+                Output::AgUi(em, String::new())
+            }
         }
     }
 
-    /// Writes (and drains) `events`; `fed` is the input bytes fed so far. Flushes, so a
-    /// piped stream is passed on live.
+    /// Writes (and drains) `events`; `parser` tells the input bytes fed so far and what
+    /// the response said about itself (the OpenAI output keeps the provider's id, model and
+    /// time). Flushes, so a piped stream is passed on live.
     pub(crate) fn write(
         &mut self,
         events: &mut Vec<Event>,
-        fed: u64,
+        parser: &Parser,
         out: &mut impl Write,
     ) -> Result<(), String> {
+        let (fed, meta) = (parser.bytes_fed(), parser.response_meta());
         if events.is_empty() {
             return Ok(());
         }
@@ -59,6 +76,7 @@ impl Output {
                 }
             }
             Output::OpenAi(em, buf) => {
+                em.response_meta(meta);
                 for e in events.drain(..) {
                     em.event(&e, buf);
                 }
@@ -82,10 +100,15 @@ impl Output {
     }
 
     /// End of input.
-    pub(crate) fn finish(&mut self, out: &mut impl Write) -> Result<(), String> {
+    pub(crate) fn finish(
+        &mut self,
+        meta: &ResponseMeta,
+        out: &mut impl Write,
+    ) -> Result<(), String> {
         match self {
             Output::Ndjson { .. } => {}
             Output::OpenAi(em, buf) => {
+                em.response_meta(meta);
                 em.finish(buf);
                 out.write_all(buf.as_bytes()).map_err(write_error)?;
             }

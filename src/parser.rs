@@ -68,6 +68,8 @@ pub struct Parser {
     id_prefix: String,
     /// What the input looked like until its first event (for `unrecognized_input`).
     seen: Seen,
+    /// The response's id, model and creation time (see [`Parser::response_meta`]).
+    meta: crate::event::ResponseMeta,
     fed: u64,
     finished: bool,
 }
@@ -381,6 +383,7 @@ impl Parser {
             reject_undeclared: true,
             id_prefix,
             seen: Seen::default(),
+            meta: crate::event::ResponseMeta::default(),
             fed: 0,
             finished: false,
         }
@@ -709,6 +712,28 @@ impl Parser {
         }
     }
 
+    /// What the response said about itself so far: the provider's response id, model and
+    /// creation time, for the formats that send them (see
+    /// [`ResponseMeta`](crate::ResponseMeta)). Known once the payload carrying them was fed
+    /// (for OpenAI chunks, the first chunk; Anthropic, `message_start`), so before the
+    /// first events of the response.
+    ///
+    /// ```
+    /// use toolstream::{Format, Parser};
+    /// let mut p = Parser::new(Format::OpenAiChat);
+    /// let mut events = Vec::new();
+    /// p.feed(br#"data: {"id":"chatcmpl-9","created":1700000000,"model":"gpt-4o","choices":[{"index":0,"delta":{"content":"Hi"}}]}"#, &mut events)?;
+    /// p.feed(b"\n\n", &mut events)?;
+    /// let meta = p.response_meta();
+    /// assert_eq!(meta.id.as_deref(), Some("chatcmpl-9"));
+    /// assert_eq!(meta.model.as_deref(), Some("gpt-4o"));
+    /// assert_eq!(meta.created, Some(1700000000));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn response_meta(&self) -> &crate::event::ResponseMeta {
+        &self.meta
+    }
+
     /// Input bytes fed so far.
     pub fn bytes_fed(&self) -> u64 {
         self.fed
@@ -767,6 +792,7 @@ impl Parser {
             out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
+            meta: &mut self.meta,
         };
         match &mut self.framer {
             Framer::Sse(f) => {
@@ -816,6 +842,7 @@ impl Parser {
             out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
+            meta: &mut self.meta,
         };
         match &mut self.framer {
             Framer::Sse(f) => {
@@ -917,6 +944,7 @@ impl Parser {
             out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
+            meta: &mut self.meta,
         };
         self.decoder.message(event, data, &mut sink);
         self.seen.event |= out.len() > before;

@@ -14,7 +14,8 @@
 //!
 //! Text and reasoning messages are closed (`*_END`) before a tool call starts, when the
 //! other kind begins, and at the end, so every `*_CONTENT` sits between its `*_START` and
-//! `*_END`. Message ids are `<runId>_msg_<n>`; a tool call's `parentMessageId` is the text
+//! `*_END`. The thread and run ids are the caller's ([`AgUiEmitter::thread_id`],
+//! [`AgUiEmitter::run_id`]), fresh random UUIDs otherwise. Message ids are `<runId>_msg_<n>`; a tool call's `parentMessageId` is the text
 //! message it followed, or a message id reserved for the calls when no text came first.
 //! Tool call ids are the provider's (or the parser's generated `<prefix><index>`); an id the provider
 //! reused within the response gets `_<index>` appended, as AG-UI clients key results by it.
@@ -57,9 +58,13 @@ pub enum AgUiEvent {
         thread_id: String,
         /// This run.
         run_id: String,
-        /// `{"finishReason": .., "usage": ..}` when the response said how it finished.
+        /// `{"finishReason": ..}` when the response said how it finished.
         #[serde(skip_serializing_if = "Option::is_none")]
         result: Option<Value>,
+        /// The token counts the response sent, as AG-UI `TokenUsage` objects (one:
+        /// `[{"inputTokens", "outputTokens", "totalTokens"}]`, absent counts left out).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Value>,
     },
     /// The run failed; no event follows.
     RunError {
@@ -97,7 +102,7 @@ pub enum AgUiEvent {
     ReasoningMessageStart {
         /// The reasoning message.
         message_id: String,
-        /// Always `assistant`.
+        /// Always `reasoning` (the only role the AG-UI schema allows here).
         role: &'static str,
     },
     /// Reasoning text (never empty).
@@ -217,6 +222,7 @@ pub struct AgUiEmitter {
     /// Every toolCallId used in this run (AG-UI clients key tool results by it).
     used_ids: Vec<String>,
     result: Option<Value>,
+    usage: Option<Value>,
     scratch: Vec<AgUiEvent>,
 }
 
@@ -227,11 +233,15 @@ impl Default for AgUiEmitter {
 }
 
 impl AgUiEmitter {
-    /// An emitter for thread `thread_0`, run `run_0`; set them with the builder methods.
+    /// An emitter with a fresh random thread id and run id (UUIDs, different for every
+    /// emitter, so two runs never merge in a client). A server answering an AG-UI
+    /// `RunAgentInput` should pass the request's `threadId` and `runId` with
+    /// [`thread_id`](Self::thread_id) and [`run_id`](Self::run_id) (CLI: `--thread-id`,
+    /// `--run-id`).
     pub fn new() -> Self {
         AgUiEmitter {
-            thread_id: "thread_0".into(),
-            run_id: "run_0".into(),
+            thread_id: super::fresh_uuid(),
+            run_id: super::fresh_uuid(),
             started: false,
             over: false,
             next_message: 0,
@@ -241,6 +251,7 @@ impl AgUiEmitter {
             open_calls: Vec::new(),
             used_ids: Vec::new(),
             result: None,
+            usage: None,
             scratch: Vec::new(),
         }
     }
@@ -300,7 +311,7 @@ impl AgUiEmitter {
                         });
                         out.push(AgUiEvent::ReasoningMessageStart {
                             message_id: id.clone(),
-                            role: "assistant",
+                            role: "reasoning",
                         });
                         self.reasoning = Some(id.clone());
                         id
@@ -352,7 +363,9 @@ impl AgUiEmitter {
             Event::Finish { reason, usage } => {
                 self.end_text(out);
                 self.end_reasoning(out);
-                self.result = Some(result(reason.as_ref(), usage.as_ref()));
+                self.result =
+                    Some(json!({"finishReason": reason.as_ref().map(FinishReason::as_str)}));
+                self.usage = usage.as_ref().map(token_usage);
             }
             Event::Error {
                 kind,
@@ -396,6 +409,7 @@ impl AgUiEmitter {
             thread_id: self.thread_id.clone(),
             run_id: self.run_id.clone(),
             result: self.result.take(),
+            usage: self.usage.take(),
         });
         self.over = true;
     }
@@ -459,18 +473,13 @@ impl AgUiEmitter {
     }
 }
 
-fn result(reason: Option<&FinishReason>, usage: Option<&Usage>) -> Value {
-    let usage = usage.map(|u| {
-        json!({
-            "inputTokens": u.input_tokens,
-            "outputTokens": u.output_tokens,
-            "totalTokens": u.total_tokens,
-        })
-    });
-    json!({
-        "finishReason": reason.map(FinishReason::as_str),
-        "usage": usage,
-    })
+/// `[TokenUsage]` of `RUN_FINISHED.usage`: the counts that are known (the schema allows
+/// a count to be absent, not null).
+fn token_usage(u: &Usage) -> Value {
+    Value::Array(vec![super::usage_counts(
+        u,
+        ["inputTokens", "outputTokens", "totalTokens"],
+    )])
 }
 
 #[cfg(test)]
@@ -483,7 +492,7 @@ mod tests {
 
     #[test]
     fn reasoning_then_text_then_call_then_finish() {
-        let mut ag = AgUiEmitter::new();
+        let mut ag = AgUiEmitter::new().thread_id("thread_0").run_id("run_0");
         let mut out = Vec::new();
         for e in [
             Event::Reasoning { delta: "hm".into() },
@@ -542,13 +551,70 @@ mod tests {
         assert_eq!(
             serde_json::to_value(out.last().unwrap()).unwrap(),
             json!({"type": "RUN_FINISHED", "threadId": "thread_0", "runId": "run_0",
-                   "result": {"finishReason": "tool_calls", "usage": null}})
+                   "result": {"finishReason": "tool_calls"}})
+        );
+        // The schema allows only `reasoning` here.
+        assert_eq!(
+            serde_json::to_value(&out[2]).unwrap(),
+            json!({"type": "REASONING_MESSAGE_START", "messageId": "run_0_msg_0", "role": "reasoning"})
         );
     }
 
     #[test]
+    fn usage_is_a_token_usage_list_of_the_known_counts() {
+        let mut ag = AgUiEmitter::new().thread_id("t").run_id("r");
+        let mut out = Vec::new();
+        let usage = Usage {
+            input_tokens: Some(3),
+            output_tokens: None,
+            total_tokens: Some(3),
+            raw: json!({}),
+        };
+        ag.event(
+            &Event::Finish {
+                reason: None,
+                usage: Some(usage),
+            },
+            &mut out,
+        );
+        ag.finish(&mut out);
+        assert_eq!(
+            serde_json::to_value(out.last().unwrap()).unwrap(),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r",
+                   "result": {"finishReason": null},
+                   "usage": [{"inputTokens": 3, "totalTokens": 3}]})
+        );
+    }
+
+    #[test]
+    fn ids_are_the_callers_or_fresh() {
+        let run_ids = |ag: AgUiEmitter| {
+            let mut ag = ag;
+            let mut out = Vec::new();
+            ag.event(&Event::Text { delta: "x".into() }, &mut out);
+            ag.finish(&mut out);
+            match (&out[0], &out[1]) {
+                (
+                    AgUiEvent::RunStarted { thread_id, run_id },
+                    AgUiEvent::TextMessageStart { message_id, .. },
+                ) => (thread_id.clone(), run_id.clone(), message_id.clone()),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            run_ids(AgUiEmitter::new().thread_id("t9").run_id("r9")),
+            ("t9".into(), "r9".into(), "r9_msg_0".into())
+        );
+        let (t1, r1, m1) = run_ids(AgUiEmitter::new());
+        let (t2, r2, _) = run_ids(AgUiEmitter::new());
+        assert!(t1 != t2 && r1 != r2 && t1 != r1);
+        assert_eq!(m1, format!("{r1}_msg_0"));
+        assert_eq!(r1.len(), 36);
+    }
+
+    #[test]
     fn call_error_ends_the_run_without_ending_the_call() {
-        let mut ag = AgUiEmitter::new();
+        let mut ag = AgUiEmitter::new().thread_id("thread_0").run_id("run_0");
         let mut out = Vec::new();
         ag.event(
             &Event::ToolCallStart {
@@ -575,7 +641,7 @@ mod tests {
 
     #[test]
     fn reused_call_ids_are_made_unique() {
-        let mut ag = AgUiEmitter::new();
+        let mut ag = AgUiEmitter::new().thread_id("thread_0").run_id("run_0");
         let mut out = Vec::new();
         for i in 0..2 {
             ag.event(
@@ -608,7 +674,7 @@ mod tests {
 
     #[test]
     fn recoverable_error_is_custom() {
-        let mut ag = AgUiEmitter::new();
+        let mut ag = AgUiEmitter::new().thread_id("thread_0").run_id("run_0");
         let mut s = String::new();
         ag.event_sse(
             &Event::Error {

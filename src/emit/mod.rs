@@ -15,6 +15,12 @@
 //! event as it arrives and call `finish` at the end of the stream; they append to a buffer
 //! you own. The CLI exposes them as `toolstream parse --emit openai-chat|ag-ui`.
 //!
+//! Ids: `new()` makes up unique ones (a `chatcmpl-…` id and the current time for OpenAI,
+//! UUID thread and run ids for AG-UI), so two streams never look like one to a client;
+//! the builder methods set them (the provider's own with
+//! [`OpenAiChatEmitter::response_meta`], the AG-UI request's with
+//! [`AgUiEmitter::thread_id`] / [`AgUiEmitter::run_id`]) for reproducible output.
+//!
 //! ```
 //! use toolstream::{Format, Parser, emit::OpenAiChatEmitter};
 //!
@@ -40,3 +46,70 @@ pub mod openai_chat;
 
 pub use ag_ui::{AgUiEmitter, AgUiEvent};
 pub use openai_chat::OpenAiChatEmitter;
+
+use crate::event::Usage;
+use serde_json::Value;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A fresh random UUID (version 4 layout), for the ids the emitters make up when the
+/// caller gives none: 122 bits of SipHash, keyed by std's `RandomState` (seeded from the
+/// operating system's randomness per process, different keys for every call), over a
+/// process-wide counter. No clock, no dependency; unique across calls and processes in
+/// practice, not a cryptographic secret.
+pub(crate) fn fresh_uuid() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let keys = std::collections::hash_map::RandomState::new();
+    let half = |salt: u8| {
+        let mut h = keys.build_hasher();
+        h.write_u64(n);
+        h.write_u8(salt);
+        h.finish()
+    };
+    let mut x = (u128::from(half(0)) << 64) | u128::from(half(1));
+    x = (x & !(0xf << 76)) | (0x4 << 76); // version 4
+    x = (x & !(0x3 << 62)) | (0x2 << 62); // RFC 4122 variant
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        x >> 96,
+        (x >> 80) & 0xffff,
+        (x >> 64) & 0xffff,
+        (x >> 48) & 0xffff,
+        x & 0xffff_ffff_ffff
+    )
+}
+
+/// The known token counts of `u` as a JSON object, under the names `[input, output,
+/// total]` of the protocol being written (absent counts left out, not null).
+pub(crate) fn usage_counts(u: &Usage, names: [&str; 3]) -> Value {
+    let mut o = serde_json::Map::new();
+    for (k, v) in names
+        .into_iter()
+        .zip([u.input_tokens, u.output_tokens, u.total_tokens])
+    {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::from(v));
+        }
+    }
+    Value::Object(o)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fresh_uuids_differ_and_have_the_v4_layout() {
+        let ids: Vec<String> = (0..100).map(|_| super::fresh_uuid()).collect();
+        let set: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(set.len(), ids.len());
+        for id in &ids {
+            let parts: Vec<&str> = id.split('-').collect();
+            assert_eq!(
+                parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+                [8, 4, 4, 4, 12]
+            );
+            assert!(parts[2].starts_with('4'), "{id}");
+            assert!("89ab".contains(&parts[3][..1]), "{id}");
+        }
+    }
+}

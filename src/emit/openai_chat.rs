@@ -8,11 +8,12 @@
 //! | [`Event::ToolCallArgs`] | `delta.tool_calls: [{index, function: {arguments}}]` |
 //! | [`Event::ToolCallEnd`] | nothing: the arguments' closing byte already went out |
 //! | [`Event::Finish`] | `finish_reason`, then a usage chunk with `choices: []` when usage is known, then `data: [DONE]` |
+//! | end of the stream with no [`Event::Finish`] (`finish`) | `finish_reason` `tool_calls` if a call was made, else `stop`, then `data: [DONE]` |
 //! | [`Event::Error`] | `event: error` with `{"error": {"message", "type", "index"?, "raw"}}` |
 //!
 //! The first chunk's delta also carries `"role": "assistant"`.
 
-use crate::event::{Event, FinishReason, Usage};
+use crate::event::{Event, FinishReason, ResponseMeta, Usage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -42,18 +43,28 @@ use serde_json::Value;
 ///
 /// - **Errors** come back as [`ErrorKind::Provider`](crate::ErrorKind::Provider) errors not
 ///   tied to a call, with the same `message` and the error payload as `raw` (our kind, call
-///   index and raw text are inside that payload, so nothing is lost).
+///   index and raw text are inside that payload, so nothing is lost). Clients differ on
+///   what follows an error (tests/clients.rs): the OpenAI Python SDK raises `APIError` at
+///   the first payload with an `error` key and reads no further, even for a payload the
+///   parser skipped and recovered from; the Vercel AI SDK reports it and reads on, as an
+///   AG-UI client does with the `CUSTOM` event [`AgUiEmitter`](super::AgUiEmitter) writes.
 /// - **A call that failed**: the OpenAI format cannot fail one call. Its argument text that
 ///   was held back (not valid JSON) is forwarded as arguments, so a client sees what the
-///   provider sent, and the `event: error` follows. The reader reports the call's own
+///   provider sent, and the `event: error` follows. The rest of the error's `raw` is
+///   forwarded only when `raw` begins with the argument text already sent (provider
+///   formats; and a text-format call that failed before any argument text went out, whose
+///   `raw` is the model's own text of the call); otherwise only the error carries it. The reader reports the call's own
 ///   failure when it closes the call (the next call, the finish reason or the end of the
 ///   stream), possibly with another [`ErrorKind`](crate::ErrorKind) (a cut-off call is
 ///   `truncated` whatever limit the original hit).
 /// - **Usage**: the counts survive; `raw` is the provider's object when it was already
 ///   OpenAI-shaped (`prompt_tokens` / `completion_tokens`), else an OpenAI-shaped object made
 ///   from the counts.
-/// - A stream that ended without a [`Event::Finish`] (cut off) ends without `[DONE]`, as the
-///   upstream did.
+/// - **The end**: the output always ends the way OpenAI's does, with a `finish_reason` chunk
+///   and `data: [DONE]` (clients treat a stream without them as broken). When the input had
+///   no finish reason (every raw-text format, a cut-off stream, an error), the reason is
+///   `tool_calls` if a call was made, else `stop`; the reader then sees a
+///   [`Event::Finish`] with that reason.
 #[derive(Debug, Clone)]
 pub struct OpenAiChatEmitter {
     id: String,
@@ -61,8 +72,10 @@ pub struct OpenAiChatEmitter {
     created: u64,
     role_sent: bool,
     done: bool,
-    /// Open calls: (index, argument bytes written).
-    calls: Vec<(usize, usize)>,
+    /// A tool call was started (the made-up finish reason is then `tool_calls`).
+    any_call: bool,
+    /// Open calls: (index, argument text written).
+    calls: Vec<(usize, String)>,
 }
 
 impl Default for OpenAiChatEmitter {
@@ -72,15 +85,19 @@ impl Default for OpenAiChatEmitter {
 }
 
 impl OpenAiChatEmitter {
-    /// An emitter with id `chatcmpl-toolstream`, model `toolstream` and `created` 0; set
-    /// them with the builder methods.
+    /// An emitter with a fresh unique id (`chatcmpl-` and 32 random hex digits), model
+    /// `toolstream` and `created` the current time; set them with the builder methods, or
+    /// pass on the provider's with [`response_meta`](Self::response_meta).
     pub fn new() -> Self {
         OpenAiChatEmitter {
-            id: "chatcmpl-toolstream".into(),
+            id: format!("chatcmpl-{}", super::fresh_uuid().replace('-', "")),
             model: "toolstream".into(),
-            created: 0,
+            created: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
             role_sent: false,
             done: false,
+            any_call: false,
             calls: Vec::new(),
         }
     }
@@ -97,10 +114,51 @@ impl OpenAiChatEmitter {
         self
     }
 
-    /// The `created` Unix timestamp written on every chunk (the core has no clock).
+    /// The `created` Unix timestamp written on every chunk.
     pub fn created(mut self, unix_seconds: u64) -> Self {
         self.created = unix_seconds;
         self
+    }
+
+    /// Passes on the provider's response id, model and creation time
+    /// ([`Parser::response_meta`](crate::Parser::response_meta)): each one the response sent
+    /// replaces the emitter's own. Call it before handing over each batch of events; it
+    /// takes effect until the first chunk is written (every chunk of a stream carries the
+    /// same id, model and time), and is ignored after.
+    ///
+    /// ```
+    /// use toolstream::{Format, Parser, emit::OpenAiChatEmitter};
+    /// let anthropic = concat!(
+    ///     "event: message_start\n",
+    ///     r#"data: {"type":"message_start","message":{"id":"msg_01","model":"claude-sonnet-4-5","usage":{"input_tokens":5}}}"#, "\n\n",
+    ///     "event: content_block_delta\n",
+    ///     r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#, "\n\n",
+    /// );
+    /// let mut parser = Parser::new(Format::Anthropic);
+    /// let mut emitter = OpenAiChatEmitter::new();
+    /// let (mut events, mut sse) = (Vec::new(), String::new());
+    /// parser.feed(anthropic.as_bytes(), &mut events)?;
+    /// emitter.response_meta(parser.response_meta());
+    /// for e in events.drain(..) {
+    ///     emitter.event(&e, &mut sse);
+    /// }
+    /// assert!(sse.starts_with(r#"data: {"id":"msg_01","object":"chat.completion.chunk","created":"#));
+    /// assert!(sse.contains(r#""model":"claude-sonnet-4-5""#));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn response_meta(&mut self, meta: &ResponseMeta) {
+        if self.role_sent {
+            return;
+        }
+        if let Some(id) = &meta.id {
+            id.clone_into(&mut self.id);
+        }
+        if let Some(model) = &meta.model {
+            model.clone_into(&mut self.model);
+        }
+        if let Some(created) = meta.created {
+            self.created = created;
+        }
     }
 
     /// Whether `data: [DONE]` has been written.
@@ -133,7 +191,8 @@ impl OpenAiChatEmitter {
                 );
             }
             Event::ToolCallStart { index, id, name } => {
-                self.calls.push((*index, 0));
+                self.calls.push((*index, String::new()));
+                self.any_call = true;
                 let call = [ToolCallDelta {
                     index: *index,
                     id: Some(id),
@@ -154,7 +213,7 @@ impl OpenAiChatEmitter {
             }
             Event::ToolCallArgs { index, delta } if !delta.is_empty() => {
                 if let Some(c) = self.calls.iter_mut().find(|(i, _)| i == index) {
-                    c.1 += delta.len();
+                    c.1.push_str(delta);
                 }
                 self.arguments(*index, delta, out);
             }
@@ -171,9 +230,11 @@ impl OpenAiChatEmitter {
                 {
                     // The call's argument text the parser did not pass on (it is not
                     // valid JSON): forward it, so the client sees what the provider sent
-                    // and fails the call as it would have.
+                    // and fails the call as it would have. Only when `raw` continues the
+                    // argument text sent: a text format's error carries the model's own
+                    // text of the call (e.g. pythonic), which is not argument JSON.
                     let (_, sent) = self.calls.remove(pos);
-                    if let Some(rest) = raw.get(sent..).filter(|r| !r.is_empty()) {
+                    if let Some(rest) = raw.strip_prefix(sent.as_str()).filter(|r| !r.is_empty()) {
                         self.arguments(*i, rest, out);
                     }
                 }
@@ -194,10 +255,11 @@ impl OpenAiChatEmitter {
         }
     }
 
-    /// Ends the stream. Writes nothing today (`[DONE]` follows the `Finish` event); call it
-    /// anyway so later versions can flush.
+    /// Ends the stream: when no [`Event::Finish`] closed it yet, writes the closing
+    /// chunk OpenAI always sends (`finish_reason` `tool_calls` if a call was made, else
+    /// `stop`) and `data: [DONE]`. Nothing after that.
     pub fn finish(&mut self, out: &mut String) {
-        let _ = out;
+        self.finish_event(None, &None, out);
     }
 
     fn finish_event(
@@ -209,9 +271,9 @@ impl OpenAiChatEmitter {
         if self.done {
             return;
         }
-        if let Some(r) = reason {
-            self.delta(Delta::default(), Some(r.as_str()), out);
-        }
+        let made_up = if self.any_call { "tool_calls" } else { "stop" };
+        let reason = reason.map_or(made_up, FinishReason::as_str);
+        self.delta(Delta::default(), Some(reason), out);
         if let Some(u) = usage {
             let usage = openai_usage(u);
             let chunk = Chunk {
@@ -284,17 +346,7 @@ fn openai_usage(u: &Usage) -> Value {
     if openai_shaped {
         return u.raw.clone();
     }
-    let mut o = serde_json::Map::new();
-    for (k, v) in [
-        ("prompt_tokens", u.input_tokens),
-        ("completion_tokens", u.output_tokens),
-        ("total_tokens", u.total_tokens),
-    ] {
-        if let Some(v) = v {
-            o.insert(k.into(), Value::from(v));
-        }
-    }
-    Value::Object(o)
+    super::usage_counts(u, ["prompt_tokens", "completion_tokens", "total_tokens"])
 }
 
 /// Serializing these borrowed structs cannot fail (string keys, no maps with non-string
@@ -459,17 +511,133 @@ mod tests {
             raw: "{oops".into(),
         }]);
         assert!(
-            matches!(back.as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }] if message == "bad")
+            matches!(back.as_slice(), [Event::Error { kind: ErrorKind::Provider, message, .. }, Event::Finish { reason: Some(FinishReason::Stop), .. }] if message == "bad")
         );
     }
 
+    /// Every stream ends with a finish reason and `[DONE]`, whatever the input said.
     #[test]
-    fn no_done_without_finish() {
-        let mut em = OpenAiChatEmitter::new();
+    fn always_closed_the_openai_way() {
+        let chunk = |delta: &str, reason: &str| {
+            format!(
+                r#"data: {{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"finish_reason":{reason}}}]}}"#
+            )
+        };
+        let call = Event::ToolCallStart {
+            index: 0,
+            id: "a".into(),
+            name: "f".into(),
+        };
+        let error = Event::Error {
+            kind: ErrorKind::Truncated,
+            message: "cut".into(),
+            index: Some(0),
+            raw: "{".into(),
+        };
+        let text = Event::Text { delta: "x".into() };
+        let no_reason = Event::Finish {
+            reason: None,
+            usage: None,
+        };
+        let cases: Vec<(&str, Vec<Event>, Vec<String>)> = vec![
+            (
+                "nothing at all",
+                vec![],
+                vec![chunk(r#"{"role":"assistant"}"#, r#""stop""#)],
+            ),
+            (
+                "text, no finish",
+                vec![text.clone()],
+                vec![
+                    chunk(r#"{"role":"assistant","content":"x"}"#, "null"),
+                    chunk("{}", r#""stop""#),
+                ],
+            ),
+            (
+                "a finish without a reason",
+                vec![text, no_reason],
+                vec![
+                    chunk(r#"{"role":"assistant","content":"x"}"#, "null"),
+                    chunk("{}", r#""stop""#),
+                ],
+            ),
+            (
+                "a call cut off: its error, then tool_calls",
+                vec![call, error],
+                vec![
+                    chunk(
+                        r#"{"role":"assistant","tool_calls":[{"index":0,"id":"a","type":"function","function":{"name":"f","arguments":""}}]}"#,
+                        "null",
+                    ),
+                    chunk(
+                        r#"{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}"#,
+                        "null",
+                    ),
+                    "event: error".into(),
+                    r#"data: {"error":{"message":"cut","type":"truncated","index":0,"raw":"{"}}"#
+                        .into(),
+                    chunk("{}", r#""tool_calls""#),
+                ],
+            ),
+        ];
+        for (name, events, mut want) in cases {
+            let mut em = OpenAiChatEmitter::new().id("c").model("m").created(1);
+            let mut sse = String::new();
+            for e in &events {
+                em.event(e, &mut sse);
+            }
+            assert!(!em.is_done() || events.iter().any(|e| matches!(e, Event::Finish { .. })));
+            em.finish(&mut sse);
+            em.finish(&mut sse);
+            assert!(em.is_done());
+            want.push("data: [DONE]".into());
+            let got: Vec<&str> = sse.lines().filter(|l| !l.is_empty()).collect();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn response_meta_replaces_the_made_up_values_until_the_first_chunk() {
+        let meta = ResponseMeta {
+            id: Some("chatcmpl-provider".into()),
+            model: None,
+            created: Some(42),
+        };
+        let mut em = OpenAiChatEmitter::new().model("mine");
+        em.response_meta(&meta);
         let mut sse = String::new();
-        em.event(&Event::Text { delta: "x".into() }, &mut sse);
+        em.event(&Event::Text { delta: "a".into() }, &mut sse);
+        let later = ResponseMeta {
+            id: Some("other".into()),
+            model: Some("other".into()),
+            created: Some(7),
+        };
+        em.response_meta(&later);
         em.finish(&mut sse);
-        assert!(!sse.contains("[DONE]"));
-        assert!(!em.is_done());
+        for line in sse.lines().filter(|l| l.starts_with("data: {")) {
+            let v: Value = serde_json::from_str(&line[6..]).unwrap_or_default();
+            assert_eq!(
+                (&v["id"], &v["model"], &v["created"]),
+                (
+                    &Value::from("chatcmpl-provider"),
+                    &Value::from("mine"),
+                    &Value::from(42)
+                ),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn made_up_ids_are_unique_and_created_is_now() {
+        let (a, b) = (OpenAiChatEmitter::new(), OpenAiChatEmitter::new());
+        assert_ne!(a.id, b.id);
+        assert!(
+            a.id.starts_with("chatcmpl-") && a.id.len() == 9 + 32,
+            "{}",
+            a.id
+        );
+        // Any date after this code was written.
+        assert!(a.created > 1_750_000_000, "{}", a.created);
     }
 }

@@ -76,6 +76,11 @@ struct Payload<'a> {
 struct Message<'a> {
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
+    /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -204,8 +209,11 @@ impl Anthropic {
             "message_start" => {
                 // A second message in one stream (spliced): its block indices restart.
                 self.close_blocks(sink);
-                if let Some(u) = p.message.and_then(|m| m.usage) {
-                    self.merge_usage(u);
+                if let Some(m) = p.message {
+                    sink.meta.fill(m.id, m.model, None);
+                    if let Some(u) = m.usage {
+                        self.merge_usage(u);
+                    }
                 }
             }
             "message_delta" => {

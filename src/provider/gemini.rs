@@ -100,6 +100,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
 struct Chunk<'a> {
     #[serde(borrow, default)]
     candidates: Option<Seq<Candidate<'a>>>,
+    /// `responseId`, `modelVersion`: kept raw, for the response's
+    /// [`ResponseMeta`](crate::ResponseMeta).
+    #[serde(borrow, default)]
+    response_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model_version: Option<&'a RawValue>,
     /// Kept raw: it comes on every chunk and only the last one is used.
     #[serde(borrow, default)]
     usage_metadata: Option<&'a RawValue>,
@@ -244,6 +250,7 @@ impl Gemini {
                 return;
             }
         };
+        sink.meta.fill(chunk.response_id, chunk.model_version, None);
         if let Some(err) = chunk.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
         } else if event == "error" {

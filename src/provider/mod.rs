@@ -3,7 +3,7 @@
 //! per-call state.
 
 use crate::calls::Calls;
-use crate::event::{ErrorKind, Event};
+use crate::event::{ErrorKind, Event, ResponseMeta};
 use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -24,6 +24,8 @@ pub(crate) struct Sink<'a> {
     pub(crate) out: &'a mut Vec<Event>,
     pub(crate) calls: &'a mut Calls,
     pub(crate) content: Option<&'a mut TextScanner>,
+    /// The response's id, model and creation time, as the decoder finds them.
+    pub(crate) meta: &'a mut ResponseMeta,
 }
 
 impl Sink<'_> {

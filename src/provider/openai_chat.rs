@@ -39,6 +39,14 @@ use std::borrow::Cow;
 struct Chunk<'a> {
     #[serde(borrow, default)]
     choices: Choice0<'a>,
+    /// `id`, `model`, `created`: kept raw (never a reason to reject a chunk), read into
+    /// the response's [`ResponseMeta`](crate::ResponseMeta) until known.
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    created: Option<&'a RawValue>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
     #[serde(default)]
@@ -183,6 +191,7 @@ impl OpenAiChat {
                 return;
             }
         };
+        sink.meta.fill(chunk.id, chunk.model, chunk.created);
         if let Some(err) = chunk.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
         } else if event == "error" {

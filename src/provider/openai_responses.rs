@@ -120,6 +120,13 @@ struct Item<'a> {
 struct Response<'a> {
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     status: Option<Cow<'a, str>>,
+    /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    created_at: Option<&'a RawValue>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -345,6 +352,9 @@ impl OpenAiResponses {
             }
             return;
         };
+        if let Some(r) = &p.response {
+            sink.meta.fill(r.id, r.model, r.created_at);
+        }
         let item_id = p.item_id.as_deref();
         match kind {
             "response.function_call_arguments.delta" => {
