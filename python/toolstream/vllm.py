@@ -94,30 +94,24 @@ class ToolstreamToolParser(ToolParser):
         return self._parser
 
     def _message(self, step: Step) -> Optional[Any]:
+        # One validation per message: the nested calls go in as plain dicts, which pydantic
+        # validates into DeltaToolCall / DeltaFunctionCall in the same pass.
         calls = []
         for c in step.calls:
             if c.name is not None:
                 call_id = self._ids.setdefault(c.index, new_call_id())
-                calls.append(
-                    DeltaToolCall(
-                        index=c.index,
-                        id=call_id,
-                        type="function",
-                        function=DeltaFunctionCall(name=c.name, arguments=c.arguments),
-                    )
-                )
+                calls.append({"index": c.index, "id": call_id, "type": "function",
+                              "function": {"name": c.name, "arguments": c.arguments}})
             else:
-                calls.append(
-                    DeltaToolCall(index=c.index, function=DeltaFunctionCall(arguments=c.arguments))
-                )
+                calls.append({"index": c.index, "function": {"arguments": c.arguments}})
         if not (step.content or step.reasoning or calls):
             return None
-        msg = DeltaMessage(tool_calls=calls)
+        fields: Dict[str, Any] = {"tool_calls": calls}
         if step.content:
-            msg.content = step.content
+            fields["content"] = step.content
         if step.reasoning:
-            msg.reasoning = step.reasoning
-        return msg
+            fields["reasoning"] = step.reasoning
+        return DeltaMessage(**fields)
 
     def extract_tool_calls_streaming(
         self,
