@@ -24,16 +24,18 @@ sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
 import toolstream  # noqa: E402
 from engines import load_sglang, load_vllm  # noqa: E402
+from helpers import random_chunks  # noqa: E402
 
 
-def response(size):
-    """A Hermes response of about `size` bytes: text, then calls with long arguments."""
+def response(size, call_bytes=2500):
+    """A Hermes response of about `size` bytes: text, then calls whose `content` argument
+    is about `call_bytes` long (one call holding everything when `call_bytes >= size`)."""
     rng = random.Random(7)
     words = "the quick brown fox jumps over lazy dogs while 😀 zürich \"quoted\" line\n".split(" ")
     parts = ["Let me write those files.\n"]
     n = 0
     while sum(len(p.encode()) for p in parts) < size:
-        body = " ".join(rng.choice(words) for _ in range(400))
+        body = " ".join(rng.choice(words) for _ in range(max(1, min(call_bytes, size) // 6)))
         args = {"path": f"src/file_{n}.txt", "content": body, "mode": n % 3}
         parts.append("<tool_call>\n" + json.dumps({"name": "write_file", "arguments": args}, ensure_ascii=False) + "\n</tool_call>\n")
         n += 1
@@ -42,20 +44,6 @@ def response(size):
 
 def deltas(text, k):
     return [text[i : i + k] for i in range(0, len(text), k)]
-
-
-def random_chunks(text, seed):
-    rng = random.Random(seed)
-    out, i = [], 0
-    while i < len(text):
-        k = rng.randint(1, 16)
-        out.append(text[i : i + k])
-        i += k
-    return out
-
-
-class Result(types.SimpleNamespace):
-    pass
 
 
 def run_sglang(cls, tools, chunks):
@@ -115,6 +103,7 @@ def main():
     ap.add_argument("--size", type=int, default=65536)
     ap.add_argument("--delta", type=int, default=4)
     ap.add_argument("--chunkings", type=int, default=30)
+    ap.add_argument("--call-bytes", type=int, default=2500, help="argument size per call (>= --size: one call)")
     ap.add_argument("--small", type=int, default=4096, help="size of the response for the chunking count")
     ap.add_argument("--skip-slow", action="store_true", help="skip SGLang's HermesDetector on the big response")
     a = ap.parse_args()
@@ -129,9 +118,9 @@ def main():
     if vllm_real:
         vllm_hermes = atp.ToolParserManager.get_tool_parser("hermes")
 
-    text = response(a.size)
+    text = response(a.size, a.call_bytes)
     ch = deltas(text, a.delta)
-    print(f"response: {len(text.encode())} bytes, {len(ch)} deltas of {a.delta} characters")
+    print(f"response: {len(text.encode())} bytes in {text.count('<tool_call>')} calls, {len(ch)} deltas of {a.delta} characters")
     rows = []
     if not a.skip_slow:
         t, ans_sg = timed(run_sglang, sgl.hermes.HermesDetector, tools, ch)
@@ -168,7 +157,7 @@ def main():
         ("toolstream SGLang detector", lambda c: run_sglang(ts_sglang.detector_class("hermes"), tools, c)),
         ("toolstream vLLM parser", lambda c: run_vllm(ts_vllm, c)),
     ):
-        answers = {fn(random_chunks(small, s)) for s in range(a.chunkings)}
+        answers = {fn(random_chunks(small, s, 16)) for s in range(a.chunkings)}
         print(f"| {label} | {len(answers)} |")
 
 

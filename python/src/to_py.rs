@@ -276,49 +276,28 @@ impl<'py> Seq<'_, 'py> {
     }
 }
 
-impl<'py> ser::SerializeSeq for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ConvError> {
-        self.push(value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
+/// The four sequence-like serde traits, all one list (`$method` is each trait's element).
+macro_rules! seq_impls {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl<'py> ser::$trait for Seq<'_, 'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = ConvError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ConvError> {
+                self.push(value)
+            }
+            fn end(self) -> R<'py> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl<'py> ser::SerializeTuple for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ConvError> {
-        self.push(value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
-}
-
-impl<'py> ser::SerializeTupleStruct for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ConvError> {
-        self.push(value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
-}
-
-impl<'py> ser::SerializeTupleVariant for Seq<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), ConvError> {
-        self.push(value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
-}
+seq_impls!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 pub(crate) struct Map<'a, 'py> {
     py: Python<'py>,
@@ -377,32 +356,24 @@ impl<'py> ser::SerializeMap for Map<'_, 'py> {
     }
 }
 
-impl<'py> ser::SerializeStruct for Map<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), ConvError> {
-        self.field(key, value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
+/// The two struct-like serde traits: fields with `&'static str` (interned) keys.
+macro_rules! struct_impls {
+    ($($trait:ident),*) => {$(
+        impl<'py> ser::$trait for Map<'_, 'py> {
+            type Ok = Bound<'py, PyAny>;
+            type Error = ConvError;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), ConvError> {
+                self.field(key, value)
+            }
+            fn end(self) -> R<'py> {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl<'py> ser::SerializeStructVariant for Map<'_, 'py> {
-    type Ok = Bound<'py, PyAny>;
-    type Error = ConvError;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), ConvError> {
-        self.field(key, value)
-    }
-    fn end(self) -> R<'py> {
-        self.done()
-    }
-}
+struct_impls!(SerializeStruct, SerializeStructVariant);

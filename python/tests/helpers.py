@@ -5,18 +5,23 @@ import random
 import toolstream
 
 
+def random_chunks(data, seed, max_size):
+    """`data` (bytes or str) cut at seeded random points into pieces of 1..`max_size`."""
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(data):
+        n = rng.randint(1, max_size)
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
 def chunkings(data, seeds=12, max_size=9):
     """Whole, one unit at a time, and `seeds` seeded random chunkings of `data`."""
     yield [data]
     yield [data[i : i + 1] for i in range(len(data))]
     for seed in range(seeds):
-        rng = random.Random(seed)
-        out, i = [], 0
-        while i < len(data):
-            n = rng.randint(1, max_size)
-            out.append(data[i : i + n])
-            i += n
-        yield out
+        yield random_chunks(data, seed, max_size)
 
 
 def run(fmt, chunks, **options):

@@ -1,14 +1,13 @@
 """The vLLM and SGLang adapters fed a multi-call response under random chunkings."""
 
 import json
-import random
 import types
 
 import pytest
 
 import toolstream
 from engines import load_sglang, load_vllm
-from helpers import text_of
+from helpers import chunkings, text_of
 
 RESPONSE = (
     "<think>Two lookups, then a file.</think>I'll check both.\n"
@@ -27,16 +26,7 @@ EXPECTED_REASONING = text_of(WHOLE, "reasoning")
 
 
 def char_chunkings(text, n=40):
-    yield [text]
-    yield list(text)
-    for seed in range(n):
-        rng = random.Random(seed)
-        out, i = [], 0
-        while i < len(text):
-            k = rng.randint(1, 12)
-            out.append(text[i : i + k])
-            i += k
-        yield out
+    return chunkings(text, seeds=n, max_size=12)
 
 
 def test_expectations_are_sane():
