@@ -88,19 +88,34 @@ class Tracker:
     ``owner`` up to date. Error events never lose bytes: the raw text of an error that no
     call's start has claimed (a malformed call before its name, text after a closed call,
     invalid bytes) becomes content; an error that ends a started call is logged and kept in
-    ``owner.toolstream_errors``, since its name and arguments were already streamed."""
+    ``owner.toolstream_errors``, since its name and arguments were already streamed.
+
+    A call's argument text is kept as pieces and joined into ``streamed_args_for_tool`` /
+    ``prev_tool_call_arr`` once, when the call ends (or the stream does): appending to one
+    growing string per delta would copy it each time, quadratic in the arguments' size."""
 
     def __init__(self, owner: Any) -> None:
         self.owner = owner
         self.started: Dict[int, str] = {}
+        self.pieces: Dict[int, List[str]] = {}
         owner.prev_tool_call_arr = []
         owner.streamed_args_for_tool = []
         owner.current_tool_id = -1
         owner.current_tool_name_sent = False
         owner.toolstream_errors = []
 
-    def step(self, events: Iterable[Dict[str, Any]]) -> Step:
-        """The step made of ``events``."""
+    def _settle(self, i: int) -> None:
+        """Joins call ``i``'s argument pieces into the engines' attributes."""
+        pieces = self.pieces.pop(i, None)
+        if pieces is not None:
+            args = "".join(pieces)
+            self.owner.streamed_args_for_tool[i] = args
+            # What was streamed is the whole of the arguments: the serving layers'
+            # "remaining unstreamed arguments" check then finds nothing to add.
+            self.owner.prev_tool_call_arr[i]["arguments"] = args
+
+    def step(self, events: Iterable[Dict[str, Any]], final: bool = False) -> Step:
+        """The step made of ``events`` (``final``: the last one, from ``finish()``)."""
         step = Step()
         owner = self.owner
         for e in events:
@@ -119,15 +134,16 @@ class Tracker:
                     owner.prev_tool_call_arr.append({})
                     owner.streamed_args_for_tool.append("")
                 owner.prev_tool_call_arr[i] = {"name": e["name"], "arguments": ""}
+                self.pieces[i] = []
             elif kind == "tool_call_args":
                 i = e["index"]
                 step.call(i).arguments += e["delta"]
-                owner.streamed_args_for_tool[i] += e["delta"]
-                # What was streamed is the whole of the arguments: the serving layers'
-                # "remaining unstreamed arguments" check then finds nothing to add.
-                owner.prev_tool_call_arr[i]["arguments"] = owner.streamed_args_for_tool[i]
+                self.pieces[i].append(e["delta"])
+            elif kind == "tool_call_end":
+                self._settle(e["index"])
             elif kind == "error":
                 if e.get("index") in self.started:
+                    self._settle(e["index"])
                     logger.warning(
                         "toolstream: call %s (%s) failed: %s",
                         e["index"],
@@ -137,8 +153,10 @@ class Tracker:
                     owner.toolstream_errors.append(e)
                 else:
                     step.content += e["raw"]
-            # tool_call_end repeats what the deltas said; finish carries nothing for an
-            # engine's tool parser; field events are not enabled.
+            # finish carries nothing for an engine's tool parser; field events are off.
+        if final:
+            for i in list(self.pieces):
+                self._settle(i)
         return step
 
 

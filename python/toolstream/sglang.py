@@ -57,7 +57,7 @@ class ToolstreamDetector(BaseFormatDetector):
         """End of the stream: releases held-back text; a call cut off is logged."""
         if self._parser is None or self._parser.finished:
             return StreamingParseResult()
-        return self._result(self._tracker.step(self._parser.finish()))
+        return self._result(self._tracker.step(self._parser.finish(), final=True))
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> StreamingParseResult:
         """One-shot parse with a fresh parser. ``tool_index`` is the tool's position in

@@ -134,7 +134,7 @@ class ToolstreamToolParser(ToolParser):
         call cut off mid-arguments (its error is logged; its streamed part stays)."""
         if self._parser is None or self._parser.finished:
             return None
-        return self._message(self._tracker.step(self._parser.finish()))
+        return self._message(self._tracker.step(self._parser.finish(), final=True))
 
     # -- whole output --------------------------------------------------------------------
 
