@@ -245,3 +245,10 @@ def test_openai_sdk_example(tmp_path):
         assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
     finally:
         server.shutdown()
+
+
+def test_module_docstring_example():
+    import doctest
+
+    result = doctest.testmod(toolstream)
+    assert result.attempted >= 4 and result.failed == 0
