@@ -7,6 +7,8 @@ import pytest
 
 import toolstream
 from engines import load_sglang, load_vllm
+from fixtures import FIXTURES
+from toolstream._adapter import text_formats
 from helpers import chunkings, text_of
 
 RESPONSE = (
@@ -212,3 +214,48 @@ def test_vllm_interface_source_is_stated(vl):
     # Which interface these tests ran against is reported in the test log.
     print("vLLM interface:", "real vllm" if vl.real else "stand-ins of vLLM 0.33's interface (vllm needs torch)")
     assert vl.real or getattr(__import__("vllm"), "__standin__", False)
+
+
+# -- every raw-text format through both adapters ----------------------------------------------
+
+TEXT_FIXTURES = {f: v for f, v in FIXTURES.items() if f in text_formats()}
+
+
+def test_the_text_formats_have_fixtures():
+    # Formats added to the crate later get a row in fixtures.py to be covered here.
+    assert {"hermes", "qwen-xml", "mistral", "deepseek", "harmony", "llama-pythonic",
+            "llama-json", "auto"} <= set(TEXT_FIXTURES)
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXT_FIXTURES))
+def test_every_text_format_through_both_adapters(fmt, sgl, vl):
+    data, calls, _ = TEXT_FIXTURES[fmt]
+    det = sgl.fcp.FunctionCallParser.ToolCallParserEnum[f"toolstream-{fmt}"]
+    vcls = vl.atp.ToolParserManager.get_tool_parser(f"toolstream-{fmt}")
+    for chunks in chunkings(data, seeds=6, max_size=7):
+        d = det()
+        steps = [d.parse_streaming_increment(c, []) for c in chunks] + [d.finish([])]
+        assert collect_sglang(steps)[1] == calls
+        _, msgs = stream_vllm(vcls, chunks)
+        heads, args = {}, {}
+        for m in msgs:
+            for tc in m.tool_calls:
+                if tc.id:
+                    heads[tc.index] = tc.function.name
+                args[tc.index] = args.get(tc.index, "") + (tc.function.arguments or "")
+        assert [(heads[i], json.loads(args[i])) for i in sorted(heads)] == calls
+
+
+def test_vllm_plugin_file_path_route(vl, tmp_path):
+    """vLLM's import_from_path: the file imported under its own base name."""
+    import importlib.util
+    import sys
+
+    import toolstream.vllm_plugin as plugin
+
+    spec = importlib.util.spec_from_file_location("vllm_plugin", plugin.__file__)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["vllm_plugin"] = module
+    spec.loader.exec_module(module)
+    assert "toolstream-hermes" in module.REGISTERED
+    assert vl.atp.ToolParserManager.get_tool_parser("toolstream-hermes").format == "hermes"
