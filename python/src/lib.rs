@@ -142,11 +142,11 @@ impl PyParser {
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let result = if let Ok(b) = data.cast::<PyBytes>() {
-            self.inner.feed(b.as_bytes(), &mut self.events)
+            self.feed_bytes(py, b.as_bytes())
         } else if let Ok(s) = data.cast::<PyString>() {
-            self.inner.feed(s.to_cow()?.as_bytes(), &mut self.events)
+            self.feed_bytes(py, s.to_cow()?.as_bytes())
         } else if let Ok(b) = data.cast::<PyByteArray>() {
-            self.inner.feed(&b.to_vec(), &mut self.events)
+            self.feed_bytes(py, &b.to_vec())
         } else {
             return Err(PyTypeError::new_err(format!(
                 "feed() takes bytes, bytearray or str, not {}",
@@ -205,7 +205,21 @@ impl PyParser {
     }
 }
 
+/// Chunks at least this long are parsed with the GIL released, so other Python threads
+/// run meanwhile; shorter ones (token deltas) are cheaper to parse than to hand over.
+const DETACH_BYTES: usize = 64 << 10;
+
 impl PyParser {
+    /// Feeds `chunk` to the Rust parser, releasing the GIL for a large one.
+    fn feed_bytes(&mut self, py: Python<'_>, chunk: &[u8]) -> Result<(), toolstream::Error> {
+        let (inner, events) = (&mut self.inner, &mut self.events);
+        if chunk.len() >= DETACH_BYTES {
+            py.detach(|| inner.feed(chunk, events))
+        } else {
+            inner.feed(chunk, events)
+        }
+    }
+
     /// Converts the buffered events to a list of dicts and clears the buffer.
     fn take<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);

@@ -252,3 +252,13 @@ def test_module_docstring_example():
 
     result = doctest.testmod(toolstream)
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_large_chunks_parse_alike():
+    """Chunks of 64 KB and more are parsed with the GIL released: same events."""
+    body = "x" * (200 << 10)
+    text = 'Here.<tool_call>{"name": "w", "arguments": {"s": "' + body + '"}}</tool_call>'
+    whole = toolstream.parse("hermes", text)
+    assert calls_of(whole) == [("w", {"s": body})]
+    pieces = [text[i : i + 70000] for i in range(0, len(text), 70000)]
+    assert toolstream.merge_deltas(run("hermes", pieces)) == toolstream.merge_deltas(whole)
