@@ -1,0 +1,264 @@
+"""The Parser binding: every format, every event type, split invariance, error paths."""
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import toolstream
+from fixtures import FIXTURES, FRAMING, HERMES, OPENAI_CHAT
+from helpers import calls_of, chunkings, run, text_of
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_formats_come_from_the_crate():
+    names = toolstream.formats()
+    assert names == [f["name"] for f in toolstream.format_info()]
+    assert set(FIXTURES) <= set(names)
+    assert {"name", "description", "framing"} == set(toolstream.format_info()[0])
+    assert "hermes" in names and "openai-chat" in names
+
+
+@pytest.mark.parametrize("fmt", sorted(FIXTURES))
+def test_every_format_fixture(fmt):
+    data, calls, text = FIXTURES[fmt]
+    events = toolstream.parse(fmt, data, framing=FRAMING.get(fmt))
+    assert calls_of(events) == calls
+    if text is not None:
+        assert text_of(events) == text
+    assert not [e for e in events if e["type"] == "error"]
+    # Each call: one start, args deltas whose concatenation is JSON equal to the end's.
+    for i, (name, args) in enumerate(calls):
+        starts = [e for e in events if e["type"] == "tool_call_start" and e["index"] == i]
+        assert [s["name"] for s in starts] == [name]
+        joined = "".join(e["delta"] for e in events if e["type"] == "tool_call_args" and e["index"] == i)
+        assert json.loads(joined) == args
+
+
+@pytest.mark.parametrize("fmt", sorted(FIXTURES))
+def test_split_invariance(fmt):
+    data = FIXTURES[fmt][0].encode()
+    framing = FRAMING.get(fmt)
+    whole = toolstream.merge_deltas(run(fmt, [data], framing=framing))
+    for chunks in chunkings(data):
+        assert toolstream.merge_deltas(run(fmt, chunks, framing=framing)) == whole
+
+
+def _cli():
+    for path in (os.environ.get("TOOLSTREAM_CLI"), os.path.join(ROOT, "target", "debug", "toolstream"),
+                 os.path.join(ROOT, "target", "release", "toolstream"), shutil.which("toolstream")):
+        if path and os.path.isfile(path):
+            return path
+    return None
+
+
+@pytest.mark.parametrize("fmt", sorted(FIXTURES))
+def test_events_equal_the_cli_json(fmt, tmp_path):
+    cli = _cli()
+    if cli is None:
+        pytest.skip("SKIPPED: no toolstream CLI binary (cargo build) to compare with")
+    data, _, _ = FIXTURES[fmt]
+    path = tmp_path / "in"
+    path.write_bytes(data.encode())
+    args = [cli, "parse", "--format", fmt, str(path)]
+    if fmt in FRAMING:
+        args += ["--framing", FRAMING[fmt]]
+    out = subprocess.run(args, check=True, capture_output=True).stdout.decode()
+    expected = [json.loads(line) for line in out.splitlines() if line.strip()]
+    got = toolstream.parse(fmt, data, framing=FRAMING.get(fmt))
+    assert toolstream.merge_deltas(got) == toolstream.merge_deltas(expected)
+
+
+def test_every_event_type():
+    seen = {}
+    for e in toolstream.parse("openai-chat", OPENAI_CHAT, field_events=True):
+        seen.setdefault(e["type"], e)
+    for e in toolstream.parse("hermes", HERMES + "<tool_call>{\"name\": ", field_events=True):
+        seen.setdefault(e["type"], e)
+    assert set(seen) == {
+        "text", "reasoning", "tool_call_start", "tool_call_args", "tool_call_field",
+        "tool_call_field_end", "tool_call_end", "finish", "error",
+    }
+    assert seen["reasoning"] == {"type": "reasoning", "delta": "Need wéather."}
+    assert seen["tool_call_start"] == {"type": "tool_call_start", "index": 0, "id": "call_a", "name": "get_weather"}
+    assert seen["tool_call_field"] == {"type": "tool_call_field", "index": 0, "path": "/city", "delta": "Zü"}
+    assert seen["tool_call_field_end"] == {"type": "tool_call_field_end", "index": 0, "path": "/city"}
+    assert seen["tool_call_end"]["arguments"] == {"city": "Zürich"}
+    assert seen["finish"] == {"type": "finish", "reason": "tool_calls", "usage": None}
+    err = seen["error"]
+    # Cut off before its name: no call began, so the error has no index; raw keeps the bytes.
+    assert err["kind"] == "truncated" and "index" not in err and err["raw"] == "<tool_call>{\"name\": "
+    # Keys are interned: the same str object in every event.
+    a, b = (list(e)[0] for e in (seen["text"], seen["finish"]))
+    assert a == b == "type" and a is b
+
+
+def test_types_of_values():
+    events = toolstream.parse("hermes", '<tool_call>{"name": "f", "arguments": {"i": 12345678901234567890, "f": 1.5, "n": null, "b": false, "l": [1, {"x": "y"}]}}</tool_call>')
+    args = calls_of(events)[0][1]
+    assert args == {"i": 12345678901234567890, "f": 1.5, "n": None, "b": False, "l": [1, {"x": "y"}]}
+    assert type(args["i"]) is int and type(args["f"]) is float and args["b"] is False
+
+
+def test_str_bytes_and_bytearray_feed_alike():
+    as_bytes = run("hermes", [HERMES.encode()])
+    assert run("hermes", [HERMES]) == as_bytes
+    assert run("hermes", [bytearray(HERMES.encode())]) == as_bytes
+
+
+def test_parser_properties():
+    p = toolstream.Parser("gemini")
+    assert p.format == "gemini" and not p.finished and p.bytes_fed == 0
+    p.feed(b"[{")
+    assert p.framing == "json-array" and p.bytes_fed == 2 and p.retained_bytes > 0
+    p.finish()
+    assert p.finished
+    assert "gemini" in repr(p)
+
+
+def test_options_reach_the_crate():
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"zip": {"type": "string"}}}}}]
+    body = "<tool_call><function=f><parameter=zip>02134</parameter></function></tool_call>"
+    # Accepted as a list of dicts or a JSON string (the crate's own doc example). The
+    # scanners that type values from the schema land separately; this checks the plumbing.
+    assert calls_of(toolstream.parse("qwen-xml", body, tools=tools)) == [("f", {"zip": "02134"})]
+    assert calls_of(toolstream.parse("qwen-xml", body, tools=json.dumps(tools))) == [("f", {"zip": "02134"})]
+    assert calls_of(toolstream.parse("qwen-xml", body, tools={"tools": tools})) == [("f", {"zip": "02134"})]
+    assert toolstream.parse("hermes", "plan</think>ok", reasoning_open=True) == [
+        {"type": "reasoning", "delta": "plan"}, {"type": "text", "delta": "ok"}]
+    assert text_of(toolstream.parse("llama-pythonic", "See [note(x=1)].", tool_names=["get_weather"])) == "See [note(x=1)]."
+    leaked = OPENAI_CHAT.replace("Checking ", "<tool_call>{\\\"name\\\": \\\"g\\\", \\\"arguments\\\": {}}</tool_call>")
+    assert calls_of(toolstream.parse("openai-chat", leaked, content_format="hermes"))[0] == ("g", {})
+    tagged = toolstream.parse("hermes", "<r>x</r>y", reasoning_tags=[("<r>", "</r>")])
+    assert tagged == [{"type": "reasoning", "delta": "x"}, {"type": "text", "delta": "y"}]
+
+
+def test_iter_and_async_helpers():
+    chunks = [HERMES[i : i + 5].encode() for i in range(0, len(HERMES), 5)]
+    expected = toolstream.merge_deltas(run("hermes", chunks))
+    assert toolstream.merge_deltas(toolstream.iter_events("hermes", chunks)) == expected
+
+    async def source():
+        for c in chunks:
+            await asyncio.sleep(0)
+            yield c
+
+    async def collect():
+        return [e async for e in toolstream.aiter_events("hermes", source())]
+
+    assert toolstream.merge_deltas(asyncio.run(collect())) == expected
+
+
+# -- error paths ---------------------------------------------------------------------------
+
+
+def test_bad_format_and_framing():
+    with pytest.raises(toolstream.ToolstreamError, match="openai-chat"):
+        toolstream.Parser("nope")
+    with pytest.raises(ValueError):
+        toolstream.Parser("hermes", framing="carrier-pigeon")
+    with pytest.raises(toolstream.ToolstreamError):
+        toolstream.Parser("openai-chat", content_format="nope")
+
+
+def test_bad_tools_and_limits():
+    with pytest.raises(toolstream.ToolstreamError, match="tools"):
+        toolstream.Parser("hermes", tools="{not json")
+    with pytest.raises(toolstream.ToolstreamError, match="tools"):
+        toolstream.Parser("hermes", tools=42)
+    with pytest.raises(toolstream.ToolstreamError, match="not JSON-serialisable"):
+        toolstream.Parser("hermes", tools=[object()])
+    with pytest.raises(toolstream.ToolstreamError, match="max_calls"):
+        toolstream.Parser("hermes", max_calls=-1)
+    with pytest.raises(TypeError):
+        toolstream.Parser("hermes", max_calls="many")
+    with pytest.raises(TypeError):
+        toolstream.Parser("hermes", "positional-framing")
+
+
+def test_misuse():
+    p = toolstream.Parser("hermes")
+    with pytest.raises(TypeError, match="bytes, bytearray or str"):
+        p.feed(12)
+    p.finish()
+    with pytest.raises(toolstream.ToolstreamError, match="finished"):
+        p.feed(b"x")
+    with pytest.raises(toolstream.ToolstreamError, match="finished"):
+        p.finish()
+
+
+def test_bad_bytes_are_kept():
+    events = toolstream.parse("hermes", b"ok \xff <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>")
+    assert text_of(events).startswith("ok \ufffd")  # the invalid byte, replaced, not dropped
+    assert calls_of(events) == [("f", {})]
+    events = toolstream.parse("openai-chat", b"data: nope\n\n")
+    assert events == [{"type": "error", "kind": "invalid_json", "message": events[0]["message"], "raw": "nope"}]
+
+
+def test_limits_become_error_events():
+    body = '<tool_call>{"name":"f","arguments":{"a":"' + "x" * 100 + '"}}</tool_call>'
+    events = toolstream.parse("hermes", body, max_argument_bytes=10)
+    err = [e for e in events if e["type"] == "error"]
+    assert len(err) == 1 and err[0]["kind"] == "limit_exceeded" and err[0]["index"] == 0
+    assert not calls_of(events)
+    two = '<tool_call>{"name":"f","arguments":{}}</tool_call><tool_call>{"name":"g","arguments":{}}</tool_call>'
+    events = toolstream.parse("hermes", two, max_calls=1)
+    assert calls_of(events) == [("f", {})]
+    assert [e["kind"] for e in events if e["type"] == "error"] == ["limit_exceeded"]
+
+
+def test_openai_sdk_example(tmp_path):
+    """The OpenAI SDK example, against a local server replaying a recorded-shape stream."""
+    pytest.importorskip("openai")
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = OPENAI_CHAT.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
+        import openai_sdk
+
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        events = openai_sdk.stream_events(base_url=base, api_key="test")
+        assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
+        events = asyncio.run(openai_sdk.astream_events(base_url=base, api_key="test"))
+        assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
+    finally:
+        server.shutdown()
+
+
+def test_module_docstring_example():
+    import doctest
+
+    result = doctest.testmod(toolstream)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_large_chunks_parse_alike():
+    """Chunks of 64 KB and more are parsed with the GIL released: same events."""
+    body = "x" * (200 << 10)
+    text = 'Here.<tool_call>{"name": "w", "arguments": {"s": "' + body + '"}}</tool_call>'
+    whole = toolstream.parse("hermes", text)
+    assert calls_of(whole) == [("w", {"s": body})]
+    pieces = [text[i : i + 70000] for i in range(0, len(text), 70000)]
+    assert toolstream.merge_deltas(run("hermes", pieces)) == toolstream.merge_deltas(whole)
