@@ -17,6 +17,8 @@
 //! | `[TOOL_CALLS]` | `mistral` |
 //! | `<｜tool▁calls▁begin｜>`, `<｜tool▁call▁begin｜>` | `deepseek` |
 //! | `<\|start\|>`, `<\|channel\|>` | `harmony` |
+//! | `<\|python_tag\|>` ws* `[` ws* name `(` | `llama-pythonic` |
+//! | `<\|python_start\|>` | `llama-pythonic` |
 //! | `<\|python_tag\|>` | `llama-json` |
 //! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
 //! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
@@ -70,6 +72,18 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     ),
     (&[Tok::Lit(b"<|start|>")], Format::Harmony),
     (&[Tok::Lit(b"<|channel|>")], Format::Harmony),
+    (
+        &[
+            Tok::Lit(b"<|python_tag|>"),
+            Tok::Ws,
+            Tok::Lit(b"["),
+            Tok::Ws,
+            Tok::Ident,
+            Tok::Lit(b"("),
+        ],
+        Format::LlamaPythonic,
+    ),
+    (&[Tok::Lit(b"<|python_start|>")], Format::LlamaPythonic),
     (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
     (
         &[

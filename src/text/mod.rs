@@ -15,6 +15,26 @@
 //! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
 //! marker (or a character) split across chunks is held, and released verbatim the
 //! moment it cannot be one.
+//!
+//! Rules every scanner keeps (tests in `tests/text_edges.rs` run them over every text
+//! format):
+//!
+//! - **A call error carries the model's bytes.** When a call cannot be completed
+//!   (malformed, cut off by the end of input), its `Error` (with its `index` once the
+//!   Start was emitted) carries in `raw` the model's own bytes of that call, unchanged:
+//!   from its first marker byte — its own opening marker (`<tool_call>`,
+//!   `<｜tool▁call▁begin｜>`, `<|channel|>`, `[TOOL_CALLS]` of a v11 call), or, where one
+//!   marker opens a list of calls, that marker for the list's first call (`[TOOL_CALLS][`,
+//!   `<|python_tag|>`, a pythonic or JSON list's `[`, a bare JSON call's `{`) and a later
+//!   call's own first byte (its `{`, its name) — through the call's end (its closing
+//!   marker or bracket) or the end of the input, up to `max_argument_bytes` (cut on a
+//!   character boundary, the rest counted in the message). Never converted JSON.
+//! - **Call-introducing tokens are markers.** A special token that introduces a call
+//!   (`<|python_tag|>` or `<|python_start|>` before a pythonic list, `<|tool_call_start|>`,
+//!   `<function_calls>`) is consumed with the call, never emitted as text; one that no
+//!   call follows is text, byte for byte.
+//! - **A stray closing reasoning tag is text** unless `reasoning_open` declared the block
+//!   open (then everything before it is reasoning); see [`reasoning`].
 
 use crate::calls::Calls;
 use crate::event::Event;
