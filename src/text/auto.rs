@@ -20,6 +20,9 @@
 //! | `<\|python_tag\|>` ws* `[` ws* name `(` | `llama-pythonic` |
 //! | `<\|python_start\|>` | `llama-pythonic` |
 //! | `<\|python_tag\|>` | `llama-json` |
+//! | `<\|tool_call_start\|>` | `lfm2` |
+//! | `<function_calls>` | `olmo3` |
+//! | `<\|tool_call>` | `gemma4` |
 //! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
 //! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |
@@ -85,6 +88,9 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     ),
     (&[Tok::Lit(b"<|python_start|>")], Format::LlamaPythonic),
     (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
+    (&[Tok::Lit(b"<|tool_call_start|>")], Format::Lfm2),
+    (&[Tok::Lit(b"<function_calls>")], Format::Olmo3),
+    (&[Tok::Lit(b"<|tool_call>")], Format::Gemma4),
     (
         &[
             Tok::Lit(b"{"),

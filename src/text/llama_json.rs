@@ -62,7 +62,7 @@ use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
-use crate::scan::json::{JsonScanner, JsonStatus};
+use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
@@ -858,14 +858,18 @@ impl LlamaJson {
     }
 }
 
-enum Match {
+/// How held bytes compare with a set of special tokens ([`special`]).
+pub(crate) enum Match {
+    /// One of the tokens, whole.
     Full(&'static [u8]),
+    /// A proper prefix of one.
     Prefix,
+    /// Neither.
     No,
 }
 
 /// Whether `held` is one of `tokens` or a proper prefix of one.
-fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
+pub(crate) fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
     let mut prefix = false;
     for t in tokens {
         if *t == held {
@@ -874,40 +878,4 @@ fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
         prefix |= t.starts_with(held);
     }
     if prefix { Match::Prefix } else { Match::No }
-}
-
-/// Appends `s` to `out` as JSON string content.
-pub(crate) fn escape_json(s: &str, out: &mut String) {
-    let mut from = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1F => "",
-            _ => continue,
-        };
-        out.push_str(s.get(from..i).unwrap_or_default());
-        if esc.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
-        } else {
-            out.push_str(esc);
-        }
-        from = i + 1;
-    }
-    out.push_str(s.get(from..).unwrap_or_default());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes() {
-        let mut s = String::new();
-        escape_json("a\"b\\c\nd\u{1}é", &mut s);
-        assert_eq!(s, "a\\\"b\\\\c\\nd\\u0001é");
-    }
 }

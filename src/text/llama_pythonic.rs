@@ -65,6 +65,7 @@ use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::hermes::{Raw, report};
+use crate::text::llama_json::{Match, special};
 use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Longest tool name accepted in a marker-less call header (bytes).
@@ -438,7 +439,6 @@ pub(crate) const LLAMA: Frame = Frame {
 };
 
 /// `lfm2`: `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`.
-#[allow(dead_code)] // wired up with the `lfm2` format
 pub(crate) const LFM2: Frame = Frame {
     open: &[b"<|tool_call_start|>"],
     close: &[b"<|tool_call_end|>"],
@@ -447,26 +447,12 @@ pub(crate) const LFM2: Frame = Frame {
 };
 
 /// `olmo3`: `<function_calls>\nf(a=1)\ng()\n</function_calls>` (brackets optional).
-#[allow(dead_code)] // wired up with the `olmo3` format
 pub(crate) const OLMO3: Frame = Frame {
     open: &[b"<function_calls>"],
     close: &[b"</function_calls>"],
     bare_list: false,
     bracketless: true,
 };
-
-/// Whether `held` is one of `tokens` (`Some(true)`), a proper prefix of one
-/// (`Some(false)`), or neither (`None`).
-fn token_match(held: &[u8], tokens: &[&[u8]]) -> Option<bool> {
-    let mut prefix = false;
-    for t in tokens {
-        if *t == held {
-            return Some(true);
-        }
-        prefix |= t.starts_with(held);
-    }
-    prefix.then_some(false)
-}
 
 // States (bytes in `held` are not yet released as text):
 //
@@ -620,14 +606,14 @@ impl LlamaPythonic {
                 }
                 St::Tag => {
                     self.held.push(b);
-                    match token_match(&self.held, self.frame.open) {
-                        Some(true) => {
+                    match special(&self.held, self.frame.open) {
+                        Match::Full(_) => {
                             self.marked = true;
                             self.st = St::Lead;
                             i += 1;
                         }
-                        Some(false) => i += 1,
-                        None => {
+                        Match::Prefix => i += 1,
+                        Match::No => {
                             self.held.pop();
                             self.release();
                         }
@@ -764,15 +750,15 @@ impl LlamaPythonic {
                 St::CloseTag => {
                     self.held.push(b);
                     let tag = self.held.get(self.tag_from..).unwrap_or_default();
-                    match token_match(tag, self.frame.close) {
-                        Some(true) => {
+                    match special(tag, self.frame.close) {
+                        Match::Full(_) => {
                             // The list's closing token (and the whitespace before it).
                             self.held.clear();
                             self.st = St::Text;
                             i += 1;
                         }
-                        Some(false) => i += 1,
-                        None => {
+                        Match::Prefix => i += 1,
+                        Match::No => {
                             self.held.pop();
                             self.release();
                         }
