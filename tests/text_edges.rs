@@ -27,6 +27,7 @@ const REASONING_FORMATS: &[(Format, &str, &str)] = &[
     (Format::QwenXml, "<think>", "</think>"),
     (Format::Mistral, "[THINK]", "[/THINK]"),
     (Format::DeepSeek, "<think>", "</think>"),
+    (Format::Gemma4, "<|channel>thought", "<channel|>"),
 ];
 
 /// Every text format (`auto` passes reasoning tags through as text until it has
@@ -40,6 +41,9 @@ const TEXT_FORMATS: &[Format] = &[
     Format::LlamaPythonic,
     Format::LlamaJson,
     Format::Auto,
+    Format::Lfm2,
+    Format::Olmo3,
+    Format::Gemma4,
 ];
 
 #[test]
@@ -450,6 +454,69 @@ fn broken_calls() -> Vec<Broken> {
             "Hi  after",
         ),
         b(
+            Lfm2,
+            "cut",
+            ("Hi ", "", "<|tool_call_start|>[f(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Lfm2,
+            "second call corrupt",
+            (
+                "Hi ",
+                "<|tool_call_start|>[g(), ",
+                "f(a=x)",
+                "]<|tool_call_end|> after",
+            ),
+            Bad,
+            1,
+            "Hi  after",
+        ),
+        b(
+            Olmo3,
+            "cut",
+            ("Hi ", "", "<function_calls>\nf(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Olmo3,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<function_calls>\nf(a=1, b=x)",
+                "\n</function_calls> after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            Gemma4,
+            "cut",
+            ("Hi ", "", "<|tool_call>call:f{a:<|\"|>é", ""),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Gemma4,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|tool_call>call:f{a:x,b:<|\"|>}<|\"|>}<tool_call|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
             Auto,
             "pythonic cut",
             ("Hi ", "", "[f(a=1, b='x", ""),
@@ -581,6 +648,27 @@ fn call_introducing_tokens_are_markers_never_text() {
             "A ",
             " B",
             "A  B",
+        ),
+        (
+            Lfm2,
+            "<|tool_call_start|>[f(a=1)]<|tool_call_end|>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Olmo3,
+            "<function_calls>\nf(a=1)\n</function_calls>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Gemma4,
+            "<|tool_call>call:f{a:1}<tool_call|>",
+            "A",
+            " B",
+            "A B",
         ),
     ];
     for &(f, call, before, after, want) in cases {
