@@ -141,6 +141,9 @@
 //! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
 //! | `llama-pythonic` | text | Llama 3.2 / 4 pythonic calls `[f(a=1, b='x'), g()]`, arguments converted to JSON as they stream |
 //! | `llama-json` | text | Llama 3.x bare JSON calls `{"name": .., "parameters": ..}`, `<\|python_tag\|>`, `code_interpreter` |
+//! | `lfm2` | text | Liquid LFM2 pythonic calls inside `<\|tool_call_start\|>[..]<\|tool_call_end\|>` |
+//! | `olmo3` | text | OLMo 3 pythonic calls, one per line, inside `<function_calls>`..`</function_calls>` |
+//! | `gemma4` | text | Gemma 4 `<\|tool_call>call:name{k:<\|"\|>v<\|"\|>}<tool_call\|>`, arguments converted to JSON as they stream |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
 //! Any format's framing can be overridden ([`Parser::framing`], CLI `--framing`), e.g. NDJSON
