@@ -24,9 +24,9 @@ use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::gemma::{GemmaArgs, GemmaStatus};
-use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
+use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{Raw, report};
+use crate::text::hermes::{Raw, closing, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 
 const OPEN: &str = "<|tool_call>";
@@ -185,30 +185,11 @@ impl Gemma4 {
                     }
                 }
                 St::After => {
-                    if self.expect.matched() == 0 {
-                        let n = s.bytes().take_while(|&c| is_ws(c)).count();
-                        s = s.get(n..).unwrap_or_default();
-                        if s.is_empty() {
-                            continue;
-                        }
-                    }
-                    match self.expect.feed(&self.close, s) {
-                        Expected::NeedMore => s = "",
-                        Expected::Matched { consumed, .. } => {
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                        }
-                        Expected::Mismatch {
-                            which,
-                            len,
-                            consumed,
-                        } => {
-                            // No `<tool_call|>`: what follows the call is text again.
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                            let given = self.close.get(which).get(..len).unwrap_or_default();
-                            self.text.give_back(given, out);
-                        }
+                    if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
+                        self.end_call();
+                        // No `<tool_call|>`: what follows the call is text again.
+                        self.text
+                            .give_back(CLOSE.get(..given).unwrap_or_default(), out);
                     }
                 }
                 St::Skip(kind) => {

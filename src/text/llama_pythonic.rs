@@ -555,6 +555,20 @@ impl LlamaPythonic {
         self.st = St::Text;
     }
 
+    /// A name starts with `b`.
+    fn begin_name(&mut self, b: u8) {
+        self.name_from = self.held.len();
+        self.held.push(b);
+        self.st = St::Name;
+    }
+
+    /// A `<` that may begin a closing token.
+    fn begin_close_tag(&mut self) {
+        self.tag_from = self.held.len();
+        self.held.push(b'<');
+        self.st = St::CloseTag;
+    }
+
     /// Holds a whitespace byte; `false` when the bound is reached.
     fn hold_ws(&mut self, b: u8) -> bool {
         if is_ws(b) && self.held.len() < self.max_held {
@@ -629,9 +643,7 @@ impl LlamaPythonic {
                         i += 1;
                     } else if self.frame.bracketless && is_name_start(b) {
                         self.in_list = false;
-                        self.name_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::Name;
+                        self.begin_name(b);
                         i += 1;
                     } else {
                         self.release();
@@ -641,9 +653,7 @@ impl LlamaPythonic {
                     if self.hold_ws(b) {
                         i += 1;
                     } else if is_name_start(b) {
-                        self.name_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::Name;
+                        self.begin_name(b);
                         i += 1;
                     } else {
                         self.release();
@@ -722,14 +732,10 @@ impl LlamaPythonic {
                         i += 1;
                     } else if !self.in_list && is_name_start(b) {
                         // Bracketless: the next call, one per line.
-                        self.name_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::Name;
+                        self.begin_name(b);
                         i += 1;
                     } else if !self.in_list && b == b'<' {
-                        self.tag_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::CloseTag;
+                        self.begin_close_tag();
                         i += 1;
                     } else {
                         self.release();
@@ -739,9 +745,7 @@ impl LlamaPythonic {
                     if self.hold_ws(b) {
                         i += 1;
                     } else if b == b'<' {
-                        self.tag_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::CloseTag;
+                        self.begin_close_tag();
                         i += 1;
                     } else {
                         self.release();
