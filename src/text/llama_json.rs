@@ -49,14 +49,15 @@
 //! duplicate, invalid JSON in the arguments (`'single quotes'`), a malformed key
 //! (`"parameters{`, `"parameters=`) — fails the call: it gets its `Error` event instead of
 //! `ToolCallEnd`. The scanner skips to the `}` that balances the call's `{` (tracking
-//! strings and brackets) and carries on after it. The error's `raw` is the call's own
-//! text from its arguments on (the argument bytes already streamed, then the rest of the
-//! object), or from its `{` when it broke before its arguments (up to
-//! [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string never
-//! closes runs to the end of the input. Members after the arguments closed that do not
-//! belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an `Error`
-//! of kind `trailing_arguments` with those bytes. A call cut off by the end of input
-//! gets an `Error` of kind `truncated`; only the final `}` may be missing.
+//! strings and brackets) and carries on after it. The error's `raw` is the model's own
+//! bytes of the call from its first marker byte — `<|python_tag|>` (and the whitespace
+//! after it) or the array's `[` for a group's first call, the `{` otherwise — through its
+//! end (up to [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string
+//! never closes runs to the end of the input. Members after the arguments closed that do
+//! not belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an
+//! `Error` of kind `trailing_arguments` with those bytes. A call cut off by the end of
+//! input gets an `Error` of kind `truncated` with its bytes; only the final `}` may be
+//! missing.
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
@@ -250,7 +251,7 @@ impl LlamaJson {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.len() + self.raw.len() + self.text.held() + self.py.retained()
+        self.held.len() + self.lead.len() + self.raw.len() + self.text.held() + self.py.retained()
     }
 
     fn may_start(&self) -> bool {
