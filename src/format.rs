@@ -56,6 +56,15 @@ pub enum Format {
     LlamaJson,
     /// Raw model output whose tool-call syntax is detected from its first markers.
     Auto,
+    /// Raw Liquid LFM2 output: pythonic calls inside
+    /// `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
+    Lfm2,
+    /// Raw OLMo 3 output: pythonic calls inside `<function_calls>` .. `</function_calls>`,
+    /// one per line (brackets optional).
+    Olmo3,
+    /// Raw Gemma 4 output: `<|tool_call>call:name{k:<|"|>v<|"|>,n:3}<tool_call|>`
+    /// (arguments converted to JSON as they stream).
+    Gemma4,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -163,6 +172,24 @@ const FORMATS: &[FormatInfo] = &[
         name: "llama-json",
         framing: Framing::Text,
         about: "raw Llama 3.x text with JSON tool calls {\"name\": .., \"parameters\": ..}, <|python_tag|>, code_interpreter",
+    },
+    FormatInfo {
+        format: Format::Lfm2,
+        name: "lfm2",
+        framing: Framing::Text,
+        about: "raw Liquid LFM2 text: <|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|> (pythonic calls)",
+    },
+    FormatInfo {
+        format: Format::Olmo3,
+        name: "olmo3",
+        framing: Framing::Text,
+        about: "raw OLMo 3 text: <function_calls> pythonic calls, one per line </function_calls>",
+    },
+    FormatInfo {
+        format: Format::Gemma4,
+        name: "gemma4",
+        framing: Framing::Text,
+        about: "raw Gemma 4 text: <|tool_call>call:name{k:<|\"|>v<|\"|>,n:3}<tool_call|>",
     },
     FormatInfo {
         format: Format::Auto,

@@ -141,6 +141,9 @@
 //! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
 //! | `llama-pythonic` | text | Llama 3.2 / 4 pythonic calls `[f(a=1, b='x'), g()]`, arguments converted to JSON as they stream |
 //! | `llama-json` | text | Llama 3.x bare JSON calls `{"name": .., "parameters": ..}`, `<\|python_tag\|>`, `code_interpreter` |
+//! | `lfm2` | text | Liquid LFM2 pythonic calls inside `<\|tool_call_start\|>[..]<\|tool_call_end\|>` |
+//! | `olmo3` | text | OLMo 3 pythonic calls, one per line, inside `<function_calls>`..`</function_calls>` |
+//! | `gemma4` | text | Gemma 4 `<\|tool_call>call:name{k:<\|"\|>v<\|"\|>}<tool_call\|>`, arguments converted to JSON as they stream |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
 //! Any format's framing can be overridden ([`Parser::framing`], CLI `--framing`), e.g. NDJSON
@@ -158,7 +161,16 @@
 //! 3. Split invariance: any chunking yields the same events once adjacent deltas of the same
 //!    kind and index are merged ([`merge_deltas`]).
 //! 4. Nothing lost: a malformed payload or call yields an `Error` carrying its raw text; a
-//!    stream cut off mid-call is reported by `finish` with what had arrived.
+//!    stream cut off mid-call is reported by `finish` with what had arrived. For a text
+//!    format (raw model output), a call's `Error` (malformed, cut off) carries in `raw` the
+//!    model's own bytes of that call, unchanged, from its first marker byte — its own
+//!    opening marker, or, for the first call of a list opened by one marker
+//!    (`[TOOL_CALLS][`, `<|python_tag|>`, a pythonic or JSON list's `[`), that marker; a
+//!    later call of such a list from its own first byte — through its end (or the end of
+//!    the input), up to [`Limits::max_argument_bytes`], so a UI can show what the model
+//!    said. A special token that introduces a call is consumed as a marker, never text;
+//!    one that no call follows is text. A closing reasoning tag with no opening one is text
+//!    unless [`Parser::reasoning_open`] declared the block open. Bytes are never dropped.
 //! 5. Bounded: see [`Limits`].
 //! 6. Ids: the provider's when it sends one; otherwise `<prefix><index>` (`call_0`,
 //!    `call_1`, … by default), the same for the same input however it is chunked. Give

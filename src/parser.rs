@@ -427,8 +427,9 @@ impl Parser {
     /// reasoning, because the chat template put the opening tag (`<think>`) in the prompt
     /// and the model writes only the closing one. Default `false`: only text between
     /// an opening and a closing tag is reasoning, and a closing tag without an opening
-    /// one is dropped (the text before it stays text). Ignored by `harmony`, whose
-    /// channels say what is reasoning.
+    /// one is text, byte for byte (bytes are never dropped; nothing in the output says a
+    /// block was open). With `true`, everything before the first closing tag is
+    /// reasoning. Ignored by `harmony`, whose channels say what is reasoning.
     ///
     /// ```
     /// use toolstream::{Event, Format, Parser};

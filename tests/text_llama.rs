@@ -260,9 +260,8 @@ fn pythonic_error_carries_the_raw_call() {
         unreachable!()
     };
     assert_eq!(*kind, ErrorKind::InvalidArguments);
-    // The argument text already streamed, then the call as written.
-    assert!(raw.ends_with("f(x=foo, y='z')"), "{raw}");
-    assert!(raw.starts_with("{\"x\":"), "{raw}");
+    // The model's own bytes of the call, from the list's `[` through the call's `)`.
+    assert_eq!(raw, "[f(x=foo, y='z')");
 }
 
 #[test]
@@ -487,10 +486,11 @@ fn json_errors_carry_the_raw_call() {
     );
     assert!(matches!(call_errors(&events)[0], Event::Error { raw, .. }
         if raw == r#"{"name":"get_weather","parameters{"key"]="Tokyo"}}"#));
-    // Broken inside the arguments: raw from the arguments on.
+    // Broken inside the arguments: raw from `{` too (the model's bytes, never only the
+    // arguments).
     let events = run_whole(&js, br#"{"name": "f", "parameters": {"p": 'x'}} after"#);
     assert!(matches!(call_errors(&events)[0], Event::Error { raw, .. }
-        if raw == r#"{"p": 'x'}}"#));
+        if raw == r#"{"name": "f", "parameters": {"p": 'x'}}"#));
 }
 
 #[test]

@@ -87,6 +87,9 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::LlamaJson => llama_json,
         // `auto` detects the hermes call of the hermes workload.
         Format::Auto => hermes,
+        Format::Lfm2 => lfm2,
+        Format::Olmo3 => olmo3,
+        Format::Gemma4 => gemma4,
         _ => return None,
     })
 }
@@ -585,9 +588,9 @@ fn harmony(shape: Shape) -> Workload {
     text(&[(&analysis, 5), (&call, shape.piece)], args.len())
 }
 
-fn llama_pythonic(shape: Shape) -> Workload {
+/// The pythonic call `write_file(path=.., content=..)` of `shape`, and its JSON arguments.
+fn pythonic_call(shape: Shape) -> (String, String) {
     let c = content(shape.arg_len);
-    let args = args_json(&c);
     let py: String = c
         .chars()
         .map(|ch| match ch {
@@ -597,8 +600,45 @@ fn llama_pythonic(shape: Shape) -> Workload {
             other => other.to_string(),
         })
         .collect();
-    let call = format!("[write_file(path='notes.txt', content='{py}')]");
+    (
+        format!("write_file(path='notes.txt', content='{py}')"),
+        args_json(&c),
+    )
+}
+
+fn llama_pythonic(shape: Shape) -> Workload {
+    let (call, args) = pythonic_call(shape);
+    let call = format!("[{call}]");
     text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
+}
+
+fn lfm2(shape: Shape) -> Workload {
+    let (call, args) = pythonic_call(shape);
+    let call = format!("<|tool_call_start|>[{call}]<|tool_call_end|>");
+    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
+}
+
+fn olmo3(shape: Shape) -> Workload {
+    let (call, args) = pythonic_call(shape);
+    let call = format!("<function_calls>\n{call}\n</function_calls>");
+    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
+}
+
+fn gemma4(shape: Shape) -> Workload {
+    let c = content(shape.arg_len);
+    let args = args_json(&c);
+    let q = "<|\"|>";
+    let call = format!(
+        "<|tool_call>call:write_file{{path:{q}notes.txt{q},content:{q}{c}{q}}}<tool_call|>"
+    );
+    text(
+        &[
+            ("<|channel>thought\nThe user wants a file.\n<channel|>", 5),
+            (&prose(shape), 5),
+            (&call, shape.piece),
+        ],
+        args.len(),
+    )
 }
 
 fn llama_json(shape: Shape) -> Workload {

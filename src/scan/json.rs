@@ -390,8 +390,38 @@ impl JsonScanner {
     }
 }
 
+/// Appends `s` to `out` as JSON string content.
+pub(crate) fn escape_json(s: &str, out: &mut String) {
+    let mut from = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(s.get(from..i).unwrap_or_default());
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        from = i + 1;
+    }
+    out.push_str(s.get(from..).unwrap_or_default());
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn escapes() {
+        let mut s = String::new();
+        escape_json("a\"b\\c\nd\u{1}é", &mut s);
+        assert_eq!(s, "a\\\"b\\\\c\\nd\\u0001é");
+    }
     use super::*;
 
     fn whole(s: &str) -> (JsonStatus, bool) {

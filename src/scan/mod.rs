@@ -2,6 +2,7 @@
 
 pub mod fields;
 pub(crate) mod find;
+pub(crate) mod gemma;
 pub mod json;
 pub mod marker;
 pub mod pythonic;

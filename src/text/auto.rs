@@ -17,7 +17,12 @@
 //! | `[TOOL_CALLS]` | `mistral` |
 //! | `<｜tool▁calls▁begin｜>`, `<｜tool▁call▁begin｜>` | `deepseek` |
 //! | `<\|start\|>`, `<\|channel\|>` | `harmony` |
+//! | `<\|python_tag\|>` ws* `[` ws* name `(` | `llama-pythonic` |
+//! | `<\|python_start\|>` | `llama-pythonic` |
 //! | `<\|python_tag\|>` | `llama-json` |
+//! | `<\|tool_call_start\|>` | `lfm2` |
+//! | `<function_calls>` | `olmo3` |
+//! | `<\|tool_call>` | `gemma4` |
 //! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
 //! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |
@@ -70,7 +75,22 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     ),
     (&[Tok::Lit(b"<|start|>")], Format::Harmony),
     (&[Tok::Lit(b"<|channel|>")], Format::Harmony),
+    (
+        &[
+            Tok::Lit(b"<|python_tag|>"),
+            Tok::Ws,
+            Tok::Lit(b"["),
+            Tok::Ws,
+            Tok::Ident,
+            Tok::Lit(b"("),
+        ],
+        Format::LlamaPythonic,
+    ),
+    (&[Tok::Lit(b"<|python_start|>")], Format::LlamaPythonic),
     (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
+    (&[Tok::Lit(b"<|tool_call_start|>")], Format::Lfm2),
+    (&[Tok::Lit(b"<function_calls>")], Format::Olmo3),
+    (&[Tok::Lit(b"<|tool_call>")], Format::Gemma4),
     (
         &[
             Tok::Lit(b"{"),

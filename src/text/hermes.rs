@@ -506,6 +506,34 @@ pub(crate) fn report(
     });
 }
 
+/// After a call's value closed: whitespace, then the call's closing marker (the only
+/// marker of `close`). Consumes from `s`. `None`: more input is needed; `Some(0)`: the
+/// marker came; `Some(n)`: other text came, and the marker's first `n` bytes, held so
+/// far, are text again (the rest of `s` too).
+pub(crate) fn closing(expect: &mut Expect, close: &MarkerSet, s: &mut &str) -> Option<usize> {
+    if expect.matched() == 0 {
+        let n = s.bytes().take_while(|b| is_ws(*b)).count();
+        *s = s.get(n..).unwrap_or_default();
+        if s.is_empty() {
+            return None;
+        }
+    }
+    match expect.feed(close, s) {
+        Expected::NeedMore => {
+            *s = "";
+            None
+        }
+        Expected::Matched { consumed, .. } => {
+            *s = s.get(consumed..).unwrap_or_default();
+            Some(0)
+        }
+        Expected::Mismatch { len, consumed, .. } => {
+            *s = s.get(consumed..).unwrap_or_default();
+            Some(len)
+        }
+    }
+}
+
 /// Scanner for `hermes`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Hermes {
@@ -629,30 +657,11 @@ impl Hermes {
                     }
                 }
                 St::After => {
-                    if self.expect.matched() == 0 {
-                        let n = s.bytes().take_while(|b| is_ws(*b)).count();
-                        s = s.get(n..).unwrap_or_default();
-                        if s.is_empty() {
-                            continue;
-                        }
-                    }
-                    match self.expect.feed(&self.close, s) {
-                        Expected::NeedMore => s = "",
-                        Expected::Matched { consumed, .. } => {
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                        }
-                        Expected::Mismatch {
-                            which,
-                            len,
-                            consumed,
-                        } => {
-                            // No `</tool_call>`: what follows the call is text again.
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                            let given = self.close.get(which).get(..len).unwrap_or_default();
-                            self.text.give_back(given, out);
-                        }
+                    if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
+                        self.end_call();
+                        // No `</tool_call>`: what follows the call is text again.
+                        self.text
+                            .give_back(CLOSE.get(..given).unwrap_or_default(), out);
                     }
                 }
                 St::Skip(kind) => {

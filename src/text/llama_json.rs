@@ -54,23 +54,24 @@
 //! duplicate, invalid JSON in the arguments (`'single quotes'`), a malformed key
 //! (`"parameters{`, `"parameters=`) — fails the call: it gets its `Error` event instead of
 //! `ToolCallEnd`. The scanner skips to the `}` that balances the call's `{` (tracking
-//! strings and brackets) and carries on after it. The error's `raw` is the call's own
-//! text from its arguments on (the argument bytes already streamed, then the rest of the
-//! object), or from its `{` when it broke before its arguments (up to
-//! [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string never
-//! closes runs to the end of the input. Members after the arguments closed that do not
-//! belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an `Error`
-//! of kind `trailing_arguments` with those bytes. A call cut off by the end of input
-//! gets an `Error` of kind `truncated`; only the final `}` may be missing.
+//! strings and brackets) and carries on after it. The error's `raw` is the model's own
+//! bytes of the call from its first marker byte — `<|python_tag|>` (and the whitespace
+//! after it) or the array's `[` for a group's first call, the `{` otherwise — through its
+//! end (up to [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string
+//! never closes runs to the end of the input. Members after the arguments closed that do
+//! not belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an
+//! `Error` of kind `trailing_arguments` with those bytes. A call cut off by the end of
+//! input gets an `Error` of kind `truncated` with its bytes; only the final `}` may be
+//! missing.
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
-use crate::scan::json::{JsonScanner, JsonStatus};
+use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::llama_pythonic::{Broken, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
+use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
 use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Special tokens recognised in the text.
@@ -198,8 +199,14 @@ pub(crate) struct LlamaJson {
     /// Length of the current name / type string.
     str_len: usize,
     json: JsonScanner,
-    /// The call's raw text from its `{` (after Start), bounded.
+    /// The call's raw text from its first marker byte (after Start), bounded.
     raw: Vec<u8>,
+    /// Where the call object's `{` is in `raw`.
+    raw_obj: usize,
+    /// `<|python_tag|>` and the whitespace after it, when they open the current group.
+    lead: Vec<u8>,
+    /// The next call is its group's first (its raw text starts at the group's marker).
+    first: bool,
     raw_lost: bool,
     /// Length of `raw` when the arguments closed.
     raw_after_args: usize,
@@ -235,6 +242,9 @@ impl LlamaJson {
             str_len: 0,
             json: JsonScanner::with_max_depth(limits.max_depth),
             raw: Vec::new(),
+            raw_obj: 0,
+            lead: Vec::new(),
+            first: true,
             raw_lost: false,
             raw_after_args: 0,
             args_utf8: Utf8Holder::new(),
@@ -250,7 +260,7 @@ impl LlamaJson {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.len() + self.raw.len() + self.text.held() + self.py.retained()
+        self.held.len() + self.lead.len() + self.raw.len() + self.text.held() + self.py.retained()
     }
 
     fn may_start(&self) -> bool {
@@ -313,23 +323,24 @@ impl LlamaJson {
             calls.args(s, t, out);
         }
         self.st = St::Broken;
-        // The error's raw text: from the `{` when the call broke before its arguments;
-        // the arguments were streamed already otherwise; after they closed, what follows.
-        let send = if !self.has_args {
-            &self.raw[..]
-        } else if self.args_done {
+        // The error's raw text: the call's own bytes from its first marker byte; after
+        // its arguments closed (the call ended), what follows them.
+        let send = if self.args_done {
             self.raw.get(self.raw_after_args..).unwrap_or_default()
         } else {
-            &[]
+            &self.raw[..]
         };
         let done = self.broken.begin(
             Skip::new(false, if self.raw_lost { 1 } else { 0 }),
-            &self.raw,
+            self.raw.get(self.raw_obj..).unwrap_or_default(),
             self.raw_lost,
             self.slot,
             self.args_done,
             send,
-            ErrorKind::InvalidArguments,
+            Failure {
+                kind: ErrorKind::InvalidArguments,
+                message: "a malformed JSON tool call".to_owned(),
+            },
             self.max_raw,
             calls,
             out,
@@ -366,11 +377,20 @@ impl LlamaJson {
             calls.set_name(s, name, out);
         }
         self.started = true;
+        // The raw text: from the group's marker (`<|python_tag|>`, `[`) for its first
+        // call, from the `{` for a later one.
         self.raw.clear();
-        let header = self.held.get(self.obj_from..).unwrap_or_default();
+        let from = if self.first { 0 } else { self.obj_from };
+        if self.first && !push_bounded(&mut self.raw, &self.lead, self.max_raw) {
+            self.raw_lost = true;
+        }
+        self.raw_obj = self.raw.len() + self.obj_from.saturating_sub(from);
+        let header = self.held.get(from..).unwrap_or_default();
         if !push_bounded(&mut self.raw, header, self.max_raw) {
             self.raw_lost = true;
         }
+        self.first = false;
+        self.lead.clear();
         if self.args_done
             && let Some(s) = self.slot
             && let Some(args) = self.held.get(self.args_range.0..self.args_range.1)
@@ -449,6 +469,8 @@ impl LlamaJson {
                     let c = rest.get(p).copied().unwrap_or(b'<');
                     self.held.clear();
                     self.held.push(c);
+                    self.lead.clear();
+                    self.first = true;
                     match c {
                         b'<' => self.st = St::Special,
                         _ if !self.may_start() => self.release(),
@@ -463,8 +485,16 @@ impl LlamaJson {
                     self.held.push(b);
                     match special(&self.held, SPECIALS) {
                         Match::Full(t) => {
+                            if t == PYTHON_TAG {
+                                // The tag opens the call(s) after it: the first call's
+                                // raw text starts with it.
+                                self.lead.clear();
+                                self.lead.extend_from_slice(t);
+                                self.st = St::Tag;
+                            } else {
+                                self.st = St::Text;
+                            }
                             self.held.clear();
-                            self.st = if t == PYTHON_TAG { St::Tag } else { St::Text };
                             i += 1;
                         }
                         Match::Prefix => i += 1,
@@ -522,6 +552,9 @@ impl LlamaJson {
                 }
                 St::Tag => {
                     if is_ws(b) {
+                        if self.lead.len() < self.max_held {
+                            self.lead.push(b);
+                        }
                         i += 1;
                     } else if b == b'{' {
                         self.held.clear();
@@ -555,7 +588,9 @@ impl LlamaJson {
                         if let Some(s) = self.slot {
                             calls.set_name(s, name, out);
                         }
-                        self.py.begin(&self.held);
+                        self.lead.extend_from_slice(&self.held);
+                        self.py.begin(&self.lead);
+                        self.lead.clear();
                         self.held.clear();
                         self.group = Group::Semi;
                         self.st = St::Builtin;
@@ -606,16 +641,19 @@ impl LlamaJson {
                         self.st = St::After;
                         i += n;
                     }
-                    PyFeed::Invalid(at) => {
+                    PyFeed::Invalid(at, reason) => {
                         i += at;
                         self.st = St::Broken;
-                        if self.py.fail(&mut self.broken, self.slot, calls, out) {
+                        if self
+                            .py
+                            .fail(reason, &mut self.broken, self.slot, calls, out)
+                        {
                             self.broken.end(calls, out);
                             self.st = St::After;
                         }
                     }
                 },
-                St::Broken => match self.broken.feed(rest, calls, out) {
+                St::Broken => match self.broken.feed(rest) {
                     None => return,
                     Some(end) => {
                         self.broken.end(calls, out);
@@ -788,9 +826,8 @@ impl LlamaJson {
             St::Obj(o) => {
                 if !self.started {
                     self.release();
-                } else if o == Obj::Args || self.args_done {
-                    // Cut off inside the arguments (truncated), or only the closing
-                    // `}` missing (the call stands).
+                } else if self.args_done || (o == Obj::Args && self.json.finish()) {
+                    // Only the closing `}` missing (the call stands).
                     if let Some(s) = self.slot {
                         if let Some(t) = self.args_utf8.finish() {
                             calls.args(s, t, out);
@@ -798,6 +835,7 @@ impl LlamaJson {
                         calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
                     }
                 } else {
+                    // Cut off: the call's error carries its raw text.
                     self.broken.begin(
                         Skip::new(false, 0),
                         &[],
@@ -805,7 +843,10 @@ impl LlamaJson {
                         self.slot,
                         false,
                         &self.raw,
-                        ErrorKind::Truncated,
+                        Failure {
+                            kind: ErrorKind::Truncated,
+                            message: "the text ended inside a JSON tool call".to_owned(),
+                        },
                         self.max_raw,
                         calls,
                         out,
@@ -823,13 +864,10 @@ impl LlamaJson {
                 self.code(&held, calls, out);
                 self.end_code(calls, out);
             }
-            St::Builtin => {
-                if let Some(s) = self.slot {
-                    calls.close(s, out);
-                }
-            }
+            St::Builtin => self.py.truncated(self.slot, calls, out),
             St::Broken => self.broken.end(calls, out),
         }
+        self.lead.clear();
         self.held.clear();
         self.raw.clear();
         self.st = St::Text;
@@ -837,14 +875,18 @@ impl LlamaJson {
     }
 }
 
-enum Match {
+/// How held bytes compare with a set of special tokens ([`special`]).
+pub(crate) enum Match {
+    /// One of the tokens, whole.
     Full(&'static [u8]),
+    /// A proper prefix of one.
     Prefix,
+    /// Neither.
     No,
 }
 
 /// Whether `held` is one of `tokens` or a proper prefix of one.
-fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
+pub(crate) fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
     let mut prefix = false;
     for t in tokens {
         if *t == held {
@@ -853,40 +895,4 @@ fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
         prefix |= t.starts_with(held);
     }
     if prefix { Match::Prefix } else { Match::No }
-}
-
-/// Appends `s` to `out` as JSON string content.
-pub(crate) fn escape_json(s: &str, out: &mut String) {
-    let mut from = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0..=0x1F => "",
-            _ => continue,
-        };
-        out.push_str(s.get(from..i).unwrap_or_default());
-        if esc.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
-        } else {
-            out.push_str(esc);
-        }
-        from = i + 1;
-    }
-    out.push_str(s.get(from..).unwrap_or_default());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes() {
-        let mut s = String::new();
-        escape_json("a\"b\\c\nd\u{1}é", &mut s);
-        assert_eq!(s, "a\\\"b\\\\c\\nd\\u0001é");
-    }
 }

@@ -1,5 +1,8 @@
-//! `llama-pythonic`: Llama 3.2 / Llama 4 tool calls written in Python call syntax,
-//! `[get_weather(city='Paris', days=3), get_time()]`, anywhere in the text.
+//! Pythonic tool calls, `[get_weather(city='Paris', days=3), get_time()]`: the
+//! `llama-pythonic` scanner (Llama 3.2 / Llama 4, anywhere in the text) and the same
+//! scanner framed by markers, [`Frame`]: `lfm2` (`<|tool_call_start|>[..]<|tool_call_end|>`,
+//! Liquid LFM2) and `olmo3` (`<function_calls>` one call per line `</function_calls>`,
+//! OLMo 3).
 //!
 //! Byte-level and incremental. `ToolCallStart` is emitted by the feed that delivers the
 //! `(` after the name; the keyword arguments are converted to JSON object text by the
@@ -7,7 +10,19 @@
 //! ends (`ToolCallEnd`) at its `)`. A list holds any number of calls separated by `,`
 //! and closes with `]`; text before and after is text.
 //!
-//! # Marker-less rules
+//! # Markers
+//!
+//! A [`Frame`] names the special tokens that introduce a call list (`<|python_tag|>` and
+//! Llama 4's `<|python_start|>` for `llama-pythonic`, `<|tool_call_start|>` for `lfm2`,
+//! `<function_calls>` for `olmo3`) and those that close it (`<|python_end|>`,
+//! `<|tool_call_end|>`, `</function_calls>`). An opening token followed by a call list is
+//! consumed as the list's marker (never text); a closing token right after the list
+//! (whitespace between) is consumed too. A token that no call list follows is text, byte
+//! for byte, like any other text. `olmo3` calls may come without brackets, one per line
+//! (`,` between them is accepted too). `lfm2` and `olmo3` only read calls after their
+//! opening token; `llama-pythonic` also reads a bare `[`.
+//!
+//! # Marker-less rules (`llama-pythonic`)
 //!
 //! There is no marker, so a call may start at any `[`. Text is held back only while the
 //! bytes since that `[` still match the call header `[` ws* name `(` — at most
@@ -23,8 +38,10 @@
 //!   declared is text. So is one whose name is not among [`Parser::tools`](crate::Parser::tools)
 //!   (unless `reject_undeclared(false)`), except a later call of a list that is already
 //!   calls (`, name(`): that one is a call, which the call table rejects (an
-//!   `undeclared_tool` error carrying `name(..)`), and the calls after it still count. [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only):
-//!   a `[` after non-whitespace text is text (further calls of the same list still count).
+//!   `undeclared_tool` error carrying `name(..)`), and the calls after it still count.
+//!   [`Parser::calls_at_start_only`](crate::Parser::calls_at_start_only): a bare `[` after
+//!   non-whitespace text is text (further calls of the same list still count; an opening
+//!   token is a marker and always counts).
 //! - After a call's `)`: `,` and another call, or `]`. Anything else ends the list and
 //!   is text (the calls before it stand).
 //!
@@ -35,11 +52,11 @@
 //! its `Error` event instead of `ToolCallEnd`. The scanner then skips to the end of
 //! the broken call — the `)` that balances its `(`, tracking brackets and quoted
 //! strings, or a `]` at its top level — and carries on after it (`,` another call, `]`,
-//! then text). The error's `raw` is the call's argument text already streamed (the
-//! converted JSON, as for every call error), followed by the call's own raw text in full
-//! (`name(...)`, up to [`Limits::max_argument_bytes`]), so nothing is lost. A call cut off
-//! by the end of input gets an `Error` of kind `truncated` carrying the argument text
-//! streamed so far.
+//! then text). A call cut off by the end of input gets an `Error` of kind `truncated`.
+//! Either error's `raw` is the model's own bytes of the call (the crate's rule for every
+//! text format): from its first marker byte — the opening token or `[` of its list for
+//! the list's first call, its name for a later one — through its end (or the end of the
+//! input), up to [`Limits::max_argument_bytes`].
 //!
 //! Invalid UTF-8 in text becomes U+FFFD; a UTF-8 character split across feeds is held
 //! until complete.
@@ -47,10 +64,12 @@
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
-use crate::scan::find::find1;
+use crate::scan::find::{find1, find2};
 use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
+use crate::text::hermes::{Raw, report};
+use crate::text::llama_json::{Match, special};
 use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
 
 /// Longest tool name accepted in a marker-less call header (bytes).
@@ -136,11 +155,16 @@ enum Target {
     /// Nowhere (the call was never opened: call limit).
     #[default]
     Drop,
-    /// The failed call's error (its argument text).
-    Call(Slot),
+    /// The failed call's error: its raw text, reported when the call is over.
+    Call {
+        slot: Slot,
+        kind: ErrorKind,
+        message: String,
+        raw: Raw,
+    },
     /// An error of its own: text after a call had already ended (its first
     /// `max_argument_bytes` bytes, the rest counted).
-    Orphan(crate::text::hermes::Raw),
+    Orphan(Raw),
 }
 
 /// A broken call being skipped to its end; its bytes become the error's `raw`.
@@ -152,12 +176,20 @@ pub(crate) struct Broken {
     scratch: String,
 }
 
+/// How a broken call's error reads: its kind and message.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+}
+
 impl Broken {
     /// Starts skipping a broken call. `replay` is the call's text so far that the
     /// skipper scans to learn where it is (skipped when `raw_lost`: it was cut at the
-    /// limit, and `skip` starts as given). `slot`: the call to fail (with `kind`), or
-    /// `None`. `ended`: the call already ended (what follows is an error of its own).
-    /// `send`: bytes that open the error's raw text.
+    /// limit, and `skip` starts as given). `slot`: the call to fail, or `None`.
+    /// `ended`: the call already ended (what follows is an error of its own). `send`:
+    /// the call's raw text so far (from its first marker byte), which opens the error's
+    /// `raw`.
     ///
     /// Returns `true` when the call already ended within `replay` (end it now).
     #[allow(clippy::too_many_arguments)]
@@ -169,7 +201,7 @@ impl Broken {
         slot: Option<Slot>,
         ended: bool,
         send: &[u8],
-        kind: ErrorKind,
+        failure: Failure,
         max: usize,
         calls: &mut Calls,
         out: &mut Vec<Event>,
@@ -180,43 +212,39 @@ impl Broken {
         self.target = match slot {
             Some(s) if ended => {
                 calls.close(s, out);
-                Target::Orphan(crate::text::hermes::Raw::new(max))
+                Target::Orphan(Raw::new(max))
             }
-            Some(s) => {
-                calls.fail(s, kind, "", out);
-                Target::Call(s)
-            }
+            Some(slot) => Target::Call {
+                slot,
+                kind: failure.kind,
+                message: failure.message,
+                raw: Raw::new(max),
+            },
             None => Target::Drop,
         };
-        self.send(send, calls, out);
+        self.send(send);
         done
     }
 
     /// Skips bytes of the broken call; returns where it ends, if it does in `input`.
-    pub(crate) fn feed(
-        &mut self,
-        input: &[u8],
-        calls: &mut Calls,
-        out: &mut Vec<Event>,
-    ) -> Option<SkipEnd> {
+    pub(crate) fn feed(&mut self, input: &[u8]) -> Option<SkipEnd> {
         let end = self.skip.scan(input);
         let used = match end {
             None => input.len(),
             Some(SkipEnd::After(n) | SkipEnd::Before(n)) => n,
         };
-        self.send(input.get(..used).unwrap_or_default(), calls, out);
+        self.send(input.get(..used).unwrap_or_default());
         end
     }
 
-    fn send(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
-        if bytes.is_empty() || matches!(self.target, Target::Drop) {
+    fn send(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
             return;
         }
         let s = self.utf8.push(bytes, &mut self.scratch);
         match &mut self.target {
             Target::Drop => {}
-            Target::Call(slot) => calls.args(*slot, &s, out),
-            Target::Orphan(raw) => raw.push(&s),
+            Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(&s),
         }
     }
 
@@ -225,13 +253,17 @@ impl Broken {
         if let Some(tail) = self.utf8.finish() {
             match &mut self.target {
                 Target::Drop => {}
-                Target::Call(slot) => calls.args(*slot, tail, out),
-                Target::Orphan(raw) => raw.push(tail),
+                Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(tail),
             }
         }
         match std::mem::take(&mut self.target) {
             Target::Drop => {}
-            Target::Call(slot) => calls.close(slot, out),
+            Target::Call {
+                slot,
+                kind,
+                message,
+                mut raw,
+            } => report(calls, Some(slot), kind, &message, &mut raw, out),
             Target::Orphan(mut raw) => {
                 let (raw, note) = raw.take();
                 if !raw.is_empty() || !note.is_empty() {
@@ -256,8 +288,8 @@ pub(crate) enum PyFeed {
     NeedMore,
     /// The call's `)` was consumed: this many bytes were used.
     Done(usize),
-    /// The byte at this offset cannot be part of the call.
-    Invalid(usize),
+    /// The byte at this offset cannot be part of the call, for this reason.
+    Invalid(usize, &'static str),
 }
 
 /// The arguments of one pythonic call, streamed to the call table as JSON.
@@ -265,7 +297,8 @@ pub(crate) enum PyFeed {
 pub(crate) struct PyCall {
     args: PyArgs,
     json: String,
-    /// The call's raw text (`name(` and the arguments so far), bounded.
+    /// The call's raw text (from its first marker byte: `[name(` and the arguments so
+    /// far), bounded.
     raw: Vec<u8>,
     raw_lost: bool,
     /// Where the arguments begin in `raw`.
@@ -285,13 +318,15 @@ impl PyCall {
         }
     }
 
-    /// A new call: `callee` is the name as written, before its `(`.
-    pub(crate) fn begin(&mut self, callee: &[u8]) {
+    /// A new call: `head` is the call's raw text before its `(` (from its first marker
+    /// byte through the name as written).
+    pub(crate) fn begin(&mut self, head: &[u8]) {
         self.args.reset();
         self.raw.clear();
-        self.raw_lost = false;
-        self.raw.extend_from_slice(callee);
-        self.raw.push(b'(');
+        self.raw_lost = !push_bounded(&mut self.raw, head, self.max_raw);
+        if !push_bounded(&mut self.raw, b"(", self.max_raw) {
+            self.raw_lost = true;
+        }
         self.args_from = self.raw.len();
     }
 
@@ -313,7 +348,7 @@ impl PyCall {
         let (used, result) = match status {
             PyStatus::NeedMore => (input.len(), PyFeed::NeedMore),
             PyStatus::Done { consumed } => (consumed, PyFeed::Done(consumed)),
-            PyStatus::Invalid { at, .. } => (at, PyFeed::Invalid(at)),
+            PyStatus::Invalid { at, reason } => (at, PyFeed::Invalid(at, reason)),
         };
         if !push_bounded(
             &mut self.raw,
@@ -341,10 +376,11 @@ impl PyCall {
         result
     }
 
-    /// The arguments broke: fails the call and starts skipping it.
+    /// The arguments broke (`reason`): fails the call and starts skipping it.
     /// Returns `true` when the call ends at once (before the offending byte).
     pub(crate) fn fail(
         &self,
+        reason: &str,
         broken: &mut Broken,
         slot: Option<Slot>,
         calls: &mut Calls,
@@ -357,25 +393,90 @@ impl PyCall {
             slot,
             false,
             &self.raw,
-            ErrorKind::InvalidArguments,
+            Failure {
+                kind: ErrorKind::InvalidArguments,
+                message: format!("a malformed pythonic tool call: {reason}"),
+            },
             self.max_raw,
             calls,
             out,
         )
     }
+
+    /// The input ended inside the arguments: the call's `truncated` error with its raw
+    /// text.
+    pub(crate) fn truncated(
+        &mut self,
+        slot: Option<Slot>,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(slot) = slot else { return };
+        let mut raw = Raw::new(self.max_raw);
+        raw.push(&String::from_utf8_lossy(&self.raw));
+        self.raw.clear();
+        report(
+            calls,
+            Some(slot),
+            ErrorKind::Truncated,
+            "the text ended inside a pythonic tool call",
+            &mut raw,
+            out,
+        );
+    }
 }
+
+/// How a pythonic call list is framed: the special tokens around it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame {
+    /// Tokens that introduce a call list (consumed as its marker when one follows).
+    pub(crate) open: &'static [&'static [u8]],
+    /// Tokens that close a call list (consumed right after one).
+    pub(crate) close: &'static [&'static [u8]],
+    /// A bare `[` starts a list too (no opening token needed).
+    pub(crate) bare_list: bool,
+    /// After an opening token, calls may come without brackets, one per line.
+    pub(crate) bracketless: bool,
+}
+
+/// `llama-pythonic`: a bare `[`, or after `<|python_tag|>` / Llama 4's `<|python_start|>`.
+pub(crate) const LLAMA: Frame = Frame {
+    open: &[b"<|python_tag|>", b"<|python_start|>"],
+    close: &[b"<|python_end|>"],
+    bare_list: true,
+    bracketless: false,
+};
+
+/// `lfm2`: `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`.
+pub(crate) const LFM2: Frame = Frame {
+    open: &[b"<|tool_call_start|>"],
+    close: &[b"<|tool_call_end|>"],
+    bare_list: false,
+    bracketless: false,
+};
+
+/// `olmo3`: `<function_calls>\nf(a=1)\ng()\n</function_calls>` (brackets optional).
+pub(crate) const OLMO3: Frame = Frame {
+    open: &[b"<function_calls>"],
+    close: &[b"</function_calls>"],
+    bare_list: false,
+    bracketless: true,
+};
 
 // States (bytes in `held` are not yet released as text):
 //
 //   Text ──'['──> Open ──name byte──> Name ──'('──> Args ──')'──> After ──','──> Open
-//    ^  (held '[')  │ ws               │ name bytes   │ invalid       │ ws      (in list)
-//    │              │                  │              v               │
-//    │              │                  │            Broken ──end──────┤
-//    │              └── other byte ────┴── other byte / undeclared ───┤── ']' ──> Text
-//    └──────────────── release held as text, re-read the byte ────────┘── other: release
+//    │ ──'<'──> Tag ──open token──> Lead ──'['──^   │ invalid       │ ']' ──> End ──close token──> Text
+//    │                               └─ name (bracketless) ──> Name │ name (bracketless) ──> Name
+//    │                                             Broken ──end────┘ '<' ──> CloseTag ──> Text
+//    └── any state: a byte that cannot continue releases the held bytes as text, re-read in Text
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
     Text,
+    /// `<` and what follows held: a proper prefix of an opening token.
+    Tag,
+    /// An opening token and whitespace held: `[` (or a name, bracketless) may follow.
+    Lead,
     /// `[` (or `,` inside a list) and whitespace held: a name may follow.
     Open,
     /// Reading a name.
@@ -384,18 +485,33 @@ enum St {
     Args,
     /// Skipping a broken call.
     Broken,
-    /// After a call's `)`: whitespace held, then `,` or `]`.
+    /// After a call's `)`: whitespace held, then `,` or `]` (or, bracketless, the next
+    /// call or the closing token).
     After,
+    /// After a marked list: whitespace held, then the closing token.
+    End,
+    /// A proper prefix of a closing token held (from `tag_from`).
+    CloseTag,
 }
 
-/// The `llama-pythonic` scanner. See the [module docs](self).
+/// A pythonic call scanner (`llama-pythonic`, `lfm2`, `olmo3`). See the
+/// [module docs](self).
 #[derive(Debug)]
 pub(crate) struct LlamaPythonic {
+    frame: Frame,
     st: St,
     text: TextOut,
     held: Vec<u8>,
     /// Where the name begins in `held`.
     name_from: usize,
+    /// Where a closing token begins in `held`.
+    tag_from: usize,
+    /// The next call is its list's first (its raw text starts at `held[0]`).
+    first: bool,
+    /// The list was opened with `[`.
+    in_list: bool,
+    /// The list was opened with a token (a closing token may follow it).
+    marked: bool,
     call: PyCall,
     slot: Option<Slot>,
     broken: Broken,
@@ -405,11 +521,21 @@ pub(crate) struct LlamaPythonic {
 
 impl LlamaPythonic {
     pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
+        Self::framed(LLAMA, limits, options)
+    }
+
+    /// A scanner for calls framed by `frame`'s markers.
+    pub(crate) fn framed(frame: Frame, limits: &Limits, options: &TextOptions) -> Self {
         LlamaPythonic {
+            frame,
             st: St::Text,
             text: TextOut::default(),
             held: Vec::new(),
             name_from: 0,
+            tag_from: 0,
+            first: true,
+            in_list: false,
+            marked: false,
             call: PyCall::new(limits),
             slot: None,
             broken: Broken::default(),
@@ -426,9 +552,9 @@ impl LlamaPythonic {
         self.held.len() + self.text.held() + self.call.retained()
     }
 
-    /// Whether a new call group may start here.
+    /// Whether a bare `[` may start a call list here.
     fn may_start(&self) -> bool {
-        !(self.options.calls_at_start_only && self.text.seen())
+        self.frame.bare_list && !(self.options.calls_at_start_only && self.text.seen())
     }
 
     /// The header failed: its held bytes are text.
@@ -436,6 +562,30 @@ impl LlamaPythonic {
         self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
+    }
+
+    /// A name starts with `b`.
+    fn begin_name(&mut self, b: u8) {
+        self.name_from = self.held.len();
+        self.held.push(b);
+        self.st = St::Name;
+    }
+
+    /// A `<` that may begin a closing token.
+    fn begin_close_tag(&mut self) {
+        self.tag_from = self.held.len();
+        self.held.push(b'<');
+        self.st = St::CloseTag;
+    }
+
+    /// Holds a whitespace byte; `false` when the bound is reached.
+    fn hold_ws(&mut self, b: u8) -> bool {
+        if is_ws(b) && self.held.len() < self.max_held {
+            self.held.push(b);
+            true
+        } else {
+            false
+        }
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
@@ -446,46 +596,79 @@ impl LlamaPythonic {
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+            let Some(&b) = rest.first() else { break };
             match self.st {
                 St::Text => {
-                    if !self.may_start() {
+                    let found = if self.may_start() {
+                        find2(b'[', b'<', rest)
+                    } else {
+                        find1(b'<', rest)
+                    };
+                    let Some(p) = found else {
                         self.text.emit_last(rest, out);
                         return;
+                    };
+                    self.text.emit(rest.get(..p).unwrap_or_default());
+                    i += p + 1;
+                    let c = rest.get(p).copied().unwrap_or(b'<');
+                    self.held.clear();
+                    self.held.push(c);
+                    self.first = true;
+                    if c == b'[' && !self.may_start() {
+                        // Text just emitted before it rules a bare list out.
+                        self.release();
+                    } else if c == b'[' {
+                        self.in_list = true;
+                        self.marked = false;
+                        self.st = St::Open;
+                    } else if self.frame.open.is_empty() {
+                        self.release();
+                    } else {
+                        self.st = St::Tag;
                     }
-                    match find1(b'[', rest) {
-                        None => {
-                            self.text.emit_last(rest, out);
-                            return;
+                }
+                St::Tag => {
+                    self.held.push(b);
+                    match special(&self.held, self.frame.open) {
+                        Match::Full(_) => {
+                            self.marked = true;
+                            self.st = St::Lead;
+                            i += 1;
                         }
-                        Some(p) => {
-                            self.text.emit(rest.get(..p).unwrap_or_default());
-                            i += p + 1;
-                            if self.may_start() {
-                                self.held.clear();
-                                self.held.push(b'[');
-                                self.st = St::Open;
-                            } else {
-                                self.text.emit(b"[");
-                            }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            self.held.pop();
+                            self.release();
                         }
                     }
                 }
-                St::Open => {
-                    let Some(&b) = rest.first() else { break };
-                    if is_ws(b) && self.held.len() < self.max_held {
+                St::Lead => {
+                    if self.hold_ws(b) {
+                        i += 1;
+                    } else if b == b'[' {
                         self.held.push(b);
+                        self.in_list = true;
+                        self.st = St::Open;
+                        i += 1;
+                    } else if self.frame.bracketless && is_name_start(b) {
+                        self.in_list = false;
+                        self.begin_name(b);
+                        i += 1;
+                    } else {
+                        self.release();
+                    }
+                }
+                St::Open => {
+                    if self.hold_ws(b) {
                         i += 1;
                     } else if is_name_start(b) {
-                        self.name_from = self.held.len();
-                        self.held.push(b);
-                        self.st = St::Name;
+                        self.begin_name(b);
                         i += 1;
                     } else {
                         self.release();
                     }
                 }
                 St::Name => {
-                    let Some(&b) = rest.first() else { break };
                     let prev = self.held.last().copied().unwrap_or(b'.');
                     let len = self.held.len() - self.name_from;
                     if is_name_byte(b) {
@@ -519,16 +702,19 @@ impl LlamaPythonic {
                         self.st = St::After;
                         i += n;
                     }
-                    PyFeed::Invalid(at) => {
+                    PyFeed::Invalid(at, reason) => {
                         i += at;
                         self.st = St::Broken;
-                        if self.call.fail(&mut self.broken, self.slot, calls, out) {
+                        if self
+                            .call
+                            .fail(reason, &mut self.broken, self.slot, calls, out)
+                        {
                             self.broken.end(calls, out);
                             self.st = St::After;
                         }
                     }
                 },
-                St::Broken => match self.broken.feed(rest, calls, out) {
+                St::Broken => match self.broken.feed(rest) {
                     None => return,
                     Some(end) => {
                         self.broken.end(calls, out);
@@ -539,23 +725,56 @@ impl LlamaPythonic {
                     }
                 },
                 St::After => {
-                    let Some(&b) = rest.first() else { break };
-                    match b {
-                        _ if is_ws(b) && self.held.len() < self.max_held => {
-                            self.held.push(b);
-                            i += 1;
-                        }
-                        b',' => {
-                            self.held.push(b);
-                            self.st = St::Open;
-                            i += 1;
-                        }
-                        b']' => {
+                    if self.hold_ws(b) {
+                        i += 1;
+                    } else if b == b',' {
+                        self.held.push(b);
+                        self.st = St::Open;
+                        i += 1;
+                    } else if b == b']' && self.in_list {
+                        self.held.clear();
+                        self.st = if self.marked && !self.frame.close.is_empty() {
+                            St::End
+                        } else {
+                            St::Text
+                        };
+                        i += 1;
+                    } else if !self.in_list && is_name_start(b) {
+                        // Bracketless: the next call, one per line.
+                        self.begin_name(b);
+                        i += 1;
+                    } else if !self.in_list && b == b'<' {
+                        self.begin_close_tag();
+                        i += 1;
+                    } else {
+                        self.release();
+                    }
+                }
+                St::End => {
+                    if self.hold_ws(b) {
+                        i += 1;
+                    } else if b == b'<' {
+                        self.begin_close_tag();
+                        i += 1;
+                    } else {
+                        self.release();
+                    }
+                }
+                St::CloseTag => {
+                    self.held.push(b);
+                    let tag = self.held.get(self.tag_from..).unwrap_or_default();
+                    match special(tag, self.frame.close) {
+                        Match::Full(_) => {
+                            // The list's closing token (and the whitespace before it).
                             self.held.clear();
                             self.st = St::Text;
                             i += 1;
                         }
-                        _ => self.release(),
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            self.held.pop();
+                            self.release();
+                        }
                     }
                 }
             }
@@ -579,7 +798,11 @@ impl LlamaPythonic {
         if let Some(s) = self.slot {
             calls.set_name(s, name, out);
         }
-        self.call.begin(callee);
+        // The call's raw text: from its list's first marker byte for the first call,
+        // from its name for a later one.
+        let from = if self.first { 0 } else { self.name_from };
+        self.call.begin(self.held.get(from..).unwrap_or_default());
+        self.first = false;
         self.held.clear();
         self.st = St::Args;
         true
@@ -588,12 +811,10 @@ impl LlamaPythonic {
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self.st {
             St::Text => {}
-            St::Open | St::Name | St::After => self.release(),
-            St::Args => {
-                if let Some(s) = self.slot {
-                    calls.close(s, out);
-                }
+            St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
+                self.release()
             }
+            St::Args => self.call.truncated(self.slot, calls, out),
             St::Broken => self.broken.end(calls, out),
         }
         self.st = St::Text;

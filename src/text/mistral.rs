@@ -19,10 +19,14 @@
 //! Rules: reasoning in `[THINK]`..`[/THINK]` (Magistral) or `<think>`..`</think>`; `</s>`
 //! is dropped; whitespace before `[TOOL_CALLS]` is dropped (see
 //! [`reasoning`](super::reasoning)). `[TOOL_CALLS]` with nothing after it is dropped.
-//! Malformed input (a v11 name that is not a name, JSON that breaks) → `Error` carrying
-//! the raw text from `[TOOL_CALLS]` up to and including the offending character; the
-//! call's own error when its Start was emitted; what follows is text again. Cut off by
-//! the end of input → `Error` (`Truncated`), unless the call's arguments had closed.
+//! Malformed input → `Error` carrying the call's raw text from its first marker byte
+//! (`[TOOL_CALLS]`; a later call of a v3 list from its own `{`); the call's own error
+//! when its Start was emitted. JSON that breaks is skipped to the bracket that balances
+//! the call's `{` (tracking strings), and the raw text runs through it; what follows is
+//! text again (or the next element of a v3 list). A v11 name that is not a name, or a
+//! list that breaks between its elements, is reported up to and including the offending
+//! character, and what follows is text. Cut off by the end of input → `Error`
+//! (`Truncated`), unless the call's arguments had closed.
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
@@ -31,6 +35,7 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{JsonCall, Raw, Walk, report};
+use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -40,6 +45,8 @@ const CALL_ID: &str = "[CALL_ID]";
 const MAX_NAME: usize = 256;
 /// The error of a v11 call whose name is missing, too long or not a name.
 const NAMELESS: &str = "[TOOL_CALLS] without a valid tool name before [ARGS]";
+/// The error of a call whose text broke.
+const MALFORMED: &str = "a malformed [TOOL_CALLS] call";
 
 #[inline]
 fn name_char(c: char) -> bool {
@@ -67,6 +74,10 @@ enum St {
     Id,
     /// v11: the arguments value.
     Args,
+    /// A call whose JSON broke: skipping to the bracket that balances its `{`.
+    Skip {
+        in_array: bool,
+    },
 }
 
 /// Scanner for `mistral`. See the [module docs](self).
@@ -88,6 +99,12 @@ pub(crate) struct Mistral {
     overflow: bool,
     args: JsonScanner,
     max_depth: usize,
+    /// Where the call's JSON begins in `raw`.
+    json_from: usize,
+    /// The broken call being skipped: its end, its slot, its error kind.
+    skip: Skip,
+    skip_slot: Option<Slot>,
+    skip_kind: ErrorKind,
 }
 
 impl Mistral {
@@ -114,6 +131,10 @@ impl Mistral {
             overflow: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
             max_depth: limits.max_depth,
+            json_from: 0,
+            skip: Skip::default(),
+            skip_slot: None,
+            skip_kind: ErrorKind::InvalidJson,
         }
     }
 
@@ -162,6 +183,7 @@ impl Mistral {
                         }
                         Some(b'{') => {
                             self.walker.reset();
+                            self.json_from = self.raw.len();
                             self.st = St::Object { in_array: false };
                         }
                         Some(_) => self.st = St::Name,
@@ -174,7 +196,12 @@ impl Mistral {
                     match s.as_bytes().first() {
                         None => {}
                         Some(b'{') => {
+                            if !first {
+                                // A later call's raw text starts at its own `{`.
+                                self.raw.start("");
+                            }
                             self.walker.reset();
+                            self.json_from = self.raw.len();
                             self.st = St::Object { in_array: true };
                         }
                         Some(b']') if first => {
@@ -196,6 +223,8 @@ impl Mistral {
                                 calls.close_with_raw(slot, self.raw.as_str(), out);
                             }
                             if in_array {
+                                // What follows belongs to no call of the list so far.
+                                self.raw.start("");
                                 self.st = St::AfterElem;
                             } else {
                                 self.end();
@@ -214,7 +243,7 @@ impl Mistral {
                         }
                         Walk::Invalid(kind) => {
                             let slot = self.walker.slot();
-                            s = self.malformed(s, slot, kind, calls, out);
+                            self.broke(slot, kind, in_array);
                         }
                     }
                 }
@@ -323,7 +352,25 @@ impl Mistral {
                             _ => ErrorKind::InvalidArguments,
                         };
                         let slot = self.slot;
-                        s = self.malformed(s, slot, kind, calls, out);
+                        self.broke(slot, kind, false);
+                    }
+                },
+                St::Skip { in_array } => match self.skip.scan(s.as_bytes()) {
+                    None => {
+                        self.raw.push(s);
+                        s = "";
+                    }
+                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
+                        self.raw.push(s.get(..n).unwrap_or_default());
+                        s = s.get(n..).unwrap_or_default();
+                        let (slot, kind) = (self.skip_slot, self.skip_kind);
+                        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                        if in_array {
+                            self.raw.start("");
+                            self.st = St::AfterElem;
+                        } else {
+                            self.end();
+                        }
                     }
                 },
             }
@@ -345,6 +392,7 @@ impl Mistral {
             }
         }
         self.args = JsonScanner::with_max_depth(self.max_depth);
+        self.json_from = self.raw.len();
         self.st = St::Args;
     }
 
@@ -364,6 +412,20 @@ impl Mistral {
         }
     }
 
+    /// A call's JSON broke at the start of the rest: skip to the bracket that balances its
+    /// `{` (the call's end), then report it with all its bytes.
+    fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind, in_array: bool) {
+        let lost = self.raw.dropped() > 0;
+        let json = self.raw.as_str().get(self.json_from..).unwrap_or_default();
+        self.skip = Skip::new(false, u32::from(lost));
+        if !lost {
+            let _ = self.skip.scan(json.as_bytes());
+        }
+        self.skip_slot = slot;
+        self.skip_kind = kind;
+        self.st = St::Skip { in_array };
+    }
+
     /// The call text broke at the start of `s`: report it with the offending character,
     /// and go back to text after it. Returns the rest of `s`.
     fn malformed<'a>(
@@ -376,14 +438,7 @@ impl Mistral {
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
-        report(
-            calls,
-            slot,
-            kind,
-            "a malformed [TOOL_CALLS] call",
-            &mut self.raw,
-            out,
-        );
+        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
         self.end();
         s.get(n..).unwrap_or_default()
     }
@@ -429,6 +484,10 @@ impl Mistral {
                         out,
                     );
                 }
+            }
+            St::Skip { .. } => {
+                let (slot, kind) = (self.skip_slot, self.skip_kind);
+                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
             }
             St::Args => {
                 let slot = self.slot;

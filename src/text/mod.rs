@@ -9,12 +9,32 @@
 //!
 //! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
 //! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
-//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels). All but
-//! harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
+//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels), [`gemma4`]
+//! (`<|tool_call>call:name{..}<tool_call|>`). All but harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
 //! before markers, end-of-turn tokens), and all find markers with
 //! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
 //! marker (or a character) split across chunks is held, and released verbatim the
 //! moment it cannot be one.
+//!
+//! Rules every scanner keeps (tests in `tests/text_edges.rs` run them over every text
+//! format):
+//!
+//! - **A call error carries the model's bytes.** When a call cannot be completed
+//!   (malformed, cut off by the end of input), its `Error` (with its `index` once the
+//!   Start was emitted) carries in `raw` the model's own bytes of that call, unchanged:
+//!   from its first marker byte — its own opening marker (`<tool_call>`,
+//!   `<｜tool▁call▁begin｜>`, `<|channel|>`, `[TOOL_CALLS]` of a v11 call), or, where one
+//!   marker opens a list of calls, that marker for the list's first call (`[TOOL_CALLS][`,
+//!   `<|python_tag|>`, a pythonic or JSON list's `[`, a bare JSON call's `{`) and a later
+//!   call's own first byte (its `{`, its name) — through the call's end (its closing
+//!   marker or bracket) or the end of the input, up to `max_argument_bytes` (cut on a
+//!   character boundary, the rest counted in the message). Never converted JSON.
+//! - **Call-introducing tokens are markers.** A special token that introduces a call
+//!   (`<|python_tag|>` or `<|python_start|>` before a pythonic list, `<|tool_call_start|>`,
+//!   `<function_calls>`) is consumed with the call, never emitted as text; one that no
+//!   call follows is text, byte for byte.
+//! - **A stray closing reasoning tag is text** unless `reasoning_open` declared the block
+//!   open (then everything before it is reasoning); see [`reasoning`].
 
 use crate::calls::Calls;
 use crate::event::Event;
@@ -24,6 +44,7 @@ use crate::scan::utf8::Utf8Holder;
 
 pub(crate) mod auto;
 pub(crate) mod deepseek;
+pub(crate) mod gemma4;
 pub(crate) mod harmony;
 pub(crate) mod hermes;
 pub(crate) mod mistral;
@@ -104,12 +125,15 @@ pub(crate) enum TextScanner {
     DeepSeek(Box<deepseek::DeepSeek>),
     /// gpt-oss harmony: `<|channel|>commentary to=functions.name<|message|>{..}<|call|>`.
     Harmony(Box<harmony::Harmony>),
-    /// Llama 3.2 / 4 pythonic calls `[f(a=1), g()]`.
+    /// Pythonic calls `[f(a=1), g()]`: Llama 3.2 / 4, and framed by markers (`lfm2`,
+    /// `olmo3`).
     LlamaPythonic(Box<llama_pythonic::LlamaPythonic>),
     /// Llama bare JSON calls and `<|python_tag|>`.
     LlamaJson(Box<llama_json::LlamaJson>),
     /// Syntax detected from the first markers.
     Auto(Box<auto::Auto>),
+    /// Gemma 4: `<|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>`.
+    Gemma4(Box<gemma4::Gemma4>),
 }
 
 impl TextScanner {
@@ -155,6 +179,16 @@ impl TextScanner {
             Format::Auto => Some(TextScanner::Auto(Box::new(auto::Auto::new(
                 limits, options,
             )))),
+            Format::Gemma4 => Some(TextScanner::Gemma4(Box::new(gemma4::Gemma4::new(
+                limits,
+                &options.reasoning,
+            )))),
+            Format::Lfm2 => Some(TextScanner::LlamaPythonic(Box::new(
+                llama_pythonic::LlamaPythonic::framed(llama_pythonic::LFM2, limits, options),
+            ))),
+            Format::Olmo3 => Some(TextScanner::LlamaPythonic(Box::new(
+                llama_pythonic::LlamaPythonic::framed(llama_pythonic::OLMO3, limits, options),
+            ))),
             // Envelope formats have no text scanner.
             _ => None,
         }
@@ -169,7 +203,8 @@ impl TextScanner {
             | TextScanner::QwenXml(_)
             | TextScanner::Mistral(_)
             | TextScanner::DeepSeek(_)
-            | TextScanner::Harmony(_) => {}
+            | TextScanner::Harmony(_)
+            | TextScanner::Gemma4(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -194,6 +229,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.feed(bytes, calls, out),
             TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
             TextScanner::Auto(s) => s.feed(bytes, calls, out),
+            TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -209,6 +245,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.finish(calls, out),
             TextScanner::LlamaJson(s) => s.finish(calls, out),
             TextScanner::Auto(s) => s.finish(calls, out),
+            TextScanner::Gemma4(s) => s.finish(calls, out),
         }
     }
 
@@ -224,6 +261,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.retained(),
             TextScanner::LlamaJson(s) => s.retained(),
             TextScanner::Auto(s) => s.retained(),
+            TextScanner::Gemma4(s) => s.retained(),
         }
     }
 }

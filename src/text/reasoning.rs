@@ -16,10 +16,12 @@
 //!   tag in the prompt (Qwen3 thinking templates, DeepSeek-R1), the output holds only
 //!   `</think>`. Nothing in the text says so before that tag arrives, so this is an
 //!   explicit option, [`Parser::reasoning_open`](crate::Parser::reasoning_open)
-//!   (default `false`): the output starts inside the first pair's reasoning. By default a
-//!   closing tag seen outside reasoning is a stray control tag: dropped, and the text
-//!   before it stays text. An opening tag right at the start of an output that starts
-//!   inside reasoning is dropped too.
+//!   (default `false`): the output starts inside the first pair's reasoning, and
+//!   everything before the first closing tag is reasoning. By default a closing tag seen
+//!   outside reasoning is text, byte for byte, like the text around it: bytes are never
+//!   dropped, and without the option nothing says the block was open (a model may also
+//!   just write the tag). An opening tag right at the start of an output that starts
+//!   inside reasoning is dropped (it is a tag of the block the option declared open).
 //! - **Whitespace around markers.** Like Ollama, whitespace right before a call start or
 //!   an end-of-turn token is dropped, so text does not end in a stray newline before a
 //!   call: trailing whitespace of each piece is held and released with the next text, or
@@ -200,6 +202,24 @@ impl TextStage {
                         self.released = false;
                         continue;
                     }
+                    if matches!(role, Role::Close(_)) && self.reasoning.is_none() {
+                        // A closing tag with no opening one: text, byte for byte (bytes
+                        // are never dropped; `reasoning_open` declares the block open).
+                        let tag = self.outside.get(i);
+                        let kind = self.forced;
+                        let mut skip_nl = false;
+                        Self::text(
+                            &mut self.pending,
+                            &mut self.released,
+                            &mut skip_nl,
+                            self.max_held,
+                            kind,
+                            tag,
+                            out,
+                        );
+                        self.skip_nl &= skip_nl;
+                        continue;
+                    }
                     // A reasoning tag: only line breaks around it are dropped.
                     let keep = self.pending.trim_end_matches(is_nl);
                     if !keep.is_empty() {
@@ -355,11 +375,12 @@ mod tests {
 
     #[test]
     fn output_starting_inside_reasoning() {
-        let (ev, _) = run(&ReasoningOptions::default(), &["plan</think>answer"]);
+        // Without `reasoning_open` a stray closing tag is text, byte for byte.
+        let (ev, _) = run(&ReasoningOptions::default(), &["plan \n</think>\nanswer"]);
         assert_eq!(
             ev,
             vec![Event::Text {
-                delta: "plananswer".into()
+                delta: "plan \n</think>\nanswer".into()
             }]
         );
         let open = ReasoningOptions {

@@ -1,0 +1,474 @@
+//! Streaming transducer from Gemma 4 tool-call arguments to JSON object text.
+//!
+//! Gemma 4 writes a call as `<|tool_call>call:NAME{ARGS}<tool_call|>`; the chat
+//! template's `format_argument` renders `{ARGS}` as:
+//!
+//! | Gemma 4 | JSON |
+//! | --- | --- |
+//! | `{k:v,k2:v2}` (bare keys, at every level) | `{"k":v,"k2":v2}` |
+//! | `<\|"\|>text<\|"\|>` (a string between two `<\|"\|>` tokens, written as is) | `"text"` (escaped) |
+//! | `[v,v]` | `[v,v]` |
+//! | `true` `false` `null` (also `True` `False` `None`) | `true` `false` `null` |
+//! | `3`, `-1.5`, `1e-05` | the same number |
+//!
+//! A higher layer finds `call:NAME` and hands the bytes from the `{` on to
+//! [`GemmaArgs::feed`], in as many pieces as they arrive (as `&str`: the text scanner
+//! has already turned the bytes into text). [`GemmaArgs`] appends JSON text to a
+//! `String` as it goes and reports [`GemmaStatus::Done`] with the number of bytes it used
+//! once the `}` that closes the arguments is consumed.
+//!
+//! # Guarantees
+//!
+//! - Split invariant: any split of the input gives the same output text, the same `Done`
+//!   position and the same `Invalid` position and reason.
+//! - Append-only: what is appended is never retracted; it is always a prefix of valid
+//!   JSON, and exactly one JSON object once `Done` is reported.
+//! - String contents are escaped (`"`, `\`, control characters) and emitted as they
+//!   arrive; a `<` that may begin the closing `<|"|>` is held (at most 4 bytes) until it
+//!   is known. Numbers are emitted character by character (their grammar is JSON's);
+//!   words once complete. A `,` is emitted when the next member starts, so a trailing
+//!   comma (`{a:1,}`) is accepted.
+//! - Linear, no panics, no allocation per byte (only `out` and the nesting stack grow,
+//!   the stack up to the depth limit).
+//!
+//! # Choices
+//!
+//! - Keys are bare words: any characters but whitespace, control characters and
+//!   `: , { } [ ] < > " ' \`; a key may also be a `<|"|>` string (any text). An empty
+//!   key is invalid.
+//! - String contents cannot hold `<|"|>` (the template has no escape for it).
+//! - Rejected with [`GemmaStatus::Invalid`]: JSON-quoted (`"x"`) and other unquoted
+//!   strings, words other than the literals above, numbers JSON does not allow (`01`,
+//!   `.5`, `1.`, `inf`), nesting deeper than the limit.
+
+use std::fmt::Write as _;
+
+/// The string delimiter token.
+const QUOTE: &[u8] = b"<|\"|>";
+
+const R_OPEN: &str = "arguments must start with '{'";
+const R_KEY: &str = "expected a key or '}'";
+const R_COLON: &str = "expected ':' after a key";
+const R_VALUE: &str = "expected a value";
+const R_QUOTE: &str = "a '<' that is not the string token <|\"|>";
+const R_WORD: &str =
+    "a bare word that is not true, false or null (strings are written <|\"|>..<|\"|>)";
+const R_NUMBER: &str = "malformed number";
+const R_AFTER: &str = "expected ',' or a closing bracket after a value";
+const R_DEPTH: &str = "nesting too deep";
+const R_INTERNAL: &str = "internal state error";
+
+/// Result of one [`GemmaArgs::feed`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GemmaStatus {
+    /// All of the input was used; the arguments are still open.
+    NeedMore,
+    /// The closing `}` was consumed: `consumed` bytes of this feed's input were used.
+    Done {
+        /// Bytes of this feed's input used, including the closing `}`.
+        consumed: usize,
+    },
+    /// The byte at `at` (offset in this feed's input) cannot be part of the arguments.
+    /// Later feeds return `Invalid { at: 0, .. }` with the same reason.
+    Invalid {
+        /// Offset in this feed's input of the offending byte.
+        at: usize,
+        /// What was wrong.
+        reason: &'static str,
+    },
+}
+
+/// Where a number is, in JSON's grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Num {
+    /// After `-`.
+    Sign,
+    /// A leading `0`.
+    Zero,
+    Int,
+    /// After `.`.
+    Dot,
+    Frac,
+    /// After `e` / `E`.
+    Exp,
+    /// After the exponent's sign.
+    ExpSign,
+    ExpInt,
+}
+
+impl Num {
+    /// Whether a number may end here.
+    fn complete(self) -> bool {
+        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpInt)
+    }
+
+    /// The state after `b`, `None` when `b` cannot continue the number.
+    fn step(self, b: u8) -> Option<Num> {
+        Some(match (self, b) {
+            (Num::Sign, b'0') => Num::Zero,
+            (Num::Sign, b'1'..=b'9') => Num::Int,
+            (Num::Int, b'0'..=b'9') => Num::Int,
+            (Num::Zero | Num::Int, b'.') => Num::Dot,
+            (Num::Dot | Num::Frac, b'0'..=b'9') => Num::Frac,
+            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Num::Exp,
+            (Num::Exp, b'+' | b'-') => Num::ExpSign,
+            (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Num::ExpInt,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the `{`.
+    Start,
+    /// In an object, after `{` or `,`: a key or `}`.
+    Key,
+    /// Inside a bare key.
+    BareKey,
+    /// After a key: `:`.
+    Colon,
+    /// After `:`: a value.
+    Value,
+    /// In an array, after `[` or `,`: a value or `]`.
+    Elem,
+    /// `n` bytes of an opening `<|"|>` matched; `key`: it opens a key.
+    Open {
+        n: u8,
+        key: bool,
+    },
+    /// Inside a string; `m` bytes of the closing `<|"|>` held.
+    Str {
+        m: u8,
+        key: bool,
+    },
+    /// Inside a number.
+    Number(Num),
+    /// Inside a bare word (`len` bytes in `word`).
+    Word,
+    /// After a value: `,` or the closing bracket.
+    After,
+    Done,
+    Error(&'static str),
+}
+
+/// One open container: `true` for an object. `any`: it has a member already.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    object: bool,
+    any: bool,
+}
+
+/// The Gemma 4 arguments transducer. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct GemmaArgs {
+    state: State,
+    stack: Vec<Frame>,
+    max_depth: usize,
+    word: [u8; 5],
+    word_len: usize,
+}
+
+/// What one step did with its byte.
+enum Step {
+    /// Used.
+    Next,
+    /// Not used: look at it again in the new state.
+    Again,
+    /// The arguments closed with this byte.
+    Done,
+    Fail(&'static str),
+}
+
+impl GemmaArgs {
+    /// A transducer allowing `max_depth` nested objects and arrays (the arguments
+    /// object itself included).
+    pub(crate) fn with_max_depth(max_depth: usize) -> Self {
+        GemmaArgs {
+            state: State::Start,
+            stack: Vec::with_capacity(max_depth.clamp(1, 16)),
+            max_depth: max_depth.max(1),
+            word: [0; 5],
+            word_len: 0,
+        }
+    }
+
+    /// Ready for the next call's arguments (buffers kept).
+    pub(crate) fn reset(&mut self) {
+        self.state = State::Start;
+        self.stack.clear();
+        self.word_len = 0;
+    }
+
+    /// Consumes text from the `{` on, appending JSON text to `out`.
+    pub(crate) fn feed(&mut self, input: &str, out: &mut String) -> GemmaStatus {
+        match self.state {
+            State::Done => return GemmaStatus::Done { consumed: 0 },
+            State::Error(reason) => return GemmaStatus::Invalid { at: 0, reason },
+            _ => {}
+        }
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            // A run of ordinary string content or of key bytes, copied in one piece: it
+            // ends at an ASCII byte or at the end of `input`, so on a character boundary.
+            let run: Option<fn(u8) -> bool> = match self.state {
+                State::Str { m: 0, .. } => Some(is_plain_content),
+                State::BareKey => Some(is_key_byte),
+                _ => None,
+            };
+            if let Some(keep) = run {
+                let rest = bytes.get(i..).unwrap_or_default();
+                let n = rest.iter().position(|&c| !keep(c)).unwrap_or(rest.len());
+                if n > 0 {
+                    out.push_str(input.get(i..i + n).unwrap_or_default());
+                    i += n;
+                    continue;
+                }
+            }
+            match self.step(b, out) {
+                Step::Next => i += 1,
+                Step::Again => {}
+                Step::Done => {
+                    self.state = State::Done;
+                    return GemmaStatus::Done { consumed: i + 1 };
+                }
+                Step::Fail(reason) => {
+                    self.state = State::Error(reason);
+                    return GemmaStatus::Invalid { at: i, reason };
+                }
+            }
+        }
+        GemmaStatus::NeedMore
+    }
+
+    /// Opens a container, or fails past the depth limit.
+    fn open(&mut self, object: bool, out: &mut String) -> Step {
+        if self.stack.len() >= self.max_depth {
+            return Step::Fail(R_DEPTH);
+        }
+        self.stack.push(Frame { object, any: false });
+        out.push(if object { '{' } else { '[' });
+        self.state = if object { State::Key } else { State::Elem };
+        Step::Next
+    }
+
+    /// Closes the innermost container with `b`, if it is its closer.
+    fn close(&mut self, b: u8, out: &mut String) -> Step {
+        let Some(f) = self.stack.last() else {
+            return Step::Fail(R_INTERNAL);
+        };
+        if b != if f.object { b'}' } else { b']' } {
+            return Step::Fail(R_AFTER);
+        }
+        self.stack.pop();
+        out.push(char::from(b));
+        if self.stack.is_empty() {
+            return Step::Done;
+        }
+        self.state = State::After;
+        Step::Next
+    }
+
+    /// A member or element starts: the `,` before it, if it is not the first.
+    fn member(&mut self, out: &mut String) {
+        if let Some(f) = self.stack.last_mut() {
+            if f.any {
+                out.push(',');
+            }
+            f.any = true;
+        }
+    }
+
+    fn step(&mut self, b: u8, out: &mut String) -> Step {
+        let ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        match self.state {
+            State::Start => match b {
+                b'{' => self.open(true, out),
+                _ => Step::Fail(R_OPEN),
+            },
+            State::Key => match b {
+                _ if ws => Step::Next,
+                b'}' => self.close(b, out),
+                b'<' => {
+                    self.member(out);
+                    out.push('"');
+                    self.state = State::Open { n: 1, key: true };
+                    Step::Next
+                }
+                _ if is_key_byte(b) => {
+                    self.member(out);
+                    out.push('"');
+                    self.state = State::BareKey;
+                    // `feed` copies the key's bytes.
+                    Step::Again
+                }
+                _ => Step::Fail(R_KEY),
+            },
+            State::BareKey => {
+                // Key bytes (copied as runs by `feed`, unescaped: quotes, backslashes and
+                // control characters are not key bytes) end here.
+                out.push_str("\":");
+                self.state = State::Colon;
+                Step::Again
+            }
+            State::Colon => match b {
+                _ if ws => Step::Next,
+                b':' => {
+                    self.state = State::Value;
+                    Step::Next
+                }
+                _ => Step::Fail(R_COLON),
+            },
+            State::Value => self.value(b, ws, out),
+            State::Elem => match b {
+                _ if ws => Step::Next,
+                b']' => self.close(b, out),
+                _ => {
+                    self.member(out);
+                    self.state = State::Value;
+                    Step::Again
+                }
+            },
+            State::Open { n, key } => {
+                if QUOTE.get(usize::from(n)) != Some(&b) {
+                    return Step::Fail(R_QUOTE);
+                }
+                self.state = if usize::from(n) + 1 == QUOTE.len() {
+                    State::Str { m: 0, key }
+                } else {
+                    State::Open { n: n + 1, key }
+                };
+                Step::Next
+            }
+            State::Str { m, key } => {
+                if QUOTE.get(usize::from(m)) == Some(&b) {
+                    if usize::from(m) + 1 == QUOTE.len() {
+                        out.push('"');
+                        if key {
+                            out.push(':');
+                            self.state = State::Colon;
+                        } else {
+                            self.state = State::After;
+                        }
+                    } else {
+                        self.state = State::Str { m: m + 1, key };
+                    }
+                    return Step::Next;
+                }
+                // The held bytes were content after all; this byte is read again.
+                for &h in QUOTE.get(..usize::from(m)).unwrap_or_default() {
+                    push_escaped(out, h);
+                }
+                self.state = State::Str { m: 0, key };
+                if m > 0 {
+                    return Step::Again;
+                }
+                push_escaped(out, b);
+                Step::Next
+            }
+            State::Number(n) => match n.step(b) {
+                Some(next) => {
+                    out.push(char::from(b));
+                    self.state = State::Number(next);
+                    Step::Next
+                }
+                None if n.complete() && !b.is_ascii_alphanumeric() && b != b'.' => {
+                    self.state = State::After;
+                    Step::Again
+                }
+                None => Step::Fail(R_NUMBER),
+            },
+            State::Word => {
+                if b.is_ascii_alphabetic() {
+                    let Some(slot) = self.word.get_mut(self.word_len) else {
+                        return Step::Fail(R_WORD);
+                    };
+                    *slot = b;
+                    self.word_len += 1;
+                    return Step::Next;
+                }
+                let lit = match self.word.get(..self.word_len).unwrap_or_default() {
+                    b"true" | b"True" => "true",
+                    b"false" | b"False" => "false",
+                    b"null" | b"None" => "null",
+                    _ => return Step::Fail(R_WORD),
+                };
+                out.push_str(lit);
+                self.state = State::After;
+                Step::Again
+            }
+            State::After => match b {
+                _ if ws => Step::Next,
+                b',' => {
+                    let object = self.stack.last().is_some_and(|f| f.object);
+                    self.state = if object { State::Key } else { State::Elem };
+                    Step::Next
+                }
+                b'}' | b']' => self.close(b, out),
+                _ => Step::Fail(R_AFTER),
+            },
+            State::Done | State::Error(_) => Step::Fail(R_INTERNAL),
+        }
+    }
+
+    /// The first byte of a value.
+    fn value(&mut self, b: u8, ws: bool, out: &mut String) -> Step {
+        match b {
+            _ if ws => Step::Next,
+            b'{' => self.open(true, out),
+            b'[' => self.open(false, out),
+            b'<' => {
+                out.push('"');
+                self.state = State::Open { n: 1, key: false };
+                Step::Next
+            }
+            b'-' => {
+                out.push('-');
+                self.state = State::Number(Num::Sign);
+                Step::Next
+            }
+            b'0'..=b'9' => {
+                out.push(char::from(b));
+                self.state = State::Number(if b == b'0' { Num::Zero } else { Num::Int });
+                Step::Next
+            }
+            _ if b.is_ascii_alphabetic() => {
+                self.word_len = 0;
+                self.state = State::Word;
+                Step::Again
+            }
+            _ => Step::Fail(R_VALUE),
+        }
+    }
+}
+
+/// Whether `b` is string content copied as is.
+fn is_plain_content(b: u8) -> bool {
+    !(b == b'<' || b == b'"' || b == b'\\' || b < 0x20)
+}
+
+/// Whether `b` may be part of a bare key.
+fn is_key_byte(b: u8) -> bool {
+    b >= 0x80
+        || (b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b':' | b',' | b'{' | b'}' | b'[' | b']' | b'<' | b'>' | b'"' | b'\'' | b'\\'
+            ))
+}
+
+/// Appends one ASCII special byte of string content, escaped for JSON.
+fn push_escaped(out: &mut String, b: u8) {
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        0..=0x1F => {
+            let _ = write!(out, "\\u{b:04x}");
+        }
+        _ => out.push(char::from(b)),
+    }
+}

@@ -1,0 +1,282 @@
+//! `gemma4`: Gemma 4's `<|tool_call>call:NAME{k:<|"|>v<|"|>,n:3}<tool_call|>`.
+//!
+//! ```text
+//!   Text ──<|tool_call>──> Head ──call:NAME '{'──> Args ──'}' closes──> After ──<tool_call|>──> Text
+//!                           │ other                  │ invalid            │ other text: back to Text
+//!                           └──────────> Skip (malformed) <─┘ ──<tool_call|>──> Error ──> Text
+//! ```
+//!
+//! - `ToolCallStart` is emitted by the feed that delivers the `{` after the name; the
+//!   arguments are converted to JSON by the [`GemmaArgs`] transducer as they arrive
+//!   (strings grow while they stream); `ToolCallEnd` when the `}` closing them arrives.
+//!   Names: `[A-Za-z0-9_.:-]`, at most 256 bytes, whitespace allowed around `call:`.
+//! - `<tool_call|>` ends the call; when it is missing, text after the closed arguments
+//!   is text again, and at the end of input a call whose arguments closed is complete.
+//! - Text: Gemma 4's reasoning block `<|channel>thought` … `<channel|>` is reasoning
+//!   (see [`reasoning`](super::reasoning)); the end-of-turn token `<turn|>` is dropped;
+//!   whitespace before `<|tool_call>` is dropped.
+//! - Malformed call text (no `call:NAME{`, arguments the transducer rejects) → an
+//!   `Error` carrying the call's raw text from `<|tool_call>` through `<tool_call|>`;
+//!   the call's own error (with its index) once its Start was emitted. A call cut off by
+//!   the end of input → `Error` of kind `Truncated` with its bytes.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::limits::Limits;
+use crate::scan::gemma::{GemmaArgs, GemmaStatus};
+use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::hermes::{Raw, closing, report};
+use crate::text::reasoning::{ReasoningOptions, TextStage};
+
+const OPEN: &str = "<|tool_call>";
+const CLOSE: &str = "<tool_call|>";
+const PREFIX: &str = "call:";
+/// Gemma 4's reasoning block.
+const THOUGHT: &[(&str, &str)] = &[("<|channel>thought", "<channel|>")];
+/// Longest tool name kept.
+const MAX_NAME: usize = 256;
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+#[inline]
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-')
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Text,
+    /// After `<|tool_call>`: `n` bytes of `call:` matched (whitespace before it allowed).
+    Prefix(usize),
+    /// Reading the name.
+    Name,
+    /// Streaming the arguments.
+    Args,
+    /// The arguments closed: `<tool_call|>` expected.
+    After,
+    /// Malformed: collecting raw text until `<tool_call|>`.
+    Skip(ErrorKind),
+}
+
+/// Scanner for `gemma4`. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct Gemma4 {
+    utf8: Utf8Holder,
+    scratch: String,
+    text: TextStage,
+    st: St,
+    name: String,
+    args: GemmaArgs,
+    json: String,
+    slot: Option<Slot>,
+    raw: Raw,
+    close: MarkerSet,
+    expect: Expect,
+    matcher: MarkerMatcher,
+}
+
+impl Gemma4 {
+    pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Gemma4 {
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            text: TextStage::new(&[OPEN], &["<turn|>"], THOUGHT, opts, limits),
+            st: St::Text,
+            name: String::new(),
+            args: GemmaArgs::with_max_depth(limits.max_depth.saturating_add(1)),
+            json: String::new(),
+            slot: None,
+            raw: Raw::new(limits.max_argument_bytes),
+            close: MarkerSet::new([CLOSE]),
+            expect: Expect::default(),
+            matcher: MarkerMatcher::new(),
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.utf8.held()
+            + self.text.retained()
+            + self.name.len()
+            + self.raw.len()
+            + self.matcher.held()
+            + self.expect.matched()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let s = self.utf8.push(bytes, &mut scratch);
+        self.run(&s, calls, out);
+        drop(s);
+        self.scratch = scratch;
+    }
+
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        while let Some(&b) = s.as_bytes().first() {
+            match self.st {
+                St::Text => {
+                    if self.text.run(&mut s, out).is_some() {
+                        self.raw.start(OPEN);
+                        self.name.clear();
+                        self.slot = None;
+                        self.st = St::Prefix(0);
+                    }
+                }
+                St::Prefix(n) => {
+                    if n == 0 && is_ws(b) {
+                        self.raw.push(s.get(..1).unwrap_or_default());
+                        s = s.get(1..).unwrap_or_default();
+                    } else if PREFIX.as_bytes().get(n) == Some(&b) {
+                        self.raw.push(s.get(..1).unwrap_or_default());
+                        s = s.get(1..).unwrap_or_default();
+                        self.st = if n + 1 == PREFIX.len() {
+                            St::Name
+                        } else {
+                            St::Prefix(n + 1)
+                        };
+                    } else {
+                        self.st = St::Skip(ErrorKind::MissingName);
+                    }
+                }
+                St::Name => {
+                    let n = s.bytes().take_while(|&c| is_name_byte(c)).count();
+                    let part = s.get(..n).unwrap_or_default();
+                    self.raw.push(part);
+                    s = s.get(n..).unwrap_or_default();
+                    if self.name.len() + part.len() > MAX_NAME {
+                        self.st = St::Skip(ErrorKind::MissingName);
+                        continue;
+                    }
+                    self.name.push_str(part);
+                    match s.as_bytes().first() {
+                        None => {}
+                        Some(b'{') if !self.name.is_empty() => self.start(calls, out),
+                        Some(_) => self.st = St::Skip(ErrorKind::MissingName),
+                    }
+                }
+                St::Args => {
+                    self.json.clear();
+                    let status = self.args.feed(s, &mut self.json);
+                    let used = match status {
+                        GemmaStatus::NeedMore => s.len(),
+                        GemmaStatus::Done { consumed } => consumed,
+                        GemmaStatus::Invalid { at, .. } => at,
+                    };
+                    self.raw.push(s.get(..used).unwrap_or_default());
+                    s = s.get(used..).unwrap_or_default();
+                    if let Some(slot) = self.slot {
+                        calls.args(slot, &self.json, out);
+                    }
+                    match status {
+                        GemmaStatus::NeedMore => {}
+                        GemmaStatus::Done { .. } => {
+                            if let Some(slot) = self.slot {
+                                calls.close(slot, out);
+                            }
+                            self.expect.reset();
+                            self.st = St::After;
+                        }
+                        GemmaStatus::Invalid { .. } => {
+                            self.st = St::Skip(ErrorKind::InvalidArguments);
+                        }
+                    }
+                }
+                St::After => {
+                    if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
+                        self.end_call();
+                        // No `<tool_call|>`: what follows the call is text again.
+                        self.text
+                            .give_back(CLOSE.get(..given).unwrap_or_default(), out);
+                    }
+                }
+                St::Skip(kind) => {
+                    let Some(found) = self.matcher.next(&self.close, &mut s) else {
+                        continue;
+                    };
+                    match found {
+                        Found::Text(t) => self.raw.push(t),
+                        Found::Marker(_) => {
+                            self.raw.push(CLOSE);
+                            report(
+                                calls,
+                                self.slot,
+                                kind,
+                                skip_message(kind),
+                                &mut self.raw,
+                                out,
+                            );
+                            self.end_call();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `{` after the name: the call starts.
+    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        self.slot = calls.open(out);
+        if let Some(slot) = self.slot {
+            calls.set_name(slot, &self.name, out);
+        }
+        self.args.reset();
+        self.st = St::Args;
+    }
+
+    fn end_call(&mut self) {
+        self.st = St::Text;
+        self.expect.reset();
+        self.matcher.clear();
+        self.raw.start("");
+        self.name.clear();
+        self.slot = None;
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(r) = self.utf8.finish() {
+            self.run(r, calls, out);
+        }
+        match self.st {
+            St::Text => {}
+            St::Prefix(_) | St::Name | St::Args => {
+                report(
+                    calls,
+                    self.slot,
+                    ErrorKind::Truncated,
+                    "the text ended inside a <|tool_call>",
+                    &mut self.raw,
+                    out,
+                );
+            }
+            St::After => {
+                let given = self.expect.text(&self.close).to_owned();
+                self.end_call();
+                self.text.give_back(&given, out);
+            }
+            St::Skip(kind) => {
+                let tail = self.matcher.finish().to_owned();
+                self.raw.push(&tail);
+                report(
+                    calls,
+                    self.slot,
+                    kind,
+                    skip_message(kind),
+                    &mut self.raw,
+                    out,
+                );
+            }
+        }
+        self.end_call();
+        self.text.finish(out);
+    }
+}
+
+fn skip_message(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::MissingName => "a <|tool_call> without call:NAME{",
+        _ => "the arguments of a <|tool_call> are malformed",
+    }
+}

@@ -1,0 +1,703 @@
+//! Rules every text format keeps at its edges, each tested over every text syntax at
+//! every chunking:
+//!
+//! - a call error's `raw` is the model's own bytes of that call, from its first marker
+//!   byte (a cut-off call and a corrupted one);
+//! - a special token that introduces a call is consumed as a marker, never leaked into
+//!   text;
+//! - a closing reasoning tag with no opening one is text, byte for byte, unless the
+//!   block was declared open (`reasoning_open`), when everything before it is reasoning.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+mod common;
+
+use common::*;
+use toolstream::{ErrorKind, Event, Format, Parser};
+
+/// The text formats whose text runs through the reasoning stage, with the tag pair
+/// `reasoning_open` starts in (the syntax's first pair).
+const REASONING_FORMATS: &[(Format, &str, &str)] = &[
+    (Format::Hermes, "<think>", "</think>"),
+    (Format::QwenXml, "<think>", "</think>"),
+    (Format::Mistral, "[THINK]", "[/THINK]"),
+    (Format::DeepSeek, "<think>", "</think>"),
+    (Format::Gemma4, "<|channel>thought", "<channel|>"),
+];
+
+/// Every text format (`auto` passes reasoning tags through as text until it has
+/// detected a syntax, so a stray tag is text there too).
+const TEXT_FORMATS: &[Format] = &[
+    Format::Hermes,
+    Format::QwenXml,
+    Format::Mistral,
+    Format::DeepSeek,
+    Format::Harmony,
+    Format::LlamaPythonic,
+    Format::LlamaJson,
+    Format::Auto,
+    Format::Lfm2,
+    Format::Olmo3,
+    Format::Gemma4,
+];
+
+#[test]
+fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
+    for &f in TEXT_FORMATS {
+        for close in ["</think>", "[/THINK]"] {
+            let input = format!("I planned it.\n{close}\n\nHere is the answer.");
+            let make = move || Parser::new(f);
+            let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+            if f == Format::Harmony {
+                // Harmony text outside channels is reasoning-free text as well.
+                assert_eq!(text(&ev) + &reasoning(&ev), input, "{f}");
+            } else {
+                assert_eq!(text(&ev), input, "{f}");
+                assert_eq!(reasoning(&ev), "", "{f}");
+            }
+            assert!(errors(&ev).is_empty(), "{f}: {ev:?}");
+        }
+    }
+}
+
+#[test]
+fn stray_closing_reasoning_tag_after_a_closed_block_is_text() {
+    for &(f, open, close) in REASONING_FORMATS {
+        let input = format!("{open}a{close}b {close} c");
+        let make = move || Parser::new(f);
+        let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+        assert_eq!(reasoning(&ev), "a", "{f}");
+        assert_eq!(text(&ev), format!("b {close} c"), "{f}");
+    }
+}
+
+#[test]
+fn with_reasoning_open_everything_before_the_closing_tag_is_reasoning() {
+    for &(f, _, close) in REASONING_FORMATS {
+        let input = format!("I planned it.\n{close}\n\nHere is the answer.");
+        let make = move || Parser::new(f).reasoning_open(true);
+        let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+        assert_eq!(reasoning(&ev), "I planned it.", "{f}");
+        assert_eq!(text(&ev), "Here is the answer.", "{f}");
+        assert!(errors(&ev).is_empty(), "{f}: {ev:?}");
+        // A second closing tag has no block to close: text.
+        let input = format!("plan{close}answer{close}more");
+        let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+        assert_eq!(reasoning(&ev), "plan", "{f}");
+        assert_eq!(text(&ev), format!("answer{close}more"), "{f}");
+    }
+}
+
+#[test]
+fn stray_closing_tag_before_a_call_keeps_the_call() {
+    let cases: &[(Format, &str, &str)] = &[
+        (
+            Format::Hermes,
+            "</think>",
+            "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>",
+        ),
+        (
+            Format::QwenXml,
+            "</think>",
+            "<tool_call><function=f></function></tool_call>",
+        ),
+        (Format::Mistral, "[/THINK]", "[TOOL_CALLS]f[ARGS]{}"),
+        (
+            Format::DeepSeek,
+            "</think>",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        ),
+    ];
+    for &(f, close, call) in cases {
+        let input = format!("x{close}{call}");
+        let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
+        assert_eq!(text(&ev), format!("x{close}"), "{f}");
+        assert_eq!(calls(&ev).len(), 1, "{f}");
+        let make = move || Parser::new(f).reasoning_open(true);
+        let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+        assert_eq!(reasoning(&ev), "x", "{f}");
+        assert_eq!(text(&ev), "", "{f}");
+        assert_eq!(calls(&ev).len(), 1, "{f}");
+    }
+}
+
+/// A call error's expected shape: the text around it, the error's kind, index and raw.
+struct Broken {
+    format: Format,
+    what: &'static str,
+    before: &'static str,
+    /// The model's bytes of the broken call (the error's raw, exactly).
+    call: &'static str,
+    /// Calls of the same list before the broken one (their bytes come first).
+    lead: &'static str,
+    after: &'static str,
+    kind: ErrorKind,
+    index: usize,
+    /// The visible text expected.
+    text: &'static str,
+}
+
+fn b(
+    format: Format,
+    what: &'static str,
+    (before, lead, call, after): (&'static str, &'static str, &'static str, &'static str),
+    kind: ErrorKind,
+    index: usize,
+    text: &'static str,
+) -> Broken {
+    Broken {
+        format,
+        what,
+        before,
+        call,
+        lead,
+        after,
+        kind,
+        index,
+        text,
+    }
+}
+
+/// For every text format: a call cut off by the end of the input, and a corrupted one;
+/// the error's raw is the model's own bytes of the call from its first marker byte.
+fn broken_calls() -> Vec<Broken> {
+    use ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use Format::*;
+    let hermes_bad = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}\n</tool_call>";
+    vec![
+        b(
+            Hermes,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"é",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Hermes,
+            "corrupt",
+            ("Hi ", "", hermes_bad, " after"),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            QwenXml,
+            "cut",
+            ("Hi ", "", "<tool_call>\n<function=f>\n<parameter=a>\n1", ""),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            QwenXml,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<tool_call>\n<function=f>\n<parameter=a\nb>1</parameter>\n</function>\n</tool_call>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Mistral,
+            "v11 cut",
+            ("Hi ", "", "[TOOL_CALLS]f[ARGS]{\"a\": [1, ", ""),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Mistral,
+            "v11 corrupt",
+            (
+                "Hi ",
+                "",
+                "[TOOL_CALLS]f[ARGS]{\"a\": x, \"b\": \"}\"}",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Mistral,
+            "v3 cut",
+            (
+                "Hi ",
+                "",
+                "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Mistral,
+            "v3 corrupt",
+            (
+                "Hi ",
+                "",
+                "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                "] after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Mistral,
+            "v3 second call cut",
+            (
+                "Hi ",
+                "[TOOL_CALLS][{\"name\": \"g\", \"arguments\": {}}, ",
+                "{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            1,
+            "Hi",
+        ),
+        b(
+            DeepSeek,
+            "cut",
+            (
+                "Hi ",
+                "<｜tool▁calls▁begin｜>",
+                "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            DeepSeek,
+            "corrupt",
+            (
+                "Hi ",
+                "<｜tool▁calls▁begin｜>",
+                "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": x}<｜tool▁call▁end｜>",
+                "<｜tool▁calls▁end｜> after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Harmony,
+            "cut",
+            (
+                "",
+                "",
+                "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "",
+        ),
+        b(
+            Harmony,
+            "corrupt",
+            (
+                "",
+                "",
+                "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": x}<|call|>",
+                "",
+            ),
+            Bad,
+            0,
+            "",
+        ),
+        b(
+            LlamaPythonic,
+            "cut",
+            ("Hi ", "", "[f(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            LlamaPythonic,
+            "corrupt",
+            ("Hi ", "", "[f(a=1, b=x, c=')')", "] after"),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            LlamaPythonic,
+            "second call corrupt",
+            ("Hi ", "[g(), ", "f(a=x)", "] after"),
+            Bad,
+            1,
+            "Hi  after",
+        ),
+        b(
+            LlamaPythonic,
+            "python tag cut",
+            ("Hi ", "", "<|python_tag|> [f(a=1", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            LlamaPythonic,
+            "python_start corrupt",
+            ("Hi ", "", "<|python_start|>[f(1)", "]<|python_end|> after"),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            LlamaJson,
+            "cut",
+            ("Hi ", "", "{\"name\": \"f\", \"parameters\": {\"a\": 1", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            LlamaJson,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "{\"name\": \"f\", \"parameters\": {\"a\": x}}",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            LlamaJson,
+            "array cut",
+            (
+                "Hi ",
+                "",
+                "[{\"name\": \"f\", \"parameters\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            LlamaJson,
+            "array second call corrupt",
+            (
+                "Hi ",
+                "[{\"name\": \"g\", \"parameters\": {}}, ",
+                "{\"name\": \"f\", \"parameters\": {\"a\": 'x'}}",
+                "] after",
+            ),
+            Bad,
+            1,
+            "Hi  after",
+        ),
+        b(
+            LlamaJson,
+            "python tag cut",
+            (
+                "Hi ",
+                "",
+                "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            LlamaJson,
+            "built-in corrupt",
+            (
+                "Hi ",
+                "",
+                "<|python_tag|>brave_search.call(query=x)",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            LlamaJson,
+            "built-in cut",
+            ("Hi ", "", "<|python_tag|>brave_search.call(query='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Auto,
+            "hermes corrupt",
+            ("Hi ", "", hermes_bad, " after"),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            Lfm2,
+            "cut",
+            ("Hi ", "", "<|tool_call_start|>[f(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Lfm2,
+            "second call corrupt",
+            (
+                "Hi ",
+                "<|tool_call_start|>[g(), ",
+                "f(a=x)",
+                "]<|tool_call_end|> after",
+            ),
+            Bad,
+            1,
+            "Hi  after",
+        ),
+        b(
+            Olmo3,
+            "cut",
+            ("Hi ", "", "<function_calls>\nf(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Olmo3,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<function_calls>\nf(a=1, b=x)",
+                "\n</function_calls> after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            Gemma4,
+            "cut",
+            ("Hi ", "", "<|tool_call>call:f{a:<|\"|>é", ""),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Gemma4,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|tool_call>call:f{a:x,b:<|\"|>}<|\"|>}<tool_call|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Auto,
+            "pythonic cut",
+            ("Hi ", "", "[f(a=1, b='x", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Auto,
+            "json cut",
+            ("Hi ", "", "{\"name\": \"f\", \"parameters\": {\"a\": 1", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+    ]
+}
+
+#[test]
+fn a_call_error_carries_the_models_bytes_from_its_first_marker_byte() {
+    for case in broken_calls() {
+        let input = format!("{}{}{}{}", case.before, case.lead, case.call, case.after);
+        let f = case.format;
+        let make = move || Parser::new(f);
+        let ev = assert_split_invariant(&make, input.as_bytes(), 40);
+        let errs: Vec<_> = errors(&ev)
+            .into_iter()
+            .filter(|e| matches!(e, Event::Error { index: Some(_), .. }))
+            .collect();
+        let label = format!("{f} {}: {ev:?}", case.what);
+        assert_eq!(errs.len(), 1, "{label}");
+        let Event::Error {
+            kind, index, raw, ..
+        } = errs[0]
+        else {
+            unreachable!()
+        };
+        assert_eq!(*kind, case.kind, "{label}");
+        assert_eq!(*index, Some(case.index), "{label}");
+        assert_eq!(raw, case.call, "{label}");
+        assert_eq!(text(&ev), case.text, "{label}");
+        assert_eq!(errors(&ev).len(), 1, "{label}");
+    }
+}
+
+/// For every text syntax: the special tokens that introduce (or close) a call are
+/// consumed with it, never text; the text around the call is exact.
+#[test]
+fn call_introducing_tokens_are_markers_never_text() {
+    use Format::*;
+    let cases: &[(Format, &str, &str, &str, &str)] = &[
+        (
+            Hermes,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            QwenXml,
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            QwenXml,
+            "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (Mistral, "[TOOL_CALLS]f[ARGS]{\"a\": 1}", "A", " B", "A B"),
+        (
+            Mistral,
+            "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            DeepSeek,
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Harmony,
+            "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+            "",
+            "",
+            "",
+        ),
+        (LlamaPythonic, "<|python_tag|>[f(a=1)]", "A ", " B", "A  B"),
+        (
+            LlamaPythonic,
+            "<|python_start|>[f(a=1)]<|python_end|>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            LlamaPythonic,
+            "<|python_tag|> \n[f(a=1)]",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            LlamaJson,
+            "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1}}",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (LlamaJson, "<|python_tag|>f.call(a=1)", "A ", " B", "A  B"),
+        (Auto, "<|python_tag|>[f(a=1)]", "A ", " B", "A  B"),
+        (
+            Auto,
+            "<|python_start|>[f(a=1)]<|python_end|>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Auto,
+            "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1}}",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Lfm2,
+            "<|tool_call_start|>[f(a=1)]<|tool_call_end|>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Olmo3,
+            "<function_calls>\nf(a=1)\n</function_calls>",
+            "A ",
+            " B",
+            "A  B",
+        ),
+        (
+            Gemma4,
+            "<|tool_call>call:f{a:1}<tool_call|>",
+            "A",
+            " B",
+            "A B",
+        ),
+    ];
+    for &(f, call, before, after, want) in cases {
+        let input = format!("{before}{call}{after}");
+        let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
+        let label = format!("{f} {call}: {ev:?}");
+        let got = calls(&ev);
+        assert_eq!(got.len(), 1, "{label}");
+        assert_eq!(got[0].name, "f", "{label}");
+        assert_eq!(got[0].arguments, serde_json::json!({"a": 1}), "{label}");
+        // Marker syntaxes drop the whitespace before a marker; marker-less ones keep it.
+        assert_eq!(text(&ev), want, "{label}");
+        assert!(errors(&ev).is_empty(), "{label}");
+    }
+}
+
+/// A call-introducing token that no call follows is text, byte for byte.
+#[test]
+fn a_token_with_no_call_after_it_is_text() {
+    for input in [
+        "see <|python_tag|> here",
+        "see <|python_start|>[1, 2] here<|python_end|>",
+    ] {
+        let ev = assert_split_invariant(
+            &(|| Parser::new(Format::LlamaPythonic)),
+            input.as_bytes(),
+            40,
+        );
+        assert_eq!(text(&ev), input);
+        assert!(calls(&ev).is_empty());
+    }
+}
