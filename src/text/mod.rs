@@ -26,6 +26,7 @@ pub(crate) mod auto;
 pub(crate) mod deepseek;
 pub(crate) mod harmony;
 pub(crate) mod hermes;
+pub(crate) mod json_calls;
 pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
