@@ -44,6 +44,7 @@
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
@@ -205,6 +206,24 @@ pub(crate) const GIGACHAT3: Dialect = Dialect {
     reasoning: THINK,
     drops: &["<|message_sep|>"],
 };
+
+/// The table of a JSON-call text format (`None` for other formats; `hermes` has its
+/// own scanner type wrapping [`HERMES`]).
+pub(crate) fn dialect(format: Format) -> Option<&'static Dialect> {
+    Some(match format {
+        Format::CommandR => &COMMAND_R,
+        Format::Granite => &GRANITE,
+        Format::Jamba => &JAMBA,
+        Format::Hunyuan => &HUNYUAN,
+        Format::Nemotron => &NEMOTRON,
+        Format::Phi4Mini => &PHI4_MINI,
+        Format::Longcat => &LONGCAT,
+        Format::InternLm => &INTERNLM,
+        Format::Apertus => &APERTUS,
+        Format::GigaChat3 => &GIGACHAT3,
+        _ => return None,
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {

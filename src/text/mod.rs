@@ -9,7 +9,9 @@
 //!
 //! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
 //! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
-//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels). All but
+//! [`deepseek`] (`<｜tool▁call▁begin｜>`, and Kimi K2's tokens), [`harmony`] (gpt-oss
+//! channels), and [`json_calls`]: one table-driven scanner for every "marker + JSON call
+//! object(s) + optional close marker" syntax (`command-r`, `granite`, `jamba`, ...). All but
 //! harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
 //! before markers, end-of-turn tokens), and all find markers with
 //! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
@@ -95,6 +97,9 @@ pub(crate) enum TextScanner {
     LlamaJson(Box<llama_json::LlamaJson>),
     /// Syntax detected from the first markers.
     Auto(Box<auto::Auto>),
+    /// JSON call objects after a marker (`command-r`, `granite`, `jamba`, ...): one
+    /// scanner driven by a [`json_calls::Dialect`] table.
+    JsonCalls(Box<json_calls::JsonCalls>),
 }
 
 impl TextScanner {
@@ -140,8 +145,16 @@ impl TextScanner {
             Format::Auto => Some(TextScanner::Auto(Box::new(auto::Auto::new(
                 limits, options,
             )))),
-            // Envelope formats have no text scanner.
-            _ => None,
+            Format::KimiK2 => Some(TextScanner::DeepSeek(Box::new(
+                deepseek::DeepSeek::with_tokens(&deepseek::KIMI_K2, limits, &options.reasoning),
+            ))),
+            _ => json_calls::dialect(format).map(|d| {
+                TextScanner::JsonCalls(Box::new(json_calls::JsonCalls::new(
+                    d,
+                    limits,
+                    &options.reasoning,
+                )))
+            }),
         }
     }
 
@@ -154,7 +167,8 @@ impl TextScanner {
             | TextScanner::QwenXml(_)
             | TextScanner::Mistral(_)
             | TextScanner::DeepSeek(_)
-            | TextScanner::Harmony(_) => {}
+            | TextScanner::Harmony(_)
+            | TextScanner::JsonCalls(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -179,6 +193,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.feed(bytes, calls, out),
             TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
             TextScanner::Auto(s) => s.feed(bytes, calls, out),
+            TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -194,6 +209,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.finish(calls, out),
             TextScanner::LlamaJson(s) => s.finish(calls, out),
             TextScanner::Auto(s) => s.finish(calls, out),
+            TextScanner::JsonCalls(s) => s.finish(calls, out),
         }
     }
 
@@ -209,6 +225,7 @@ impl TextScanner {
             TextScanner::LlamaPythonic(s) => s.retained(),
             TextScanner::LlamaJson(s) => s.retained(),
             TextScanner::Auto(s) => s.retained(),
+            TextScanner::JsonCalls(s) => s.retained(),
         }
     }
 }
