@@ -159,10 +159,6 @@ pub(crate) struct JsonCall {
 }
 
 impl JsonCall {
-    pub(crate) fn new(limits: &Limits) -> Self {
-        Self::with_shape(Shape::Fields(NAME_ARGUMENTS), limits)
-    }
-
     /// A walker for call objects of `shape`.
     pub(crate) fn with_shape(shape: Shape, limits: &Limits) -> Self {
         JsonCall {

@@ -225,21 +225,172 @@ pub(crate) fn dialect(format: Format) -> Option<&'static Dialect> {
     })
 }
 
+/// Where a [`CallList`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Inside an array, before an element (or `]` when `first`).
+    Elem { first: bool },
+    /// Inside a call object.
+    Object { in_array: bool },
+    /// After an array element: `,` or `]`.
+    AfterElem,
+}
+
+/// What [`CallList::feed`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum List {
+    /// All input consumed; the payload goes on.
+    NeedMore,
+    /// The payload ended: the array's `]`, or the lone object's `}`, consumed.
+    Done,
+    /// A call object without a name closed (its text is in the raw text). In an array
+    /// the list goes on after it.
+    Nameless { in_array: bool },
+    /// Malformed at the start of the rest (not consumed); the broken call's slot if its
+    /// Start was emitted.
+    Broken(ErrorKind, Option<Slot>),
+}
+
+/// Streams a call object or an array of call objects (`{..}` / `[{..}, ..]`, the `[`
+/// read by the caller) into [`Calls`] with the [`JsonCall`] walker, the bytes it reads
+/// into the call's raw text. Shared by [`JsonCalls`] and `mistral`'s v3 syntax.
+#[derive(Debug)]
+pub(crate) struct CallList {
+    at: At,
+    walker: JsonCall,
+}
+
+impl CallList {
+    pub(crate) fn new(shape: Shape, limits: &Limits) -> Self {
+        CallList {
+            at: At::AfterElem,
+            walker: JsonCall::with_shape(shape, limits),
+        }
+    }
+
+    /// Nothing open (between calls).
+    pub(crate) fn reset(&mut self) {
+        self.walker.reset();
+        self.at = At::AfterElem;
+    }
+
+    /// A lone call object starts (at its `{`).
+    pub(crate) fn object(&mut self) {
+        self.walker.reset();
+        self.at = At::Object { in_array: false };
+    }
+
+    /// An array's elements start (after its `[`).
+    pub(crate) fn array(&mut self) {
+        self.walker.reset();
+        self.at = At::Elem { first: true };
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.walker.retained()
+    }
+
+    /// The current call's slot once its Start was emitted.
+    pub(crate) fn slot(&self) -> Option<Slot> {
+        self.walker.slot()
+    }
+
+    /// Reads from `s` (advanced past what was read, pushed to `raw`).
+    pub(crate) fn feed(
+        &mut self,
+        s: &mut &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> List {
+        loop {
+            if self.at != (At::Object { in_array: true })
+                && self.at != (At::Object { in_array: false })
+            {
+                let rest = s.trim_start_matches(is_ws);
+                raw.push(s.get(..s.len() - rest.len()).unwrap_or_default());
+                *s = rest;
+            }
+            let first = s.as_bytes().first().copied();
+            match (self.at, first) {
+                (At::Elem { .. } | At::AfterElem, None) => return List::NeedMore,
+                (At::Elem { .. }, Some(b'{')) => {
+                    self.walker.reset();
+                    self.at = At::Object { in_array: true };
+                }
+                (At::Elem { first: true }, Some(b']')) | (At::AfterElem, Some(b']')) => {
+                    raw.push("]");
+                    *s = s.get(1..).unwrap_or_default();
+                    return List::Done;
+                }
+                (At::AfterElem, Some(b',')) => {
+                    raw.push(",");
+                    *s = s.get(1..).unwrap_or_default();
+                    self.at = At::Elem { first: false };
+                }
+                (At::Elem { .. } | At::AfterElem, Some(_)) => {
+                    return List::Broken(ErrorKind::InvalidJson, None);
+                }
+                (At::Object { in_array }, _) => {
+                    let (n, walk) = self.walker.feed(s, calls, out);
+                    raw.push(s.get(..n).unwrap_or_default());
+                    *s = s.get(n..).unwrap_or_default();
+                    match walk {
+                        Walk::NeedMore => return List::NeedMore,
+                        Walk::Invalid(kind) => return List::Broken(kind, self.walker.slot()),
+                        Walk::Done => {
+                            let named = self.walker.named();
+                            if named && let Some(slot) = self.walker.slot() {
+                                calls.close(slot, out);
+                            }
+                            if !in_array {
+                                return if named {
+                                    List::Done
+                                } else {
+                                    List::Nameless { in_array }
+                                };
+                            }
+                            self.at = At::AfterElem;
+                            if !named {
+                                return List::Nameless { in_array };
+                            }
+                            // The next element's error carries its own bytes.
+                            raw.start("");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// End of input: `Ok` when nothing is left open (a call whose arguments closed is
+    /// complete without its `}`, an array whose calls closed without its `]`), else
+    /// `Err` with the cut-off call's slot.
+    pub(crate) fn finish(
+        &mut self,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Option<Slot>> {
+        match self.at {
+            At::AfterElem => Ok(()),
+            At::Object { .. } if self.walker.named() && self.walker.args_done() => {
+                if let Some(slot) = self.walker.slot() {
+                    calls.close(slot, out);
+                }
+                Ok(())
+            }
+            At::Elem { .. } | At::Object { .. } => Err(self.walker.slot()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
     Text,
     /// After the marker: whitespace, then the payload (or the close marker: empty).
     Open,
-    /// Inside an array, before an element (or `]` when `first`).
-    Elem {
-        first: bool,
-    },
-    /// Inside a call object.
-    Object {
-        in_array: bool,
-    },
-    /// After an array element: `,` or `]`.
-    AfterElem,
+    /// Inside the payload.
+    List,
     /// The payload ended: the close marker expected.
     After,
     /// Malformed: collecting raw text until the close marker.
@@ -258,7 +409,7 @@ pub(crate) struct JsonCalls {
     cur: usize,
     /// Per opener, its close marker.
     closes: Vec<Option<MarkerSet>>,
-    walker: JsonCall,
+    list: CallList,
     raw: Raw,
     expect: Expect,
     matcher: MarkerMatcher,
@@ -279,7 +430,7 @@ impl JsonCalls {
                 .iter()
                 .map(|o| o.close.map(|c| MarkerSet::new([c])))
                 .collect(),
-            walker: JsonCall::with_shape(dialect.shape, limits),
+            list: CallList::new(dialect.shape, limits),
             raw: Raw::new(limits.max_argument_bytes),
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
@@ -289,7 +440,7 @@ impl JsonCalls {
     pub(crate) fn retained(&self) -> usize {
         self.utf8.held()
             + self.text.retained()
-            + self.walker.retained()
+            + self.list.retained()
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
@@ -328,29 +479,36 @@ impl JsonCalls {
                         self.cur = k;
                         let o = self.opener();
                         self.raw.start(o.marker);
-                        self.walker.reset();
                         self.expect.reset();
                         self.matcher.clear();
                         self.st = match o.payload {
-                            Payload::ArrayBody => St::Elem { first: true },
+                            Payload::ArrayBody => {
+                                self.list.array();
+                                St::List
+                            }
                             _ => St::Open,
                         };
                     }
                 }
                 St::Open => {
                     if self.expect.matched() == 0 {
-                        s = self.skip_ws(s);
+                        let rest = s.trim_start_matches(is_ws);
+                        self.raw
+                            .push(s.get(..s.len() - rest.len()).unwrap_or_default());
+                        s = rest;
                         let payload = self.opener().payload;
                         match s.as_bytes().first() {
                             None => continue,
                             Some(b'{') => {
-                                self.st = St::Object { in_array: false };
+                                self.list.object();
+                                self.st = St::List;
                                 continue;
                             }
                             Some(b'[') if payload == Payload::Either => {
                                 self.raw.push("[");
                                 s = s.get(1..).unwrap_or_default();
-                                self.st = St::Elem { first: true };
+                                self.list.array();
+                                self.st = St::List;
                                 continue;
                             }
                             Some(_) => {}
@@ -380,81 +538,42 @@ impl JsonCalls {
                         }
                     }
                 }
-                St::Elem { first } => {
-                    s = self.skip_ws(s);
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b'{') => {
-                            self.walker.reset();
-                            self.st = St::Object { in_array: true };
-                        }
-                        Some(b']') if first => {
-                            self.raw.push("]");
-                            s = s.get(1..).unwrap_or_default();
-                            self.payload_done();
-                        }
-                        Some(_) => s = self.broken(s, None, ErrorKind::InvalidJson, calls, out),
-                    }
-                }
-                St::Object { in_array } => {
-                    let (n, walk) = self.walker.feed(s, calls, out);
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match walk {
-                        Walk::NeedMore => {}
-                        Walk::Done if self.walker.named() => {
-                            if let Some(slot) = self.walker.slot() {
-                                calls.close(slot, out);
-                            }
-                            if in_array {
-                                self.raw.start("");
-                                self.st = St::AfterElem;
-                            } else {
-                                self.payload_done();
-                            }
-                        }
-                        Walk::Done if in_array || self.close_set().is_none() => {
-                            // Reported at its `}`: the calls beside it still count.
-                            let what = format!("a {} call object without a name", self.label());
-                            report(
-                                calls,
-                                None,
-                                ErrorKind::MissingName,
-                                &what,
-                                &mut self.raw,
-                                out,
-                            );
-                            self.raw.start("");
-                            if in_array {
-                                self.st = St::AfterElem;
-                            } else {
-                                self.end_call();
-                            }
-                        }
-                        Walk::Done => self.st = St::Skip(ErrorKind::MissingName),
-                        Walk::Invalid(kind) => {
-                            let slot = self.walker.slot();
-                            s = self.broken(s, slot, kind, calls, out);
+                St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
+                    List::NeedMore => {}
+                    List::Done => {
+                        if self.close_set().is_some() {
+                            self.expect.reset();
+                            self.st = St::After;
+                        } else {
+                            self.end_call();
                         }
                     }
-                }
-                St::AfterElem => {
-                    s = self.skip_ws(s);
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b',') => {
-                            self.raw.push(",");
-                            s = s.get(1..).unwrap_or_default();
-                            self.st = St::Elem { first: false };
+                    List::Nameless { in_array } if in_array || self.close_set().is_none() => {
+                        // Reported at its `}`: the calls beside it still count.
+                        let what = format!("a {} call object without a name", self.label());
+                        report(
+                            calls,
+                            None,
+                            ErrorKind::MissingName,
+                            &what,
+                            &mut self.raw,
+                            out,
+                        );
+                        self.raw.start("");
+                        if !in_array {
+                            self.end_call();
                         }
-                        Some(b']') => {
-                            self.raw.push("]");
-                            s = s.get(1..).unwrap_or_default();
-                            self.payload_done();
-                        }
-                        Some(_) => s = self.broken(s, None, ErrorKind::InvalidJson, calls, out),
                     }
-                }
+                    List::Nameless { .. } => self.st = St::Skip(ErrorKind::MissingName),
+                    List::Broken(kind, slot) => {
+                        if self.close_set().is_some() {
+                            // The rest of the call up to its close marker is collected.
+                            self.st = St::Skip(kind);
+                        } else {
+                            s = self.malformed(s, slot, kind, calls, out);
+                        }
+                    }
+                },
                 St::After => {
                     if self.expect.matched() == 0 {
                         s = s.trim_start_matches(is_ws);
@@ -495,48 +614,12 @@ impl JsonCalls {
                         Found::Marker(_) => {
                             self.raw.push(close.get(0));
                             let what = skip_message(kind, self.label());
-                            report(calls, self.walker.slot(), kind, &what, &mut self.raw, out);
+                            report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
                             self.end_call();
                         }
                     }
                 }
             }
-        }
-    }
-
-    /// Drops leading whitespace of `s` into the raw call text.
-    fn skip_ws<'a>(&mut self, s: &'a str) -> &'a str {
-        let rest = s.trim_start_matches(is_ws);
-        self.raw
-            .push(s.get(..s.len() - rest.len()).unwrap_or_default());
-        rest
-    }
-
-    /// The payload (object or array) ended.
-    fn payload_done(&mut self) {
-        if self.close_set().is_some() {
-            self.expect.reset();
-            self.st = St::After;
-        } else {
-            self.end_call();
-        }
-    }
-
-    /// The call text broke at the start of `s`: with a close marker, the rest of the
-    /// call up to it is collected; without one, the error is reported now.
-    fn broken<'a>(
-        &mut self,
-        s: &'a str,
-        slot: Option<Slot>,
-        kind: ErrorKind,
-        calls: &mut Calls,
-        out: &mut Vec<Event>,
-    ) -> &'a str {
-        if self.close_set().is_some() {
-            self.st = St::Skip(kind);
-            s
-        } else {
-            self.malformed(s, slot, kind, calls, out)
         }
     }
 
@@ -563,7 +646,7 @@ impl JsonCalls {
         self.expect.reset();
         self.matcher.clear();
         self.raw.start("");
-        self.walker.reset();
+        self.list.reset();
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
@@ -584,16 +667,11 @@ impl JsonCalls {
                 self.end_call();
                 self.text.give_back(&given, out);
             }
-            St::Object { .. } if self.walker.named() && self.walker.args_done() => {
-                // The arguments closed: the call is complete without its `}`.
-                if let Some(slot) = self.walker.slot() {
-                    calls.close(slot, out);
+            St::List => {
+                if let Err(slot) = self.list.finish(calls, out) {
+                    let what = format!("the text ended inside a {label}");
+                    report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
                 }
-            }
-            St::Elem { .. } | St::Object { .. } | St::AfterElem => {
-                let what = format!("the text ended inside a {label}");
-                let slot = self.walker.slot();
-                report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
             }
             St::Skip(kind) => {
                 let tail = self.matcher.finish().to_owned();
@@ -605,7 +683,7 @@ impl JsonCalls {
                     ),
                     _ => format!("the text ended inside a malformed {label}"),
                 };
-                report(calls, self.walker.slot(), kind, &what, &mut self.raw, out);
+                report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
             }
         }
         self.end_call();

@@ -1,7 +1,8 @@
 //! `mistral`: Mistral's `[TOOL_CALLS]` syntaxes.
 //!
 //! - v3 (Mistral 7B v0.3, Mixtral, Small 3.1): `[TOOL_CALLS][{"name": .., "arguments": ..}, ..]`
-//!   — a JSON array of call objects, streamed with the [`JsonCall`] walker of `hermes`
+//!   — a JSON array of call objects, streamed with the [`CallList`] of
+//!   [`json_calls`](super::json_calls) and its `JsonCall` walker
 //!   (Start when a name string closes, arguments as the model's own bytes, `"id"` before
 //!   the name used as the call id). A single object without the array is accepted.
 //! - v11+ (Small 3.2, Devstral, Magistral): `[TOOL_CALLS]name[ARGS]{..}`, each call with
@@ -30,7 +31,8 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{JsonCall, Raw, Walk, report};
+use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
+use crate::text::json_calls::{CallList, List};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -51,16 +53,8 @@ enum St {
     Text,
     /// After `[TOOL_CALLS]`: what follows decides the syntax.
     Open,
-    /// v3: inside the array, before an element or `]`.
-    Elem {
-        first: bool,
-    },
-    /// v3: inside an element object (or the lone object).
-    Object {
-        in_array: bool,
-    },
-    /// v3: after an element: `,` or `]`.
-    AfterElem,
+    /// v3: the array of call objects, or the lone object ([`CallList`]).
+    List,
     /// v11: the name (before `[ARGS]` / `[CALL_ID]`).
     Name,
     /// v11: the id (before `[ARGS]`).
@@ -76,7 +70,7 @@ pub(crate) struct Mistral {
     scratch: String,
     text: TextStage,
     st: St,
-    walker: JsonCall,
+    list: CallList,
     name_set: MarkerSet,
     id_set: MarkerSet,
     matcher: MarkerMatcher,
@@ -103,7 +97,7 @@ impl Mistral {
                 limits,
             ),
             st: St::Text,
-            walker: JsonCall::new(limits),
+            list: CallList::new(Shape::Fields(NAME_ARGUMENTS), limits),
             name_set: MarkerSet::new([ARGS, CALL_ID]),
             id_set: MarkerSet::new([ARGS]),
             matcher: MarkerMatcher::new(),
@@ -120,7 +114,7 @@ impl Mistral {
     pub(crate) fn retained(&self) -> usize {
         self.utf8.held()
             + self.text.retained()
-            + self.walker.retained()
+            + self.list.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
@@ -158,84 +152,35 @@ impl Mistral {
                         Some(b'[') => {
                             self.raw.push("[");
                             s = s.get(1..).unwrap_or_default();
-                            self.st = St::Elem { first: true };
+                            self.list.array();
+                            self.st = St::List;
                         }
                         Some(b'{') => {
-                            self.walker.reset();
-                            self.st = St::Object { in_array: false };
+                            self.list.object();
+                            self.st = St::List;
                         }
                         Some(_) => self.st = St::Name,
                     }
                 }
-                St::Elem { first } => {
-                    let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b'{') => {
-                            self.walker.reset();
-                            self.st = St::Object { in_array: true };
-                        }
-                        Some(b']') if first => {
-                            self.raw.push("]");
-                            s = s.get(1..).unwrap_or_default();
+                St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
+                    List::NeedMore => {}
+                    List::Done => self.end(),
+                    List::Nameless { in_array } => {
+                        report(
+                            calls,
+                            None,
+                            ErrorKind::MissingName,
+                            "a [TOOL_CALLS] call object without a name",
+                            &mut self.raw,
+                            out,
+                        );
+                        self.raw.start("");
+                        if !in_array {
                             self.end();
                         }
-                        Some(_) => s = self.malformed(s, None, ErrorKind::InvalidJson, calls, out),
                     }
-                }
-                St::Object { in_array } => {
-                    let (n, walk) = self.walker.feed(s, calls, out);
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match walk {
-                        Walk::NeedMore => {}
-                        Walk::Done if self.walker.named() => {
-                            if let Some(slot) = self.walker.slot() {
-                                calls.close(slot, out);
-                            }
-                            if in_array {
-                                self.st = St::AfterElem;
-                            } else {
-                                self.end();
-                            }
-                        }
-                        Walk::Done => {
-                            let (raw, _) = self.raw.take();
-                            out.push(Event::Error {
-                                kind: ErrorKind::MissingName,
-                                message: "a [TOOL_CALLS] call object without a name".into(),
-                                index: None,
-                                raw,
-                            });
-                            self.raw.start("");
-                            self.st = if in_array { St::AfterElem } else { St::Text };
-                        }
-                        Walk::Invalid(kind) => {
-                            let slot = self.walker.slot();
-                            s = self.malformed(s, slot, kind, calls, out);
-                        }
-                    }
-                }
-                St::AfterElem => {
-                    let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b',') => {
-                            self.raw.push(",");
-                            s = s.get(1..).unwrap_or_default();
-                            self.st = St::Elem { first: false };
-                        }
-                        Some(b']') => {
-                            s = s.get(1..).unwrap_or_default();
-                            self.end();
-                        }
-                        Some(_) => s = self.malformed(s, None, ErrorKind::InvalidJson, calls, out),
-                    }
-                }
+                    List::Broken(kind, slot) => s = self.malformed(s, slot, kind, calls, out),
+                },
                 St::Name | St::Id => {
                     // Name (or id) characters and the brackets of `[ARGS]` / `[CALL_ID]`;
                     // anything else breaks the call.
@@ -401,25 +346,10 @@ impl Mistral {
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
         match self.st {
-            St::Text | St::AfterElem => {}
+            St::Text => {}
             St::Open => {} // `[TOOL_CALLS]` and nothing else: no call.
-            St::Elem { .. } | St::Name | St::Id => {
-                report(
-                    calls,
-                    None,
-                    ErrorKind::Truncated,
-                    "the text ended inside [TOOL_CALLS]",
-                    &mut self.raw,
-                    out,
-                );
-            }
-            St::Object { .. } => {
-                let slot = self.walker.slot();
-                if self.walker.named() && self.walker.args_done() {
-                    if let Some(slot) = slot {
-                        calls.close(slot, out);
-                    }
-                } else {
+            St::List => {
+                if let Err(slot) = self.list.finish(calls, out) {
                     report(
                         calls,
                         slot,
@@ -429,6 +359,16 @@ impl Mistral {
                         out,
                     );
                 }
+            }
+            St::Name | St::Id => {
+                report(
+                    calls,
+                    None,
+                    ErrorKind::Truncated,
+                    "the text ended inside [TOOL_CALLS]",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::Args => {
                 let slot = self.slot;
