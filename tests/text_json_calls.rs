@@ -59,6 +59,16 @@ struct Syn {
     reserved: &'static [&'static str],
 }
 
+const GRANITE_RESERVED: &[&str] = &[
+    "<|tool_call|>",
+    "<tool_call>",
+    "<response>",
+    "</response>",
+    "<|end_of_text|>",
+    "<think>",
+    "</think>",
+];
+
 const SYNTAXES: &[Syn] = &[
     Syn {
         format: Format::CommandR,
@@ -78,15 +88,7 @@ const SYNTAXES: &[Syn] = &[
         name: Some("name"),
         args: "arguments",
         id: None,
-        reserved: &[
-            "<|tool_call|>",
-            "<tool_call>",
-            "<response>",
-            "</response>",
-            "<|end_of_text|>",
-            "<think>",
-            "</think>",
-        ],
+        reserved: GRANITE_RESERVED,
     },
     Syn {
         format: Format::Granite,
@@ -96,15 +98,7 @@ const SYNTAXES: &[Syn] = &[
         name: Some("name"),
         args: "arguments",
         id: None,
-        reserved: &[
-            "<|tool_call|>",
-            "<tool_call>",
-            "<response>",
-            "</response>",
-            "<|end_of_text|>",
-            "<think>",
-            "</think>",
-        ],
+        reserved: GRANITE_RESERVED,
     },
     Syn {
         format: Format::Jamba,
@@ -387,16 +381,6 @@ fn oracle(syn: &Syn, input: &str) -> Want {
 
 fn make(format: Format) -> impl Fn() -> Parser {
     move || Parser::new(format)
-}
-
-/// The concatenated argument deltas of call `index`.
-fn args_text(ev: &[Event], index: usize) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Streams `input` at every chunking and compares with the oracle: text, ids, names,
