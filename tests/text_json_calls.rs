@@ -800,6 +800,35 @@ fn long_arguments_stream_as_they_arrive() {
     }
 }
 
+/// Arguments over `max_argument_bytes`: the call's own error (kind `LimitExceeded`),
+/// whatever the chunking; with a close marker, the text after it is text again.
+#[test]
+fn arguments_over_the_limit_are_the_calls_error() {
+    for syn in SYNTAXES {
+        let long = format!("{{\"text\": \"{}\"}}", "x".repeat(300));
+        let input = format!("{} after", render(syn, 0, &[("write", &long)]));
+        let format = syn.format;
+        let mk = move || Parser::new(format).max_argument_bytes(100);
+        let ev = assert_split_invariant(&mk, input.as_bytes(), 10);
+        let errs: Vec<_> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Error { kind, index, .. } => Some((*kind, *index)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            errs,
+            [(ErrorKind::LimitExceeded, Some(0))],
+            "{format}: {ev:?}"
+        );
+        assert!(calls(&ev).is_empty(), "{format}: {ev:?}");
+        if syn.close.is_some() {
+            assert_eq!(text(&ev), " after", "{format}: {ev:?}");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ generated
 
 fn text_piece() -> impl Strategy<Value = String> {
