@@ -5,12 +5,16 @@
 //! cut anywhere (proptest), and malformed / truncated calls whose errors carry the
 //! model's own bytes from the call's first marker byte.
 //!
-//! Peers' chunking bugs covered here: a marker split at any byte (vLLM's Kimi K2 and
-//! Hermes-derived parsers leak a section marker cut across deltas into the content),
-//! several calls with repeated argument text (vLLM's InternLM parser finds the delta by
-//! `str.index` in the re-serialised arguments and reads one call per response), text
-//! with `]` after `functools[..]` (a greedy `functools\[(.*)\]` regex), and
-//! `functools` in prose.
+//! Peers' chunking bugs covered here: vLLM's Kimi K2 parser leaked markers and the text
+//! between `<|tool_calls_section_begin|>` and `<|tool_call_begin|>` into the content
+//! (vllm#28543, #31207, #37184), lost text before the section marker in the same delta
+//! (#38353), truncated arguments when one delta held `<|tool_call_end|><|tool_call_begin|>`
+//! (#38274) and capped a tool section at 8 KB: here every fixture runs whole, byte by
+//! byte and at every split, and a 64 KB argument streams. vLLM's InternLM parser finds
+//! the new argument text with `str.index` in the re-serialised arguments and reads one
+//! call per response: fixtures repeat argument text over several calls. A greedy
+//! `functools\[(.*)\]` (vllm-rust's Phi-4-mini port) swallows text with `]` after the
+//! call: a fixture has it. `functools` in prose stays text.
 
 #![allow(
     clippy::unwrap_used,
@@ -707,6 +711,13 @@ fn reasoning_wrappers_and_end_of_turn_tokens() {
             Format::KimiK2,
             "<think>plan</think>Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><|im_end|>",
             "plan",
+            "Sure.",
+            1,
+        ),
+        (
+            Format::KimiK2,
+            "Sure.<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\n<|tool_calls_section_end|>",
+            "",
             "Sure.",
             1,
         ),
