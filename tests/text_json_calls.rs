@@ -722,6 +722,22 @@ fn reasoning_wrappers_and_end_of_turn_tokens() {
             1,
         ),
         (
+            // Kimi K2 may omit `</think>` before its calls (vllm#32216): the call
+            // markers end the reasoning.
+            Format::KimiK2,
+            "<think>plan<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>Done.",
+            "plan",
+            "Done.",
+            1,
+        ),
+        (
+            Format::KimiK2,
+            "<think>plan\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+            "plan",
+            "",
+            1,
+        ),
+        (
             Format::InternLm,
             "Sure.<|action_start|><|plugin|>\n{\"name\": \"f\", \"parameters\": {}}<|action_end|><|im_end|>",
             "",

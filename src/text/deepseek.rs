@@ -162,7 +162,14 @@ impl DeepSeek {
             tokens,
             utf8: Utf8Holder::new(),
             scratch: String::new(),
-            text: TextStage::new(&[t.call_begin], &drops, THINK, opts, limits),
+            text: {
+                let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
+                match t.head {
+                    // Kimi K2 may start its calls without closing `<think>`.
+                    Head::KimiId => text.calls_end_reasoning(&[t.calls_begin, t.call_begin]),
+                    Head::DeepSeek => text,
+                }
+            },
             st: St::Text,
             head_set: MarkerSet::new([t.sep, t.call_end]),
             after_set: MarkerSet::new([t.call_end, t.calls_end, t.call_begin]),
