@@ -1,9 +1,10 @@
 //! `hermes`: `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes 2/3, Qwen 2.5
-//! and Qwen3, many fine-tunes), and [`JsonCall`], the streaming walker of a
-//! `{"name": .., "arguments": ..}` object that `mistral` shares.
+//! and Qwen3, many fine-tunes), and [`JsonCall`], the streaming walker of a call object
+//! that every JSON-call syntax shares. The `hermes` scanner is the
+//! [`json_calls`](super::json_calls) scanner with its [`HERMES`] table:
 //!
 //! ```text
-//!   Text ──<tool_call>──> Open ──'{'──> Json ──object closed──> After ──</tool_call>──> Text
+//!   Text ──<tool_call>──> Open ──'{'──> Object ──object closed──> After ──</tool_call>──> Text
 //!                          │ </tool_call> or end: empty, dropped   │ other text: back to Text
 //!                          └─ anything else ──> Skip (malformed) ──</tool_call>──> Error ──> Text
 //! ```
