@@ -256,9 +256,14 @@ impl Auto {
                 };
                 self.text.emit(rest.get(..p).unwrap_or_default());
                 i += p;
+                // Only the patterns that start with this byte are followed.
+                let first = rest.get(p).copied();
                 self.rows.clear();
                 self.rows
-                    .extend(DETECT.iter().map(|_| Row::At { tok: 0, n: 0 }));
+                    .extend(DETECT.iter().map(|(toks, _)| match toks.first() {
+                        Some(Tok::Lit(l)) if l.first().copied() != first => Row::Dead,
+                        _ => Row::At { tok: 0, n: 0 },
+                    }));
             }
             let Some(&b) = bytes.get(i) else { break };
             i += 1;
