@@ -983,3 +983,75 @@ proptest! {
         }
     }
 }
+
+/// Cuts pieces of the syntax's markers and JSON punctuation into a fixture: whatever
+/// the damage, the events keep the contract and do not depend on the chunking.
+fn mutated(syn: &Syn, base: &str, edits: &[(usize, usize, usize)], cuts: &[usize]) {
+    let pieces: Vec<&str> = [
+        syn.open,
+        syn.close.unwrap_or("]"),
+        KIMI_CALL,
+        KIMI_SEP,
+        KIMI_END,
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "\\",
+        "é",
+        " ",
+        "<think>",
+        "</think>",
+    ]
+    .into_iter()
+    .collect();
+    let mut input = base.as_bytes().to_vec();
+    for (at, kind, piece) in edits {
+        let at = at % (input.len() + 1);
+        let piece = pieces[piece % pieces.len()].as_bytes();
+        match kind % 3 {
+            0 => {
+                input.splice(at..at, piece.iter().copied());
+            }
+            1 => {
+                let end = (at + piece.len()).min(input.len());
+                input.drain(at..end);
+            }
+            _ => {
+                // Cut a marker short: insert only its first half.
+                let half = &piece[..piece.len() / 2];
+                input.splice(at..at, half.iter().copied());
+            }
+        }
+    }
+    let mk = make(syn.format);
+    let whole = run_whole(&mk, &input);
+    check_contract(&whole);
+    assert_eq!(
+        run_chunks(&mk, &cut_at(&input, cuts)),
+        whole,
+        "{}: {:?} cut at {cuts:?}",
+        syn.format,
+        String::from_utf8_lossy(&input)
+    );
+    assert_eq!(run_sized(&mk, &input, 1), whole, "{}", syn.format);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn mutated_fixtures_keep_the_contract_at_any_split(
+        which in 0usize..10,
+        edits in proptest::collection::vec((0usize..400, 0usize..3, 0usize..32), 1..5),
+        cuts in proptest::collection::vec(0usize..400, 0..8),
+    ) {
+        for syn in SYNTAXES {
+            let fx = fixtures(syn);
+            mutated(syn, &fx[which % fx.len()], &edits, &cuts);
+        }
+    }
+}
