@@ -65,6 +65,32 @@ pub enum Format {
     /// Raw Gemma 4 output: `<|tool_call>call:name{k:<|"|>v<|"|>,n:3}<tool_call|>`
     /// (arguments converted to JSON as they stream).
     Gemma4,
+    /// Raw Cohere Command R7B / Command A text:
+    /// `<|START_ACTION|>[{"tool_call_id": .., "tool_name": .., "parameters": ..}]<|END_ACTION|>`,
+    /// `<|START_THINKING|>` reasoning, `<|START_RESPONSE|>` text.
+    CommandR,
+    /// Raw IBM Granite text: `<|tool_call|>[{"name": .., "arguments": ..}]` (3.x) and
+    /// `<tool_call>{..}</tool_call>` (4).
+    Granite,
+    /// Raw AI21 Jamba text: `<tool_calls>[{"name": .., "arguments": ..}]</tool_calls>`.
+    Jamba,
+    /// Raw Tencent Hunyuan-A13B text: `<tool_calls>[..]</tool_calls>` (inside `<answer>`).
+    Hunyuan,
+    /// Raw NVIDIA Llama-Nemotron / Nemotron Nano v2 text: `<TOOLCALL>[..]</TOOLCALL>`.
+    Nemotron,
+    /// Raw Microsoft Phi-4-mini text: `functools[{"name": .., "arguments": ..}]`.
+    Phi4Mini,
+    /// Raw Meituan LongCat-Flash text: `<longcat_tool_call>{..}</longcat_tool_call>`.
+    Longcat,
+    /// Raw InternLM 2.5 / 3 text: `<|action_start|><|plugin|>{"name": .., "parameters": ..}<|action_end|>`.
+    InternLm,
+    /// Raw Swiss AI Apertus text: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
+    Apertus,
+    /// Raw GigaChat 3 text: `function call<|role_sep|>\n{"name": .., "arguments": ..}`.
+    GigaChat3,
+    /// Raw Kimi K2 text: `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`
+    /// (the model's id kept as the call id).
+    KimiK2,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -190,6 +216,72 @@ const FORMATS: &[FormatInfo] = &[
         name: "gemma4",
         framing: Framing::Text,
         about: "raw Gemma 4 text: <|tool_call>call:name{k:<|\"|>v<|\"|>,n:3}<tool_call|>",
+    },
+    FormatInfo {
+        format: Format::CommandR,
+        name: "command-r",
+        framing: Framing::Text,
+        about: "raw Cohere Command R7B / A text: <|START_ACTION|>[{\"tool_name\": .., \"parameters\": ..}]<|END_ACTION|>, <|START_THINKING|> reasoning",
+    },
+    FormatInfo {
+        format: Format::Granite,
+        name: "granite",
+        framing: Framing::Text,
+        about: "raw IBM Granite text: <|tool_call|>[{\"name\": .., \"arguments\": ..}] (3.x), <tool_call>{..}</tool_call> (4)",
+    },
+    FormatInfo {
+        format: Format::Jamba,
+        name: "jamba",
+        framing: Framing::Text,
+        about: "raw AI21 Jamba text: <tool_calls>[{\"name\": .., \"arguments\": ..}]</tool_calls>",
+    },
+    FormatInfo {
+        format: Format::Hunyuan,
+        name: "hunyuan",
+        framing: Framing::Text,
+        about: "raw Hunyuan-A13B text: <think>..</think><answer>..<tool_calls>[{..}]</tool_calls></answer>",
+    },
+    FormatInfo {
+        format: Format::Nemotron,
+        name: "nemotron",
+        framing: Framing::Text,
+        about: "raw Llama-Nemotron / Nemotron Nano v2 text: <TOOLCALL>[{\"name\": .., \"arguments\": ..}]</TOOLCALL>",
+    },
+    FormatInfo {
+        format: Format::Phi4Mini,
+        name: "phi4-mini",
+        framing: Framing::Text,
+        about: "raw Phi-4-mini text: functools[{\"name\": .., \"arguments\": ..}]",
+    },
+    FormatInfo {
+        format: Format::Longcat,
+        name: "longcat",
+        framing: Framing::Text,
+        about: "raw LongCat-Flash text: <longcat_tool_call>{\"name\": .., \"arguments\": ..}</longcat_tool_call>",
+    },
+    FormatInfo {
+        format: Format::InternLm,
+        name: "internlm",
+        framing: Framing::Text,
+        about: "raw InternLM 2.5 / 3 text: <|action_start|><|plugin|>{\"name\": .., \"parameters\": ..}<|action_end|>",
+    },
+    FormatInfo {
+        format: Format::Apertus,
+        name: "apertus",
+        framing: Framing::Text,
+        about: "raw Apertus text: <|tools_prefix|>[{\"name\": {args}}]<|tools_suffix|>, <|inner_prefix|> reasoning",
+    },
+    FormatInfo {
+        format: Format::GigaChat3,
+        name: "gigachat3",
+        framing: Framing::Text,
+        about: "raw GigaChat 3 text: function call<|role_sep|>{\"name\": .., \"arguments\": ..}",
+    },
+    FormatInfo {
+        format: Format::KimiK2,
+        name: "kimi-k2",
+        framing: Framing::Text,
+        about: "raw Kimi K2 text: <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|> (the model's ids kept)",
     },
     FormatInfo {
         format: Format::Auto,

@@ -34,15 +34,6 @@ fn ollama() -> Parser {
     common::parser(Format::Ollama)
 }
 
-fn args_text(ev: &[Event], index: usize) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn ollama_chat_qwen3_thinking_then_whole_call_stop_is_tool_calls() {
     let body = ndjson(&[

@@ -26,16 +26,6 @@ fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
         .collect()
 }
 
-/// The concatenated argument deltas of call `index`.
-fn args_text(ev: &[Event], index: usize) -> String {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
 fn split(format: Format, input: &str) -> Vec<Event> {
     let make = move || common::parser(format);
     assert_split_invariant(&make, input.as_bytes(), 30)

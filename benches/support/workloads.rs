@@ -90,6 +90,16 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::Lfm2 => lfm2,
         Format::Olmo3 => olmo3,
         Format::Gemma4 => gemma4,
+        Format::CommandR => command_r,
+        Format::Granite => granite,
+        Format::Jamba | Format::Hunyuan => jamba,
+        Format::Nemotron => nemotron,
+        Format::Phi4Mini => phi4_mini,
+        Format::Longcat => longcat,
+        Format::InternLm => internlm,
+        Format::Apertus => apertus,
+        Format::GigaChat3 => gigachat3,
+        Format::KimiK2 => kimi_k2,
         _ => return None,
     })
 }
@@ -646,6 +656,83 @@ fn llama_json(shape: Shape) -> Workload {
     let call =
         format!("<|python_tag|>{{\"name\": \"write_file\", \"parameters\": {args}}}<|eom_id|>");
     text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
+}
+
+/// Prose, then one call that `call` writes around the arguments' JSON text.
+fn marked(shape: Shape, call: fn(&str) -> String) -> Workload {
+    let args = shape_args(shape);
+    text(
+        &[(&prose(shape), 5), (&call(&args), shape.piece)],
+        args.len(),
+    )
+}
+
+fn command_r(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|START_ACTION|>[{{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {a}}}]<|END_ACTION|>"
+        )
+    })
+}
+
+fn granite(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("<|tool_call|>[{{\"name\": \"write_file\", \"arguments\": {a}}}]")
+    })
+}
+
+fn jamba(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {a}}}]</tool_calls>")
+    })
+}
+
+fn nemotron(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("<TOOLCALL>[{{\"name\": \"write_file\", \"arguments\": {a}}}]</TOOLCALL>")
+    })
+}
+
+fn phi4_mini(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("functools[{{\"name\": \"write_file\", \"arguments\": {a}}}]")
+    })
+}
+
+fn longcat(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<longcat_tool_call>{{\"name\": \"write_file\", \"arguments\": {a}}}</longcat_tool_call>"
+        )
+    })
+}
+
+fn internlm(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|action_start|><|plugin|>\n{{\"name\": \"write_file\", \"parameters\": {a}}}<|action_end|>"
+        )
+    })
+}
+
+fn apertus(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("<|tools_prefix|>[{{\"write_file\": {a}}}]<|tools_suffix|>")
+    })
+}
+
+fn gigachat3(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("function call<|role_sep|>\n{{\"name\": \"write_file\", \"arguments\": {a}}}")
+    })
+}
+
+fn kimi_k2(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{a}<|tool_call_end|><|tool_calls_section_end|>"
+        )
+    })
 }
 
 /// About `len` bytes of prose with no call, with the characters markers start with.

@@ -26,8 +26,18 @@
 //! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
 //! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |
+//! | `<\|START_ACTION\|>` | `command-r` |
+//! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
+//! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
+//! | `<TOOLCALL>` | `nemotron` |
+//! | `functools[` | `phi4-mini` |
+//! | `<longcat_tool_call>` | `longcat` |
+//! | `<\|action_start\|><\|plugin\|>` | `internlm` |
+//! | `<\|tools_prefix\|>` | `apertus` |
+//! | `function call<\|role_sep\|>` | `gigachat3` |
+//! | `<\|tool_calls_section_begin\|>`, `<\|tool_call_begin\|>` | `kimi-k2` |
 //!
-//! Each pattern starts with `<`, `[` or `{`. Detection uses the syntax only:
+//! Each pattern starts with `<`, `[`, `{` or `f`. Detection uses the syntax only:
 //! [`Parser::tool_names`](crate::Parser::tool_names) applies inside the detected
 //! format. With nothing detected the output is text.
 //!
@@ -39,7 +49,6 @@ use crate::calls::Calls;
 use crate::event::Event;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::scan::find::find3;
 use crate::text::util::{TextOut, is_name_byte, is_ws};
 use crate::text::{TextOptions, TextScanner};
 
@@ -119,7 +128,25 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
         &[Tok::Lit(b"["), Tok::Ws, Tok::Ident, Tok::Lit(b"(")],
         Format::LlamaPythonic,
     ),
+    (&[Tok::Lit(b"<|START_ACTION|>")], Format::CommandR),
+    (&[Tok::Lit(b"<|tool_call|>")], Format::Granite),
+    (&[Tok::Lit(b"<tool_calls>")], Format::Jamba),
+    (&[Tok::Lit(b"<TOOLCALL>")], Format::Nemotron),
+    (&[Tok::Lit(b"functools[")], Format::Phi4Mini),
+    (&[Tok::Lit(b"<longcat_tool_call>")], Format::Longcat),
+    (&[Tok::Lit(b"<|action_start|><|plugin|>")], Format::InternLm),
+    (&[Tok::Lit(b"<|tools_prefix|>")], Format::Apertus),
+    (&[Tok::Lit(b"function call<|role_sep|>")], Format::GigaChat3),
+    (&[Tok::Lit(b"<|tool_calls_section_begin|>")], Format::KimiK2),
+    (&[Tok::Lit(b"<|tool_call_begin|>")], Format::KimiK2),
 ];
+
+/// Where the first byte that may start a pattern (`<`, `[`, `{`, `f`) is in `h`. One
+/// pass (two searches bounded by each other could look at a byte many times).
+fn pattern_start(h: &[u8]) -> Option<usize> {
+    h.iter()
+        .position(|b| matches!(b, b'<' | b'[' | b'{' | b'f'))
+}
 
 /// Progress of one pattern over the held bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,15 +270,20 @@ impl Auto {
                 return;
             }
             if self.held.is_empty() {
-                let Some(p) = find3(b'<', b'[', b'{', rest) else {
+                let Some(p) = pattern_start(rest) else {
                     self.text.emit_last(rest, out);
                     return;
                 };
                 self.text.emit(rest.get(..p).unwrap_or_default());
                 i += p;
+                // Only the patterns that start with this byte are followed.
+                let first = rest.get(p).copied();
                 self.rows.clear();
                 self.rows
-                    .extend(DETECT.iter().map(|_| Row::At { tok: 0, n: 0 }));
+                    .extend(DETECT.iter().map(|(toks, _)| match toks.first() {
+                        Some(Tok::Lit(l)) if l.first().copied() != first => Row::Dead,
+                        _ => Row::At { tok: 0, n: 0 },
+                    }));
             }
             let Some(&b) = bytes.get(i) else { break };
             i += 1;
@@ -261,11 +293,7 @@ impl Auto {
                 Step::None => {
                     // No pattern from the held start: its first byte is text; another
                     // pattern may start later in the held bytes (`[[f(`).
-                    let again = self
-                        .held
-                        .get(1..)
-                        .and_then(|h| find3(b'<', b'[', b'{', h))
-                        .map(|p| p + 1);
+                    let again = self.held.get(1..).and_then(pattern_start).map(|p| p + 1);
                     match again {
                         None => {
                             self.text.emit(&self.held);

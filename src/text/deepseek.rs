@@ -4,6 +4,12 @@
 //! - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n`
 //!   `` ```json\n{..}\n``` ``<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`
 //! - V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>name<｜tool▁sep｜>{..}<｜tool▁call▁end｜>…`
+//! - `kimi-k2`, the same shape with Kimi K2's tokens ([`KIMI_K2`]):
+//!   `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{..}<|tool_call_end|>…<|tool_calls_section_end|>`.
+//!   The head is the model's own call id, kept verbatim as the call's id (Kimi stops
+//!   calling tools when the ids it wrote are rewritten); the name is NAME (a head
+//!   without the `functions.` prefix or the `:IDX` suffix is read the same way).
+//!   Start at `<|tool_call_argument_begin|>`; the end-of-turn `<|im_end|>` is dropped.
 //!
 //! ```text
 //!   Text ──<｜tool▁call▁begin｜>──> Head ──<｜tool▁sep｜>──┬─ head "function", then not '{' ──> Name ──'\n'──> Fence ──> Json
@@ -36,13 +42,66 @@ use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
-const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
-const CALLS_END: &str = "<｜tool▁calls▁end｜>";
-const CALL_BEGIN: &str = "<｜tool▁call▁begin｜>";
-const CALL_END: &str = "<｜tool▁call▁end｜>";
-const SEP: &str = "<｜tool▁sep｜>";
-const EOS: &str = "<｜end▁of▁sentence｜>";
 const MAX_NAME: usize = 256;
+
+/// The special tokens of a syntax of this shape, and how its call head reads.
+#[derive(Debug)]
+pub(crate) struct Tokens {
+    /// For messages.
+    label: &'static str,
+    calls_begin: &'static str,
+    calls_end: &'static str,
+    call_begin: &'static str,
+    call_end: &'static str,
+    /// Between the head and the arguments.
+    sep: &'static str,
+    /// End-of-turn tokens dropped from the text.
+    eos: &'static [&'static str],
+    head: Head,
+}
+
+/// What the text between the call's begin token and the separator is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Head {
+    /// DeepSeek: V3's `function` type (the name follows on its line) or V3.1's name.
+    DeepSeek,
+    /// Kimi K2: the model's call id `functions.NAME:IDX`, kept as the call id; the
+    /// name is NAME.
+    KimiId,
+}
+
+/// `deepseek`: V3 / R1 and V3.1.
+pub(crate) const DEEPSEEK: Tokens = Tokens {
+    label: "DeepSeek",
+    calls_begin: "<｜tool▁calls▁begin｜>",
+    calls_end: "<｜tool▁calls▁end｜>",
+    call_begin: "<｜tool▁call▁begin｜>",
+    call_end: "<｜tool▁call▁end｜>",
+    sep: "<｜tool▁sep｜>",
+    eos: &["<｜end▁of▁sentence｜>"],
+    head: Head::DeepSeek,
+};
+
+/// `kimi-k2`: Kimi K2 (Instruct, Thinking).
+pub(crate) const KIMI_K2: Tokens = Tokens {
+    label: "Kimi K2",
+    calls_begin: "<|tool_calls_section_begin|>",
+    calls_end: "<|tool_calls_section_end|>",
+    call_begin: "<|tool_call_begin|>",
+    call_end: "<|tool_call_end|>",
+    sep: "<|tool_call_argument_begin|>",
+    eos: &["<|im_end|>"],
+    head: Head::KimiId,
+};
+
+/// The tool name in a Kimi K2 call id `functions.NAME:IDX` (either part may be missing).
+fn kimi_name(id: &str) -> &str {
+    let name = id.strip_prefix("functions.").unwrap_or(id);
+    match name.rsplit_once(':') {
+        Some((n, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => n,
+        _ => name,
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
@@ -67,6 +126,7 @@ enum St {
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
+    tokens: &'static Tokens,
     utf8: Utf8Holder,
     scratch: String,
     text: TextStage,
@@ -86,20 +146,34 @@ pub(crate) struct DeepSeek {
 
 impl DeepSeek {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Self::with_tokens(&DEEPSEEK, limits, opts)
+    }
+
+    /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`).
+    pub(crate) fn with_tokens(
+        tokens: &'static Tokens,
+        limits: &Limits,
+        opts: &ReasoningOptions,
+    ) -> Self {
+        let t = tokens;
+        let mut drops = vec![t.calls_begin, t.calls_end];
+        drops.extend_from_slice(t.eos);
         DeepSeek {
+            tokens,
             utf8: Utf8Holder::new(),
             scratch: String::new(),
-            text: TextStage::new(
-                &[CALL_BEGIN],
-                &[CALLS_BEGIN, CALLS_END, EOS],
-                THINK,
-                opts,
-                limits,
-            ),
+            text: {
+                let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
+                match t.head {
+                    // Kimi K2 may start its calls without closing `<think>`.
+                    Head::KimiId => text.calls_end_reasoning(&[t.calls_begin, t.call_begin]),
+                    Head::DeepSeek => text,
+                }
+            },
             st: St::Text,
-            head_set: MarkerSet::new([SEP, CALL_END]),
-            after_set: MarkerSet::new([CALL_END, CALLS_END, CALL_BEGIN]),
-            end_set: MarkerSet::new([CALL_END]),
+            head_set: MarkerSet::new([t.sep, t.call_end]),
+            after_set: MarkerSet::new([t.call_end, t.calls_end, t.call_begin]),
+            end_set: MarkerSet::new([t.call_end]),
             matcher: MarkerMatcher::new(),
             raw: Raw::new(limits.max_argument_bytes),
             name: String::new(),
@@ -129,7 +203,7 @@ impl DeepSeek {
     }
 
     fn begin(&mut self) {
-        self.raw.start(CALL_BEGIN);
+        self.raw.start(self.tokens.call_begin);
         self.name.clear();
         self.slot = None;
         self.started = false;
@@ -142,7 +216,15 @@ impl DeepSeek {
         self.started = true;
         self.slot = calls.open(out);
         if let Some(slot) = self.slot {
-            calls.set_name(slot, self.name.trim_matches(is_ws), out);
+            let head = self.name.trim_matches(is_ws);
+            if self.tokens.head == Head::KimiId {
+                // The model's own id, verbatim: Kimi stops calling tools when its ids
+                // are rewritten.
+                calls.set_id(slot, head);
+                calls.set_name(slot, kimi_name(head), out);
+            } else {
+                calls.set_name(slot, head, out);
+            }
         }
         self.args = JsonScanner::with_max_depth(self.max_depth);
     }
@@ -169,11 +251,15 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(0)) => {
-                            self.raw.push(SEP);
+                            self.raw.push(self.tokens.sep);
                             let head = self.name.trim_matches(is_ws);
-                            if head.is_empty() || head.contains(is_ws) {
+                            let kimi = self.tokens.head == Head::KimiId;
+                            if head.is_empty()
+                                || head.contains(is_ws)
+                                || (kimi && kimi_name(head).is_empty())
+                            {
                                 self.st = St::Skip(ErrorKind::MissingName);
-                            } else if head == "function" {
+                            } else if head == "function" && !kimi {
                                 self.st = St::Decide;
                             } else {
                                 self.start(calls, out);
@@ -181,12 +267,15 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(_)) => {
-                            self.raw.push(CALL_END);
+                            self.raw.push(self.tokens.call_end);
                             report(
                                 calls,
                                 None,
                                 ErrorKind::MissingName,
-                                "a DeepSeek tool call without <｜tool▁sep｜>",
+                                &format!(
+                                    "a {} tool call without {}",
+                                    self.tokens.label, self.tokens.sep
+                                ),
                                 &mut self.raw,
                                 out,
                             );
@@ -324,12 +413,12 @@ impl DeepSeek {
                         None => {}
                         Some(Found::Text(t)) => self.raw.push(t),
                         Some(Found::Marker(_)) => {
-                            self.raw.push(CALL_END);
+                            self.raw.push(self.tokens.call_end);
                             report(
                                 calls,
                                 self.slot,
                                 kind,
-                                "a malformed DeepSeek tool call",
+                                &format!("a malformed {} tool call", self.tokens.label),
                                 &mut self.raw,
                                 out,
                             );
@@ -349,7 +438,10 @@ impl DeepSeek {
         if !kept.is_empty() || !note.is_empty() {
             out.push(Event::Error {
                 kind: ErrorKind::TrailingArguments,
-                message: format!("text after the arguments of a DeepSeek tool call{note}"),
+                message: format!(
+                    "text after the arguments of a {} tool call{note}",
+                    self.tokens.label
+                ),
                 index: None,
                 raw: kept.to_owned(),
             });
@@ -390,7 +482,7 @@ impl DeepSeek {
                     calls,
                     self.slot,
                     kind,
-                    "the text ended inside a DeepSeek tool call",
+                    &format!("the text ended inside a {} tool call", self.tokens.label),
                     &mut self.raw,
                     out,
                 );

@@ -1,9 +1,10 @@
 //! `hermes`: `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes 2/3, Qwen 2.5
-//! and Qwen3, many fine-tunes), and [`JsonCall`], the streaming walker of a
-//! `{"name": .., "arguments": ..}` object that `mistral` shares.
+//! and Qwen3, many fine-tunes), and [`JsonCall`], the streaming walker of a call object
+//! that every JSON-call syntax shares. The `hermes` scanner is the
+//! [`json_calls`](super::json_calls) scanner with its [`HERMES`] table:
 //!
 //! ```text
-//!   Text ──<tool_call>──> Open ──'{'──> Json ──object closed──> After ──</tool_call>──> Text
+//!   Text ──<tool_call>──> Open ──'{'──> Object ──object closed──> After ──</tool_call>──> Text
 //!                          │ </tool_call> or end: empty, dropped   │ other text: back to Text
 //!                          └─ anything else ──> Skip (malformed) ──</tool_call>──> Error ──> Text
 //! ```
@@ -35,9 +36,9 @@ use crate::calls::{Calls, Slot, split_at_room};
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
-use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::scan::marker::{Expect, Expected, MarkerSet};
+use crate::text::json_calls::{HERMES, JsonCalls};
+use crate::text::reasoning::ReasoningOptions;
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -82,6 +83,20 @@ enum Field {
     Other,
 }
 
+impl Keys {
+    fn field(&self, key: &str) -> Field {
+        if self.name.contains(&key) {
+            Field::Name
+        } else if self.id.contains(&key) {
+            Field::Id
+        } else if self.args.contains(&key) {
+            Field::Args
+        } else {
+            Field::Other
+        }
+    }
+}
+
 /// What [`JsonCall::feed`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Walk {
@@ -93,10 +108,40 @@ pub(crate) enum Walk {
     Invalid(ErrorKind),
 }
 
-/// Streams one `{"name": .., "arguments": ..}` object into [`Calls`]: Start when the
-/// name string closes, the arguments value's own bytes as argument deltas.
+/// The key names of a `{"name": .., "arguments": ..}` call object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Keys {
+    /// Keys whose string value is the tool name.
+    pub(crate) name: &'static [&'static str],
+    /// Keys whose value is the arguments (the first one seen is used).
+    pub(crate) args: &'static [&'static str],
+    /// Keys whose string value, before the name, is the call id.
+    pub(crate) id: &'static [&'static str],
+}
+
+/// `{"name": .., "arguments": ..}` with `"parameters"` accepted, and `"id"`.
+pub(crate) const NAME_ARGUMENTS: Keys = Keys {
+    name: &["name"],
+    args: &["arguments", "parameters"],
+    id: &["id"],
+};
+
+/// How a call object says which tool it calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Named fields: the name, the arguments and the id under these keys.
+    Fields(Keys),
+    /// The object's one key is the tool name, its value the arguments:
+    /// `{"get_weather": {"city": "Paris"}}` (Apertus). A second key is malformed.
+    NameKey,
+}
+
+/// Streams one call object (`{"name": .., "arguments": ..}`, or a [`Shape`]) into
+/// [`Calls`]: Start when the name string closes, the arguments value's own bytes as
+/// argument deltas.
 #[derive(Debug)]
 pub(crate) struct JsonCall {
+    shape: Shape,
     w: W,
     field: Field,
     key: String,
@@ -116,8 +161,10 @@ pub(crate) struct JsonCall {
 }
 
 impl JsonCall {
-    pub(crate) fn new(limits: &Limits) -> Self {
+    /// A walker for call objects of `shape`.
+    pub(crate) fn with_shape(shape: Shape, limits: &Limits) -> Self {
         JsonCall {
+            shape,
             w: W::Open,
             field: Field::Other,
             key: String::new(),
@@ -230,7 +277,16 @@ impl JsonCall {
                     i += 1;
                 }
                 W::KeyOrEnd | W::Key => {
-                    if b == b'"' {
+                    if b == b'"' && self.shape == Shape::NameKey {
+                        // The key is the name: read like a name string.
+                        if self.named {
+                            return (i, Walk::Invalid(ErrorKind::InvalidJson));
+                        }
+                        self.field = Field::Name;
+                        self.sbuf.clear();
+                        self.sbuf.push('"');
+                        self.w = W::Str { esc: false };
+                    } else if b == b'"' {
                         self.key.clear();
                         self.w = W::KeyStr { esc: false };
                     } else if b == b'}' && self.w == W::KeyOrEnd {
@@ -256,11 +312,9 @@ impl JsonCall {
                     i += n;
                     if closed {
                         i += 1;
-                        self.field = match self.key.as_str() {
-                            "name" => Field::Name,
-                            "id" => Field::Id,
-                            "arguments" | "parameters" => Field::Args,
-                            _ => Field::Other,
+                        self.field = match self.shape {
+                            Shape::Fields(k) => k.field(&self.key),
+                            Shape::NameKey => Field::Other,
                         };
                         self.w = W::Colon;
                     } else {
@@ -310,6 +364,10 @@ impl JsonCall {
                         i += 1;
                         self.sbuf.push('"');
                         self.w = W::After;
+                        if self.shape == Shape::NameKey {
+                            // `{"name": args}`: the value is the arguments.
+                            self.w = W::Colon;
+                        }
                         let decoded = serde_json::from_str::<String>(&self.sbuf).ok();
                         match (self.field, decoded) {
                             (Field::Name, Some(name)) if !name.is_empty() => {
@@ -317,6 +375,9 @@ impl JsonCall {
                             }
                             (Field::Id, Some(id)) if !self.named => self.id = id,
                             _ => {}
+                        }
+                        if self.shape == Shape::NameKey {
+                            self.field = Field::Args;
                         }
                     } else {
                         self.w = W::Str { esc };
@@ -408,18 +469,6 @@ fn string_run(rest: &[u8], mut esc: bool) -> (usize, bool, bool) {
             }
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum St {
-    Text,
-    /// After `<tool_call>`: whitespace, then `{` (or `</tool_call>`: an empty call).
-    Open,
-    Json,
-    /// The object closed: `</tool_call>` expected.
-    After,
-    /// Malformed: collecting raw text until `</tool_call>`.
-    Skip(ErrorKind),
 }
 
 /// Accumulates a call's raw text, bounded.
@@ -534,222 +583,26 @@ pub(crate) fn closing(expect: &mut Expect, close: &MarkerSet, s: &mut &str) -> O
     }
 }
 
-/// Scanner for `hermes`. See the [module docs](self).
+/// Scanner for `hermes`: the [`JsonCalls`] scanner with the [`HERMES`] table. See the
+/// [module docs](self).
 #[derive(Debug)]
-pub(crate) struct Hermes {
-    utf8: Utf8Holder,
-    scratch: String,
-    text: TextStage,
-    st: St,
-    walker: JsonCall,
-    raw: Raw,
-    close: MarkerSet,
-    expect: Expect,
-    matcher: MarkerMatcher,
-}
-
-const OPEN: &str = "<tool_call>";
-const CLOSE: &str = "</tool_call>";
+pub(crate) struct Hermes(JsonCalls);
 
 impl Hermes {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
-        Hermes {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
-            text: TextStage::new(
-                &[OPEN],
-                &["<|im_end|>", "<|endoftext|>"],
-                THINK,
-                opts,
-                limits,
-            ),
-            st: St::Text,
-            walker: JsonCall::new(limits),
-            raw: Raw::new(limits.max_argument_bytes),
-            close: MarkerSet::new([CLOSE]),
-            expect: Expect::default(),
-            matcher: MarkerMatcher::new(),
-        }
+        Hermes(JsonCalls::new(&HERMES, limits, opts))
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
-            + self.text.retained()
-            + self.walker.retained()
-            + self.raw.len()
-            + self.matcher.held()
-            + self.expect.matched()
+        self.0.retained()
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
-    }
-
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
-        while !s.is_empty() {
-            match self.st {
-                St::Text => {
-                    if self.text.run(&mut s, out).is_some() {
-                        self.raw.start(OPEN);
-                        self.walker.reset();
-                        self.expect.reset();
-                        self.st = St::Open;
-                    }
-                }
-                St::Open => {
-                    if self.expect.matched() == 0 {
-                        let n = s.bytes().take_while(|b| is_ws(*b)).count();
-                        self.raw.push(s.get(..n).unwrap_or_default());
-                        s = s.get(n..).unwrap_or_default();
-                        if s.starts_with('{') {
-                            self.st = St::Json;
-                            continue;
-                        }
-                        if s.is_empty() {
-                            continue;
-                        }
-                        if !s.starts_with('<') {
-                            self.st = St::Skip(ErrorKind::InvalidJson);
-                            continue;
-                        }
-                    }
-                    match self.expect.feed(&self.close, s) {
-                        Expected::NeedMore => s = "",
-                        Expected::Matched { consumed, .. } => {
-                            // `<tool_call></tool_call>`: no call.
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                        }
-                        Expected::Mismatch {
-                            which,
-                            len,
-                            consumed,
-                        } => {
-                            let matched = self.close.get(which).get(..len).unwrap_or_default();
-                            let before = len - consumed;
-                            self.raw.push(matched.get(..before).unwrap_or_default());
-                            self.st = St::Skip(ErrorKind::InvalidJson);
-                            // The input's own matched bytes are collected by Skip.
-                        }
-                    }
-                }
-                St::Json => {
-                    let (n, walk) = self.walker.feed(s, calls, out);
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match walk {
-                        Walk::NeedMore => {}
-                        Walk::Done => {
-                            if !self.walker.named() {
-                                self.st = St::Skip(ErrorKind::MissingName);
-                            } else {
-                                if let Some(slot) = self.walker.slot() {
-                                    calls.close_with_raw(slot, self.raw.as_str(), out);
-                                }
-                                self.st = St::After;
-                            }
-                        }
-                        Walk::Invalid(kind) => self.st = St::Skip(kind),
-                    }
-                }
-                St::After => {
-                    if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
-                        self.end_call();
-                        // No `</tool_call>`: what follows the call is text again.
-                        self.text
-                            .give_back(CLOSE.get(..given).unwrap_or_default(), out);
-                    }
-                }
-                St::Skip(kind) => {
-                    let Some(found) = self.matcher.next(&self.close, &mut s) else {
-                        continue;
-                    };
-                    match found {
-                        Found::Text(t) => self.raw.push(t),
-                        Found::Marker(_) => {
-                            self.raw.push(CLOSE);
-                            let what = skip_message(kind);
-                            report(calls, self.walker.slot(), kind, what, &mut self.raw, out);
-                            self.end_call();
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn end_call(&mut self) {
-        self.st = St::Text;
-        self.expect.reset();
-        self.matcher.clear();
-        self.raw.start("");
-        self.walker.reset();
+        self.0.feed(bytes, calls, out);
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
-        match self.st {
-            St::Text => self.text.finish(out),
-            St::Open => {
-                // `<tool_call>` with nothing after it: no call (watsonx granite).
-                self.end_call();
-                self.text.finish(out);
-            }
-            St::Json => {
-                let slot = self.walker.slot();
-                if self.walker.named() && self.walker.args_done() {
-                    // The arguments closed: the call is complete without its `}`.
-                    if let Some(slot) = slot {
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
-                    }
-                } else {
-                    report(
-                        calls,
-                        slot,
-                        ErrorKind::Truncated,
-                        "the text ended inside a <tool_call>",
-                        &mut self.raw,
-                        out,
-                    );
-                }
-                self.end_call();
-                self.text.finish(out);
-            }
-            St::After => {
-                let given = self.expect.text(&self.close).to_owned();
-                self.end_call();
-                self.text.give_back(&given, out);
-                self.text.finish(out);
-            }
-            St::Skip(kind) => {
-                let tail = self.matcher.finish().to_owned();
-                self.raw.push(&tail);
-                let what = match kind {
-                    ErrorKind::MissingName => {
-                        "a <tool_call> without a name (the text ended before </tool_call>)"
-                    }
-                    _ => "the text ended inside a malformed <tool_call>",
-                };
-                report(calls, self.walker.slot(), kind, what, &mut self.raw, out);
-                self.end_call();
-                self.text.finish(out);
-            }
-        }
-    }
-}
-
-fn skip_message(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::MissingName => "a <tool_call> without a name",
-        ErrorKind::InvalidArguments => "the arguments of a <tool_call> are not valid JSON",
-        ErrorKind::LimitExceeded => "a <tool_call> exceeds a limit",
-        _ => "a <tool_call> that is not a JSON call object",
+        self.0.finish(calls, out);
     }
 }
 

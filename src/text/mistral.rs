@@ -1,7 +1,8 @@
 //! `mistral`: Mistral's `[TOOL_CALLS]` syntaxes.
 //!
 //! - v3 (Mistral 7B v0.3, Mixtral, Small 3.1): `[TOOL_CALLS][{"name": .., "arguments": ..}, ..]`
-//!   — a JSON array of call objects, streamed with the [`JsonCall`] walker of `hermes`
+//!   — a JSON array of call objects, streamed with the [`CallList`] of
+//!   [`json_calls`](super::json_calls) and its `JsonCall` walker
 //!   (Start when a name string closes, arguments as the model's own bytes, `"id"` before
 //!   the name used as the call id). A single object without the array is accepted.
 //! - v11+ (Small 3.2, Devstral, Magistral): `[TOOL_CALLS]name[ARGS]{..}`, each call with
@@ -19,14 +20,10 @@
 //! Rules: reasoning in `[THINK]`..`[/THINK]` (Magistral) or `<think>`..`</think>`; `</s>`
 //! is dropped; whitespace before `[TOOL_CALLS]` is dropped (see
 //! [`reasoning`](super::reasoning)). `[TOOL_CALLS]` with nothing after it is dropped.
-//! Malformed input → `Error` carrying the call's raw text from its first marker byte
-//! (`[TOOL_CALLS]`; a later call of a v3 list from its own `{`); the call's own error
-//! when its Start was emitted. JSON that breaks is skipped to the bracket that balances
-//! the call's `{` (tracking strings), and the raw text runs through it; what follows is
-//! text again (or the next element of a v3 list). A v11 name that is not a name, or a
-//! list that breaks between its elements, is reported up to and including the offending
-//! character, and what follows is text. Cut off by the end of input → `Error`
-//! (`Truncated`), unless the call's arguments had closed.
+//! Malformed input (a v11 name that is not a name, JSON that breaks) → `Error` carrying
+//! the raw text from `[TOOL_CALLS]` up to and including the offending character; the
+//! call's own error when its Start was emitted; what follows is text again. Cut off by
+//! the end of input → `Error` (`Truncated`), unless the call's arguments had closed.
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, Event};
@@ -34,8 +31,8 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{JsonCall, Raw, Walk, report};
-use crate::text::llama_pythonic::{Skip, SkipEnd};
+use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
+use crate::text::json_calls::{CallList, List};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -45,8 +42,6 @@ const CALL_ID: &str = "[CALL_ID]";
 const MAX_NAME: usize = 256;
 /// The error of a v11 call whose name is missing, too long or not a name.
 const NAMELESS: &str = "[TOOL_CALLS] without a valid tool name before [ARGS]";
-/// The error of a call whose text broke.
-const MALFORMED: &str = "a malformed [TOOL_CALLS] call";
 
 #[inline]
 fn name_char(c: char) -> bool {
@@ -58,26 +53,14 @@ enum St {
     Text,
     /// After `[TOOL_CALLS]`: what follows decides the syntax.
     Open,
-    /// v3: inside the array, before an element or `]`.
-    Elem {
-        first: bool,
-    },
-    /// v3: inside an element object (or the lone object).
-    Object {
-        in_array: bool,
-    },
-    /// v3: after an element: `,` or `]`.
-    AfterElem,
+    /// v3: the array of call objects, or the lone object ([`CallList`]).
+    List,
     /// v11: the name (before `[ARGS]` / `[CALL_ID]`).
     Name,
     /// v11: the id (before `[ARGS]`).
     Id,
     /// v11: the arguments value.
     Args,
-    /// A call whose JSON broke: skipping to the bracket that balances its `{`.
-    Skip {
-        in_array: bool,
-    },
 }
 
 /// Scanner for `mistral`. See the [module docs](self).
@@ -87,7 +70,7 @@ pub(crate) struct Mistral {
     scratch: String,
     text: TextStage,
     st: St,
-    walker: JsonCall,
+    list: CallList,
     name_set: MarkerSet,
     id_set: MarkerSet,
     matcher: MarkerMatcher,
@@ -99,12 +82,6 @@ pub(crate) struct Mistral {
     overflow: bool,
     args: JsonScanner,
     max_depth: usize,
-    /// Where the call's JSON begins in `raw`.
-    json_from: usize,
-    /// The broken call being skipped: its end, its slot, its error kind.
-    skip: Skip,
-    skip_slot: Option<Slot>,
-    skip_kind: ErrorKind,
 }
 
 impl Mistral {
@@ -120,7 +97,7 @@ impl Mistral {
                 limits,
             ),
             st: St::Text,
-            walker: JsonCall::new(limits),
+            list: CallList::new(Shape::Fields(NAME_ARGUMENTS), limits),
             name_set: MarkerSet::new([ARGS, CALL_ID]),
             id_set: MarkerSet::new([ARGS]),
             matcher: MarkerMatcher::new(),
@@ -131,17 +108,13 @@ impl Mistral {
             overflow: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
             max_depth: limits.max_depth,
-            json_from: 0,
-            skip: Skip::default(),
-            skip_slot: None,
-            skip_kind: ErrorKind::InvalidJson,
         }
     }
 
     pub(crate) fn retained(&self) -> usize {
         self.utf8.held()
             + self.text.retained()
-            + self.walker.retained()
+            + self.list.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
@@ -179,92 +152,35 @@ impl Mistral {
                         Some(b'[') => {
                             self.raw.push("[");
                             s = s.get(1..).unwrap_or_default();
-                            self.st = St::Elem { first: true };
+                            self.list.array();
+                            self.st = St::List;
                         }
                         Some(b'{') => {
-                            self.walker.reset();
-                            self.json_from = self.raw.len();
-                            self.st = St::Object { in_array: false };
+                            self.list.object();
+                            self.st = St::List;
                         }
                         Some(_) => self.st = St::Name,
                     }
                 }
-                St::Elem { first } => {
-                    let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b'{') => {
-                            if !first {
-                                // A later call's raw text starts at its own `{`.
-                                self.raw.start("");
-                            }
-                            self.walker.reset();
-                            self.json_from = self.raw.len();
-                            self.st = St::Object { in_array: true };
-                        }
-                        Some(b']') if first => {
-                            self.raw.push("]");
-                            s = s.get(1..).unwrap_or_default();
+                St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
+                    List::NeedMore => {}
+                    List::Done => self.end(),
+                    List::Nameless { in_array } => {
+                        report(
+                            calls,
+                            None,
+                            ErrorKind::MissingName,
+                            "a [TOOL_CALLS] call object without a name",
+                            &mut self.raw,
+                            out,
+                        );
+                        self.raw.start("");
+                        if !in_array {
                             self.end();
                         }
-                        Some(_) => s = self.malformed(s, None, ErrorKind::InvalidJson, calls, out),
                     }
-                }
-                St::Object { in_array } => {
-                    let (n, walk) = self.walker.feed(s, calls, out);
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match walk {
-                        Walk::NeedMore => {}
-                        Walk::Done if self.walker.named() => {
-                            if let Some(slot) = self.walker.slot() {
-                                calls.close_with_raw(slot, self.raw.as_str(), out);
-                            }
-                            if in_array {
-                                // What follows belongs to no call of the list so far.
-                                self.raw.start("");
-                                self.st = St::AfterElem;
-                            } else {
-                                self.end();
-                            }
-                        }
-                        Walk::Done => {
-                            let (raw, _) = self.raw.take();
-                            out.push(Event::Error {
-                                kind: ErrorKind::MissingName,
-                                message: "a [TOOL_CALLS] call object without a name".into(),
-                                index: None,
-                                raw,
-                            });
-                            self.raw.start("");
-                            self.st = if in_array { St::AfterElem } else { St::Text };
-                        }
-                        Walk::Invalid(kind) => {
-                            let slot = self.walker.slot();
-                            self.broke(slot, kind, in_array);
-                        }
-                    }
-                }
-                St::AfterElem => {
-                    let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
-                    s = s.get(n..).unwrap_or_default();
-                    match s.as_bytes().first() {
-                        None => {}
-                        Some(b',') => {
-                            self.raw.push(",");
-                            s = s.get(1..).unwrap_or_default();
-                            self.st = St::Elem { first: false };
-                        }
-                        Some(b']') => {
-                            s = s.get(1..).unwrap_or_default();
-                            self.end();
-                        }
-                        Some(_) => s = self.malformed(s, None, ErrorKind::InvalidJson, calls, out),
-                    }
-                }
+                    List::Broken(kind, slot) => s = self.malformed(s, slot, kind, calls, out),
+                },
                 St::Name | St::Id => {
                     // Name (or id) characters and the brackets of `[ARGS]` / `[CALL_ID]`;
                     // anything else breaks the call.
@@ -352,25 +268,7 @@ impl Mistral {
                             _ => ErrorKind::InvalidArguments,
                         };
                         let slot = self.slot;
-                        self.broke(slot, kind, false);
-                    }
-                },
-                St::Skip { in_array } => match self.skip.scan(s.as_bytes()) {
-                    None => {
-                        self.raw.push(s);
-                        s = "";
-                    }
-                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
-                        self.raw.push(s.get(..n).unwrap_or_default());
-                        s = s.get(n..).unwrap_or_default();
-                        let (slot, kind) = (self.skip_slot, self.skip_kind);
-                        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
-                        if in_array {
-                            self.raw.start("");
-                            self.st = St::AfterElem;
-                        } else {
-                            self.end();
-                        }
+                        s = self.malformed(s, slot, kind, calls, out);
                     }
                 },
             }
@@ -392,7 +290,6 @@ impl Mistral {
             }
         }
         self.args = JsonScanner::with_max_depth(self.max_depth);
-        self.json_from = self.raw.len();
         self.st = St::Args;
     }
 
@@ -400,7 +297,7 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self.slot {
-            Some(slot) => calls.close_with_raw(slot, self.raw.as_str(), out),
+            Some(slot) => calls.close(slot, out),
             None => report(
                 calls,
                 None,
@@ -410,20 +307,6 @@ impl Mistral {
                 out,
             ),
         }
-    }
-
-    /// A call's JSON broke at the start of the rest: skip to the bracket that balances its
-    /// `{` (the call's end), then report it with all its bytes.
-    fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind, in_array: bool) {
-        let lost = self.raw.dropped() > 0;
-        let json = self.raw.as_str().get(self.json_from..).unwrap_or_default();
-        self.skip = Skip::new(false, u32::from(lost));
-        if !lost {
-            let _ = self.skip.scan(json.as_bytes());
-        }
-        self.skip_slot = slot;
-        self.skip_kind = kind;
-        self.st = St::Skip { in_array };
     }
 
     /// The call text broke at the start of `s`: report it with the offending character,
@@ -438,7 +321,14 @@ impl Mistral {
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
-        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+        report(
+            calls,
+            slot,
+            kind,
+            "a malformed [TOOL_CALLS] call",
+            &mut self.raw,
+            out,
+        );
         self.end();
         s.get(n..).unwrap_or_default()
     }
@@ -456,25 +346,10 @@ impl Mistral {
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
         match self.st {
-            St::Text | St::AfterElem => {}
+            St::Text => {}
             St::Open => {} // `[TOOL_CALLS]` and nothing else: no call.
-            St::Elem { .. } | St::Name | St::Id => {
-                report(
-                    calls,
-                    None,
-                    ErrorKind::Truncated,
-                    "the text ended inside [TOOL_CALLS]",
-                    &mut self.raw,
-                    out,
-                );
-            }
-            St::Object { .. } => {
-                let slot = self.walker.slot();
-                if self.walker.named() && self.walker.args_done() {
-                    if let Some(slot) = slot {
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
-                    }
-                } else {
+            St::List => {
+                if let Err(slot) = self.list.finish(calls, out) {
                     report(
                         calls,
                         slot,
@@ -485,9 +360,15 @@ impl Mistral {
                     );
                 }
             }
-            St::Skip { .. } => {
-                let (slot, kind) = (self.skip_slot, self.skip_kind);
-                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+            St::Name | St::Id => {
+                report(
+                    calls,
+                    None,
+                    ErrorKind::Truncated,
+                    "the text ended inside [TOOL_CALLS]",
+                    &mut self.raw,
+                    out,
+                );
             }
             St::Args => {
                 let slot = self.slot;

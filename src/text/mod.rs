@@ -9,8 +9,11 @@
 //!
 //! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
 //! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
-//! [`deepseek`] (`<｜tool▁call▁begin｜>`), [`harmony`] (gpt-oss channels), [`gemma4`]
-//! (`<|tool_call>call:name{..}<tool_call|>`). All but harmony run their text through the [`reasoning`] stage (`<think>` tags, whitespace
+//! [`deepseek`] (`<｜tool▁call▁begin｜>`, and Kimi K2's tokens), [`harmony`] (gpt-oss
+//! channels), [`gemma4`] (`<|tool_call>call:name{..}<tool_call|>`), and [`json_calls`]:
+//! one table-driven scanner for every "marker + JSON call object(s) + optional close
+//! marker" syntax (`command-r`, `granite`, `jamba`, ...). All but harmony run their text
+//! through the [`reasoning`] stage (`<think>` tags, whitespace
 //! before markers, end-of-turn tokens), and all find markers with
 //! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
 //! marker (or a character) split across chunks is held, and released verbatim the
@@ -47,6 +50,7 @@ pub(crate) mod deepseek;
 pub(crate) mod gemma4;
 pub(crate) mod harmony;
 pub(crate) mod hermes;
+pub(crate) mod json_calls;
 pub(crate) mod mistral;
 pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
@@ -134,6 +138,9 @@ pub(crate) enum TextScanner {
     Auto(Box<auto::Auto>),
     /// Gemma 4: `<|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>`.
     Gemma4(Box<gemma4::Gemma4>),
+    /// JSON call objects after a marker (`command-r`, `granite`, `jamba`, ...): one
+    /// scanner driven by a [`json_calls::Dialect`] table.
+    JsonCalls(Box<json_calls::JsonCalls>),
 }
 
 impl TextScanner {
@@ -189,8 +196,17 @@ impl TextScanner {
             Format::Olmo3 => Some(TextScanner::LlamaPythonic(Box::new(
                 llama_pythonic::LlamaPythonic::framed(llama_pythonic::OLMO3, limits, options),
             ))),
-            // Envelope formats have no text scanner.
-            _ => None,
+            Format::KimiK2 => Some(TextScanner::DeepSeek(Box::new(
+                deepseek::DeepSeek::with_tokens(&deepseek::KIMI_K2, limits, &options.reasoning),
+            ))),
+            // Envelope formats (no dialect table either) have no text scanner.
+            _ => json_calls::dialect(format).map(|d| {
+                TextScanner::JsonCalls(Box::new(json_calls::JsonCalls::new(
+                    d,
+                    limits,
+                    &options.reasoning,
+                )))
+            }),
         }
     }
 
@@ -204,7 +220,8 @@ impl TextScanner {
             | TextScanner::Mistral(_)
             | TextScanner::DeepSeek(_)
             | TextScanner::Harmony(_)
-            | TextScanner::Gemma4(_) => {}
+            | TextScanner::Gemma4(_)
+            | TextScanner::JsonCalls(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -230,6 +247,7 @@ impl TextScanner {
             TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
             TextScanner::Auto(s) => s.feed(bytes, calls, out),
             TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
+            TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -246,6 +264,7 @@ impl TextScanner {
             TextScanner::LlamaJson(s) => s.finish(calls, out),
             TextScanner::Auto(s) => s.finish(calls, out),
             TextScanner::Gemma4(s) => s.finish(calls, out),
+            TextScanner::JsonCalls(s) => s.finish(calls, out),
         }
     }
 
@@ -262,6 +281,7 @@ impl TextScanner {
             TextScanner::LlamaJson(s) => s.retained(),
             TextScanner::Auto(s) => s.retained(),
             TextScanner::Gemma4(s) => s.retained(),
+            TextScanner::JsonCalls(s) => s.retained(),
         }
     }
 }

@@ -11,7 +11,9 @@
 //!   OpenAI-compatible gpt-oss wraps every content chunk in `<reasoning>…</reasoning>`)
 //!   are set with [`Parser::reasoning_tags`](crate::Parser::reasoning_tags).
 //!   Inside reasoning only the closing tag is looked for: a call written inside
-//!   `<think>` is reasoning, as the servers' own parsers treat it.
+//!   `<think>` is reasoning, as the servers' own parsers treat it — unless the syntax's
+//!   call markers end reasoning ([`TextStage::calls_end_reasoning`]: Kimi K2 may omit
+//!   `</think>` before its calls).
 //! - **Output that starts inside reasoning.** When the chat template put the opening
 //!   tag in the prompt (Qwen3 thinking templates, DeepSeek-R1), the output holds only
 //!   `</think>`. Nothing in the text says so before that tag arrives, so this is an
@@ -72,8 +74,10 @@ pub(crate) struct TextStage {
     /// Call starts, then opening tags, closing tags, end-of-turn tokens.
     outside: MarkerSet,
     roles: Vec<Role>,
-    /// Per reasoning pair: `[close, open]`.
+    /// Per reasoning pair: `[close, open]`, then the markers that end reasoning.
     inside: Vec<MarkerSet>,
+    /// What each marker that ends reasoning does then.
+    ending: Vec<Role>,
     matcher: MarkerMatcher,
     /// The open reasoning pair.
     reasoning: Option<usize>,
@@ -138,6 +142,7 @@ impl TextStage {
             outside: MarkerSet::new(markers),
             roles,
             inside,
+            ending: Vec::new(),
             matcher: MarkerMatcher::new(),
             reasoning,
             pending: String::new(),
@@ -146,6 +151,32 @@ impl TextStage {
             max_held: limits.max_held_bytes,
             forced: false,
         }
+    }
+
+    /// These markers (call starts or dropped tokens given to [`new`](Self::new)) end
+    /// reasoning when they appear inside it, then act as they do outside: for models
+    /// that omit the closing tag before their calls (Kimi K2 may write
+    /// `<think>…<|tool_calls_section_begin|><|tool_call_begin|>…`).
+    pub(crate) fn calls_end_reasoning(mut self, markers: &[&str]) -> Self {
+        self.ending = markers
+            .iter()
+            .map(|m| {
+                (0..self.outside.len())
+                    .find(|&i| self.outside.get(i) == *m)
+                    .and_then(|i| self.roles.get(i).copied())
+                    .unwrap_or(Role::Drop)
+            })
+            .collect();
+        self.inside = self
+            .inside
+            .iter()
+            .map(|set| {
+                let mut m: Vec<&str> = (0..set.len()).map(|i| set.get(i)).collect();
+                m.extend_from_slice(markers);
+                MarkerSet::new(m)
+            })
+            .collect();
+        self
     }
 
     /// Bytes held back.
@@ -187,9 +218,14 @@ impl TextStage {
                 }
                 Found::Marker(i) => {
                     let role = match self.reasoning {
-                        // Inside: 0 is the closing tag, 1 a repeated opening tag.
+                        // Inside: 0 is the closing tag, 1 a repeated opening tag, then
+                        // call starts that end reasoning (`calls_end_reasoning`).
                         Some(_) if i == 0 => Role::Close(0),
-                        Some(p) => Role::Open(p),
+                        Some(p) if i == 1 => Role::Open(p),
+                        Some(_) => {
+                            self.reasoning = None;
+                            self.ending.get(i - 2).copied().unwrap_or(Role::Drop)
+                        }
                         None => self.roles.get(i).copied().unwrap_or(Role::Drop),
                     };
                     if let Role::Call(c) = role {

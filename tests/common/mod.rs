@@ -140,6 +140,16 @@ pub fn calls(events: &[Event]) -> Vec<Call> {
         .collect()
 }
 
+/// The concatenated argument deltas of call `index`.
+pub fn args_text(ev: &[Event], index: usize) -> String {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// All visible text.
 pub fn text(events: &[Event]) -> String {
     events

@@ -1,0 +1,701 @@
+//! The syntaxes whose calls are JSON call objects (or arrays of them) after a marker,
+//! with or without a closing marker: one scanner, [`JsonCalls`], driven by a small
+//! per-syntax table ([`Dialect`]). Each call object is streamed by the [`JsonCall`]
+//! walker of `hermes` (Start when the name string closes, the arguments as the model's
+//! own bytes).
+//!
+//! | format | marker | payload | close | keys |
+//! | --- | --- | --- | --- | --- |
+//! | `hermes` | `<tool_call>` | object | `</tool_call>` | `name`, `arguments` / `parameters`, `id` |
+//! | `command-r` | `<\|START_ACTION\|>` | array or object | `<\|END_ACTION\|>` | `tool_name`, `parameters`, `tool_call_id` |
+//! | `granite` | `<\|tool_call\|>` (3.x) | array or object | — | `name`, `arguments` |
+//! | | `<tool_call>` (4) | object | `</tool_call>` | |
+//! | `jamba`, `hunyuan` | `<tool_calls>` | array or object | `</tool_calls>` | `name`, `arguments` |
+//! | `nemotron` | `<TOOLCALL>` | array or object | `</TOOLCALL>` | `name`, `arguments` |
+//! | `phi4-mini` | `functools[` | the array's elements | — | `name`, `arguments` |
+//! | `longcat` | `<longcat_tool_call>` | object | `</longcat_tool_call>` | `name`, `arguments` |
+//! | `internlm` | `<\|action_start\|><\|plugin\|>` | object | `<\|action_end\|>` | `name`, `parameters` |
+//! | `apertus` | `<\|tools_prefix\|>` | array or object | `<\|tools_suffix\|>` | `{"tool": {args}}` |
+//! | `gigachat3` | `function call<\|role_sep\|>` | object | — | `name`, `arguments` |
+//!
+//! ```text
+//!   Text ──marker──> Open ──'{'──> Object ──'}'──┬─ in an array ──> AfterElem ──','──> Elem ──'{'──> Object
+//!                     │  ──'['──> Elem ──'{'──┘  │                    └──']'──┐
+//!                     │                         └─ lone object ──────────────┴──> (close marker?) After ──close──> Text
+//!                     │                                                                 no close marker ──> Text
+//!                     ├─ close marker, or the end: an empty call, dropped
+//!                     └─ anything else: malformed ──> Skip ──close──> Error ──> Text   (no close marker: Error at once)
+//! ```
+//!
+//! Rules (as for `hermes`):
+//!
+//! - Outside calls the [`reasoning`](super::reasoning) stage finds the markers, the
+//!   syntax's reasoning tags and its end-of-turn tokens; whitespace before a marker is dropped.
+//! - Start by the feed that completes the name; the arguments value is streamed as the
+//!   model wrote it; End when it (or its object) closes.
+//! - With a close marker, text after the payload up to it is allowed to be whitespace
+//!   only: anything else makes the rest text again (the call stays complete).
+//! - Malformed call text → an `Error` carrying the model's own bytes of the call from
+//!   its marker (for a later element of an array, from the end of the element before)
+//!   through the close marker, or, for a syntax without one, through the offending
+//!   character; the call's own error when its Start was emitted. A call object without
+//!   a name inside an array is reported at its `}` and the next elements still count.
+//!   Cut off by the end of input → `Error` (`Truncated`), unless the arguments had closed.
+
+use crate::calls::{Calls, Slot};
+use crate::event::{ErrorKind, Event};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
+use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, report};
+use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::text::util::is_ws_char as is_ws;
+
+/// What follows a marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Payload {
+    /// One call object.
+    Object,
+    /// An array of call objects, or one call object.
+    Either,
+    /// The elements of an array whose `[` ends the marker (`functools[`).
+    ArrayBody,
+}
+
+/// One call-start marker of a syntax.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Opener {
+    pub(crate) marker: &'static str,
+    pub(crate) close: Option<&'static str>,
+    pub(crate) payload: Payload,
+}
+
+/// A syntax: its markers, call object shape, reasoning tags and end-of-turn tokens.
+#[derive(Debug)]
+pub(crate) struct Dialect {
+    pub(crate) openers: &'static [Opener],
+    pub(crate) shape: Shape,
+    pub(crate) reasoning: &'static [(&'static str, &'static str)],
+    pub(crate) drops: &'static [&'static str],
+}
+
+const fn opener(marker: &'static str, close: Option<&'static str>, payload: Payload) -> Opener {
+    Opener {
+        marker,
+        close,
+        payload,
+    }
+}
+
+/// `hermes`: `<tool_call>{..}</tool_call>`.
+pub(crate) const HERMES: Dialect = Dialect {
+    openers: &[opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<|im_end|>", "<|endoftext|>"],
+};
+
+/// `command-r`: Command R7B / A `<|START_ACTION|>[..]<|END_ACTION|>`.
+pub(crate) const COMMAND_R: Dialect = Dialect {
+    openers: &[opener(
+        "<|START_ACTION|>",
+        Some("<|END_ACTION|>"),
+        Payload::Either,
+    )],
+    shape: Shape::Fields(Keys {
+        name: &["tool_name"],
+        args: &["parameters"],
+        id: &["tool_call_id"],
+    }),
+    reasoning: &[("<|START_THINKING|>", "<|END_THINKING|>")],
+    drops: &[
+        "<|START_RESPONSE|>",
+        "<|END_RESPONSE|>",
+        "<|END_OF_TURN_TOKEN|>",
+    ],
+};
+
+/// `granite`: Granite 3.x `<|tool_call|>[..]`, Granite 4 `<tool_call>{..}</tool_call>`.
+pub(crate) const GRANITE: Dialect = Dialect {
+    openers: &[
+        opener("<|tool_call|>", None, Payload::Either),
+        opener("<tool_call>", Some("</tool_call>"), Payload::Object),
+    ],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<response>", "</response>", "<|end_of_text|>"],
+};
+
+/// `jamba`: `<tool_calls>[..]</tool_calls>`.
+pub(crate) const JAMBA: Dialect = Dialect {
+    openers: &[opener(
+        "<tool_calls>",
+        Some("</tool_calls>"),
+        Payload::Either,
+    )],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &[],
+};
+
+/// `hunyuan`: Hunyuan-A13B, `<tool_calls>[..]</tool_calls>` inside `<answer>`.
+pub(crate) const HUNYUAN: Dialect = Dialect {
+    openers: JAMBA.openers,
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<answer>", "</answer>"],
+};
+
+/// `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`.
+pub(crate) const NEMOTRON: Dialect = Dialect {
+    openers: &[opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<|eot_id|>"],
+};
+
+/// `phi4-mini`: `functools[{..}, ..]`.
+pub(crate) const PHI4_MINI: Dialect = Dialect {
+    openers: &[opener("functools[", None, Payload::ArrayBody)],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<|end|>"],
+};
+
+/// `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`.
+pub(crate) const LONGCAT: Dialect = Dialect {
+    openers: &[opener(
+        "<longcat_tool_call>",
+        Some("</longcat_tool_call>"),
+        Payload::Object,
+    )],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &[],
+};
+
+/// `internlm`: InternLM 2.5 / 3 `<|action_start|><|plugin|>\n{..}<|action_end|>`.
+pub(crate) const INTERNLM: Dialect = Dialect {
+    openers: &[opener(
+        "<|action_start|><|plugin|>",
+        Some("<|action_end|>"),
+        Payload::Object,
+    )],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<|im_end|>"],
+};
+
+/// `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
+pub(crate) const APERTUS: Dialect = Dialect {
+    openers: &[opener(
+        "<|tools_prefix|>",
+        Some("<|tools_suffix|>"),
+        Payload::Either,
+    )],
+    shape: Shape::NameKey,
+    reasoning: &[("<|inner_prefix|>", "<|inner_suffix|>")],
+    drops: &["<|assistant_end|>"],
+};
+
+/// `gigachat3`: `function call<|role_sep|>\n{..}`.
+pub(crate) const GIGACHAT3: Dialect = Dialect {
+    openers: &[opener("function call<|role_sep|>", None, Payload::Object)],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<|message_sep|>"],
+};
+
+/// The table of a JSON-call text format (`None` for other formats; `hermes` has its
+/// own scanner type wrapping [`HERMES`]).
+pub(crate) fn dialect(format: Format) -> Option<&'static Dialect> {
+    Some(match format {
+        Format::CommandR => &COMMAND_R,
+        Format::Granite => &GRANITE,
+        Format::Jamba => &JAMBA,
+        Format::Hunyuan => &HUNYUAN,
+        Format::Nemotron => &NEMOTRON,
+        Format::Phi4Mini => &PHI4_MINI,
+        Format::Longcat => &LONGCAT,
+        Format::InternLm => &INTERNLM,
+        Format::Apertus => &APERTUS,
+        Format::GigaChat3 => &GIGACHAT3,
+        _ => return None,
+    })
+}
+
+/// Where a [`CallList`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// Inside an array, before an element (or `]` when `first`).
+    Elem { first: bool },
+    /// Inside a call object.
+    Object { in_array: bool },
+    /// After an array element: `,` or `]`.
+    AfterElem,
+}
+
+/// What [`CallList::feed`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum List {
+    /// All input consumed; the payload goes on.
+    NeedMore,
+    /// The payload ended: the array's `]`, or the lone object's `}`, consumed.
+    Done,
+    /// A call object without a name closed (its text is in the raw text). In an array
+    /// the list goes on after it.
+    Nameless { in_array: bool },
+    /// Malformed at the start of the rest (not consumed); the broken call's slot if its
+    /// Start was emitted.
+    Broken(ErrorKind, Option<Slot>),
+}
+
+/// Streams a call object or an array of call objects (`{..}` / `[{..}, ..]`, the `[`
+/// read by the caller) into [`Calls`] with the [`JsonCall`] walker, the bytes it reads
+/// into the call's raw text. Shared by [`JsonCalls`] and `mistral`'s v3 syntax.
+#[derive(Debug)]
+pub(crate) struct CallList {
+    at: At,
+    walker: JsonCall,
+}
+
+impl CallList {
+    pub(crate) fn new(shape: Shape, limits: &Limits) -> Self {
+        CallList {
+            at: At::AfterElem,
+            walker: JsonCall::with_shape(shape, limits),
+        }
+    }
+
+    /// Nothing open (between calls).
+    pub(crate) fn reset(&mut self) {
+        self.walker.reset();
+        self.at = At::AfterElem;
+    }
+
+    /// A lone call object starts (at its `{`).
+    pub(crate) fn object(&mut self) {
+        self.walker.reset();
+        self.at = At::Object { in_array: false };
+    }
+
+    /// An array's elements start (after its `[`).
+    pub(crate) fn array(&mut self) {
+        self.walker.reset();
+        self.at = At::Elem { first: true };
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.walker.retained()
+    }
+
+    /// The current call's slot once its Start was emitted.
+    pub(crate) fn slot(&self) -> Option<Slot> {
+        self.walker.slot()
+    }
+
+    /// Reads from `s` (advanced past what was read, pushed to `raw`).
+    pub(crate) fn feed(
+        &mut self,
+        s: &mut &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> List {
+        loop {
+            if self.at != (At::Object { in_array: true })
+                && self.at != (At::Object { in_array: false })
+            {
+                let rest = s.trim_start_matches(is_ws);
+                raw.push(s.get(..s.len() - rest.len()).unwrap_or_default());
+                *s = rest;
+            }
+            let first = s.as_bytes().first().copied();
+            match (self.at, first) {
+                (At::Elem { .. } | At::AfterElem, None) => return List::NeedMore,
+                (At::Elem { .. }, Some(b'{')) => {
+                    self.walker.reset();
+                    self.at = At::Object { in_array: true };
+                }
+                (At::Elem { first: true }, Some(b']')) | (At::AfterElem, Some(b']')) => {
+                    raw.push("]");
+                    *s = s.get(1..).unwrap_or_default();
+                    return List::Done;
+                }
+                (At::AfterElem, Some(b',')) => {
+                    raw.push(",");
+                    *s = s.get(1..).unwrap_or_default();
+                    self.at = At::Elem { first: false };
+                }
+                (At::Elem { .. } | At::AfterElem, Some(_)) => {
+                    return List::Broken(ErrorKind::InvalidJson, None);
+                }
+                (At::Object { in_array }, _) => {
+                    let (n, walk) = self.walker.feed(s, calls, out);
+                    raw.push(s.get(..n).unwrap_or_default());
+                    *s = s.get(n..).unwrap_or_default();
+                    match walk {
+                        Walk::NeedMore => return List::NeedMore,
+                        Walk::Invalid(kind) => return List::Broken(kind, self.walker.slot()),
+                        Walk::Done => {
+                            let named = self.walker.named();
+                            if named && let Some(slot) = self.walker.slot() {
+                                calls.close(slot, out);
+                            }
+                            if !in_array {
+                                return if named {
+                                    List::Done
+                                } else {
+                                    List::Nameless { in_array }
+                                };
+                            }
+                            self.at = At::AfterElem;
+                            if !named {
+                                return List::Nameless { in_array };
+                            }
+                            // The next element's error carries its own bytes.
+                            raw.start("");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// End of input: `Ok` when nothing is left open (a call whose arguments closed is
+    /// complete without its `}`, an array whose calls closed without its `]`), else
+    /// `Err` with the cut-off call's slot.
+    pub(crate) fn finish(
+        &mut self,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Option<Slot>> {
+        match self.at {
+            At::AfterElem => Ok(()),
+            At::Object { .. } if self.walker.named() && self.walker.args_done() => {
+                if let Some(slot) = self.walker.slot() {
+                    calls.close(slot, out);
+                }
+                Ok(())
+            }
+            At::Elem { .. } | At::Object { .. } => Err(self.walker.slot()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    Text,
+    /// After the marker: whitespace, then the payload (or the close marker: empty).
+    Open,
+    /// Inside the payload.
+    List,
+    /// The payload ended: the close marker expected.
+    After,
+    /// Malformed: collecting raw text until the close marker.
+    Skip(ErrorKind),
+}
+
+/// Scanner for the JSON-call syntaxes. See the [module docs](self).
+#[derive(Debug)]
+pub(crate) struct JsonCalls {
+    dialect: &'static Dialect,
+    utf8: Utf8Holder,
+    scratch: String,
+    text: TextStage,
+    st: St,
+    /// The opener of the current call.
+    cur: usize,
+    /// Per opener, its close marker.
+    closes: Vec<Option<MarkerSet>>,
+    list: CallList,
+    raw: Raw,
+    expect: Expect,
+    matcher: MarkerMatcher,
+}
+
+impl JsonCalls {
+    pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        let markers: Vec<&str> = dialect.openers.iter().map(|o| o.marker).collect();
+        JsonCalls {
+            dialect,
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+            text: TextStage::new(&markers, dialect.drops, dialect.reasoning, opts, limits),
+            st: St::Text,
+            cur: 0,
+            closes: dialect
+                .openers
+                .iter()
+                .map(|o| o.close.map(|c| MarkerSet::new([c])))
+                .collect(),
+            list: CallList::new(dialect.shape, limits),
+            raw: Raw::new(limits.max_argument_bytes),
+            expect: Expect::default(),
+            matcher: MarkerMatcher::new(),
+        }
+    }
+
+    pub(crate) fn retained(&self) -> usize {
+        self.utf8.held()
+            + self.text.retained()
+            + self.list.retained()
+            + self.raw.len()
+            + self.matcher.held()
+            + self.expect.matched()
+    }
+
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let s = self.utf8.push(bytes, &mut scratch);
+        self.run(&s, calls, out);
+        drop(s);
+        self.scratch = scratch;
+    }
+
+    fn opener(&self) -> Opener {
+        self.dialect
+            .openers
+            .get(self.cur)
+            .copied()
+            .unwrap_or(opener("", None, Payload::Object))
+    }
+
+    fn close_set(&self) -> Option<&MarkerSet> {
+        self.closes.get(self.cur).and_then(Option::as_ref)
+    }
+
+    /// The marker of the current call, for messages.
+    fn label(&self) -> &'static str {
+        self.opener().marker
+    }
+
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+        while !s.is_empty() {
+            match self.st {
+                St::Text => {
+                    if let Some(k) = self.text.run(&mut s, out) {
+                        self.cur = k;
+                        let o = self.opener();
+                        self.raw.start(o.marker);
+                        self.expect.reset();
+                        self.matcher.clear();
+                        self.st = match o.payload {
+                            Payload::ArrayBody => {
+                                self.list.array();
+                                St::List
+                            }
+                            _ => St::Open,
+                        };
+                    }
+                }
+                St::Open => {
+                    if self.expect.matched() == 0 {
+                        let rest = s.trim_start_matches(is_ws);
+                        self.raw
+                            .push(s.get(..s.len() - rest.len()).unwrap_or_default());
+                        s = rest;
+                        let payload = self.opener().payload;
+                        match s.as_bytes().first() {
+                            None => continue,
+                            Some(b'{') => {
+                                self.list.object();
+                                self.st = St::List;
+                                continue;
+                            }
+                            Some(b'[') if payload == Payload::Either => {
+                                self.raw.push("[");
+                                s = s.get(1..).unwrap_or_default();
+                                self.list.array();
+                                self.st = St::List;
+                                continue;
+                            }
+                            Some(_) => {}
+                        }
+                    }
+                    let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
+                        s = self.malformed(s, None, ErrorKind::InvalidJson, calls, out);
+                        continue;
+                    };
+                    match self.expect.feed(close, s) {
+                        Expected::NeedMore => s = "",
+                        Expected::Matched { consumed, .. } => {
+                            // The marker and its close with nothing between: no call.
+                            s = s.get(consumed..).unwrap_or_default();
+                            self.end_call();
+                        }
+                        Expected::Mismatch {
+                            which,
+                            len,
+                            consumed,
+                        } => {
+                            let matched = close.get(which).get(..len).unwrap_or_default();
+                            let before = len - consumed;
+                            self.raw.push(matched.get(..before).unwrap_or_default());
+                            // The input's own matched bytes are collected by Skip.
+                            self.st = St::Skip(ErrorKind::InvalidJson);
+                        }
+                    }
+                }
+                St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
+                    List::NeedMore => {}
+                    List::Done => {
+                        if self.close_set().is_some() {
+                            self.expect.reset();
+                            self.st = St::After;
+                        } else {
+                            self.end_call();
+                        }
+                    }
+                    List::Nameless { in_array } if in_array || self.close_set().is_none() => {
+                        // Reported at its `}`: the calls beside it still count.
+                        let what = format!("a {} call object without a name", self.label());
+                        report(
+                            calls,
+                            None,
+                            ErrorKind::MissingName,
+                            &what,
+                            &mut self.raw,
+                            out,
+                        );
+                        self.raw.start("");
+                        if !in_array {
+                            self.end_call();
+                        }
+                    }
+                    List::Nameless { .. } => self.st = St::Skip(ErrorKind::MissingName),
+                    List::Broken(kind, slot) => {
+                        if self.close_set().is_some() {
+                            // The rest of the call up to its close marker is collected.
+                            self.st = St::Skip(kind);
+                        } else {
+                            s = self.malformed(s, slot, kind, calls, out);
+                        }
+                    }
+                },
+                St::After => {
+                    if self.expect.matched() == 0 {
+                        s = s.trim_start_matches(is_ws);
+                        if s.is_empty() {
+                            continue;
+                        }
+                    }
+                    let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
+                        self.end_call();
+                        continue;
+                    };
+                    match self.expect.feed(close, s) {
+                        Expected::NeedMore => s = "",
+                        Expected::Matched { consumed, .. } => {
+                            s = s.get(consumed..).unwrap_or_default();
+                            self.end_call();
+                        }
+                        Expected::Mismatch { len, consumed, .. } => {
+                            // No close marker: what follows the call is text again.
+                            s = s.get(consumed..).unwrap_or_default();
+                            let given = self.opener().close.unwrap_or_default();
+                            self.end_call();
+                            self.text
+                                .give_back(given.get(..len).unwrap_or_default(), out);
+                        }
+                    }
+                }
+                St::Skip(kind) => {
+                    let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
+                        self.end_call();
+                        continue;
+                    };
+                    let Some(found) = self.matcher.next(close, &mut s) else {
+                        continue;
+                    };
+                    match found {
+                        Found::Text(t) => self.raw.push(t),
+                        Found::Marker(_) => {
+                            self.raw.push(close.get(0));
+                            let what = skip_message(kind, self.label());
+                            report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
+                            self.end_call();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reports the call with the offending character and goes back to text after it.
+    /// Returns the rest of `s`.
+    fn malformed<'a>(
+        &mut self,
+        s: &'a str,
+        slot: Option<Slot>,
+        kind: ErrorKind,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) -> &'a str {
+        let n = s.chars().next().map_or(0, char::len_utf8);
+        self.raw.push(s.get(..n).unwrap_or_default());
+        let what = skip_message(kind, self.label());
+        report(calls, slot, kind, &what, &mut self.raw, out);
+        self.end_call();
+        s.get(n..).unwrap_or_default()
+    }
+
+    fn end_call(&mut self) {
+        self.st = St::Text;
+        self.expect.reset();
+        self.matcher.clear();
+        self.raw.start("");
+        self.list.reset();
+    }
+
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+        if let Some(r) = self.utf8.finish() {
+            self.run(r, calls, out);
+        }
+        let label = self.label();
+        match self.st {
+            St::Text => {}
+            // The marker and nothing after it: no call (watsonx granite leaks a bare
+            // `<tool_call>`).
+            St::Open if self.expect.matched() == 0 => {}
+            St::Open | St::After => {
+                let given = match self.close_set() {
+                    Some(close) => self.expect.text(close).to_owned(),
+                    None => String::new(),
+                };
+                self.end_call();
+                self.text.give_back(&given, out);
+            }
+            St::List => {
+                if let Err(slot) = self.list.finish(calls, out) {
+                    let what = format!("the text ended inside a {label}");
+                    report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
+                }
+            }
+            St::Skip(kind) => {
+                let tail = self.matcher.finish().to_owned();
+                self.raw.push(&tail);
+                let what = match kind {
+                    ErrorKind::MissingName => format!(
+                        "a {label} without a name (the text ended before {})",
+                        self.opener().close.unwrap_or_default()
+                    ),
+                    _ => format!("the text ended inside a malformed {label}"),
+                };
+                report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
+            }
+        }
+        self.end_call();
+        self.text.finish(out);
+    }
+}
+
+fn skip_message(kind: ErrorKind, label: &str) -> String {
+    match kind {
+        ErrorKind::MissingName => format!("a {label} without a name"),
+        ErrorKind::InvalidArguments => format!("the arguments of a {label} are not valid JSON"),
+        ErrorKind::LimitExceeded => format!("a {label} exceeds a limit"),
+        _ => format!("a {label} that is not a JSON call object"),
+    }
+}
