@@ -127,11 +127,12 @@ fn mistral_undeclared_call_is_an_error_both_syntaxes() {
         "[TOOL_CALLS]rm_rf[CALL_ID]a1B2c3D4e[ARGS]{\"path\": \"/\"}",
         "",
     );
-    // In an array the scanner's raw text runs from `[TOOL_CALLS]`, as its own errors do.
+    // A later call of an array: its raw text starts at its own `{` (the rule for every
+    // scanner's call errors).
     check_three(
         &with_tools(Format::Mistral),
         "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"rm_rf\", \"arguments\": {\"path\": \"/\"}}, {\"name\": \"now\", \"arguments\": {}}]</s>",
-        "[TOOL_CALLS] [{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}, {\"name\": \"rm_rf\", \"arguments\": {\"path\": \"/\"}}",
+        "{\"name\": \"rm_rf\", \"arguments\": {\"path\": \"/\"}}",
         "",
     );
 }
@@ -220,9 +221,10 @@ fn python_tag_call_to_an_undeclared_name_is_an_error() {
         assert_eq!(calls(&ev), vec![call("call_0", "now", json!({}))]);
         let errs = undeclared(&ev);
         assert_eq!(errs.len(), 1, "{ev:?}");
+        // The call's raw text starts at its first marker byte: `<|python_tag|>`.
         assert_eq!(
             errs[0].0,
-            r#"{"name": "rm_rf", "parameters": {"path": "/"}}"#
+            r#"<|python_tag|>{"name": "rm_rf", "parameters": {"path": "/"}}"#
         );
         assert_eq!(text(&ev), "Sure.");
     }

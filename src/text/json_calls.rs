@@ -258,6 +258,8 @@ pub(crate) enum List {
 pub(crate) struct CallList {
     at: At,
     walker: JsonCall,
+    /// Where the current array element's `{` is in the caller's raw text.
+    elem_from: usize,
 }
 
 impl CallList {
@@ -265,6 +267,7 @@ impl CallList {
         CallList {
             at: At::AfterElem,
             walker: JsonCall::with_shape(shape, limits),
+            elem_from: 0,
         }
     }
 
@@ -288,6 +291,21 @@ impl CallList {
 
     pub(crate) fn retained(&self) -> usize {
         self.walker.retained()
+    }
+
+    /// After [`List::Broken`]: where the broken call's `{` is in the raw text when it is
+    /// an array element (`None`: the lone object, whose start the caller knows).
+    pub(crate) fn broken_from(&self) -> Option<usize> {
+        (self.at == (At::Object { in_array: true })).then_some(self.elem_from)
+    }
+
+    /// The caller skipped a broken call to its end: an array's elements go on after it
+    /// (`true`), a lone object is over (`false`).
+    pub(crate) fn skipped(&mut self) -> bool {
+        let in_array = self.at == (At::Object { in_array: true });
+        self.walker.reset();
+        self.at = At::AfterElem;
+        in_array
     }
 
     /// The current call's slot once its Start was emitted.
@@ -314,7 +332,12 @@ impl CallList {
             let first = s.as_bytes().first().copied();
             match (self.at, first) {
                 (At::Elem { .. } | At::AfterElem, None) => return List::NeedMore,
-                (At::Elem { .. }, Some(b'{')) => {
+                (At::Elem { first }, Some(b'{')) => {
+                    if !first {
+                        // A later call's raw text starts at its own `{`.
+                        raw.start("");
+                    }
+                    self.elem_from = raw.len();
                     self.walker.reset();
                     self.at = At::Object { in_array: true };
                 }
@@ -341,7 +364,7 @@ impl CallList {
                         Walk::Done => {
                             let named = self.walker.named();
                             if named && let Some(slot) = self.walker.slot() {
-                                calls.close(slot, out);
+                                calls.close_with_raw(slot, raw.as_str(), out);
                             }
                             if !in_array {
                                 return if named {
@@ -368,6 +391,7 @@ impl CallList {
     /// `Err` with the cut-off call's slot.
     pub(crate) fn finish(
         &mut self,
+        raw: &Raw,
         calls: &mut Calls,
         out: &mut Vec<Event>,
     ) -> Result<(), Option<Slot>> {
@@ -375,7 +399,7 @@ impl CallList {
             At::AfterElem => Ok(()),
             At::Object { .. } if self.walker.named() && self.walker.args_done() => {
                 if let Some(slot) = self.walker.slot() {
-                    calls.close(slot, out);
+                    calls.close_with_raw(slot, raw.as_str(), out);
                 }
                 Ok(())
             }
@@ -668,7 +692,7 @@ impl JsonCalls {
                 self.text.give_back(&given, out);
             }
             St::List => {
-                if let Err(slot) = self.list.finish(calls, out) {
+                if let Err(slot) = self.list.finish(&self.raw, calls, out) {
                     let what = format!("the text ended inside a {label}");
                     report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
                 }

@@ -33,6 +33,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
 use crate::text::json_calls::{CallList, List};
+use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -48,6 +49,9 @@ fn name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/')
 }
 
+/// The error of a call whose text broke.
+const MALFORMED: &str = "a malformed [TOOL_CALLS] call";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
     Text,
@@ -61,6 +65,9 @@ enum St {
     Id,
     /// v11: the arguments value.
     Args,
+    /// A call's JSON broke (v3 object, v11 arguments): skipping to the bracket that balances their `{` (the
+    /// call's end), so the error carries the whole call and nothing of it leaks into text.
+    Skip,
 }
 
 /// Scanner for `mistral`. See the [module docs](self).
@@ -78,6 +85,14 @@ pub(crate) struct Mistral {
     name: String,
     id: String,
     slot: Option<Slot>,
+    /// Where the current call's JSON (v3 object, v11 `[ARGS]` value) begins in `raw`.
+    json_from: usize,
+    /// The broken call being skipped: its end, its slot, its error kind.
+    skip: Skip,
+    skip_slot: Option<Slot>,
+    skip_kind: ErrorKind,
+    /// The broken call was in a v3 list (whose later calls go on after it).
+    skip_list: bool,
     /// The name or id went over [`MAX_NAME`] bytes (v11).
     overflow: bool,
     args: JsonScanner,
@@ -105,6 +120,11 @@ impl Mistral {
             name: String::new(),
             id: String::new(),
             slot: None,
+            json_from: 0,
+            skip: Skip::default(),
+            skip_slot: None,
+            skip_kind: ErrorKind::InvalidJson,
+            skip_list: false,
             overflow: false,
             args: JsonScanner::with_max_depth(limits.max_depth),
             max_depth: limits.max_depth,
@@ -156,6 +176,7 @@ impl Mistral {
                             self.st = St::List;
                         }
                         Some(b'{') => {
+                            self.json_from = self.raw.len();
                             self.list.object();
                             self.st = St::List;
                         }
@@ -179,7 +200,12 @@ impl Mistral {
                             self.end();
                         }
                     }
-                    List::Broken(kind, slot) => s = self.malformed(s, slot, kind, calls, out),
+                    List::Broken(kind, slot) => {
+                        if let Some(from) = self.list.broken_from() {
+                            self.json_from = from;
+                        }
+                        self.broke(slot, kind);
+                    }
                 },
                 St::Name | St::Id => {
                     // Name (or id) characters and the brackets of `[ARGS]` / `[CALL_ID]`;
@@ -267,8 +293,26 @@ impl Mistral {
                             JsonError::TooDeep => ErrorKind::LimitExceeded,
                             _ => ErrorKind::InvalidArguments,
                         };
-                        let slot = self.slot;
-                        s = self.malformed(s, slot, kind, calls, out);
+                        self.broke(self.slot, kind);
+                    }
+                },
+                St::Skip => match self.skip.scan(s.as_bytes()) {
+                    None => {
+                        self.raw.push(s);
+                        s = "";
+                    }
+                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
+                        self.raw.push(s.get(..n).unwrap_or_default());
+                        s = s.get(n..).unwrap_or_default();
+                        let (slot, kind) = (self.skip_slot, self.skip_kind);
+                        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                        if self.skip_list && self.list.skipped() {
+                            // The array's later calls stand on their own.
+                            self.raw.start("");
+                            self.st = St::List;
+                        } else {
+                            self.end();
+                        }
                     }
                 },
             }
@@ -290,14 +334,30 @@ impl Mistral {
             }
         }
         self.args = JsonScanner::with_max_depth(self.max_depth);
+        self.json_from = self.raw.len();
         self.st = St::Args;
+    }
+
+    /// The call's JSON broke at the start of the rest: skip to the bracket that
+    /// balances their `{` (the call's end), then report the call with all its bytes.
+    fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind) {
+        let lost = self.raw.dropped() > 0;
+        let json = self.raw.as_str().get(self.json_from..).unwrap_or_default();
+        self.skip = Skip::new(false, u32::from(lost));
+        if !lost {
+            let _ = self.skip.scan(json.as_bytes());
+        }
+        self.skip_slot = slot;
+        self.skip_kind = kind;
+        self.skip_list = self.st == St::List;
+        self.st = St::Skip;
     }
 
     /// v11: the `[ARGS]` value closed: the call ends, or, without a valid name, is
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         match self.slot {
-            Some(slot) => calls.close(slot, out),
+            Some(slot) => calls.close_with_raw(slot, self.raw.as_str(), out),
             None => report(
                 calls,
                 None,
@@ -321,14 +381,7 @@ impl Mistral {
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
-        report(
-            calls,
-            slot,
-            kind,
-            "a malformed [TOOL_CALLS] call",
-            &mut self.raw,
-            out,
-        );
+        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
         self.end();
         s.get(n..).unwrap_or_default()
     }
@@ -349,7 +402,7 @@ impl Mistral {
             St::Text => {}
             St::Open => {} // `[TOOL_CALLS]` and nothing else: no call.
             St::List => {
-                if let Err(slot) = self.list.finish(calls, out) {
+                if let Err(slot) = self.list.finish(&self.raw, calls, out) {
                     report(
                         calls,
                         slot,
@@ -369,6 +422,10 @@ impl Mistral {
                     &mut self.raw,
                     out,
                 );
+            }
+            St::Skip => {
+                let (slot, kind) = (self.skip_slot, self.skip_kind);
+                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
             }
             St::Args => {
                 let slot = self.slot;
