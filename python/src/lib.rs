@@ -66,7 +66,7 @@ impl PyParser {
         format, *, framing=None, tools=None, reasoning_open=false, field_events=false,
         content_format=None, tool_names=None, calls_at_start_only=false, reasoning_tags=None,
         max_argument_bytes=None, max_calls=None, max_held_bytes=None, max_line_bytes=None,
-        max_depth=None,
+        max_depth=None, reject_undeclared=true, id_prefix=None, unique_ids=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -85,6 +85,9 @@ impl PyParser {
         max_held_bytes: Option<i64>,
         max_line_bytes: Option<i64>,
         max_depth: Option<i64>,
+        reject_undeclared: bool,
+        id_prefix: Option<String>,
+        unique_ids: bool,
     ) -> PyResult<Self> {
         let format: Format = format.parse().map_err(bad)?;
         let mut limits = Limits::default();
@@ -116,7 +119,18 @@ impl PyParser {
             inner = inner.content_format(f.parse::<Format>().map_err(bad)?);
         }
         if let Some(t) = tools.filter(|t| !t.is_none()) {
-            inner = inner.tools(tools_arg(py, &t)?);
+            inner = inner
+                .tools(tools_arg(py, &t)?)
+                .reject_undeclared(reject_undeclared);
+        }
+        if id_prefix.is_some() && unique_ids {
+            return Err(bad("id_prefix and unique_ids=True exclude each other"));
+        }
+        if let Some(p) = id_prefix {
+            inner = inner.id_prefix(p);
+        }
+        if unique_ids {
+            inner = inner.unique_ids();
         }
         if let Some(names) = tool_names {
             inner = inner.tool_names(names);

@@ -138,6 +138,26 @@ def test_options_reach_the_crate():
     assert tagged == [{"type": "reasoning", "delta": "x"}, {"type": "text", "delta": "y"}]
 
 
+def test_undeclared_tools_and_call_ids():
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    body = '<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call><tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    events = toolstream.parse("hermes", body, tools=tools)
+    assert calls_of(events) == [("f", {})]
+    rejected = [e for e in events if e["type"] == "error"]
+    assert [e["kind"] for e in rejected] == ["undeclared_tool"]
+    assert "rm_rf" in rejected[0]["raw"]
+    allowed = toolstream.parse("hermes", body, tools=tools, reject_undeclared=False)
+    assert [name for name, _ in calls_of(allowed)] == ["rm_rf", "f"]
+    one = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    ids = lambda events: [e["id"] for e in events if e["type"] == "tool_call_start"]
+    assert ids(toolstream.parse("hermes", one)) == ["call_0"]
+    assert ids(toolstream.parse("hermes", one, id_prefix="turn3_")) == ["turn3_0"]
+    a, b = ids(toolstream.parse("hermes", one, unique_ids=True)), ids(toolstream.parse("hermes", one, unique_ids=True))
+    assert a != b and a[0].startswith("call_") and a[0].endswith("_0")
+    with pytest.raises(toolstream.ToolstreamError):
+        toolstream.Parser("hermes", id_prefix="x_", unique_ids=True)
+
+
 def test_iter_and_async_helpers():
     chunks = [HERMES[i : i + 5].encode() for i in range(0, len(HERMES), 5)]
     expected = toolstream.merge_deltas(run("hermes", chunks))

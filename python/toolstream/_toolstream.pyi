@@ -31,6 +31,9 @@ class Parser:
         max_held_bytes: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
         max_depth: Optional[int] = None,
+        reject_undeclared: bool = True,
+        id_prefix: Optional[str] = None,
+        unique_ids: bool = False,
     ) -> None: ...
     def feed(self, data: Union[bytes, bytearray, str]) -> List[Event]: ...
     def finish(self) -> List[Event]: ...
