@@ -132,9 +132,13 @@ enum St {
     /// Inside a parameter key.
     Key,
     /// Attributes after a quoted name (`key`: of a parameter) up to `>`.
-    Attrs { key: bool },
+    Attrs {
+        key: bool,
+    },
     /// After a key ended by [`End::Tags`]: the first tag (`open == false`), then the second.
-    KeyTail { open: bool },
+    KeyTail {
+        open: bool,
+    },
     /// Inside the call, between parameters.
     Body,
     /// Inside a parameter value.
@@ -226,7 +230,13 @@ impl XmlCalls {
             scratch: String::new(),
             text: TextStage::new(&starts, d.drops, d.reasoning, &options.reasoning, limits),
             st: St::Text,
-            wrap_set: MarkerSet::new(std::iter::once(d.call_open).chain(closes())),
+            // Several calls in a section: stray text before a call ends at the call's
+            // close (so that the text does not swallow it).
+            wrap_set: MarkerSet::new(
+                std::iter::once(d.call_open)
+                    .chain(closes())
+                    .chain(std::iter::once(d.call_close).filter(|_| d.multi)),
+            ),
             body_set: MarkerSet::new(
                 [d.param_close, d.param_open, d.call_close]
                     .into_iter()
@@ -352,8 +362,15 @@ impl XmlCalls {
                             self.raw.push(self.d.call_open);
                             self.st = St::Name;
                         }
-                        // A section with no call in it: no call.
-                        Found::Marker(_) => self.end_call(),
+                        Found::Marker(i) if i <= self.d.sections.len() => {
+                            // A section with no call in it: no call.
+                            self.end_call();
+                        }
+                        Found::Marker(_) => {
+                            // A call's close with no call (`multi`).
+                            self.raw.push(self.d.call_close);
+                            self.malformed(true, ErrorKind::InvalidArguments, calls, out);
+                        }
                     }
                 }
                 St::Name | St::Key | St::Attrs { .. } => self.name_step(&mut s, calls, out),
@@ -400,21 +417,33 @@ impl XmlCalls {
                         Found::Text(t) => self.raw.push(t),
                         Found::Marker(i) => {
                             self.raw.push(set.get(i));
-                            let what = format!("a malformed {} call", self.d.what);
-                            report(calls, self.slot, kind, &what, &mut self.raw, out);
-                            if self.d.multi && self.section.is_some() && i == 0 {
-                                // The call's own close: the section goes on.
-                                self.slot = None;
-                                self.raw.start("");
-                                self.expect.reset();
-                                self.st = St::After;
-                            } else {
-                                self.end_call();
-                            }
+                            let at_call_close = self.d.multi && self.section.is_some() && i == 0;
+                            self.malformed(at_call_close, kind, calls, out);
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Reports a malformed call whose raw text ends here; `at_call_close`: at the
+    /// call's own close inside a section of several calls, which goes on.
+    fn malformed(
+        &mut self,
+        at_call_close: bool,
+        kind: ErrorKind,
+        calls: &mut Calls,
+        out: &mut Vec<Event>,
+    ) {
+        let what = format!("a malformed {} call", self.d.what);
+        report(calls, self.slot, kind, &what, &mut self.raw, out);
+        if at_call_close {
+            self.slot = None;
+            self.raw.start("");
+            self.expect.reset();
+            self.st = St::After;
+        } else {
+            self.end_call();
         }
     }
 
@@ -431,7 +460,10 @@ impl XmlCalls {
             End::Line | End::Tags(..) => &['\n', '<'],
         };
         let (part, rest) = match s.find(stops) {
-            Some(i) => (s.get(..i).unwrap_or_default(), s.get(i..).unwrap_or_default()),
+            Some(i) => (
+                s.get(..i).unwrap_or_default(),
+                s.get(i..).unwrap_or_default(),
+            ),
             None => (*s, ""),
         };
         self.raw.push(part);
