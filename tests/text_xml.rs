@@ -342,6 +342,13 @@ fn fixtures() -> Vec<Fx> {
         )
         .call("g", json!({})),
         fx(
+            "dsml: a character sharing its first byte with `｜` after `</` is text",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\n</\u{FFFD} tail",
+        )
+        .call("f", json!({}))
+        .text("</\u{FFFD} tail"),
+        fx(
             "dsml: a lone section open is no call",
             Format::DeepSeekDsml,
             "a<｜DSML｜function_calls>\n",
@@ -530,6 +537,49 @@ fn long_values_stay_within_the_limits() {
             ev.iter().any(|e| matches!(e, Event::Error { .. })),
             "{format}: {ev:?}"
         );
+    }
+}
+
+/// The fixtures mutated (bytes replaced, removed, repeated), with default and tiny
+/// limits: the event contract holds and random chunkings agree with the whole input.
+const MUTANTS: usize = 40;
+const SEED: u64 = 0x0de1;
+
+#[test]
+fn mutated_fixtures_keep_the_contract() {
+    let mut tiny = toolstream::Limits::default();
+    tiny.max_argument_bytes = 24;
+    tiny.max_held_bytes = 16;
+    let mut rng = common::Rng::new(SEED);
+    for f in fixtures() {
+        for limits in [toolstream::Limits::default(), tiny] {
+            let tools = f.tools.then(|| Tools::from_json(TOOLS).unwrap());
+            let format = f.format;
+            let make = move || {
+                let p = Parser::new(format).with_limits(limits);
+                match &tools {
+                    Some(t) => p.tools(t.clone()),
+                    None => p,
+                }
+            };
+            for _ in 0..MUTANTS {
+                let mut bytes = f.input.as_bytes().to_vec();
+                mutate(&mut bytes, &mut rng);
+                let whole = run_whole(&make, &bytes);
+                check_contract(&whole);
+                let cuts: Vec<usize> = (0..1 + rng.below(12))
+                    .map(|_| rng.below(bytes.len() + 1))
+                    .collect();
+                assert_eq!(
+                    run_chunks(&make, &cut_at(&bytes, &cuts)),
+                    whole,
+                    "{} mutated {:?} cut at {cuts:?}",
+                    f.what,
+                    String::from_utf8_lossy(&bytes)
+                );
+                assert_eq!(run_sized(&make, &bytes, 1), whole, "{} by byte", f.what);
+            }
+        }
     }
 }
 

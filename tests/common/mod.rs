@@ -518,26 +518,35 @@ const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
 /// Every capture of `format` with bytes flipped, dropped and duplicated (50 mutants
 /// each): never a panic, always the contract, and a random chunking gives the events
 /// fed whole.
+/// Applies 1 to 8 random mutations to `bytes` (non-empty): a byte replaced by one of
+/// [`MUTATIONS`], a byte removed, or a piece of up to 64 bytes repeated.
+pub fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) {
+    for _ in 0..1 + rng.below(8) {
+        if bytes.is_empty() {
+            return;
+        }
+        let at = rng.below(bytes.len());
+        match rng.below(3) {
+            0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+            1 => {
+                bytes.remove(at);
+            }
+            _ => {
+                let end = (at + 1 + rng.below(64)).min(bytes.len());
+                let piece = bytes[at..end].to_vec();
+                bytes.splice(at..at, piece);
+            }
+        }
+    }
+}
+
 pub fn mutated_captures_keep_the_contract(format: &str) {
     for cap in captures(format) {
         let make = maker(format, cap.framing);
         let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
         for _ in 0..50 {
             let mut bytes = cap.bytes.clone();
-            for _ in 0..1 + rng.below(8) {
-                let at = rng.below(bytes.len());
-                match rng.below(3) {
-                    0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
-                    1 => {
-                        bytes.remove(at);
-                    }
-                    _ => {
-                        let end = (at + 1 + rng.below(64)).min(bytes.len());
-                        let piece = bytes[at..end].to_vec();
-                        bytes.splice(at..at, piece);
-                    }
-                }
-            }
+            mutate(&mut bytes, &mut rng);
             let whole = run_whole(&make, &bytes);
             check_contract(&whole);
             let cuts: Vec<usize> = (0..1 + rng.below(20))
