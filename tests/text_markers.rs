@@ -15,17 +15,6 @@ use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
-fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Error {
-                kind, index, raw, ..
-            } => Some((*kind, *index, raw.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The concatenated argument deltas of call `index`.
 fn args_text(ev: &[Event], index: usize) -> String {
     ev.iter()

@@ -47,17 +47,6 @@ fn maker(format: Format, tools: bool) -> impl Fn() -> Parser {
     }
 }
 
-fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Error {
-                kind, index, raw, ..
-            } => Some((*kind, *index, raw.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 /// One fixture: input, whether the schema is given, and what it must decode to.
 struct Fx {
     what: &'static str,
@@ -563,20 +552,8 @@ fn mutated_fixtures_keep_the_contract() {
                 }
             };
             for _ in 0..MUTANTS {
-                let mut bytes = f.input.as_bytes().to_vec();
-                mutate(&mut bytes, &mut rng);
-                let whole = run_whole(&make, &bytes);
-                check_contract(&whole);
-                let cuts: Vec<usize> = (0..1 + rng.below(12))
-                    .map(|_| rng.below(bytes.len() + 1))
-                    .collect();
-                assert_eq!(
-                    run_chunks(&make, &cut_at(&bytes, &cuts)),
-                    whole,
-                    "{} mutated {:?} cut at {cuts:?}",
-                    f.what,
-                    String::from_utf8_lossy(&bytes)
-                );
+                let (bytes, whole) =
+                    assert_mutant_keeps_contract(&make, f.input.as_bytes(), &mut rng, 12, f.what);
                 assert_eq!(run_sized(&make, &bytes, 1), whole, "{} by byte", f.what);
             }
         }

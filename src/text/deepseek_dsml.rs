@@ -29,7 +29,7 @@ use crate::text::reasoning::THINK;
 use crate::text::xml::{Dialect, End};
 
 /// The `deepseek-dsml` markers.
-pub(crate) static DIALECT: Dialect = Dialect {
+pub(crate) const DIALECT: Dialect = Dialect {
     what: "DSML <invoke name=..>",
     sections: &[
         ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),

@@ -30,7 +30,7 @@ use crate::text::reasoning::THINK;
 use crate::text::xml::{Dialect, End};
 
 /// The `glm` markers.
-pub(crate) static DIALECT: Dialect = Dialect {
+pub(crate) const DIALECT: Dialect = Dialect {
     what: "GLM <tool_call>",
     sections: &[],
     call_open: "<tool_call>",

@@ -27,7 +27,7 @@ use crate::text::reasoning::THINK;
 use crate::text::xml::{Dialect, End};
 
 /// The `minimax` markers.
-pub(crate) static DIALECT: Dialect = Dialect {
+pub(crate) const DIALECT: Dialect = Dialect {
     what: "<invoke name=..>",
     sections: &[("<minimax:tool_call>", "</minimax:tool_call>")],
     call_open: "<invoke name=\"",

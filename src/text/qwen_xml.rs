@@ -29,7 +29,7 @@ use crate::text::reasoning::THINK;
 use crate::text::xml::{Dialect, End};
 
 /// The `qwen-xml` markers.
-pub(crate) static DIALECT: Dialect = Dialect {
+pub(crate) const DIALECT: Dialect = Dialect {
     what: "<function=..>",
     sections: &[("<tool_call>", "</tool_call>")],
     call_open: "<function=",

@@ -20,22 +20,13 @@
 //!   [`xml`](super::xml).
 //! - Reasoning: `<seed:think>…</seed:think>`; `<seed:eos>` is dropped.
 
-use crate::text::xml::{Dialect, End};
+use crate::text::qwen_xml;
+use crate::text::xml::Dialect;
 
-/// The `seed-oss` markers.
-pub(crate) static DIALECT: Dialect = Dialect {
-    what: "<function=..>",
+/// The `seed-oss` markers: `qwen-xml`'s inside its own section and reasoning tags.
+pub(crate) const DIALECT: Dialect = Dialect {
     sections: &[("<seed:tool_call>", "</seed:tool_call>")],
-    call_open: "<function=",
-    bare_calls: true,
-    multi: false,
-    name_end: End::Gt,
-    call_close: "</function>",
-    param_open: "<parameter=",
-    key_end: End::Gt,
-    param_close: "</parameter>",
-    trim_newline: true,
-    string_attr: false,
     reasoning: &[("<seed:think>", "</seed:think>")],
     drops: &["<seed:eos>"],
+    ..qwen_xml::DIALECT
 };

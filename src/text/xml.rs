@@ -547,9 +547,7 @@ impl XmlCalls {
     /// The tags after a key ended by [`End::Tags`] (`</arg_key>`, then `<arg_value>`).
     fn key_tail(&mut self, open: bool, s: &mut &str, calls: &mut Calls, out: &mut Vec<Event>) {
         if self.expect.matched() == 0 {
-            let n = s.len() - s.trim_start_matches(is_ws).len();
-            self.raw.push(s.get(..n).unwrap_or_default());
-            *s = s.get(n..).unwrap_or_default();
+            self.raw.push(skip_ws(s));
             if s.is_empty() {
                 return;
             }
@@ -642,8 +640,7 @@ impl XmlCalls {
     /// next call; anything else ends the section and is text again.
     fn after(&mut self, s: &mut &str, out: &mut Vec<Event>) {
         if self.expect.matched() == 0 {
-            let n = s.len() - s.trim_start_matches(is_ws).len();
-            *s = s.get(n..).unwrap_or_default();
+            skip_ws(s);
             if s.is_empty() {
                 return;
             }
@@ -909,6 +906,14 @@ impl XmlCalls {
             .strip_prefix(open)
             .is_some_and(|r| r.trim().is_empty())
     }
+}
+
+/// Advances `s` past its leading whitespace; returns the whitespace.
+fn skip_ws<'a>(s: &mut &'a str) -> &'a str {
+    let rest = s.trim_start_matches(is_ws);
+    let ws = s.get(..s.len() - rest.len()).unwrap_or_default();
+    *s = rest;
+    ws
 }
 
 /// The kind a DSML `string="true|false"` attribute gives.

@@ -157,6 +157,18 @@ pub fn calls(events: &[Event]) -> Vec<Call> {
         .collect()
 }
 
+/// The error events as (kind, index, raw).
+pub fn kinds(ev: &[Event]) -> Vec<(toolstream::ErrorKind, Option<usize>, String)> {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Error {
+                kind, index, raw, ..
+            } => Some((*kind, *index, raw.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// All visible text.
 pub fn text(events: &[Event]) -> String {
     events
@@ -540,24 +552,38 @@ pub fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) {
     }
 }
 
+/// Mutates a copy of `input` ([`mutate`]) and checks the event contract on it whole and
+/// that a random chunking (up to `max_cuts` cuts) gives the same events. Returns the
+/// mutant and its events.
+pub fn assert_mutant_keeps_contract(
+    make: &dyn Fn() -> Parser,
+    input: &[u8],
+    rng: &mut Rng,
+    max_cuts: usize,
+    what: &str,
+) -> (Vec<u8>, Vec<Event>) {
+    let mut bytes = input.to_vec();
+    mutate(&mut bytes, rng);
+    let whole = run_whole(make, &bytes);
+    check_contract(&whole);
+    let cuts: Vec<usize> = (0..1 + rng.below(max_cuts))
+        .map(|_| rng.below(bytes.len() + 1))
+        .collect();
+    assert_eq!(
+        run_chunks(make, &cut_at(&bytes, &cuts)),
+        whole,
+        "{what} mutated {:?}, cut at {cuts:?}",
+        String::from_utf8_lossy(&bytes)
+    );
+    (bytes, whole)
+}
+
 pub fn mutated_captures_keep_the_contract(format: &str) {
     for cap in captures(format) {
         let make = maker(format, cap.framing);
         let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
         for _ in 0..50 {
-            let mut bytes = cap.bytes.clone();
-            mutate(&mut bytes, &mut rng);
-            let whole = run_whole(&make, &bytes);
-            check_contract(&whole);
-            let cuts: Vec<usize> = (0..1 + rng.below(20))
-                .map(|_| rng.below(bytes.len() + 1))
-                .collect();
-            assert_eq!(
-                run_chunks(&make, &cut_at(&bytes, &cuts)),
-                whole,
-                "{} mutated, split",
-                cap.path
-            );
+            assert_mutant_keeps_contract(&make, &cap.bytes, &mut rng, 20, &cap.path);
         }
     }
 }
