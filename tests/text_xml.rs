@@ -177,15 +177,22 @@ fn fixtures() -> Vec<Fx> {
             "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
         ),
         fx(
-            "glm malformed: text between key and value",
+            "glm-4.7 without the opening <arg_value>: the value follows the key",
             Format::Glm,
-            "<tool_call>f\n<arg_key>a</arg_key> junk <arg_value>1</arg_value></tool_call>after",
+            "<tool_call>search<arg_key>query</arg_key>how many days</arg_value><arg_key>n</arg_key>\n<arg_v 2</arg_value></tool_call>after",
+        )
+        .text("after")
+        .call("search", json!({"query": "how many days", "n": "<arg_v 2"})),
+        fx(
+            "glm malformed: a key running past its line",
+            Format::Glm,
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>after",
         )
         .text("after")
         .error(
             ErrorKind::InvalidArguments,
             Some(0),
-            "<tool_call>f\n<arg_key>a</arg_key> junk <arg_value>1</arg_value></tool_call>",
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
         ),
         fx(
             "glm: hermes JSON is not a glm call",

@@ -22,7 +22,9 @@
 //!   object, array). A string parameter whose value reads `true` or `12` needs the
 //!   schema ([`Parser::tools`](crate::Parser::tools)) to stay a string.
 //! - No section: each `<tool_call>` holds one call; a missing `</arg_value>` is lenient
-//!   as in [`xml`](super::xml).
+//!   as in [`xml`](super::xml), and so is a missing `<arg_value>` (GLM-4.7 drops it at
+//!   times under load: `<arg_key>q</arg_key>text</arg_value>`): whatever follows
+//!   `</arg_key>` and its whitespace is then the value.
 //! - Reasoning: `<think>…</think>`; `<|user|>`, `<|observation|>` and `<|endoftext|>`
 //!   are dropped.
 

@@ -552,13 +552,16 @@ impl XmlCalls {
                 return;
             }
         }
-        let Some(set) = self.tail_sets.get(usize::from(open)) else {
+        let (Some(set), End::Tags(close, value)) =
+            (self.tail_sets.get(usize::from(open)), self.d.key_end)
+        else {
             return;
         };
+        let tag = if open { value } else { close };
         match self.expect.feed(set, s) {
             Expected::NeedMore => *s = "",
             Expected::Matched { consumed, .. } => {
-                self.raw.push(set.get(0));
+                self.raw.push(tag);
                 *s = s.get(consumed..).unwrap_or_default();
                 if open {
                     self.key_done(calls, out);
@@ -567,9 +570,17 @@ impl XmlCalls {
                 }
             }
             Expected::Mismatch { len, consumed, .. } => {
-                self.raw.push(set.get(0).get(..len).unwrap_or_default());
+                let given = tag.get(..len).unwrap_or_default();
+                self.raw.push(given);
                 *s = s.get(consumed..).unwrap_or_default();
-                self.st = St::Skip(ErrorKind::InvalidArguments);
+                if open {
+                    // The value's opening tag is missing (GLM-4.7 drops it at times):
+                    // the value starts here, with what looked like the tag.
+                    self.key_done(calls, out);
+                    self.value_text(given, calls, out);
+                } else {
+                    self.st = St::Skip(ErrorKind::InvalidArguments);
+                }
             }
         }
     }
