@@ -4,10 +4,15 @@
 //! generated calls under random chunkings against a one-shot oracle.
 //!
 //! Cases the peers' streaming parsers get wrong are among the fixtures (each is run at
-//! every split point): a closing tag split across chunks, `<` and partial closing tags
-//! inside values, several invokes in one chunk, GLM-4.7's name with no newline, DSML's
-//! multi-byte full-width markers cut mid-character, a value that looks like JSON but
-//! is not.
+//! every split point): a start marker or a closing tag cut into pieces (SGLang's
+//! minimax-m2 flushed a partial `<minimax:tool_call>` as text; vLLM-Ascend leaked pieces of
+//! `</parameter>` into arguments), several parameters, closes or invokes in one chunk
+//! (vLLM's minimax_m2 and GLM parsers dropped arguments with `stream_interval > 1`), two
+//! invokes with the same parameter name (SGLang's minimax-m2 let the later one overwrite
+//! the earlier), a malformed invoke before a valid one (it swallowed the rest), an empty
+//! invoke (`""` instead of `{}`), GLM zero-argument calls and GLM-4.7's missing
+//! `<arg_value>`, `<` and partial closing tags inside values, DSML's full-width markers cut
+//! mid-character, values that look like JSON but are not.
 
 #![allow(
     clippy::unwrap_used,
@@ -216,12 +221,12 @@ fn fixtures() -> Vec<Fx> {
         fx(
             "minimax two invokes in one section, text around",
             Format::MiniMax,
-            "<think>need both</think>\n\nOn it.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">東京</parameter>\n<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"get_time\">\n<parameter name=\"tz\">Asia/Tokyo</parameter>\n</invoke>\n</minimax:tool_call>\nThat's all.[e~[",
+            "<think>need both</think>\n\nOn it.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">東京</parameter>\n<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Asia/Tokyo</parameter>\n</invoke>\n</minimax:tool_call>\nThat's all.[e~[",
         )
         .reasoning("need both")
         .text("On it.\nThat's all.")
         .call("get_weather", json!({"city": "東京", "days": 2}))
-        .call("get_time", json!({"tz": "Asia/Tokyo"})),
+        .call("get_time", json!({"city": "Asia/Tokyo"})),
         fx(
             "minimax escaped, nested and tag-like values, empty invoke",
             Format::MiniMax,
