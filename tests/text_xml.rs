@@ -315,6 +315,12 @@ fn fixtures() -> Vec<Fx> {
         .reasoning("r")
         .call("bash", json!({"cmd": "ls -la\n", "timeout": 15})),
         fx(
+            "dsml: an invoke's attributes are not its parameters",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\" string=\"true\"><｜DSML｜parameter name=\"a\">7</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .call("f", json!({"a": 7})),
+        fx(
             "dsml: the schema overrides the string attribute",
             Format::DeepSeekDsml,
             "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" string=\"true\">7</｜DSML｜parameter><｜DSML｜parameter name=\"zip\" string=\"false\">123</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",

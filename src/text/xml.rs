@@ -505,7 +505,11 @@ impl XmlCalls {
             *s = rest.get(1..).unwrap_or_default();
         }
         match (self.st, end) {
-            (St::Attrs { key: false }, _) => self.st = St::Body,
+            (St::Attrs { key: false }, _) => {
+                // A call's other attributes say nothing here.
+                self.attrs.clear();
+                self.st = St::Body;
+            }
             (St::Attrs { key: true }, _) => self.key_done(calls, out),
             (St::Name, _) => {
                 self.name_done(calls, out);
