@@ -10,7 +10,7 @@
 //! ```
 //!
 //! The [`xml`](super::xml) scanner with these markers; values as in
-//! [`qwen_xml`](super::qwen_xml):
+//! [`qwen_xml`]:
 //!
 //! - `ToolCallStart` at the `>` that ends the function name. One call per section.
 //! - Without a schema a value is a JSON string unless its complete trimmed text parses
