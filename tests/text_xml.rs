@@ -530,20 +530,25 @@ fn formats_are_listed_and_detected_by_auto() {
     assert_eq!(calls(&ev).len(), 1, "{ev:?}");
 }
 
-/// Memory stays bounded: a value past `max_argument_bytes` is a string, and nothing
-/// panics or grows past the limits, whatever the dialect.
+/// Memory stays bounded: a value past `max_argument_bytes`, or a name past 256 bytes, is
+/// an error carrying the call, whatever the dialect and the chunking.
 #[test]
 fn long_values_stay_within_the_limits() {
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 64;
     for format in XML_FORMATS {
-        let input = one_param_call(format, &"7".repeat(200));
         let make = move || Parser::new(format).with_limits(limits);
-        let ev = assert_split_invariant(&make, input.as_bytes(), 5);
-        assert!(
-            ev.iter().any(|e| matches!(e, Event::Error { .. })),
-            "{format}: {ev:?}"
-        );
+        let long_value = one_param_call(format, &"7".repeat(200));
+        let (head, tail) = call_parts(format, &"n".repeat(1000), false);
+        let long_name = format!("{head}{tail}");
+        for input in [long_value, long_name] {
+            let ev = assert_split_invariant(&make, input.as_bytes(), 5);
+            assert!(
+                ev.iter().any(|e| matches!(e, Event::Error { .. })),
+                "{format}: {ev:?}"
+            );
+            assert!(calls(&ev).is_empty(), "{format}: {ev:?}");
+        }
     }
 }
 
@@ -569,10 +574,22 @@ fn mutated_fixtures_keep_the_contract() {
                     None => p,
                 }
             };
+            // Held: the raw call, stray text and an undecided value (each within
+            // `max_argument_bytes`), held-back text, a name and key (256 bytes each at
+            // most) and a partial marker.
+            let bound = 3 * limits.max_argument_bytes + limits.max_held_bytes + 2 * 256 + 64;
             for _ in 0..MUTANTS {
                 let (bytes, whole) =
                     assert_mutant_keeps_contract(&make, f.input.as_bytes(), &mut rng, 12, f.what);
-                assert_eq!(run_sized(&make, &bytes, 1), whole, "{} by byte", f.what);
+                let mut p = make();
+                let mut out = Vec::new();
+                for b in bytes.chunks(1) {
+                    p.feed(b, &mut out).unwrap();
+                    assert!(p.retained_bytes() <= bound, "{}: {bytes:?}", f.what);
+                }
+                p.finish(&mut out).unwrap();
+                toolstream::merge_deltas(&mut out);
+                assert_eq!(out, whole, "{} by byte", f.what);
             }
         }
     }
