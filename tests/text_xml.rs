@@ -541,7 +541,12 @@ fn long_values_stay_within_the_limits() {
         let long_value = one_param_call(format, &"7".repeat(200));
         let (head, tail) = call_parts(format, &"n".repeat(1000), false);
         let long_name = format!("{head}{tail}");
-        for input in [long_value, long_name] {
+        let mut inputs = vec![long_value, long_name];
+        if format == Format::Glm {
+            // Line breaks before a GLM name count towards its bound.
+            inputs.push(format!("<tool_call>{}f</tool_call>", "\n".repeat(1000)));
+        }
+        for input in inputs {
             let ev = assert_split_invariant(&make, input.as_bytes(), 5);
             assert!(
                 ev.iter().any(|e| matches!(e, Event::Error { .. })),

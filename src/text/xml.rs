@@ -485,8 +485,10 @@ impl XmlCalls {
         // Whether the character that stopped the name ends it (and is consumed).
         let (ends, consume) = match (end, c) {
             (End::Gt, '>') | (End::Quote, '"') => (true, true),
-            (End::Line, '\n') if self.name.trim_matches(is_ws).is_empty() => {
-                // Line breaks before the name.
+            (End::Line, '\n')
+                if self.name.trim_matches(is_ws).is_empty() && self.name.len() < MAX_NAME =>
+            {
+                // Line breaks before the name (bounded like the name).
                 self.raw.push("\n");
                 self.name.push('\n');
                 *s = rest.get(1..).unwrap_or_default();
