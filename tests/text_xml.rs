@@ -537,17 +537,26 @@ fn long_values_stay_within_the_limits() {
     let mut limits = toolstream::Limits::default();
     limits.max_argument_bytes = 64;
     for format in XML_FORMATS {
-        let make = move || Parser::new(format).with_limits(limits);
+        let tools = Tools::from_json(TOOLS).unwrap();
+        let make = move || Parser::new(format).with_limits(limits).tools(tools.clone());
         let long_value = one_param_call(format, &"7".repeat(200));
         let (head, tail) = call_parts(format, &"n".repeat(1000), false);
         let long_name = format!("{head}{tail}");
         let mut inputs = vec![long_value, long_name];
+        // A Python literal followed by a long run of whitespace (a `Json` value).
+        let (head, tail) = call_parts(format, "f", false);
+        let padded = format!("True{}", " ".repeat(200));
+        inputs.push(format!(
+            "{head}{}{tail}",
+            param(format, "n", &padded, false, None)
+        ));
         if format == Format::Glm {
             // Line breaks before a GLM name count towards its bound.
             inputs.push(format!("<tool_call>{}f</tool_call>", "\n".repeat(1000)));
         }
         for input in inputs {
             let ev = assert_split_invariant(&make, input.as_bytes(), 5);
+            run_bounded(&make, input.as_bytes(), retained_bound(&limits));
             assert!(
                 ev.iter().any(|e| matches!(e, Event::Error { .. })),
                 "{format}: {ev:?}"
@@ -555,6 +564,32 @@ fn long_values_stay_within_the_limits() {
             assert!(calls(&ev).is_empty(), "{format}: {ev:?}");
         }
     }
+}
+
+/// What a scanner may hold: the raw call, stray text and an undecided value (each within
+/// `max_argument_bytes`), held-back text, a name and a key (256 bytes each at most) and a
+/// partial marker.
+fn retained_bound(limits: &toolstream::Limits) -> usize {
+    3 * limits.max_argument_bytes + limits.max_held_bytes + 2 * 256 + 64
+}
+
+/// Feeds `bytes` one at a time, checking the retained bytes after each; returns the
+/// merged events.
+fn run_bounded(make: &dyn Fn() -> Parser, bytes: &[u8], bound: usize) -> Vec<Event> {
+    let mut p = make();
+    let mut out = Vec::new();
+    for b in bytes.chunks(1) {
+        p.feed(b, &mut out).unwrap();
+        let held = p.retained_bytes();
+        assert!(
+            held <= bound,
+            "{held} > {bound}: {:?}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    p.finish(&mut out).unwrap();
+    toolstream::merge_deltas(&mut out);
+    out
 }
 
 /// The fixtures mutated (bytes replaced, removed, repeated), with default and tiny
@@ -579,22 +614,12 @@ fn mutated_fixtures_keep_the_contract() {
                     None => p,
                 }
             };
-            // Held: the raw call, stray text and an undecided value (each within
-            // `max_argument_bytes`), held-back text, a name and key (256 bytes each at
-            // most) and a partial marker.
-            let bound = 3 * limits.max_argument_bytes + limits.max_held_bytes + 2 * 256 + 64;
+            let bound = retained_bound(&limits);
             for _ in 0..MUTANTS {
                 let (bytes, whole) =
                     assert_mutant_keeps_contract(&make, f.input.as_bytes(), &mut rng, 12, f.what);
-                let mut p = make();
-                let mut out = Vec::new();
-                for b in bytes.chunks(1) {
-                    p.feed(b, &mut out).unwrap();
-                    assert!(p.retained_bytes() <= bound, "{}: {bytes:?}", f.what);
-                }
-                p.finish(&mut out).unwrap();
-                toolstream::merge_deltas(&mut out);
-                assert_eq!(out, whole, "{} by byte", f.what);
+                let by_byte = run_bounded(&make, &bytes, bound);
+                assert_eq!(by_byte, whole, "{} by byte", f.what);
             }
         }
     }

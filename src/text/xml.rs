@@ -748,11 +748,14 @@ impl XmlCalls {
             .map(|(_, json)| *json)
     }
 
-    /// A held `V::Py` value grew: a string once it cannot be a Python literal.
+    /// A held `V::Py` value grew: a string once it cannot be a Python literal (or
+    /// outgrows the argument limit, whitespace and all).
     fn check_py(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
         let body = self.held.trim_start_matches(is_ws);
         let word = body.trim_end_matches(is_ws);
-        let ok = if word.len() < body.len() {
+        let ok = if self.held.len() > self.max_args {
+            false
+        } else if word.len() < body.len() {
             self.py_literal().is_some()
         } else {
             PY_LITERALS.iter().any(|(py, _)| py.starts_with(word))
