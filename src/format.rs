@@ -91,6 +91,16 @@ pub enum Format {
     /// Raw Kimi K2 text: `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`
     /// (the model's id kept as the call id).
     KimiK2,
+    /// Raw GLM-4.5 / 4.6 / 4.7 / 5 text: `<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value></tool_call>`.
+    Glm,
+    /// Raw MiniMax M2 text: `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`.
+    MiniMax,
+    /// Raw ByteDance Seed-OSS text: `<seed:tool_call>` around Qwen3-Coder XML calls,
+    /// `<seed:think>` reasoning.
+    SeedOss,
+    /// Raw DeepSeek V3.2 / V4 text with DSML calls:
+    /// `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>…`.
+    DeepSeekDsml,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -282,6 +292,30 @@ const FORMATS: &[FormatInfo] = &[
         name: "kimi-k2",
         framing: Framing::Text,
         about: "raw Kimi K2 text: <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|> (the model's ids kept)",
+    },
+    FormatInfo {
+        format: Format::Glm,
+        name: "glm",
+        framing: Framing::Text,
+        about: "raw model text: <tool_call>name\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value></tool_call> (GLM-4.5, 4.6, 4.7, 5)",
+    },
+    FormatInfo {
+        format: Format::MiniMax,
+        name: "minimax",
+        framing: Framing::Text,
+        about: "raw model text: <minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke></minimax:tool_call> (MiniMax M2)",
+    },
+    FormatInfo {
+        format: Format::SeedOss,
+        name: "seed-oss",
+        framing: Framing::Text,
+        about: "raw model text: <seed:tool_call><function=name><parameter=key>value</parameter></function></seed:tool_call>, <seed:think> (ByteDance Seed-OSS)",
+    },
+    FormatInfo {
+        format: Format::DeepSeekDsml,
+        name: "deepseek-dsml",
+        framing: Framing::Text,
+        about: "raw model text: <｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" string=\"true\">v</｜DSML｜parameter>.. (DeepSeek V3.2, V4 tool_calls)",
     },
     FormatInfo {
         format: Format::Auto,

@@ -136,6 +136,10 @@
 //! | `llama-stack` | SSE | Llama Stack's native `/v1/inference/chat-completion` |
 //! | `hermes` | text | `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes, Qwen 2.5 / Qwen3) |
 //! | `qwen-xml` | text | `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>` (Qwen3-Coder, Qwen3.5) |
+//! | `seed-oss` | text | `<seed:tool_call><function=name><parameter=key>value</parameter></function></seed:tool_call>`, `<seed:think>` reasoning (ByteDance Seed-OSS) |
+//! | `glm` | text | `<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value></tool_call>` (GLM-4.5, 4.6, 4.7, 5) |
+//! | `minimax` | text | `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>…</minimax:tool_call>` (MiniMax M2) |
+//! | `deepseek-dsml` | text | DSML calls `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>…` (DeepSeek V3.2; V4's `tool_calls`) |
 //! | `mistral` | text | `[TOOL_CALLS][{..}]` (v3) and `[TOOL_CALLS]name[ARGS]{..}` (v11+) |
 //! | `deepseek` | text | DeepSeek special-token calls (V3 / R1 fenced JSON, V3.1) |
 //! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
@@ -159,6 +163,12 @@
 //!
 //! Any format's framing can be overridden ([`Parser::framing`], CLI `--framing`), e.g. NDJSON
 //! for recorded payloads.
+//!
+//! The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`)
+//! write each value as raw text. [`Parser::tools`] types values from the request's JSON
+//! Schema (a `string` parameter streams as a string, never parsed); without a schema a value
+//! is a JSON string unless its whole trimmed text is a JSON number, literal, object or array
+//! (`deepseek-dsml`'s own `string="true|false"` decides where the model wrote it).
 //!
 //! ## The event contract
 //!

@@ -510,23 +510,36 @@ impl Parser {
     ///   detects one of them) recognise a call only for a declared name: `[note(x=1)]` in
     ///   prose is text, as with [`tool_names`](Parser::tool_names) (which, when set,
     ///   takes precedence).
-    /// - **XML-parameter syntaxes** (`qwen-xml`, ...) type each parameter value from its
-    ///   JSON Schema: a `string` parameter streams as a string and is never parsed, a
-    ///   parameter that allows no string is JSON text.
+    /// - **XML-parameter syntaxes** (`qwen-xml`, `seed-oss`, `glm`, `minimax`,
+    ///   `deepseek-dsml`) type each parameter value from its JSON Schema: a parameter
+    ///   that allows only `string` streams as a string and is never parsed; one that
+    ///   allows no string is JSON text (Python `True`/`False`/`None` accepted; text that
+    ///   does not parse stays a string, nothing lost); any other parameter (or no
+    ///   schema) follows the syntax's documented schema-less rule.
     ///
     /// ```
     /// use toolstream::{ErrorKind, Event, Format, Parser, Tools};
     /// let tools = Tools::from_json(r#"[{"type":"function","function":{"name":"f",
-    ///     "parameters":{"type":"object","properties":{"zip":{"type":"string"}}}}}]"#).unwrap();
-    /// let mut p = Parser::new(Format::QwenXml).tools(tools);
-    /// let mut ev = Vec::new();
-    /// p.feed(b"<tool_call><function=f><parameter=zip>02134</parameter></function></tool_call>", &mut ev)?;
-    /// p.feed(b"<tool_call><function=rm><parameter=path>/</parameter></function></tool_call>", &mut ev)?;
-    /// p.finish(&mut ev)?;
-    /// assert!(ev.iter().any(|e| matches!(e, Event::ToolCallEnd { index: 0, arguments, .. } if arguments["zip"] == "02134")));
-    /// assert!(ev.iter().any(|e| matches!(e,
-    ///     Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, .. } if raw.contains("<function=rm>"))));
-    /// assert!(!ev.iter().any(|e| matches!(e, Event::ToolCallStart { name, .. } if name == "rm")));
+    ///     "parameters":{"type":"object","properties":{
+    ///     "zip":{"type":"string"},"n":{"type":"integer"},"ok":{"type":"boolean"}}}}}]"#).unwrap();
+    /// let input = "<tool_call>\n<function=f>\n<parameter=zip>\n12345\n</parameter>\n\
+    ///     <parameter=n>\n12345\n</parameter>\n<parameter=ok>\nTrue\n</parameter>\n\
+    ///     </function>\n</tool_call>";
+    /// let end = |p: &mut Parser| -> Result<serde_json::Value, toolstream::Error> {
+    ///     let mut ev = Vec::new();
+    ///     p.feed(input.as_bytes(), &mut ev)?;
+    ///     p.finish(&mut ev)?;
+    ///     Ok(ev.into_iter().find_map(|e| match e {
+    ///         Event::ToolCallEnd { arguments, .. } => Some(arguments),
+    ///         _ => None,
+    ///     }).unwrap_or_default())
+    /// };
+    /// // Typed by the schema: the string stays "12345", the integer is 12345.
+    /// let typed = end(&mut Parser::new(Format::QwenXml).tools(tools))?;
+    /// assert_eq!(typed, serde_json::json!({"zip": "12345", "n": 12345, "ok": true}));
+    /// // Without a schema both read as numbers, and `True` is a string.
+    /// let inferred = end(&mut Parser::new(Format::QwenXml))?;
+    /// assert_eq!(inferred, serde_json::json!({"zip": 12345, "n": 12345, "ok": "True"}));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
     pub fn tools(mut self, tools: crate::Tools) -> Self {

@@ -15,44 +15,9 @@ use common::*;
 use serde_json::{Value, json};
 use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
-fn kinds(ev: &[Event]) -> Vec<(ErrorKind, Option<usize>, String)> {
-    ev.iter()
-        .filter_map(|e| match e {
-            Event::Error {
-                kind, index, raw, ..
-            } => Some((*kind, *index, raw.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
 fn split(format: Format, input: &str) -> Vec<Event> {
     let make = move || common::parser(format);
     assert_split_invariant(&make, input.as_bytes(), 30)
-}
-
-/// Feeds `input` and returns the events emitted before `finish`, whenever the
-/// feed ends at `cut`.
-fn events_before(format: Format, input: &str, cut: usize) -> Vec<Event> {
-    let mut p = common::parser(format);
-    let mut out = Vec::new();
-    p.feed(&input.as_bytes()[..cut], &mut out).unwrap();
-    out
-}
-
-/// Start is emitted by the feed that completes the name: cut after the byte that
-/// settles the name → Start present; cut one byte earlier → absent.
-fn assert_start_at(format: Format, input: &str, settled_by: &str) {
-    let end = input.find(settled_by).expect("marker in input") + settled_by.len();
-    let has_start = |ev: &[Event]| ev.iter().any(|e| matches!(e, Event::ToolCallStart { .. }));
-    assert!(
-        has_start(&events_before(format, input, end)),
-        "no Start after {settled_by:?}"
-    );
-    assert!(
-        !has_start(&events_before(format, input, end - 1)),
-        "Start before {settled_by:?} completed"
-    );
 }
 
 // ---------------------------------------------------------------- hermes

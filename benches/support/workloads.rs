@@ -100,6 +100,10 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::Apertus => apertus,
         Format::GigaChat3 => gigachat3,
         Format::KimiK2 => kimi_k2,
+        Format::Glm => glm,
+        Format::MiniMax => minimax,
+        Format::SeedOss => seed_oss,
+        Format::DeepSeekDsml => deepseek_dsml,
         _ => return None,
     })
 }
@@ -559,13 +563,52 @@ fn hermes(shape: Shape) -> Workload {
     )
 }
 
-fn qwen_xml(shape: Shape) -> Workload {
+/// An XML-parameter call writing `content(shape.arg_len)` to `notes.txt`, after prose;
+/// `call` renders it from the content.
+fn xml_params(shape: Shape, call: impl Fn(&str) -> String) -> Workload {
     let c = content(shape.arg_len);
     let args = args_json(&c);
-    let call = format!(
-        "\n<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</tool_call>"
-    );
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
+    text(&[(&prose(shape), 5), (&call(&c), shape.piece)], args.len())
+}
+
+fn qwen_xml(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</tool_call>"
+        )
+    })
+}
+
+fn seed_oss(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<seed:tool_call>\n<function=write_file>\n<parameter=path>notes.txt</parameter>\n<parameter=content>{c}</parameter>\n</function>\n</seed:tool_call>"
+        )
+    })
+}
+
+fn glm(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{c}</arg_value>\n</tool_call>"
+        )
+    })
+}
+
+fn minimax(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</minimax:tool_call>"
+        )
+    })
+}
+
+fn deepseek_dsml(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">notes.txt</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{c}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+        )
+    })
 }
 
 fn mistral(shape: Shape) -> Workload {

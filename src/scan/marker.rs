@@ -416,12 +416,19 @@ impl Expect {
                 }
                 None => {
                     let which = self.which;
-                    let got = self.got;
+                    // The matched bytes may end inside a character of the literal (its
+                    // first bytes equal to those of another character here): only whole
+                    // characters are given back, the rest is scanned again as input.
+                    let lit = set.get(which);
+                    let mut len = self.got;
+                    while !lit.is_char_boundary(len) {
+                        len -= 1;
+                    }
                     *self = Expect::default();
                     return Expected::Mismatch {
                         which,
-                        len: got,
-                        consumed: got.saturating_sub(start),
+                        len,
+                        consumed: len.saturating_sub(start),
                     };
                 }
             }
@@ -552,6 +559,30 @@ mod tests {
                 which: 0,
                 len: 0,
                 consumed: 0
+            }
+        );
+    }
+
+    #[test]
+    fn expect_mismatch_inside_a_character_gives_back_whole_characters() {
+        // `｜` is EF BD 9C, `\u{FFFD}` EF BF BD: the first byte matches.
+        let set = MarkerSet::new(["</｜x｜>"]);
+        let mut e = Expect::default();
+        assert_eq!(e.feed(&set, "</"), Expected::NeedMore);
+        assert_eq!(
+            e.feed(&set, "\u{FFFD}y"),
+            Expected::Mismatch {
+                which: 0,
+                len: 2,
+                consumed: 0
+            }
+        );
+        assert_eq!(
+            e.feed(&set, "</\u{FFFD}"),
+            Expected::Mismatch {
+                which: 0,
+                len: 2,
+                consumed: 2
             }
         );
     }

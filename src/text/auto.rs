@@ -13,7 +13,11 @@
 //! | pattern | format |
 //! | --- | --- |
 //! | `<tool_call>` ws* `<function=` | `qwen-xml` |
+//! | `<tool_call>` name ws* `<arg_key>`, `<tool_call>` name ws* `</tool_call>` | `glm` |
 //! | `<tool_call>` | `hermes` |
+//! | `<minimax:tool_call>` | `minimax` |
+//! | `<seed:tool_call>` | `seed-oss` |
+//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>` | `deepseek-dsml` |
 //! | `[TOOL_CALLS]` | `mistral` |
 //! | `<｜tool▁calls▁begin｜>`, `<｜tool▁call▁begin｜>` | `deepseek` |
 //! | `<\|start\|>`, `<\|channel\|>` | `harmony` |
@@ -72,7 +76,35 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
         &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
         Format::QwenXml,
     ),
+    (
+        &[
+            Tok::Lit(b"<tool_call>"),
+            Tok::Ident,
+            Tok::Ws,
+            Tok::Lit(b"<arg_key>"),
+        ],
+        Format::Glm,
+    ),
+    (
+        &[
+            Tok::Lit(b"<tool_call>"),
+            Tok::Ident,
+            Tok::Ws,
+            Tok::Lit(b"</tool_call>"),
+        ],
+        Format::Glm,
+    ),
     (&[Tok::Lit(b"<tool_call>")], Format::Hermes),
+    (&[Tok::Lit(b"<minimax:tool_call>")], Format::MiniMax),
+    (&[Tok::Lit(b"<seed:tool_call>")], Format::SeedOss),
+    (
+        &[Tok::Lit("<｜DSML｜function_calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜tool_calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
     (&[Tok::Lit(b"[TOOL_CALLS]")], Format::Mistral),
     (
         &[Tok::Lit("<｜tool▁calls▁begin｜>".as_bytes())],

@@ -8,7 +8,9 @@
 //! the start of a call, bounded by [`Limits::max_held_bytes`](crate::Limits).
 //!
 //! Marker-based syntaxes, one file each: [`hermes`] (`<tool_call>{json}</tool_call>`),
-//! [`qwen_xml`] (`<function=..><parameter=..>`), [`mistral`] (`[TOOL_CALLS]`),
+//! the XML-parameter syntaxes on the one [`xml`] scanner ([`qwen_xml`]
+//! `<function=..><parameter=..>`, [`seed_oss`], [`glm`] `<arg_key>`, [`minimax`]
+//! `<invoke name=..>`, [`deepseek_dsml`]), [`mistral`] (`[TOOL_CALLS]`),
 //! [`deepseek`] (`<｜tool▁call▁begin｜>`, and Kimi K2's tokens), [`harmony`] (gpt-oss
 //! channels), [`gemma4`] (`<|tool_call>call:name{..}<tool_call|>`), and [`json_calls`]:
 //! one table-driven scanner for every "marker + JSON call object(s) + optional close
@@ -56,6 +58,12 @@ pub(crate) mod qwen_xml;
 pub(crate) mod reasoning;
 pub(crate) mod util;
 
+pub(crate) mod deepseek_dsml;
+pub(crate) mod glm;
+pub(crate) mod minimax;
+pub(crate) mod seed_oss;
+pub(crate) mod xml;
+
 pub(crate) mod llama_json;
 pub(crate) mod llama_pythonic;
 
@@ -84,7 +92,6 @@ pub(crate) struct TextOptions {
 
 impl TextOptions {
     /// How a value of `tool`'s parameter `param` becomes JSON (no schema: `Infer`).
-    #[allow(dead_code)]
     pub(crate) fn value_kind(&self, tool: &str, param: &str) -> crate::tools::ValueKind {
         self.tools
             .as_ref()
@@ -121,8 +128,9 @@ pub(crate) enum TextScanner {
     Plain(Plain),
     /// `<tool_call>{json}</tool_call>`.
     Hermes(Box<hermes::Hermes>),
-    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
-    QwenXml(Box<qwen_xml::QwenXml>),
+    /// The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`,
+    /// `deepseek-dsml`): one scanner, a [`Dialect`](xml::Dialect) table each.
+    Xml(Box<xml::XmlCalls>),
     /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
     Mistral(Box<mistral::Mistral>),
     /// `<｜tool▁call▁begin｜>..<｜tool▁sep｜>..<｜tool▁call▁end｜>` (V3, V3.1).
@@ -161,10 +169,11 @@ impl TextScanner {
                 limits,
                 &options.reasoning,
             )))),
-            Format::QwenXml => Some(TextScanner::QwenXml(Box::new(qwen_xml::QwenXml::new(
-                limits,
-                &options.reasoning,
-            )))),
+            Format::QwenXml => Some(Self::xml(&qwen_xml::DIALECT, limits, options)),
+            Format::SeedOss => Some(Self::xml(&seed_oss::DIALECT, limits, options)),
+            Format::Glm => Some(Self::xml(&glm::DIALECT, limits, options)),
+            Format::MiniMax => Some(Self::xml(&minimax::DIALECT, limits, options)),
+            Format::DeepSeekDsml => Some(Self::xml(&deepseek_dsml::DIALECT, limits, options)),
             Format::Mistral => Some(TextScanner::Mistral(Box::new(mistral::Mistral::new(
                 limits,
                 &options.reasoning,
@@ -210,13 +219,17 @@ impl TextScanner {
         }
     }
 
+    fn xml(dialect: &'static xml::Dialect, limits: &Limits, options: &TextOptions) -> Self {
+        TextScanner::Xml(Box::new(xml::XmlCalls::new(dialect, limits, options)))
+    }
+
     /// Tells the scanner whether non-whitespace text was already emitted before its
     /// first byte (for `calls_at_start_only` when `auto` hands over).
     pub(crate) fn set_text_seen(&mut self, seen: bool) {
         match self {
             TextScanner::Plain(_)
             | TextScanner::Hermes(_)
-            | TextScanner::QwenXml(_)
+            | TextScanner::Xml(_)
             | TextScanner::Mistral(_)
             | TextScanner::DeepSeek(_)
             | TextScanner::Harmony(_)
@@ -239,7 +252,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
             TextScanner::Hermes(s) => s.feed(bytes, calls, out),
-            TextScanner::QwenXml(s) => s.feed(bytes, calls, out),
+            TextScanner::Xml(s) => s.feed(bytes, calls, out),
             TextScanner::Mistral(s) => s.feed(bytes, calls, out),
             TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
             TextScanner::Harmony(s) => s.feed(bytes, calls, out),
@@ -256,7 +269,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
             TextScanner::Hermes(s) => s.finish(calls, out),
-            TextScanner::QwenXml(s) => s.finish(calls, out),
+            TextScanner::Xml(s) => s.finish(calls, out),
             TextScanner::Mistral(s) => s.finish(calls, out),
             TextScanner::DeepSeek(s) => s.finish(calls, out),
             TextScanner::Harmony(s) => s.finish(calls, out),
@@ -273,7 +286,7 @@ impl TextScanner {
         match self {
             TextScanner::Plain(p) => p.utf8.held(),
             TextScanner::Hermes(s) => s.retained(),
-            TextScanner::QwenXml(s) => s.retained(),
+            TextScanner::Xml(s) => s.retained(),
             TextScanner::Mistral(s) => s.retained(),
             TextScanner::DeepSeek(s) => s.retained(),
             TextScanner::Harmony(s) => s.retained(),

@@ -112,6 +112,30 @@ pub fn assert_split_invariant(
     whole
 }
 
+/// Feeds `input` and returns the events emitted before `finish`, whenever the
+/// feed ends at `cut`.
+pub fn events_before(format: Format, input: &str, cut: usize) -> Vec<Event> {
+    let mut p = Parser::new(format);
+    let mut out = Vec::new();
+    p.feed(&input.as_bytes()[..cut], &mut out).unwrap();
+    out
+}
+
+/// Start is emitted by the feed that completes the name: cut after the byte that
+/// settles the name → Start present; cut one byte earlier → absent.
+pub fn assert_start_at(format: Format, input: &str, settled_by: &str) {
+    let end = input.find(settled_by).expect("marker in input") + settled_by.len();
+    let has_start = |ev: &[Event]| ev.iter().any(|e| matches!(e, Event::ToolCallStart { .. }));
+    assert!(
+        has_start(&events_before(format, input, end)),
+        "no Start after {settled_by:?}"
+    );
+    assert!(
+        !has_start(&events_before(format, input, end - 1)),
+        "Start before {settled_by:?} completed"
+    );
+}
+
 /// A finished call, for comparisons.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
@@ -145,6 +169,18 @@ pub fn args_text(ev: &[Event], index: usize) -> String {
     ev.iter()
         .filter_map(|e| match e {
             Event::ToolCallArgs { index: i, delta } if *i == index => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The error events as (kind, index, raw).
+pub fn kinds(ev: &[Event]) -> Vec<(toolstream::ErrorKind, Option<usize>, String)> {
+    ev.iter()
+        .filter_map(|e| match e {
+            Event::Error {
+                kind, index, raw, ..
+            } => Some((*kind, *index, raw.clone())),
             _ => None,
         })
         .collect()
@@ -511,10 +547,61 @@ const MUTATIONS: &[u8] = b"{}[]\\\",:0a\n \xff";
 /// Every capture of `format` with bytes flipped, dropped and duplicated (50 mutants
 /// each): never a panic, always the contract, and a random chunking gives the events
 /// fed whole.
+/// Applies 1 to 8 random mutations to `bytes` (non-empty): a byte replaced by one of
+/// [`MUTATIONS`], a byte removed, or a piece of up to 64 bytes repeated.
+pub fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) {
+    for _ in 0..1 + rng.below(8) {
+        if bytes.is_empty() {
+            return;
+        }
+        let at = rng.below(bytes.len());
+        match rng.below(3) {
+            0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
+            1 => {
+                bytes.remove(at);
+            }
+            _ => {
+                let end = (at + 1 + rng.below(64)).min(bytes.len());
+                let piece = bytes[at..end].to_vec();
+                bytes.splice(at..at, piece);
+            }
+        }
+    }
+}
+
+/// Mutates a copy of `input` ([`mutate`]) and checks the event contract on it whole and
+/// that a random chunking (up to `max_cuts` cuts) gives the same events. Returns the
+/// mutant and its events.
+pub fn assert_mutant_keeps_contract(
+    make: &dyn Fn() -> Parser,
+    input: &[u8],
+    rng: &mut Rng,
+    max_cuts: usize,
+    what: &str,
+) -> (Vec<u8>, Vec<Event>) {
+    let mut bytes = input.to_vec();
+    mutate(&mut bytes, rng);
+    let whole = run_whole(make, &bytes);
+    check_contract(&whole);
+    let cuts: Vec<usize> = (0..1 + rng.below(max_cuts))
+        .map(|_| rng.below(bytes.len() + 1))
+        .collect();
+    assert_eq!(
+        run_chunks(make, &cut_at(&bytes, &cuts)),
+        whole,
+        "{what} mutated {:?}, cut at {cuts:?}",
+        String::from_utf8_lossy(&bytes)
+    );
+    (bytes, whole)
+}
+
 pub fn mutated_captures_keep_the_contract(format: &str) {
     for cap in captures(format) {
         let make = maker(format, cap.framing);
-        mutations_keep_the_contract(&make, &cap.bytes, 50, &cap.path);
+        let mut rng = Rng::new(cap.bytes.len() as u64 ^ 0x5eed);
+        for _ in 0..50 {
+            assert_mutant_keeps_contract(&make, &cap.bytes, &mut rng, 20, &cap.path);
+        }
     }
 }
 
@@ -528,33 +615,6 @@ pub fn mutations_keep_the_contract(
 ) {
     let mut rng = Rng::new(input.len() as u64 ^ 0x5eed);
     for _ in 0..rounds {
-        let mut bytes = input.to_vec();
-        for _ in 0..1 + rng.below(8) {
-            if bytes.is_empty() {
-                break;
-            }
-            let at = rng.below(bytes.len());
-            match rng.below(3) {
-                0 => bytes[at] = MUTATIONS[rng.below(MUTATIONS.len())],
-                1 => {
-                    bytes.remove(at);
-                }
-                _ => {
-                    let end = (at + 1 + rng.below(64)).min(bytes.len());
-                    let piece = bytes[at..end].to_vec();
-                    bytes.splice(at..at, piece);
-                }
-            }
-        }
-        let whole = run_whole(make, &bytes);
-        check_contract(&whole);
-        let cuts: Vec<usize> = (0..1 + rng.below(20))
-            .map(|_| rng.below(bytes.len() + 1))
-            .collect();
-        assert_eq!(
-            run_chunks(make, &cut_at(&bytes, &cuts)),
-            whole,
-            "{label} mutated, split"
-        );
+        assert_mutant_keeps_contract(make, input, &mut rng, 20, label);
     }
 }
