@@ -30,6 +30,9 @@ use crate::tools::Tools;
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The prefix of generated call ids unless one is set: `call_0`, `call_1`, ...
+pub(crate) const DEFAULT_ID_PREFIX: &str = "call_";
+
 /// Tokens some servers leak into argument text after (or instead of) the arguments.
 const END_TOKENS: &[&str] = &[
     "</s>",
@@ -159,8 +162,8 @@ pub(crate) struct Calls {
     declared: Option<Arc<Tools>>,
     /// Where a rejected call's own events go (cleared after each use).
     discard: Vec<Event>,
-    /// Generated ids are `{id_prefix}{index}`.
-    id_prefix: String,
+    /// Generated ids are `{id_prefix}{index}` (the default borrowed: no allocation).
+    id_prefix: std::borrow::Cow<'static, str>,
 }
 
 impl Calls {
@@ -173,7 +176,7 @@ impl Calls {
             field_events: false,
             declared: None,
             discard: Vec::new(),
-            id_prefix: String::from("call_"),
+            id_prefix: std::borrow::Cow::Borrowed(DEFAULT_ID_PREFIX),
         }
     }
 
@@ -185,7 +188,9 @@ impl Calls {
 
     /// Generated call ids are `{prefix}{index}` (default `call_`).
     pub(crate) fn with_id_prefix(mut self, prefix: &str) -> Self {
-        prefix.clone_into(&mut self.id_prefix);
+        if prefix != self.id_prefix {
+            self.id_prefix = std::borrow::Cow::Owned(prefix.to_owned());
+        }
         self
     }
 

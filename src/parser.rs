@@ -64,8 +64,8 @@ pub struct Parser {
     text_options: TextOptions,
     /// Calls to undeclared tools are errors (with `tools`).
     reject_undeclared: bool,
-    /// Generated call ids are `{id_prefix}{index}`.
-    id_prefix: String,
+    /// Generated call ids are `{id_prefix}{index}` (the default borrowed: no allocation).
+    id_prefix: std::borrow::Cow<'static, str>,
     /// What the input looked like until its first event (for `unrecognized_input`).
     seen: Seen,
     /// The response's id, model and creation time (see [`Parser::response_meta`]).
@@ -152,9 +152,6 @@ impl Seen {
         }
     }
 }
-
-/// The prefix of generated call ids unless set: `call_0`, `call_1`, ...
-const DEFAULT_ID_PREFIX: &str = "call_";
 
 /// A unique prefix for the call ids one parser generates: `call_`, 12 lowercase hex
 /// digits, `_`. The digits come from the standard library's randomly keyed hasher
@@ -368,7 +365,7 @@ impl Parser {
     pub fn new(format: Format) -> Self {
         let limits = Limits::default();
         let framing = format.default_framing();
-        let id_prefix = String::from(DEFAULT_ID_PREFIX);
+        let id_prefix = std::borrow::Cow::Borrowed(crate::calls::DEFAULT_ID_PREFIX);
         Parser {
             format,
             framing,
@@ -590,7 +587,7 @@ impl Parser {
     /// # Ok::<(), toolstream::Error>(())
     /// ```
     pub fn id_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.id_prefix = prefix.into();
+        self.id_prefix = std::borrow::Cow::Owned(prefix.into());
         self.rebuild()
     }
 
