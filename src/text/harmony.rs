@@ -239,7 +239,13 @@ impl Harmony {
                                 while !t.is_char_boundary(cut) {
                                     cut -= 1;
                                 }
-                                self.raw.push(t.get(..cut).unwrap_or_default());
+                                // The kept bytes are header bytes like any others: a
+                                // recipient they settle starts its call here too, as it
+                                // does when they arrive in pieces within the bound.
+                                let kept = t.get(..cut).unwrap_or_default();
+                                self.raw.push(kept);
+                                self.header.push_str(kept);
+                                self.try_start(false, calls, out);
                                 let mut rest = t.get(cut..).unwrap_or_default().to_owned();
                                 // A partial token the matcher holds after the text is
                                 // text's now too (the body stage matches it afresh).
