@@ -677,6 +677,66 @@ fn harmony_malformed_and_truncated() {
     assert!(errors(&ev).is_empty());
 }
 
+/// Pieces of harmony headers and bodies (and of what breaks them), for the property below.
+const HARMONY_PIECES: &[&str] = &[
+    "<|start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|constrain|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|",
+    "|>",
+    "assistant",
+    "commentary",
+    "analysis",
+    "final",
+    "to=",
+    "to=functions.f",
+    "functions.",
+    "\"a\"",
+    "json",
+    "{\"a\": 1}",
+    "{",
+    "}",
+    "x",
+    "é😀",
+    " ",
+    "\t",
+    "\n",
+    "\u{c}",
+    "\0",
+];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any sequence of harmony's pieces under a small header bound (`max_held_bytes`), fed
+    /// to `harmony` and to `auto`: the contract holds, and any chunking gives the events
+    /// of the whole input (the fuzz `parser` target's check, aimed at headers that run
+    /// past their bound: a recipient settled before the cut started a call only when the
+    /// header came in pieces).
+    #[test]
+    fn harmony_pieces_under_a_small_header_bound_keep_the_contract(
+        picks in proptest::collection::vec(0usize..HARMONY_PIECES.len(), 0..64),
+        cuts in proptest::collection::vec(0usize..400, 0..10),
+        held in proptest::sample::select(vec![8usize, 16, 24, 32, 64]),
+        auto in proptest::bool::ANY,
+    ) {
+        let body: String = picks.iter().map(|&i| HARMONY_PIECES[i]).collect();
+        let format = if auto { Format::Auto } else { Format::Harmony };
+        let make = move || common::parser(format).max_held_bytes(held);
+        let whole = run_whole(&make, body.as_bytes());
+        check_contract(&whole);
+        proptest::prop_assert_eq!(
+            run_chunks(&make, &cut_at(body.as_bytes(), &cuts)),
+            whole.clone()
+        );
+        proptest::prop_assert_eq!(run_sized(&make, body.as_bytes(), 1), whole);
+    }
+}
+
 // ---------------------------------------------------------------- generated
 
 /// Markers a generated text must not contain (it would be syntax, not text).
