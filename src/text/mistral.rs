@@ -32,7 +32,7 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
-use crate::text::json_calls::{CallList, List};
+use crate::text::json_calls::{CallList, List, skip_object};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
@@ -341,12 +341,7 @@ impl Mistral {
     /// The call's JSON broke at the start of the rest: skip to the bracket that
     /// balances their `{` (the call's end), then report the call with all its bytes.
     fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind) {
-        let lost = self.raw.dropped() > 0;
-        let json = self.raw.as_str().get(self.json_from..).unwrap_or_default();
-        self.skip = Skip::new(false, u32::from(lost));
-        if !lost {
-            let _ = self.skip.scan(json.as_bytes());
-        }
+        self.skip = skip_object(&self.raw, self.json_from);
         self.skip_slot = slot;
         self.skip_kind = kind;
         self.skip_list = self.st == St::List;
