@@ -444,6 +444,23 @@ pub(crate) fn skip_object(raw: &Raw, from: usize) -> Skip {
     skip
 }
 
+/// Collects `s` into `raw` up to the end of the call `skip` balances: `true` when it
+/// ended (`s` advanced past it), `false` when all of `s` was taken.
+pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool {
+    match skip.scan(s.as_bytes()) {
+        None => {
+            raw.push(s);
+            *s = "";
+            false
+        }
+        Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
+            raw.push(s.get(..n).unwrap_or_default());
+            *s = s.get(n..).unwrap_or_default();
+            true
+        }
+    }
+}
+
 /// Scanner for the JSON-call syntaxes. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct JsonCalls {
@@ -667,14 +684,8 @@ impl JsonCalls {
                         }
                     }
                 }
-                St::Balance(kind) => match self.skip.scan(s.as_bytes()) {
-                    None => {
-                        self.raw.push(s);
-                        s = "";
-                    }
-                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
-                        self.raw.push(s.get(..n).unwrap_or_default());
-                        s = s.get(n..).unwrap_or_default();
+                St::Balance(kind) => {
+                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
                         let what = skip_message(kind, self.label());
                         report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
                         if self.list.skipped() {
@@ -685,7 +696,7 @@ impl JsonCalls {
                             self.end_call();
                         }
                     }
-                },
+                }
                 St::Skip(kind) => {
                     let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
                         self.end_call();

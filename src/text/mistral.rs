@@ -32,8 +32,8 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
-use crate::text::json_calls::{CallList, List, skip_object};
-use crate::text::llama_pythonic::{Skip, SkipEnd};
+use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
+use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -296,14 +296,8 @@ impl Mistral {
                         self.broke(self.slot, kind);
                     }
                 },
-                St::Skip => match self.skip.scan(s.as_bytes()) {
-                    None => {
-                        self.raw.push(s);
-                        s = "";
-                    }
-                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
-                        self.raw.push(s.get(..n).unwrap_or_default());
-                        s = s.get(n..).unwrap_or_default();
+                St::Skip => {
+                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
                         let (slot, kind) = (self.skip_slot, self.skip_kind);
                         report(calls, slot, kind, MALFORMED, &mut self.raw, out);
                         if self.skip_list && self.list.skipped() {
@@ -314,7 +308,7 @@ impl Mistral {
                             self.end();
                         }
                     }
-                },
+                }
             }
         }
     }
