@@ -834,8 +834,8 @@ fn broken_calls() -> Vec<Broken> {
             "cut",
             (
                 "Hi ",
-                "",
-                "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1",
+                "<minimax:tool_call>\n",
+                "<invoke name=\"f\">\n<parameter name=\"a\">1",
                 "",
             ),
             Cut,
@@ -847,8 +847,8 @@ fn broken_calls() -> Vec<Broken> {
             "corrupt",
             (
                 "Hi ",
-                "",
-                "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\nb\">1</parameter>\n</invoke>",
+                "<minimax:tool_call>\n",
+                "<invoke name=\"f\">\n<parameter name=\"a\nb\">1</parameter>\n</invoke>",
                 "\n</minimax:tool_call> after",
             ),
             Bad,
@@ -886,8 +886,8 @@ fn broken_calls() -> Vec<Broken> {
             "cut",
             (
                 "Hi ",
-                "",
-                "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1",
+                "<｜DSML｜function_calls>\n",
+                "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1",
                 "",
             ),
             Cut,
@@ -899,8 +899,8 @@ fn broken_calls() -> Vec<Broken> {
             "corrupt",
             (
                 "Hi ",
-                "",
-                "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\nb\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>",
+                "<｜DSML｜function_calls>\n",
+                "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\nb\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>",
                 "\n</｜DSML｜function_calls> after",
             ),
             Bad,
