@@ -18,38 +18,53 @@
 mod common;
 
 use common::*;
-use toolstream::{ErrorKind, Event, Format, Parser};
+use toolstream::{ErrorKind, Event, Format, Framing, Parser};
 
-/// The text formats whose text runs through the reasoning stage, with the tag pair
-/// `reasoning_open` starts in (the syntax's first pair).
-const REASONING_FORMATS: &[(Format, &str, &str)] = &[
-    (Format::Hermes, "<think>", "</think>"),
-    (Format::QwenXml, "<think>", "</think>"),
-    (Format::Mistral, "[THINK]", "[/THINK]"),
-    (Format::DeepSeek, "<think>", "</think>"),
-    (Format::Gemma4, "<|channel>thought", "<channel|>"),
-];
+/// Every text format, from `Format::all()`, so a new one cannot be left out.
+fn text_formats() -> Vec<Format> {
+    Format::all()
+        .filter(|f| f.default_framing() == Framing::Text)
+        .collect()
+}
 
-/// Every text format (`auto` passes reasoning tags through as text until it has
-/// detected a syntax, so a stray tag is text there too).
-const TEXT_FORMATS: &[Format] = &[
-    Format::Hermes,
-    Format::QwenXml,
-    Format::Mistral,
-    Format::DeepSeek,
-    Format::Harmony,
-    Format::LlamaPythonic,
-    Format::LlamaJson,
-    Format::Auto,
-    Format::Lfm2,
-    Format::Olmo3,
-    Format::Gemma4,
-];
+/// A text format's reasoning tag pair (the one `reasoning_open` starts in), or `None`
+/// where its scanner has no reasoning tags. A new text format must be added here.
+fn reasoning_tags(f: Format) -> Option<(&'static str, &'static str)> {
+    use Format::*;
+    const THINK: (&str, &str) = ("<think>", "</think>");
+    match f {
+        Hermes | QwenXml | DeepSeek | Granite | Jamba | Hunyuan | Nemotron | Phi4Mini | Longcat
+        | InternLm | GigaChat3 | KimiK2 | Glm | MiniMax | DeepSeekDsml => Some(THINK),
+        Mistral => Some(("[THINK]", "[/THINK]")),
+        Gemma4 => Some(("<|channel>thought", "<channel|>")),
+        CommandR => Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+        Apertus => Some(("<|inner_prefix|>", "<|inner_suffix|>")),
+        SeedOss => Some(("<seed:think>", "</seed:think>")),
+        // Reasoning is Harmony's `analysis` channel, not a tag pair.
+        Harmony => None,
+        // Llama 3.x / 4 have no reasoning tags.
+        LlamaPythonic | LlamaJson => None,
+        // Reasoning tags are text until a syntax is detected.
+        Auto => None,
+        // These run on the pythonic scanner, which has no reasoning stage: tags are text.
+        Lfm2 | Olmo3 => None,
+        _ => panic!("{f}: add its reasoning tags (or None, with the reason) here"),
+    }
+}
+
+/// The text formats with reasoning tags, with their pair.
+fn reasoning_formats() -> Vec<(Format, &'static str, &'static str)> {
+    text_formats()
+        .into_iter()
+        .filter_map(|f| reasoning_tags(f).map(|(o, c)| (f, o, c)))
+        .collect()
+}
 
 #[test]
 fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
-    for &f in TEXT_FORMATS {
-        for close in ["</think>", "[/THINK]"] {
+    for f in text_formats() {
+        let own = reasoning_tags(f).map(|(_, c)| c);
+        for close in ["</think>", "[/THINK]"].into_iter().chain(own) {
             let input = format!("I planned it.\n{close}\n\nHere is the answer.");
             let make = move || Parser::new(f);
             let ev = assert_split_invariant(&make, input.as_bytes(), 40);
@@ -67,7 +82,7 @@ fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
 
 #[test]
 fn stray_closing_reasoning_tag_after_a_closed_block_is_text() {
-    for &(f, open, close) in REASONING_FORMATS {
+    for (f, open, close) in reasoning_formats() {
         let input = format!("{open}a{close}b {close} c");
         let make = move || Parser::new(f);
         let ev = assert_split_invariant(&make, input.as_bytes(), 40);
@@ -78,7 +93,7 @@ fn stray_closing_reasoning_tag_after_a_closed_block_is_text() {
 
 #[test]
 fn with_reasoning_open_everything_before_the_closing_tag_is_reasoning() {
-    for &(f, _, close) in REASONING_FORMATS {
+    for (f, _, close) in reasoning_formats() {
         let input = format!("I planned it.\n{close}\n\nHere is the answer.");
         let make = move || Parser::new(f).reasoning_open(true);
         let ev = assert_split_invariant(&make, input.as_bytes(), 40);
@@ -95,25 +110,16 @@ fn with_reasoning_open_everything_before_the_closing_tag_is_reasoning() {
 
 #[test]
 fn stray_closing_tag_before_a_call_keeps_the_call() {
-    let cases: &[(Format, &str, &str)] = &[
-        (
-            Format::Hermes,
-            "</think>",
-            "<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>",
-        ),
-        (
-            Format::QwenXml,
-            "</think>",
-            "<tool_call><function=f></function></tool_call>",
-        ),
-        (Format::Mistral, "[/THINK]", "[TOOL_CALLS]f[ARGS]{}"),
-        (
-            Format::DeepSeek,
-            "</think>",
-            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-        ),
-    ];
-    for &(f, close, call) in cases {
+    // Each format's first call of `marker_calls()` (the text before it is one byte).
+    let mut cases = Vec::new();
+    for (f, call, ..) in marker_calls() {
+        if let Some((_, close)) = reasoning_tags(f)
+            && !cases.iter().any(|&(g, _, _)| g == f)
+        {
+            cases.push((f, close, call));
+        }
+    }
+    for (f, close, call) in cases {
         let input = format!("x{close}{call}");
         let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
         assert_eq!(text(&ev), format!("x{close}"), "{f}");
@@ -517,6 +523,391 @@ fn broken_calls() -> Vec<Broken> {
             "Hi after",
         ),
         b(
+            CommandR,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            CommandR,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": x}}]<|END_ACTION|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Granite,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Granite,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": x}}</tool_call>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Jamba,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": \"é",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Jamba,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": x, \"b\": \"]\"}}]</tool_calls>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Hunyuan,
+            "second call cut",
+            (
+                "Hi ",
+                "<tool_calls>[{\"name\": \"g\", \"arguments\": {}}, ",
+                "{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            1,
+            "Hi",
+        ),
+        b(
+            Hunyuan,
+            "second call corrupt",
+            (
+                "Hi ",
+                "<tool_calls>[{\"name\": \"g\", \"arguments\": {}}, ",
+                "{\"name\": \"f\", \"arguments\": {\"a\": x}}]</tool_calls>",
+                " after",
+            ),
+            Bad,
+            1,
+            "Hi after",
+        ),
+        b(
+            Nemotron,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Nemotron,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": x}}]</TOOLCALL>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Phi4Mini,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Phi4Mini,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "functools[{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                "] after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Longcat,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Longcat,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": x}}</longcat_tool_call>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            InternLm,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<|action_start|><|plugin|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            InternLm,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|action_start|><|plugin|>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}<|action_end|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Apertus,
+            "cut",
+            ("Hi ", "", "<|tools_prefix|>[{\"f\": {\"a\": 1", ""),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Apertus,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|tools_prefix|>[{\"f\": {\"a\": x}}]<|tools_suffix|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            GigaChat3,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            GigaChat3,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            KimiK2,
+            "cut",
+            (
+                "Hi ",
+                "<|tool_calls_section_begin|>",
+                "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            KimiK2,
+            "corrupt",
+            (
+                "Hi ",
+                "<|tool_calls_section_begin|>",
+                "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": x}<|tool_call_end|>",
+                "<|tool_calls_section_end|> after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            Glm,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            Glm,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<tool_call>f\n<arg_key>a\nb</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            MiniMax,
+            "cut",
+            (
+                "Hi ",
+                "<minimax:tool_call>\n",
+                "<invoke name=\"f\">\n<parameter name=\"a\">1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            MiniMax,
+            "corrupt",
+            (
+                "Hi ",
+                "<minimax:tool_call>\n",
+                "<invoke name=\"f\">\n<parameter name=\"a\nb\">1</parameter>\n</invoke>",
+                "\n</minimax:tool_call> after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            SeedOss,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<seed:tool_call>\n<function=f>\n<parameter=a>\n1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            SeedOss,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<seed:tool_call>\n<function=f>\n<parameter=a\nb>1</parameter>\n</function>\n</seed:tool_call>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
+            DeepSeekDsml,
+            "cut",
+            (
+                "Hi ",
+                "<｜DSML｜function_calls>\n",
+                "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi",
+        ),
+        b(
+            DeepSeekDsml,
+            "corrupt",
+            (
+                "Hi ",
+                "<｜DSML｜function_calls>\n",
+                "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\nb\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>",
+                "\n</｜DSML｜function_calls> after",
+            ),
+            Bad,
+            0,
+            "Hi after",
+        ),
+        b(
             Auto,
             "pythonic cut",
             ("Hi ", "", "[f(a=1, b='x", ""),
@@ -537,7 +928,31 @@ fn broken_calls() -> Vec<Broken> {
 
 #[test]
 fn a_call_error_carries_the_models_bytes_from_its_first_marker_byte() {
-    for case in broken_calls() {
+    let cases = broken_calls();
+    for f in text_formats() {
+        for kind in [ErrorKind::Truncated, ErrorKind::InvalidArguments] {
+            assert!(
+                cases.iter().any(|c| c.format == f && c.kind == kind),
+                "{f}: add a {kind:?} call to broken_calls()"
+            );
+        }
+    }
+    let mut failed = Vec::new();
+    for case in cases {
+        let what = format!("{} {}", case.format, case.what);
+        if let Err(e) = std::panic::catch_unwind(|| check_broken(&case)) {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_else(|| "panic".to_string());
+            failed.push(format!("{what}: {msg}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n\n"));
+}
+
+fn check_broken(case: &Broken) {
+    {
         let input = format!("{}{}{}{}", case.before, case.lead, case.call, case.after);
         let f = case.format;
         let make = move || Parser::new(f);
@@ -566,8 +981,55 @@ fn a_call_error_carries_the_models_bytes_from_its_first_marker_byte() {
 /// consumed with it, never text; the text around the call is exact.
 #[test]
 fn call_introducing_tokens_are_markers_never_text() {
+    let cases = marker_calls();
+    for f in text_formats() {
+        assert!(
+            cases.iter().any(|c| c.0 == f),
+            "{f}: add a call to marker_calls()"
+        );
+    }
+    for &(f, call, before, after, want) in &cases {
+        let input = format!("{before}{call}{after}");
+        let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
+        let label = format!("{f} {call}: {ev:?}");
+        let got = calls(&ev);
+        assert_eq!(got.len(), 1, "{label}");
+        assert_eq!(got[0].name, "f", "{label}");
+        assert_eq!(got[0].arguments, serde_json::json!({"a": 1}), "{label}");
+        // Marker syntaxes drop the whitespace before a marker; marker-less ones keep it.
+        assert_eq!(text(&ev), want, "{label}");
+        assert!(errors(&ev).is_empty(), "{label}");
+    }
+}
+
+/// A call-introducing token that no call follows is text, byte for byte.
+#[test]
+fn a_token_with_no_call_after_it_is_text() {
+    for input in [
+        "see <|python_tag|> here",
+        "see <|python_start|>[1, 2] here<|python_end|>",
+    ] {
+        let ev = assert_split_invariant(
+            &(|| Parser::new(Format::LlamaPythonic)),
+            input.as_bytes(),
+            40,
+        );
+        assert_eq!(text(&ev), input);
+        assert!(calls(&ev).is_empty());
+    }
+}
+
+/// For every text format, a call with the tokens that introduce (and close) it:
+/// `(format, call, before, after, visible text)`.
+fn marker_calls() -> Vec<(
+    Format,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+)> {
     use Format::*;
-    let cases: &[(Format, &str, &str, &str, &str)] = &[
+    vec![
         (
             Hermes,
             "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
@@ -670,34 +1132,144 @@ fn call_introducing_tokens_are_markers_never_text() {
             " B",
             "A B",
         ),
-    ];
-    for &(f, call, before, after, want) in cases {
-        let input = format!("{before}{call}{after}");
-        let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
-        let label = format!("{f} {call}: {ev:?}");
-        let got = calls(&ev);
-        assert_eq!(got.len(), 1, "{label}");
-        assert_eq!(got[0].name, "f", "{label}");
-        assert_eq!(got[0].arguments, serde_json::json!({"a": 1}), "{label}");
-        // Marker syntaxes drop the whitespace before a marker; marker-less ones keep it.
-        assert_eq!(text(&ev), want, "{label}");
-        assert!(errors(&ev).is_empty(), "{label}");
-    }
+        (
+            CommandR,
+            "<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": 1}}]<|END_ACTION|>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Granite,
+            "<|tool_call|>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "A",
+            "",
+            "A",
+        ),
+        (
+            Granite,
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Jamba,
+            "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</tool_calls>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Hunyuan,
+            "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</tool_calls>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Nemotron,
+            "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</TOOLCALL>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Phi4Mini,
+            "functools[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Longcat,
+            "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</longcat_tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            InternLm,
+            "<|action_start|><|plugin|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}<|action_end|>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Apertus,
+            "<|tools_prefix|>[{\"f\": {\"a\": 1}}]<|tools_suffix|>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            GigaChat3,
+            "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+            "A",
+            "",
+            "A",
+        ),
+        (
+            KimiK2,
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            MiniMax,
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            SeedOss,
+            "<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            DeepSeekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            "A",
+            " B",
+            "A B",
+        ),
+    ]
 }
 
-/// A call-introducing token that no call follows is text, byte for byte.
+/// A syntax without a close marker: a broken call object is skipped to the bracket that
+/// balances it (none of it is text), and the array's later calls still count.
 #[test]
-fn a_token_with_no_call_after_it_is_text() {
-    for input in [
-        "see <|python_tag|> here",
-        "see <|python_start|>[1, 2] here<|python_end|>",
-    ] {
-        let ev = assert_split_invariant(
-            &(|| Parser::new(Format::LlamaPythonic)),
-            input.as_bytes(),
-            40,
-        );
-        assert_eq!(text(&ev), input);
-        assert!(calls(&ev).is_empty());
+fn a_broken_call_with_no_close_marker_leaks_nothing_and_the_list_goes_on() {
+    let cases = [
+        (Format::Phi4Mini, "functools["),
+        (Format::Granite, "<|tool_call|>["),
+    ];
+    for (f, open) in cases {
+        let bad = format!("{open}{{\"name\": \"f\", \"arguments\": {{\"a\": x, \"b\": \"}}\"}}}}");
+        let input = format!("Hi {bad}, {{\"name\": \"g\", \"arguments\": {{}}}}] after");
+        let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
+        let label = format!("{f}: {ev:?}");
+        let errs = errors(&ev);
+        assert_eq!(errs.len(), 1, "{label}");
+        let Event::Error { raw, index, .. } = errs[0] else {
+            unreachable!()
+        };
+        assert_eq!(raw, &bad, "{label}");
+        assert_eq!(*index, Some(0), "{label}");
+        let got = calls(&ev);
+        assert_eq!(got.len(), 1, "{label}");
+        assert_eq!(got[0].name, "g", "{label}");
+        assert_eq!(text(&ev), "Hi after", "{label}");
     }
 }

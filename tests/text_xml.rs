@@ -335,7 +335,7 @@ fn fixtures() -> Vec<Fx> {
         .error(
             ErrorKind::Truncated,
             Some(0),
-            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
+            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
         ),
         fx(
             "dsml malformed attributes, the section goes on",
@@ -345,7 +345,7 @@ fn fixtures() -> Vec<Fx> {
         .error(
             ErrorKind::InvalidArguments,
             Some(0),
-            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke>",
+            "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke>",
         )
         .call("g", json!({})),
         fx(

@@ -37,8 +37,10 @@
 //!   only: anything else makes the rest text again (the call stays complete).
 //! - Malformed call text → an `Error` carrying the model's own bytes of the call from
 //!   its marker (for a later element of an array, from the end of the element before)
-//!   through the close marker, or, for a syntax without one, through the offending
-//!   character; the call's own error when its Start was emitted. A call object without
+//!   through the close marker, or, for a syntax without one, through the bracket that
+//!   balances the broken call object's `{` (an array's later calls still count; JSON
+//!   that is not a call object at all: through the offending character); the call's
+//!   own error when its Start was emitted. A call object without
 //!   a name inside an array is reported at its `}` and the next elements still count.
 //!   Cut off by the end of input → `Error` (`Truncated`), unless the arguments had closed.
 
@@ -49,6 +51,7 @@ use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, report};
+use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -299,6 +302,11 @@ impl CallList {
         (self.at == (At::Object { in_array: true })).then_some(self.elem_from)
     }
 
+    /// Inside a call object (a [`List::Broken`] there broke that object).
+    pub(crate) fn in_object(&self) -> bool {
+        matches!(self.at, At::Object { .. })
+    }
+
     /// The caller skipped a broken call to its end: an array's elements go on after it
     /// (`true`), a lone object is over (`false`).
     pub(crate) fn skipped(&mut self) -> bool {
@@ -419,6 +427,38 @@ enum St {
     After,
     /// Malformed: collecting raw text until the close marker.
     Skip(ErrorKind),
+    /// A call object of a syntax without a close marker broke: collecting its raw text
+    /// up to the bracket that balances its `{`.
+    Balance(ErrorKind),
+}
+
+/// A skipper to the bracket that balances a broken call object whose text starts at
+/// `from` in `raw` (its `{`), primed with the object's bytes read so far.
+pub(crate) fn skip_object(raw: &Raw, from: usize) -> Skip {
+    let lost = raw.dropped() > 0;
+    let mut skip = Skip::new(false, u32::from(lost));
+    if !lost {
+        let json = raw.as_str().get(from..).unwrap_or_default();
+        let _ = skip.scan(json.as_bytes());
+    }
+    skip
+}
+
+/// Collects `s` into `raw` up to the end of the call `skip` balances: `true` when it
+/// ended (`s` advanced past it), `false` when all of `s` was taken.
+pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool {
+    match skip.scan(s.as_bytes()) {
+        None => {
+            raw.push(s);
+            *s = "";
+            false
+        }
+        Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
+            raw.push(s.get(..n).unwrap_or_default());
+            *s = s.get(n..).unwrap_or_default();
+            true
+        }
+    }
 }
 
 /// Scanner for the JSON-call syntaxes. See the [module docs](self).
@@ -435,6 +475,11 @@ pub(crate) struct JsonCalls {
     closes: Vec<Option<MarkerSet>>,
     list: CallList,
     raw: Raw,
+    /// Where a lone call object's `{` is in `raw`.
+    object_from: usize,
+    /// For [`St::Balance`]: the skipper and the broken call's slot.
+    skip: Skip,
+    skip_slot: Option<Slot>,
     expect: Expect,
     matcher: MarkerMatcher,
 }
@@ -456,6 +501,9 @@ impl JsonCalls {
                 .collect(),
             list: CallList::new(dialect.shape, limits),
             raw: Raw::new(limits.max_argument_bytes),
+            object_from: 0,
+            skip: Skip::default(),
+            skip_slot: None,
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
         }
@@ -524,6 +572,7 @@ impl JsonCalls {
                         match s.as_bytes().first() {
                             None => continue,
                             Some(b'{') => {
+                                self.object_from = self.raw.len();
                                 self.list.object();
                                 self.st = St::List;
                                 continue;
@@ -589,6 +638,16 @@ impl JsonCalls {
                         }
                     }
                     List::Nameless { .. } => self.st = St::Skip(ErrorKind::MissingName),
+                    List::Broken(kind, slot)
+                        if self.list.in_object() && self.close_set().is_none() =>
+                    {
+                        // No close marker to skip to: skip the object to its balancing
+                        // bracket (nothing of it is text; an array's later calls count).
+                        let from = self.list.broken_from().unwrap_or(self.object_from);
+                        self.skip = skip_object(&self.raw, from);
+                        self.skip_slot = slot;
+                        self.st = St::Balance(kind);
+                    }
                     List::Broken(kind, slot) => {
                         if self.close_set().is_some() {
                             // The rest of the call up to its close marker is collected.
@@ -622,6 +681,19 @@ impl JsonCalls {
                             self.end_call();
                             self.text
                                 .give_back(given.get(..len).unwrap_or_default(), out);
+                        }
+                    }
+                }
+                St::Balance(kind) => {
+                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
+                        let what = skip_message(kind, self.label());
+                        report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
+                        if self.list.skipped() {
+                            // The array's later calls stand on their own.
+                            self.raw.start("");
+                            self.st = St::List;
+                        } else {
+                            self.end_call();
                         }
                     }
                 }
@@ -696,6 +768,10 @@ impl JsonCalls {
                     let what = format!("the text ended inside a {label}");
                     report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
                 }
+            }
+            St::Balance(kind) => {
+                let what = format!("the text ended inside a malformed {label}");
+                report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
             }
             St::Skip(kind) => {
                 let tail = self.matcher.finish().to_owned();

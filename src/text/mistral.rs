@@ -32,8 +32,8 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
-use crate::text::json_calls::{CallList, List};
-use crate::text::llama_pythonic::{Skip, SkipEnd};
+use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
+use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
 
@@ -296,14 +296,8 @@ impl Mistral {
                         self.broke(self.slot, kind);
                     }
                 },
-                St::Skip => match self.skip.scan(s.as_bytes()) {
-                    None => {
-                        self.raw.push(s);
-                        s = "";
-                    }
-                    Some(SkipEnd::After(n) | SkipEnd::Before(n)) => {
-                        self.raw.push(s.get(..n).unwrap_or_default());
-                        s = s.get(n..).unwrap_or_default();
+                St::Skip => {
+                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
                         let (slot, kind) = (self.skip_slot, self.skip_kind);
                         report(calls, slot, kind, MALFORMED, &mut self.raw, out);
                         if self.skip_list && self.list.skipped() {
@@ -314,7 +308,7 @@ impl Mistral {
                             self.end();
                         }
                     }
-                },
+                }
             }
         }
     }
@@ -341,12 +335,7 @@ impl Mistral {
     /// The call's JSON broke at the start of the rest: skip to the bracket that
     /// balances their `{` (the call's end), then report the call with all its bytes.
     fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind) {
-        let lost = self.raw.dropped() > 0;
-        let json = self.raw.as_str().get(self.json_from..).unwrap_or_default();
-        self.skip = Skip::new(false, u32::from(lost));
-        if !lost {
-            let _ = self.skip.scan(json.as_bytes());
-        }
+        self.skip = skip_object(&self.raw, self.json_from);
         self.skip_slot = slot;
         self.skip_kind = kind;
         self.skip_list = self.st == St::List;

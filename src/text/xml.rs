@@ -45,7 +45,10 @@
 //!   `Error` without index after the call, carrying it. A malformed call (a name or key
 //!   running past a line or a limit, other text inside a section) → `Error` with the raw
 //!   call text from its first marker byte through the closing tag; a call cut off by the
-//!   end of input → `Error` (`Truncated`) with its raw text.
+//!   end of input → `Error` (`Truncated`) with its raw text. The first marker is the
+//!   call's own opening tag (`<invoke name=`) in a section of several calls (`minimax`,
+//!   `deepseek-dsml`, like DeepSeek's), the section's opening tag where a section holds
+//!   one call (`<tool_call><function=`, `<seed:tool_call>`).
 //! - Text, reasoning tags and whitespace before markers: see
 //!   [`reasoning`](super::reasoning).
 
@@ -359,7 +362,14 @@ impl XmlCalls {
                             }
                         }
                         Found::Marker(0) => {
-                            self.raw.push(self.d.call_open);
+                            if self.d.multi {
+                                // A section of several calls: each call's raw text
+                                // starts at its own opening marker (as DeepSeek's).
+                                self.raw.start(self.d.call_open);
+                            } else {
+                                // One call per section: the section opens the call.
+                                self.raw.push(self.d.call_open);
+                            }
                             self.st = St::Name;
                         }
                         Found::Marker(i) if i <= self.d.sections.len() => {
