@@ -890,12 +890,18 @@ impl Parser {
     /// sentinels) gets one `unrecognized_input` error naming the format and framing,
     /// carrying the input's first bytes. Raw text read with the text framing is exempt
     /// (a text scanner emits every byte it does not deliberately drop, such as a lone
-    /// end-of-turn token), and so is a text format whose framing delivered messages.
+    /// end-of-turn token), and so is a text format whose framing delivered messages, and
+    /// a stream whose payloads the decoder recognised as its format's (they named the
+    /// response's id, model or creation time: [`Parser::response_meta`]) but that carried
+    /// nothing, such as a lone role chunk.
     fn report_unrecognized(&mut self, out: &mut Vec<Event>) {
         let seen = &self.seen;
         let framing = self.framing_in_use();
         let text_decoder = matches!(self.decoder, Decoder::Text(_));
+        let recognised =
+            self.meta.id.is_some() || self.meta.model.is_some() || self.meta.created.is_some();
         if seen.event
+            || recognised
             || !seen.significant
             || framing == Framing::Text
             || (seen.messages > 0 && seen.messages == seen.sentinels)

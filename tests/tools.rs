@@ -657,6 +657,20 @@ fn legitimately_empty_streams_are_not_errors() {
         (Format::Gemini, Some(Framing::Ndjson), b"[DONE]\n"),
         (Format::Hermes, None, b"<|im_end|>"),
         (Format::Hermes, None, b"<tool_call></tool_call>"),
+        // A chunk of this format that carries nothing (fuzz finding,
+        // openai_chat_structured: an empty content delta read as unrecognized input).
+        (
+            Format::OpenAiChat,
+            None,
+            br#"data: {"choices":[{"delta":{"content":""},"finish_reason":null,"index":0}],"id":"chatcmpl-1","object":"chat.completion.chunk"}
+
+"#,
+        ),
+        (
+            Format::OpenAiChat,
+            None,
+            b"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: [DONE]\n\n",
+        ),
     ] {
         let make = move || {
             let p = parser(format);
