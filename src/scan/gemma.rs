@@ -58,25 +58,9 @@ const R_AFTER: &str = "expected ',' or a closing bracket after a value";
 const R_DEPTH: &str = "nesting too deep";
 const R_INTERNAL: &str = "internal state error";
 
-/// Result of one [`GemmaArgs::feed`] call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum GemmaStatus {
-    /// All of the input was used; the arguments are still open.
-    NeedMore,
-    /// The closing `}` was consumed: `consumed` bytes of this feed's input were used.
-    Done {
-        /// Bytes of this feed's input used, including the closing `}`.
-        consumed: usize,
-    },
-    /// The byte at `at` (offset in this feed's input) cannot be part of the arguments.
-    /// Later feeds return `Invalid { at: 0, .. }` with the same reason.
-    Invalid {
-        /// Offset in this feed's input of the offending byte.
-        at: usize,
-        /// What was wrong.
-        reason: &'static str,
-    },
-}
+/// Result of one [`GemmaArgs::feed`] call: the pythonic transducer's status (the same
+/// three outcomes: need more, the closing `}` consumed, an offending byte).
+pub(crate) type GemmaStatus = crate::scan::pythonic::PyStatus;
 
 /// Where a number is, in JSON's grammar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
