@@ -23,6 +23,7 @@
 //! (text scanners: the model's own bytes of the call), else the argument text received.
 
 use crate::event::{ErrorKind, Event};
+use crate::event::{EventRef, EventSink};
 use crate::limits::Limits;
 use crate::scan::fields::{FieldDecoder, FieldEvents};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -133,11 +134,13 @@ struct Rejected {
 }
 
 /// Emits an argument delta, then the field events it completes.
-fn emit_args(index: usize, fields: &mut Option<FieldDecoder>, delta: &str, out: &mut Vec<Event>) {
-    out.push(Event::ToolCallArgs {
-        index,
-        delta: delta.to_owned(),
-    });
+fn emit_args(
+    index: usize,
+    fields: &mut Option<FieldDecoder>,
+    delta: &str,
+    out: &mut dyn EventSink,
+) {
+    out.event(EventRef::ToolCallArgs { index, delta });
     if let Some(f) = fields {
         f.feed(delta, &mut FieldEvents { index, out });
     }
@@ -235,7 +238,7 @@ impl Calls {
         slot: Slot,
         raw: Option<String>,
         problem: Option<&str>,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -294,7 +297,7 @@ impl Calls {
 
     /// A new call appeared. Returns its slot, or `None` (after an error event) when the
     /// call limit is reached.
-    pub(crate) fn open(&mut self, out: &mut Vec<Event>) -> Option<Slot> {
+    pub(crate) fn open(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         if self.calls.len() >= self.limits.max_calls {
             if !self.limit_reported {
                 self.limit_reported = true;
@@ -368,7 +371,7 @@ impl Calls {
 
     /// Records the tool name; emits `ToolCallStart` (and any buffered arguments) the
     /// first time. Later names are ignored.
-    pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut Vec<Event>) {
+    pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -391,7 +394,7 @@ impl Calls {
         self.start(slot, out);
     }
 
-    fn start(&mut self, slot: Slot, out: &mut Vec<Event>) {
+    fn start(&mut self, slot: Slot, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -435,7 +438,7 @@ impl Calls {
     }
 
     /// Appends argument text.
-    pub(crate) fn args(&mut self, slot: Slot, delta: &str, out: &mut Vec<Event>) {
+    pub(crate) fn args(&mut self, slot: Slot, delta: &str, out: &mut dyn EventSink) {
         if delta.is_empty() {
             return;
         }
@@ -447,7 +450,7 @@ impl Calls {
         self.args_inner(slot, delta, out);
     }
 
-    fn args_inner(&mut self, slot: Slot, delta: &str, out: &mut Vec<Event>) {
+    fn args_inner(&mut self, slot: Slot, delta: &str, out: &mut dyn EventSink) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -571,7 +574,7 @@ impl Calls {
         slot: Slot,
         delta: &str,
         complete: bool,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         if self.is_rejected(slot) {
             self.keep_rejected(slot, delta);
@@ -586,7 +589,7 @@ impl Calls {
         slot: Slot,
         delta: &str,
         complete: bool,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
@@ -642,7 +645,7 @@ impl Calls {
     }
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
-    fn end(c: &mut Call, out: &mut Vec<Event>) {
+    fn end(c: &mut Call, out: &mut dyn EventSink) {
         c.fields = None;
         let text = c.args.get(..c.value_end).unwrap_or_default();
         match serde_json::from_str::<Value>(text) {
@@ -669,7 +672,7 @@ impl Calls {
     }
 
     /// The provider says this call is over (or the response ended).
-    pub(crate) fn close(&mut self, slot: Slot, out: &mut Vec<Event>) {
+    pub(crate) fn close(&mut self, slot: Slot, out: &mut dyn EventSink) {
         if self.is_rejected(slot) {
             self.discarding(|calls, sink| calls.close_inner(slot, sink));
             self.report_rejected(slot, None, None, out);
@@ -681,7 +684,7 @@ impl Calls {
     /// [`close`](Self::close) for a text scanner that kept the call's raw text (the
     /// model's own bytes, markers included): a rejected call's error carries `raw`
     /// instead of the argument text.
-    pub(crate) fn close_with_raw(&mut self, slot: Slot, raw: &str, out: &mut Vec<Event>) {
+    pub(crate) fn close_with_raw(&mut self, slot: Slot, raw: &str, out: &mut dyn EventSink) {
         if self.is_rejected(slot) {
             self.discarding(|calls, sink| calls.close_inner(slot, sink));
             self.report_rejected(slot, Some(raw.to_owned()), None, out);
@@ -690,7 +693,7 @@ impl Calls {
         self.close_inner(slot, out);
     }
 
-    fn close_inner(&mut self, slot: Slot, out: &mut Vec<Event>) {
+    fn close_inner(&mut self, slot: Slot, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get(slot) else {
             return;
         };
@@ -808,7 +811,7 @@ impl Calls {
         kind: ErrorKind,
         message: String,
         raw: String,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> bool {
         if self.is_rejected(slot) {
             let Some(c) = self.calls.get_mut(slot) else {
@@ -836,7 +839,7 @@ impl Calls {
     }
 
     /// A call closed before its name arrived.
-    fn close_pending(&mut self, slot: Slot, out: &mut Vec<Event>) {
+    fn close_pending(&mut self, slot: Slot, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -876,7 +879,13 @@ impl Calls {
     /// closes; further arguments are only collected. A call not started yet is reported at
     /// once (no index).
     #[allow(dead_code)]
-    pub(crate) fn fail(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut Vec<Event>) {
+    pub(crate) fn fail(
+        &mut self,
+        slot: Slot,
+        kind: ErrorKind,
+        extra: &str,
+        out: &mut dyn EventSink,
+    ) {
         if self.is_rejected(slot) {
             self.keep_rejected(slot, extra);
             self.discarding(|calls, sink| calls.fail_inner(slot, kind, extra, sink));
@@ -885,7 +894,7 @@ impl Calls {
         self.fail_inner(slot, kind, extra, out);
     }
 
-    fn fail_inner(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut Vec<Event>) {
+    fn fail_inner(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut dyn EventSink) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -913,7 +922,7 @@ impl Calls {
     }
 
     /// Closes every call still open (end of response).
-    pub(crate) fn close_all(&mut self, out: &mut Vec<Event>) {
+    pub(crate) fn close_all(&mut self, out: &mut dyn EventSink) {
         for slot in 0..self.calls.len() {
             if self
                 .calls

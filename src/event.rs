@@ -142,6 +142,308 @@ impl Event {
     }
 }
 
+/// An [`Event`] whose text borrows from the input or from the parser's held bytes: what
+/// [`Parser::feed_into`](crate::Parser::feed_into) hands to an [`EventSink`], without an
+/// allocation per event. [`EventRef::to_owned`] (or the `Vec<Event>` sink) makes an
+/// [`Event`] of it. Serializes exactly as the `Event` it stands for.
+///
+/// ```
+/// use toolstream::{Event, EventRef};
+/// let e = EventRef::Text { delta: "Hi" };
+/// assert_eq!(e.to_owned(), Event::Text { delta: "Hi".into() });
+/// assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"type":"text","delta":"Hi"}"#);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EventRef<'a> {
+    /// [`Event::Text`].
+    Text {
+        /// The new text.
+        delta: &'a str,
+    },
+    /// [`Event::Reasoning`].
+    Reasoning {
+        /// The new reasoning text.
+        delta: &'a str,
+    },
+    /// [`Event::ToolCallStart`].
+    ToolCallStart {
+        /// Dense call index.
+        index: usize,
+        /// The call id.
+        id: &'a str,
+        /// The tool's name.
+        name: &'a str,
+    },
+    /// [`Event::ToolCallArgs`].
+    ToolCallArgs {
+        /// Dense call index.
+        index: usize,
+        /// The new argument text.
+        delta: &'a str,
+    },
+    /// [`Event::ToolCallField`].
+    ToolCallField {
+        /// Dense call index.
+        index: usize,
+        /// JSON Pointer of the value.
+        path: &'a str,
+        /// Decoded string text, or the JSON text of a number or literal.
+        delta: &'a str,
+    },
+    /// [`Event::ToolCallFieldEnd`].
+    ToolCallFieldEnd {
+        /// Dense call index.
+        index: usize,
+        /// JSON Pointer of the value that closed.
+        path: &'a str,
+    },
+    /// [`Event::ToolCallEnd`].
+    ToolCallEnd {
+        /// Dense call index.
+        index: usize,
+        /// The call id.
+        id: &'a str,
+        /// The tool's name.
+        name: &'a str,
+        /// The parsed arguments.
+        arguments: &'a Value,
+    },
+    /// [`Event::Finish`].
+    Finish {
+        /// The provider's stop reason, normalised.
+        reason: Option<&'a FinishReason>,
+        /// Token usage, if the provider sent it.
+        usage: Option<&'a Usage>,
+    },
+    /// [`Event::Error`].
+    Error {
+        /// What went wrong.
+        kind: ErrorKind,
+        /// A human-readable description.
+        message: &'a str,
+        /// The call this error replaces the `ToolCallEnd` of, if any.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        index: Option<usize>,
+        /// The raw bytes received (lossily decoded as UTF-8).
+        raw: &'a str,
+    },
+}
+
+impl EventRef<'_> {
+    /// The owned [`Event`] (allocates its strings).
+    #[allow(clippy::should_implement_trait)]
+    pub fn to_owned(&self) -> Event {
+        match *self {
+            EventRef::Text { delta } => Event::Text {
+                delta: delta.to_owned(),
+            },
+            EventRef::Reasoning { delta } => Event::Reasoning {
+                delta: delta.to_owned(),
+            },
+            EventRef::ToolCallStart { index, id, name } => Event::ToolCallStart {
+                index,
+                id: id.to_owned(),
+                name: name.to_owned(),
+            },
+            EventRef::ToolCallArgs { index, delta } => Event::ToolCallArgs {
+                index,
+                delta: delta.to_owned(),
+            },
+            EventRef::ToolCallField { index, path, delta } => Event::ToolCallField {
+                index,
+                path: path.to_owned(),
+                delta: delta.to_owned(),
+            },
+            EventRef::ToolCallFieldEnd { index, path } => Event::ToolCallFieldEnd {
+                index,
+                path: path.to_owned(),
+            },
+            EventRef::ToolCallEnd {
+                index,
+                id,
+                name,
+                arguments,
+            } => Event::ToolCallEnd {
+                index,
+                id: id.to_owned(),
+                name: name.to_owned(),
+                arguments: arguments.clone(),
+            },
+            EventRef::Finish { reason, usage } => Event::Finish {
+                reason: reason.cloned(),
+                usage: usage.cloned(),
+            },
+            EventRef::Error {
+                kind,
+                message,
+                index,
+                raw,
+            } => Event::Error {
+                kind,
+                message: message.to_owned(),
+                index,
+                raw: raw.to_owned(),
+            },
+        }
+    }
+
+    /// The call index this event belongs to, if any (as [`Event::index`]).
+    pub fn index(&self) -> Option<usize> {
+        match *self {
+            EventRef::ToolCallStart { index, .. }
+            | EventRef::ToolCallArgs { index, .. }
+            | EventRef::ToolCallField { index, .. }
+            | EventRef::ToolCallFieldEnd { index, .. }
+            | EventRef::ToolCallEnd { index, .. } => Some(index),
+            EventRef::Error { index, .. } => index,
+            _ => None,
+        }
+    }
+}
+
+impl Event {
+    /// This event, borrowed.
+    pub fn as_ref(&self) -> EventRef<'_> {
+        match self {
+            Event::Text { delta } => EventRef::Text { delta },
+            Event::Reasoning { delta } => EventRef::Reasoning { delta },
+            Event::ToolCallStart { index, id, name } => EventRef::ToolCallStart {
+                index: *index,
+                id,
+                name,
+            },
+            Event::ToolCallArgs { index, delta } => EventRef::ToolCallArgs {
+                index: *index,
+                delta,
+            },
+            Event::ToolCallField { index, path, delta } => EventRef::ToolCallField {
+                index: *index,
+                path,
+                delta,
+            },
+            Event::ToolCallFieldEnd { index, path } => EventRef::ToolCallFieldEnd {
+                index: *index,
+                path,
+            },
+            Event::ToolCallEnd {
+                index,
+                id,
+                name,
+                arguments,
+            } => EventRef::ToolCallEnd {
+                index: *index,
+                id,
+                name,
+                arguments,
+            },
+            Event::Finish { reason, usage } => EventRef::Finish {
+                reason: reason.as_ref(),
+                usage: usage.as_ref(),
+            },
+            Event::Error {
+                kind,
+                message,
+                index,
+                raw,
+            } => EventRef::Error {
+                kind: *kind,
+                message,
+                index: *index,
+                raw,
+            },
+        }
+    }
+}
+
+/// Where a parser delivers its events: the caller owns the output (as in `httparse`).
+///
+/// [`Parser::feed_into`](crate::Parser::feed_into) calls [`event`](EventSink::event) with
+/// borrowed events, so a sink that looks at them (a UI, a counter, a writer of JSON lines)
+/// costs no allocation per event. `Vec<Event>` is a sink that keeps owned copies; it is
+/// what [`Parser::feed`](crate::Parser::feed) uses.
+///
+/// ```
+/// use toolstream::{EventRef, EventSink, Format, Parser};
+///
+/// /// Counts visible text bytes and remembers call names.
+/// #[derive(Default)]
+/// struct Watch { text: usize, names: Vec<String> }
+/// impl EventSink for Watch {
+///     fn event(&mut self, e: EventRef<'_>) {
+///         match e {
+///             EventRef::Text { delta } => self.text += delta.len(),
+///             EventRef::ToolCallStart { name, .. } => self.names.push(name.to_owned()),
+///             _ => {}
+///         }
+///     }
+/// }
+///
+/// let mut p = Parser::new(Format::Hermes);
+/// let mut w = Watch::default();
+/// p.feed_into(b"Hi <tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>", &mut w).unwrap();
+/// p.finish_into(&mut w).unwrap();
+/// // "Hi": the space before a call is not text.
+/// assert_eq!((w.text, w.names), (2, vec!["f".to_owned()]));
+/// ```
+pub trait EventSink {
+    /// One event, borrowed for the call.
+    fn event(&mut self, event: EventRef<'_>);
+
+    /// One event the parser already owns (rare events: ends, errors, finishes). The
+    /// default lends it to [`event`](EventSink::event); a sink that keeps owned events
+    /// takes it as it is.
+    fn push(&mut self, event: Event) {
+        self.event(event.as_ref());
+    }
+}
+
+impl EventSink for Vec<Event> {
+    #[inline]
+    fn event(&mut self, event: EventRef<'_>) {
+        Vec::push(self, event.to_owned());
+    }
+
+    #[inline]
+    fn push(&mut self, event: Event) {
+        Vec::push(self, event);
+    }
+}
+
+impl<S: EventSink + ?Sized> EventSink for &mut S {
+    #[inline]
+    fn event(&mut self, event: EventRef<'_>) {
+        (**self).event(event);
+    }
+
+    #[inline]
+    fn push(&mut self, event: Event) {
+        (**self).push(event);
+    }
+}
+
+/// A sink that counts what passes through it to another (the parser's "did this feed
+/// emit anything" bookkeeping).
+pub(crate) struct Counting<'a> {
+    pub(crate) inner: &'a mut dyn EventSink,
+    pub(crate) count: usize,
+}
+
+impl EventSink for Counting<'_> {
+    #[inline]
+    fn event(&mut self, event: EventRef<'_>) {
+        self.count += 1;
+        self.inner.event(event);
+    }
+
+    #[inline]
+    fn push(&mut self, event: Event) {
+        self.count += 1;
+        self.inner.push(event);
+    }
+}
+
 /// What a response said about itself, where its format sends it: the provider's response
 /// id, model name and creation time. Read it with
 /// [`Parser::response_meta`](crate::Parser::response_meta); the OpenAI emitter passes it on

@@ -302,7 +302,9 @@ mod text;
 pub mod tools;
 
 pub use error::{Error, ParseErrorKind};
-pub use event::{ErrorKind, Event, FinishReason, ResponseMeta, Usage, merge_deltas};
+pub use event::{
+    ErrorKind, Event, EventRef, EventSink, FinishReason, ResponseMeta, Usage, merge_deltas,
+};
 pub use format::{Format, Framing, UnknownName};
 pub use limits::Limits;
 pub use parser::Parser;

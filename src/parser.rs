@@ -2,7 +2,7 @@
 
 use crate::calls::Calls;
 use crate::error::{Error, ParseErrorKind};
-use crate::event::{ErrorKind, Event};
+use crate::event::{Counting, ErrorKind, Event, EventSink};
 use crate::format::{Format, Framing};
 use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
 use crate::framing::json_array::{JsonArrayFramer, JsonArrayItem};
@@ -348,7 +348,7 @@ impl Decoder {
     }
 }
 
-fn framing_error(what: &str, limit: usize, prefix: &[u8], len: usize, out: &mut Vec<Event>) {
+fn framing_error(what: &str, limit: usize, prefix: &[u8], len: usize, out: &mut dyn EventSink) {
     out.push(Event::Error {
         kind: ErrorKind::LimitExceeded,
         message: format!(
@@ -771,17 +771,38 @@ impl Parser {
     /// Incomplete input waits silently: nothing is an error until [`finish`](Parser::finish).
     /// Returns `Err` only when called after `finish`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Event>) -> Result<(), Error> {
+        self.feed_into(chunk, out)
+    }
+
+    /// Feeds the next bytes of the response, handing the events they complete to `sink`,
+    /// borrowed: no allocation per event (see [`EventSink`]). The same events as
+    /// [`feed`](Parser::feed), which is this with a `Vec<Event>` sink.
+    pub fn feed_into<S: EventSink>(&mut self, chunk: &[u8], sink: &mut S) -> Result<(), Error> {
         if self.finished {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
         self.seen
             .input(chunk, matches!(self.framing, Framing::Sse | Framing::Auto));
-        let before = out.len();
+        if self.seen.event {
+            self.feed_bytes(chunk, sink);
+        } else {
+            let mut counting = Counting {
+                inner: sink,
+                count: 0,
+            };
+            self.feed_bytes(chunk, &mut counting);
+            self.seen.event = counting.count > 0;
+        }
+        Ok(())
+    }
+
+    /// The body of [`feed_into`](Parser::feed_into): framing detection, then the framer.
+    fn feed_bytes(&mut self, chunk: &[u8], out: &mut dyn EventSink) {
         let mut chunk = chunk;
         if let Framer::Auto(auto) = &mut self.framer {
             let Some((framing, at)) = auto.detect(chunk) else {
-                return Ok(());
+                return;
             };
             let held = std::mem::take(&mut auto.held);
             self.framer = Self::make_framer(framing, &self.limits);
@@ -789,12 +810,10 @@ impl Parser {
             chunk = chunk.get(at..).unwrap_or_default();
         }
         self.feed_framer(chunk, out);
-        self.seen.event |= out.len() > before;
-        Ok(())
     }
 
     /// Runs bytes through the framer (not `Auto`) into the decoder.
-    fn feed_framer(&mut self, chunk: &[u8], out: &mut Vec<Event>) {
+    fn feed_framer(&mut self, chunk: &[u8], out: &mut dyn EventSink) {
         let mut rest = chunk;
         let limit = self.limits.max_line_bytes;
         let decoder = &mut self.decoder;
@@ -835,11 +854,29 @@ impl Parser {
     /// Ends the input: reports what is still open (a call cut off mid-arguments, a
     /// partial line) and emits the final events. The parser cannot be fed afterwards.
     pub fn finish(&mut self, out: &mut Vec<Event>) -> Result<(), Error> {
+        self.finish_into(out)
+    }
+
+    /// Ends the input as [`finish`](Parser::finish) does, handing the final events to
+    /// `sink`, borrowed.
+    pub fn finish_into<S: EventSink>(&mut self, sink: &mut S) -> Result<(), Error> {
         if self.finished {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.finished = true;
-        let before = out.len();
+        let mut counting = Counting {
+            inner: sink,
+            count: 0,
+        };
+        self.finish_bytes(&mut counting);
+        self.seen.event |= counting.count > 0;
+        self.report_unrecognized(counting.inner);
+        Ok(())
+    }
+
+    /// The body of [`finish_into`](Parser::finish_into): what the framer and the decoder
+    /// still hold.
+    fn finish_bytes(&mut self, out: &mut dyn EventSink) {
         if let Framer::Auto(auto) = &mut self.framer {
             // Nothing significant arrived: the default, SSE.
             let held = std::mem::take(&mut auto.held);
@@ -880,9 +917,6 @@ impl Parser {
             Framer::Auto(_) => {}
         }
         decoder.finish(&mut sink);
-        self.seen.event |= out.len() > before;
-        self.report_unrecognized(out);
-        Ok(())
     }
 
     /// At `finish`: an input that made no event at all although it held something (a
@@ -894,7 +928,7 @@ impl Parser {
     /// a stream whose payloads the decoder recognised as its format's (they named the
     /// response's id, model or creation time: [`Parser::response_meta`]) but that carried
     /// nothing, such as a lone role chunk.
-    fn report_unrecognized(&mut self, out: &mut Vec<Event>) {
+    fn report_unrecognized(&mut self, out: &mut dyn EventSink) {
         let seen = &self.seen;
         let framing = self.framing_in_use();
         let text_decoder = matches!(self.decoder, Decoder::Text(_));
@@ -947,24 +981,37 @@ impl Parser {
         data: &[u8],
         out: &mut Vec<Event>,
     ) -> Result<(), Error> {
+        self.feed_message_into(event, data, out)
+    }
+
+    /// [`feed_message`](Parser::feed_message) with the events handed to `sink`, borrowed.
+    pub fn feed_message_into<S: EventSink>(
+        &mut self,
+        event: &str,
+        data: &[u8],
+        sink: &mut S,
+    ) -> Result<(), Error> {
         if self.finished {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += data.len() as u64;
-        let before = out.len();
+        let mut out = Counting {
+            inner: sink,
+            count: 0,
+        };
         if !self.seen.event {
             self.seen.keep(data);
             self.seen.significant = true;
         }
         self.seen.message(data);
         let mut sink = Sink {
-            out,
+            out: &mut out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
             meta: &mut self.meta,
         };
         self.decoder.message(event, data, &mut sink);
-        self.seen.event |= out.len() > before;
+        self.seen.event |= out.count > 0;
         Ok(())
     }
 

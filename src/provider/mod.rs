@@ -4,6 +4,7 @@
 
 use crate::calls::Calls;
 use crate::event::{ErrorKind, Event, ResponseMeta};
+use crate::event::{EventRef, EventSink};
 use crate::text::TextScanner;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -21,7 +22,7 @@ pub(crate) mod openai_responses;
 /// Where a decoder's events go, with the response's call table and the optional text
 /// scanner that visible text is routed through (`--content`).
 pub(crate) struct Sink<'a> {
-    pub(crate) out: &'a mut Vec<Event>,
+    pub(crate) out: &'a mut dyn EventSink,
     pub(crate) calls: &'a mut Calls,
     pub(crate) content: Option<&'a mut TextScanner>,
     /// The response's id, model and creation time, as the decoder finds them.
@@ -37,9 +38,7 @@ impl Sink<'_> {
         }
         match self.content.as_deref_mut() {
             Some(scanner) => scanner.feed(s.as_bytes(), self.calls, self.out),
-            None => self.out.push(Event::Text {
-                delta: s.to_owned(),
-            }),
+            None => self.out.event(EventRef::Text { delta: s }),
         }
     }
 
@@ -54,9 +53,7 @@ impl Sink<'_> {
     /// Reasoning text (empty deltas are dropped).
     pub(crate) fn reasoning(&mut self, s: &str) {
         if !s.is_empty() {
-            self.out.push(Event::Reasoning {
-                delta: s.to_owned(),
-            });
+            self.out.event(EventRef::Reasoning { delta: s });
         }
     }
 

@@ -658,22 +658,22 @@ impl FieldDecoder {
 /// and [`Event::ToolCallFieldEnd`](crate::Event::ToolCallFieldEnd) events.
 pub(crate) struct FieldEvents<'a> {
     pub(crate) index: usize,
-    pub(crate) out: &'a mut Vec<crate::Event>,
+    pub(crate) out: &'a mut dyn crate::EventSink,
 }
 
 impl FieldVisitor for FieldEvents<'_> {
     fn string(&mut self, path: Path<'_>, chunk: &str) {
-        self.out.push(crate::Event::ToolCallField {
+        self.out.event(crate::EventRef::ToolCallField {
             index: self.index,
-            path: path.pointer().to_owned(),
-            delta: chunk.to_owned(),
+            path: path.pointer(),
+            delta: chunk,
         });
     }
 
     fn string_end(&mut self, path: Path<'_>) {
-        self.out.push(crate::Event::ToolCallFieldEnd {
+        self.out.event(crate::EventRef::ToolCallFieldEnd {
             index: self.index,
-            path: path.pointer().to_owned(),
+            path: path.pointer(),
         });
     }
 

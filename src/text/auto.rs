@@ -50,7 +50,7 @@
 //! and so its reasoning rules, is not known yet).
 
 use crate::calls::Calls;
-use crate::event::Event;
+use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::util::{TextOut, is_name_byte, is_ws};
@@ -282,7 +282,7 @@ impl Auto {
         self.inner.is_some()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = &mut self.inner {
             s.feed(bytes, calls, out);
             return;
@@ -294,7 +294,7 @@ impl Auto {
     }
 
     /// Scans bytes while no format is detected; once one is, feeds it the rest.
-    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             if let Some(s) = &mut self.inner {
@@ -364,7 +364,7 @@ impl Auto {
     }
 
     /// A format was detected: the held bytes go to its scanner.
-    fn detect(&mut self, format: Format, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn detect(&mut self, format: Format, calls: &mut Calls, out: &mut dyn EventSink) {
         self.text.flush(out);
         let mut scanner = TextScanner::with_options(format, &self.limits, &self.options)
             .unwrap_or_else(TextScanner::plain);
@@ -374,7 +374,7 @@ impl Auto {
         self.inner = Some(scanner);
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = &mut self.inner {
             s.finish(calls, out);
             return;

@@ -33,6 +33,7 @@
 //!   carrying it. Cut off → `Error` (`Truncated`) unless the arguments had closed.
 
 use crate::calls::{Calls, Slot};
+use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -194,7 +195,7 @@ impl DeepSeek {
             + self.stray.len()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -212,7 +213,7 @@ impl DeepSeek {
         self.st = St::Head;
     }
 
-    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.started = true;
         self.slot = calls.open(out);
         if let Some(slot) = self.slot {
@@ -229,7 +230,7 @@ impl DeepSeek {
         self.args = JsonScanner::with_max_depth(self.max_depth);
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -432,7 +433,7 @@ impl DeepSeek {
     }
 
     /// Text between the arguments and the end marker, besides whitespace and the fence.
-    fn end_stray(&mut self, out: &mut Vec<Event>) {
+    fn end_stray(&mut self, out: &mut dyn EventSink) {
         let (stray, note) = self.stray.take();
         let kept = stray.trim_matches(|c: char| is_ws(c) || c == '`');
         if !kept.is_empty() || !note.is_empty() {
@@ -456,7 +457,7 @@ impl DeepSeek {
         self.matcher.clear();
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }

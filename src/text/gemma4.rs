@@ -21,7 +21,8 @@
 //!   the end of input → `Error` of kind `Truncated` with its bytes.
 
 use crate::calls::{Calls, Slot};
-use crate::event::{ErrorKind, Event};
+use crate::event::ErrorKind;
+use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::gemma::{GemmaArgs, GemmaStatus};
 use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
@@ -106,7 +107,7 @@ impl Gemma4 {
             + self.expect.matched()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -114,7 +115,7 @@ impl Gemma4 {
         self.scratch = scratch;
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while let Some(&b) = s.as_bytes().first() {
             match self.st {
                 St::Text => {
@@ -217,7 +218,7 @@ impl Gemma4 {
     }
 
     /// The `{` after the name: the call starts.
-    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.slot = calls.open(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &self.name, out);
@@ -235,7 +236,7 @@ impl Gemma4 {
         self.slot = None;
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }

@@ -36,6 +36,7 @@
 //!   recipient settled within those bytes has started its call: the error is that call's.
 
 use crate::calls::{Calls, Slot};
+use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -174,7 +175,7 @@ impl Harmony {
             + self.body.len()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -197,7 +198,7 @@ impl Harmony {
     }
 
     /// Emits Start once the recipient is settled.
-    fn try_start(&mut self, at_end: bool, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn try_start(&mut self, at_end: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         if self.started {
             return;
         }
@@ -221,7 +222,7 @@ impl Harmony {
         self.st = St::Body;
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Body => match self.text.run(&mut s, out) {
@@ -378,7 +379,7 @@ impl Harmony {
     }
 
     /// The call message ended with token `m` (or the text ended: `m` is `usize::MAX`).
-    fn end_call(&mut self, m: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn end_call(&mut self, m: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         let tok = TOKENS.get(m).copied().unwrap_or_default();
         match self.st {
             St::After => {
@@ -423,7 +424,7 @@ impl Harmony {
     }
 
     /// A header that cannot be completed: reported with its raw text.
-    fn bad_header(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn bad_header(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut dyn EventSink) {
         report(
             calls,
             self.slot,
@@ -438,7 +439,7 @@ impl Harmony {
         self.body_kind(false);
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }

@@ -33,6 +33,7 @@
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
 use crate::calls::{Calls, Slot, split_at_room};
+use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -216,7 +217,7 @@ impl JsonCall {
         self.pre_args.len() + self.sbuf.len() + self.key.len()
     }
 
-    fn start(&mut self, name: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn start(&mut self, name: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         self.named = true;
         self.slot = calls.open(out);
         if let Some(slot) = self.slot {
@@ -238,7 +239,7 @@ impl JsonCall {
         piece: &str,
         complete: bool,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         if self.named {
             if let Some(slot) = self.slot {
@@ -259,7 +260,7 @@ impl JsonCall {
         &mut self,
         s: &str,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> (usize, Walk) {
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -538,7 +539,7 @@ pub(crate) fn report(
     kind: ErrorKind,
     what: &str,
     raw: &mut Raw,
-    out: &mut Vec<Event>,
+    out: &mut dyn EventSink,
 ) {
     let (text, note) = raw.take();
     let message = format!("{what}{note}");
@@ -597,11 +598,11 @@ impl Hermes {
         self.0.retained()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         self.0.feed(bytes, calls, out);
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.0.finish(calls, out);
     }
 }

@@ -45,7 +45,8 @@
 //!   Cut off by the end of input → `Error` (`Truncated`), unless the arguments had closed.
 
 use crate::calls::{Calls, Slot};
-use crate::event::{ErrorKind, Event};
+use crate::event::ErrorKind;
+use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
@@ -327,7 +328,7 @@ impl CallList {
         s: &mut &str,
         raw: &mut Raw,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> List {
         loop {
             if self.at != (At::Object { in_array: true })
@@ -401,7 +402,7 @@ impl CallList {
         &mut self,
         raw: &Raw,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> Result<(), Option<Slot>> {
         match self.at {
             At::AfterElem => Ok(()),
@@ -518,7 +519,7 @@ impl JsonCalls {
             + self.expect.matched()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -543,7 +544,7 @@ impl JsonCalls {
         self.opener().marker
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -727,7 +728,7 @@ impl JsonCalls {
         slot: Option<Slot>,
         kind: ErrorKind,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
@@ -745,7 +746,7 @@ impl JsonCalls {
         self.list.reset();
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }

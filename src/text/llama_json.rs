@@ -65,7 +65,8 @@
 //! missing.
 
 use crate::calls::{Calls, Slot};
-use crate::event::{ErrorKind, Event};
+use crate::event::ErrorKind;
+use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
 use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
@@ -303,7 +304,7 @@ impl LlamaJson {
     }
 
     /// Sends argument bytes to the started call.
-    fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.slot {
             let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
             calls.args(s, &t, out);
@@ -312,7 +313,7 @@ impl LlamaJson {
 
     /// The object broke at the current byte (not taken): before Start its bytes are
     /// text; after Start the call fails and is skipped.
-    fn object_failed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn object_failed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if !self.started {
             self.release();
             return;
@@ -353,7 +354,7 @@ impl LlamaJson {
     }
 
     /// The name's closing quote arrived: the header is decided.
-    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+    fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         let name_end = self.held.len();
         let name_from = name_end - self.str_len;
         let Some(name) = self
@@ -406,7 +407,7 @@ impl LlamaJson {
     }
 
     /// Starts the code-interpreter call with `code` as its first bytes.
-    fn start_code(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn start_code(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.text.flush(out);
         self.slot = calls.open(out);
         if let Some(s) = self.slot {
@@ -422,7 +423,7 @@ impl LlamaJson {
     }
 
     /// Streams code bytes as JSON string content.
-    fn code(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    fn code(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let Some(s) = self.slot else { return };
         if bytes.is_empty() {
             return;
@@ -434,7 +435,7 @@ impl LlamaJson {
     }
 
     /// The code ended (marker or end of input).
-    fn end_code(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn end_code(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.slot {
             if let Some(t) = self.args_utf8.finish() {
                 calls.args(s, t, out);
@@ -444,12 +445,12 @@ impl LlamaJson {
         }
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }
 
-    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             let Some(&b) = rest.first() else { break };
@@ -668,7 +669,7 @@ impl LlamaJson {
     }
 
     /// The arguments value; returns the bytes used.
-    fn args(&mut self, rest: &[u8], calls: &mut Calls, out: &mut Vec<Event>) -> usize {
+    fn args(&mut self, rest: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> usize {
         // Before Start the value is held: stop at the byte that exceeds the bound, so
         // the outcome does not depend on how the input was cut.
         let input = if self.started {
@@ -715,7 +716,7 @@ impl LlamaJson {
 
     /// One byte of a call object outside the arguments value. Returns whether the byte
     /// was used (otherwise it is re-read in the new state).
-    fn object_byte(&mut self, o: Obj, b: u8, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+    fn object_byte(&mut self, o: Obj, b: u8, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         if !self.started && self.held.len() >= self.max_held {
             self.release();
             return false;
@@ -819,7 +820,7 @@ impl LlamaJson {
         }
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.st {
             St::Text | St::Tag => {}
             St::Special | St::ArrayOpen | St::After | St::Sep => self.release(),

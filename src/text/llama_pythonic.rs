@@ -62,6 +62,7 @@
 //! until complete.
 
 use crate::calls::{Calls, Slot};
+use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::find::{find1, find2};
@@ -204,7 +205,7 @@ impl Broken {
         failure: Failure,
         max: usize,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> bool {
         self.skip = skip;
         self.utf8 = Utf8Holder::new();
@@ -249,7 +250,7 @@ impl Broken {
     }
 
     /// The broken call is over (or the input ended): emits its error.
-    pub(crate) fn end(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn end(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(tail) = self.utf8.finish() {
             match &mut self.target {
                 Target::Drop => {}
@@ -341,7 +342,7 @@ impl PyCall {
         slot: Option<Slot>,
         input: &[u8],
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> PyFeed {
         self.json.clear();
         let status = self.args.feed(input, &mut self.json);
@@ -384,7 +385,7 @@ impl PyCall {
         broken: &mut Broken,
         slot: Option<Slot>,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> bool {
         broken.begin(
             Skip::new(true, 0),
@@ -409,7 +410,7 @@ impl PyCall {
         &mut self,
         slot: Option<Slot>,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         let Some(slot) = slot else { return };
         let mut raw = Raw::new(self.max_raw);
@@ -588,12 +589,12 @@ impl LlamaPythonic {
         }
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }
 
-    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             let Some(&b) = rest.first() else { break };
@@ -783,7 +784,7 @@ impl LlamaPythonic {
 
     /// The `(` after a name arrived: starts the call. `false` when the name is not
     /// allowed (the header is text).
-    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) -> bool {
+    fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         let callee = self.held.get(self.name_from..).unwrap_or_default();
         let Ok(callee_str) = std::str::from_utf8(callee) else {
             return false;
@@ -808,7 +809,7 @@ impl LlamaPythonic {
         true
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.st {
             St::Text => {}
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {

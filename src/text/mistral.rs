@@ -26,7 +26,8 @@
 //! the end of input → `Error` (`Truncated`), unless the call's arguments had closed.
 
 use crate::calls::{Calls, Slot};
-use crate::event::{ErrorKind, Event};
+use crate::event::ErrorKind;
+use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
@@ -141,7 +142,7 @@ impl Mistral {
             + self.id.len()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -149,7 +150,7 @@ impl Mistral {
         self.scratch = scratch;
     }
 
-    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -316,7 +317,7 @@ impl Mistral {
     /// v11: `[ARGS]` arrived; the name (and id) are complete. Without a valid name the
     /// value is still read (so the call ends where its text does) and the whole call
     /// text is reported when it ends.
-    fn start(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let name = self.name.as_str();
         if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
@@ -344,7 +345,7 @@ impl Mistral {
 
     /// v11: the `[ARGS]` value closed: the call ends, or, without a valid name, is
     /// reported with its whole text.
-    fn args_closed(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn args_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.slot {
             Some(slot) => calls.close_with_raw(slot, self.raw.as_str(), out),
             None => report(
@@ -366,7 +367,7 @@ impl Mistral {
         slot: Option<Slot>,
         kind: ErrorKind,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) -> &'a str {
         let n = s.chars().next().map_or(0, char::len_utf8);
         self.raw.push(s.get(..n).unwrap_or_default());
@@ -381,7 +382,7 @@ impl Mistral {
         self.raw.start("");
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }

@@ -42,7 +42,7 @@
 //!   open (then everything before it is reasoning); see [`reasoning`].
 
 use crate::calls::Calls;
-use crate::event::Event;
+use crate::event::{EventRef, EventSink};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::utf8::Utf8Holder;
@@ -248,7 +248,7 @@ impl TextScanner {
     }
 
     /// Scans the next bytes of model output.
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
             TextScanner::Hermes(s) => s.feed(bytes, calls, out),
@@ -265,7 +265,7 @@ impl TextScanner {
     }
 
     /// End of the text: release what is held, report an unfinished call.
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self {
             TextScanner::Plain(p) => p.finish(calls, out),
             TextScanner::Hermes(s) => s.finish(calls, out),
@@ -307,20 +307,16 @@ pub(crate) struct Plain {
 }
 
 impl Plain {
-    fn feed(&mut self, bytes: &[u8], _calls: &mut Calls, out: &mut Vec<Event>) {
+    fn feed(&mut self, bytes: &[u8], _calls: &mut Calls, out: &mut dyn EventSink) {
         let text = self.utf8.push(bytes, &mut self.scratch);
         if !text.is_empty() {
-            out.push(Event::Text {
-                delta: text.into_owned(),
-            });
+            out.event(EventRef::Text { delta: &text });
         }
     }
 
-    fn finish(&mut self, _calls: &mut Calls, out: &mut Vec<Event>) {
+    fn finish(&mut self, _calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.utf8.finish() {
-            out.push(Event::Text {
-                delta: s.to_owned(),
-            });
+            out.event(EventRef::Text { delta: s });
         }
     }
 }

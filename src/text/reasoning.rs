@@ -37,7 +37,7 @@
 //!   whitespace before it (bounded by [`Limits::max_held_bytes`](crate::Limits); a run
 //!   of whitespace longer than that is text, all of it, whatever the chunking).
 
-use crate::event::Event;
+use crate::event::{EventRef, EventSink};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::util::is_ws_char as is_ws;
@@ -196,7 +196,7 @@ impl TextStage {
 
     /// Scans text from `input`, emitting text and reasoning, until a call-start marker
     /// (consumed; its index returned) or the end of `input` (`None`).
-    pub(crate) fn run(&mut self, input: &mut &str, out: &mut Vec<Event>) -> Option<usize> {
+    pub(crate) fn run(&mut self, input: &mut &str, out: &mut dyn EventSink) -> Option<usize> {
         loop {
             let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
                 Some(s) => s,
@@ -259,11 +259,7 @@ impl TextStage {
                     // A reasoning tag: only line breaks around it are dropped.
                     let keep = self.pending.trim_end_matches(is_nl);
                     if !keep.is_empty() {
-                        push(
-                            out,
-                            self.forced || self.reasoning.is_some(),
-                            keep.to_owned(),
-                        );
+                        push(out, self.forced || self.reasoning.is_some(), keep);
                     }
                     self.pending.clear();
                     self.released = false;
@@ -285,7 +281,7 @@ impl TextStage {
         max_held: usize,
         reasoning: bool,
         mut t: &str,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         if *skip_nl {
             t = t.trim_start_matches(is_nl);
@@ -297,34 +293,36 @@ impl TextStage {
         let body = t.trim_end_matches(is_ws);
         let ws = t.get(body.len()..).unwrap_or_default();
         if body.is_empty() && *released {
-            push(out, reasoning, ws.to_owned());
+            push(out, reasoning, ws);
             return;
         }
         if !body.is_empty() {
-            let mut delta = String::with_capacity(pending.len() + body.len());
-            delta.push_str(pending);
-            delta.push_str(body);
-            pending.clear();
+            if pending.is_empty() {
+                push(out, reasoning, body);
+            } else {
+                pending.push_str(body);
+                push(out, reasoning, pending);
+                pending.clear();
+            }
             *released = false;
-            push(out, reasoning, delta);
         }
         pending.push_str(ws);
         if pending.len() > max_held {
-            let delta = std::mem::take(pending);
             *released = true;
-            push(out, reasoning, delta);
+            push(out, reasoning, pending);
+            pending.clear();
         }
     }
 
     /// Gives text back to the stage: a partial closing literal that turned out not to
     /// be one is text again, and is scanned as such.
-    pub(crate) fn give_back(&mut self, mut s: &str, out: &mut Vec<Event>) {
+    pub(crate) fn give_back(&mut self, mut s: &str, out: &mut dyn EventSink) {
         // A proper prefix of a closing literal never holds a complete call marker.
         let _ = self.run(&mut s, out);
     }
 
     /// End of the text: releases what is held.
-    pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, out: &mut dyn EventSink) {
         let reasoning = self.kind();
         let mut delta = std::mem::take(&mut self.pending);
         self.released = false;
@@ -336,23 +334,23 @@ impl TextStage {
         }
         self.skip_nl = false;
         if !delta.is_empty() {
-            push(out, reasoning, delta);
+            push(out, reasoning, &delta);
         }
     }
 }
 
-fn push(out: &mut Vec<Event>, reasoning: bool, delta: String) {
-    out.push(if reasoning {
-        Event::Reasoning { delta }
+fn push(out: &mut dyn EventSink, reasoning: bool, delta: &str) {
+    out.event(if reasoning {
+        EventRef::Reasoning { delta }
     } else {
-        Event::Text { delta }
+        EventRef::Text { delta }
     });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::merge_deltas;
+    use crate::event::{Event, merge_deltas};
 
     fn run(opts: &ReasoningOptions, pieces: &[&str]) -> (Vec<Event>, Vec<usize>) {
         let mut st = TextStage::new(

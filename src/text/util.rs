@@ -2,7 +2,7 @@
 //! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
 //! searches are [`scan::find`](crate::scan::find).)
 
-use crate::event::Event;
+use crate::event::{EventRef, EventSink};
 use crate::scan::utf8::Utf8Holder;
 
 /// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
@@ -91,7 +91,7 @@ impl TextOut {
 
     /// The rest of the feed is text: with nothing pending and complete UTF-8 it becomes
     /// an event at once (the common case of a token of prose).
-    pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+    pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut dyn EventSink) {
         if self.pending.is_empty()
             && !bytes.is_empty()
             && let Ok(s) = std::str::from_utf8(bytes)
@@ -99,9 +99,7 @@ impl TextOut {
             if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
                 self.seen = true;
             }
-            out.push(Event::Text {
-                delta: s.to_owned(),
-            });
+            out.event(EventRef::Text { delta: s });
             return;
         }
         self.emit(bytes);
@@ -109,7 +107,7 @@ impl TextOut {
 
     /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
     /// character at its end.
-    pub(crate) fn commit(&mut self, out: &mut Vec<Event>) {
+    pub(crate) fn commit(&mut self, out: &mut dyn EventSink) {
         match self.pending.last() {
             None => return,
             Some(&b) if b < 0x80 => return self.flush(out),
@@ -132,15 +130,14 @@ impl TextOut {
 
     /// Emits all text now (before a call starts, and at the end): an incomplete UTF-8
     /// character becomes U+FFFD.
-    pub(crate) fn flush(&mut self, out: &mut Vec<Event>) {
+    pub(crate) fn flush(&mut self, out: &mut dyn EventSink) {
         if self.pending.is_empty() {
             return;
         }
-        let delta = match String::from_utf8(std::mem::take(&mut self.pending)) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
-        out.push(Event::Text { delta });
+        out.event(EventRef::Text {
+            delta: &String::from_utf8_lossy(&self.pending),
+        });
+        self.pending.clear();
     }
 }
 

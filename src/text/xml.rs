@@ -53,6 +53,7 @@
 //!   [`reasoning`](super::reasoning).
 
 use crate::calls::{Calls, Slot};
+use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
@@ -289,7 +290,7 @@ impl XmlCalls {
             + self.stray.len()
     }
 
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
@@ -314,7 +315,7 @@ impl XmlCalls {
     /// Hands the converted argument text to the call. It is valid JSON by construction
     /// (escaped strings, values the value scanner accepted), so the call table does not
     /// scan it again; `complete`: it ends with the object's closing `}`.
-    fn args_to(&mut self, complete: bool, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn args_to(&mut self, complete: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         if !self.buf.is_empty() || complete {
             if let Some(slot) = self.slot {
                 calls.args_checked(slot, &self.buf, complete, out);
@@ -323,16 +324,16 @@ impl XmlCalls {
         }
     }
 
-    fn args(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn args(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.args_to(false, calls, out);
     }
 
-    fn run(&mut self, s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         self.steps(s, calls, out);
         self.args(calls, out);
     }
 
-    fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -443,7 +444,7 @@ impl XmlCalls {
         at_call_close: bool,
         kind: ErrorKind,
         calls: &mut Calls,
-        out: &mut Vec<Event>,
+        out: &mut dyn EventSink,
     ) {
         let what = format!("a malformed {} call", self.d.what);
         report(calls, self.slot, kind, &what, &mut self.raw, out);
@@ -458,7 +459,7 @@ impl XmlCalls {
     }
 
     /// A name, key or attribute list grows; ends it at its end character.
-    fn name_step(&mut self, s: &mut &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn name_step(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
         let end = match self.st {
             St::Name => self.d.name_end,
             St::Key => self.d.key_end,
@@ -539,7 +540,7 @@ impl XmlCalls {
     }
 
     /// The function name is complete: the call starts.
-    fn name_done(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn name_done(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let name = self.name.trim_matches(is_ws);
         if name.is_empty() {
             self.st = St::Skip(ErrorKind::MissingName);
@@ -561,7 +562,7 @@ impl XmlCalls {
     }
 
     /// The tags after a key ended by [`End::Tags`] (`</arg_key>`, then `<arg_value>`).
-    fn key_tail(&mut self, open: bool, s: &mut &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn key_tail(&mut self, open: bool, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
         if self.expect.matched() == 0 {
             self.raw.push(skip_ws(s));
             if s.is_empty() {
@@ -602,7 +603,7 @@ impl XmlCalls {
     }
 
     /// A parameter key (and its attributes) is complete: the value begins.
-    fn key_done(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn key_done(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let key = self.name.trim_matches(is_ws);
         self.kind = match self.options.value_kind(&self.func, key) {
             ValueKind::Infer if self.d.string_attr => string_attr(&self.attrs),
@@ -629,7 +630,7 @@ impl XmlCalls {
     }
 
     /// A marker inside a call (after a value, or between parameters).
-    fn body_marker(&mut self, m: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn body_marker(&mut self, m: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         self.raw.push(self.body_set.get(m));
         match m {
             B_END_PARAM => self.st = St::Body,
@@ -665,7 +666,7 @@ impl XmlCalls {
 
     /// After a call's close inside a section: the section's close, or (`multi`) the
     /// next call; anything else ends the section and is text again.
-    fn after(&mut self, s: &mut &str, out: &mut Vec<Event>) {
+    fn after(&mut self, s: &mut &str, out: &mut dyn EventSink) {
         if self.expect.matched() == 0 {
             skip_ws(s);
             if s.is_empty() {
@@ -697,7 +698,7 @@ impl XmlCalls {
     }
 
     /// More text of a value.
-    fn value_text(&mut self, mut t: &str, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn value_text(&mut self, mut t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         if self.lead {
             self.lead = false;
             t = t.strip_prefix('\n').unwrap_or(t);
@@ -760,7 +761,7 @@ impl XmlCalls {
 
     /// A held `V::Py` value grew: a string once it cannot be a Python literal (or
     /// outgrows the argument limit, whitespace and all).
-    fn check_py(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn check_py(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let body = self.held.trim_start_matches(is_ws);
         let word = body.trim_end_matches(is_ws);
         let ok = if self.held.len() > self.max_args {
@@ -777,7 +778,7 @@ impl XmlCalls {
 
     /// A possibly-JSON value grew by `held[base..]`: over the argument limit it is a
     /// string (whatever the pieces it came in), otherwise the new text is scanned.
-    fn scan_held(&mut self, base: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn scan_held(&mut self, base: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         if self.held.len() > self.max_args {
             self.make_string(calls, out);
         } else {
@@ -786,7 +787,7 @@ impl XmlCalls {
     }
 
     /// Scans `held[base..]` as JSON; turns the value into a string once it cannot be JSON.
-    fn scan_json(&mut self, base: usize, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn scan_json(&mut self, base: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         let new = self.held.get(base..).unwrap_or_default();
         let bad = match self.json_end {
             // The value closed earlier: only whitespace may follow.
@@ -809,7 +810,7 @@ impl XmlCalls {
     }
 
     /// The value is a string: open it and stream the held text.
-    fn make_string(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn make_string(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.v = V::Str;
         self.buf.push('"');
         let held = std::mem::take(&mut self.held);
@@ -841,7 +842,7 @@ impl XmlCalls {
     }
 
     /// The value ended (at a marker).
-    fn value_end(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    fn value_end(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.v {
             V::Str => {}
             V::Undecided => {
@@ -890,7 +891,7 @@ impl XmlCalls {
         self.held.clear();
     }
 
-    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(r) = self.utf8.finish() {
             self.run(r, calls, out);
         }
