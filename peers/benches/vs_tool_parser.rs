@@ -39,9 +39,7 @@ use openai_protocol::common::Tool;
 use serde_json::Value;
 use tool_parser::ToolParser;
 use tool_parser::parsers::QwenXmlParser;
-use toolstream::{Event, Format, Parser, Tools};
-#[cfg(feature = "sink")]
-use toolstream::{EventRef, EventSink};
+use toolstream::{Event, EventRef, EventSink, Format, Parser, Tools};
 
 const PROSE: usize = 65_536;
 const LONG_ARG: usize = 65_536;
@@ -380,9 +378,7 @@ fn ours(mut parser: Parser, pieces: &[&str], out: &mut Vec<Event>, seen: &mut Se
     on(out, seen);
 }
 
-#[cfg(feature = "sink")]
 /// Counts what a consumer looks at, borrowing every event (no allocation per event).
-#[cfg(feature = "sink")]
 #[derive(Default)]
 struct Counter {
     text_bytes: usize,
@@ -390,7 +386,6 @@ struct Counter {
     calls: usize,
 }
 
-#[cfg(feature = "sink")]
 impl EventSink for Counter {
     fn event(&mut self, e: EventRef<'_>) {
         match e {
@@ -402,7 +397,6 @@ impl EventSink for Counter {
     }
 }
 
-#[cfg(feature = "sink")]
 fn ours_sink(mut parser: Parser, pieces: &[&str], sink: &mut Counter) {
     for p in pieces {
         parser.feed_into(p.as_bytes(), sink).unwrap();
@@ -476,17 +470,14 @@ fn check(syntax: &Syntax, what: &str, pieces: &[&str], tools: &[Tool], calls: us
         b.arg_values(),
         "{id} {what}: arguments differ"
     );
-    #[cfg(feature = "sink")]
-    {
-        let mut sink = Counter::default();
-        ours_sink(our_parser(syntax.format), pieces, &mut sink);
-        let arg_bytes: usize = a.args.iter().map(String::len).sum();
-        assert_eq!(
-            (sink.text_bytes, sink.arg_bytes, sink.calls),
-            (a.text_bytes, arg_bytes, a.names.len()),
-            "{id} {what}: feed_into saw other events than feed"
-        );
-    }
+    let mut sink = Counter::default();
+    ours_sink(our_parser(syntax.format), pieces, &mut sink);
+    let arg_bytes: usize = a.args.iter().map(String::len).sum();
+    assert_eq!(
+        (sink.text_bytes, sink.arg_bytes, sink.calls),
+        (a.text_bytes, arg_bytes, a.names.len()),
+        "{id} {what}: feed_into saw other events than feed"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -564,7 +555,6 @@ fn bench_syntax(
                 BatchSize::SmallInput,
             )
         });
-        #[cfg(feature = "sink")]
         g.bench_function(OURS_SINK, |b| {
             b.iter_batched(
                 || our_parser(syntax.format),
