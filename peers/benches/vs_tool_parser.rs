@@ -524,6 +524,77 @@ fn args_capped_name(cap: usize) -> &'static str {
     }
 }
 
+// The timed runs, one function each so callgrind can count just them
+// (`--toggle-collect='vs_tool_parser::measure_*'`, see `instructions`).
+
+#[inline(never)]
+fn measure_feed(parser: Parser, pieces: &[&str], out: &mut Vec<Event>) -> Seen {
+    let mut seen = Seen::default();
+    ours(parser, pieces, out, &mut seen);
+    seen
+}
+
+#[inline(never)]
+fn measure_sink(parser: Parser, pieces: &[&str]) -> (usize, usize, usize) {
+    let mut sink = Counter::default();
+    ours_sink(parser, pieces, &mut sink);
+    (sink.text_bytes, sink.arg_bytes, sink.calls)
+}
+
+#[inline(never)]
+fn measure_peer(parser: Box<dyn ToolParser>, pieces: &[&str], tools: &[Tool]) -> Seen {
+    let mut seen = Seen::default();
+    theirs(parser, pieces, tools, &mut seen);
+    seen
+}
+
+/// `PEERS_IR=<workload>/<syntax>/<id>`: no criterion; the agreement check, then that run
+/// `PEERS_IR_RUNS` times (default 10), for an instruction count under callgrind:
+///
+/// ```sh
+/// PEERS_IR=prose_4B/hermes/toolstream valgrind --tool=callgrind \
+///     --toggle-collect='vs_tool_parser::measure_*' --callgrind-out-file=/dev/null \
+///     target/release/deps/vs_tool_parser-<hash>
+/// ```
+///
+/// Ir per input byte = "Collected" ÷ (runs × the bytes printed).
+fn instructions(spec: &str, tools: &[Tool], arg_cap: usize) {
+    let runs: usize = std::env::var("PEERS_IR_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    for syntax in syntaxes() {
+        for w in workloads(&syntax, arg_cap) {
+            let group = format!("{}/{}", w.name, syntax.id);
+            let Some(id) = spec.strip_prefix(&group).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            let pieces = chunks(&w.input, w.chunk, syntax.tokens);
+            if w.peer {
+                check(&syntax, w.name, &pieces, tools, w.calls);
+            }
+            let mut out = Vec::new();
+            for _ in 0..runs {
+                match id {
+                    OURS => drop(black_box(measure_feed(
+                        our_parser(syntax.format),
+                        &pieces,
+                        &mut out,
+                    ))),
+                    OURS_SINK => drop(black_box(measure_sink(our_parser(syntax.format), &pieces))),
+                    THEIRS if w.peer => {
+                        drop(black_box(measure_peer((syntax.peer)(), &pieces, tools)))
+                    }
+                    _ => panic!("PEERS_IR: unknown run {id:?}"),
+                }
+            }
+            println!("{spec}: {runs} runs of {} bytes", w.input.len());
+            return;
+        }
+    }
+    panic!("PEERS_IR: no workload {spec:?}");
+}
+
 fn bench_syntax(
     c: &mut Criterion,
     syntax: &Syntax,
@@ -547,22 +618,14 @@ fn bench_syntax(
         g.bench_function(OURS, |b| {
             b.iter_batched(
                 || our_parser(syntax.format),
-                |p| {
-                    let mut seen = Seen::default();
-                    ours(p, black_box(&pieces), &mut out, &mut seen);
-                    seen
-                },
+                |p| measure_feed(p, black_box(&pieces), &mut out),
                 BatchSize::SmallInput,
             )
         });
         g.bench_function(OURS_SINK, |b| {
             b.iter_batched(
                 || our_parser(syntax.format),
-                |p| {
-                    let mut sink = Counter::default();
-                    ours_sink(p, black_box(&pieces), &mut sink);
-                    (sink.text_bytes, sink.arg_bytes, sink.calls)
-                },
+                |p| measure_sink(p, black_box(&pieces)),
                 BatchSize::SmallInput,
             )
         });
@@ -570,11 +633,7 @@ fn bench_syntax(
             g.bench_function(THEIRS, |b| {
                 b.iter_batched(
                     syntax.peer,
-                    |p| {
-                        let mut seen = Seen::default();
-                        theirs(p, black_box(&pieces), tools, &mut seen);
-                        seen
-                    },
+                    |p| measure_peer(p, black_box(&pieces), tools),
                     BatchSize::SmallInput,
                 )
             });
@@ -601,7 +660,7 @@ fn criterion_dir() -> PathBuf {
 /// Median ns per input byte of `group/id`, if it ran.
 fn ns_per_byte(row: &Row, id: &str) -> Option<f64> {
     let path = criterion_dir()
-        .join(&row.group)
+        .join(row.group.replace('/', "_")) // criterion's directory name
         .join(id)
         .join("new/estimates.json");
     let v: Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
@@ -644,12 +703,16 @@ fn main() {
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1))
         .sample_size(10)
+        .without_plots()
         .configure_from_args();
     let tools: Vec<Tool> = serde_json::from_str(TOOLS).expect("valid tools");
     let arg_cap = std::env::var("PEERS_ARG_CAP")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(ARG_CAP);
+    if let Ok(spec) = std::env::var("PEERS_IR") {
+        return instructions(&spec, &tools, arg_cap);
+    }
     let mut rows = Vec::new();
     for syntax in syntaxes() {
         bench_syntax(&mut c, &syntax, &tools, arg_cap, &mut rows);
