@@ -59,7 +59,8 @@ struct Syntax {
     format: Format,
     /// The syntax's special tokens: a model emits each as one token, so a stream
     /// delivers it whole. The 4-byte chunking never cuts one (`tool-parser` finds no
-    /// call in DeepSeek V3 / V3.1, Kimi-K2 or GLM text whose markers are cut; toolstream does).
+    /// call in DeepSeek V3 / V3.1, Kimi-K2 or GLM text whose markers are cut;
+    /// toolstream does).
     tokens: &'static [&'static str],
     peer: fn() -> Box<dyn ToolParser>,
     /// `write_file(path = "notes.txt", content = <the string>)` in this syntax.
