@@ -286,6 +286,7 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+mod config;
 pub mod emit;
 pub mod error;
 pub mod event;
@@ -301,6 +302,7 @@ pub mod stream;
 mod text;
 pub mod tools;
 
+pub use config::ParserConfig;
 pub use error::{Error, ParseErrorKind};
 pub use event::{
     ErrorKind, Event, EventRef, EventSink, FinishReason, ResponseMeta, Usage, merge_deltas,
