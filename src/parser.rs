@@ -829,13 +829,11 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
-        self.seen.input(
-            chunk,
-            matches!(self.configured_framing(), Framing::Sse | Framing::Auto),
-        );
         if self.seen.event {
             self.feed_bytes(chunk, sink);
         } else {
+            let comments = matches!(self.configured_framing(), Framing::Sse | Framing::Auto);
+            self.seen.input(chunk, comments);
             let mut counting = Counting {
                 inner: sink,
                 count: 0,
