@@ -288,19 +288,21 @@
 mod calls;
 mod config;
 pub mod emit;
-pub mod error;
-pub mod event;
-pub mod format;
+mod error;
+mod event;
+mod format;
+#[doc(hidden)]
 pub mod framing;
-pub mod limits;
+mod limits;
 mod parser;
 pub mod partial;
 mod provider;
+#[doc(hidden)]
 pub mod scan;
 #[cfg(feature = "stream")]
 pub mod stream;
 mod text;
-pub mod tools;
+mod tools;
 
 pub use config::ParserConfig;
 pub use error::{Error, ParseErrorKind};
