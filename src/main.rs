@@ -231,7 +231,9 @@ fn parse(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read {file}: {e}")),
         };
-        let data = buf.get(..n).unwrap_or_default();
+        // invariant: `read` returns at most `buf.len()`.
+        #[allow(clippy::indexing_slicing)]
+        let data = &buf[..n];
         let step = chunk_size.unwrap_or(n.max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;

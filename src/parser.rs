@@ -119,7 +119,10 @@ impl Seen {
                 match memchr::memchr2(b'\n', b'\r', rest) {
                     Some(i) => {
                         self.comment = false;
-                        rest = rest.get(i + 1..).unwrap_or_default();
+                        // invariant: `i` is the index of a byte of `rest`.
+                        #[allow(clippy::indexing_slicing)]
+                        let after = &rest[i + 1..];
+                        rest = after;
                     }
                     None => return,
                 }
@@ -146,8 +149,10 @@ impl Seen {
         if room > 0 && !chunk.is_empty() && self.first.capacity() == 0 {
             self.first.reserve_exact(FIRST_BYTES_MAX);
         }
+        // invariant: the end is at most `chunk.len()`.
+        #[allow(clippy::indexing_slicing)]
         self.first
-            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+            .extend_from_slice(&chunk[..room.min(chunk.len())]);
     }
 
     /// Notes one payload message handed to the decoder.

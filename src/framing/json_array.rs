@@ -107,8 +107,9 @@ impl JsonArrayFramer {
 
     fn push_capped(&mut self, bytes: &[u8]) {
         let room = self.max.saturating_sub(self.buf.len());
-        self.buf
-            .extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+        // invariant: the end is at most `bytes.len()`.
+        #[allow(clippy::indexing_slicing)]
+        self.buf.extend_from_slice(&bytes[..room.min(bytes.len())]);
     }
 
     /// Consumes bytes from the front of `*input` until one item is ready and returns it;
@@ -120,7 +121,8 @@ impl JsonArrayFramer {
         }
         loop {
             let data: &'i [u8] = input;
-            let &b = data.first()?;
+            let (first, after) = data.split_first()?;
+            let b = *first;
             match self.state {
                 State::Open => {
                     // Strip one BOM at the very start (also when split).
@@ -128,14 +130,14 @@ impl JsonArrayFramer {
                         && BOM.get(usize::from(self.bom)) == Some(&b)
                     {
                         self.bom += 1;
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                         continue;
                     }
                     self.bom = 3;
                     if is_ws(b) {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                     } else if b == b'[' {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                         self.state = State::Element { first: true };
                     } else {
                         let (bad, rest) = data.split_at(1);
@@ -145,9 +147,9 @@ impl JsonArrayFramer {
                 }
                 State::Element { first } => {
                     if is_ws(b) {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                     } else if b == b']' && first {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                         self.state = State::Closed;
                     } else {
                         self.scanner.reset();
@@ -196,7 +198,7 @@ impl JsonArrayFramer {
                     }
                 },
                 State::After => {
-                    *input = data.get(1..).unwrap_or_default();
+                    *input = after;
                     if is_ws(b) {
                     } else if b == b',' {
                         self.state = State::Element { first: false };
@@ -205,18 +207,21 @@ impl JsonArrayFramer {
                     } else {
                         return Some(self.fail(
                             "expected `,` or `]` after an array element",
-                            data.get(..1).unwrap_or_default(),
+                            std::slice::from_ref(first),
                         ));
                     }
                 }
                 State::Closed => {
                     let n = data.iter().take_while(|b| is_ws(**b)).count();
-                    *input = data.get(n..).unwrap_or_default();
-                    if n < data.len() {
-                        *input = data.get(n + 1..).unwrap_or_default();
+                    // invariant: `n` counts bytes of `data`.
+                    #[allow(clippy::indexing_slicing)]
+                    let rest = &data[n..];
+                    *input = rest;
+                    if let Some((bad, after)) = rest.split_first() {
+                        *input = after;
                         return Some(self.fail(
                             "bytes after the end of the JSON array",
-                            data.get(n..n + 1).unwrap_or_default(),
+                            std::slice::from_ref(bad),
                         ));
                     }
                 }
