@@ -115,7 +115,8 @@ impl JsonArrayFramer {
         let room = self.max.saturating_sub(self.element.len());
         // invariant: the end is at most `bytes.len()`.
         #[allow(clippy::indexing_slicing)]
-        self.element.extend_from_slice(&bytes[..room.min(bytes.len())]);
+        self.element
+            .extend_from_slice(&bytes[..room.min(bytes.len())]);
     }
 
     /// Consumes bytes from the front of `*input` until one item is ready and returns it;
