@@ -24,7 +24,12 @@ use std::borrow::Cow;
 ///
 /// Sans-IO: give it bytes with [`feed`](Parser::feed) as they arrive, in chunks of any
 /// size, and call [`finish`](Parser::finish) at the end of the input. Events are
-/// appended to a `Vec` you own. One parser per response.
+/// appended to a `Vec` you own ([`feed_into`](Parser::feed_into) hands them, borrowed, to
+/// any [`EventSink`]). One parser per response.
+///
+/// Options are set with the builder methods below, or all at once with a
+/// [`ParserConfig`] ([`Parser::with_config`]); either way the parser's parts are built
+/// once, at the first feed.
 ///
 /// ```
 /// use toolstream::{Event, Format, Parser};
