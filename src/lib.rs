@@ -99,6 +99,8 @@
 //! | you have | use |
 //! |---|---|
 //! | bytes arriving from anywhere (sync or async, your own I/O) | [`Parser::feed`] / [`Parser::finish`] |
+//! | the same, without an owned [`Event`] per event | [`Parser::feed_into`] / [`Parser::finish_into`] with your [`EventSink`] |
+//! | one set of options for many responses | [`ParserConfig`], [`Parser::with_config`] |
 //! | a `futures::Stream` of byte chunks | [`stream::EventStream`], [`stream::ByteStreamExt::tool_events`] |
 //! | a `reqwest::Response` | `stream::from_response` (feature `reqwest`) |
 //! | SSE events framed by `eventsource-stream` | `Parser::feed_eventsource` (feature `eventsource-stream`) |
@@ -118,6 +120,61 @@
 //! ```sh
 //! OPENAI_BASE_URL=http://localhost:11434/v1 MODEL=qwen3:8b cargo run --example openai_compatible --features reqwest
 //! OPENAI_API_KEY=sk-... cargo run --example openai_compatible --features reqwest,reqwest/rustls  # https: add a TLS backend
+//! ```
+//!
+//! ## Options set once
+//!
+//! A [`ParserConfig`] holds every option (framing, [`Limits`], declared tools, call ids,
+//! reasoning tags, ...) with the same setters as the [`Parser`] builder methods; clone it for
+//! each response:
+//!
+//! ```
+//! use toolstream::{Event, Format, Parser, ParserConfig};
+//!
+//! let config = ParserConfig::default().unique_ids().max_calls(8);
+//! let mut ids = Vec::new();
+//! for response in [&b"<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>"[..]; 2] {
+//!     let mut parser = Parser::with_config(Format::Hermes, config.clone());
+//!     let mut events = Vec::new();
+//!     parser.feed(response, &mut events)?;
+//!     parser.finish(&mut events)?;
+//!     ids.extend(events.into_iter().filter_map(|e| match e {
+//!         Event::ToolCallEnd { id, .. } => Some(id),
+//!         _ => None,
+//!     }));
+//! }
+//! assert_ne!(ids[0], ids[1]); // each parser its own call ids
+//! # Ok::<(), toolstream::Error>(())
+//! ```
+//!
+//! ## Borrowed events
+//!
+//! [`Parser::feed_into`] and [`Parser::finish_into`] hand each event to an [`EventSink`] as
+//! an [`EventRef`] borrowing its text from the input or the parser: no allocation per event.
+//! `Vec<Event>` is a sink too ([`Parser::feed`] is `feed_into` with one).
+//!
+//! ```
+//! use toolstream::{EventRef, EventSink, Format, Parser};
+//!
+//! /// Counts argument bytes per call without keeping any event.
+//! #[derive(Default)]
+//! struct ArgBytes(Vec<usize>);
+//! impl EventSink for ArgBytes {
+//!     fn event(&mut self, event: EventRef<'_>) {
+//!         if let EventRef::ToolCallArgs { index, delta } = event {
+//!             self.0.resize(self.0.len().max(index + 1), 0);
+//!             self.0[index] += delta.len();
+//!         }
+//!     }
+//! }
+//! let mut parser = Parser::new(Format::Hermes);
+//! let mut sink = ArgBytes::default();
+//! for chunk in br#"<tool_call>{"name":"f","arguments":{"a":1}}</tool_call>"#.chunks(4) {
+//!     parser.feed_into(chunk, &mut sink)?;
+//! }
+//! parser.finish_into(&mut sink)?;
+//! assert_eq!(sink.0, [7]); // {"a":1}
+//! # Ok::<(), toolstream::Error>(())
 //! ```
 //!
 //! ## Formats
@@ -286,21 +343,25 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+mod config;
 pub mod emit;
-pub mod error;
-pub mod event;
-pub mod format;
+mod error;
+mod event;
+mod format;
+#[doc(hidden)]
 pub mod framing;
-pub mod limits;
+mod limits;
 mod parser;
 pub mod partial;
 mod provider;
+#[doc(hidden)]
 pub mod scan;
 #[cfg(feature = "stream")]
 pub mod stream;
 mod text;
-pub mod tools;
+mod tools;
 
+pub use config::ParserConfig;
 pub use error::{Error, ParseErrorKind};
 pub use event::{
     ErrorKind, Event, EventRef, EventSink, FinishReason, ResponseMeta, Usage, merge_deltas,

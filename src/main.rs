@@ -5,7 +5,7 @@ use clap::{Parser as ClapParser, Subcommand};
 use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
-use toolstream::{Format, Framing, Parser, Tools};
+use toolstream::{Format, Framing, Parser, ParserConfig, Tools};
 
 mod demo;
 mod output;
@@ -138,9 +138,9 @@ fn main() -> ExitCode {
             content,
             port,
             setup,
-        }) => setup
-            .load()
-            .and_then(|setup| serve::run(&file, format, framing, content, port, cli.speed, setup)),
+        }) => setup.load().and_then(|config| {
+            serve::run(&file, format, framing, content, port, cli.speed, config)
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -174,8 +174,9 @@ struct SetupArgs {
 }
 
 impl SetupArgs {
-    /// Reads the tools file (an unreadable or malformed file is an error: exit 2).
-    fn load(self) -> Result<Setup, String> {
+    /// The parser options these arguments set; reads the tools file (an unreadable or
+    /// malformed file is an error: exit 2).
+    fn load(self) -> Result<ParserConfig, String> {
         let tools = match &self.tools {
             None => None,
             Some(path) => {
@@ -184,38 +185,15 @@ impl SetupArgs {
                 Some(Tools::from_json(&text).map_err(|e| format!("--tools {path}: {e}"))?)
             }
         };
-        Ok(Setup {
-            tools,
-            reject_undeclared: !self.allow_undeclared,
-            id_prefix: self.id_prefix,
-            unique_ids: self.unique_ids,
-        })
-    }
-}
-
-/// [`SetupArgs`], loaded.
-pub(crate) struct Setup {
-    tools: Option<Tools>,
-    reject_undeclared: bool,
-    id_prefix: Option<String>,
-    unique_ids: bool,
-}
-
-impl Setup {
-    /// Applies the options to a new parser.
-    pub(crate) fn apply(&self, mut parser: Parser) -> Parser {
-        if let Some(t) = &self.tools {
-            parser = parser
-                .tools(t.clone())
-                .reject_undeclared(self.reject_undeclared);
+        let mut config = ParserConfig::default();
+        if let Some(tools) = tools {
+            config = config
+                .tools(tools)
+                .reject_undeclared(!self.allow_undeclared);
         }
-        if let Some(p) = &self.id_prefix {
-            parser = parser.id_prefix(p.clone());
-        }
-        if self.unique_ids {
-            parser = parser.unique_ids();
-        }
-        parser
+        config.id_prefix = self.id_prefix;
+        config.unique_ids = self.unique_ids;
+        Ok(config)
     }
 }
 
@@ -227,7 +205,7 @@ fn parse(
     chunk_size: Option<usize>,
     fields: bool,
     content: Option<Format>,
-    setup: &Setup,
+    setup: &ParserConfig,
     mut output: output::Output,
 ) -> Result<(), String> {
     let mut input: Box<dyn Read> = if file == "-" {
@@ -235,13 +213,10 @@ fn parse(
     } else {
         Box::new(std::fs::File::open(file).map_err(|e| format!("cannot open {file}: {e}"))?)
     };
-    let mut parser = setup.apply(Parser::new(format).field_events(fields));
-    if let Some(f) = framing {
-        parser = parser.framing(f);
-    }
-    if let Some(f) = content {
-        parser = parser.content_format(f);
-    }
+    let mut config = setup.clone().field_events(fields);
+    config.framing = framing;
+    config.content_format = content;
+    let mut parser = Parser::with_config(format, config);
     if chunk_size == Some(0) {
         return Err("--chunk-size must be at least 1".into());
     }
@@ -256,7 +231,9 @@ fn parse(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read {file}: {e}")),
         };
-        let data = buf.get(..n).unwrap_or_default();
+        // invariant: `read` returns at most `buf.len()`.
+        #[allow(clippy::indexing_slicing)]
+        let data = &buf[..n];
         let step = chunk_size.unwrap_or(n.max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, &mut events).map_err(|e| e.to_string())?;

@@ -1,13 +1,11 @@
 //! The entry point: [`Parser`] = framing + dialect decoder, sans-IO.
 
+use crate::ParserConfig;
 use crate::calls::Calls;
 use crate::error::{Error, ParseErrorKind};
 use crate::event::{Counting, ErrorKind, Event, EventSink};
 use crate::format::{Format, Framing};
-use crate::framing::eventstream::{EventStreamFramer, EventStreamItem};
-use crate::framing::json_array::{JsonArrayFramer, JsonArrayItem};
-use crate::framing::ndjson::{NdjsonFramer, NdjsonItem};
-use crate::framing::sse::{SseFramer, SseItem};
+use crate::framing::{Frame, Framer};
 use crate::limits::Limits;
 use crate::provider::Sink;
 use crate::provider::anthropic::Anthropic;
@@ -18,13 +16,20 @@ use crate::provider::llama_stack::LlamaStack;
 use crate::provider::ollama::Ollama;
 use crate::provider::openai_chat::OpenAiChat;
 use crate::provider::openai_responses::OpenAiResponses;
+use crate::text::reasoning::ReasoningOptions;
 use crate::text::{TextOptions, TextScanner};
+use std::borrow::Cow;
 
 /// Parses one streamed response into [`Event`]s as its bytes arrive.
 ///
 /// Sans-IO: give it bytes with [`feed`](Parser::feed) as they arrive, in chunks of any
 /// size, and call [`finish`](Parser::finish) at the end of the input. Events are
-/// appended to a `Vec` you own. One parser per response.
+/// appended to a `Vec` you own ([`feed_into`](Parser::feed_into) hands them, borrowed, to
+/// any [`EventSink`]). One parser per response.
+///
+/// Options are set with the builder methods below, or all at once with a
+/// [`ParserConfig`] ([`Parser::with_config`]); either way the parser's parts are built
+/// once, at the first feed.
 ///
 /// ```
 /// use toolstream::{Event, Format, Parser};
@@ -49,29 +54,35 @@ use crate::text::{TextOptions, TextScanner};
 #[derive(Debug)]
 pub struct Parser {
     format: Format,
-    framing: Framing,
-    limits: Limits,
-    framer: Framer,
-    decoder: Decoder,
-    /// The response's call table, shared by the decoder and the content scanner.
-    calls: Calls,
-    /// Scanner for visible text of an envelope format (`content_format`).
-    content: Option<TextScanner>,
-    content_format: Option<Format>,
-    /// Emit `ToolCallField` events.
-    field_events: bool,
-    /// Options of the marker-less text scanners.
-    text_options: TextOptions,
-    /// Calls to undeclared tools are errors (with `tools`).
-    reject_undeclared: bool,
-    /// Generated call ids are `{id_prefix}{index}` (the default borrowed: no allocation).
-    id_prefix: std::borrow::Cow<'static, str>,
+    config: ParserConfig,
+    /// Generated call ids are `{id_prefix}{index}`: the configured prefix, one made for
+    /// `unique_ids`, or the default (borrowed: no allocation).
+    id_prefix: Cow<'static, str>,
+    /// Built from `config` by the first feed or finish; the builder methods only change
+    /// `config`.
+    stages: Option<Stages>,
     /// What the input looked like until its first event (for `unrecognized_input`).
     seen: Seen,
     /// The response's id, model and creation time (see [`Parser::response_meta`]).
     meta: crate::event::ResponseMeta,
     fed: u64,
     finished: bool,
+}
+
+/// The parts of a [`Parser`] built from its configuration: bytes flow from the framer
+/// into the decoder, which keeps its calls in `calls`.
+#[derive(Debug)]
+struct Stages {
+    framer: Framer,
+    decoder: Decoder,
+    /// The response's call table, shared by the decoder and the content scanner.
+    calls: Calls,
+    /// Scanner for visible text of an envelope format (`content_format`).
+    content: Option<TextScanner>,
+    /// Text framing with an envelope format: bytes the decoder cannot take, handed out
+    /// in errors of `max_line_bytes` each (the rest at `finish`), the same however they
+    /// were cut.
+    rejected: Vec<u8>,
 }
 
 /// Bytes of the input's start kept for the `unrecognized_input` error.
@@ -113,7 +124,10 @@ impl Seen {
                 match memchr::memchr2(b'\n', b'\r', rest) {
                     Some(i) => {
                         self.comment = false;
-                        rest = rest.get(i + 1..).unwrap_or_default();
+                        // invariant: `i` is the index of a byte of `rest`.
+                        #[allow(clippy::indexing_slicing)]
+                        let after = &rest[i + 1..];
+                        rest = after;
                     }
                     None => return,
                 }
@@ -140,8 +154,10 @@ impl Seen {
         if room > 0 && !chunk.is_empty() && self.first.capacity() == 0 {
             self.first.reserve_exact(FIRST_BYTES_MAX);
         }
+        // invariant: the end is at most `chunk.len()`.
+        #[allow(clippy::indexing_slicing)]
         self.first
-            .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+            .extend_from_slice(&chunk[..room.min(chunk.len())]);
     }
 
     /// Notes one payload message handed to the decoder.
@@ -164,72 +180,6 @@ fn unique_id_prefix() -> String {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(PARSERS.fetch_add(1, Ordering::Relaxed));
     format!("call_{:012x}_", h.finish() >> 16)
-}
-
-#[derive(Debug)]
-enum Framer {
-    Sse(SseFramer),
-    Ndjson(NdjsonFramer),
-    JsonArray(JsonArrayFramer),
-    EventStream(EventStreamFramer),
-    /// Raw bytes straight to the decoder. For an envelope format (no text scanner)
-    /// the bytes cannot be decoded: they are collected here and handed out in errors
-    /// of `max_line_bytes` each (the rest at `finish`), the same however they were cut.
-    Text(Vec<u8>),
-    /// Framing not chosen yet: holds the leading BOM / whitespace until the first
-    /// significant byte picks it.
-    Auto(AutoDetect),
-}
-
-/// The `auto` framing step: waits for the first byte that is neither a BOM nor ASCII
-/// whitespace, then picks the framer (`[` a JSON array, `{` NDJSON, else SSE) and
-/// replays the held bytes into it.
-///
-/// Held bytes are bounded: the BOM, and the whitespace since the last line break (all
-/// three framers treat whole blank lines as nothing), capped at 64 bytes.
-#[derive(Debug, Default)]
-struct AutoDetect {
-    held: Vec<u8>,
-    /// Bytes of the leading BOM seen (0..=3).
-    bom: usize,
-    /// A byte other than the BOM's was seen.
-    past_bom: bool,
-}
-
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-const AUTO_HELD_MAX: usize = 64;
-
-impl AutoDetect {
-    /// Scans `chunk`; returns the framing and the offset of the first significant
-    /// byte once one arrives.
-    fn detect(&mut self, chunk: &[u8]) -> Option<(Framing, usize)> {
-        for (i, &b) in chunk.iter().enumerate() {
-            if !self.past_bom {
-                if BOM.get(self.bom) == Some(&b) {
-                    self.bom += 1;
-                    self.held.push(b);
-                    continue;
-                }
-                self.past_bom = true;
-                if self.bom > 0 && self.bom < BOM.len() {
-                    // A cut-off BOM: its bytes are content.
-                    return Some((Framing::Sse, i));
-                }
-            }
-            match b {
-                b'\n' | b'\r' => self.held.truncate(self.bom),
-                b' ' | b'\t' | b'\x0C' => {
-                    if self.held.len() < self.bom + AUTO_HELD_MAX {
-                        self.held.push(b);
-                    }
-                }
-                b'[' => return Some((Framing::JsonArray, i)),
-                b'{' => return Some((Framing::Ndjson, i)),
-                _ => return Some((Framing::Sse, i)),
-            }
-        }
-        None
-    }
 }
 
 /// The dialect: an envelope decoder, or a text scanner for raw model output.
@@ -360,25 +310,169 @@ fn framing_error(what: &str, limit: usize, prefix: &[u8], len: usize, out: &mut 
     });
 }
 
+impl Stages {
+    /// Builds the framer, decoder, call table and content scanner `config` asks for.
+    fn new(format: Format, config: &ParserConfig, id_prefix: &str) -> Self {
+        let limits = config.limits;
+        let options = TextOptions {
+            reasoning: ReasoningOptions {
+                open: config.reasoning_open,
+                tags: config.reasoning_tags.clone(),
+            },
+            tool_names: config.tool_names.clone(),
+            calls_at_start_only: config.calls_at_start_only,
+            narrow_to_tools: config.reject_undeclared,
+            tools: config.tools.clone(),
+        };
+        let framing = config.framing.unwrap_or(format.default_framing());
+        Stages {
+            framer: Framer::new(framing, limits.max_line_bytes),
+            decoder: Decoder::new(format, &limits, &options),
+            calls: Calls::new(limits)
+                .with_field_events(config.field_events)
+                .with_id_prefix(id_prefix)
+                .with_declared(config.tools.clone().filter(|_| config.reject_undeclared)),
+            content: config
+                .content_format
+                .and_then(|f| TextScanner::with_options(f, &limits, &options)),
+            rejected: Vec::new(),
+        }
+    }
+
+    /// Runs `input` through the framer into the decoder (`at_end`: the input has ended,
+    /// `input` is empty, and the framer hands out what it still holds).
+    /// The `auto` framing, undecided: picks the framer once the first significant byte
+    /// of `*input` has arrived (`at_end`: the default) and runs the bytes held until then
+    /// through it; `*input` is advanced past what was taken.
+    #[inline]
+    fn detect(
+        &mut self,
+        input: &mut &[u8],
+        at_end: bool,
+        limit: usize,
+        seen: &mut Seen,
+        meta: &mut crate::event::ResponseMeta,
+        out: &mut dyn EventSink,
+    ) {
+        if self.framer.framing() == Framing::Auto {
+            self.detect_cold(input, at_end, limit, seen, meta, out);
+        }
+    }
+
+    /// [`detect`](Stages::detect) out of the feed path: at most once per stream.
+    #[cold]
+    #[inline(never)]
+    fn detect_cold(
+        &mut self,
+        input: &mut &[u8],
+        at_end: bool,
+        limit: usize,
+        seen: &mut Seen,
+        meta: &mut crate::event::ResponseMeta,
+        out: &mut dyn EventSink,
+    ) {
+        if let Some(held) = self.framer.detect(input, at_end) {
+            self.run(&held, false, limit, seen, meta, out);
+        }
+    }
+
+    #[inline(always)]
+    fn run(
+        &mut self,
+        input: &[u8],
+        at_end: bool,
+        limit: usize,
+        seen: &mut Seen,
+        meta: &mut crate::event::ResponseMeta,
+        out: &mut dyn EventSink,
+    ) {
+        let mut sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+            meta,
+        };
+        let mut rest = input;
+        while let Some(frame) = self.framer.next(&mut rest, at_end) {
+            match frame {
+                Frame::Message { event, data } => {
+                    seen.message(data);
+                    self.decoder.message(event, data, &mut sink);
+                }
+                Frame::TooLong { unit, prefix, len } => {
+                    framing_error(unit, limit, prefix, len, sink.out)
+                }
+                Frame::Malformed { message, raw } => {
+                    sink.error(ErrorKind::Framing, message.into_owned(), raw)
+                }
+                Frame::Text(bytes) => {
+                    self.decoder
+                        .raw(bytes, &mut self.rejected, limit, false, &mut sink)
+                }
+            }
+        }
+    }
+
+    /// The decoder, and the sink it writes into: events to `out`, calls into the call
+    /// table, visible text through the content scanner.
+    fn decoder<'a>(
+        &'a mut self,
+        meta: &'a mut crate::event::ResponseMeta,
+        out: &'a mut dyn EventSink,
+    ) -> (&'a mut Decoder, Sink<'a>) {
+        let sink = Sink {
+            out,
+            calls: &mut self.calls,
+            content: self.content.as_mut(),
+            meta,
+        };
+        (&mut self.decoder, sink)
+    }
+
+    /// Bytes held: partial framing units, open calls, held-back text.
+    fn retained(&self) -> usize {
+        self.framer.buffered()
+            + self.rejected.len()
+            + self.decoder.retained()
+            + self.calls.retained()
+            + self.content.as_ref().map_or(0, TextScanner::retained)
+    }
+}
+
+/// The call-id prefix `config` asks for: a new unique one, the configured one, or the
+/// default (borrowed).
+fn id_prefix_of(config: &ParserConfig) -> Cow<'static, str> {
+    if config.unique_ids {
+        return Cow::Owned(unique_id_prefix());
+    }
+    match &config.id_prefix {
+        Some(prefix) => Cow::Owned(prefix.clone()),
+        None => Cow::Borrowed(crate::calls::DEFAULT_ID_PREFIX),
+    }
+}
+
 impl Parser {
     /// A parser for `format`, with its default framing and default [`Limits`].
     pub fn new(format: Format) -> Self {
-        let limits = Limits::default();
-        let framing = format.default_framing();
-        let id_prefix = std::borrow::Cow::Borrowed(crate::calls::DEFAULT_ID_PREFIX);
+        Self::with_config(format, ParserConfig::default())
+    }
+
+    /// A parser for `format` with the options of `config` (see [`ParserConfig`]). The
+    /// same as [`Parser::new`] followed by the builder methods of the same names.
+    ///
+    /// ```
+    /// use toolstream::{Format, Framing, Parser, ParserConfig};
+    /// let config = ParserConfig::default().framing(Framing::Ndjson).field_events(true);
+    /// let parser = Parser::with_config(Format::OpenAiChat, config.clone());
+    /// assert_eq!(parser.config(), &config);
+    /// assert_eq!(parser.framing_in_use(), Framing::Ndjson);
+    /// ```
+    pub fn with_config(format: Format, config: ParserConfig) -> Self {
         Parser {
             format,
-            framing,
-            limits,
-            framer: Self::make_framer(framing, &limits),
-            decoder: Decoder::new(format, &limits, &TextOptions::default()),
-            calls: Calls::new(limits).with_id_prefix(&id_prefix),
-            content: None,
-            content_format: None,
-            field_events: false,
-            text_options: TextOptions::default(),
-            reject_undeclared: true,
-            id_prefix,
+            id_prefix: id_prefix_of(&config),
+            config,
+            stages: None,
             seen: Seen::default(),
             meta: crate::event::ResponseMeta::default(),
             fed: 0,
@@ -386,37 +480,16 @@ impl Parser {
         }
     }
 
-    fn make_framer(framing: Framing, limits: &Limits) -> Framer {
-        match framing {
-            Framing::Sse => Framer::Sse(SseFramer::with_max_line(limits.max_line_bytes)),
-            Framing::Ndjson => Framer::Ndjson(NdjsonFramer::with_max_line(limits.max_line_bytes)),
-            Framing::JsonArray => {
-                Framer::JsonArray(JsonArrayFramer::with_max_element(limits.max_line_bytes))
-            }
-            Framing::EventStream => {
-                Framer::EventStream(EventStreamFramer::with_max_message(limits.max_line_bytes))
-            }
-            Framing::Text => Framer::Text(Vec::new()),
-            Framing::Auto => Framer::Auto(AutoDetect::default()),
-        }
+    /// The options in force.
+    pub fn config(&self) -> &ParserConfig {
+        &self.config
     }
 
-    fn rebuild(mut self) -> Self {
-        self.framer = Self::make_framer(self.framing, &self.limits);
-        self.text_options.narrow_to_tools = self.reject_undeclared;
-        self.decoder = Decoder::new(self.format, &self.limits, &self.text_options);
-        self.calls = Calls::new(self.limits)
-            .with_field_events(self.field_events)
-            .with_id_prefix(&self.id_prefix)
-            .with_declared(
-                self.text_options
-                    .tools
-                    .clone()
-                    .filter(|_| self.reject_undeclared),
-            );
-        self.content = self
-            .content_format
-            .and_then(|f| TextScanner::with_options(f, &self.limits, &self.text_options));
+    /// A builder method: changes the configuration; the parser's parts are built from
+    /// it by the next feed.
+    fn configure(mut self, change: impl FnOnce(ParserConfig) -> ParserConfig) -> Self {
+        self.config = change(self.config);
+        self.stages = None;
         self
     }
 
@@ -438,9 +511,8 @@ impl Parser {
     /// assert_eq!(ev[1], Event::Text { delta: "Done.".into() });
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn reasoning_open(mut self, open: bool) -> Self {
-        self.text_options.reasoning.open = open;
-        self.rebuild()
+    pub fn reasoning_open(self, open: bool) -> Self {
+        self.configure(|c| c.reasoning_open(open))
     }
 
     /// Text formats (and the `content_format` scanner): the reasoning tag pairs, replacing
@@ -457,13 +529,8 @@ impl Parser {
     /// assert_eq!(ev[0], Event::Reasoning { delta: "hm".into() });
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn reasoning_tags(mut self, tags: &[(&str, &str)]) -> Self {
-        self.text_options.reasoning.tags = Some(
-            tags.iter()
-                .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
-                .collect(),
-        );
-        self.rebuild()
+    pub fn reasoning_tags(self, tags: &[(&str, &str)]) -> Self {
+        self.configure(|c| c.reasoning_tags(tags))
     }
 
     /// Marker-less text syntaxes (`llama-pythonic`, `llama-json`, and `auto` when it
@@ -482,9 +549,8 @@ impl Parser {
     /// assert!(matches!(&events[1], Event::ToolCallStart { name, .. } if name == "get_weather"));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn tool_names(mut self, names: impl IntoIterator<Item = String>) -> Self {
-        self.text_options.tool_names = Some(names.into_iter().collect());
-        self.rebuild()
+    pub fn tool_names(self, names: impl IntoIterator<Item = String>) -> Self {
+        self.configure(|c| c.tool_names(names))
     }
 
     /// The request's declared tools ([`Tools`](crate::Tools), read from its `tools`
@@ -539,9 +605,8 @@ impl Parser {
     /// assert_eq!(inferred, serde_json::json!({"zip": 12345, "n": 12345, "ok": "True"}));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn tools(mut self, tools: crate::Tools) -> Self {
-        self.text_options.tools = Some(std::sync::Arc::new(tools));
-        self.rebuild()
+    pub fn tools(self, tools: crate::Tools) -> Self {
+        self.configure(|c| c.tools(tools))
     }
 
     /// With [`tools`](Parser::tools): whether a call to an undeclared name is an
@@ -560,9 +625,8 @@ impl Parser {
     /// assert!(matches!(&ev[0], Event::ToolCallStart { name, .. } if name == "g"));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn reject_undeclared(mut self, reject: bool) -> Self {
-        self.reject_undeclared = reject;
-        self.rebuild()
+    pub fn reject_undeclared(self, reject: bool) -> Self {
+        self.configure(|c| c.reject_undeclared(reject))
     }
 
     /// Generated call ids (for calls whose provider sent none: raw-text formats, Gemini,
@@ -586,9 +650,10 @@ impl Parser {
     /// assert!(matches!(&ev[0], Event::ToolCallStart { id, .. } if id == "call_0"));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn id_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.id_prefix = std::borrow::Cow::Owned(prefix.into());
-        self.rebuild()
+    pub fn id_prefix(self, prefix: impl Into<String>) -> Self {
+        let mut parser = self.configure(|c| c.id_prefix(prefix));
+        parser.id_prefix = id_prefix_of(&parser.config);
+        parser
     }
 
     /// A generated call-id prefix unique to this parser: `call_`, 12 lowercase hex digits,
@@ -604,7 +669,9 @@ impl Parser {
     /// assert!(a.id_prefix_in_use().starts_with("call_"));
     /// ```
     pub fn unique_ids(self) -> Self {
-        self.id_prefix(unique_id_prefix())
+        let mut parser = self.configure(ParserConfig::unique_ids);
+        parser.id_prefix = id_prefix_of(&parser.config);
+        parser
     }
 
     /// The prefix of the call ids this parser generates (see [`id_prefix`](Parser::id_prefix)).
@@ -618,18 +685,16 @@ impl Parser {
     /// pythonic list, `;`-separated or arrayed JSON calls) and calls after further
     /// whitespace are still calls. Explicit markers (`<|python_tag|>`) are not
     /// restricted. Default `false`: a call may start anywhere.
-    pub fn calls_at_start_only(mut self, yes: bool) -> Self {
-        self.text_options.calls_at_start_only = yes;
-        self.rebuild()
+    pub fn calls_at_start_only(self, yes: bool) -> Self {
+        self.configure(|c| c.calls_at_start_only(yes))
     }
 
     /// Routes the visible text of an envelope format through the scanner of a text
     /// format, for servers that leak unparsed calls into `content` (e.g. `hermes` for a
     /// `<tool_call>` written into an OpenAI stream). Ignored when `text_format` is not a
     /// text format, or when the parser's own format is one.
-    pub fn content_format(mut self, text_format: Format) -> Self {
-        self.content_format = Some(text_format);
-        self.rebuild()
+    pub fn content_format(self, text_format: Format) -> Self {
+        self.configure(|c| c.content_format(text_format))
     }
 
     /// Adds [`Event::ToolCallField`] / [`Event::ToolCallFieldEnd`] events: the decoded
@@ -652,57 +717,49 @@ impl Parser {
     /// }));
     /// # Ok::<(), toolstream::Error>(())
     /// ```
-    pub fn field_events(mut self, on: bool) -> Self {
-        self.field_events = on;
-        self.rebuild()
+    pub fn field_events(self, on: bool) -> Self {
+        self.configure(|c| c.field_events(on))
     }
 
     /// Overrides the format's default framing (e.g. NDJSON for recorded payloads).
-    pub fn framing(mut self, framing: Framing) -> Self {
-        self.framing = framing;
-        self.rebuild()
+    pub fn framing(self, framing: Framing) -> Self {
+        self.configure(|c| c.framing(framing))
     }
 
     /// Replaces all limits at once.
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self.rebuild()
+    pub fn with_limits(self, limits: Limits) -> Self {
+        self.configure(|c| c.limits(limits))
     }
 
     /// Maximum bytes of one call's arguments (default 16 MiB).
-    pub fn max_argument_bytes(mut self, n: usize) -> Self {
-        self.limits.max_argument_bytes = n;
-        self.rebuild()
+    pub fn max_argument_bytes(self, n: usize) -> Self {
+        self.configure(|c| c.max_argument_bytes(n))
     }
 
     /// Maximum tool calls in one response (default 1024).
-    pub fn max_calls(mut self, n: usize) -> Self {
-        self.limits.max_calls = n;
-        self.rebuild()
+    pub fn max_calls(self, n: usize) -> Self {
+        self.configure(|c| c.max_calls(n))
     }
 
     /// Maximum bytes of text held back while it might start a call (default 64 KiB).
-    pub fn max_held_bytes(mut self, n: usize) -> Self {
-        self.limits.max_held_bytes = n;
-        self.rebuild()
+    pub fn max_held_bytes(self, n: usize) -> Self {
+        self.configure(|c| c.max_held_bytes(n))
     }
 
     /// Maximum bytes of one SSE line (and of one SSE event's joined data), NDJSON line,
     /// JSON-array element or event-stream message (default 16 MiB).
-    pub fn max_line_bytes(mut self, n: usize) -> Self {
-        self.limits.max_line_bytes = n;
-        self.rebuild()
+    pub fn max_line_bytes(self, n: usize) -> Self {
+        self.configure(|c| c.max_line_bytes(n))
     }
 
     /// Maximum nesting depth of JSON arguments (default 128).
-    pub fn max_depth(mut self, n: usize) -> Self {
-        self.limits.max_depth = n;
-        self.rebuild()
+    pub fn max_depth(self, n: usize) -> Self {
+        self.configure(|c| c.max_depth(n))
     }
 
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.config.limits
     }
 
     /// The format being parsed.
@@ -713,14 +770,25 @@ impl Parser {
     /// The framing in use: for [`Framing::Auto`], the one detected from the first
     /// bytes (`Auto` until a significant byte has arrived).
     pub fn framing_in_use(&self) -> Framing {
-        match &self.framer {
-            Framer::Sse(_) => Framing::Sse,
-            Framer::Ndjson(_) => Framing::Ndjson,
-            Framer::JsonArray(_) => Framing::JsonArray,
-            Framer::EventStream(_) => Framing::EventStream,
-            Framer::Text(_) => Framing::Text,
-            Framer::Auto(_) => Framing::Auto,
+        match &self.stages {
+            Some(stages) => stages.framer.framing(),
+            None => self.configured_framing(),
         }
+    }
+
+    /// The configured framing (the format's own unless overridden).
+    fn configured_framing(&self) -> Framing {
+        self.config.framing.unwrap_or(self.format.default_framing())
+    }
+
+    /// The parts built from the configuration (built now: at the first feed, or after a
+    /// builder method), with the state the feed paths update beside them.
+    #[inline]
+    fn parts(&mut self) -> (&mut Stages, &mut Seen, &mut crate::event::ResponseMeta) {
+        let stages = self
+            .stages
+            .get_or_insert_with(|| Stages::new(self.format, &self.config, &self.id_prefix));
+        (stages, &mut self.seen, &mut self.meta)
     }
 
     /// What the response said about itself so far: the provider's response id, model and
@@ -752,18 +820,7 @@ impl Parser {
 
     /// Bytes the parser currently retains (partial lines, open calls' arguments).
     pub fn retained_bytes(&self) -> usize {
-        let framer = match &self.framer {
-            Framer::Sse(f) => f.buffered(),
-            Framer::Ndjson(f) => f.buffered(),
-            Framer::JsonArray(f) => f.buffered(),
-            Framer::EventStream(f) => f.buffered(),
-            Framer::Text(rejected) => rejected.len(),
-            Framer::Auto(a) => a.held.len(),
-        };
-        framer
-            + self.decoder.retained()
-            + self.calls.retained()
-            + self.content.as_ref().map_or(0, TextScanner::retained)
+        self.stages.as_ref().map_or(0, Stages::retained)
     }
 
     /// Feeds the next bytes of the response, appending the events they complete.
@@ -782,11 +839,11 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
-        self.seen
-            .input(chunk, matches!(self.framing, Framing::Sse | Framing::Auto));
         if self.seen.event {
             self.feed_bytes(chunk, sink);
         } else {
+            let comments = matches!(self.configured_framing(), Framing::Sse | Framing::Auto);
+            self.seen.input(chunk, comments);
             let mut counting = Counting {
                 inner: sink,
                 count: 0,
@@ -799,56 +856,11 @@ impl Parser {
 
     /// The body of [`feed_into`](Parser::feed_into): framing detection, then the framer.
     fn feed_bytes(&mut self, chunk: &[u8], out: &mut dyn EventSink) {
-        let mut chunk = chunk;
-        if let Framer::Auto(auto) = &mut self.framer {
-            let Some((framing, at)) = auto.detect(chunk) else {
-                return;
-            };
-            let held = std::mem::take(&mut auto.held);
-            self.framer = Self::make_framer(framing, &self.limits);
-            self.feed_framer(&held, out);
-            chunk = chunk.get(at..).unwrap_or_default();
-        }
-        self.feed_framer(chunk, out);
-    }
-
-    /// Runs bytes through the framer (not `Auto`) into the decoder.
-    fn feed_framer(&mut self, chunk: &[u8], out: &mut dyn EventSink) {
+        let limit = self.config.limits.max_line_bytes;
+        let (stages, seen, meta) = self.parts();
         let mut rest = chunk;
-        let limit = self.limits.max_line_bytes;
-        let decoder = &mut self.decoder;
-        let seen = &mut self.seen;
-        let mut sink = Sink {
-            out,
-            calls: &mut self.calls,
-            content: self.content.as_mut(),
-            meta: &mut self.meta,
-        };
-        match &mut self.framer {
-            Framer::Sse(f) => {
-                while let Some(item) = f.feed(&mut rest) {
-                    sse_item(item, decoder, limit, seen, &mut sink);
-                }
-            }
-            Framer::Ndjson(f) => {
-                while let Some(item) = f.feed(&mut rest) {
-                    ndjson_item(item, decoder, limit, seen, &mut sink);
-                }
-            }
-            Framer::JsonArray(f) => {
-                while let Some(item) = f.feed(&mut rest) {
-                    array_item(item, decoder, seen, &mut sink);
-                }
-            }
-            Framer::EventStream(f) => {
-                while let Some(item) = f.feed(&mut rest) {
-                    eventstream_item(item, decoder, seen, &mut sink);
-                }
-            }
-            Framer::Text(rejected) => decoder.raw(rest, rejected, limit, false, &mut sink),
-            // Replaced before this is called.
-            Framer::Auto(_) => {}
-        }
+        stages.detect(&mut rest, false, limit, seen, meta, out);
+        stages.run(rest, false, limit, seen, meta, out);
     }
 
     /// Ends the input: reports what is still open (a call cut off mid-arguments, a
@@ -877,45 +889,14 @@ impl Parser {
     /// The body of [`finish_into`](Parser::finish_into): what the framer and the decoder
     /// still hold.
     fn finish_bytes(&mut self, out: &mut dyn EventSink) {
-        if let Framer::Auto(auto) = &mut self.framer {
-            // Nothing significant arrived: the default, SSE.
-            let held = std::mem::take(&mut auto.held);
-            self.framer = Self::make_framer(Framing::Sse, &self.limits);
-            self.feed_framer(&held, out);
-        }
-        let limit = self.limits.max_line_bytes;
-        let decoder = &mut self.decoder;
-        let seen = &mut self.seen;
-        let mut sink = Sink {
-            out,
-            calls: &mut self.calls,
-            content: self.content.as_mut(),
-            meta: &mut self.meta,
-        };
-        match &mut self.framer {
-            Framer::Sse(f) => {
-                while let Some(item) = f.finish() {
-                    sse_item(item, decoder, limit, seen, &mut sink);
-                }
-            }
-            Framer::Ndjson(f) => {
-                while let Some(item) = f.finish() {
-                    ndjson_item(item, decoder, limit, seen, &mut sink);
-                }
-            }
-            Framer::JsonArray(f) => {
-                while let Some(item) = f.finish() {
-                    array_item(item, decoder, seen, &mut sink);
-                }
-            }
-            Framer::EventStream(f) => {
-                while let Some(item) = f.finish() {
-                    eventstream_item(item, decoder, seen, &mut sink);
-                }
-            }
-            Framer::Text(rejected) => decoder.raw(&[], rejected, limit, true, &mut sink),
-            Framer::Auto(_) => {}
-        }
+        let limit = self.config.limits.max_line_bytes;
+        let (stages, seen, meta) = self.parts();
+        stages.detect(&mut &[][..], true, limit, seen, meta, out);
+        stages.run(&[], true, limit, seen, meta, out);
+        let mut rejected = std::mem::take(&mut stages.rejected);
+        let (decoder, mut sink) = stages.decoder(meta, out);
+        // Text framing with an envelope format: the rest of the bytes it could not take.
+        decoder.raw(&[], &mut rejected, limit, true, &mut sink);
         decoder.finish(&mut sink);
     }
 
@@ -931,7 +912,8 @@ impl Parser {
     fn report_unrecognized(&mut self, out: &mut dyn EventSink) {
         let seen = &self.seen;
         let framing = self.framing_in_use();
-        let text_decoder = matches!(self.decoder, Decoder::Text(_));
+        let text_decoder =
+            (self.stages.as_ref()).is_some_and(|stages| matches!(stages.decoder, Decoder::Text(_)));
         let recognised =
             self.meta.id.is_some() || self.meta.model.is_some() || self.meta.created.is_some();
         if seen.event
@@ -1003,14 +985,10 @@ impl Parser {
             self.seen.keep(data);
             self.seen.significant = true;
         }
-        self.seen.message(data);
-        let mut sink = Sink {
-            out: &mut out,
-            calls: &mut self.calls,
-            content: self.content.as_mut(),
-            meta: &mut self.meta,
-        };
-        self.decoder.message(event, data, &mut sink);
+        let (stages, seen, meta) = self.parts();
+        seen.message(data);
+        let (decoder, mut sink) = stages.decoder(meta, &mut out);
+        decoder.message(event, data, &mut sink);
         self.seen.event |= out.count > 0;
         Ok(())
     }
@@ -1030,94 +1008,5 @@ impl Parser {
             event.event.as_str()
         };
         self.feed_message(name, event.data.as_bytes(), out)
-    }
-}
-
-fn sse_item(
-    item: SseItem<'_>,
-    decoder: &mut Decoder,
-    limit: usize,
-    seen: &mut Seen,
-    sink: &mut Sink<'_>,
-) {
-    match item {
-        SseItem::Event { event, data } => {
-            seen.message(data);
-            decoder.message(event, data, sink)
-        }
-        SseItem::LineTooLong { prefix, len } => {
-            framing_error("SSE line", limit, prefix, len, sink.out)
-        }
-        SseItem::DataTooLong { prefix, len } => {
-            framing_error("SSE event data", limit, prefix, len, sink.out)
-        }
-    }
-}
-
-fn ndjson_item(
-    item: NdjsonItem<'_>,
-    decoder: &mut Decoder,
-    limit: usize,
-    seen: &mut Seen,
-    sink: &mut Sink<'_>,
-) {
-    match item {
-        NdjsonItem::Line(line) => {
-            seen.message(line);
-            decoder.message("", line, sink)
-        }
-        NdjsonItem::LineTooLong { prefix, len } => {
-            framing_error("NDJSON line", limit, prefix, len, sink.out)
-        }
-    }
-}
-
-fn array_item(
-    item: JsonArrayItem<'_>,
-    decoder: &mut Decoder,
-    seen: &mut Seen,
-    sink: &mut Sink<'_>,
-) {
-    match item {
-        JsonArrayItem::Element(e) => {
-            seen.message(e);
-            decoder.message("", e, sink)
-        }
-        JsonArrayItem::Error { message, raw } => {
-            sink.error(ErrorKind::Framing, message.to_owned(), raw)
-        }
-    }
-}
-
-/// Event-stream messages reach the decoder as `(event, payload)`: the `:event-type`
-/// for events, `exception:<type>` / `error:<code>` for the other message types.
-fn eventstream_item(
-    item: EventStreamItem<'_>,
-    decoder: &mut Decoder,
-    seen: &mut Seen,
-    sink: &mut Sink<'_>,
-) {
-    match item {
-        EventStreamItem::Message {
-            event_type,
-            message_type,
-            exception_type,
-            error_code,
-            payload,
-        } => {
-            seen.message(payload);
-            match message_type {
-                "exception" => {
-                    decoder.message(&format!("exception:{exception_type}"), payload, sink)
-                }
-                "error" => decoder.message(&format!("error:{error_code}"), payload, sink),
-                _ => decoder.message(event_type, payload, sink),
-            }
-        }
-        EventStreamItem::Error { kind, message, raw } => sink.error(
-            ErrorKind::Framing,
-            format!("event stream {kind:?}: {message}"),
-            raw,
-        ),
     }
 }

@@ -31,7 +31,7 @@ struct Replay {
     framing: Option<Framing>,
     content: Option<Format>,
     speed: f64,
-    setup: crate::Setup,
+    config: toolstream::ParserConfig,
 }
 
 pub(crate) fn run(
@@ -41,7 +41,7 @@ pub(crate) fn run(
     content: Option<Format>,
     port: u16,
     speed: f64,
-    setup: crate::Setup,
+    config: toolstream::ParserConfig,
 ) -> Result<(), String> {
     let bytes = std::fs::read(file).map_err(|e| format!("cannot read {file}: {e}"))?;
     let listener = TcpListener::bind(("127.0.0.1", port))
@@ -60,7 +60,7 @@ pub(crate) fn run(
         framing,
         content,
         speed,
-        setup,
+        config,
     });
     {
         let mut out = std::io::stdout().lock();
@@ -137,16 +137,10 @@ fn events(conn: &mut TcpStream, replay: &Replay) -> std::io::Result<()> {
     write!(conn, "event: meta\ndata: {meta}\n\n")?;
     conn.flush()?;
     // Field events: the page shows each argument's decoded value as it streams.
-    let mut parser = replay
-        .setup
-        .apply(Parser::new(replay.format))
-        .field_events(true);
-    if let Some(f) = replay.framing {
-        parser = parser.framing(f);
-    }
-    if let Some(f) = replay.content {
-        parser = parser.content_format(f);
-    }
+    let mut config = replay.config.clone().field_events(true);
+    config.framing = replay.framing;
+    config.content_format = replay.content;
+    let mut parser = Parser::with_config(replay.format, config);
     let mut events = Vec::new();
     let mut buf = String::new();
     let send = |events: &mut Vec<toolstream::Event>,

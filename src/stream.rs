@@ -162,9 +162,10 @@ where
                             .limits()
                             .max_line_bytes
                             .saturating_sub(this.http_body.len());
-                        this.http_body.extend_from_slice(
-                            bytes.get(..room.min(bytes.len())).unwrap_or_default(),
-                        );
+                        // invariant: the end is at most `bytes.len()`.
+                        #[allow(clippy::indexing_slicing)]
+                        this.http_body
+                            .extend_from_slice(&bytes[..room.min(bytes.len())]);
                         continue;
                     }
                     if this.parser.feed(bytes, &mut this.scratch).is_err() {

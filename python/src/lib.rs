@@ -10,7 +10,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
 use serde::Serialize;
-use toolstream::{Event, Format, Framing, Limits, Tools};
+use toolstream::{Event, Format, Framing, ParserConfig, Tools};
 
 mod to_py;
 
@@ -90,7 +90,8 @@ impl PyParser {
         unique_ids: bool,
     ) -> PyResult<Self> {
         let format: Format = format.parse().map_err(bad)?;
-        let mut limits = Limits::default();
+        let mut config = ParserConfig::default();
+        let limits = &mut config.limits;
         let pairs = [
             (
                 "max_argument_bytes",
@@ -107,39 +108,30 @@ impl PyParser {
                 *slot = v;
             }
         }
-        let mut inner = toolstream::Parser::new(format)
-            .with_limits(limits)
-            .reasoning_open(reasoning_open)
-            .field_events(field_events)
-            .calls_at_start_only(calls_at_start_only);
-        if let Some(f) = framing {
-            inner = inner.framing(f.parse::<Framing>().map_err(bad)?);
-        }
-        if let Some(f) = content_format {
-            inner = inner.content_format(f.parse::<Format>().map_err(bad)?);
-        }
+        config.framing = framing
+            .map(str::parse::<Framing>)
+            .transpose()
+            .map_err(bad)?;
+        config.content_format = content_format
+            .map(str::parse::<Format>)
+            .transpose()
+            .map_err(bad)?;
         if let Some(t) = tools.filter(|t| !t.is_none()) {
-            inner = inner
+            config = config
                 .tools(tools_arg(py, &t)?)
                 .reject_undeclared(reject_undeclared);
         }
         if id_prefix.is_some() && unique_ids {
             return Err(bad("id_prefix and unique_ids=True exclude each other"));
         }
-        if let Some(p) = id_prefix {
-            inner = inner.id_prefix(p);
-        }
-        if unique_ids {
-            inner = inner.unique_ids();
-        }
-        if let Some(names) = tool_names {
-            inner = inner.tool_names(names);
-        }
-        if let Some(tags) = reasoning_tags {
-            let tags: Vec<(&str, &str)> =
-                tags.iter().map(|(o, c)| (o.as_str(), c.as_str())).collect();
-            inner = inner.reasoning_tags(&tags);
-        }
+        config.reasoning_open = reasoning_open;
+        config.reasoning_tags = reasoning_tags;
+        config.field_events = field_events;
+        config.tool_names = tool_names;
+        config.calls_at_start_only = calls_at_start_only;
+        config.id_prefix = id_prefix;
+        config.unique_ids = unique_ids;
+        let inner = toolstream::Parser::with_config(format, config);
         Ok(PyParser {
             inner,
             events: Vec::new(),

@@ -230,7 +230,10 @@ impl EventStreamFramer {
         }
         if self.skip > 0 {
             let n = self.skip.min(input.len());
-            *input = input.get(n..).unwrap_or_default();
+            // invariant: `n` is at most `input.len()`.
+            #[allow(clippy::indexing_slicing)]
+            let rest = &input[n..];
+            *input = rest;
             self.skip -= n;
             if self.skip > 0 {
                 return None;

@@ -38,15 +38,15 @@ pub enum JsonArrayItem<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Before `[` (a leading BOM and whitespace are skipped).
-    Open,
+    BeforeArray,
     /// After `[` or `,`: an element (or `]` right after `[`).
-    Element { first: bool },
+    BeforeElement { first: bool },
     /// Inside an element.
     InElement,
     /// After an element: `,` or `]`.
-    After,
+    AfterElement,
     /// After `]`: only whitespace.
-    Closed,
+    AfterArray,
     /// Broken: every further byte is collected into one error at `finish`.
     Failed,
 }
@@ -55,10 +55,16 @@ enum State {
 #[derive(Debug)]
 pub struct JsonArrayFramer {
     state: State,
+    /// Finds where the current element ends.
     scanner: JsonScanner,
-    buf: Vec<u8>,
+    /// The current element's bytes so far when it spans feeds (at most `max`), or the
+    /// bytes of an error.
+    element: Vec<u8>,
+    /// Largest element, in bytes.
     max: usize,
+    /// Bytes of the leading BOM seen (3: past it).
     bom: u8,
+    /// The current element is longer than `max`.
     too_long: bool,
     /// The buffer holds bytes already reported in an error; drop them on the next call.
     reported: bool,
@@ -79,9 +85,9 @@ impl JsonArrayFramer {
     /// A framer with the given maximum element size in bytes.
     pub fn with_max_element(max: usize) -> Self {
         JsonArrayFramer {
-            state: State::Open,
+            state: State::BeforeArray,
             scanner: JsonScanner::with_max_depth(usize::MAX),
-            buf: Vec::new(),
+            element: Vec::new(),
             max,
             bom: 0,
             too_long: false,
@@ -91,24 +97,26 @@ impl JsonArrayFramer {
 
     /// Bytes retained (a partial element).
     pub fn buffered(&self) -> usize {
-        self.buf.len()
+        self.element.len()
     }
 
     fn fail<'s>(&'s mut self, message: &'static str, rest: &[u8]) -> JsonArrayItem<'s> {
         self.state = State::Failed;
-        self.buf.clear();
+        self.element.clear();
         self.push_capped(rest);
         self.reported = true;
         JsonArrayItem::Error {
             message,
-            raw: &self.buf,
+            raw: &self.element,
         }
     }
 
     fn push_capped(&mut self, bytes: &[u8]) {
-        let room = self.max.saturating_sub(self.buf.len());
-        self.buf
-            .extend_from_slice(bytes.get(..room.min(bytes.len())).unwrap_or_default());
+        let room = self.max.saturating_sub(self.element.len());
+        // invariant: the end is at most `bytes.len()`.
+        #[allow(clippy::indexing_slicing)]
+        self.element
+            .extend_from_slice(&bytes[..room.min(bytes.len())]);
     }
 
     /// Consumes bytes from the front of `*input` until one item is ready and returns it;
@@ -116,42 +124,43 @@ impl JsonArrayFramer {
     pub fn feed<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<JsonArrayItem<'s>> {
         if self.reported {
             self.reported = false;
-            self.buf.clear();
+            self.element.clear();
         }
         loop {
             let data: &'i [u8] = input;
-            let &b = data.first()?;
+            let (first, after) = data.split_first()?;
+            let b = *first;
             match self.state {
-                State::Open => {
+                State::BeforeArray => {
                     // Strip one BOM at the very start (also when split).
                     if usize::from(self.bom) < BOM.len()
                         && BOM.get(usize::from(self.bom)) == Some(&b)
                     {
                         self.bom += 1;
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                         continue;
                     }
                     self.bom = 3;
                     if is_ws(b) {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                     } else if b == b'[' {
-                        *input = data.get(1..).unwrap_or_default();
-                        self.state = State::Element { first: true };
+                        *input = after;
+                        self.state = State::BeforeElement { first: true };
                     } else {
                         let (bad, rest) = data.split_at(1);
                         *input = rest;
                         return Some(self.fail("expected `[` to open a JSON array", bad));
                     }
                 }
-                State::Element { first } => {
+                State::BeforeElement { first } => {
                     if is_ws(b) {
-                        *input = data.get(1..).unwrap_or_default();
+                        *input = after;
                     } else if b == b']' && first {
-                        *input = data.get(1..).unwrap_or_default();
-                        self.state = State::Closed;
+                        *input = after;
+                        self.state = State::AfterArray;
                     } else {
                         self.scanner.reset();
-                        self.buf.clear();
+                        self.element.clear();
                         self.too_long = false;
                         self.state = State::InElement;
                     }
@@ -159,64 +168,67 @@ impl JsonArrayFramer {
                 State::InElement => match self.scanner.feed(data) {
                     JsonStatus::NeedMore => {
                         *input = &[];
-                        if self.buf.len() + data.len() > self.max {
+                        if self.element.len() + data.len() > self.max {
                             self.too_long = true;
                             self.push_capped(data);
                         } else {
-                            self.buf.extend_from_slice(data);
+                            self.element.extend_from_slice(data);
                         }
                         return None;
                     }
                     JsonStatus::Complete { consumed } => {
                         let (elem, rest) = data.split_at(consumed.min(data.len()));
                         *input = rest;
-                        self.state = State::After;
-                        if self.too_long || self.buf.len() + elem.len() > self.max {
+                        self.state = State::AfterElement;
+                        if self.too_long || self.element.len() + elem.len() > self.max {
                             self.push_capped(elem);
                             return Some(JsonArrayItem::Error {
                                 message: "array element longer than the limit",
-                                raw: &self.buf,
+                                raw: &self.element,
                             });
                         }
-                        if self.buf.is_empty() {
+                        if self.element.is_empty() {
                             return Some(JsonArrayItem::Element(elem));
                         }
-                        self.buf.extend_from_slice(elem);
-                        return Some(JsonArrayItem::Element(&self.buf));
+                        self.element.extend_from_slice(elem);
+                        return Some(JsonArrayItem::Element(&self.element));
                     }
                     JsonStatus::Invalid { at, .. } => {
                         // The element up to the offending byte; the bytes after it go
                         // to the error at `finish` (the same however the input was cut).
                         let (bad, rest) = data.split_at(at.saturating_add(1).min(data.len()));
                         *input = rest;
-                        let mut raw = std::mem::take(&mut self.buf);
+                        let mut raw = std::mem::take(&mut self.element);
                         raw.extend_from_slice(bad);
                         let item = self.fail("array element is not valid JSON", &raw);
                         return Some(item);
                     }
                 },
-                State::After => {
-                    *input = data.get(1..).unwrap_or_default();
+                State::AfterElement => {
+                    *input = after;
                     if is_ws(b) {
                     } else if b == b',' {
-                        self.state = State::Element { first: false };
+                        self.state = State::BeforeElement { first: false };
                     } else if b == b']' {
-                        self.state = State::Closed;
+                        self.state = State::AfterArray;
                     } else {
                         return Some(self.fail(
                             "expected `,` or `]` after an array element",
-                            data.get(..1).unwrap_or_default(),
+                            std::slice::from_ref(first),
                         ));
                     }
                 }
-                State::Closed => {
+                State::AfterArray => {
                     let n = data.iter().take_while(|b| is_ws(**b)).count();
-                    *input = data.get(n..).unwrap_or_default();
-                    if n < data.len() {
-                        *input = data.get(n + 1..).unwrap_or_default();
+                    // invariant: `n` counts bytes of `data`.
+                    #[allow(clippy::indexing_slicing)]
+                    let rest = &data[n..];
+                    *input = rest;
+                    if let Some((bad, after)) = rest.split_first() {
+                        *input = after;
                         return Some(self.fail(
                             "bytes after the end of the JSON array",
-                            data.get(n..n + 1).unwrap_or_default(),
+                            std::slice::from_ref(bad),
                         ));
                     }
                 }
@@ -234,24 +246,24 @@ impl JsonArrayFramer {
     pub fn finish(&mut self) -> Option<JsonArrayItem<'_>> {
         if self.reported {
             self.reported = false;
-            self.buf.clear();
+            self.element.clear();
         }
         match self.state {
             State::InElement => {
-                self.state = State::Closed;
+                self.state = State::AfterArray;
                 if self.scanner.finish() {
-                    return Some(JsonArrayItem::Element(&self.buf));
+                    return Some(JsonArrayItem::Element(&self.element));
                 }
                 Some(JsonArrayItem::Error {
                     message: "the stream ended inside an array element",
-                    raw: &self.buf,
+                    raw: &self.element,
                 })
             }
-            State::Failed if !self.buf.is_empty() => {
-                self.state = State::Closed;
+            State::Failed if !self.element.is_empty() => {
+                self.state = State::AfterArray;
                 Some(JsonArrayItem::Error {
                     message: "bytes after a broken JSON array",
-                    raw: &self.buf,
+                    raw: &self.element,
                 })
             }
             _ => None,

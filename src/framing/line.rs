@@ -162,7 +162,9 @@ impl<const ANY: bool> LineReader<ANY> {
             Ends::Any => line,
         };
         if line.len() > self.max {
-            return Some(Line::TooLong(line.get(..self.max), line.len()));
+            // invariant: `line` is longer than `max`.
+            #[allow(clippy::indexing_slicing)]
+            return Some(Line::TooLong(Some(&line[..self.max]), line.len()));
         }
         Some(Line::Input(line))
     }

@@ -462,7 +462,9 @@ fn classify(line: &[u8]) -> Field<'_> {
             let Some((name, rest)) = line.split_at_checked(colon) else {
                 return Field::Ignored;
             };
-            let value = rest.get(1..).unwrap_or_default();
+            // invariant: `rest` starts with the colon.
+            #[allow(clippy::indexing_slicing)]
+            let value = &rest[1..];
             (name, value.strip_prefix(b" ").unwrap_or(value))
         }
     };

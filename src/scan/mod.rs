@@ -1,4 +1,7 @@
 //! Shared scanning kernels, written once and used by every dialect.
+//!
+//! **Not a stable API**: public (hidden from the docs) only so that the fuzz targets and
+//! the benchmarks can drive the kernels directly.
 
 pub mod fields;
 pub(crate) mod find;
