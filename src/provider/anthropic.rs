@@ -38,10 +38,10 @@
 //!   proxies is ignored.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
+use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{Envelope, RawStr, Sink, bad_payload};
+use crate::provider::{Envelope, RawStr, Sink, bad_payload, raw};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -210,7 +210,7 @@ impl Anthropic {
                 // A second message in one stream (spliced): its block indices restart.
                 self.close_blocks(sink);
                 if let Some(m) = p.message {
-                    sink.meta.fill(m.id, m.model, None);
+                    sink.meta.fill(raw(m.id), raw(m.model), None);
                     if let Some(u) = m.usage {
                         self.merge_usage(u);
                     }
@@ -413,15 +413,11 @@ impl Anthropic {
         if self.finished || !(always || self.reason.is_some()) {
             return;
         }
-        self.finished = true;
         let usage = self
             .usage
             .take()
             .map(|m| Usage::from_value(Value::Object(m), &["input_tokens"], &["output_tokens"]));
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
-            usage,
-        });
+        sink.finish(&mut self.finished, self.reason.as_deref(), usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {

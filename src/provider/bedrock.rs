@@ -33,9 +33,9 @@
 //! [`Event::Error`]: crate::Event::Error
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
+use crate::event::{ErrorKind, Usage};
 use crate::provider::{RawStr, Sink};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -335,19 +335,16 @@ impl Bedrock {
         if self.finished {
             return;
         }
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
-        sink.out.push(Event::Finish {
-            reason,
-            usage: self.usage.take(),
-        });
+        sink.end();
+        sink.finish(
+            &mut self.finished,
+            self.reason.as_deref(),
+            self.usage.take(),
+        );
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         if self.reason.is_some() || self.usage.is_some() || self.stopped {
             self.emit_finish(sink);
         }

@@ -32,9 +32,9 @@
 //!   [`Event::Error`] of kind `provider` with the payload as `raw`.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{ObjectOr, Sink, json_string};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{ObjectOr, Sink, ToolCall};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -77,7 +77,7 @@ struct Message<'a> {
     tool_plan: Option<Cow<'a, str>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
     #[serde(borrow, default)]
-    tool_calls: Option<ObjectOr<CallDelta<'a>>>,
+    tool_calls: Option<ObjectOr<ToolCall<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -86,22 +86,6 @@ struct ContentPart<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     thinking: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct CallDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    function: Option<FunctionDelta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
 }
 
 /// Decoder state for one `cohere` response.
@@ -194,7 +178,7 @@ impl Cohere {
                             sink.calls.set_name(slot, clean_name(n), sink.out);
                         }
                         if let Some(a) = f.arguments {
-                            arguments(slot, a, &mut self.scratch, sink);
+                            sink.arguments(slot, a.0, &mut self.scratch);
                         }
                     }
                 }
@@ -211,7 +195,7 @@ impl Cohere {
                 if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
                     && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
                 {
-                    arguments(slot, a, &mut self.scratch, sink);
+                    sink.arguments(slot, a.0, &mut self.scratch);
                 }
             }
             "tool-call-end" => {
@@ -259,36 +243,13 @@ impl Cohere {
 
     /// End of the message: release text, close calls, one Finish.
     fn end(&mut self, reason: Option<&str>, usage: Option<serde_json::Value>, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let reason = reason.map(cohere_reason);
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(reason, sink.calls.any_started()),
-            usage: usage.filter(|u| !u.is_null()).map(usage_from),
-        });
+        sink.end();
+        let usage = usage.filter(|u| !u.is_null()).map(usage_from);
+        sink.finish(&mut self.finished, reason.map(cohere_reason), usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-    }
-}
-
-/// Argument text: a JSON string's contents (the usual case), or a JSON value as sent.
-/// A string is decoded into `scratch` (reused: no allocation per delta).
-fn arguments(slot: Slot, a: &RawValue, scratch: &mut String, sink: &mut Sink<'_>) {
-    let raw = a.get();
-    if raw.starts_with('"') {
-        match json_string(raw, scratch) {
-            Some(text) => sink.calls.args(slot, text, sink.out),
-            None => sink.calls.args(slot, raw, sink.out),
-        }
-    } else if raw != "null" {
-        sink.calls.args(slot, raw, sink.out);
+        sink.end();
     }
 }
 

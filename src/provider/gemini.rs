@@ -41,59 +41,11 @@
 //! [`Event::Error`]: crate::Event::Error
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::openai_responses::escape_into;
-use crate::provider::{RawStr, Sink, json_string};
-use serde::de::{SeqAccess, Visitor};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{RawStr, Seq, Sink, clean_name, escape_into, json_string, raw};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::marker::PhantomData;
-
-/// A JSON array whose first element is held inline, so the usual one-element array
-/// (one candidate, one part, one `partialArgs` entry) costs no allocation.
-struct Seq<T> {
-    first: Option<T>,
-    rest: Vec<T>,
-}
-
-impl<T> IntoIterator for Seq<T> {
-    type Item = T;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.first.into_iter().chain(self.rest)
-    }
-}
-
-impl<T> Seq<T> {
-    fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = Seq<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an array")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let first = seq.next_element()?;
-                let mut rest = Vec::new();
-                if first.is_some() {
-                    while let Some(x) = seq.next_element()? {
-                        rest.push(x);
-                    }
-                }
-                Ok(Seq { first, rest })
-            }
-        }
-        d.deserialize_seq(V(PhantomData))
-    }
-}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -237,29 +189,19 @@ impl Gemini {
         let chunk: Chunk<'_> = match super::from_payload(trimmed) {
             Ok(c) => c,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a GenerateContentResponse: {e}"),
+                super::not_payload(
+                    event,
+                    "payload is not a GenerateContentResponse",
+                    &e,
                     data,
+                    sink,
                 );
                 return;
             }
         };
-        sink.meta.fill(chunk.response_id, chunk.model_version, None);
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.meta
+            .fill(raw(chunk.response_id), raw(chunk.model_version), None);
+        sink.payload_error(event, raw(chunk.error), data);
         if let Some(u) = chunk.usage_metadata.filter(|u| u.get().starts_with('{')) {
             self.usage.clear();
             self.usage.push_str(u.get());
@@ -469,13 +411,11 @@ impl Gemini {
         if self.finished || (self.reason.is_none() && self.usage.is_empty()) {
             return;
         }
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
         let usage = serde_json::from_str::<serde_json::Value>(&self.usage)
             .ok()
             .map(|u| Usage::from_value(u, &["promptTokenCount"], &["candidatesTokenCount"]));
         self.usage = String::new();
-        sink.out.push(Event::Finish { reason, usage });
+        sink.finish(&mut self.finished, self.reason.as_deref(), usage);
     }
 }
 

@@ -42,8 +42,8 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{RawStr, Sink, json_string};
+use crate::provider::clean_name;
+use crate::provider::{RawStr, Sink, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
@@ -201,28 +201,17 @@ impl LlamaStack {
         let chunk: Chunk<'_> = match super::from_payload(trimmed) {
             Ok(c) => c,
             Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a llama-stack stream chunk: {e}"),
+                super::not_payload(
+                    event,
+                    "payload is not a llama-stack stream chunk",
+                    &e,
                     data,
+                    sink,
                 );
                 return;
             }
         };
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
             self.usage = Some(usage_from(m));
         }
@@ -282,13 +271,10 @@ impl LlamaStack {
                     raw = std::mem::take(&mut self.held);
                     self.mode = TextMode::Undecided;
                 }
-                let dropped = std::mem::take(&mut self.raw_dropped);
-                let mut message = "the server could not parse the tool call".to_owned();
-                if dropped > 0 {
-                    message.push_str(&format!(
-                        " ({dropped} bytes over the held-bytes limit dropped)"
-                    ));
-                }
+                let message = format!(
+                    "the server could not parse the tool call{}",
+                    self.dropped_note()
+                );
                 sink.out.push(Event::Error {
                     kind: ErrorKind::InvalidArguments,
                     message,
@@ -344,14 +330,10 @@ impl LlamaStack {
         if let Some(n) = name {
             sink.calls.set_name(slot, clean_name(n), sink.out);
         }
-        let args = call.arguments.map(RawValue::get).filter(|a| *a != "null");
-        match args {
-            Some(raw) if raw.starts_with('"') => match serde_json::from_str::<Cow<'_, str>>(raw) {
-                // Arguments as a JSON string: its contents are the JSON text.
-                Ok(text) => sink.calls.args(slot, &text, sink.out),
-                Err(_) => sink.calls.args(slot, raw, sink.out),
-            },
-            Some(raw) => sink.calls.args(slot, raw, sink.out),
+        // Arguments as a JSON string (its contents are the JSON text) or as an object;
+        // else `arguments_json`.
+        match call.arguments.map(RawValue::get).filter(|a| *a != "null") {
+            Some(raw) => sink.arguments(slot, raw, &mut buf),
             None => {
                 if let Some(j) = call.arguments_json.as_deref() {
                     sink.calls.args(slot, j, sink.out);
@@ -429,35 +411,35 @@ impl LlamaStack {
         self.release(sink);
         self.mode = TextMode::Undecided;
         if self.in_call {
-            let dropped = std::mem::take(&mut self.raw_dropped);
             sink.out.push(Event::Error {
                 kind: ErrorKind::Truncated,
                 message: format!(
                     "the stream ended before the server reported the tool call's outcome{}",
-                    if dropped > 0 {
-                        format!(" ({dropped} bytes over the held-bytes limit dropped)")
-                    } else {
-                        String::new()
-                    }
+                    self.dropped_note()
                 ),
                 index: None,
                 raw: std::mem::take(&mut self.raw),
             });
             self.in_call = false;
         }
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
+    }
+
+    /// What the error about the streamed call adds when fragments were over the bound
+    /// (and forgets that count).
+    fn dropped_note(&mut self) -> String {
+        match std::mem::take(&mut self.raw_dropped) {
+            0 => String::new(),
+            dropped => format!(" ({dropped} bytes over the held-bytes limit dropped)"),
+        }
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
-            usage: self.usage.take(),
-        });
+        sink.finish(
+            &mut self.finished,
+            self.reason.as_deref(),
+            self.usage.take(),
+        );
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {

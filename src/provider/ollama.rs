@@ -20,9 +20,9 @@
 //!   pythonic `[get_weather(location="San Francisco, CA")]`); it is visible text here,
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{OneOrMany, Sink};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{OneOrMany, Sink, ToolCall};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
@@ -68,31 +68,20 @@ struct Message<'a> {
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
-struct ToolCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    function: Option<Function<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Function<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
 /// Decoder state for one `ollama` response.
 #[derive(Debug)]
 pub(crate) struct Ollama {
     finished: bool,
+    /// Decoded argument text of a call sent as a JSON string (reused).
+    scratch: String,
 }
 
 impl Ollama {
     pub(crate) fn new() -> Self {
-        Ollama { finished: false }
+        Ollama {
+            finished: false,
+            scratch: String::new(),
+        }
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
@@ -130,7 +119,7 @@ impl Ollama {
                 sink.text(t);
             }
             for call in m.tool_calls.into_iter().flatten() {
-                Self::call(call, sink);
+                self.call(call, sink);
             }
         }
         if line.done == Some(true) {
@@ -155,7 +144,7 @@ impl Ollama {
     }
 
     /// One whole call: Start, its arguments, End.
-    fn call(call: ToolCall<'_>, sink: &mut Sink<'_>) {
+    fn call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
         let Some(slot) = sink.calls.open(sink.out) else {
             return;
         };
@@ -167,35 +156,18 @@ impl Ollama {
                 sink.calls.set_name(slot, clean_name(n), sink.out);
             }
             if let Some(a) = f.arguments {
-                let raw = a.get();
-                if raw.starts_with('"') {
-                    match serde_json::from_str::<Cow<'_, str>>(raw) {
-                        Ok(text) => sink.calls.args(slot, &text, sink.out),
-                        Err(_) => sink.calls.args(slot, raw, sink.out),
-                    }
-                } else if raw != "null" {
-                    sink.calls.args(slot, raw, sink.out);
-                }
+                sink.arguments(slot, a.0, &mut self.scratch);
             }
         }
         sink.calls.close(slot, sink.out);
     }
 
     fn end(&mut self, reason: Option<&str>, usage: Option<Usage>, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(reason, sink.calls.any_started()),
-            usage,
-        });
+        sink.end();
+        sink.finish(&mut self.finished, reason, usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
     }
 }

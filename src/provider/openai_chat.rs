@@ -29,10 +29,9 @@
 //!   on Bedrock) are cut off.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, FinishReason, Usage};
-use crate::provider::{OneOrMany, Sink, json_string};
+use crate::event::Usage;
+use crate::provider::{Function, OneOrMany, Raw, Sink, clean_name};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 #[derive(Deserialize)]
@@ -42,17 +41,17 @@ struct Chunk<'a> {
     /// `id`, `model`, `created`: kept raw (never a reason to reject a chunk), read into
     /// the response's [`ResponseMeta`](crate::ResponseMeta) until known.
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    created: Option<&'a RawValue>,
+    created: Option<Raw<'a>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
     #[serde(default)]
     x_groq: Option<XGroq>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 /// The `choices` array, keeping only choice 0 (no allocation).
@@ -102,7 +101,7 @@ struct Choice<'a> {
     /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
     /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<Raw<'a>>,
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     finish_reason: Option<Cow<'a, str>>,
 }
@@ -118,7 +117,7 @@ struct Delta<'a> {
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
     #[serde(borrow, default)]
-    function_call: Option<FunctionDelta<'a>>,
+    function_call: Option<Function<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -128,15 +127,7 @@ struct ToolCallDelta<'a> {
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    function: Option<FunctionDelta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    function: Option<Function<'a>>,
 }
 
 /// Decoder state for one `openai-chat` response.
@@ -191,16 +182,12 @@ impl OpenAiChat {
                 return;
             }
         };
-        sink.meta.fill(chunk.id, chunk.model, chunk.created);
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.meta.fill(
+            chunk.id.map(|r| r.0),
+            chunk.model.map(|r| r.0),
+            chunk.created.map(|r| r.0),
+        );
+        sink.payload_error(event, chunk.error.map(|r| r.0), data);
         if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
             && !u.is_null()
         {
@@ -215,7 +202,7 @@ impl OpenAiChat {
                 self.delta(delta, sink);
             }
             if let Some(m) = choice.message
-                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.get())
+                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.0)
             {
                 self.delta(delta, sink);
             }
@@ -286,7 +273,7 @@ impl OpenAiChat {
         index: Option<i64>,
         id: Option<&str>,
         name: Option<&str>,
-        args: Option<&RawValue>,
+        args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
         let id = id.filter(|s| !s.is_empty());
@@ -348,7 +335,7 @@ impl OpenAiChat {
         s: Slot,
         id: Option<&str>,
         name: Option<&str>,
-        args: Option<&RawValue>,
+        args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
         if let Some(id) = id {
@@ -358,82 +345,27 @@ impl OpenAiChat {
             sink.calls.set_name(s, clean_name(n), sink.out);
         }
         if let Some(a) = args {
-            let raw = a.get();
-            if raw.starts_with('"') {
-                match json_string(raw, &mut self.scratch) {
-                    Some(text) => sink.calls.args(s, text, sink.out),
-                    None => sink.calls.args(s, raw, sink.out),
-                }
-            } else if raw != "null" {
-                // Arguments sent as a JSON value rather than a string.
-                sink.calls.args(s, raw, sink.out);
-            }
+            sink.arguments(s, a.0, &mut self.scratch);
         }
     }
 
     fn done(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         self.emit_finish(sink, true);
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>, always: bool) {
-        if self.finished || !(always || self.reason.is_some() || self.usage.is_some()) {
-            return;
+        if always || self.reason.is_some() || self.usage.is_some() {
+            sink.finish(
+                &mut self.finished,
+                self.reason.as_deref(),
+                self.usage.take(),
+            );
         }
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
-        sink.out.push(Event::Finish {
-            reason,
-            usage: self.usage.take(),
-        });
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         self.emit_finish(sink, false);
-    }
-}
-
-/// A provider's stop reason, normalised; `tool_calls` whenever a call was made and the
-/// provider said `stop` or nothing.
-pub(crate) fn normalise_reason(reason: Option<&str>, had_calls: bool) -> Option<FinishReason> {
-    let r = reason.map(FinishReason::from_provider);
-    match r {
-        Some(FinishReason::Stop) | None if had_calls => Some(FinishReason::ToolCalls),
-        r => r,
-    }
-}
-
-/// Cuts harmony control tokens leaked into a tool name (`get_x<|channel|>commentary`).
-pub(crate) fn clean_name(name: &str) -> &str {
-    match name.find("<|") {
-        Some(i) => name.get(..i).unwrap_or(name).trim(),
-        None => name.trim(),
-    }
-}
-
-/// The `message` of an error object, or its JSON text.
-pub(crate) fn provider_error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
-    struct E<'a> {
-        #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-        message: Option<Cow<'a, str>>,
-        #[serde(borrow, default)]
-        code: Option<&'a RawValue>,
-    }
-    match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E {
-            message: Some(m),
-            code,
-        }) => match code {
-            Some(c) => format!("{m} (code {})", c.get().trim_matches('"')),
-            None => m.into_owned(),
-        },
-        _ => match serde_json::from_str::<String>(raw) {
-            Ok(s) => s,
-            Err(_) => raw.to_owned(),
-        },
     }
 }

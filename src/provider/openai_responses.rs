@@ -57,13 +57,14 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{Envelope, RawStr, Sink, bad_payload, json_string};
+use crate::provider::{
+    Envelope, RawStr, Sink, bad_payload, clean_name, escape_into, json_string,
+    provider_error_message, raw,
+};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 /// One `data:` payload; fields a type does not have are absent.
 #[derive(Deserialize)]
@@ -353,7 +354,7 @@ impl OpenAiResponses {
             return;
         };
         if let Some(r) = &p.response {
-            sink.meta.fill(r.id, r.model, r.created_at);
+            sink.meta.fill(raw(r.id), raw(r.model), raw(r.created_at));
         }
         let item_id = p.item_id.as_deref();
         match kind {
@@ -691,13 +692,7 @@ impl OpenAiResponses {
                 )
             });
         self.close_all(sink);
-        if !self.finished {
-            self.finished = true;
-            sink.out.push(Event::Finish {
-                reason: normalise_reason(Some(reason), sink.calls.any_started()),
-                usage,
-            });
-        }
+        sink.finish(&mut self.finished, Some(reason), usage);
     }
 
     fn close_all(&mut self, sink: &mut Sink<'_>) {
@@ -738,33 +733,6 @@ fn string_value<'a>(raw: &'a RawValue, buf: &'a mut String) -> Option<&'a str> {
     }
 }
 
-/// Appends `s` JSON-escaped (without quotes) to `out`.
-pub(crate) fn escape_into(s: &str, out: &mut String) {
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if esc.is_empty() {
-            // Writing to a `String` cannot fail.
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -799,25 +767,6 @@ mod tests {
             let c = digest_in_pieces(CallKind::Custom, streamed, piece);
             assert!(c.same(&c.of(streamed)));
             assert!(!c.same(&c.of(same)));
-        }
-    }
-
-    #[test]
-    fn escape_matches_serde() {
-        for s in [
-            "",
-            "plain",
-            "a\"b\\c\nd\te\u{1}f\u{1f}",
-            "é😀\u{7f}",
-            "\r\u{8}\u{c}",
-        ] {
-            let mut out = String::from("\"");
-            escape_into(s, &mut out);
-            out.push('"');
-            assert_eq!(
-                serde_json::from_str::<String>(&out).ok().as_deref(),
-                Some(s)
-            );
         }
     }
 }
