@@ -3,6 +3,7 @@
 //! a JSON string literal into a reused buffer.
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
 use std::marker::PhantomData;
 
 /// Parses a payload: as `str` when it is valid UTF-8 (every real payload), so serde_json
@@ -51,6 +52,7 @@ pub(crate) fn opt_cow<'de: 'a, 'a, D: Deserializer<'de>>(
 /// A JSON array whose first element is held inline, so the usual one-element array (one
 /// candidate, one part, one tool call per delta) costs no allocation; iterate it with
 /// `into_iter`. Only an array is accepted; [`OneOrMany`] also takes a single object.
+#[derive(Debug, PartialEq)]
 pub(crate) struct Seq<T> {
     first: Option<T>,
     rest: Vec<T>,
@@ -125,6 +127,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
 
 /// A JSON field that is usually an array but sometimes a single object (or `null`, no
 /// element): a [`Seq`] either way.
+#[derive(Debug, PartialEq)]
 pub(crate) struct OneOrMany<T>(pub(crate) Seq<T>);
 
 impl<T> IntoIterator for OneOrMany<T> {
@@ -296,6 +299,309 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
             }
         }
         d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// Nesting the [`Reader`] goes to before it leaves a payload to serde_json (whose limit
+/// is 128, so whatever the reader accepts serde_json accepts too).
+const MAX_DEPTH: usize = 100;
+
+/// A borrowed, strict JSON reader for the envelope fields a decoder knows, without
+/// building values: a field scan that skips unknown members cheaply (validating them as
+/// serde_json validates what it ignores) and hands out strings and raw values as slices
+/// of the payload.
+///
+/// Every method returns `None` when the input is not what it accepts: malformed JSON, or
+/// a shape it leaves to serde_json (a key with an escape, a duplicate field, a number
+/// where a string is expected, ...). The decoder then parses the payload with
+/// serde_json, which gives the same result or the error. So what the reader accepts is
+/// exactly what serde_json accepts, read to the same values (checked against serde_json
+/// over the captures, mutations of them and random payloads in each decoder's tests).
+pub(crate) struct Reader<'a> {
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Reader<'a> {
+    #[inline]
+    pub(crate) fn new(text: &'a str) -> Self {
+        Reader {
+            text,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    #[inline]
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.text.as_bytes().get(at).copied()
+    }
+
+    /// The next byte that is not JSON whitespace (not consumed).
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.byte(self.pos) {
+            self.pos += 1;
+        }
+        self.byte(self.pos)
+    }
+
+    /// The text from `start` to the cursor.
+    #[inline]
+    fn since(&self, start: usize) -> Option<&'a str> {
+        self.text.get(start..self.pos)
+    }
+
+    /// Only whitespace is left.
+    #[inline]
+    pub(crate) fn end(&mut self) -> Option<()> {
+        (self.peek().is_none()).then_some(())
+    }
+
+    #[inline]
+    fn enter(&mut self, open: u8) -> Option<()> {
+        if self.peek()? != open || self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        self.depth += 1;
+        Some(())
+    }
+
+    /// Opens an object (`None` when the value is anything else).
+    #[inline]
+    pub(crate) fn object(&mut self) -> Option<()> {
+        self.enter(b'{')
+    }
+
+    /// Opens an array (`None` when the value is anything else).
+    #[inline]
+    pub(crate) fn array(&mut self) -> Option<()> {
+        self.enter(b'[')
+    }
+
+    /// Past the `,` before the next member or element (`Some(true)`, `first` cleared), or
+    /// past the object's or array's `close` (`Some(false)`).
+    #[inline]
+    fn more(&mut self, first: &mut bool, close: u8) -> Option<bool> {
+        let b = self.peek()?;
+        if b == close {
+            self.pos += 1;
+            self.depth -= 1;
+            return Some(false);
+        }
+        if !*first {
+            if b != b',' {
+                return None;
+            }
+            self.pos += 1;
+        }
+        *first = false;
+        Some(true)
+    }
+
+    /// The next member's key of an open object (the cursor then at its value), or
+    /// `Some(None)` past the closing `}`. A key with an escape is left to serde_json.
+    #[inline]
+    pub(crate) fn key(&mut self, first: &mut bool) -> Option<Option<&'a str>> {
+        if !self.more(first, b'}')? {
+            return Some(None);
+        }
+        let (raw, escaped) = self.string()?;
+        if escaped || self.peek()? != b':' {
+            return None;
+        }
+        self.pos += 1;
+        // invariant: `raw` is a string literal, so it starts and ends with `"`.
+        raw.get(1..raw.len() - 1).map(Some)
+    }
+
+    /// Whether another element of an open array follows (the cursor then at it).
+    #[inline]
+    pub(crate) fn element(&mut self, first: &mut bool) -> Option<bool> {
+        self.more(first, b']')
+    }
+
+    /// Whether the value is `null` (consumed if so).
+    #[inline]
+    pub(crate) fn null(&mut self) -> Option<bool> {
+        if self.peek()? == b'n' {
+            self.literal("null")?;
+            return Some(true);
+        }
+        Some(false)
+    }
+
+    #[inline]
+    fn literal(&mut self, word: &str) -> Option<()> {
+        let end = self.pos + word.len();
+        (self.text.get(self.pos..end)? == word).then_some(())?;
+        self.pos = end;
+        Some(())
+    }
+
+    /// The string literal at the cursor (quotes included) and whether it has an escape;
+    /// validated as serde_json validates a string it skips (no control character,
+    /// well-formed escapes).
+    #[inline]
+    fn string(&mut self) -> Option<(&'a str, bool)> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        let mut at = start + 1;
+        let mut escaped = false;
+        loop {
+            at += crate::scan::find::find_json_special(bytes.get(at..)?)?;
+            match bytes.get(at..)? {
+                [b'"', ..] => {
+                    self.pos = at + 1;
+                    return Some((self.since(start)?, escaped));
+                }
+                [
+                    b'\\',
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't',
+                    ..,
+                ] => at += 2,
+                [b'\\', b'u', a, b, c, d, ..]
+                    if [a, b, c, d].iter().all(|h| h.is_ascii_hexdigit()) =>
+                {
+                    at += 6
+                }
+                // A control character, a bad escape, or the end.
+                _ => return None,
+            }
+            escaped = true;
+        }
+    }
+
+    #[inline]
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.byte(self.pos) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    /// A number, checked against JSON's grammar (as serde_json checks one it skips).
+    #[inline]
+    fn number(&mut self) -> Option<()> {
+        if self.byte(self.pos) == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.byte(self.pos)? {
+            b'0' => self.pos += 1,
+            b'1'..=b'9' => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if self.byte(self.pos) == Some(b'.') {
+            self.pos += 1;
+            (self.digits() > 0).then_some(())?;
+        }
+        if let Some(b'e' | b'E') = self.byte(self.pos) {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.byte(self.pos) {
+                self.pos += 1;
+            }
+            (self.digits() > 0).then_some(())?;
+        }
+        Some(())
+    }
+
+    /// Skips any value, returning its text.
+    #[inline]
+    pub(crate) fn value(&mut self) -> Option<&'a str> {
+        let start = match self.peek()? {
+            b'"' => return self.string().map(|(raw, _)| raw),
+            _ => self.pos,
+        };
+        match self.byte(start)? {
+            b'{' => {
+                self.object()?;
+                let mut first = true;
+                while self.key(&mut first)?.is_some() {
+                    self.value()?;
+                }
+            }
+            b'[' => {
+                self.array()?;
+                let mut first = true;
+                while self.element(&mut first)? {
+                    self.value()?;
+                }
+            }
+            b't' => self.literal("true")?,
+            b'f' => self.literal("false")?,
+            b'n' => self.literal("null")?,
+            _ => self.number()?,
+        }
+        self.since(start)
+    }
+
+    /// An `Option<Raw>` field: `None` for `null`, else the value's text.
+    #[inline]
+    pub(crate) fn opt_raw(&mut self) -> Option<Option<Raw<'a>>> {
+        let text = self.value()?;
+        Some((text != "null").then_some(Raw(text)))
+    }
+
+    /// An `Option<Cow<str>>` field read as [`opt_cow`] reads it: `None` for `null`, the
+    /// string borrowed when it has no escape, else decoded (a lone surrogate escape is
+    /// left to serde_json, which rejects it).
+    #[inline]
+    pub(crate) fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.null()? {
+            return Some(None);
+        }
+        let (raw, escaped) = self.string()?;
+        // invariant: `raw` is a string literal, so it starts and ends with `"`.
+        let inner = raw.get(1..raw.len() - 1)?;
+        if !escaped {
+            return Some(Some(Cow::Borrowed(inner)));
+        }
+        let mut decoded = String::with_capacity(inner.len());
+        json_string(raw, &mut decoded)?;
+        Some(Some(Cow::Owned(decoded)))
+    }
+
+    /// An `Option<i64>` field holding a small non-negative integer, or `null`; anything
+    /// else (a negative, a float, a large number) is left to serde_json.
+    #[inline]
+    pub(crate) fn opt_index(&mut self) -> Option<Option<i64>> {
+        if self.null()? {
+            return Some(None);
+        }
+        let start = self.pos;
+        let n = self.digits();
+        let text = self.since(start)?;
+        let plain = (1..=18).contains(&n) && (n == 1 || !text.starts_with('0'));
+        if !plain || matches!(self.byte(self.pos), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        text.parse().ok().map(Some)
+    }
+}
+
+/// The fields of one object seen so far, to leave a payload with a duplicate field to
+/// serde_json (whose derive rejects it).
+#[derive(Default)]
+pub(crate) struct Seen(u32);
+
+impl Seen {
+    /// Field `bit` is seen now (`None` if it was before).
+    #[inline]
+    pub(crate) fn once(&mut self, bit: u32) -> Option<()> {
+        let b = 1 << bit;
+        if self.0 & b != 0 {
+            return None;
+        }
+        self.0 |= b;
+        Some(())
     }
 }
 

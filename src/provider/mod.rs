@@ -14,7 +14,9 @@ use std::fmt::Write as _;
 
 pub(crate) mod anthropic;
 mod json;
-pub(crate) use json::{ObjectOr, OneOrMany, Raw, RawStr, Seq, from_payload, json_string, opt_cow};
+pub(crate) use json::{
+    ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, from_payload, json_string, opt_cow,
+};
 pub(crate) mod bedrock;
 pub(crate) mod cohere;
 pub(crate) mod gemini;
@@ -204,12 +206,42 @@ pub(crate) struct ToolCall<'a> {
 
 /// A call's `function`: its name and its arguments (a JSON string of JSON text, or an
 /// object), either of them absent from a delta.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 pub(crate) struct Function<'a> {
     #[serde(borrow, default, deserialize_with = "opt_cow")]
     pub(crate) name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(crate) arguments: Option<Raw<'a>>,
+}
+
+impl<'a> Function<'a> {
+    /// The function object by the field scan ([`Reader`]); `None` leaves the payload to
+    /// serde_json.
+    pub(crate) fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut f = Function {
+            name: None,
+            arguments: None,
+        };
+        let mut seen = Seen::default();
+        let mut first = true;
+        r.object()?;
+        while let Some(key) = r.key(&mut first)? {
+            match key {
+                "name" => {
+                    seen.once(0)?;
+                    f.name = r.opt_str()?;
+                }
+                "arguments" => {
+                    seen.once(1)?;
+                    f.arguments = r.opt_raw()?;
+                }
+                _ => {
+                    r.value()?;
+                }
+            }
+        }
+        Some(f)
+    }
 }
 
 /// A provider's stop reason, normalised; `tool_calls` whenever a call was made and the

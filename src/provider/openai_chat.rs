@@ -30,11 +30,11 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Sink, clean_name};
+use crate::provider::{Function, OneOrMany, Raw, Reader, Seen, Seq, Sink, clean_name};
 use serde::Deserialize;
 use std::borrow::Cow;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Chunk<'a> {
     #[serde(borrow, default)]
     choices: Choice0<'a>,
@@ -55,7 +55,7 @@ struct Chunk<'a> {
 }
 
 /// The `choices` array, keeping only choice 0 (no allocation).
-#[derive(Default)]
+#[derive(Debug, PartialEq, Default)]
 struct Choice0<'a>(Option<Choice<'a>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
@@ -86,13 +86,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct XGroq {
     #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Choice<'a> {
     #[serde(default)]
     index: Option<i64>,
@@ -106,7 +106,7 @@ struct Choice<'a> {
     finish_reason: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
     #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
     content: Option<Cow<'a, str>>,
@@ -120,7 +120,7 @@ struct Delta<'a> {
     function_call: Option<Function<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ToolCallDelta<'a> {
     #[serde(default)]
     index: Option<i64>,
@@ -128,6 +128,232 @@ struct ToolCallDelta<'a> {
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     function: Option<Function<'a>>,
+}
+
+impl<'a> Chunk<'a> {
+    /// The chunk by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut c = Chunk {
+            choices: Choice0(None),
+            id: None,
+            model: None,
+            created: None,
+            usage: None,
+            x_groq: None,
+            error: None,
+        };
+        let mut seen = Seen::default();
+        let mut first = true;
+        r.object()?;
+        while let Some(key) = r.key(&mut first)? {
+            match key {
+                "choices" => {
+                    seen.once(0)?;
+                    c.choices = Choice0::read(&mut r)?;
+                }
+                "id" => {
+                    seen.once(1)?;
+                    c.id = r.opt_raw()?;
+                }
+                "model" => {
+                    seen.once(2)?;
+                    c.model = r.opt_raw()?;
+                }
+                "created" => {
+                    seen.once(3)?;
+                    c.created = r.opt_raw()?;
+                }
+                "usage" => {
+                    seen.once(4)?;
+                    c.usage = match r.opt_raw()? {
+                        Some(u) => Some(serde_json::from_str(u.0).ok()?),
+                        None => None,
+                    };
+                }
+                "error" => {
+                    seen.once(5)?;
+                    c.error = r.opt_raw()?;
+                }
+                // Groq's usage: rare, left to serde_json.
+                "x_groq" => return None,
+                _ => {
+                    r.value()?;
+                }
+            }
+        }
+        r.end()?;
+        Some(c)
+    }
+}
+
+impl<'a> Choice0<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        if r.null()? {
+            return Some(Choice0(None));
+        }
+        r.array()?;
+        let mut found = None;
+        let mut first = true;
+        while r.element(&mut first)? {
+            let c = Choice::read(r)?;
+            if found.is_none() && c.index.unwrap_or(0) == 0 {
+                found = Some(c);
+            }
+        }
+        Some(Choice0(found))
+    }
+}
+
+impl<'a> Choice<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut c = Choice {
+            index: None,
+            delta: None,
+            message: None,
+            finish_reason: None,
+        };
+        let mut seen = Seen::default();
+        let mut first = true;
+        r.object()?;
+        while let Some(key) = r.key(&mut first)? {
+            match key {
+                "index" => {
+                    seen.once(0)?;
+                    c.index = r.opt_index()?;
+                }
+                "delta" => {
+                    seen.once(1)?;
+                    c.delta = if r.null()? {
+                        None
+                    } else {
+                        Some(Delta::read(r)?)
+                    };
+                }
+                "message" => {
+                    seen.once(2)?;
+                    c.message = r.opt_raw()?;
+                }
+                "finish_reason" => {
+                    seen.once(3)?;
+                    c.finish_reason = r.opt_str()?;
+                }
+                _ => {
+                    r.value()?;
+                }
+            }
+        }
+        Some(c)
+    }
+}
+
+impl<'a> Delta<'a> {
+    /// A delta from its JSON text (a non-streaming `message`): the field scan, else
+    /// serde_json; `None` when it is not a delta.
+    fn read_text(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let fast = Delta::read(&mut r).filter(|_| r.end().is_some());
+        fast.or_else(|| serde_json::from_str(text).ok())
+    }
+
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut d = Delta {
+            content: None,
+            reasoning_content: None,
+            reasoning: None,
+            tool_calls: None,
+            function_call: None,
+        };
+        let mut seen = Seen::default();
+        let mut first = true;
+        r.object()?;
+        while let Some(key) = r.key(&mut first)? {
+            match key {
+                "content" => {
+                    seen.once(0)?;
+                    d.content = r.opt_str()?;
+                }
+                "reasoning_content" => {
+                    seen.once(1)?;
+                    d.reasoning_content = r.opt_str()?;
+                }
+                "reasoning" => {
+                    seen.once(2)?;
+                    d.reasoning = r.opt_str()?;
+                }
+                "tool_calls" => {
+                    seen.once(3)?;
+                    d.tool_calls = if r.null()? {
+                        None
+                    } else {
+                        Some(ToolCallDelta::read_many(r)?)
+                    };
+                }
+                "function_call" => {
+                    seen.once(4)?;
+                    d.function_call = if r.null()? {
+                        None
+                    } else {
+                        Some(Function::read(r)?)
+                    };
+                }
+                _ => {
+                    r.value()?;
+                }
+            }
+        }
+        Some(d)
+    }
+}
+
+impl<'a> ToolCallDelta<'a> {
+    /// `tool_calls`: an array of calls, or a single call object (TGI).
+    fn read_many(r: &mut Reader<'a>) -> Option<OneOrMany<Self>> {
+        if r.array().is_none() {
+            return Some(OneOrMany(Seq::one(ToolCallDelta::read(r)?)));
+        }
+        let mut all = Seq::empty();
+        let mut first = true;
+        while r.element(&mut first)? {
+            all.push(ToolCallDelta::read(r)?);
+        }
+        Some(OneOrMany(all))
+    }
+
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut t = ToolCallDelta {
+            index: None,
+            id: None,
+            function: None,
+        };
+        let mut seen = Seen::default();
+        let mut first = true;
+        r.object()?;
+        while let Some(key) = r.key(&mut first)? {
+            match key {
+                "index" => {
+                    seen.once(0)?;
+                    t.index = r.opt_index()?;
+                }
+                "id" => {
+                    seen.once(1)?;
+                    t.id = r.opt_str()?;
+                }
+                "function" => {
+                    seen.once(2)?;
+                    t.function = if r.null()? {
+                        None
+                    } else {
+                        Some(Function::read(r)?)
+                    };
+                }
+                _ => {
+                    r.value()?;
+                }
+            }
+        }
+        Some(t)
+    }
 }
 
 /// Decoder state for one `openai-chat` response.
@@ -168,19 +394,24 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        let parsed = super::from_payload::<Chunk<'_>>(trimmed);
-        let chunk: Chunk<'_> = match parsed {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a chat.completion.chunk",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        // The field scan reads every common chunk; anything it leaves (malformed JSON,
+        // rare shapes) is parsed by serde_json, which gives the same chunk or the error.
+        let fast = std::str::from_utf8(trimmed).ok().and_then(Chunk::read);
+        let chunk: Chunk<'_> = match fast {
+            Some(c) => c,
+            None => match super::from_payload::<Chunk<'_>>(trimmed) {
+                Ok(c) => c,
+                Err(e) => {
+                    super::not_payload(
+                        event,
+                        "payload is not a chat.completion.chunk",
+                        &e,
+                        data,
+                        sink,
+                    );
+                    return;
+                }
+            },
         };
         sink.meta.fill(
             chunk.id.map(|r| r.0),
@@ -202,7 +433,7 @@ impl OpenAiChat {
                 self.delta(delta, sink);
             }
             if let Some(m) = choice.message
-                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.0)
+                && let Some(delta) = Delta::read_text(m.0)
             {
                 self.delta(delta, sink);
             }
@@ -367,5 +598,134 @@ impl OpenAiChat {
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         sink.end();
         self.emit_finish(sink, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field scan against serde_json on `text`: whenever the scan reads a chunk,
+    /// serde_json reads the same one. Whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Chunk::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Chunk<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    /// The `data:` payloads of the OpenAI-family captures in SSE framing.
+    fn capture_payloads() -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
+        let Ok(table) = std::fs::read(dir.join("FORMATS.json")) else {
+            return Vec::new();
+        };
+        let table: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&table).unwrap_or_default();
+        let mut out = Vec::new();
+        for (path, v) in table {
+            if v["format"] != "openai-chat" || v["framing"].as_str().is_some_and(|f| f != "sse")
+            {
+                continue;
+            }
+            let body = std::fs::read(dir.join(&path)).unwrap_or_default();
+            for line in String::from_utf8_lossy(&body).lines() {
+                if let Some(p) = line.strip_prefix("data:") {
+                    let p = p.trim();
+                    if p.starts_with('{') {
+                        out.push(p.to_owned());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn field_scan_reads_the_captures_as_serde_does() {
+        let payloads = capture_payloads();
+        let read = payloads.iter().filter(|p| same_as_serde(p)).count();
+        // Groq's `x_groq` chunks and the like are left to serde_json; nearly all others
+        // are read by the scan.
+        assert!(
+            read * 100 >= payloads.len() * 95,
+            "{read} of {}",
+            payloads.len()
+        );
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde_on_mutated_payloads() {
+        let mut payloads = capture_payloads();
+        payloads.retain(|p| p.len() < 600);
+        let step = (payloads.len() / 40).max(1);
+        let mut samples: Vec<String> = payloads.into_iter().step_by(step).collect();
+        samples.push(
+            r#"{"id":"x","choices":[{"index":0,"delta":{"content":"a\"b\\n\u00e9\ud83d\ude00","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{\"a\": [1, 2.5e-3, true, null]}"}}]},"finish_reason":null}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#
+                .to_owned(),
+        );
+        let replacements = [
+            "", "\"", "\\", "{", "}", "[", "]", ",", ":", "0", "-", ".", "e", "n", " ", "\u{1}",
+            "\\u12", "\\ud800", "1e999", "null", "\"\"",
+        ];
+        let mut read = 0;
+        let mut total = 0;
+        for s in &samples {
+            for at in (0..s.len()).filter(|&i| s.is_char_boundary(i)) {
+                for r in replacements {
+                    let mut m = String::with_capacity(s.len() + 8);
+                    m.push_str(&s[..at]);
+                    m.push_str(r);
+                    let next = s[at..].chars().next().map_or(0, char::len_utf8);
+                    m.push_str(&s[at + next..]);
+                    total += 1;
+                    read += usize::from(same_as_serde(&m));
+                }
+            }
+        }
+        // The mutations keep many payloads valid: the scan must read some of them.
+        assert!(read > total / 20, "{read} of {total}");
+    }
+
+    #[test]
+    fn field_scan_leaves_rare_shapes_to_serde() {
+        for text in [
+            r#"{"choices":[],"choices":[]}"#,
+            r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#,
+            r#"{"choices":[{"index":-1,"delta":{}}]}"#,
+            r#"{"choices":[{"index":1.0,"delta":{}}]}"#,
+            r#"{"choices":[{"index":01,"delta":{}}]}"#,
+            r#"{"choices":[{"delta":{"cont\u0065nt":"a"}}]}"#,
+            r#"{"choices":[{"delta":["a"]}]}"#,
+            r#"{"choices":[{"delta":{"content":"\ud800"}}]}"#,
+            r#"{"choices":[{"delta":{"content":1}}]}"#,
+            r#"{"x_groq":{"usage":{"prompt_tokens":1}}}"#,
+            r#"{"usage":{"a":1e999}}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":1,}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":"\x"}"#,
+            r#"[{"index":0}]"#,
+            r#"{"a":1} x"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(120), "]".repeat(120));
+        assert!(!same_as_serde(&deep));
+        let shallow = format!("{{\"a\":{}{}}}", "[".repeat(90), "]".repeat(90));
+        assert!(same_as_serde(&shallow));
+        for text in [
+            r#"{}"#,
+            r#" { "choices" : null , "id" : null } "#,
+            r#"{"choices":[{"index":2},{"index":0,"delta":{"reasoning":"r"}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":{"function":{"arguments":{"a":1}}}}}]}"#,
+            r#"{"choices":[{"delta":{"function_call":{"name":"f","arguments":"{}"}}}]}"#,
+            r#"{"choices":[{"message":{"content":"m"},"finish_reason":"stop"}]}"#,
+            r#"{"error":{"message":"boom","code":"x"},"usage":null}"#,
+        ] {
+            assert!(same_as_serde(text), "{text}");
+        }
     }
 }
