@@ -403,18 +403,19 @@ impl<'a> Reader<'a> {
 
     /// The next member's key of an open object (the cursor then at its value), or
     /// `Some(None)` past the closing `}`. A key with an escape is left to serde_json.
-    #[inline]
-    pub(crate) fn key(&mut self, first: &mut bool) -> Option<Option<&'a str>> {
+    #[inline(always)]
+    pub(crate) fn key(&mut self, first: &mut bool) -> Option<Option<&'a [u8]>> {
         if !self.more(first, b'}')? {
             return Some(None);
         }
-        let (raw, escaped) = self.string()?;
+        let (start, escaped) = self.skip_string()?;
+        let end = self.pos;
         if escaped || self.peek()? != b':' {
             return None;
         }
         self.pos += 1;
-        // invariant: `raw` is a string literal, so it starts and ends with `"`.
-        raw.get(1..raw.len() - 1).map(Some)
+        // Inside the quotes.
+        self.text.as_bytes().get(start + 1..end - 1).map(Some)
     }
 
     /// Whether another element of an open array follows (the cursor then at it).
@@ -434,11 +435,13 @@ impl<'a> Reader<'a> {
     }
 
     #[inline]
-    fn literal(&mut self, word: &str) -> Option<()> {
-        let end = self.pos + word.len();
-        (self.text.get(self.pos..end)? == word).then_some(())?;
+    /// Skips `word` (where the value started).
+    fn literal(&mut self, word: &str) -> Option<usize> {
+        let start = self.pos;
+        let end = start + word.len();
+        (self.text.as_bytes().get(start..end)? == word.as_bytes()).then_some(())?;
         self.pos = end;
-        Some(())
+        Some(start)
     }
 
     /// The string literal at the cursor (quotes included) and whether it has an escape;
@@ -446,6 +449,14 @@ impl<'a> Reader<'a> {
     /// well-formed escapes).
     #[inline]
     fn string(&mut self) -> Option<(&'a str, bool)> {
+        let (start, escaped) = self.skip_string()?;
+        Some((self.since(start)?, escaped))
+    }
+
+    /// Skips the string literal at the cursor (see [`Reader::string`]): where it started
+    /// and whether it has an escape.
+    #[inline(always)]
+    fn skip_string(&mut self) -> Option<(usize, bool)> {
         if self.peek()? != b'"' {
             return None;
         }
@@ -458,7 +469,7 @@ impl<'a> Reader<'a> {
             match bytes.get(at..)? {
                 [b'"', ..] => {
                     self.pos = at + 1;
-                    return Some((self.since(start)?, escaped));
+                    return Some((start, escaped));
                 }
                 [
                     b'\\',
@@ -486,9 +497,11 @@ impl<'a> Reader<'a> {
         self.pos - start
     }
 
-    /// A number, checked against JSON's grammar (as serde_json checks one it skips).
+    /// A number, checked against JSON's grammar (as serde_json checks one it skips);
+    /// where it started.
     #[inline]
-    fn number(&mut self) -> Option<()> {
+    fn number(&mut self) -> Option<usize> {
+        let start = self.pos;
         if self.byte(self.pos) == Some(b'-') {
             self.pos += 1;
         }
@@ -510,41 +523,43 @@ impl<'a> Reader<'a> {
             }
             (self.digits() > 0).then_some(())?;
         }
-        Some(())
+        Some(start)
     }
 
     /// Skips any value, returning its text.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn value(&mut self) -> Option<&'a str> {
         let start = match self.peek()? {
-            b'"' => return self.string().map(|(raw, _)| raw),
-            _ => self.pos,
-        };
-        match self.byte(start)? {
-            b'{' => {
-                self.object()?;
-                let mut first = true;
-                while self.key(&mut first)?.is_some() {
-                    self.value()?;
-                }
-            }
-            b'[' => {
-                self.array()?;
-                let mut first = true;
-                while self.element(&mut first)? {
-                    self.value()?;
-                }
-            }
+            b'"' => self.skip_string()?.0,
+            b'{' | b'[' => return self.container(),
             b't' => self.literal("true")?,
             b'f' => self.literal("false")?,
             b'n' => self.literal("null")?,
             _ => self.number()?,
+        };
+        self.since(start)
+    }
+
+    /// Skips an object or array, returning its text.
+    #[inline(never)]
+    fn container(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        let mut first = true;
+        if self.object().is_some() {
+            while self.key(&mut first)?.is_some() {
+                self.value()?;
+            }
+        } else {
+            self.array()?;
+            while self.element(&mut first)? {
+                self.value()?;
+            }
         }
         self.since(start)
     }
 
     /// An `Option<Raw>` field: `None` for `null`, else the value's text.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn opt_raw(&mut self) -> Option<Option<Raw<'a>>> {
         let text = self.value()?;
         Some((text != "null").then_some(Raw(text)))

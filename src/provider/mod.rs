@@ -227,11 +227,11 @@ impl<'a> Function<'a> {
         r.object()?;
         while let Some(key) = r.key(&mut first)? {
             match key {
-                "name" => {
+                b"name" => {
                     seen.once(0)?;
                     f.name = r.opt_str()?;
                 }
-                "arguments" => {
+                b"arguments" => {
                     seen.once(1)?;
                     f.arguments = r.opt_raw()?;
                 }

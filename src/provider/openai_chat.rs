@@ -148,35 +148,35 @@ impl<'a> Chunk<'a> {
         r.object()?;
         while let Some(key) = r.key(&mut first)? {
             match key {
-                "choices" => {
+                b"choices" => {
                     seen.once(0)?;
                     c.choices = Choice0::read(&mut r)?;
                 }
-                "id" => {
+                b"id" => {
                     seen.once(1)?;
                     c.id = r.opt_raw()?;
                 }
-                "model" => {
+                b"model" => {
                     seen.once(2)?;
                     c.model = r.opt_raw()?;
                 }
-                "created" => {
+                b"created" => {
                     seen.once(3)?;
                     c.created = r.opt_raw()?;
                 }
-                "usage" => {
+                b"usage" => {
                     seen.once(4)?;
                     c.usage = match r.opt_raw()? {
                         Some(u) => Some(serde_json::from_str(u.0).ok()?),
                         None => None,
                     };
                 }
-                "error" => {
+                b"error" => {
                     seen.once(5)?;
                     c.error = r.opt_raw()?;
                 }
                 // Groq's usage: rare, left to serde_json.
-                "x_groq" => return None,
+                b"x_groq" => return None,
                 _ => {
                     r.value()?;
                 }
@@ -218,11 +218,11 @@ impl<'a> Choice<'a> {
         r.object()?;
         while let Some(key) = r.key(&mut first)? {
             match key {
-                "index" => {
+                b"index" => {
                     seen.once(0)?;
                     c.index = r.opt_index()?;
                 }
-                "delta" => {
+                b"delta" => {
                     seen.once(1)?;
                     c.delta = if r.null()? {
                         None
@@ -230,11 +230,11 @@ impl<'a> Choice<'a> {
                         Some(Delta::read(r)?)
                     };
                 }
-                "message" => {
+                b"message" => {
                     seen.once(2)?;
                     c.message = r.opt_raw()?;
                 }
-                "finish_reason" => {
+                b"finish_reason" => {
                     seen.once(3)?;
                     c.finish_reason = r.opt_str()?;
                 }
@@ -269,19 +269,19 @@ impl<'a> Delta<'a> {
         r.object()?;
         while let Some(key) = r.key(&mut first)? {
             match key {
-                "content" => {
+                b"content" => {
                     seen.once(0)?;
                     d.content = r.opt_str()?;
                 }
-                "reasoning_content" => {
+                b"reasoning_content" => {
                     seen.once(1)?;
                     d.reasoning_content = r.opt_str()?;
                 }
-                "reasoning" => {
+                b"reasoning" => {
                     seen.once(2)?;
                     d.reasoning = r.opt_str()?;
                 }
-                "tool_calls" => {
+                b"tool_calls" => {
                     seen.once(3)?;
                     d.tool_calls = if r.null()? {
                         None
@@ -289,7 +289,7 @@ impl<'a> Delta<'a> {
                         Some(ToolCallDelta::read_many(r)?)
                     };
                 }
-                "function_call" => {
+                b"function_call" => {
                     seen.once(4)?;
                     d.function_call = if r.null()? {
                         None
@@ -331,15 +331,15 @@ impl<'a> ToolCallDelta<'a> {
         r.object()?;
         while let Some(key) = r.key(&mut first)? {
             match key {
-                "index" => {
+                b"index" => {
                     seen.once(0)?;
                     t.index = r.opt_index()?;
                 }
-                "id" => {
+                b"id" => {
                     seen.once(1)?;
                     t.id = r.opt_str()?;
                 }
-                "function" => {
+                b"function" => {
                     seen.once(2)?;
                     t.function = if r.null()? {
                         None
@@ -626,8 +626,7 @@ mod tests {
             serde_json::from_slice(&table).unwrap_or_default();
         let mut out = Vec::new();
         for (path, v) in table {
-            if v["format"] != "openai-chat" || v["framing"].as_str().is_some_and(|f| f != "sse")
-            {
+            if v["format"] != "openai-chat" || v["framing"].as_str().is_some_and(|f| f != "sse") {
                 continue;
             }
             let body = std::fs::read(dir.join(&path)).unwrap_or_default();
