@@ -40,24 +40,18 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::{Envelope, RawStr, Sink, bad_payload, raw};
+use crate::provider::{Envelope, RawStr, Sink, Str, bad_payload, raw};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 /// One `data:` payload. All event types share this shape; fields a type does not have
 /// are simply absent.
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     index: Option<u64>,
     #[serde(borrow, default)]
@@ -85,43 +79,33 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct Block<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(borrow, default)]
     partial_json: Option<RawStr<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
 
 /// What a content block is, as far as the decoder cares.
@@ -445,17 +429,12 @@ const ENVELOPE: Envelope = Envelope {
 fn error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(
-            rename = "type",
-            borrow,
-            default,
-            deserialize_with = "crate::provider::opt_cow"
-        )]
-        kind: Option<Cow<'a, str>>,
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Str<'a>>,
     }
     let message = provider_error_message(raw);
     match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E { kind: Some(k) }) if !message.contains(k.as_ref()) => format!("{k}: {message}"),
+        Ok(E { kind: Some(k) }) if !message.contains(&*k) => format!("{k}: {message}"),
         _ => message,
     }
 }

@@ -34,7 +34,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Sink};
+use crate::provider::{RawStr, Sink, Str};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -60,10 +60,10 @@ struct Start<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -78,8 +78,8 @@ struct BlockDelta<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
     #[serde(borrow, default)]
@@ -94,8 +94,8 @@ struct ToolUseDelta<'a> {
 
 #[derive(Deserialize)]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -108,8 +108,8 @@ struct BlockStop {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MessageStop<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]

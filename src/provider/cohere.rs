@@ -33,37 +33,31 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{ObjectOr, Sink, ToolCall};
+use crate::provider::{ObjectOr, Sink, Str, ToolCall};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        borrow,
-        default,
-        rename = "type",
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     index: Option<i64>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    message: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
 }
@@ -73,8 +67,8 @@ struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
     #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    tool_plan: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_plan: Option<Str<'a>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
     #[serde(borrow, default)]
     tool_calls: Option<ObjectOr<ToolCall<'a>>>,
@@ -82,10 +76,10 @@ struct Message<'a> {
 
 #[derive(Deserialize)]
 struct ContentPart<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
 }
 
 /// Decoder state for one `cohere` response.
@@ -140,7 +134,7 @@ impl Cohere {
         if kind == "error" {
             let message = p.message.map_or_else(
                 || "the server sent an error event".to_owned(),
-                Cow::into_owned,
+                Str::into_owned,
             );
             sink.error(ErrorKind::Provider, message, data);
             return;

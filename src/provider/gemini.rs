@@ -42,10 +42,9 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Seq, Sink, clean_name, escape_into, json_string, raw};
+use crate::provider::{RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,8 +69,8 @@ struct Chunk<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PromptFeedback<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    block_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    block_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -81,8 +80,8 @@ struct Candidate<'a> {
     index: Option<i64>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -94,8 +93,8 @@ struct Content<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Part<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(default)]
     thought: Option<bool>,
     #[serde(borrow, default)]
@@ -105,10 +104,10 @@ struct Part<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FunctionCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
     #[serde(borrow, default)]
     args: Option<&'a RawValue>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.

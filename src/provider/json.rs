@@ -15,38 +15,62 @@ pub(crate) fn from_payload<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_jso
     }
 }
 
-/// `deserialize_with` for `Option<Cow<'a, str>>` fields: borrows the string when it has
-/// no escape. (serde's derive borrows a bare `Cow<'a, str>` field with `#[serde(borrow)]`,
-/// but not one inside an `Option`: there it always allocates an owned `String`.)
-pub(crate) fn opt_cow<'de: 'a, 'a, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<std::borrow::Cow<'a, str>>, D::Error> {
-    struct Str<'a>(PhantomData<&'a ()>);
-    impl<'de: 'a, 'a> Visitor<'de> for Str<'a> {
-        type Value = Option<std::borrow::Cow<'a, str>>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a string or null")
-        }
-        fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-            Ok(Some(std::borrow::Cow::Borrowed(s)))
-        }
-        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok(Some(std::borrow::Cow::Owned(s.to_owned())))
-        }
-        fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
-            Ok(Some(std::borrow::Cow::Owned(s)))
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Self::Value, D2::Error> {
-            d.deserialize_str(self)
-        }
+/// A JSON string, borrowed from the payload when it has no escape (decoded into an owned
+/// `String` when it has): the type of optional string fields, `Option<Str<'a>>`.
+/// (serde's derive borrows a bare `Cow<'a, str>` field with `#[serde(borrow)]`, but not
+/// one inside an `Option`: there it always copies the string.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
     }
-    d.deserialize_option(Str(PhantomData))
+}
+
+impl std::fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for Str<'_> {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl Str<'_> {
+    pub(crate) fn into_owned(self) -> String {
+        self.0.into_owned()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            // Read through `Option`, so `null` is the other thing a field may hold.
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or null")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                s: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Str(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
 }
 
 /// A JSON array whose first element is held inline, so the usual one-element array (one
@@ -565,11 +589,11 @@ impl<'a> Reader<'a> {
         Some((text != "null").then_some(Raw(text)))
     }
 
-    /// An `Option<Cow<str>>` field read as [`opt_cow`] reads it: `None` for `null`, the
+    /// An `Option<Str>` field read as serde reads it: `None` for `null`, the
     /// string borrowed when it has no escape, else decoded (a lone surrogate escape is
     /// left to serde_json, which rejects it).
     #[inline]
-    pub(crate) fn opt_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+    pub(crate) fn opt_str(&mut self) -> Option<Option<Str<'a>>> {
         if self.null()? {
             return Some(None);
         }
@@ -577,11 +601,11 @@ impl<'a> Reader<'a> {
         // invariant: `raw` is a string literal, so it starts and ends with `"`.
         let inner = raw.get(1..raw.len() - 1)?;
         if !escaped {
-            return Some(Some(Cow::Borrowed(inner)));
+            return Some(Some(Str(Cow::Borrowed(inner))));
         }
         let mut decoded = String::with_capacity(inner.len());
         json_string(raw, &mut decoded)?;
-        Some(Some(Cow::Owned(decoded)))
+        Some(Some(Str(Cow::Owned(decoded))))
     }
 
     /// An `Option<i64>` field holding a small non-negative integer, or `null`; anything

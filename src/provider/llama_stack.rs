@@ -43,12 +43,11 @@
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::clean_name;
-use crate::provider::{RawStr, Sink, json_string, raw};
+use crate::provider::{RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -62,27 +61,22 @@ struct Chunk<'a> {
 
 #[derive(Deserialize)]
 struct ResponseEvent<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    event_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    event_type: Option<Str<'a>>,
     #[serde(borrow, default)]
     delta: Option<StrOr<'a, Delta<'a>>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(
-        borrow,
-        default,
-        rename = "type",
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(borrow, default)]
     text: Option<RawStr<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    parse_status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    parse_status: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_call: Option<StrOr<'a, ToolCall<'a>>>,
     /// Older servers: the tool-call delta's payload.
@@ -92,21 +86,21 @@ struct Delta<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    arguments_json: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments_json: Option<Str<'a>>,
 }
 
 /// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
 #[derive(Deserialize)]
 struct EnumValue<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    value: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    value: Option<Str<'a>>,
 }
 
 /// A field that is a string or an object. The string is kept as its raw JSON literal

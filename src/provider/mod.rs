@@ -9,13 +9,12 @@ use crate::event::{FinishReason, Usage};
 use crate::text::TextScanner;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 pub(crate) mod anthropic;
 mod json;
 pub(crate) use json::{
-    ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, from_payload, json_string, opt_cow,
+    ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, Str, from_payload, json_string,
 };
 pub(crate) mod bedrock;
 pub(crate) mod cohere;
@@ -170,11 +169,11 @@ pub(crate) fn bad_payload(
 ) {
     #[derive(serde::Deserialize)]
     struct TypeOnly<'a> {
-        #[serde(rename = "type", borrow, default, deserialize_with = "opt_cow")]
-        kind: Option<Cow<'a, str>>,
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Str<'a>>,
     }
     match from_payload::<TypeOnly<'_>>(trimmed) {
-        Ok(TypeOnly { kind: Some(k) }) if k == "error" || event == "error" => sink.error(
+        Ok(TypeOnly { kind: Some(k) }) if *k == *"error" || event == "error" => sink.error(
             ErrorKind::Provider,
             (envelope.error_message)(trimmed, e),
             data,
@@ -198,8 +197,8 @@ pub(crate) fn raw(v: Option<&RawValue>) -> Option<&str> {
 /// "arguments"}}` (Cohere, Ollama; an OpenAI Chat delta adds its `index`).
 #[derive(Deserialize)]
 pub(crate) struct ToolCall<'a> {
-    #[serde(borrow, default, deserialize_with = "opt_cow")]
-    pub(crate) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) id: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub(crate) function: Option<Function<'a>>,
 }
@@ -208,8 +207,8 @@ pub(crate) struct ToolCall<'a> {
 /// object), either of them absent from a delta.
 #[derive(Debug, PartialEq, Deserialize)]
 pub(crate) struct Function<'a> {
-    #[serde(borrow, default, deserialize_with = "opt_cow")]
-    pub(crate) name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) name: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub(crate) arguments: Option<Raw<'a>>,
 }
@@ -266,8 +265,8 @@ pub(crate) fn clean_name(name: &str) -> &str {
 pub(crate) fn provider_error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-        message: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        message: Option<Str<'a>>,
         #[serde(borrow, default)]
         code: Option<&'a RawValue>,
     }

@@ -21,27 +21,26 @@
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{OneOrMany, Sink, ToolCall};
+use crate::provider::{OneOrMany, Sink, Str, ToolCall};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
-use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Line<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    response: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    response: Option<Str<'a>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
     #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    done_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    done_reason: Option<Str<'a>>,
     #[serde(default)]
     prompt_eval_count: Option<Number>,
     #[serde(default)]
@@ -60,10 +59,10 @@ struct Line<'a> {
 
 #[derive(Deserialize)]
 struct Message<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }

@@ -30,9 +30,8 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Seen, Seq, Sink, clean_name};
+use crate::provider::{Function, OneOrMany, Raw, Reader, Seen, Seq, Sink, Str, clean_name};
 use serde::Deserialize;
-use std::borrow::Cow;
 
 #[derive(Debug, PartialEq, Deserialize)]
 struct Chunk<'a> {
@@ -102,18 +101,18 @@ struct Choice<'a> {
     /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
     message: Option<Raw<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
 }
 
 #[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reasoning_content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reasoning: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
     #[serde(borrow, default)]
@@ -124,8 +123,8 @@ struct Delta<'a> {
 struct ToolCallDelta<'a> {
     #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
     #[serde(borrow, default)]
     function: Option<Function<'a>>,
 }

@@ -58,28 +58,22 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::{
-    Envelope, RawStr, Sink, bad_payload, clean_name, escape_into, json_string,
+    Envelope, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
     provider_error_message, raw,
 };
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 
 /// One `data:` payload; fields a type does not have are absent.
 #[derive(Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     output_index: Option<u64>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item_id: Option<Str<'a>>,
     #[serde(borrow, default)]
     item: Option<Item<'a>>,
     /// Kept raw and decoded into a reused buffer: a fragment with an escape would
@@ -98,19 +92,14 @@ struct Payload<'a> {
 
 #[derive(Deserialize)]
 struct Item<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    call_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -119,8 +108,8 @@ struct Item<'a> {
 
 #[derive(Deserialize)]
 struct Response<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Str<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
     id: Option<&'a RawValue>,
@@ -138,8 +127,8 @@ struct Response<'a> {
 
 #[derive(Deserialize)]
 struct Details<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reason: Option<Str<'a>>,
 }
 
 /// Event types whose payload must fit [`Payload`]; any other type that does not is
