@@ -582,6 +582,18 @@ impl<'a> Reader<'a> {
         self.since(start)
     }
 
+    /// An optional field whose value `read` reads: `None` for `null`.
+    #[inline]
+    pub(crate) fn opt<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<Option<T>> {
+        if self.null()? {
+            return Some(None);
+        }
+        read(self).map(Some)
+    }
+
     /// An `Option<Raw>` field: `None` for `null`, else the value's text.
     #[inline(always)]
     pub(crate) fn opt_raw(&mut self) -> Option<Option<Raw<'a>>> {
@@ -625,6 +637,35 @@ impl<'a> Reader<'a> {
         text.parse().ok().map(Some)
     }
 }
+
+/// Reads the object at the [`Reader`]'s cursor member by member: a listed key's value
+/// by its expression (a key seen twice leaves the payload to serde_json, whose derive
+/// rejects it), other members skipped. Returns `None` from the enclosing function when
+/// the reader does not accept the value.
+macro_rules! read_fields {
+    ($r:ident, { $($key:literal => $read:expr,)* }) => {{
+        let mut seen = $crate::provider::Seen::default();
+        let mut first = true;
+        $r.object()?;
+        while let Some(key) = $r.key(&mut first)? {
+            let mut bit = 0;
+            let mut known = false;
+            $(
+                if !known && key == $key {
+                    seen.once(bit)?;
+                    $read;
+                    known = true;
+                }
+                bit += 1;
+            )*
+            let _ = bit;
+            if !known {
+                $r.value()?;
+            }
+        }
+    }};
+}
+pub(crate) use read_fields;
 
 /// The fields of one object seen so far, to leave a payload with a duplicate field to
 /// serde_json (whose derive rejects it).

@@ -15,6 +15,7 @@ pub(crate) mod anthropic;
 mod json;
 pub(crate) use json::{
     ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, Str, from_payload, json_string,
+    read_fields,
 };
 pub(crate) mod bedrock;
 pub(crate) mod cohere;
@@ -221,24 +222,10 @@ impl<'a> Function<'a> {
             name: None,
             arguments: None,
         };
-        let mut seen = Seen::default();
-        let mut first = true;
-        r.object()?;
-        while let Some(key) = r.key(&mut first)? {
-            match key {
-                b"name" => {
-                    seen.once(0)?;
-                    f.name = r.opt_str()?;
-                }
-                b"arguments" => {
-                    seen.once(1)?;
-                    f.arguments = r.opt_raw()?;
-                }
-                _ => {
-                    r.value()?;
-                }
-            }
-        }
+        read_fields!(r, {
+            b"name" => f.name = r.opt_str()?,
+            b"arguments" => f.arguments = r.opt_raw()?,
+        });
         Some(f)
     }
 }

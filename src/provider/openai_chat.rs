@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Seen, Seq, Sink, Str, clean_name};
+use crate::provider::{Function, OneOrMany, Raw, Reader, Seq, Sink, Str, clean_name, read_fields};
 use serde::Deserialize;
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -142,45 +142,19 @@ impl<'a> Chunk<'a> {
             x_groq: None,
             error: None,
         };
-        let mut seen = Seen::default();
-        let mut first = true;
-        r.object()?;
-        while let Some(key) = r.key(&mut first)? {
-            match key {
-                b"choices" => {
-                    seen.once(0)?;
-                    c.choices = Choice0::read(&mut r)?;
-                }
-                b"id" => {
-                    seen.once(1)?;
-                    c.id = r.opt_raw()?;
-                }
-                b"model" => {
-                    seen.once(2)?;
-                    c.model = r.opt_raw()?;
-                }
-                b"created" => {
-                    seen.once(3)?;
-                    c.created = r.opt_raw()?;
-                }
-                b"usage" => {
-                    seen.once(4)?;
-                    c.usage = match r.opt_raw()? {
+        read_fields!(r, {
+            b"choices" => c.choices = Choice0::read(&mut r)?,
+            b"id" => c.id = r.opt_raw()?,
+            b"model" => c.model = r.opt_raw()?,
+            b"created" => c.created = r.opt_raw()?,
+            b"usage" => c.usage = match r.opt_raw()? {
                         Some(u) => Some(serde_json::from_str(u.0).ok()?),
                         None => None,
-                    };
-                }
-                b"error" => {
-                    seen.once(5)?;
-                    c.error = r.opt_raw()?;
-                }
-                // Groq's usage: rare, left to serde_json.
-                b"x_groq" => return None,
-                _ => {
-                    r.value()?;
-                }
-            }
-        }
+                    },
+            b"error" => c.error = r.opt_raw()?,
+            // Groq's usage: rare, left to serde_json.
+            b"x_groq" => None::<()>?,
+        });
         r.end()?;
         Some(c)
     }
@@ -212,36 +186,12 @@ impl<'a> Choice<'a> {
             message: None,
             finish_reason: None,
         };
-        let mut seen = Seen::default();
-        let mut first = true;
-        r.object()?;
-        while let Some(key) = r.key(&mut first)? {
-            match key {
-                b"index" => {
-                    seen.once(0)?;
-                    c.index = r.opt_index()?;
-                }
-                b"delta" => {
-                    seen.once(1)?;
-                    c.delta = if r.null()? {
-                        None
-                    } else {
-                        Some(Delta::read(r)?)
-                    };
-                }
-                b"message" => {
-                    seen.once(2)?;
-                    c.message = r.opt_raw()?;
-                }
-                b"finish_reason" => {
-                    seen.once(3)?;
-                    c.finish_reason = r.opt_str()?;
-                }
-                _ => {
-                    r.value()?;
-                }
-            }
-        }
+        read_fields!(r, {
+            b"index" => c.index = r.opt_index()?,
+            b"delta" => c.delta = r.opt(Delta::read)?,
+            b"message" => c.message = r.opt_raw()?,
+            b"finish_reason" => c.finish_reason = r.opt_str()?,
+        });
         Some(c)
     }
 }
@@ -263,44 +213,13 @@ impl<'a> Delta<'a> {
             tool_calls: None,
             function_call: None,
         };
-        let mut seen = Seen::default();
-        let mut first = true;
-        r.object()?;
-        while let Some(key) = r.key(&mut first)? {
-            match key {
-                b"content" => {
-                    seen.once(0)?;
-                    d.content = r.opt_str()?;
-                }
-                b"reasoning_content" => {
-                    seen.once(1)?;
-                    d.reasoning_content = r.opt_str()?;
-                }
-                b"reasoning" => {
-                    seen.once(2)?;
-                    d.reasoning = r.opt_str()?;
-                }
-                b"tool_calls" => {
-                    seen.once(3)?;
-                    d.tool_calls = if r.null()? {
-                        None
-                    } else {
-                        Some(ToolCallDelta::read_many(r)?)
-                    };
-                }
-                b"function_call" => {
-                    seen.once(4)?;
-                    d.function_call = if r.null()? {
-                        None
-                    } else {
-                        Some(Function::read(r)?)
-                    };
-                }
-                _ => {
-                    r.value()?;
-                }
-            }
-        }
+        read_fields!(r, {
+            b"content" => d.content = r.opt_str()?,
+            b"reasoning_content" => d.reasoning_content = r.opt_str()?,
+            b"reasoning" => d.reasoning = r.opt_str()?,
+            b"tool_calls" => d.tool_calls = r.opt(ToolCallDelta::read_many)?,
+            b"function_call" => d.function_call = r.opt(Function::read)?,
+        });
         Some(d)
     }
 }
@@ -325,32 +244,11 @@ impl<'a> ToolCallDelta<'a> {
             id: None,
             function: None,
         };
-        let mut seen = Seen::default();
-        let mut first = true;
-        r.object()?;
-        while let Some(key) = r.key(&mut first)? {
-            match key {
-                b"index" => {
-                    seen.once(0)?;
-                    t.index = r.opt_index()?;
-                }
-                b"id" => {
-                    seen.once(1)?;
-                    t.id = r.opt_str()?;
-                }
-                b"function" => {
-                    seen.once(2)?;
-                    t.function = if r.null()? {
-                        None
-                    } else {
-                        Some(Function::read(r)?)
-                    };
-                }
-                _ => {
-                    r.value()?;
-                }
-            }
-        }
+        read_fields!(r, {
+            b"index" => t.index = r.opt_index()?,
+            b"id" => t.id = r.opt_str()?,
+            b"function" => t.function = r.opt(Function::read)?,
+        });
         Some(t)
     }
 }
