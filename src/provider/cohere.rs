@@ -113,18 +113,15 @@ impl Cohere {
             self.end(None, None, sink);
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
-            Ok(p) => p,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a Cohere stream event",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let p: Payload<'_> = match super::parse_payload(
+            event,
+            "payload is not a Cohere stream event",
+            trimmed,
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         let kind = p.kind.as_deref().unwrap_or(event);
         if let Some(err) = p.error {

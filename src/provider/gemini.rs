@@ -185,18 +185,15 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a GenerateContentResponse",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a GenerateContentResponse",
+            trimmed,
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         sink.meta
             .fill(raw(chunk.response_id), raw(chunk.model_version), None);

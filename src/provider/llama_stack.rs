@@ -192,18 +192,15 @@ impl LlamaStack {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a llama-stack stream chunk",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a llama-stack stream chunk",
+            trimmed,
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {

@@ -124,16 +124,30 @@ impl Sink<'_> {
     }
 }
 
+/// The payload parsed as the dialect's envelope `T`; else (`None`) the error is
+/// reported: of kind `provider` for an SSE `error` event, else `invalid_json`, its
+/// message `"{what}: {e}"` (`what` says what the payload should have been: `payload is
+/// not a chat.completion.chunk`).
+pub(crate) fn parse_payload<'a, T: Deserialize<'a>>(
+    event: &str,
+    what: &str,
+    trimmed: &'a [u8],
+    data: &[u8],
+    sink: &mut Sink<'_>,
+) -> Option<T> {
+    match from_payload(trimmed) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            not_payload(event, what, &e, data, sink);
+            None
+        }
+    }
+}
+
 /// A payload that is not JSON of the dialect's envelope: an error of kind `provider` for
 /// an SSE `error` event, else `invalid_json`, its message `"{what}: {e}"` (`what` says
 /// what the payload should have been: `payload is not a chat.completion.chunk`).
-pub(crate) fn not_payload(
-    event: &str,
-    what: &str,
-    e: &serde_json::Error,
-    data: &[u8],
-    sink: &mut Sink<'_>,
-) {
+fn not_payload(event: &str, what: &str, e: &serde_json::Error, data: &[u8], sink: &mut Sink<'_>) {
     let kind = if event == "error" {
         ErrorKind::Provider
     } else {

@@ -88,18 +88,15 @@ impl Ollama {
         if trimmed.is_empty() {
             return;
         }
-        let line: Line<'_> = match super::from_payload(trimmed) {
-            Ok(l) => l,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "line is not an Ollama response object",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let line: Line<'_> = match super::parse_payload(
+            event,
+            "line is not an Ollama response object",
+            trimmed,
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         if let Some(err) = line.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);

@@ -296,18 +296,15 @@ impl OpenAiChat {
         let fast = std::str::from_utf8(trimmed).ok().and_then(Chunk::read);
         let chunk: Chunk<'_> = match fast {
             Some(c) => c,
-            None => match super::from_payload::<Chunk<'_>>(trimmed) {
-                Ok(c) => c,
-                Err(e) => {
-                    super::not_payload(
-                        event,
-                        "payload is not a chat.completion.chunk",
-                        &e,
-                        data,
-                        sink,
-                    );
-                    return;
-                }
+            None => match super::parse_payload(
+                event,
+                "payload is not a chat.completion.chunk",
+                trimmed,
+                data,
+                sink,
+            ) {
+                Some(v) => v,
+                None => return,
             },
         };
         sink.meta.fill(
