@@ -40,15 +40,14 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::{Envelope, RawStr, Sink, Str, bad_payload, raw};
+use crate::provider::{Envelope, Raw, RawStr, Reader, Sink, Str, bad_payload, raw, read_fields};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// One `data:` payload. All event types share this shape; fields a type does not have
 /// are simply absent.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -61,23 +60,23 @@ struct Payload<'a> {
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -86,7 +85,7 @@ struct Block<'a> {
     #[serde(borrow, default)]
     name: Option<Str<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    input: Option<Raw<'a>>,
     #[serde(borrow, default)]
     text: Option<Str<'a>>,
     #[serde(borrow, default)]
@@ -94,7 +93,7 @@ struct Block<'a> {
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -106,6 +105,91 @@ struct Delta<'a> {
     thinking: Option<Str<'a>>,
     #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
+}
+
+impl<'a> Payload<'a> {
+    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut p = Payload {
+            kind: None,
+            index: None,
+            message: None,
+            content_block: None,
+            delta: None,
+            usage: None,
+            error: None,
+        };
+        read_fields!(r, {
+            b"type" => p.kind = r.opt_str()?,
+            b"index" => p.index = r.opt_index()?.map(i64::unsigned_abs),
+            b"message" => p.message = r.opt(Message::read)?,
+            b"content_block" => p.content_block = r.opt(Block::read)?,
+            b"delta" => p.delta = r.opt(Delta::read)?,
+            b"usage" => p.usage = r.opt_raw()?,
+            b"error" => p.error = r.opt_raw()?,
+        });
+        r.end()?;
+        Some(p)
+    }
+}
+
+impl<'a> Message<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut m = Message {
+            usage: None,
+            id: None,
+            model: None,
+        };
+        read_fields!(r, {
+            b"usage" => m.usage = r.opt_raw()?,
+            b"id" => m.id = r.opt_raw()?,
+            b"model" => m.model = r.opt_raw()?,
+        });
+        Some(m)
+    }
+}
+
+impl<'a> Block<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut b = Block {
+            kind: None,
+            id: None,
+            name: None,
+            input: None,
+            text: None,
+            thinking: None,
+        };
+        read_fields!(r, {
+            b"type" => b.kind = r.opt_str()?,
+            b"id" => b.id = r.opt_str()?,
+            b"name" => b.name = r.opt_str()?,
+            b"input" => b.input = r.opt_raw()?,
+            b"text" => b.text = r.opt_str()?,
+            b"thinking" => b.thinking = r.opt_str()?,
+        });
+        Some(b)
+    }
+}
+
+impl<'a> Delta<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut d = Delta {
+            kind: None,
+            text: None,
+            partial_json: None,
+            thinking: None,
+            stop_reason: None,
+        };
+        read_fields!(r, {
+            b"type" => d.kind = r.opt_str()?,
+            b"text" => d.text = r.opt_str()?,
+            b"partial_json" => d.partial_json = r.opt_raw_str()?,
+            b"thinking" => d.thinking = r.opt_str()?,
+            b"stop_reason" => d.stop_reason = r.opt_str()?,
+        });
+        Some(d)
+    }
 }
 
 /// What a content block is, as far as the decoder cares.
@@ -168,7 +252,10 @@ impl Anthropic {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
+        // The field scan reads every common payload; anything it leaves is parsed by
+        // serde_json, which gives the same payload or the error.
+        let fast = std::str::from_utf8(trimmed).ok().and_then(Payload::read);
+        let p: Payload<'_> = match fast.map_or_else(|| super::from_payload(trimmed), Ok) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
@@ -251,7 +338,7 @@ impl Anthropic {
                 if let Some(name) = block.name.as_deref() {
                     sink.calls.set_name(slot, clean_name(name), sink.out);
                 }
-                let kind = match block.input.map(RawValue::get) {
+                let kind = match block.input.map(Raw::get) {
                     Some(input) if is_nonempty_object(input) => {
                         sink.calls.args(slot, input, sink.out);
                         BlockKind::Preset {
@@ -380,7 +467,7 @@ impl Anthropic {
         }
     }
 
-    fn merge_usage(&mut self, raw: &RawValue) {
+    fn merge_usage(&mut self, raw: Raw<'_>) {
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(raw.get()) {
             match &mut self.usage {
                 Some(u) => u.extend(m),
@@ -457,6 +544,34 @@ fn same_json(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The field scan against serde_json on `text` (the same payload whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Payload::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Payload<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"a":[1,2.5,"x\n"]}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u00e9"}}"#,
+            r#"{"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":3}}}"#,
+        ];
+        crate::provider::json::check::agrees("anthropic", &extra, 99, same_as_serde);
+        for text in [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"index":-1}"#,
+            r#"{"delta":{"partial_json":1}}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+    }
 
     #[test]
     fn nonempty_object() {

@@ -42,7 +42,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw};
+use crate::provider::{Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
@@ -54,16 +54,16 @@ struct Chunk<'a> {
     /// `responseId`, `modelVersion`: kept raw, for the response's
     /// [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    response_id: Option<&'a RawValue>,
+    response_id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model_version: Option<&'a RawValue>,
+    model_version: Option<Raw<'a>>,
     /// Kept raw: it comes on every chunk and only the last one is used.
     #[serde(borrow, default)]
-    usage_metadata: Option<&'a RawValue>,
+    usage_metadata: Option<Raw<'a>>,
     #[serde(borrow, default)]
     prompt_feedback: Option<PromptFeedback<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -109,7 +109,7 @@ struct FunctionCall<'a> {
     #[serde(borrow, default)]
     name: Option<Str<'a>>,
     #[serde(borrow, default)]
-    args: Option<&'a RawValue>,
+    args: Option<Raw<'a>>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
     #[serde(borrow, default)]
     partial_args: Option<Seq<&'a RawValue>>,
@@ -126,7 +126,7 @@ struct PartialArg<'a> {
     #[serde(borrow, default)]
     string_value: Option<RawStr<'a>>,
     #[serde(borrow, default)]
-    number_value: Option<&'a RawValue>,
+    number_value: Option<Raw<'a>>,
     #[serde(default)]
     bool_value: Option<bool>,
     /// `"nullValue": null` (or `"NULL_VALUE"`): present means null.
@@ -331,7 +331,7 @@ impl Gemini {
         let value = if let Some(s) = &entry.string_value {
             // A lone surrogate escape has no text: the entry is reported, as serde
             // reports it.
-            let Some(s) = json_string(s.0.get(), string) else {
+            let Some(s) = json_string(s.0, string) else {
                 sink.error(
                     ErrorKind::UnexpectedPayload,
                     "partialArgs entry's stringValue is not valid text (a lone surrogate escape); ignored".into(),
@@ -353,7 +353,7 @@ impl Gemini {
         let usable = entry
             .json_path
             .as_ref()
-            .and_then(|p| json_string(p.0.get(), path))
+            .and_then(|p| json_string(p.0, path))
             .is_some_and(|p| st.writer.next.parse(p));
         if !usable {
             sink.error(

@@ -189,6 +189,13 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for OneOrMany<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Raw<'a>(pub(crate) &'a str);
 
+impl<'a> Raw<'a> {
+    /// The JSON text.
+    pub(crate) fn get(self) -> &'a str {
+        self.0
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         <&'a serde_json::value::RawValue>::deserialize(d).map(|r| Raw(r.get()))
@@ -199,12 +206,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
 /// fields whose text is copied on at once (argument fragments): [`RawStr::decode`] into a
 /// reused buffer instead of a `Cow<str>` that allocates whenever the string has an
 /// escape. A value that is not a string is rejected, as `Cow<str>` would reject it.
-pub(crate) struct RawStr<'a>(pub(crate) &'a serde_json::value::RawValue);
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawStr<'a>(pub(crate) &'a str);
 
 impl<'de: 'a, 'a> Deserialize<'de> for RawStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = <&'a serde_json::value::RawValue>::deserialize(d)?;
-        if raw.get().starts_with('"') {
+        let raw = <&'a serde_json::value::RawValue>::deserialize(d)?.get();
+        if raw.starts_with('"') {
             Ok(RawStr(raw))
         } else {
             Err(serde::de::Error::custom("expected a string"))
@@ -217,8 +225,7 @@ impl RawStr<'_> {
     /// escape, which has no UTF-8 text, leaves the literal as received (quotes
     /// included), so it still reaches the event that reports it.
     pub(crate) fn decode<'s>(&'s self, scratch: &'s mut String) -> &'s str {
-        let raw = self.0.get();
-        json_string(raw, scratch).unwrap_or(raw)
+        json_string(self.0, scratch).unwrap_or(self.0)
     }
 }
 
@@ -594,6 +601,16 @@ impl<'a> Reader<'a> {
         read(self).map(Some)
     }
 
+    /// An `Option<RawStr>` field: `None` for `null`, else the string literal (anything
+    /// else is left to serde_json, which rejects it).
+    #[inline]
+    pub(crate) fn opt_raw_str(&mut self) -> Option<Option<RawStr<'a>>> {
+        if self.null()? {
+            return Some(None);
+        }
+        self.string().map(|(raw, _)| Some(RawStr(raw)))
+    }
+
     /// An `Option<Raw>` field: `None` for `null`, else the value's text.
     #[inline(always)]
     pub(crate) fn opt_raw(&mut self) -> Option<Option<Raw<'a>>> {
@@ -682,6 +699,82 @@ impl Seen {
         }
         self.0 |= b;
         Some(())
+    }
+}
+
+/// Checks of a decoder's field scan against serde_json, shared by the decoders' tests.
+#[cfg(test)]
+pub(crate) mod check {
+    /// The JSON object payloads of the captures of `format` (`data:` lines, or whole
+    /// lines of NDJSON captures), valid JSON.
+    pub(crate) fn capture_payloads(format: &str) -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/captures");
+        let Ok(table) = std::fs::read(dir.join("FORMATS.json")) else {
+            return Vec::new();
+        };
+        let table: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(&table).unwrap_or_default();
+        let mut out = Vec::new();
+        for (path, v) in table {
+            if v["format"] != format {
+                continue;
+            }
+            let body = std::fs::read(dir.join(&path)).unwrap_or_default();
+            for line in String::from_utf8_lossy(&body).lines() {
+                let p = line.strip_prefix("data:").unwrap_or(line).trim();
+                // JSON objects only (not the lines of a pretty-printed one).
+                if p.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(p).is_ok() {
+                    out.push(p.to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// `same_as_serde` (the scan's result compared with serde_json's, asserting they
+    /// agree; whether the scan read the payload) on every capture payload of `format`
+    /// (the scan must read at least `min_percent` of them) and on mutations of a sample
+    /// of them and of `extra`: each character replaced by JSON-significant text.
+    pub(crate) fn agrees(
+        format: &str,
+        extra: &[&str],
+        min_percent: usize,
+        same_as_serde: impl Fn(&str) -> bool,
+    ) {
+        let payloads = capture_payloads(format);
+        let read = payloads.iter().filter(|p| same_as_serde(p)).count();
+        assert!(
+            read * 100 >= payloads.len() * min_percent,
+            "{format}: the scan read {read} of {} capture payloads",
+            payloads.len()
+        );
+        let short: Vec<&String> = payloads.iter().filter(|p| p.len() < 600).collect();
+        let step = (short.len() / 40).max(1);
+        let samples = short
+            .into_iter()
+            .step_by(step)
+            .map(String::as_str)
+            .chain(extra.iter().copied());
+        let replacements = [
+            "", "\"", "\\", "{", "}", "[", "]", ",", ":", "0", "-", ".", "e", "n", " ", "\u{1}",
+            "\\u12", "\\ud800", "1e999", "null", "\"\"",
+        ];
+        let (mut read, mut total) = (0, 0);
+        for s in samples {
+            for (at, c) in s.char_indices() {
+                let (head, tail) = s.split_at(at);
+                let tail = tail.get(c.len_utf8()..).unwrap_or_default();
+                for r in replacements {
+                    total += 1;
+                    read += usize::from(same_as_serde(&format!("{head}{r}{tail}")));
+                }
+            }
+        }
+        // The mutations keep many payloads valid: the scan must read some of them.
+        assert!(
+            read > total / 20,
+            "{format}: {read} of {total} mutations read"
+        );
     }
 }
 

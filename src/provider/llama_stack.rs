@@ -43,7 +43,7 @@
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::clean_name;
-use crate::provider::{RawStr, Sink, Str, json_string, raw};
+use crate::provider::{Raw, RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
@@ -56,7 +56,7 @@ struct Chunk<'a> {
     #[serde(default)]
     metrics: Option<Value>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -91,7 +91,7 @@ struct ToolCall<'a> {
     #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Raw<'a>>,
     #[serde(borrow, default)]
     arguments_json: Option<Str<'a>>,
 }
@@ -227,7 +227,7 @@ impl LlamaStack {
             if d.kind.as_deref().is_none_or(|k| k == "text")
                 && let Some(t) = &d.text
             {
-                self.with_text(t.0.get(), data, sink, Self::text);
+                self.with_text(t.0, data, sink, Self::text);
             }
             return;
         }
@@ -323,7 +323,7 @@ impl LlamaStack {
         }
         // Arguments as a JSON string (its contents are the JSON text) or as an object;
         // else `arguments_json`.
-        match call.arguments.map(RawValue::get).filter(|a| *a != "null") {
+        match call.arguments.map(Raw::get).filter(|a| *a != "null") {
             Some(raw) => sink.arguments(slot, raw, &mut buf),
             None => {
                 if let Some(j) = call.arguments_json.as_deref() {

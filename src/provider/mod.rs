@@ -204,8 +204,8 @@ pub(crate) fn bad_payload(
 }
 
 /// The JSON text of an optional raw value.
-pub(crate) fn raw(v: Option<&RawValue>) -> Option<&str> {
-    v.map(RawValue::get)
+pub(crate) fn raw(v: Option<Raw<'_>>) -> Option<&str> {
+    v.map(|r| r.0)
 }
 
 /// A tool call object as OpenAI-style APIs send it, `{"id", "function": {"name",

@@ -58,12 +58,11 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::{
-    Envelope, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
+    Envelope, Raw, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
     provider_error_message, raw,
 };
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// One `data:` payload; fields a type does not have are absent.
 #[derive(Deserialize)]
@@ -81,13 +80,13 @@ struct Payload<'a> {
     #[serde(borrow, default)]
     delta: Option<RawStr<'a>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    input: Option<Raw<'a>>,
     #[serde(borrow, default)]
     response: Option<Response<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -101,9 +100,9 @@ struct Item<'a> {
     #[serde(borrow, default)]
     name: Option<Str<'a>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    input: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -112,17 +111,17 @@ struct Response<'a> {
     status: Option<Str<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    created_at: Option<&'a RawValue>,
+    created_at: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     #[serde(borrow, default)]
     incomplete_details: Option<Details<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -708,7 +707,7 @@ fn call_kind(kind: Option<&str>) -> Option<CallKind> {
 /// The text of a JSON string value (decoded into `buf`, sized at once, when it has
 /// escapes); `None` for `null` or a malformed string. Any other value (arguments sent as
 /// an object instead of a string) is taken as its JSON text.
-fn string_value<'a>(raw: &'a RawValue, buf: &'a mut String) -> Option<&'a str> {
+fn string_value<'a>(raw: Raw<'a>, buf: &'a mut String) -> Option<&'a str> {
     let text = raw.get();
     if text.starts_with('"') {
         if memchr::memchr(b'\\', text.as_bytes()).is_some() {
