@@ -252,10 +252,7 @@ impl Anthropic {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        // The field scan reads every common payload; anything it leaves is parsed by
-        // serde_json, which gives the same payload or the error.
-        let fast = std::str::from_utf8(trimmed).ok().and_then(Payload::read);
-        let p: Payload<'_> = match fast.map_or_else(|| super::from_payload(trimmed), Ok) {
+        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);

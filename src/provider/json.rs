@@ -6,6 +6,18 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+/// Reads a payload with the dialect's field scan `read` ([`Reader`]), and parses it with
+/// serde_json where the scan leaves it ([`from_payload`]): the same value or the error.
+pub(crate) fn scan_payload<'a, T: Deserialize<'a>>(
+    bytes: &'a [u8],
+    read: fn(&'a str) -> Option<T>,
+) -> serde_json::Result<T> {
+    match std::str::from_utf8(bytes).ok().and_then(read) {
+        Some(v) => Ok(v),
+        None => from_payload(bytes),
+    }
+}
+
 /// Parses a payload: as `str` when it is valid UTF-8 (every real payload), so serde_json
 /// does not re-validate each borrowed string, else as bytes (which reports the error).
 pub(crate) fn from_payload<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {

@@ -15,7 +15,7 @@ pub(crate) mod anthropic;
 mod json;
 pub(crate) use json::{
     ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, Str, from_payload, json_string,
-    read_fields,
+    read_fields, scan_payload,
 };
 pub(crate) mod bedrock;
 pub(crate) mod cohere;
@@ -147,7 +147,13 @@ pub(crate) fn parse_payload<'a, T: Deserialize<'a>>(
 /// A payload that is not JSON of the dialect's envelope: an error of kind `provider` for
 /// an SSE `error` event, else `invalid_json`, its message `"{what}: {e}"` (`what` says
 /// what the payload should have been: `payload is not a chat.completion.chunk`).
-fn not_payload(event: &str, what: &str, e: &serde_json::Error, data: &[u8], sink: &mut Sink<'_>) {
+pub(crate) fn not_payload(
+    event: &str,
+    what: &str,
+    e: &serde_json::Error,
+    data: &[u8],
+    sink: &mut Sink<'_>,
+) {
     let kind = if event == "error" {
         ErrorKind::Provider
     } else {

@@ -291,21 +291,18 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        // The field scan reads every common chunk; anything it leaves (malformed JSON,
-        // rare shapes) is parsed by serde_json, which gives the same chunk or the error.
-        let fast = std::str::from_utf8(trimmed).ok().and_then(Chunk::read);
-        let chunk: Chunk<'_> = match fast {
-            Some(c) => c,
-            None => match super::parse_payload(
-                event,
-                "payload is not a chat.completion.chunk",
-                trimmed,
-                data,
-                sink,
-            ) {
-                Some(v) => v,
-                None => return,
-            },
+        let chunk: Chunk<'_> = match super::scan_payload(trimmed, Chunk::read) {
+            Ok(c) => c,
+            Err(e) => {
+                super::not_payload(
+                    event,
+                    "payload is not a chat.completion.chunk",
+                    &e,
+                    data,
+                    sink,
+                );
+                return;
+            }
         };
         sink.meta.fill(
             chunk.id.map(|r| r.0),

@@ -58,14 +58,14 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::{
-    Envelope, Raw, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
-    provider_error_message, raw,
+    Envelope, Raw, RawStr, Reader, Sink, Str, bad_payload, clean_name, escape_into, json_string,
+    provider_error_message, raw, read_fields,
 };
 use serde::Deserialize;
 use serde_json::Value;
 
 /// One `data:` payload; fields a type does not have are absent.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -89,7 +89,7 @@ struct Payload<'a> {
     error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Item<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -105,7 +105,7 @@ struct Item<'a> {
     input: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Response<'a> {
     #[serde(borrow, default)]
     status: Option<Str<'a>>,
@@ -124,10 +124,97 @@ struct Response<'a> {
     error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Details<'a> {
     #[serde(borrow, default)]
     reason: Option<Str<'a>>,
+}
+
+impl<'a> Payload<'a> {
+    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut p = Payload {
+            kind: None,
+            output_index: None,
+            item_id: None,
+            item: None,
+            delta: None,
+            arguments: None,
+            input: None,
+            response: None,
+            error: None,
+        };
+        read_fields!(r, {
+            b"type" => p.kind = r.opt_str()?,
+            b"output_index" => p.output_index = r.opt_index()?.map(i64::unsigned_abs),
+            b"item_id" => p.item_id = r.opt_str()?,
+            b"item" => p.item = r.opt(Item::read)?,
+            b"delta" => p.delta = r.opt_raw_str()?,
+            b"arguments" => p.arguments = r.opt_raw()?,
+            b"input" => p.input = r.opt_raw()?,
+            b"response" => p.response = r.opt(Response::read)?,
+            b"error" => p.error = r.opt_raw()?,
+        });
+        r.end()?;
+        Some(p)
+    }
+}
+
+impl<'a> Item<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut i = Item {
+            kind: None,
+            id: None,
+            call_id: None,
+            name: None,
+            arguments: None,
+            input: None,
+        };
+        read_fields!(r, {
+            b"type" => i.kind = r.opt_str()?,
+            b"id" => i.id = r.opt_str()?,
+            b"call_id" => i.call_id = r.opt_str()?,
+            b"name" => i.name = r.opt_str()?,
+            b"arguments" => i.arguments = r.opt_raw()?,
+            b"input" => i.input = r.opt_raw()?,
+        });
+        Some(i)
+    }
+}
+
+impl<'a> Response<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut o = Response {
+            status: None,
+            id: None,
+            model: None,
+            created_at: None,
+            usage: None,
+            incomplete_details: None,
+            error: None,
+        };
+        read_fields!(r, {
+            b"status" => o.status = r.opt_str()?,
+            b"id" => o.id = r.opt_raw()?,
+            b"model" => o.model = r.opt_raw()?,
+            b"created_at" => o.created_at = r.opt_raw()?,
+            b"usage" => o.usage = r.opt_raw()?,
+            b"incomplete_details" => o.incomplete_details = r.opt(Details::read)?,
+            b"error" => o.error = r.opt_raw()?,
+        });
+        Some(o)
+    }
+}
+
+impl<'a> Details<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut d = Details { reason: None };
+        read_fields!(r, {
+            b"reason" => d.reason = r.opt_str()?,
+        });
+        Some(d)
+    }
 }
 
 /// Event types whose payload must fit [`Payload`]; any other type that does not is
@@ -321,7 +408,7 @@ impl OpenAiResponses {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
+        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
@@ -724,6 +811,35 @@ fn string_value<'a>(raw: Raw<'a>, buf: &'a mut String) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The field scan against serde_json on `text` (the same payload whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Payload::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Payload<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":""}}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"{\"a\": \"\u00e9"}"#,
+            r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":1},"error":null}}"#,
+        ];
+        crate::provider::json::check::agrees("openai-responses", &extra, 99, same_as_serde);
+        for text in [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"output_index":-1}"#,
+            r#"{"delta":1}"#,
+            r#"{"response":{"incomplete_details":[]}}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+    }
 
     fn digest_in_pieces(kind: CallKind, text: &str, piece: usize) -> Digest {
         let mut d = Digest::new(kind);
