@@ -42,11 +42,12 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw};
+use crate::provider::{
+    Raw, RawStr, Reader, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_fields,
+};
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Chunk<'a> {
     #[serde(borrow, default)]
@@ -66,14 +67,14 @@ struct Chunk<'a> {
     error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PromptFeedback<'a> {
     #[serde(borrow, default)]
     block_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Candidate<'a> {
     #[serde(default)]
@@ -84,13 +85,13 @@ struct Candidate<'a> {
     finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Content<'a> {
     #[serde(borrow, default)]
     parts: Option<Seq<Part<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Part<'a> {
     #[serde(borrow, default)]
@@ -101,7 +102,7 @@ struct Part<'a> {
     function_call: Option<FunctionCall<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FunctionCall<'a> {
     #[serde(borrow, default)]
@@ -112,9 +113,106 @@ struct FunctionCall<'a> {
     args: Option<Raw<'a>>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
     #[serde(borrow, default)]
-    partial_args: Option<Seq<&'a RawValue>>,
+    partial_args: Option<Seq<Raw<'a>>>,
     #[serde(default)]
     will_continue: Option<bool>,
+}
+
+impl<'a> Chunk<'a> {
+    /// The chunk by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut c = Chunk {
+            candidates: None,
+            response_id: None,
+            model_version: None,
+            usage_metadata: None,
+            prompt_feedback: None,
+            error: None,
+        };
+        read_fields!(r, {
+            b"candidates" => c.candidates = r.opt(|r| r.seq(Candidate::read))?,
+            b"responseId" => c.response_id = r.opt_raw()?,
+            b"modelVersion" => c.model_version = r.opt_raw()?,
+            b"usageMetadata" => c.usage_metadata = r.opt_raw()?,
+            b"promptFeedback" => c.prompt_feedback = r.opt(PromptFeedback::read)?,
+            b"error" => c.error = r.opt_raw()?,
+        });
+        r.end()?;
+        Some(c)
+    }
+}
+
+impl<'a> PromptFeedback<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut f = PromptFeedback { block_reason: None };
+        read_fields!(r, {
+            b"blockReason" => f.block_reason = r.opt_str()?,
+        });
+        Some(f)
+    }
+}
+
+impl<'a> Candidate<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut c = Candidate {
+            index: None,
+            content: None,
+            finish_reason: None,
+        };
+        read_fields!(r, {
+            b"index" => c.index = r.opt_index()?,
+            b"content" => c.content = r.opt(Content::read)?,
+            b"finishReason" => c.finish_reason = r.opt_str()?,
+        });
+        Some(c)
+    }
+}
+
+impl<'a> Content<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut c = Content { parts: None };
+        read_fields!(r, {
+            b"parts" => c.parts = r.opt(|r| r.seq(Part::read))?,
+        });
+        Some(c)
+    }
+}
+
+impl<'a> Part<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut p = Part {
+            text: None,
+            thought: None,
+            function_call: None,
+        };
+        read_fields!(r, {
+            b"text" => p.text = r.opt_str()?,
+            b"thought" => p.thought = r.opt_bool()?,
+            b"functionCall" => p.function_call = r.opt(FunctionCall::read)?,
+        });
+        Some(p)
+    }
+}
+
+impl<'a> FunctionCall<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut f = FunctionCall {
+            id: None,
+            name: None,
+            args: None,
+            partial_args: None,
+            will_continue: None,
+        };
+        read_fields!(r, {
+            b"id" => f.id = r.opt_str()?,
+            b"name" => f.name = r.opt_str()?,
+            b"args" => f.args = r.opt_raw()?,
+            b"partialArgs" => f.partial_args = r.opt(|r| r.seq(|r| r.value().map(Raw)))?,
+            b"willContinue" => f.will_continue = r.opt_bool()?,
+        });
+        Some(f)
+    }
 }
 
 #[derive(Deserialize)]
@@ -185,15 +283,18 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a GenerateContentResponse",
-            trimmed,
-            data,
-            sink,
-        ) {
-            Some(v) => v,
-            None => return,
+        let chunk: Chunk<'_> = match super::scan_payload(trimmed, Chunk::read) {
+            Ok(c) => c,
+            Err(e) => {
+                super::not_payload(
+                    event,
+                    "payload is not a GenerateContentResponse",
+                    &e,
+                    data,
+                    sink,
+                );
+                return;
+            }
         };
         sink.meta
             .fill(raw(chunk.response_id), raw(chunk.model_version), None);
@@ -299,7 +400,7 @@ impl Gemini {
     }
 
     /// One `partialArgs` entry → argument text.
-    fn partial(&mut self, st: &mut Streamed, raw: &RawValue, sink: &mut Sink<'_>) {
+    fn partial(&mut self, st: &mut Streamed, raw: Raw<'_>, sink: &mut Sink<'_>) {
         let entry: PartialArg<'_> = match serde_json::from_str(raw.get()) {
             Ok(e) => e,
             Err(e) => {
@@ -323,7 +424,7 @@ impl Gemini {
         &mut self,
         st: &mut Streamed,
         entry: &PartialArg<'_>,
-        raw: &RawValue,
+        raw: Raw<'_>,
         string: &mut String,
         path: &mut String,
         sink: &mut Sink<'_>,
@@ -753,6 +854,34 @@ impl PathWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The field scan against serde_json on `text` (the same chunk whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Chunk::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Chunk<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"candidates":[{"content":{"parts":[{"text":"a\n","thought":true},{"functionCall":{"name":"f","args":{"a":[1,2.5,"x"]}}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1},"modelVersion":"g","responseId":"r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}"#,
+            r#"{"promptFeedback":{"blockReason":"SAFETY"},"error":{"code":400}}"#,
+        ];
+        crate::provider::json::check::agrees("gemini", &extra, 99, same_as_serde);
+        for text in [
+            r#"{"candidates":{}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"thought":1}]}}]}"#,
+            r#"{"candidates":[],"candidates":[]}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+    }
 
     fn build(entries: &[(&str, Value<'_>, bool)]) -> Result<String, &'static str> {
         let mut w = PathWriter::default();

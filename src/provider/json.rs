@@ -383,7 +383,7 @@ impl<'a> Reader<'a> {
 
     /// The next byte that is not JSON whitespace (not consumed).
     #[inline]
-    fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.byte(self.pos) {
             self.pos += 1;
         }
@@ -599,6 +599,29 @@ impl<'a> Reader<'a> {
             }
         }
         self.since(start)
+    }
+
+    /// An array whose elements `read` reads.
+    #[inline]
+    pub(crate) fn seq<T>(&mut self, read: impl Fn(&mut Self) -> Option<T>) -> Option<Seq<T>> {
+        self.array()?;
+        let mut all = Seq::empty();
+        let mut first = true;
+        while self.element(&mut first)? {
+            all.push(read(self)?);
+        }
+        Some(all)
+    }
+
+    /// An `Option<bool>` field.
+    #[inline]
+    pub(crate) fn opt_bool(&mut self) -> Option<Option<bool>> {
+        match self.peek()? {
+            b'n' => self.literal("null").map(|_| None),
+            b't' => self.literal("true").map(|_| Some(true)),
+            b'f' => self.literal("false").map(|_| Some(false)),
+            _ => None,
+        }
     }
 
     /// An optional field whose value `read` reads: `None` for `null`.

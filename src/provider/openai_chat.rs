@@ -227,15 +227,10 @@ impl<'a> Delta<'a> {
 impl<'a> ToolCallDelta<'a> {
     /// `tool_calls`: an array of calls, or a single call object (TGI).
     fn read_many(r: &mut Reader<'a>) -> Option<OneOrMany<Self>> {
-        if r.array().is_none() {
-            return Some(OneOrMany(Seq::one(ToolCallDelta::read(r)?)));
+        if r.peek()? == b'[' {
+            return r.seq(ToolCallDelta::read).map(OneOrMany);
         }
-        let mut all = Seq::empty();
-        let mut first = true;
-        while r.element(&mut first)? {
-            all.push(ToolCallDelta::read(r)?);
-        }
-        Some(OneOrMany(all))
+        Some(OneOrMany(Seq::one(ToolCallDelta::read(r)?)))
     }
 
     fn read(r: &mut Reader<'a>) -> Option<Self> {
