@@ -33,12 +33,11 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{ObjectOr, Sink, Str, ToolCall};
+use crate::provider::{ObjectOr, Raw, Reader, Sink, Str, ToolCall, read_fields};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Str<'a>>,
@@ -47,12 +46,12 @@ struct Payload<'a> {
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
     #[serde(borrow, default)]
     message: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
@@ -62,7 +61,7 @@ struct Delta<'a> {
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
     #[serde(borrow, default)]
@@ -74,12 +73,84 @@ struct Message<'a> {
     tool_calls: Option<ObjectOr<ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ContentPart<'a> {
     #[serde(borrow, default)]
     text: Option<Str<'a>>,
     #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
+}
+
+impl<'a> Payload<'a> {
+    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut p = Payload {
+            kind: None,
+            index: None,
+            delta: None,
+            error: None,
+            message: None,
+        };
+        read_fields!(r, {
+            b"type" => p.kind = r.opt_str()?,
+            b"index" => p.index = r.opt_index()?,
+            b"delta" => p.delta = r.opt(Delta::read)?,
+            b"error" => p.error = r.opt_raw()?,
+            b"message" => p.message = r.opt_str()?,
+        });
+        r.end()?;
+        Some(p)
+    }
+}
+
+impl<'a> Delta<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut d = Delta {
+            message: None,
+            finish_reason: None,
+            usage: None,
+        };
+        read_fields!(r, {
+            b"message" => d.message = r.opt(Message::read)?,
+            b"finish_reason" => d.finish_reason = r.opt_str()?,
+            b"usage" => d.usage = match r.opt_raw()? {
+                Some(u) => Some(serde_json::from_str(u.get()).ok()?),
+                None => None,
+            },
+        });
+        Some(d)
+    }
+}
+
+impl<'a> Message<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut m = Message {
+            content: None,
+            tool_plan: None,
+            tool_calls: None,
+        };
+        read_fields!(r, {
+            b"content" => m.content = r.opt(|r| r.object_or(ContentPart::read))?,
+            b"tool_plan" => m.tool_plan = r.opt_str()?,
+            b"tool_calls" => m.tool_calls = r.opt(|r| r.object_or(ToolCall::read))?,
+        });
+        Some(m)
+    }
+}
+
+impl<'a> ContentPart<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut c = ContentPart {
+            text: None,
+            thinking: None,
+        };
+        read_fields!(r, {
+            b"text" => c.text = r.opt_str()?,
+            b"thinking" => c.thinking = r.opt_str()?,
+        });
+        Some(c)
+    }
 }
 
 /// Decoder state for one `cohere` response.
@@ -117,6 +188,7 @@ impl Cohere {
             event,
             "payload is not a Cohere stream event",
             trimmed,
+            Some(Payload::read),
             data,
             sink,
         ) {
@@ -269,4 +341,37 @@ fn usage_from(raw: serde_json::Value) -> Usage {
     };
     u.raw = raw;
     u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field scan against serde_json on `text` (the same payload whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Payload::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Payload<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"tool-call-start","index":0,"delta":{"message":{"tool_calls":{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}}}}"#,
+            r#"{"type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[]}}}"#,
+            r#"{"type":"message-end","delta":{"finish_reason":"TOOL_CALL","usage":{"tokens":{"input_tokens":1.5}}}}"#,
+        ];
+        crate::provider::json::check::agrees("cohere", &extra, 99, same_as_serde);
+        for text in [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"delta":{"message":{"content":"#,
+            r#"{"delta":{"usage":{"a":1e999}}}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+    }
 }

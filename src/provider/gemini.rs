@@ -283,18 +283,16 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::scan_payload(trimmed, Chunk::read) {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a GenerateContentResponse",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a GenerateContentResponse",
+            trimmed,
+            Some(Chunk::read),
+            data,
+            sink,
+        ) {
+            Some(c) => c,
+            None => return,
         };
         sink.meta
             .fill(raw(chunk.response_id), raw(chunk.model_version), None);

@@ -304,6 +304,7 @@ fn hex4(s: &str) -> Option<u32> {
 
 /// A JSON field that is one object in the events we read and something else (an
 /// array, a string, `null`) in others: the object, or `None`.
+#[derive(Debug, PartialEq)]
 pub(crate) struct ObjectOr<T>(pub(crate) Option<T>);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
@@ -622,6 +623,18 @@ impl<'a> Reader<'a> {
             b'f' => self.literal("false").map(|_| Some(false)),
             _ => None,
         }
+    }
+
+    /// An [`ObjectOr`] field: an object that `read` reads, anything else skipped.
+    #[inline]
+    pub(crate) fn object_or<T>(
+        &mut self,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<ObjectOr<T>> {
+        if self.peek()? == b'{' {
+            return read(self).map(|x| ObjectOr(Some(x)));
+        }
+        self.value().map(|_| ObjectOr(None))
     }
 
     /// An optional field whose value `read` reads: `None` for `null`.

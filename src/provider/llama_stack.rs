@@ -196,6 +196,7 @@ impl LlamaStack {
             event,
             "payload is not a llama-stack stream chunk",
             trimmed,
+            None,
             data,
             sink,
         ) {

@@ -124,18 +124,24 @@ impl Sink<'_> {
     }
 }
 
-/// The payload parsed as the dialect's envelope `T`; else (`None`) the error is
-/// reported: of kind `provider` for an SSE `error` event, else `invalid_json`, its
-/// message `"{what}: {e}"` (`what` says what the payload should have been: `payload is
-/// not a chat.completion.chunk`).
+/// The payload read as the dialect's envelope `T` (by its field scan `read` where it has
+/// one, see [`scan_payload`], else by serde_json); else (`None`) the error is reported:
+/// of kind `provider` for an SSE `error` event, else `invalid_json`, its message
+/// `"{what}: {e}"` (`what` says what the payload should have been: `payload is not a
+/// chat.completion.chunk`).
 pub(crate) fn parse_payload<'a, T: Deserialize<'a>>(
     event: &str,
     what: &str,
     trimmed: &'a [u8],
+    read: Option<fn(&'a str) -> Option<T>>,
     data: &[u8],
     sink: &mut Sink<'_>,
 ) -> Option<T> {
-    match from_payload(trimmed) {
+    let parsed = match read {
+        Some(read) => scan_payload(trimmed, read),
+        None => from_payload(trimmed),
+    };
+    match parsed {
         Ok(v) => Some(v),
         Err(e) => {
             not_payload(event, what, &e, data, sink);
@@ -147,13 +153,7 @@ pub(crate) fn parse_payload<'a, T: Deserialize<'a>>(
 /// A payload that is not JSON of the dialect's envelope: an error of kind `provider` for
 /// an SSE `error` event, else `invalid_json`, its message `"{what}: {e}"` (`what` says
 /// what the payload should have been: `payload is not a chat.completion.chunk`).
-pub(crate) fn not_payload(
-    event: &str,
-    what: &str,
-    e: &serde_json::Error,
-    data: &[u8],
-    sink: &mut Sink<'_>,
-) {
+fn not_payload(event: &str, what: &str, e: &serde_json::Error, data: &[u8], sink: &mut Sink<'_>) {
     let kind = if event == "error" {
         ErrorKind::Provider
     } else {
@@ -216,7 +216,7 @@ pub(crate) fn raw(v: Option<Raw<'_>>) -> Option<&str> {
 
 /// A tool call object as OpenAI-style APIs send it, `{"id", "function": {"name",
 /// "arguments"}}` (Cohere, Ollama; an OpenAI Chat delta adds its `index`).
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 pub(crate) struct ToolCall<'a> {
     #[serde(borrow, default)]
     pub(crate) id: Option<Str<'a>>,
@@ -232,6 +232,22 @@ pub(crate) struct Function<'a> {
     pub(crate) name: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub(crate) arguments: Option<Raw<'a>>,
+}
+
+impl<'a> ToolCall<'a> {
+    /// The call object by the field scan ([`Reader`]); `None` leaves the payload to
+    /// serde_json.
+    pub(crate) fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut c = ToolCall {
+            id: None,
+            function: None,
+        };
+        read_fields!(r, {
+            b"id" => c.id = r.opt_str()?,
+            b"function" => c.function = r.opt(Function::read)?,
+        });
+        Some(c)
+    }
 }
 
 impl<'a> Function<'a> {

@@ -92,6 +92,7 @@ impl Ollama {
             event,
             "line is not an Ollama response object",
             trimmed,
+            None,
             data,
             sink,
         ) {

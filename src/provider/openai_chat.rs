@@ -286,18 +286,16 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        let chunk: Chunk<'_> = match super::scan_payload(trimmed, Chunk::read) {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a chat.completion.chunk",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a chat.completion.chunk",
+            trimmed,
+            Some(Chunk::read),
+            data,
+            sink,
+        ) {
+            Some(c) => c,
+            None => return,
         };
         sink.meta.fill(
             chunk.id.map(|r| r.0),
