@@ -614,6 +614,30 @@ impl<'a> Reader<'a> {
         Some(all)
     }
 
+    /// A [`OneOrMany`] field (not `null`): an array whose elements `read` reads, or one
+    /// object it reads.
+    #[inline]
+    pub(crate) fn one_or_many<T>(
+        &mut self,
+        read: impl Fn(&mut Self) -> Option<T>,
+    ) -> Option<OneOrMany<T>> {
+        if self.peek()? == b'[' {
+            return self.seq(read).map(OneOrMany);
+        }
+        read(self).map(|x| OneOrMany(Seq::one(x)))
+    }
+
+    /// An `Option<Number>` field, or any other type serde_json reads from a JSON number
+    /// (`T`).
+    #[inline]
+    pub(crate) fn opt_number<T: serde::de::DeserializeOwned>(&mut self) -> Option<Option<T>> {
+        if self.null()? {
+            return Some(None);
+        }
+        let start = self.number()?;
+        serde_json::from_str(self.since(start)?).ok().map(Some)
+    }
+
     /// An `Option<bool>` field.
     #[inline]
     pub(crate) fn opt_bool(&mut self) -> Option<Option<bool>> {

@@ -21,13 +21,12 @@
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{OneOrMany, Sink, Str, ToolCall};
+use crate::provider::{OneOrMany, Raw, Reader, Sink, Str, ToolCall, read_fields};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Line<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
@@ -54,10 +53,10 @@ struct Line<'a> {
     #[serde(default)]
     eval_duration: Option<Number>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
     #[serde(borrow, default)]
     content: Option<Str<'a>>,
@@ -65,6 +64,59 @@ struct Message<'a> {
     thinking: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
+}
+
+impl<'a> Line<'a> {
+    /// The line by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut l = Line {
+            message: None,
+            response: None,
+            thinking: None,
+            done: None,
+            done_reason: None,
+            prompt_eval_count: None,
+            eval_count: None,
+            total_duration: None,
+            load_duration: None,
+            prompt_eval_duration: None,
+            eval_duration: None,
+            error: None,
+        };
+        read_fields!(r, {
+            b"message" => l.message = r.opt(Message::read)?,
+            b"response" => l.response = r.opt_str()?,
+            b"thinking" => l.thinking = r.opt_str()?,
+            b"done" => l.done = r.opt_bool()?,
+            b"done_reason" => l.done_reason = r.opt_str()?,
+            b"prompt_eval_count" => l.prompt_eval_count = r.opt_number()?,
+            b"eval_count" => l.eval_count = r.opt_number()?,
+            b"total_duration" => l.total_duration = r.opt_number()?,
+            b"load_duration" => l.load_duration = r.opt_number()?,
+            b"prompt_eval_duration" => l.prompt_eval_duration = r.opt_number()?,
+            b"eval_duration" => l.eval_duration = r.opt_number()?,
+            b"error" => l.error = r.opt_raw()?,
+        });
+        r.end()?;
+        Some(l)
+    }
+}
+
+impl<'a> Message<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut m = Message {
+            content: None,
+            thinking: None,
+            tool_calls: None,
+        };
+        read_fields!(r, {
+            b"content" => m.content = r.opt_str()?,
+            b"thinking" => m.thinking = r.opt_str()?,
+            b"tool_calls" => m.tool_calls = r.opt(|r| r.one_or_many(ToolCall::read))?,
+        });
+        Some(m)
+    }
 }
 
 /// Decoder state for one `ollama` response.
@@ -92,7 +144,7 @@ impl Ollama {
             event,
             "line is not an Ollama response object",
             trimmed,
-            None,
+            Some(Line::read),
             data,
             sink,
         ) {
@@ -166,5 +218,39 @@ impl Ollama {
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         sink.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field scan against serde_json on `text` (the same line whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = Line::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<Line<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":[1,"x\n"]}}}]},"done":false}"#,
+            r#"{"done":true,"done_reason":"stop","total_duration":12.5,"prompt_eval_count":3,"eval_count":-1,"eval_duration":1e3}"#,
+            r#"{"response":"a\u00e9","thinking":null,"error":"boom"}"#,
+        ];
+        crate::provider::json::check::agrees("ollama", &extra, 99, same_as_serde);
+        for text in [
+            r#"{"done":true,"done":true}"#,
+            r#"{"eval_count":"1"}"#,
+            r#"{"eval_count":1e999}"#,
+            r#"{"done":1}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
     }
 }

@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Seq, Sink, Str, clean_name, read_fields};
+use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_fields};
 use serde::Deserialize;
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -217,7 +217,8 @@ impl<'a> Delta<'a> {
             b"content" => d.content = r.opt_str()?,
             b"reasoning_content" => d.reasoning_content = r.opt_str()?,
             b"reasoning" => d.reasoning = r.opt_str()?,
-            b"tool_calls" => d.tool_calls = r.opt(ToolCallDelta::read_many)?,
+            // An array of calls, or a single call object (TGI).
+            b"tool_calls" => d.tool_calls = r.opt(|r| r.one_or_many(ToolCallDelta::read))?,
             b"function_call" => d.function_call = r.opt(Function::read)?,
         });
         Some(d)
@@ -225,14 +226,6 @@ impl<'a> Delta<'a> {
 }
 
 impl<'a> ToolCallDelta<'a> {
-    /// `tool_calls`: an array of calls, or a single call object (TGI).
-    fn read_many(r: &mut Reader<'a>) -> Option<OneOrMany<Self>> {
-        if r.peek()? == b'[' {
-            return r.seq(ToolCallDelta::read).map(OneOrMany);
-        }
-        Some(OneOrMany(Seq::one(ToolCallDelta::read(r)?)))
-    }
-
     fn read(r: &mut Reader<'a>) -> Option<Self> {
         let mut t = ToolCallDelta {
             index: None,
