@@ -34,7 +34,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Sink, Str};
+use crate::provider::{RawStr, Reader, Sink, Str, read_fields};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -66,7 +66,7 @@ struct ToolUseStart<'a> {
     name: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct BlockDelta<'a> {
     #[serde(default)]
@@ -75,7 +75,7 @@ struct BlockDelta<'a> {
     delta: Option<Delta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
     #[serde(borrow, default)]
@@ -86,16 +86,69 @@ struct Delta<'a> {
     reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ToolUseDelta<'a> {
     #[serde(borrow, default)]
     input: Option<RawStr<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ReasoningDelta<'a> {
     #[serde(borrow, default)]
     text: Option<Str<'a>>,
+}
+
+impl<'a> BlockDelta<'a> {
+    /// The event by the field scan ([`Reader`]); `None` leaves it to serde_json.
+    fn read(text: &'a str) -> Option<Self> {
+        let mut r = Reader::new(text);
+        let mut b = BlockDelta {
+            content_block_index: None,
+            delta: None,
+        };
+        read_fields!(r, {
+            b"contentBlockIndex" => b.content_block_index = r.opt_index()?,
+            b"delta" => b.delta = r.opt(Delta::read)?,
+        });
+        r.end()?;
+        Some(b)
+    }
+}
+
+impl<'a> Delta<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut d = Delta {
+            text: None,
+            tool_use: None,
+            reasoning_content: None,
+        };
+        read_fields!(r, {
+            b"text" => d.text = r.opt_str()?,
+            b"toolUse" => d.tool_use = r.opt(ToolUseDelta::read)?,
+            b"reasoningContent" => d.reasoning_content = r.opt(ReasoningDelta::read)?,
+        });
+        Some(d)
+    }
+}
+
+impl<'a> ToolUseDelta<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut t = ToolUseDelta { input: None };
+        read_fields!(r, {
+            b"input" => t.input = r.opt_raw_str()?,
+        });
+        Some(t)
+    }
+}
+
+impl<'a> ReasoningDelta<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        let mut t = ReasoningDelta { text: None };
+        read_fields!(r, {
+            b"text" => t.text = r.opt_str()?,
+        });
+        Some(t)
+    }
 }
 
 #[derive(Deserialize)]
@@ -244,7 +297,7 @@ impl Bedrock {
                 }
                 Err(e) => bad(sink, e),
             },
-            "contentBlockDelta" => match super::from_payload::<BlockDelta<'_>>(payload) {
+            "contentBlockDelta" => match super::scan_payload(payload, BlockDelta::read) {
                 Ok(b) => {
                     let Some(d) = b.delta else { return };
                     if let Some(r) = d.reasoning_content.and_then(|r| r.text) {
@@ -354,4 +407,38 @@ impl Bedrock {
 /// An exception / error message type (event stream) or wrapper key (recorded lines).
 fn is_exception(kind: &str) -> bool {
     kind.starts_with("exception:") || kind.starts_with("error:") || kind.ends_with("Exception")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field scan against serde_json on `text` (the same event whenever the scan
+    /// reads one); whether the scan read it.
+    fn same_as_serde(text: &str) -> bool {
+        let fast = BlockDelta::read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<BlockDelta<'_>>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"a\": \"\u00e9"}},"p":"abcdefgh"}"#,
+            r#"{"contentBlockIndex":0,"delta":{"text":"a\n"},"p":"abc"}"#,
+            r#"{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"r","signature":"s"}}}"#,
+        ];
+        // The captures' payloads of other event types (no `delta`) are read too.
+        crate::provider::json::check::agrees("bedrock", &extra, 0, same_as_serde);
+        for text in [
+            r#"{"contentBlockIndex":-1,"delta":{}}"#,
+            r#"{"delta":{"toolUse":{"input":{}}}}"#,
+            r#"{"delta":{},"delta":{}}"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+    }
 }
