@@ -777,6 +777,22 @@ impl Seen {
 /// Checks of a decoder's field scan against serde_json, shared by the decoders' tests.
 #[cfg(test)]
 pub(crate) mod check {
+    use serde::Deserialize;
+
+    /// The field scan `read` against serde_json on `text`: whenever the scan reads a
+    /// value, serde_json reads the same one. Whether the scan read it.
+    pub(crate) fn same_as_serde<'a, T: Deserialize<'a> + PartialEq + std::fmt::Debug>(
+        text: &'a str,
+        read: fn(&'a str) -> Option<T>,
+    ) -> bool {
+        let fast = read(text);
+        if let Some(f) = &fast {
+            let slow = serde_json::from_str::<T>(text);
+            assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");
+        }
+        fast.is_some()
+    }
+
     /// The JSON object payloads of the captures of `format` (`data:` lines, or whole
     /// lines of NDJSON captures), valid JSON.
     pub(crate) fn capture_payloads(format: &str) -> Vec<String> {
@@ -806,13 +822,18 @@ pub(crate) mod check {
     /// `same_as_serde` (the scan's result compared with serde_json's, asserting they
     /// agree; whether the scan read the payload) on every capture payload of `format`
     /// (the scan must read at least `min_percent` of them) and on mutations of a sample
-    /// of them and of `extra`: each character replaced by JSON-significant text.
+    /// of them and of `extra`: each character replaced by JSON-significant text. The
+    /// scan must leave each of `rejects` (shapes it does not read) to serde_json.
     pub(crate) fn agrees(
         format: &str,
         extra: &[&str],
+        rejects: &[&str],
         min_percent: usize,
         same_as_serde: impl Fn(&str) -> bool,
     ) {
+        for text in rejects {
+            assert!(!same_as_serde(text), "{format}: the scan read {text}");
+        }
         let payloads = capture_payloads(format);
         let read = payloads.iter().filter(|p| same_as_serde(p)).count();
         assert!(
