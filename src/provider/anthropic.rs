@@ -40,7 +40,7 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::{Envelope, Raw, RawStr, Reader, Sink, Str, bad_payload, raw, read_fields};
+use crate::provider::{Envelope, Raw, RawStr, Sink, Str, bad_payload, raw, read_struct};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -107,90 +107,38 @@ struct Delta<'a> {
     stop_reason: Option<Str<'a>>,
 }
 
-impl<'a> Payload<'a> {
-    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut p = Payload {
-            kind: None,
-            index: None,
-            message: None,
-            content_block: None,
-            delta: None,
-            usage: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"type" => p.kind = r.opt_str()?,
-            b"index" => p.index = r.opt_index()?.map(i64::unsigned_abs),
-            b"message" => p.message = r.opt(Message::read)?,
-            b"content_block" => p.content_block = r.opt(Block::read)?,
-            b"delta" => p.delta = r.opt(Delta::read)?,
-            b"usage" => p.usage = r.opt_raw()?,
-            b"error" => p.error = r.opt_raw()?,
-        });
-        r.end()?;
-        Some(p)
-    }
-}
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"index" => index: r.opt_index()?.map(i64::unsigned_abs),
+    b"message" => message: r.opt(Message::read)?,
+    b"content_block" => content_block: r.opt(Block::read)?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"usage" => usage: r.opt_raw()?,
+    b"error" => error: r.opt_raw()?,
+});
 
-impl<'a> Message<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut m = Message {
-            usage: None,
-            id: None,
-            model: None,
-        };
-        read_fields!(r, {
-            b"usage" => m.usage = r.opt_raw()?,
-            b"id" => m.id = r.opt_raw()?,
-            b"model" => m.model = r.opt_raw()?,
-        });
-        Some(m)
-    }
-}
+read_struct!(r, Message {
+    b"usage" => usage: r.opt_raw()?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+});
 
-impl<'a> Block<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut b = Block {
-            kind: None,
-            id: None,
-            name: None,
-            input: None,
-            text: None,
-            thinking: None,
-        };
-        read_fields!(r, {
-            b"type" => b.kind = r.opt_str()?,
-            b"id" => b.id = r.opt_str()?,
-            b"name" => b.name = r.opt_str()?,
-            b"input" => b.input = r.opt_raw()?,
-            b"text" => b.text = r.opt_str()?,
-            b"thinking" => b.thinking = r.opt_str()?,
-        });
-        Some(b)
-    }
-}
+read_struct!(r, Block {
+    b"type" => kind: r.opt_str()?,
+    b"id" => id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"input" => input: r.opt_raw()?,
+    b"text" => text: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+});
 
-impl<'a> Delta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut d = Delta {
-            kind: None,
-            text: None,
-            partial_json: None,
-            thinking: None,
-            stop_reason: None,
-        };
-        read_fields!(r, {
-            b"type" => d.kind = r.opt_str()?,
-            b"text" => d.text = r.opt_str()?,
-            b"partial_json" => d.partial_json = r.opt_raw_str()?,
-            b"thinking" => d.thinking = r.opt_str()?,
-            b"stop_reason" => d.stop_reason = r.opt_str()?,
-        });
-        Some(d)
-    }
-}
+read_struct!(r, Delta {
+    b"type" => kind: r.opt_str()?,
+    b"text" => text: r.opt_str()?,
+    b"partial_json" => partial_json: r.opt_raw_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"stop_reason" => stop_reason: r.opt_str()?,
+});
 
 /// What a content block is, as far as the decoder cares.
 #[derive(Debug)]

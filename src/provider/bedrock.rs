@@ -34,7 +34,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Reader, Sink, Str, read_fields};
+use crate::provider::{RawStr, Sink, Str, read_struct};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -98,58 +98,24 @@ struct ReasoningDelta<'a> {
     text: Option<Str<'a>>,
 }
 
-impl<'a> BlockDelta<'a> {
-    /// The event by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut b = BlockDelta {
-            content_block_index: None,
-            delta: None,
-        };
-        read_fields!(r, {
-            b"contentBlockIndex" => b.content_block_index = r.opt_index()?,
-            b"delta" => b.delta = r.opt(Delta::read)?,
-        });
-        r.end()?;
-        Some(b)
-    }
-}
+read_struct!(r, BlockDelta {
+    b"contentBlockIndex" => content_block_index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+});
 
-impl<'a> Delta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut d = Delta {
-            text: None,
-            tool_use: None,
-            reasoning_content: None,
-        };
-        read_fields!(r, {
-            b"text" => d.text = r.opt_str()?,
-            b"toolUse" => d.tool_use = r.opt(ToolUseDelta::read)?,
-            b"reasoningContent" => d.reasoning_content = r.opt(ReasoningDelta::read)?,
-        });
-        Some(d)
-    }
-}
+read_struct!(r, Delta {
+    b"text" => text: r.opt_str()?,
+    b"toolUse" => tool_use: r.opt(ToolUseDelta::read)?,
+    b"reasoningContent" => reasoning_content: r.opt(ReasoningDelta::read)?,
+});
 
-impl<'a> ToolUseDelta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut t = ToolUseDelta { input: None };
-        read_fields!(r, {
-            b"input" => t.input = r.opt_raw_str()?,
-        });
-        Some(t)
-    }
-}
+read_struct!(r, ToolUseDelta {
+    b"input" => input: r.opt_raw_str()?,
+});
 
-impl<'a> ReasoningDelta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut t = ReasoningDelta { text: None };
-        read_fields!(r, {
-            b"text" => t.text = r.opt_str()?,
-        });
-        Some(t)
-    }
-}
+read_struct!(r, ReasoningDelta {
+    b"text" => text: r.opt_str()?,
+});
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

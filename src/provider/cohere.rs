@@ -33,7 +33,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{ObjectOr, Raw, Reader, Sink, Str, ToolCall, read_fields};
+use crate::provider::{ObjectOr, Raw, Sink, Str, ToolCall, read_struct};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 
@@ -81,77 +81,30 @@ struct ContentPart<'a> {
     thinking: Option<Str<'a>>,
 }
 
-impl<'a> Payload<'a> {
-    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut p = Payload {
-            kind: None,
-            index: None,
-            delta: None,
-            error: None,
-            message: None,
-        };
-        read_fields!(r, {
-            b"type" => p.kind = r.opt_str()?,
-            b"index" => p.index = r.opt_index()?,
-            b"delta" => p.delta = r.opt(Delta::read)?,
-            b"error" => p.error = r.opt_raw()?,
-            b"message" => p.message = r.opt_str()?,
-        });
-        r.end()?;
-        Some(p)
-    }
-}
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"index" => index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"error" => error: r.opt_raw()?,
+    b"message" => message: r.opt_str()?,
+});
 
-impl<'a> Delta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut d = Delta {
-            message: None,
-            finish_reason: None,
-            usage: None,
-        };
-        read_fields!(r, {
-            b"message" => d.message = r.opt(Message::read)?,
-            b"finish_reason" => d.finish_reason = r.opt_str()?,
-            b"usage" => d.usage = match r.opt_raw()? {
-                Some(u) => Some(serde_json::from_str(u.get()).ok()?),
-                None => None,
-            },
-        });
-        Some(d)
-    }
-}
+read_struct!(r, Delta {
+    b"message" => message: r.opt(Message::read)?,
+    b"finish_reason" => finish_reason: r.opt_str()?,
+    b"usage" => usage: r.opt_json()?,
+});
 
-impl<'a> Message<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut m = Message {
-            content: None,
-            tool_plan: None,
-            tool_calls: None,
-        };
-        read_fields!(r, {
-            b"content" => m.content = r.opt(|r| r.object_or(ContentPart::read))?,
-            b"tool_plan" => m.tool_plan = r.opt_str()?,
-            b"tool_calls" => m.tool_calls = r.opt(|r| r.object_or(ToolCall::read))?,
-        });
-        Some(m)
-    }
-}
+read_struct!(r, Message {
+    b"content" => content: r.opt(|r| r.object_or(ContentPart::read))?,
+    b"tool_plan" => tool_plan: r.opt_str()?,
+    b"tool_calls" => tool_calls: r.opt(|r| r.object_or(ToolCall::read))?,
+});
 
-impl<'a> ContentPart<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut c = ContentPart {
-            text: None,
-            thinking: None,
-        };
-        read_fields!(r, {
-            b"text" => c.text = r.opt_str()?,
-            b"thinking" => c.thinking = r.opt_str()?,
-        });
-        Some(c)
-    }
-}
+read_struct!(r, ContentPart {
+    b"text" => text: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+});
 
 /// Decoder state for one `cohere` response.
 #[derive(Debug)]

@@ -43,7 +43,7 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::provider::{
-    Raw, RawStr, Reader, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_fields,
+    Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_struct,
 };
 use serde::{Deserialize, Deserializer};
 
@@ -118,102 +118,42 @@ struct FunctionCall<'a> {
     will_continue: Option<bool>,
 }
 
-impl<'a> Chunk<'a> {
-    /// The chunk by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut c = Chunk {
-            candidates: None,
-            response_id: None,
-            model_version: None,
-            usage_metadata: None,
-            prompt_feedback: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"candidates" => c.candidates = r.opt(|r| r.seq(Candidate::read))?,
-            b"responseId" => c.response_id = r.opt_raw()?,
-            b"modelVersion" => c.model_version = r.opt_raw()?,
-            b"usageMetadata" => c.usage_metadata = r.opt_raw()?,
-            b"promptFeedback" => c.prompt_feedback = r.opt(PromptFeedback::read)?,
-            b"error" => c.error = r.opt_raw()?,
-        });
-        r.end()?;
-        Some(c)
-    }
-}
+read_struct!(r, Chunk {
+    b"candidates" => candidates: r.opt(|r| r.seq(Candidate::read))?,
+    b"responseId" => response_id: r.opt_raw()?,
+    b"modelVersion" => model_version: r.opt_raw()?,
+    b"usageMetadata" => usage_metadata: r.opt_raw()?,
+    b"promptFeedback" => prompt_feedback: r.opt(PromptFeedback::read)?,
+    b"error" => error: r.opt_raw()?,
+});
 
-impl<'a> PromptFeedback<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut f = PromptFeedback { block_reason: None };
-        read_fields!(r, {
-            b"blockReason" => f.block_reason = r.opt_str()?,
-        });
-        Some(f)
-    }
-}
+read_struct!(r, PromptFeedback {
+    b"blockReason" => block_reason: r.opt_str()?,
+});
 
-impl<'a> Candidate<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut c = Candidate {
-            index: None,
-            content: None,
-            finish_reason: None,
-        };
-        read_fields!(r, {
-            b"index" => c.index = r.opt_index()?,
-            b"content" => c.content = r.opt(Content::read)?,
-            b"finishReason" => c.finish_reason = r.opt_str()?,
-        });
-        Some(c)
-    }
-}
+read_struct!(r, Candidate {
+    b"index" => index: r.opt_index()?,
+    b"content" => content: r.opt(Content::read)?,
+    b"finishReason" => finish_reason: r.opt_str()?,
+});
 
-impl<'a> Content<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut c = Content { parts: None };
-        read_fields!(r, {
-            b"parts" => c.parts = r.opt(|r| r.seq(Part::read))?,
-        });
-        Some(c)
-    }
-}
+read_struct!(r, Content {
+    b"parts" => parts: r.opt(|r| r.seq(Part::read))?,
+});
 
-impl<'a> Part<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut p = Part {
-            text: None,
-            thought: None,
-            function_call: None,
-        };
-        read_fields!(r, {
-            b"text" => p.text = r.opt_str()?,
-            b"thought" => p.thought = r.opt_bool()?,
-            b"functionCall" => p.function_call = r.opt(FunctionCall::read)?,
-        });
-        Some(p)
-    }
-}
+read_struct!(r, Part {
+    b"text" => text: r.opt_str()?,
+    b"thought" => thought: r.opt_bool()?,
+    b"functionCall" => function_call: r.opt(FunctionCall::read)?,
+});
 
-impl<'a> FunctionCall<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut f = FunctionCall {
-            id: None,
-            name: None,
-            args: None,
-            partial_args: None,
-            will_continue: None,
-        };
-        read_fields!(r, {
-            b"id" => f.id = r.opt_str()?,
-            b"name" => f.name = r.opt_str()?,
-            b"args" => f.args = r.opt_raw()?,
-            b"partialArgs" => f.partial_args = r.opt(|r| r.seq(|r| r.value().map(Raw)))?,
-            b"willContinue" => f.will_continue = r.opt_bool()?,
-        });
-        Some(f)
-    }
-}
+read_struct!(r, FunctionCall {
+    b"id" => id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"args" => args: r.opt_raw()?,
+    b"partialArgs" => partial_args: r.opt(|r| r.seq(|r| r.value().map(Raw)))?,
+    b"willContinue" => will_continue: r.opt_bool()?,
+});
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

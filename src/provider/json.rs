@@ -10,9 +10,12 @@ use std::marker::PhantomData;
 /// serde_json where the scan leaves it ([`from_payload`]): the same value or the error.
 pub(crate) fn scan_payload<'a, T: Deserialize<'a>>(
     bytes: &'a [u8],
-    read: fn(&'a str) -> Option<T>,
+    read: fn(&mut Reader<'a>) -> Option<T>,
 ) -> serde_json::Result<T> {
-    match std::str::from_utf8(bytes).ok().and_then(read) {
+    match std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|text| Reader::whole(text, read))
+    {
         Some(v) => Ok(v),
         None => from_payload(bytes),
     }
@@ -602,6 +605,14 @@ impl<'a> Reader<'a> {
         self.since(start)
     }
 
+    /// A whole payload: the value that `read` reads, then nothing but whitespace.
+    pub(crate) fn whole<T>(text: &'a str, read: fn(&mut Reader<'a>) -> Option<T>) -> Option<T> {
+        let mut r = Reader::new(text);
+        let v = read(&mut r)?;
+        r.end()?;
+        Some(v)
+    }
+
     /// An array whose elements `read` reads.
     #[inline]
     pub(crate) fn seq<T>(&mut self, read: impl Fn(&mut Self) -> Option<T>) -> Option<Seq<T>> {
@@ -627,15 +638,14 @@ impl<'a> Reader<'a> {
         read(self).map(|x| OneOrMany(Seq::one(x)))
     }
 
-    /// An `Option<Number>` field, or any other type serde_json reads from a JSON number
-    /// (`T`).
+    /// An optional field of a type serde_json builds (`Value`, `Number`): `None` for
+    /// `null`; a value serde_json rejects is left to it.
     #[inline]
-    pub(crate) fn opt_number<T: serde::de::DeserializeOwned>(&mut self) -> Option<Option<T>> {
-        if self.null()? {
-            return Some(None);
+    pub(crate) fn opt_json<T: serde::de::DeserializeOwned>(&mut self) -> Option<Option<T>> {
+        match self.opt_raw()? {
+            Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+            None => Some(None),
         }
-        let start = self.number()?;
-        serde_json::from_str(self.since(start)?).ok().map(Some)
     }
 
     /// An `Option<bool>` field.
@@ -756,6 +766,24 @@ macro_rules! read_fields {
 }
 pub(crate) use read_fields;
 
+/// Defines `$ty::read`, the field scan of a payload struct: each listed key's value read
+/// into its field by the expression given (through [`read_fields!`]), the other fields
+/// left at their default (`None`).
+macro_rules! read_struct {
+    ($r:ident, $ty:ident { $($key:literal => $field:ident: $read:expr,)* }) => {
+        impl<'a> $ty<'a> {
+            /// The object at the cursor by the field scan; `None` leaves the payload to
+            /// serde_json.
+            pub(crate) fn read($r: &mut $crate::provider::Reader<'a>) -> Option<Self> {
+                let mut x: Self = $ty { $($field: Default::default(),)* };
+                $crate::provider::read_fields!($r, { $($key => x.$field = $read,)* });
+                Some(x)
+            }
+        }
+    };
+}
+pub(crate) use read_struct;
+
 /// The fields of one object seen so far, to leave a payload with a duplicate field to
 /// serde_json (whose derive rejects it).
 #[derive(Default)]
@@ -783,9 +811,9 @@ pub(crate) mod check {
     /// value, serde_json reads the same one. Whether the scan read it.
     pub(crate) fn same_as_serde<'a, T: Deserialize<'a> + PartialEq + std::fmt::Debug>(
         text: &'a str,
-        read: fn(&'a str) -> Option<T>,
+        read: fn(&mut super::Reader<'a>) -> Option<T>,
     ) -> bool {
-        let fast = read(text);
+        let fast = super::Reader::whole(text, read);
         if let Some(f) = &fast {
             let slow = serde_json::from_str::<T>(text);
             assert_eq!(Some(f), slow.as_ref().ok(), "{text:?}");

@@ -15,7 +15,7 @@ pub(crate) mod anthropic;
 mod json;
 pub(crate) use json::{
     ObjectOr, OneOrMany, Raw, RawStr, Reader, Seen, Seq, Str, from_payload, json_string,
-    read_fields, scan_payload,
+    read_fields, read_struct, scan_payload,
 };
 pub(crate) mod bedrock;
 pub(crate) mod cohere;
@@ -133,7 +133,7 @@ pub(crate) fn parse_payload<'a, T: Deserialize<'a>>(
     event: &str,
     what: &str,
     trimmed: &'a [u8],
-    read: Option<fn(&'a str) -> Option<T>>,
+    read: Option<fn(&mut Reader<'a>) -> Option<T>>,
     data: &[u8],
     sink: &mut Sink<'_>,
 ) -> Option<T> {
@@ -234,37 +234,15 @@ pub(crate) struct Function<'a> {
     pub(crate) arguments: Option<Raw<'a>>,
 }
 
-impl<'a> ToolCall<'a> {
-    /// The call object by the field scan ([`Reader`]); `None` leaves the payload to
-    /// serde_json.
-    pub(crate) fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut c = ToolCall {
-            id: None,
-            function: None,
-        };
-        read_fields!(r, {
-            b"id" => c.id = r.opt_str()?,
-            b"function" => c.function = r.opt(Function::read)?,
-        });
-        Some(c)
-    }
-}
+read_struct!(r, ToolCall {
+    b"id" => id: r.opt_str()?,
+    b"function" => function: r.opt(Function::read)?,
+});
 
-impl<'a> Function<'a> {
-    /// The function object by the field scan ([`Reader`]); `None` leaves the payload to
-    /// serde_json.
-    pub(crate) fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut f = Function {
-            name: None,
-            arguments: None,
-        };
-        read_fields!(r, {
-            b"name" => f.name = r.opt_str()?,
-            b"arguments" => f.arguments = r.opt_raw()?,
-        });
-        Some(f)
-    }
-}
+read_struct!(r, Function {
+    b"name" => name: r.opt_str()?,
+    b"arguments" => arguments: r.opt_raw()?,
+});
 
 /// A provider's stop reason, normalised; `tool_calls` whenever a call was made and the
 /// provider said `stop` or nothing.

@@ -21,7 +21,7 @@
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{OneOrMany, Raw, Reader, Sink, Str, ToolCall, read_fields};
+use crate::provider::{OneOrMany, Raw, Sink, Str, ToolCall, read_struct};
 use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
@@ -66,58 +66,26 @@ struct Message<'a> {
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }
 
-impl<'a> Line<'a> {
-    /// The line by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut l = Line {
-            message: None,
-            response: None,
-            thinking: None,
-            done: None,
-            done_reason: None,
-            prompt_eval_count: None,
-            eval_count: None,
-            total_duration: None,
-            load_duration: None,
-            prompt_eval_duration: None,
-            eval_duration: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"message" => l.message = r.opt(Message::read)?,
-            b"response" => l.response = r.opt_str()?,
-            b"thinking" => l.thinking = r.opt_str()?,
-            b"done" => l.done = r.opt_bool()?,
-            b"done_reason" => l.done_reason = r.opt_str()?,
-            b"prompt_eval_count" => l.prompt_eval_count = r.opt_number()?,
-            b"eval_count" => l.eval_count = r.opt_number()?,
-            b"total_duration" => l.total_duration = r.opt_number()?,
-            b"load_duration" => l.load_duration = r.opt_number()?,
-            b"prompt_eval_duration" => l.prompt_eval_duration = r.opt_number()?,
-            b"eval_duration" => l.eval_duration = r.opt_number()?,
-            b"error" => l.error = r.opt_raw()?,
-        });
-        r.end()?;
-        Some(l)
-    }
-}
+read_struct!(r, Line {
+    b"message" => message: r.opt(Message::read)?,
+    b"response" => response: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"done" => done: r.opt_bool()?,
+    b"done_reason" => done_reason: r.opt_str()?,
+    b"prompt_eval_count" => prompt_eval_count: r.opt_json()?,
+    b"eval_count" => eval_count: r.opt_json()?,
+    b"total_duration" => total_duration: r.opt_json()?,
+    b"load_duration" => load_duration: r.opt_json()?,
+    b"prompt_eval_duration" => prompt_eval_duration: r.opt_json()?,
+    b"eval_duration" => eval_duration: r.opt_json()?,
+    b"error" => error: r.opt_raw()?,
+});
 
-impl<'a> Message<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut m = Message {
-            content: None,
-            thinking: None,
-            tool_calls: None,
-        };
-        read_fields!(r, {
-            b"content" => m.content = r.opt_str()?,
-            b"thinking" => m.thinking = r.opt_str()?,
-            b"tool_calls" => m.tool_calls = r.opt(|r| r.one_or_many(ToolCall::read))?,
-        });
-        Some(m)
-    }
-}
+read_struct!(r, Message {
+    b"content" => content: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"tool_calls" => tool_calls: r.opt(|r| r.one_or_many(ToolCall::read))?,
+});
 
 /// Decoder state for one `ollama` response.
 #[derive(Debug)]

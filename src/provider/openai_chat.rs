@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_fields};
+use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_struct};
 use serde::Deserialize;
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -129,36 +129,16 @@ struct ToolCallDelta<'a> {
     function: Option<Function<'a>>,
 }
 
-impl<'a> Chunk<'a> {
-    /// The chunk by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut c = Chunk {
-            choices: Choice0(None),
-            id: None,
-            model: None,
-            created: None,
-            usage: None,
-            x_groq: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"choices" => c.choices = Choice0::read(&mut r)?,
-            b"id" => c.id = r.opt_raw()?,
-            b"model" => c.model = r.opt_raw()?,
-            b"created" => c.created = r.opt_raw()?,
-            b"usage" => c.usage = match r.opt_raw()? {
-                        Some(u) => Some(serde_json::from_str(u.0).ok()?),
-                        None => None,
-                    },
-            b"error" => c.error = r.opt_raw()?,
-            // Groq's usage: rare, left to serde_json.
-            b"x_groq" => None::<()>?,
-        });
-        r.end()?;
-        Some(c)
-    }
-}
+read_struct!(r, Chunk {
+    b"choices" => choices: Choice0::read(r)?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+    b"created" => created: r.opt_raw()?,
+    b"usage" => usage: r.opt_json()?,
+    b"error" => error: r.opt_raw()?,
+    // Groq's usage: rare, left to serde_json.
+    b"x_groq" => x_groq: None::<Option<XGroq>>?,
+});
 
 impl<'a> Choice0<'a> {
     fn read(r: &mut Reader<'a>) -> Option<Self> {
@@ -178,68 +158,35 @@ impl<'a> Choice0<'a> {
     }
 }
 
-impl<'a> Choice<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut c = Choice {
-            index: None,
-            delta: None,
-            message: None,
-            finish_reason: None,
-        };
-        read_fields!(r, {
-            b"index" => c.index = r.opt_index()?,
-            b"delta" => c.delta = r.opt(Delta::read)?,
-            b"message" => c.message = r.opt_raw()?,
-            b"finish_reason" => c.finish_reason = r.opt_str()?,
-        });
-        Some(c)
-    }
-}
+read_struct!(r, Choice {
+    b"index" => index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"message" => message: r.opt_raw()?,
+    b"finish_reason" => finish_reason: r.opt_str()?,
+});
 
 impl<'a> Delta<'a> {
     /// A delta from its JSON text (a non-streaming `message`): the field scan, else
     /// serde_json; `None` when it is not a delta.
     fn read_text(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let fast = Delta::read(&mut r).filter(|_| r.end().is_some());
-        fast.or_else(|| serde_json::from_str(text).ok())
-    }
-
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut d = Delta {
-            content: None,
-            reasoning_content: None,
-            reasoning: None,
-            tool_calls: None,
-            function_call: None,
-        };
-        read_fields!(r, {
-            b"content" => d.content = r.opt_str()?,
-            b"reasoning_content" => d.reasoning_content = r.opt_str()?,
-            b"reasoning" => d.reasoning = r.opt_str()?,
-            // An array of calls, or a single call object (TGI).
-            b"tool_calls" => d.tool_calls = r.opt(|r| r.one_or_many(ToolCallDelta::read))?,
-            b"function_call" => d.function_call = r.opt(Function::read)?,
-        });
-        Some(d)
+        Reader::whole(text, Delta::read).or_else(|| serde_json::from_str(text).ok())
     }
 }
 
-impl<'a> ToolCallDelta<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut t = ToolCallDelta {
-            index: None,
-            id: None,
-            function: None,
-        };
-        read_fields!(r, {
-            b"index" => t.index = r.opt_index()?,
-            b"id" => t.id = r.opt_str()?,
-            b"function" => t.function = r.opt(Function::read)?,
-        });
-        Some(t)
-    }
-}
+read_struct!(r, Delta {
+    b"content" => content: r.opt_str()?,
+    b"reasoning_content" => reasoning_content: r.opt_str()?,
+    b"reasoning" => reasoning: r.opt_str()?,
+    // An array of calls, or a single call object (TGI).
+    b"tool_calls" => tool_calls: r.opt(|r| r.one_or_many(ToolCallDelta::read))?,
+    b"function_call" => function_call: r.opt(Function::read)?,
+});
+
+read_struct!(r, ToolCallDelta {
+    b"index" => index: r.opt_index()?,
+    b"id" => id: r.opt_str()?,
+    b"function" => function: r.opt(Function::read)?,
+});
 
 /// Decoder state for one `openai-chat` response.
 #[derive(Debug)]

@@ -58,8 +58,8 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::{
-    Envelope, Raw, RawStr, Reader, Sink, Str, bad_payload, clean_name, escape_into, json_string,
-    provider_error_message, raw, read_fields,
+    Envelope, Raw, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
+    provider_error_message, raw, read_struct,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -130,92 +130,40 @@ struct Details<'a> {
     reason: Option<Str<'a>>,
 }
 
-impl<'a> Payload<'a> {
-    /// The payload by the field scan ([`Reader`]); `None` leaves it to serde_json.
-    fn read(text: &'a str) -> Option<Self> {
-        let mut r = Reader::new(text);
-        let mut p = Payload {
-            kind: None,
-            output_index: None,
-            item_id: None,
-            item: None,
-            delta: None,
-            arguments: None,
-            input: None,
-            response: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"type" => p.kind = r.opt_str()?,
-            b"output_index" => p.output_index = r.opt_index()?.map(i64::unsigned_abs),
-            b"item_id" => p.item_id = r.opt_str()?,
-            b"item" => p.item = r.opt(Item::read)?,
-            b"delta" => p.delta = r.opt_raw_str()?,
-            b"arguments" => p.arguments = r.opt_raw()?,
-            b"input" => p.input = r.opt_raw()?,
-            b"response" => p.response = r.opt(Response::read)?,
-            b"error" => p.error = r.opt_raw()?,
-        });
-        r.end()?;
-        Some(p)
-    }
-}
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"output_index" => output_index: r.opt_index()?.map(i64::unsigned_abs),
+    b"item_id" => item_id: r.opt_str()?,
+    b"item" => item: r.opt(Item::read)?,
+    b"delta" => delta: r.opt_raw_str()?,
+    b"arguments" => arguments: r.opt_raw()?,
+    b"input" => input: r.opt_raw()?,
+    b"response" => response: r.opt(Response::read)?,
+    b"error" => error: r.opt_raw()?,
+});
 
-impl<'a> Item<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut i = Item {
-            kind: None,
-            id: None,
-            call_id: None,
-            name: None,
-            arguments: None,
-            input: None,
-        };
-        read_fields!(r, {
-            b"type" => i.kind = r.opt_str()?,
-            b"id" => i.id = r.opt_str()?,
-            b"call_id" => i.call_id = r.opt_str()?,
-            b"name" => i.name = r.opt_str()?,
-            b"arguments" => i.arguments = r.opt_raw()?,
-            b"input" => i.input = r.opt_raw()?,
-        });
-        Some(i)
-    }
-}
+read_struct!(r, Item {
+    b"type" => kind: r.opt_str()?,
+    b"id" => id: r.opt_str()?,
+    b"call_id" => call_id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"arguments" => arguments: r.opt_raw()?,
+    b"input" => input: r.opt_raw()?,
+});
 
-impl<'a> Response<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut o = Response {
-            status: None,
-            id: None,
-            model: None,
-            created_at: None,
-            usage: None,
-            incomplete_details: None,
-            error: None,
-        };
-        read_fields!(r, {
-            b"status" => o.status = r.opt_str()?,
-            b"id" => o.id = r.opt_raw()?,
-            b"model" => o.model = r.opt_raw()?,
-            b"created_at" => o.created_at = r.opt_raw()?,
-            b"usage" => o.usage = r.opt_raw()?,
-            b"incomplete_details" => o.incomplete_details = r.opt(Details::read)?,
-            b"error" => o.error = r.opt_raw()?,
-        });
-        Some(o)
-    }
-}
+read_struct!(r, Response {
+    b"status" => status: r.opt_str()?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+    b"created_at" => created_at: r.opt_raw()?,
+    b"usage" => usage: r.opt_raw()?,
+    b"incomplete_details" => incomplete_details: r.opt(Details::read)?,
+    b"error" => error: r.opt_raw()?,
+});
 
-impl<'a> Details<'a> {
-    fn read(r: &mut Reader<'a>) -> Option<Self> {
-        let mut d = Details { reason: None };
-        read_fields!(r, {
-            b"reason" => d.reason = r.opt_str()?,
-        });
-        Some(d)
-    }
-}
+read_struct!(r, Details {
+    b"reason" => reason: r.opt_str()?,
+});
 
 /// Event types whose payload must fit [`Payload`]; any other type that does not is
 /// skipped as a newer event this decoder does not know.
