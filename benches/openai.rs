@@ -2,7 +2,8 @@
 //!
 //! - `openai_stream`: a realistic ~200-event stream (text deltas, then a call whose
 //!   arguments arrive in small fragments) fed whole, one SSE event per feed, and in 16-byte
-//!   chunks; beside a borrowed serde parse and a validate-only parse of the same payloads
+//!   chunks (and one event per feed into a borrowed-event sink, `per_event_borrowed`);
+//!   beside a borrowed serde parse and a validate-only parse of the same payloads
 //!   (the floor any client pays to read the envelopes).
 //! - `openai_64k_args`: one call whose 64 KB argument string arrives as 4-byte deltas (one
 //!   SSE event each), against the naive approach every peer uses: append the fragment and
@@ -23,7 +24,7 @@ use std::borrow::Cow;
 use std::hint::black_box;
 use std::time::Duration;
 use toolstream::scan::json::JsonScanner;
-use toolstream::{Event, Format, Parser};
+use toolstream::{Event, EventRef, EventSink, Format, Parser};
 
 fn sse_event(delta: serde_json::Value, finish: Option<&str>) -> String {
     let c = json!({
@@ -92,6 +93,16 @@ fn big_args_stream() -> (Vec<u8>, Vec<String>) {
     }
     s.push_str("data: [DONE]\n\n");
     (s.into_bytes(), deltas)
+}
+
+/// A sink that counts the borrowed events (no allocation per event).
+struct Count(usize);
+
+impl EventSink for Count {
+    fn event(&mut self, e: EventRef<'_>) {
+        black_box(e);
+        self.0 += 1;
+    }
 }
 
 fn parse_all(body: &[u8], chunk: usize) -> usize {
@@ -198,6 +209,17 @@ fn bench_stream(c: &mut Criterion) {
                 out.clear();
             }
             p.finish(&mut out).unwrap();
+        })
+    });
+    g.bench_function("toolstream/per_event_borrowed", |b| {
+        b.iter(|| {
+            let mut p = Parser::new(Format::OpenAiChat);
+            let mut sink = Count(0);
+            for e in &events {
+                p.feed_into(black_box(e), &mut sink).unwrap();
+            }
+            p.finish_into(&mut sink).unwrap();
+            sink.0
         })
     });
     g.bench_function("toolstream/16B", |b| {

@@ -466,16 +466,12 @@ pub struct ResponseMeta {
 }
 
 impl ResponseMeta {
-    /// Fills the fields still unknown from a payload's raw JSON values (a string id and
-    /// model, an integer time); values of another type, and empty strings, are ignored.
-    pub(crate) fn fill(
-        &mut self,
-        id: Option<&serde_json::value::RawValue>,
-        model: Option<&serde_json::value::RawValue>,
-        created: Option<&serde_json::value::RawValue>,
-    ) {
-        fn string(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
-            raw.and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+    /// Fills the fields still unknown from a payload's raw JSON values (their JSON text:
+    /// a string id and model, an integer time); values of another type, and empty
+    /// strings, are ignored.
+    pub(crate) fn fill(&mut self, id: Option<&str>, model: Option<&str>, created: Option<&str>) {
+        fn string(raw: Option<&str>) -> Option<String> {
+            raw.and_then(|r| serde_json::from_str::<String>(r).ok())
                 .filter(|s| !s.is_empty())
         }
         if self.id.is_none() {
@@ -485,7 +481,7 @@ impl ResponseMeta {
             self.model = string(model);
         }
         if self.created.is_none() {
-            self.created = created.and_then(|r| serde_json::from_str::<u64>(r.get()).ok());
+            self.created = created.and_then(|r| serde_json::from_str::<u64>(r).ok());
         }
     }
 }

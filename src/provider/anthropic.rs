@@ -38,26 +38,19 @@
 //!   proxies is ignored.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
+use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{Envelope, RawStr, Sink, bad_payload};
+use crate::provider::{Envelope, Raw, RawStr, Sink, Str, bad_payload, raw, read_struct};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 /// One `data:` payload. All event types share this shape; fields a type does not have
 /// are simply absent.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     index: Option<u64>,
     #[serde(borrow, default)]
@@ -67,62 +60,85 @@ struct Payload<'a> {
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Block<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    input: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(borrow, default)]
     partial_json: Option<RawStr<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
+
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"index" => index: r.opt_index()?.map(i64::unsigned_abs),
+    b"message" => message: r.opt(Message::read)?,
+    b"content_block" => content_block: r.opt(Block::read)?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"usage" => usage: r.opt_raw()?,
+    b"error" => error: r.opt_raw()?,
+});
+
+read_struct!(r, Message {
+    b"usage" => usage: r.opt_raw()?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+});
+
+read_struct!(r, Block {
+    b"type" => kind: r.opt_str()?,
+    b"id" => id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"input" => input: r.opt_raw()?,
+    b"text" => text: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+});
+
+read_struct!(r, Delta {
+    b"type" => kind: r.opt_str()?,
+    b"text" => text: r.opt_str()?,
+    b"partial_json" => partial_json: r.opt_raw_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"stop_reason" => stop_reason: r.opt_str()?,
+});
 
 /// What a content block is, as far as the decoder cares.
 #[derive(Debug)]
@@ -184,7 +200,7 @@ impl Anthropic {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
+        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
@@ -210,7 +226,7 @@ impl Anthropic {
                 // A second message in one stream (spliced): its block indices restart.
                 self.close_blocks(sink);
                 if let Some(m) = p.message {
-                    sink.meta.fill(m.id, m.model, None);
+                    sink.meta.fill(raw(m.id), raw(m.model), None);
                     if let Some(u) = m.usage {
                         self.merge_usage(u);
                     }
@@ -267,7 +283,7 @@ impl Anthropic {
                 if let Some(name) = block.name.as_deref() {
                     sink.calls.set_name(slot, clean_name(name), sink.out);
                 }
-                let kind = match block.input.map(RawValue::get) {
+                let kind = match block.input.map(Raw::get) {
                     Some(input) if is_nonempty_object(input) => {
                         sink.calls.args(slot, input, sink.out);
                         BlockKind::Preset {
@@ -396,7 +412,7 @@ impl Anthropic {
         }
     }
 
-    fn merge_usage(&mut self, raw: &RawValue) {
+    fn merge_usage(&mut self, raw: Raw<'_>) {
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(raw.get()) {
             match &mut self.usage {
                 Some(u) => u.extend(m),
@@ -413,15 +429,11 @@ impl Anthropic {
         if self.finished || !(always || self.reason.is_some()) {
             return;
         }
-        self.finished = true;
         let usage = self
             .usage
             .take()
             .map(|m| Usage::from_value(Value::Object(m), &["input_tokens"], &["output_tokens"]));
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
-            usage,
-        });
+        sink.finish(&mut self.finished, self.reason.as_deref(), usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
@@ -449,17 +461,12 @@ const ENVELOPE: Envelope = Envelope {
 fn error_message(raw: &str) -> String {
     #[derive(Deserialize)]
     struct E<'a> {
-        #[serde(
-            rename = "type",
-            borrow,
-            default,
-            deserialize_with = "crate::provider::opt_cow"
-        )]
-        kind: Option<Cow<'a, str>>,
+        #[serde(rename = "type", borrow, default)]
+        kind: Option<Str<'a>>,
     }
     let message = provider_error_message(raw);
     match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E { kind: Some(k) }) if !message.contains(k.as_ref()) => format!("{k}: {message}"),
+        Ok(E { kind: Some(k) }) if !message.contains(&*k) => format!("{k}: {message}"),
         _ => message,
     }
 }
@@ -482,6 +489,25 @@ fn same_json(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Payload::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"a":[1,2.5,"x\n"]}}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\": \"\u00e9"}}"#,
+            r#"{"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":3}}}"#,
+        ];
+        let rejects = [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"index":-1}"#,
+            r#"{"delta":{"partial_json":1}}"#,
+        ];
+        crate::provider::json::check::agrees("anthropic", &extra, &rejects, 99, same_as_serde);
+    }
 
     #[test]
     fn nonempty_object() {

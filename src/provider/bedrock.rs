@@ -33,9 +33,9 @@
 //! [`Event::Error`]: crate::Event::Error
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{RawStr, Sink};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{RawStr, Sink, Str, read_struct};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -60,13 +60,13 @@ struct Start<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct BlockDelta<'a> {
     #[serde(default)]
@@ -75,28 +75,47 @@ struct BlockDelta<'a> {
     delta: Option<Delta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Delta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
     #[serde(borrow, default)]
     reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ToolUseDelta<'a> {
     #[serde(borrow, default)]
     input: Option<RawStr<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
 }
+
+read_struct!(r, BlockDelta {
+    b"contentBlockIndex" => content_block_index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+});
+
+read_struct!(r, Delta {
+    b"text" => text: r.opt_str()?,
+    b"toolUse" => tool_use: r.opt(ToolUseDelta::read)?,
+    b"reasoningContent" => reasoning_content: r.opt(ReasoningDelta::read)?,
+});
+
+read_struct!(r, ToolUseDelta {
+    b"input" => input: r.opt_raw_str()?,
+});
+
+read_struct!(r, ReasoningDelta {
+    b"text" => text: r.opt_str()?,
+});
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -108,8 +127,8 @@ struct BlockStop {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct MessageStop<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -244,7 +263,7 @@ impl Bedrock {
                 }
                 Err(e) => bad(sink, e),
             },
-            "contentBlockDelta" => match super::from_payload::<BlockDelta<'_>>(payload) {
+            "contentBlockDelta" => match super::scan_payload(payload, BlockDelta::read) {
                 Ok(b) => {
                     let Some(d) = b.delta else { return };
                     if let Some(r) = d.reasoning_content.and_then(|r| r.text) {
@@ -335,19 +354,16 @@ impl Bedrock {
         if self.finished {
             return;
         }
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
-        sink.out.push(Event::Finish {
-            reason,
-            usage: self.usage.take(),
-        });
+        sink.end();
+        sink.finish(
+            &mut self.finished,
+            self.reason.as_deref(),
+            self.usage.take(),
+        );
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         if self.reason.is_some() || self.usage.is_some() || self.stopped {
             self.emit_finish(sink);
         }
@@ -357,4 +373,29 @@ impl Bedrock {
 /// An exception / error message type (event stream) or wrapper key (recorded lines).
 fn is_exception(kind: &str) -> bool {
     kind.starts_with("exception:") || kind.starts_with("error:") || kind.ends_with("Exception")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, BlockDelta::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"a\": \"\u00e9"}},"p":"abcdefgh"}"#,
+            r#"{"contentBlockIndex":0,"delta":{"text":"a\n"},"p":"abc"}"#,
+            r#"{"contentBlockIndex":0,"delta":{"reasoningContent":{"text":"r","signature":"s"}}}"#,
+        ];
+        // The captures' payloads of other event types (no `delta`) are read too.
+        let rejects = [
+            r#"{"contentBlockIndex":-1,"delta":{}}"#,
+            r#"{"delta":{"toolUse":{"input":{}}}}"#,
+            r#"{"delta":{},"delta":{}}"#,
+        ];
+        crate::provider::json::check::agrees("bedrock", &extra, &rejects, 0, same_as_serde);
+    }
 }

@@ -32,77 +32,79 @@
 //!   [`Event::Error`] of kind `provider` with the payload as `raw`.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{ObjectOr, Sink, json_string};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{ObjectOr, Raw, Sink, Str, ToolCall, read_struct};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
-use std::borrow::Cow;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        borrow,
-        default,
-        rename = "type",
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     index: Option<i64>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    message: Option<Cow<'a, str>>,
+    error: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    message: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
     #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    tool_plan: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_plan: Option<Str<'a>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
     #[serde(borrow, default)]
-    tool_calls: Option<ObjectOr<CallDelta<'a>>>,
+    tool_calls: Option<ObjectOr<ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ContentPart<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
-struct CallDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    function: Option<FunctionDelta<'a>>,
-}
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"index" => index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"error" => error: r.opt_raw()?,
+    b"message" => message: r.opt_str()?,
+});
 
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
+read_struct!(r, Delta {
+    b"message" => message: r.opt(Message::read)?,
+    b"finish_reason" => finish_reason: r.opt_str()?,
+    b"usage" => usage: r.opt_json()?,
+});
+
+read_struct!(r, Message {
+    b"content" => content: r.opt(|r| r.object_or(ContentPart::read))?,
+    b"tool_plan" => tool_plan: r.opt_str()?,
+    b"tool_calls" => tool_calls: r.opt(|r| r.object_or(ToolCall::read))?,
+});
+
+read_struct!(r, ContentPart {
+    b"text" => text: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+});
 
 /// Decoder state for one `cohere` response.
 #[derive(Debug)]
@@ -135,18 +137,16 @@ impl Cohere {
             self.end(None, None, sink);
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
-            Ok(p) => p,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a Cohere stream event",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let p: Payload<'_> = match super::parse_payload(
+            event,
+            "payload is not a Cohere stream event",
+            trimmed,
+            Some(Payload::read),
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         let kind = p.kind.as_deref().unwrap_or(event);
         if let Some(err) = p.error {
@@ -156,7 +156,7 @@ impl Cohere {
         if kind == "error" {
             let message = p.message.map_or_else(
                 || "the server sent an error event".to_owned(),
-                Cow::into_owned,
+                Str::into_owned,
             );
             sink.error(ErrorKind::Provider, message, data);
             return;
@@ -194,7 +194,7 @@ impl Cohere {
                             sink.calls.set_name(slot, clean_name(n), sink.out);
                         }
                         if let Some(a) = f.arguments {
-                            arguments(slot, a, &mut self.scratch, sink);
+                            sink.arguments(slot, a.0, &mut self.scratch);
                         }
                     }
                 }
@@ -211,7 +211,7 @@ impl Cohere {
                 if let Some(ObjectOr(Some(c))) = message.and_then(|m| m.tool_calls.as_ref())
                     && let Some(a) = c.function.as_ref().and_then(|f| f.arguments)
                 {
-                    arguments(slot, a, &mut self.scratch, sink);
+                    sink.arguments(slot, a.0, &mut self.scratch);
                 }
             }
             "tool-call-end" => {
@@ -259,36 +259,13 @@ impl Cohere {
 
     /// End of the message: release text, close calls, one Finish.
     fn end(&mut self, reason: Option<&str>, usage: Option<serde_json::Value>, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        let reason = reason.map(cohere_reason);
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(reason, sink.calls.any_started()),
-            usage: usage.filter(|u| !u.is_null()).map(usage_from),
-        });
+        sink.end();
+        let usage = usage.filter(|u| !u.is_null()).map(usage_from);
+        sink.finish(&mut self.finished, reason.map(cohere_reason), usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-    }
-}
-
-/// Argument text: a JSON string's contents (the usual case), or a JSON value as sent.
-/// A string is decoded into `scratch` (reused: no allocation per delta).
-fn arguments(slot: Slot, a: &RawValue, scratch: &mut String, sink: &mut Sink<'_>) {
-    let raw = a.get();
-    if raw.starts_with('"') {
-        match json_string(raw, scratch) {
-            Some(text) => sink.calls.args(slot, text, sink.out),
-            None => sink.calls.args(slot, raw, sink.out),
-        }
-    } else if raw != "null" {
-        sink.calls.args(slot, raw, sink.out);
+        sink.end();
     }
 }
 
@@ -317,4 +294,28 @@ fn usage_from(raw: serde_json::Value) -> Usage {
     };
     u.raw = raw;
     u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Payload::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"tool-call-start","index":0,"delta":{"message":{"tool_calls":{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}}}}"#,
+            r#"{"type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[]}}}"#,
+            r#"{"type":"message-end","delta":{"finish_reason":"TOOL_CALL","usage":{"tokens":{"input_tokens":1.5}}}}"#,
+        ];
+        let rejects = [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"delta":{"message":{"content":"#,
+            r#"{"delta":{"usage":{"a":1e999}}}"#,
+        ];
+        crate::provider::json::check::agrees("cohere", &extra, &rejects, 99, same_as_serde);
+    }
 }

@@ -41,61 +41,13 @@
 //! [`Event::Error`]: crate::Event::Error
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::openai_responses::escape_into;
-use crate::provider::{RawStr, Sink, json_string};
-use serde::de::{SeqAccess, Visitor};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{
+    Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_struct,
+};
 use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
-use std::borrow::Cow;
-use std::marker::PhantomData;
 
-/// A JSON array whose first element is held inline, so the usual one-element array
-/// (one candidate, one part, one `partialArgs` entry) costs no allocation.
-struct Seq<T> {
-    first: Option<T>,
-    rest: Vec<T>,
-}
-
-impl<T> IntoIterator for Seq<T> {
-    type Item = T;
-    type IntoIter = std::iter::Chain<std::option::IntoIter<T>, std::vec::IntoIter<T>>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.first.into_iter().chain(self.rest)
-    }
-}
-
-impl<T> Seq<T> {
-    fn is_empty(&self) -> bool {
-        self.first.is_none()
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = Seq<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an array")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let first = seq.next_element()?;
-                let mut rest = Vec::new();
-                if first.is_some() {
-                    while let Some(x) = seq.next_element()? {
-                        rest.push(x);
-                    }
-                }
-                Ok(Seq { first, rest })
-            }
-        }
-        d.deserialize_seq(V(PhantomData))
-    }
-}
-
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Chunk<'a> {
     #[serde(borrow, default)]
@@ -103,68 +55,105 @@ struct Chunk<'a> {
     /// `responseId`, `modelVersion`: kept raw, for the response's
     /// [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    response_id: Option<&'a RawValue>,
+    response_id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model_version: Option<&'a RawValue>,
+    model_version: Option<Raw<'a>>,
     /// Kept raw: it comes on every chunk and only the last one is used.
     #[serde(borrow, default)]
-    usage_metadata: Option<&'a RawValue>,
+    usage_metadata: Option<Raw<'a>>,
     #[serde(borrow, default)]
     prompt_feedback: Option<PromptFeedback<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PromptFeedback<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    block_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    block_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Candidate<'a> {
     #[serde(default)]
     index: Option<i64>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Content<'a> {
     #[serde(borrow, default)]
     parts: Option<Seq<Part<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Part<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Str<'a>>,
     #[serde(default)]
     thought: Option<bool>,
     #[serde(borrow, default)]
     function_call: Option<FunctionCall<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FunctionCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    args: Option<&'a RawValue>,
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    args: Option<Raw<'a>>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
     #[serde(borrow, default)]
-    partial_args: Option<Seq<&'a RawValue>>,
+    partial_args: Option<Seq<Raw<'a>>>,
     #[serde(default)]
     will_continue: Option<bool>,
 }
+
+read_struct!(r, Chunk {
+    b"candidates" => candidates: r.opt(|r| r.seq(Candidate::read))?,
+    b"responseId" => response_id: r.opt_raw()?,
+    b"modelVersion" => model_version: r.opt_raw()?,
+    b"usageMetadata" => usage_metadata: r.opt_raw()?,
+    b"promptFeedback" => prompt_feedback: r.opt(PromptFeedback::read)?,
+    b"error" => error: r.opt_raw()?,
+});
+
+read_struct!(r, PromptFeedback {
+    b"blockReason" => block_reason: r.opt_str()?,
+});
+
+read_struct!(r, Candidate {
+    b"index" => index: r.opt_index()?,
+    b"content" => content: r.opt(Content::read)?,
+    b"finishReason" => finish_reason: r.opt_str()?,
+});
+
+read_struct!(r, Content {
+    b"parts" => parts: r.opt(|r| r.seq(Part::read))?,
+});
+
+read_struct!(r, Part {
+    b"text" => text: r.opt_str()?,
+    b"thought" => thought: r.opt_bool()?,
+    b"functionCall" => function_call: r.opt(FunctionCall::read)?,
+});
+
+read_struct!(r, FunctionCall {
+    b"id" => id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"args" => args: r.opt_raw()?,
+    b"partialArgs" => partial_args: r.opt(|r| r.seq(|r| r.value().map(Raw)))?,
+    b"willContinue" => will_continue: r.opt_bool()?,
+});
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -175,7 +164,7 @@ struct PartialArg<'a> {
     #[serde(borrow, default)]
     string_value: Option<RawStr<'a>>,
     #[serde(borrow, default)]
-    number_value: Option<&'a RawValue>,
+    number_value: Option<Raw<'a>>,
     #[serde(default)]
     bool_value: Option<bool>,
     /// `"nullValue": null` (or `"NULL_VALUE"`): present means null.
@@ -234,32 +223,20 @@ impl Gemini {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
-            Ok(c) => c,
-            Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a GenerateContentResponse: {e}"),
-                    data,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a GenerateContentResponse",
+            trimmed,
+            Some(Chunk::read),
+            data,
+            sink,
+        ) {
+            Some(c) => c,
+            None => return,
         };
-        sink.meta.fill(chunk.response_id, chunk.model_version, None);
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.meta
+            .fill(raw(chunk.response_id), raw(chunk.model_version), None);
+        sink.payload_error(event, raw(chunk.error), data);
         if let Some(u) = chunk.usage_metadata.filter(|u| u.get().starts_with('{')) {
             self.usage.clear();
             self.usage.push_str(u.get());
@@ -361,7 +338,7 @@ impl Gemini {
     }
 
     /// One `partialArgs` entry → argument text.
-    fn partial(&mut self, st: &mut Streamed, raw: &RawValue, sink: &mut Sink<'_>) {
+    fn partial(&mut self, st: &mut Streamed, raw: Raw<'_>, sink: &mut Sink<'_>) {
         let entry: PartialArg<'_> = match serde_json::from_str(raw.get()) {
             Ok(e) => e,
             Err(e) => {
@@ -385,7 +362,7 @@ impl Gemini {
         &mut self,
         st: &mut Streamed,
         entry: &PartialArg<'_>,
-        raw: &RawValue,
+        raw: Raw<'_>,
         string: &mut String,
         path: &mut String,
         sink: &mut Sink<'_>,
@@ -393,7 +370,7 @@ impl Gemini {
         let value = if let Some(s) = &entry.string_value {
             // A lone surrogate escape has no text: the entry is reported, as serde
             // reports it.
-            let Some(s) = json_string(s.0.get(), string) else {
+            let Some(s) = json_string(s.0, string) else {
                 sink.error(
                     ErrorKind::UnexpectedPayload,
                     "partialArgs entry's stringValue is not valid text (a lone surrogate escape); ignored".into(),
@@ -415,7 +392,7 @@ impl Gemini {
         let usable = entry
             .json_path
             .as_ref()
-            .and_then(|p| json_string(p.0.get(), path))
+            .and_then(|p| json_string(p.0, path))
             .is_some_and(|p| st.writer.next.parse(p));
         if !usable {
             sink.error(
@@ -469,13 +446,11 @@ impl Gemini {
         if self.finished || (self.reason.is_none() && self.usage.is_empty()) {
             return;
         }
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
         let usage = serde_json::from_str::<serde_json::Value>(&self.usage)
             .ok()
             .map(|u| Usage::from_value(u, &["promptTokenCount"], &["candidatesTokenCount"]));
         self.usage = String::new();
-        sink.out.push(Event::Finish { reason, usage });
+        sink.finish(&mut self.finished, self.reason.as_deref(), usage);
     }
 }
 
@@ -817,6 +792,25 @@ impl PathWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Chunk::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"candidates":[{"content":{"parts":[{"text":"a\n","thought":true},{"functionCall":{"name":"f","args":{"a":[1,2.5,"x"]}}}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":1},"modelVersion":"g","responseId":"r"}"#,
+            r#"{"candidates":[{"content":{"parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.a","stringValue":"x","willContinue":true}],"willContinue":true}}]}}]}"#,
+            r#"{"promptFeedback":{"blockReason":"SAFETY"},"error":{"code":400}}"#,
+        ];
+        let rejects = [
+            r#"{"candidates":{}}"#,
+            r#"{"candidates":[{"content":{"parts":[{"thought":1}]}}]}"#,
+            r#"{"candidates":[],"candidates":[]}"#,
+        ];
+        crate::provider::json::check::agrees("gemini", &extra, &rejects, 99, same_as_serde);
+    }
 
     fn build(entries: &[(&str, Value<'_>, bool)]) -> Result<String, &'static str> {
         let mut w = PathWriter::default();

@@ -42,13 +42,12 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{RawStr, Sink, json_string};
+use crate::provider::clean_name;
+use crate::provider::{Raw, RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct Chunk<'a> {
@@ -57,32 +56,27 @@ struct Chunk<'a> {
     #[serde(default)]
     metrics: Option<Value>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 #[derive(Deserialize)]
 struct ResponseEvent<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    event_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    event_type: Option<Str<'a>>,
     #[serde(borrow, default)]
     delta: Option<StrOr<'a, Delta<'a>>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    stop_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stop_reason: Option<Str<'a>>,
 }
 
 #[derive(Deserialize)]
 struct Delta<'a> {
-    #[serde(
-        borrow,
-        default,
-        rename = "type",
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(borrow, default)]
     text: Option<RawStr<'a>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    parse_status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    parse_status: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_call: Option<StrOr<'a, ToolCall<'a>>>,
     /// Older servers: the tool-call delta's payload.
@@ -92,21 +86,21 @@ struct Delta<'a> {
 
 #[derive(Deserialize)]
 struct ToolCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    arguments_json: Option<Cow<'a, str>>,
+    arguments: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    arguments_json: Option<Str<'a>>,
 }
 
 /// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
 #[derive(Deserialize)]
 struct EnumValue<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    value: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    value: Option<Str<'a>>,
 }
 
 /// A field that is a string or an object. The string is kept as its raw JSON literal
@@ -198,31 +192,18 @@ impl LlamaStack {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let chunk: Chunk<'_> = match super::from_payload(trimmed) {
-            Ok(c) => c,
-            Err(e) => {
-                let kind = if event == "error" {
-                    ErrorKind::Provider
-                } else {
-                    ErrorKind::InvalidJson
-                };
-                sink.error(
-                    kind,
-                    format!("payload is not a llama-stack stream chunk: {e}"),
-                    data,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a llama-stack stream chunk",
+            trimmed,
+            None,
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
             self.usage = Some(usage_from(m));
         }
@@ -247,7 +228,7 @@ impl LlamaStack {
             if d.kind.as_deref().is_none_or(|k| k == "text")
                 && let Some(t) = &d.text
             {
-                self.with_text(t.0.get(), data, sink, Self::text);
+                self.with_text(t.0, data, sink, Self::text);
             }
             return;
         }
@@ -282,13 +263,10 @@ impl LlamaStack {
                     raw = std::mem::take(&mut self.held);
                     self.mode = TextMode::Undecided;
                 }
-                let dropped = std::mem::take(&mut self.raw_dropped);
-                let mut message = "the server could not parse the tool call".to_owned();
-                if dropped > 0 {
-                    message.push_str(&format!(
-                        " ({dropped} bytes over the held-bytes limit dropped)"
-                    ));
-                }
+                let message = format!(
+                    "the server could not parse the tool call{}",
+                    self.dropped_note()
+                );
                 sink.out.push(Event::Error {
                     kind: ErrorKind::InvalidArguments,
                     message,
@@ -344,14 +322,10 @@ impl LlamaStack {
         if let Some(n) = name {
             sink.calls.set_name(slot, clean_name(n), sink.out);
         }
-        let args = call.arguments.map(RawValue::get).filter(|a| *a != "null");
-        match args {
-            Some(raw) if raw.starts_with('"') => match serde_json::from_str::<Cow<'_, str>>(raw) {
-                // Arguments as a JSON string: its contents are the JSON text.
-                Ok(text) => sink.calls.args(slot, &text, sink.out),
-                Err(_) => sink.calls.args(slot, raw, sink.out),
-            },
-            Some(raw) => sink.calls.args(slot, raw, sink.out),
+        // Arguments as a JSON string (its contents are the JSON text) or as an object;
+        // else `arguments_json`.
+        match call.arguments.map(Raw::get).filter(|a| *a != "null") {
+            Some(raw) => sink.arguments(slot, raw, &mut buf),
             None => {
                 if let Some(j) = call.arguments_json.as_deref() {
                     sink.calls.args(slot, j, sink.out);
@@ -429,35 +403,35 @@ impl LlamaStack {
         self.release(sink);
         self.mode = TextMode::Undecided;
         if self.in_call {
-            let dropped = std::mem::take(&mut self.raw_dropped);
             sink.out.push(Event::Error {
                 kind: ErrorKind::Truncated,
                 message: format!(
                     "the stream ended before the server reported the tool call's outcome{}",
-                    if dropped > 0 {
-                        format!(" ({dropped} bytes over the held-bytes limit dropped)")
-                    } else {
-                        String::new()
-                    }
+                    self.dropped_note()
                 ),
                 index: None,
                 raw: std::mem::take(&mut self.raw),
             });
             self.in_call = false;
         }
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
+    }
+
+    /// What the error about the streamed call adds when fragments were over the bound
+    /// (and forgets that count).
+    fn dropped_note(&mut self) -> String {
+        match std::mem::take(&mut self.raw_dropped) {
+            0 => String::new(),
+            dropped => format!(" ({dropped} bytes over the held-bytes limit dropped)"),
+        }
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(self.reason.as_deref(), sink.calls.any_started()),
-            usage: self.usage.take(),
-        });
+        sink.finish(
+            &mut self.finished,
+            self.reason.as_deref(),
+            self.usage.take(),
+        );
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {

@@ -20,28 +20,26 @@
 //!   pythonic `[get_weather(location="San Francisco, CA")]`); it is visible text here,
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
-use crate::event::{ErrorKind, Event, Usage};
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{OneOrMany, Sink};
+use crate::event::{ErrorKind, Usage};
+use crate::provider::{OneOrMany, Raw, Sink, Str, ToolCall, read_struct};
+use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
-use std::borrow::Cow;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Line<'a> {
     #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    response: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    response: Option<Str<'a>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
     #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    done_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    done_reason: Option<Str<'a>>,
     #[serde(default)]
     prompt_eval_count: Option<Number>,
     #[serde(default)]
@@ -55,44 +53,54 @@ struct Line<'a> {
     #[serde(default)]
     eval_duration: Option<Number>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Message<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    thinking: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    thinking: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
-struct ToolCall<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    function: Option<Function<'a>>,
-}
+read_struct!(r, Line {
+    b"message" => message: r.opt(Message::read)?,
+    b"response" => response: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"done" => done: r.opt_bool()?,
+    b"done_reason" => done_reason: r.opt_str()?,
+    b"prompt_eval_count" => prompt_eval_count: r.opt_json()?,
+    b"eval_count" => eval_count: r.opt_json()?,
+    b"total_duration" => total_duration: r.opt_json()?,
+    b"load_duration" => load_duration: r.opt_json()?,
+    b"prompt_eval_duration" => prompt_eval_duration: r.opt_json()?,
+    b"eval_duration" => eval_duration: r.opt_json()?,
+    b"error" => error: r.opt_raw()?,
+});
 
-#[derive(Deserialize)]
-struct Function<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
+read_struct!(r, Message {
+    b"content" => content: r.opt_str()?,
+    b"thinking" => thinking: r.opt_str()?,
+    b"tool_calls" => tool_calls: r.opt(|r| r.one_or_many(ToolCall::read))?,
+});
 
 /// Decoder state for one `ollama` response.
 #[derive(Debug)]
 pub(crate) struct Ollama {
     finished: bool,
+    /// Decoded argument text of a call sent as a JSON string (reused).
+    scratch: String,
 }
 
 impl Ollama {
     pub(crate) fn new() -> Self {
-        Ollama { finished: false }
+        Ollama {
+            finished: false,
+            scratch: String::new(),
+        }
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
@@ -100,18 +108,16 @@ impl Ollama {
         if trimmed.is_empty() {
             return;
         }
-        let line: Line<'_> = match super::from_payload(trimmed) {
-            Ok(l) => l,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "line is not an Ollama response object",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let line: Line<'_> = match super::parse_payload(
+            event,
+            "line is not an Ollama response object",
+            trimmed,
+            Some(Line::read),
+            data,
+            sink,
+        ) {
+            Some(v) => v,
+            None => return,
         };
         if let Some(err) = line.error {
             sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
@@ -130,7 +136,7 @@ impl Ollama {
                 sink.text(t);
             }
             for call in m.tool_calls.into_iter().flatten() {
-                Self::call(call, sink);
+                self.call(call, sink);
             }
         }
         if line.done == Some(true) {
@@ -155,7 +161,7 @@ impl Ollama {
     }
 
     /// One whole call: Start, its arguments, End.
-    fn call(call: ToolCall<'_>, sink: &mut Sink<'_>) {
+    fn call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
         let Some(slot) = sink.calls.open(sink.out) else {
             return;
         };
@@ -167,35 +173,43 @@ impl Ollama {
                 sink.calls.set_name(slot, clean_name(n), sink.out);
             }
             if let Some(a) = f.arguments {
-                let raw = a.get();
-                if raw.starts_with('"') {
-                    match serde_json::from_str::<Cow<'_, str>>(raw) {
-                        Ok(text) => sink.calls.args(slot, &text, sink.out),
-                        Err(_) => sink.calls.args(slot, raw, sink.out),
-                    }
-                } else if raw != "null" {
-                    sink.calls.args(slot, raw, sink.out);
-                }
+                sink.arguments(slot, a.0, &mut self.scratch);
             }
         }
         sink.calls.close(slot, sink.out);
     }
 
     fn end(&mut self, reason: Option<&str>, usage: Option<Usage>, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
-        if self.finished {
-            return;
-        }
-        self.finished = true;
-        sink.out.push(Event::Finish {
-            reason: normalise_reason(reason, sink.calls.any_started()),
-            usage,
-        });
+        sink.end();
+        sink.finish(&mut self.finished, reason, usage);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Line::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":[1,"x\n"]}}}]},"done":false}"#,
+            r#"{"done":true,"done_reason":"stop","total_duration":12.5,"prompt_eval_count":3,"eval_count":-1,"eval_duration":1e3}"#,
+            r#"{"response":"a\u00e9","thinking":null,"error":"boom"}"#,
+        ];
+        let rejects = [
+            r#"{"done":true,"done":true}"#,
+            r#"{"eval_count":"1"}"#,
+            r#"{"eval_count":1e999}"#,
+            r#"{"done":1}"#,
+        ];
+        crate::provider::json::check::agrees("ollama", &extra, &rejects, 99, same_as_serde);
     }
 }

@@ -29,34 +29,32 @@
 //!   on Bedrock) are cut off.
 
 use crate::calls::Slot;
-use crate::event::{ErrorKind, Event, FinishReason, Usage};
-use crate::provider::{OneOrMany, Sink, json_string};
+use crate::event::Usage;
+use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_struct};
 use serde::Deserialize;
-use serde_json::value::RawValue;
-use std::borrow::Cow;
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Chunk<'a> {
     #[serde(borrow, default)]
     choices: Choice0<'a>,
     /// `id`, `model`, `created`: kept raw (never a reason to reject a chunk), read into
     /// the response's [`ResponseMeta`](crate::ResponseMeta) until known.
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    created: Option<&'a RawValue>,
+    created: Option<Raw<'a>>,
     #[serde(default)]
     usage: Option<serde_json::Value>,
     #[serde(default)]
     x_groq: Option<XGroq>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
 /// The `choices` array, keeping only choice 0 (no allocation).
-#[derive(Default)]
+#[derive(Debug, PartialEq, Default)]
 struct Choice0<'a>(Option<Choice<'a>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
@@ -87,13 +85,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct XGroq {
     #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Choice<'a> {
     #[serde(default)]
     index: Option<i64>,
@@ -102,42 +100,93 @@ struct Choice<'a> {
     /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
     /// only when present, to keep the common struct small.
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    finish_reason: Option<Cow<'a, str>>,
+    message: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Delta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reasoning_content: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reasoning: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Str<'a>>,
     #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
     #[serde(borrow, default)]
-    function_call: Option<FunctionDelta<'a>>,
+    function_call: Option<Function<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct ToolCallDelta<'a> {
     #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    function: Option<FunctionDelta<'a>>,
+    id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    function: Option<Function<'a>>,
 }
 
-#[derive(Deserialize)]
-struct FunctionDelta<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+read_struct!(r, Chunk {
+    b"choices" => choices: Choice0::read(r)?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+    b"created" => created: r.opt_raw()?,
+    b"usage" => usage: r.opt_json()?,
+    b"error" => error: r.opt_raw()?,
+    // Groq's usage: rare, left to serde_json.
+    b"x_groq" => x_groq: None::<Option<XGroq>>?,
+});
+
+impl<'a> Choice0<'a> {
+    fn read(r: &mut Reader<'a>) -> Option<Self> {
+        if r.null()? {
+            return Some(Choice0(None));
+        }
+        r.array()?;
+        let mut found = None;
+        let mut first = true;
+        while r.element(&mut first)? {
+            let c = Choice::read(r)?;
+            if found.is_none() && c.index.unwrap_or(0) == 0 {
+                found = Some(c);
+            }
+        }
+        Some(Choice0(found))
+    }
 }
+
+read_struct!(r, Choice {
+    b"index" => index: r.opt_index()?,
+    b"delta" => delta: r.opt(Delta::read)?,
+    b"message" => message: r.opt_raw()?,
+    b"finish_reason" => finish_reason: r.opt_str()?,
+});
+
+impl<'a> Delta<'a> {
+    /// A delta from its JSON text (a non-streaming `message`): the field scan, else
+    /// serde_json; `None` when it is not a delta.
+    fn read_text(text: &'a str) -> Option<Self> {
+        Reader::whole(text, Delta::read).or_else(|| serde_json::from_str(text).ok())
+    }
+}
+
+read_struct!(r, Delta {
+    b"content" => content: r.opt_str()?,
+    b"reasoning_content" => reasoning_content: r.opt_str()?,
+    b"reasoning" => reasoning: r.opt_str()?,
+    // An array of calls, or a single call object (TGI).
+    b"tool_calls" => tool_calls: r.opt(|r| r.one_or_many(ToolCallDelta::read))?,
+    b"function_call" => function_call: r.opt(Function::read)?,
+});
+
+read_struct!(r, ToolCallDelta {
+    b"index" => index: r.opt_index()?,
+    b"id" => id: r.opt_str()?,
+    b"function" => function: r.opt(Function::read)?,
+});
 
 /// Decoder state for one `openai-chat` response.
 #[derive(Debug)]
@@ -177,30 +226,23 @@ impl OpenAiChat {
             self.done(sink);
             return;
         }
-        let parsed = super::from_payload::<Chunk<'_>>(trimmed);
-        let chunk: Chunk<'_> = match parsed {
-            Ok(c) => c,
-            Err(e) => {
-                super::not_payload(
-                    event,
-                    "payload is not a chat.completion.chunk",
-                    &e,
-                    data,
-                    sink,
-                );
-                return;
-            }
+        let chunk: Chunk<'_> = match super::parse_payload(
+            event,
+            "payload is not a chat.completion.chunk",
+            trimmed,
+            Some(Chunk::read),
+            data,
+            sink,
+        ) {
+            Some(c) => c,
+            None => return,
         };
-        sink.meta.fill(chunk.id, chunk.model, chunk.created);
-        if let Some(err) = chunk.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
-        } else if event == "error" {
-            sink.error(
-                ErrorKind::Provider,
-                "the server sent an error event".into(),
-                data,
-            );
-        }
+        sink.meta.fill(
+            chunk.id.map(|r| r.0),
+            chunk.model.map(|r| r.0),
+            chunk.created.map(|r| r.0),
+        );
+        sink.payload_error(event, chunk.error.map(|r| r.0), data);
         if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
             && !u.is_null()
         {
@@ -215,7 +257,7 @@ impl OpenAiChat {
                 self.delta(delta, sink);
             }
             if let Some(m) = choice.message
-                && let Ok(delta) = serde_json::from_str::<Delta<'_>>(m.get())
+                && let Some(delta) = Delta::read_text(m.0)
             {
                 self.delta(delta, sink);
             }
@@ -286,7 +328,7 @@ impl OpenAiChat {
         index: Option<i64>,
         id: Option<&str>,
         name: Option<&str>,
-        args: Option<&RawValue>,
+        args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
         let id = id.filter(|s| !s.is_empty());
@@ -348,7 +390,7 @@ impl OpenAiChat {
         s: Slot,
         id: Option<&str>,
         name: Option<&str>,
-        args: Option<&RawValue>,
+        args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
         if let Some(id) = id {
@@ -358,82 +400,85 @@ impl OpenAiChat {
             sink.calls.set_name(s, clean_name(n), sink.out);
         }
         if let Some(a) = args {
-            let raw = a.get();
-            if raw.starts_with('"') {
-                match json_string(raw, &mut self.scratch) {
-                    Some(text) => sink.calls.args(s, text, sink.out),
-                    None => sink.calls.args(s, raw, sink.out),
-                }
-            } else if raw != "null" {
-                // Arguments sent as a JSON value rather than a string.
-                sink.calls.args(s, raw, sink.out);
-            }
+            sink.arguments(s, a.0, &mut self.scratch);
         }
     }
 
     fn done(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         self.emit_finish(sink, true);
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>, always: bool) {
-        if self.finished || !(always || self.reason.is_some() || self.usage.is_some()) {
-            return;
+        if always || self.reason.is_some() || self.usage.is_some() {
+            sink.finish(
+                &mut self.finished,
+                self.reason.as_deref(),
+                self.usage.take(),
+            );
         }
-        self.finished = true;
-        let reason = normalise_reason(self.reason.as_deref(), sink.calls.any_started());
-        sink.out.push(Event::Finish {
-            reason,
-            usage: self.usage.take(),
-        });
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
-        sink.end_text();
-        sink.calls.close_all(sink.out);
+        sink.end();
         self.emit_finish(sink, false);
     }
 }
 
-/// A provider's stop reason, normalised; `tool_calls` whenever a call was made and the
-/// provider said `stop` or nothing.
-pub(crate) fn normalise_reason(reason: Option<&str>, had_calls: bool) -> Option<FinishReason> {
-    let r = reason.map(FinishReason::from_provider);
-    match r {
-        Some(FinishReason::Stop) | None if had_calls => Some(FinishReason::ToolCalls),
-        r => r,
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Cuts harmony control tokens leaked into a tool name (`get_x<|channel|>commentary`).
-pub(crate) fn clean_name(name: &str) -> &str {
-    match name.find("<|") {
-        Some(i) => name.get(..i).unwrap_or(name).trim(),
-        None => name.trim(),
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Chunk::read)
     }
-}
 
-/// The `message` of an error object, or its JSON text.
-pub(crate) fn provider_error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
-    struct E<'a> {
-        #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-        message: Option<Cow<'a, str>>,
-        #[serde(borrow, default)]
-        code: Option<&'a RawValue>,
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"id":"x","choices":[{"index":0,"delta":{"content":"a\"b\\n\u00e9\ud83d\ude00","tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{\"a\": [1, 2.5e-3, true, null]}"}}]},"finish_reason":null}],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+        ];
+        // Groq's `x_groq` chunks and the like are left to serde_json.
+        crate::provider::json::check::agrees("openai-chat", &extra, &[], 95, same_as_serde);
     }
-    match serde_json::from_str::<E<'_>>(raw) {
-        Ok(E {
-            message: Some(m),
-            code,
-        }) => match code {
-            Some(c) => format!("{m} (code {})", c.get().trim_matches('"')),
-            None => m.into_owned(),
-        },
-        _ => match serde_json::from_str::<String>(raw) {
-            Ok(s) => s,
-            Err(_) => raw.to_owned(),
-        },
+
+    #[test]
+    fn field_scan_leaves_rare_shapes_to_serde() {
+        for text in [
+            r#"{"choices":[],"choices":[]}"#,
+            r#"{"choices":[{"delta":{"content":"a","content":"b"}}]}"#,
+            r#"{"choices":[{"index":-1,"delta":{}}]}"#,
+            r#"{"choices":[{"index":1.0,"delta":{}}]}"#,
+            r#"{"choices":[{"index":01,"delta":{}}]}"#,
+            r#"{"choices":[{"delta":{"cont\u0065nt":"a"}}]}"#,
+            r#"{"choices":[{"delta":["a"]}]}"#,
+            r#"{"choices":[{"delta":{"content":"\ud800"}}]}"#,
+            r#"{"choices":[{"delta":{"content":1}}]}"#,
+            r#"{"x_groq":{"usage":{"prompt_tokens":1}}}"#,
+            r#"{"usage":{"a":1e999}}"#,
+            r#"{"a":[1,]}"#,
+            r#"{"a":1,}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":"\x"}"#,
+            r#"[{"index":0}]"#,
+            r#"{"a":1} x"#,
+        ] {
+            assert!(!same_as_serde(text), "{text}");
+        }
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(120), "]".repeat(120));
+        assert!(!same_as_serde(&deep));
+        let shallow = format!("{{\"a\":{}{}}}", "[".repeat(90), "]".repeat(90));
+        assert!(same_as_serde(&shallow));
+        for text in [
+            r#"{}"#,
+            r#" { "choices" : null , "id" : null } "#,
+            r#"{"choices":[{"index":2},{"index":0,"delta":{"reasoning":"r"}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":{"function":{"arguments":{"a":1}}}}}]}"#,
+            r#"{"choices":[{"delta":{"function_call":{"name":"f","arguments":"{}"}}}]}"#,
+            r#"{"choices":[{"message":{"content":"m"},"finish_reason":"stop"}]}"#,
+            r#"{"error":{"message":"boom","code":"x"},"usage":null}"#,
+        ] {
+            assert!(same_as_serde(text), "{text}");
+        }
     }
 }

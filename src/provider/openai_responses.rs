@@ -57,28 +57,22 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::openai_chat::{clean_name, normalise_reason, provider_error_message};
-use crate::provider::{Envelope, RawStr, Sink, bad_payload, json_string};
+use crate::provider::{
+    Envelope, Raw, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
+    provider_error_message, raw, read_struct,
+};
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
-use std::borrow::Cow;
-use std::fmt::Write as _;
 
 /// One `data:` payload; fields a type does not have are absent.
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Payload<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(default)]
     output_index: Option<u64>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    item_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    item_id: Option<Str<'a>>,
     #[serde(borrow, default)]
     item: Option<Item<'a>>,
     /// Kept raw and decoded into a reused buffer: a fragment with an escape would
@@ -86,60 +80,90 @@ struct Payload<'a> {
     #[serde(borrow, default)]
     delta: Option<RawStr<'a>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    input: Option<Raw<'a>>,
     #[serde(borrow, default)]
     response: Option<Response<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Item<'a> {
-    #[serde(
-        rename = "type",
-        borrow,
-        default,
-        deserialize_with = "crate::provider::opt_cow"
-    )]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    name: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Str<'a>>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    id: Option<Str<'a>>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    call_id: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    arguments: Option<Raw<'a>>,
+    #[serde(borrow, default)]
+    input: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Response<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    status: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<Str<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    model: Option<&'a RawValue>,
+    model: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    created_at: Option<&'a RawValue>,
+    created_at: Option<Raw<'a>>,
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    usage: Option<Raw<'a>>,
     #[serde(borrow, default)]
     incomplete_details: Option<Details<'a>>,
     #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+    error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Details<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::provider::opt_cow")]
-    reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reason: Option<Str<'a>>,
 }
+
+read_struct!(r, Payload {
+    b"type" => kind: r.opt_str()?,
+    b"output_index" => output_index: r.opt_index()?.map(i64::unsigned_abs),
+    b"item_id" => item_id: r.opt_str()?,
+    b"item" => item: r.opt(Item::read)?,
+    b"delta" => delta: r.opt_raw_str()?,
+    b"arguments" => arguments: r.opt_raw()?,
+    b"input" => input: r.opt_raw()?,
+    b"response" => response: r.opt(Response::read)?,
+    b"error" => error: r.opt_raw()?,
+});
+
+read_struct!(r, Item {
+    b"type" => kind: r.opt_str()?,
+    b"id" => id: r.opt_str()?,
+    b"call_id" => call_id: r.opt_str()?,
+    b"name" => name: r.opt_str()?,
+    b"arguments" => arguments: r.opt_raw()?,
+    b"input" => input: r.opt_raw()?,
+});
+
+read_struct!(r, Response {
+    b"status" => status: r.opt_str()?,
+    b"id" => id: r.opt_raw()?,
+    b"model" => model: r.opt_raw()?,
+    b"created_at" => created_at: r.opt_raw()?,
+    b"usage" => usage: r.opt_raw()?,
+    b"incomplete_details" => incomplete_details: r.opt(Details::read)?,
+    b"error" => error: r.opt_raw()?,
+});
+
+read_struct!(r, Details {
+    b"reason" => reason: r.opt_str()?,
+});
 
 /// Event types whose payload must fit [`Payload`]; any other type that does not is
 /// skipped as a newer event this decoder does not know.
@@ -332,7 +356,7 @@ impl OpenAiResponses {
         if trimmed.is_empty() || trimmed == b"[DONE]" {
             return;
         }
-        let p: Payload<'_> = match super::from_payload(trimmed) {
+        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
             Ok(p) => p,
             Err(e) => {
                 bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
@@ -353,7 +377,7 @@ impl OpenAiResponses {
             return;
         };
         if let Some(r) = &p.response {
-            sink.meta.fill(r.id, r.model, r.created_at);
+            sink.meta.fill(raw(r.id), raw(r.model), raw(r.created_at));
         }
         let item_id = p.item_id.as_deref();
         match kind {
@@ -691,13 +715,7 @@ impl OpenAiResponses {
                 )
             });
         self.close_all(sink);
-        if !self.finished {
-            self.finished = true;
-            sink.out.push(Event::Finish {
-                reason: normalise_reason(Some(reason), sink.calls.any_started()),
-                usage,
-            });
-        }
+        sink.finish(&mut self.finished, Some(reason), usage);
     }
 
     fn close_all(&mut self, sink: &mut Sink<'_>) {
@@ -724,7 +742,7 @@ fn call_kind(kind: Option<&str>) -> Option<CallKind> {
 /// The text of a JSON string value (decoded into `buf`, sized at once, when it has
 /// escapes); `None` for `null` or a malformed string. Any other value (arguments sent as
 /// an object instead of a string) is taken as its JSON text.
-fn string_value<'a>(raw: &'a RawValue, buf: &'a mut String) -> Option<&'a str> {
+fn string_value<'a>(raw: Raw<'a>, buf: &'a mut String) -> Option<&'a str> {
     let text = raw.get();
     if text.starts_with('"') {
         if memchr::memchr(b'\\', text.as_bytes()).is_some() {
@@ -738,36 +756,35 @@ fn string_value<'a>(raw: &'a RawValue, buf: &'a mut String) -> Option<&'a str> {
     }
 }
 
-/// Appends `s` JSON-escaped (without quotes) to `out`.
-pub(crate) fn escape_into(s: &str, out: &mut String) {
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if esc.is_empty() {
-            // Writing to a `String` cannot fail.
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn same_as_serde(text: &str) -> bool {
+        crate::provider::json::check::same_as_serde(text, Payload::read)
+    }
+
+    #[test]
+    fn field_scan_agrees_with_serde() {
+        let extra = [
+            r#"{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc","call_id":"c","name":"f","arguments":""}}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc","output_index":1,"delta":"{\"a\": \"\u00e9"}"#,
+            r#"{"type":"response.incomplete","response":{"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":1},"error":null}}"#,
+        ];
+        let rejects = [
+            r#"{"type":"x","type":"y"}"#,
+            r#"{"output_index":-1}"#,
+            r#"{"delta":1}"#,
+            r#"{"response":{"incomplete_details":[]}}"#,
+        ];
+        crate::provider::json::check::agrees(
+            "openai-responses",
+            &extra,
+            &rejects,
+            99,
+            same_as_serde,
+        );
+    }
 
     fn digest_in_pieces(kind: CallKind, text: &str, piece: usize) -> Digest {
         let mut d = Digest::new(kind);
@@ -799,25 +816,6 @@ mod tests {
             let c = digest_in_pieces(CallKind::Custom, streamed, piece);
             assert!(c.same(&c.of(streamed)));
             assert!(!c.same(&c.of(same)));
-        }
-    }
-
-    #[test]
-    fn escape_matches_serde() {
-        for s in [
-            "",
-            "plain",
-            "a\"b\\c\nd\te\u{1}f\u{1f}",
-            "é😀\u{7f}",
-            "\r\u{8}\u{c}",
-        ] {
-            let mut out = String::from("\"");
-            escape_into(s, &mut out);
-            out.push('"');
-            assert_eq!(
-                serde_json::from_str::<String>(&out).ok().as_deref(),
-                Some(s)
-            );
         }
     }
 }
