@@ -38,10 +38,10 @@ use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars};
 
 const MAX_NAME: usize = 256;
 
@@ -128,8 +128,8 @@ enum St {
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
     tokens: &'static Tokens,
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     head_set: MarkerSet,
@@ -143,6 +143,16 @@ pub(crate) struct DeepSeek {
     args: JsonScanner,
     stray: Raw,
     max_depth: usize,
+}
+
+impl ReadsChars for DeepSeek {
+    fn input(&mut self) -> &mut CharInput {
+        &mut self.input
+    }
+
+    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.run(s, calls, out);
+    }
 }
 
 impl DeepSeek {
@@ -161,8 +171,7 @@ impl DeepSeek {
         drops.extend_from_slice(t.eos);
         DeepSeek {
             tokens,
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: {
                 let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
                 match t.head {
@@ -187,20 +196,12 @@ impl DeepSeek {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
             + self.stray.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn begin(&mut self) {
@@ -458,9 +459,7 @@ impl DeepSeek {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}

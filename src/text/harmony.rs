@@ -41,9 +41,9 @@ use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::{CharInput, ReadsChars};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -85,8 +85,8 @@ enum St {
 /// Scanner for `harmony`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Harmony {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     tokens: MarkerSet,
@@ -142,6 +142,16 @@ fn channel(header: &str) -> &str {
         .unwrap_or_default()
 }
 
+impl ReadsChars for Harmony {
+    fn input(&mut self) -> &mut CharInput {
+        &mut self.input
+    }
+
+    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.run(s, calls, out);
+    }
+}
+
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
         let none = ReasoningOptions {
@@ -149,8 +159,7 @@ impl Harmony {
             tags: Some(Vec::new()),
         };
         Harmony {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&TOKENS, &[], &[], &none, limits),
             st: St::Body,
             tokens: MarkerSet::new(TOKENS),
@@ -167,20 +176,12 @@ impl Harmony {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.matcher.held()
             + self.header.len()
             + self.raw.len()
             + self.body.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     /// A header begins with token `t` (`<|start|>` or `<|channel|>`).
@@ -440,9 +441,7 @@ impl Harmony {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Body => {}

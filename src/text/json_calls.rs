@@ -50,11 +50,11 @@ use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, report};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars};
 
 /// What follows a marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -466,8 +466,8 @@ pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool 
 #[derive(Debug)]
 pub(crate) struct JsonCalls {
     dialect: &'static Dialect,
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     /// The opener of the current call.
@@ -485,13 +485,22 @@ pub(crate) struct JsonCalls {
     matcher: MarkerMatcher,
 }
 
+impl ReadsChars for JsonCalls {
+    fn input(&mut self) -> &mut CharInput {
+        &mut self.input
+    }
+
+    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.run(s, calls, out);
+    }
+}
+
 impl JsonCalls {
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let markers: Vec<&str> = dialect.openers.iter().map(|o| o.marker).collect();
         JsonCalls {
             dialect,
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&markers, dialect.drops, dialect.reasoning, opts, limits),
             st: St::Text,
             cur: 0,
@@ -511,20 +520,12 @@ impl JsonCalls {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.list.retained()
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn opener(&self) -> Opener {
@@ -747,9 +748,7 @@ impl JsonCalls {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let label = self.label();
         match self.st {
             St::Text => {}

@@ -31,12 +31,12 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
@@ -74,8 +74,8 @@ enum St {
 /// Scanner for `mistral`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Mistral {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     list: CallList,
@@ -100,11 +100,20 @@ pub(crate) struct Mistral {
     max_depth: usize,
 }
 
+impl ReadsChars for Mistral {
+    fn input(&mut self) -> &mut CharInput {
+        &mut self.input
+    }
+
+    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.run(s, calls, out);
+    }
+}
+
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
         Mistral {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(
                 &[TOOL_CALLS],
                 &["</s>"],
@@ -133,21 +142,13 @@ impl Mistral {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.list.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
             + self.id.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -383,9 +384,7 @@ impl Mistral {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
         match self.st {
