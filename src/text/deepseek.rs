@@ -41,7 +41,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const MAX_NAME: usize = 256;
 
@@ -145,15 +145,7 @@ pub(crate) struct DeepSeek {
     max_depth: usize,
 }
 
-impl ReadsChars for DeepSeek {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(DeepSeek);
 
 impl DeepSeek {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {

@@ -28,7 +28,7 @@ use crate::scan::gemma::{GemmaArgs, GemmaStatus};
 use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::hermes::{Raw, closing, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const OPEN: &str = "<|tool_call>";
 const CLOSE: &str = "<tool_call|>";
@@ -80,15 +80,7 @@ pub(crate) struct Gemma4 {
     matcher: MarkerMatcher,
 }
 
-impl ReadsChars for Gemma4 {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(Gemma4);
 
 impl Gemma4 {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {

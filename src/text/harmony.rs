@@ -43,7 +43,7 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -142,15 +142,7 @@ fn channel(header: &str) -> &str {
         .unwrap_or_default()
 }
 
-impl ReadsChars for Harmony {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(Harmony);
 
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {

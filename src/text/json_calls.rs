@@ -54,7 +54,7 @@ use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, repo
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 /// What follows a marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -485,15 +485,7 @@ pub(crate) struct JsonCalls {
     matcher: MarkerMatcher,
 }
 
-impl ReadsChars for JsonCalls {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(JsonCalls);
 
 impl JsonCalls {
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {

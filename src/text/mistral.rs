@@ -36,7 +36,7 @@ use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
@@ -100,15 +100,7 @@ pub(crate) struct Mistral {
     max_depth: usize,
 }
 
-impl ReadsChars for Mistral {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(Mistral);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {

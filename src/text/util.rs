@@ -203,3 +203,20 @@ pub(crate) trait ReadsChars {
         }
     }
 }
+
+/// Implements [`ReadsChars`] for a scanner whose held bytes are its `input` field and
+/// whose `run(&mut self, &str, &mut Calls, &mut dyn EventSink)` scans complete text.
+macro_rules! reads_chars {
+    ($scanner:ty) => {
+        impl ReadsChars for $scanner {
+            fn input(&mut self) -> &mut CharInput {
+                &mut self.input
+            }
+
+            fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+                self.run(s, calls, out);
+            }
+        }
+    };
+}
+pub(crate) use reads_chars;

@@ -62,7 +62,7 @@ use crate::text::TextOptions;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::TextStage;
 use crate::text::util::is_ws_char as is_ws;
-use crate::text::util::{CharInput, ReadsChars};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
 /// How a function name or a parameter key ends.
@@ -212,15 +212,7 @@ pub(crate) struct XmlCalls {
     max_depth: usize,
 }
 
-impl ReadsChars for XmlCalls {
-    fn input(&mut self) -> &mut CharInput {
-        &mut self.input
-    }
-
-    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.run(s, calls, out);
-    }
-}
+reads_chars!(XmlCalls);
 
 impl XmlCalls {
     pub(crate) fn new(d: &'static Dialect, limits: &Limits, options: &TextOptions) -> Self {
