@@ -88,8 +88,36 @@ enum Phase {
     Ended,
     /// The arguments went wrong; an Error will be emitted when the call closes.
     Failed(ErrorKind),
-    /// Error emitted (or the call was dropped as an end-of-turn token).
+    /// Error emitted (or the call was dropped as an end-of-turn token, or a call opened
+    /// before its name was given up by its dialect).
     Closed,
+    /// Named past `max_calls`: everything about it is ignored (its dialect opened it
+    /// before its name).
+    Dropped,
+}
+
+/// Who scans a call's argument text for the end of its value.
+#[derive(Debug)]
+enum Scan {
+    /// [`Calls`] does, as the text arrives (provider fragments, text a dialect converted
+    /// to JSON).
+    Own(JsonScanner),
+    /// The dialect does, once, and says when the value closed
+    /// ([`Calls::scanned_args`]): the model's own argument bytes.
+    Dialect {
+        /// The value closed.
+        closed: bool,
+    },
+}
+
+impl Scan {
+    /// Whether the value closed.
+    fn closed(&self) -> bool {
+        match self {
+            Scan::Own(scanner) => scanner.is_complete(),
+            Scan::Dialect { closed } => *closed,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -104,7 +132,8 @@ struct Call {
     emitted: usize,
     /// Bytes dropped after a limit was hit.
     dropped: usize,
-    scanner: JsonScanner,
+    /// Who finds where the arguments value ends.
+    scan: Scan,
     /// Byte length of the JSON value in `args` once complete.
     value_end: usize,
     /// Trailing text after the value closed that was not an end-of-turn token (the first
@@ -114,9 +143,9 @@ struct Call {
     fields: Option<FieldDecoder>,
     /// Bytes of trailing text beyond `MAX_TRAILING`, counted in the error.
     trailing_dropped: usize,
-    /// The dialect scans this call's arguments itself ([`Calls::args_checked`]): `scanner`
-    /// is not used.
-    checked: bool,
+    /// The call counts against `max_calls`: from its open, or for a call whose dialect
+    /// opened it before its name ([`Calls::open_unnamed`]), from its name.
+    counted: bool,
     /// Set when the name is not a declared tool: the call's events are discarded and its
     /// close reports it.
     rejected: Option<Box<Rejected>>,
@@ -156,6 +185,8 @@ pub(crate) type Slot = usize;
 #[derive(Debug)]
 pub(crate) struct Calls {
     calls: Vec<Call>,
+    /// Calls counted against `max_calls`.
+    counted: usize,
     next_index: usize,
     limits: Limits,
     limit_reported: bool,
@@ -173,6 +204,7 @@ impl Calls {
     pub(crate) fn new(limits: Limits) -> Self {
         Calls {
             calls: Vec::new(),
+            counted: 0,
             next_index: 0,
             limits,
             limit_reported: false,
@@ -298,7 +330,66 @@ impl Calls {
     /// A new call appeared. Returns its slot, or `None` (after an error event) when the
     /// call limit is reached.
     pub(crate) fn open(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
-        if self.calls.len() >= self.limits.max_calls {
+        self.open_with(
+            Scan::Own(JsonScanner::with_max_depth(self.limits.max_depth)),
+            out,
+        )
+    }
+
+    /// [`open`](Self::open) for a call whose dialect scans its arguments itself and hands
+    /// them over with [`scanned_args`](Self::scanned_args).
+    pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
+        self.open_with(Scan::Dialect { closed: false }, out)
+    }
+
+    /// A call whose arguments come before its name (the dialect scans them): it holds
+    /// them until [`set_name`](Self::set_name), and counts against `max_calls` only from
+    /// then (named past the limit, it is dropped with the limit's error). Given up without
+    /// a name ([`error`](Self::error), or left open at [`close_all`](Self::close_all)),
+    /// it leaves no trace.
+    pub(crate) fn open_unnamed(&mut self) -> Slot {
+        self.forget_given_up();
+        self.calls
+            .push(self.new_call(Scan::Dialect { closed: false }, false));
+        self.calls.len() - 1
+    }
+
+    /// Removes the calls at the end of the table that were opened before their name and
+    /// given up: their dialect no longer refers to them, and they never counted.
+    fn forget_given_up(&mut self) {
+        while self
+            .calls
+            .last()
+            .is_some_and(|c| !c.counted && matches!(c.phase, Phase::Closed | Phase::Dropped))
+        {
+            self.calls.pop();
+        }
+    }
+
+    fn new_call(&self, scan: Scan, counted: bool) -> Call {
+        Call {
+            index: usize::MAX,
+            id: String::new(),
+            name: String::new(),
+            phase: Phase::Pending,
+            args: String::new(),
+            emitted: 0,
+            dropped: 0,
+            scan,
+            value_end: 0,
+            trailing: String::new(),
+            fields: self
+                .field_events
+                .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
+            trailing_dropped: 0,
+            counted,
+            rejected: None,
+        }
+    }
+
+    /// Reports the call limit (once) when it is reached; `false` then.
+    fn count_call(&mut self, out: &mut dyn EventSink) -> bool {
+        if self.counted >= self.limits.max_calls {
             if !self.limit_reported {
                 self.limit_reported = true;
                 out.push(Event::Error {
@@ -311,26 +402,18 @@ impl Calls {
                     raw: String::new(),
                 });
             }
+            return false;
+        }
+        self.counted += 1;
+        true
+    }
+
+    fn open_with(&mut self, scan: Scan, out: &mut dyn EventSink) -> Option<Slot> {
+        self.forget_given_up();
+        if !self.count_call(out) {
             return None;
         }
-        self.calls.push(Call {
-            index: usize::MAX,
-            id: String::new(),
-            name: String::new(),
-            phase: Phase::Pending,
-            args: String::new(),
-            emitted: 0,
-            dropped: 0,
-            scanner: JsonScanner::with_max_depth(self.limits.max_depth),
-            value_end: 0,
-            trailing: String::new(),
-            fields: self
-                .field_events
-                .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
-            trailing_dropped: 0,
-            checked: false,
-            rejected: None,
-        });
+        self.calls.push(self.new_call(scan, true));
         Some(self.calls.len() - 1)
     }
 
@@ -346,8 +429,10 @@ impl Calls {
     pub(crate) fn args_in_progress(&self, slot: Slot) -> bool {
         self.calls.get(slot).is_some_and(|c| {
             matches!(c.phase, Phase::Pending | Phase::Streaming)
-                && !c.scanner.is_empty()
-                && !c.scanner.is_complete()
+                && match &c.scan {
+                    Scan::Own(scanner) => !scanner.is_empty() && !scanner.is_complete(),
+                    Scan::Dialect { closed } => !c.args.is_empty() && !closed,
+                }
         })
     }
 
@@ -378,6 +463,22 @@ impl Calls {
         if c.phase != Phase::Pending || name.is_empty() {
             return;
         }
+        if !c.counted {
+            if !self.count_call(out) {
+                if let Some(c) = self.calls.get_mut(slot) {
+                    c.phase = Phase::Dropped;
+                    c.args = String::new();
+                }
+                return;
+            }
+            let Some(c) = self.calls.get_mut(slot) else {
+                return;
+            };
+            c.counted = true;
+        }
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         c.name.push_str(name);
         if self.declared.as_ref().is_some_and(|t| !t.is_declared(name)) {
             // The arguments buffered so far are part of what the error carries.
@@ -418,21 +519,18 @@ impl Calls {
         // Flush arguments that arrived before the name.
         if c.dropped > 0 {
             c.phase = Phase::Failed(ErrorKind::LimitExceeded);
-        } else if c.scanner.is_failed() {
+        } else if matches!(&c.scan, Scan::Own(scanner) if scanner.is_failed()) {
             c.phase = Phase::Failed(ErrorKind::InvalidArguments);
         }
-        let upto = if c.scanner.is_complete() {
-            c.value_end
-        } else {
-            c.args.len()
-        };
+        let closed = c.scan.closed();
+        let upto = if closed { c.value_end } else { c.args.len() };
         if c.phase == Phase::Streaming && upto > c.emitted {
             if let Some(d) = c.args.get(c.emitted..upto) {
                 emit_args(index, &mut c.fields, d, out);
             }
             c.emitted = upto;
         }
-        if c.scanner.is_complete() && c.phase == Phase::Streaming {
+        if closed && c.phase == Phase::Streaming {
             Self::end(c, out);
         }
     }
@@ -483,9 +581,10 @@ impl Calls {
                 }
                 return;
             }
+            Phase::Dropped => return,
             Phase::Pending | Phase::Streaming => {}
         }
-        if c.scanner.is_complete() {
+        if c.scan.closed() {
             // Pending call whose value already closed.
             Self::trailing(c, delta);
             return;
@@ -511,12 +610,18 @@ impl Calls {
                     c.dropped += over.len();
                 }
                 Phase::Failed(_) | Phase::Pending => c.dropped += over.len(),
+                Phase::Dropped => {}
             }
             return;
         }
+        let Scan::Own(scanner) = &mut c.scan else {
+            // A call whose dialect scans its arguments: text handed here continues them.
+            let _ = self.scanned_inner(slot, delta, false, out);
+            return;
+        };
+        let status = scanner.feed(delta.as_bytes());
         let before = c.args.len();
         c.args.push_str(delta);
-        let status = c.scanner.feed(delta.as_bytes());
         let (value_len, tail) = match status {
             JsonStatus::NeedMore => (delta.len(), None),
             JsonStatus::Complete { consumed } => {
@@ -549,7 +654,7 @@ impl Calls {
                 }
                 c.emitted = before + value_len;
             }
-            if c.scanner.is_complete() {
+            if c.scan.closed() {
                 c.args.truncate(c.value_end);
                 Self::end(c, out);
                 if let Some(t) = tail {
@@ -562,54 +667,67 @@ impl Calls {
         }
     }
 
-    /// Appends argument text that the dialect has already scanned with its own
-    /// [`JsonScanner`] (built with the same `max_depth`): `delta` continues a valid JSON
-    /// value and ends at or before the value's end; `complete` says the value closed with
-    /// the last byte of `delta` (`""` with `complete` closes it after the fact, e.g. a
-    /// number ended by the next byte). The call's own scan is skipped, so each argument
-    /// byte is scanned once. Calls that are not streaming yet, or whose earlier text was
-    /// scanned here, take the general path ([`args`](Self::args)); the result is the same.
-    pub(crate) fn args_checked(
+    /// Appends argument text that the dialect scanned (the call was opened with
+    /// [`open_scanned`](Self::open_scanned) or [`open_unnamed`](Self::open_unnamed)):
+    /// `delta` continues a valid JSON value and ends at or before the value's end;
+    /// `closed` says the value closed with the last byte of `delta` (`""` with `closed`
+    /// closes it after the fact, e.g. a top-level number at the end of the text). Each
+    /// argument byte is scanned once, by the dialect.
+    ///
+    /// A call without a name yet holds its arguments (bounded by `max_argument_bytes`):
+    /// `Err` with the bytes of `delta` that would fit when they would not (the call
+    /// breaks right there, however its text was cut; the dialect reports it with
+    /// [`error`](Self::error)). A named call never refuses bytes.
+    pub(crate) fn scanned_args(
         &mut self,
         slot: Slot,
         delta: &str,
-        complete: bool,
+        closed: bool,
         out: &mut dyn EventSink,
-    ) {
+    ) -> Result<(), usize> {
         if self.is_rejected(slot) {
             self.keep_rejected(slot, delta);
-            self.discarding(|calls, sink| calls.args_checked_inner(slot, delta, complete, sink));
-            return;
+            let mut result = Ok(());
+            self.discarding(|calls, sink| result = calls.scanned_inner(slot, delta, closed, sink));
+            return result;
         }
-        self.args_checked_inner(slot, delta, complete, out);
+        self.scanned_inner(slot, delta, closed, out)
     }
 
-    fn args_checked_inner(
+    fn scanned_inner(
         &mut self,
         slot: Slot,
         delta: &str,
-        complete: bool,
+        closed: bool,
         out: &mut dyn EventSink,
-    ) {
+    ) -> Result<(), usize> {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
-            return;
+            return Ok(());
         };
-        let fast = c.phase == Phase::Streaming
-            && c.dropped == 0
-            && (c.checked || (c.scanner.is_empty() && c.args.is_empty()));
-        if !fast {
-            if !c.checked {
-                self.args_inner(slot, delta, out);
-            } else if !delta.is_empty() {
-                // Failed, ended or closed: no scanner is involved on these paths.
-                self.args_inner(slot, delta, out);
-            }
-            return;
-        }
-        c.checked = true;
         // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
         let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+        match c.phase {
+            Phase::Pending if c.dropped == 0 => {
+                if !over.is_empty() {
+                    return Err(keep.len());
+                }
+                c.args.push_str(keep);
+                if closed {
+                    c.value_end = c.args.len();
+                    c.scan = Scan::Dialect { closed: true };
+                }
+                return Ok(());
+            }
+            Phase::Streaming if c.dropped == 0 => {}
+            // Failed, ended or closed: no scanning is involved on these paths.
+            _ => {
+                if !delta.is_empty() {
+                    self.args_inner(slot, delta, out);
+                }
+                return Ok(());
+            }
+        }
         if !keep.is_empty() {
             c.args.push_str(keep);
             emit_args(c.index, &mut c.fields, keep, out);
@@ -618,17 +736,19 @@ impl Calls {
         if !over.is_empty() {
             c.phase = Phase::Failed(ErrorKind::LimitExceeded);
             c.dropped += over.len();
-            return;
+            return Ok(());
         }
-        if complete {
+        if closed {
             if let Some(f) = &mut c.fields {
                 // A top-level number closes here.
                 let index = c.index;
                 f.finish(&mut FieldEvents { index, out });
             }
             c.value_end = c.args.len();
+            c.scan = Scan::Dialect { closed: true };
             Self::end(c, out);
         }
+        Ok(())
     }
 
     fn trailing(c: &mut Call, t: &str) {
@@ -705,7 +825,7 @@ impl Calls {
             return;
         };
         match c.phase {
-            Phase::Pending | Phase::Closed => {}
+            Phase::Pending | Phase::Closed | Phase::Dropped => {}
             Phase::Ended => {
                 if !c.trailing.is_empty() {
                     let t = std::mem::take(&mut c.trailing);
@@ -733,15 +853,13 @@ impl Calls {
                 c.phase = Phase::Closed;
             }
             Phase::Streaming => {
-                if c.checked && !c.args.is_empty() {
-                    // The dialect scanned this text and did not see the value close;
-                    // scan it once here to learn whether it is complete at the end
-                    // (a top-level number) or cut off.
-                    let mut scanner = JsonScanner::with_max_depth(self.limits.max_depth);
-                    let _ = scanner.feed(c.args.as_bytes());
-                    c.scanner = scanner;
-                }
-                if c.scanner.is_empty() && c.args.trim().is_empty() {
+                // A dialect that scans the arguments says when they closed (at the end
+                // of the text too); here they have not.
+                let (no_value, closed_at_end) = match &mut c.scan {
+                    Scan::Own(scanner) => (scanner.is_empty(), scanner.finish()),
+                    Scan::Dialect { .. } => (true, false),
+                };
+                if no_value && c.args.trim().is_empty() {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();
                     c.args.push_str("{}");
@@ -749,7 +867,7 @@ impl Calls {
                     emit_args(c.index, &mut c.fields, "{}", out);
                     Self::end(c, out);
                     c.phase = Phase::Closed;
-                } else if c.scanner.finish() {
+                } else if closed_at_end {
                     c.value_end = c.args.len();
                     if c.emitted < c.args.len()
                         && let Some(d) = c.args.get(c.emitted..)
@@ -802,48 +920,65 @@ impl Calls {
         }
     }
 
-    /// Ends a started call with an error instead of its `ToolCallEnd`, carrying `raw`
-    /// (for text scanners: the call's whole raw text, markers included). Returns `false`
-    /// and does nothing when the call has no name yet, already ended or was closed.
-    pub(crate) fn end_with_error(
+    /// The dialect found a call malformed or cut off: its error, with the dialect's own
+    /// `message` and the call's `raw` text (for text scanners: the model's own bytes of
+    /// the call, markers included). A started call gets it instead of its `ToolCallEnd`
+    /// (with its index); a rejected call gets its undeclared-tool error, noting `message`;
+    /// otherwise (no call, no name yet, past `max_calls`, already ended or closed) it has
+    /// no index, and a call opened before its name is given up.
+    pub(crate) fn error(
         &mut self,
-        slot: Slot,
+        slot: Option<Slot>,
         kind: ErrorKind,
         message: String,
         raw: String,
         out: &mut dyn EventSink,
-    ) -> bool {
-        if self.is_rejected(slot) {
-            let Some(c) = self.calls.get_mut(slot) else {
-                return false;
-            };
-            c.phase = Phase::Closed;
-            self.report_rejected(slot, Some(raw), Some(&message), out);
-            return true;
-        }
-        let Some(c) = self.calls.get_mut(slot) else {
-            return false;
-        };
-        if !matches!(c.phase, Phase::Streaming | Phase::Failed(_)) {
-            return false;
+    ) {
+        let mut index = None;
+        if let Some(slot) = slot {
+            if self.is_rejected(slot) {
+                if let Some(c) = self.calls.get_mut(slot) {
+                    c.phase = Phase::Closed;
+                }
+                self.report_rejected(slot, Some(raw), Some(&message), out);
+                return;
+            }
+            if let Some(c) = self.calls.get_mut(slot) {
+                match c.phase {
+                    Phase::Streaming | Phase::Failed(_) => {
+                        index = Some(c.index);
+                        c.args = String::new();
+                        c.phase = Phase::Closed;
+                    }
+                    Phase::Pending if !c.counted => {
+                        c.args = String::new();
+                        c.phase = Phase::Closed;
+                    }
+                    _ => {}
+                }
+            }
         }
         out.push(Event::Error {
             kind,
             message,
-            index: Some(c.index),
+            index,
             raw,
         });
-        c.args = String::new();
-        c.phase = Phase::Closed;
-        true
     }
 
     /// A call closed before its name arrived.
     fn close_pending(&mut self, slot: Slot, out: &mut dyn EventSink) {
+        let max_depth = self.limits.max_depth;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
         c.phase = Phase::Closed;
+        if !c.counted {
+            // Opened by its dialect before a name that never came: its dialect reports
+            // the call text, if anything.
+            c.args = String::new();
+            return;
+        }
         let args = std::mem::take(&mut c.args);
         if only_end_tokens(&args) && c.trailing.is_empty() {
             // `<|eot_id|>` sent as a call (TGI): not a call at all.
@@ -855,8 +990,9 @@ impl Calls {
             c.phase = Phase::Pending;
             c.args = arguments;
             c.value_end = c.args.len();
-            c.scanner.reset();
-            let _ = c.scanner.feed(c.args.as_bytes());
+            let mut scanner = JsonScanner::with_max_depth(max_depth);
+            let _ = scanner.feed(c.args.as_bytes());
+            c.scan = Scan::Own(scanner);
             c.emitted = 0;
             c.name.clear();
             self.set_name(slot, &name, out);
@@ -917,7 +1053,7 @@ impl Calls {
                     raw,
                 });
             }
-            Phase::Failed(_) | Phase::Ended | Phase::Closed => {}
+            Phase::Failed(_) | Phase::Ended | Phase::Closed | Phase::Dropped => {}
         }
     }
 
@@ -927,7 +1063,7 @@ impl Calls {
             if self
                 .calls
                 .get(slot)
-                .is_some_and(|c| c.phase != Phase::Closed)
+                .is_some_and(|c| !matches!(c.phase, Phase::Closed | Phase::Dropped))
                 || self.is_rejected(slot)
             {
                 self.close(slot, out);

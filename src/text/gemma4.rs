@@ -26,7 +26,8 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::gemma::{GemmaArgs, GemmaStatus};
 use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
-use crate::text::hermes::{Raw, closing, report};
+use crate::text::call::{Raw, report};
+use crate::text::hermes::closing;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::{CharInput, ReadsChars, reads_chars};
 

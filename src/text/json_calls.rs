@@ -50,7 +50,8 @@ use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, report};
+use crate::text::call::{Raw, report};
+use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
@@ -618,9 +619,10 @@ impl JsonCalls {
                     List::Nameless { in_array } if in_array || self.close_set().is_none() => {
                         // Reported at its `}`: the calls beside it still count.
                         let what = format!("a {} call object without a name", self.label());
+                        // The call it opened, if its arguments came first, is given up.
                         report(
                             calls,
-                            None,
+                            self.list.slot(),
                             ErrorKind::MissingName,
                             &what,
                             &mut self.raw,

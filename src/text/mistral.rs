@@ -29,9 +29,9 @@ use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
-use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
+use crate::text::call::{ArgStep, ArgValue, Raw, report};
+use crate::text::hermes::{NAME_ARGUMENTS, Shape};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
@@ -96,8 +96,7 @@ pub(crate) struct Mistral {
     skip_list: bool,
     /// The name or id went over [`MAX_NAME`] bytes (v11).
     overflow: bool,
-    args: JsonScanner,
-    max_depth: usize,
+    args: ArgValue,
 }
 
 reads_chars!(Mistral);
@@ -128,8 +127,7 @@ impl Mistral {
             skip_kind: ErrorKind::InvalidJson,
             skip_list: false,
             overflow: false,
-            args: JsonScanner::with_max_depth(limits.max_depth),
-            max_depth: limits.max_depth,
+            args: ArgValue::new(limits.max_depth),
         }
     }
 
@@ -181,9 +179,10 @@ impl Mistral {
                     List::NeedMore => {}
                     List::Done => self.end(),
                     List::Nameless { in_array } => {
+                        // The call it opened, if its arguments came first, is given up.
                         report(
                             calls,
-                            None,
+                            self.list.slot(),
                             ErrorKind::MissingName,
                             "a [TOOL_CALLS] call object without a name",
                             &mut self.raw,
@@ -258,37 +257,13 @@ impl Mistral {
                     }
                     self.matcher = matcher;
                 }
-                St::Args => match self.args.feed(s.as_bytes()) {
-                    JsonStatus::NeedMore => {
-                        self.raw.push(s);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, s, false, out);
-                        }
-                        s = "";
-                    }
-                    JsonStatus::Complete { consumed } => {
-                        let v = s.get(..consumed).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, true, out);
-                        }
+                St::Args => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
+                    ArgStep::NeedMore => {}
+                    ArgStep::Closed => {
                         self.args_closed(calls, out);
-                        s = s.get(consumed..).unwrap_or_default();
                         self.end();
                     }
-                    JsonStatus::Invalid { at, error } => {
-                        let v = s.get(..at).unwrap_or_default();
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, false, out);
-                        }
-                        self.raw.push(v);
-                        s = s.get(at..).unwrap_or_default();
-                        let kind = match error {
-                            JsonError::TooDeep => ErrorKind::LimitExceeded,
-                            _ => ErrorKind::InvalidArguments,
-                        };
-                        self.broke(self.slot, kind);
-                    }
+                    ArgStep::Broken(kind) => self.broke(self.slot, kind),
                 },
                 St::Skip => {
                     if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
@@ -315,13 +290,13 @@ impl Mistral {
         if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
         } else {
-            self.slot = calls.open(out);
+            self.slot = calls.open_scanned(out);
             if let Some(slot) = self.slot {
                 calls.set_id(slot, &self.id);
                 calls.set_name(slot, name, out);
             }
         }
-        self.args = JsonScanner::with_max_depth(self.max_depth);
+        self.args.reset();
         self.json_from = self.raw.len();
         self.st = St::Args;
     }
@@ -410,7 +385,7 @@ impl Mistral {
             }
             St::Args => {
                 let slot = self.slot;
-                if self.args.finish() {
+                if self.args.finish(slot, calls, out) {
                     self.args_closed(calls, out);
                 } else {
                     report(

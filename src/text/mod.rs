@@ -48,6 +48,7 @@ use crate::limits::Limits;
 use crate::text::util::{CharInput, ReadsChars};
 
 pub(crate) mod auto;
+pub(crate) mod call;
 pub(crate) mod deepseek;
 pub(crate) mod gemma4;
 pub(crate) mod harmony;

@@ -59,7 +59,7 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::text::TextOptions;
-use crate::text::hermes::{Raw, report};
+use crate::text::call::{Raw, report};
 use crate::text::reasoning::TextStage;
 use crate::text::util::is_ws_char as is_ws;
 use crate::text::util::{CharInput, ReadsChars, reads_chars};
@@ -311,7 +311,8 @@ impl XmlCalls {
     fn args_to(&mut self, complete: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         if !self.buf.is_empty() || complete {
             if let Some(slot) = self.slot {
-                calls.args_checked(slot, &self.buf, complete, out);
+                // A named call never refuses argument bytes (opened at its name).
+                let _ = calls.scanned_args(slot, &self.buf, complete, out);
             }
             self.buf.clear();
         }
@@ -544,7 +545,7 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, name, out);
         }
