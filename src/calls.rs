@@ -1139,6 +1139,135 @@ mod tests {
         );
     }
 
+    #[test]
+    fn scanned_args_before_name_are_held_then_flushed_once() {
+        let mut calls = Calls::new(Limits::default());
+        let mut out = Vec::new();
+        let s = calls.open_unnamed();
+        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
+        assert_eq!(calls.scanned_args(s, "1}", true, &mut out), Ok(()));
+        assert!(out.is_empty());
+        assert_eq!(calls.retained(), 7);
+        calls.set_name(s, "f", &mut out);
+        assert_eq!(
+            out,
+            vec![
+                Event::ToolCallStart {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into()
+                },
+                Event::ToolCallArgs {
+                    index: 0,
+                    delta: "{\"a\":1}".into()
+                },
+                Event::ToolCallEnd {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "f".into(),
+                    arguments: json!({"a":1})
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn unnamed_call_held_arguments_are_bounded() {
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let s = calls.open_unnamed();
+        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
+        // 5 bytes held, 3 more fit.
+        assert_eq!(calls.scanned_args(s, "\"0123\"}", false, &mut out), Err(3));
+        calls.error(
+            Some(s),
+            ErrorKind::LimitExceeded,
+            "too long".into(),
+            "<raw>".into(),
+            &mut out,
+        );
+        assert!(matches!(
+            &out[..],
+            [Event::Error { kind: ErrorKind::LimitExceeded, index: None, raw, message }]
+                if raw == "<raw>" && message == "too long"
+        ));
+        assert_eq!(calls.retained(), 0);
+    }
+
+    #[test]
+    fn unnamed_call_given_up_leaves_no_trace() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let u = calls.open_unnamed();
+        let _ = calls.scanned_args(u, "{}", true, &mut out);
+        calls.error(
+            Some(u),
+            ErrorKind::MissingName,
+            "no name".into(),
+            "{}".into(),
+            &mut out,
+        );
+        // Another left open at the end is dropped silently.
+        let v = calls.open_unnamed();
+        let _ = calls.scanned_args(v, "{", false, &mut out);
+        calls.close_all(&mut out);
+        assert_eq!(out.len(), 1);
+        // Neither counted against max_calls, nor is kept.
+        let f = calls.open_scanned(&mut out);
+        assert!(f.is_some());
+        assert_eq!(calls.calls.len(), 1);
+        assert!(calls.open_scanned(&mut out).is_none());
+        assert!(matches!(
+            out.last(),
+            Some(Event::Error {
+                kind: ErrorKind::LimitExceeded,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn unnamed_call_named_past_max_calls_is_dropped() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let f = calls.open_scanned(&mut out).unwrap_or_default();
+        calls.set_name(f, "f", &mut out);
+        let _ = calls.scanned_args(f, "{}", true, &mut out);
+        let g = calls.open_unnamed();
+        let _ = calls.scanned_args(g, "{\"a\":", false, &mut out);
+        calls.set_name(g, "g", &mut out);
+        assert_eq!(calls.scanned_args(g, "1}", true, &mut out), Ok(()));
+        calls.close(g, &mut out);
+        calls.close_all(&mut out);
+        let kinds: Vec<_> = out
+            .iter()
+            .map(|e| match e {
+                Event::ToolCallStart { .. } => "start",
+                Event::ToolCallArgs { .. } => "args",
+                Event::ToolCallEnd { .. } => "end",
+                Event::Error {
+                    kind: ErrorKind::LimitExceeded,
+                    ..
+                } => "limit",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["start", "args", "end", "limit"]);
+        assert_eq!(calls.retained(), 0);
+    }
+
     fn declared(names: &str) -> Option<Arc<Tools>> {
         Some(Arc::new(Tools::from_json(names).unwrap_or_default()))
     }

@@ -564,6 +564,38 @@ mod tests {
     }
 
     #[test]
+    fn nameless_call_with_arguments_does_not_count_against_max_calls() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let text = "<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>\
+                    <tool_call>{\"arguments\": {}, \"name\": \"f\"}</tool_call>";
+        // Whole and byte by byte: the same events.
+        for piece in [text.len(), 1] {
+            let mut calls = Calls::new(limits.clone());
+            let mut h = Hermes::new(&limits, &ReasoningOptions::default());
+            let mut out = Vec::new();
+            for p in text.as_bytes().chunks(piece) {
+                h.feed(p, &mut calls, &mut out);
+            }
+            h.finish(&mut calls, &mut out);
+            calls.close_all(&mut out);
+            merge_deltas(&mut out);
+            assert!(
+                matches!(&out[..], [
+                    Event::Error { kind: ErrorKind::MissingName, index: None, raw, .. },
+                    Event::ToolCallStart { index: 0, .. },
+                    Event::ToolCallArgs { .. },
+                    Event::ToolCallEnd { index: 0, .. },
+                ] if raw.starts_with("<tool_call>{") && raw.ends_with("</tool_call>")),
+                "{out:?}"
+            );
+            assert_eq!(calls.retained(), 0);
+        }
+    }
+
+    #[test]
     fn arguments_before_name() {
         let ev = run(&["<tool_call>{\"arguments\": {\"a\": [1]}, \"name\": \"g\"}</tool_call>"]);
         assert!(
