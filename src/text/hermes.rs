@@ -573,7 +573,7 @@ mod tests {
                     <tool_call>{\"arguments\": {}, \"name\": \"f\"}</tool_call>";
         // Whole and byte by byte: the same events.
         for piece in [text.len(), 1] {
-            let mut calls = Calls::new(limits.clone());
+            let mut calls = Calls::new(limits);
             let mut h = Hermes::new(&limits, &ReasoningOptions::default());
             let mut out = Vec::new();
             for p in text.as_bytes().chunks(piece) {
