@@ -113,6 +113,7 @@ impl ArgValue {
     }
 
     /// Reads the value from the start of `s` (advanced past what belongs to it).
+    #[inline]
     pub(crate) fn feed(
         &mut self,
         s: &mut &str,
