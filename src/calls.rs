@@ -6,12 +6,23 @@
 //! received, `ToolCallEnd` the moment the arguments' top-level value closes, exactly one
 //! `ToolCallEnd` or `Error` per started call, limits enforced.
 //!
+//! A call is owned here from its first argument byte: arguments that come before the
+//! name are held here (not by the dialect) and flushed after the Start. Who finds where
+//! the arguments value ends is fixed when the call opens: [`Calls`] itself for provider
+//! fragments and text a dialect converted to JSON ([`Calls::open`]), or the dialect, for
+//! the model's own argument bytes, which it has scanned once and hands over with where
+//! the value closed ([`Calls::open_scanned`], [`Calls::open_unnamed`],
+//! [`Calls::scanned_args`]). A dialect that finds a call broken reports it with its own
+//! message and the call's raw text ([`Calls::error`]).
+//!
 //! ```text
 //!            name known                 value closed
 //!   Pending ───────────> Streaming ───────────────────> Ended
-//!      │ (args buffered)     │ invalid JSON / limit
+//!      │ (args held)         │ invalid JSON / limit
 //!      │                     └──────────────────────> Failed (Error emitted at close)
-//!      └── closed without name: dropped if only an end-of-turn token, else Error
+//!      ├── closed without name: dropped if only an end-of-turn token, else Error
+//!      └── opened before its name by a dialect: given up without a trace, or named
+//!          past max_calls ──> Dropped (ignored)
 //! ```
 //!
 //! With declared tools ([`Calls::with_declared`]) a name the request did not declare makes
@@ -19,7 +30,7 @@
 //! answers from [`Calls::args_in_progress`] and the calls beside it decode exactly as
 //! they would have), but its events go nowhere, it takes no index, and its close emits
 //! one `Error` of kind [`ErrorKind::UndeclaredTool`] (no index) carrying the call's raw
-//! text: what the dialect hands to [`Calls::close_with_raw`] / [`Calls::end_with_error`]
+//! text: what the dialect hands to [`Calls::close_with_raw`] / [`Calls::error`]
 //! (text scanners: the model's own bytes of the call), else the argument text received.
 
 use crate::event::{ErrorKind, Event};
