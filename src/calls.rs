@@ -69,10 +69,8 @@ pub(crate) fn split_at_room(s: &str, room: usize) -> (&str, &str) {
     while cut > 0 && !s.is_char_boundary(cut) {
         cut -= 1;
     }
-    (
-        s.get(..cut).unwrap_or_default(),
-        s.get(cut..).unwrap_or_default(),
-    )
+    // invariant: `cut` < `s.len()` and on a character boundary (the loop stops at one; 0 is).
+    s.split_at(cut)
 }
 
 /// Whether `s` is only whitespace and end-of-turn tokens.
@@ -83,7 +81,9 @@ fn only_end_tokens(mut s: &str) -> bool {
             return true;
         }
         match END_TOKENS.iter().find(|t| s.starts_with(**t)) {
-            Some(t) => s = s.get(t.len()..).unwrap_or_default(),
+            // invariant: `s` starts with `t`, so `t.len()` is a character boundary in it.
+            #[allow(clippy::indexing_slicing)]
+            Some(t) => s = &s[t.len()..],
             None => return false,
         }
     }
@@ -766,19 +766,19 @@ impl Calls {
         if t.trim().is_empty() {
             return;
         }
-        let room = MAX_TRAILING.saturating_sub(c.trailing.len());
-        let mut keep = room.min(t.len());
-        while !t.is_char_boundary(keep) {
-            keep -= 1;
-        }
-        c.trailing.push_str(t.get(..keep).unwrap_or_default());
-        c.trailing_dropped += t.len() - keep;
+        let (keep, over) = split_at_room(t, MAX_TRAILING.saturating_sub(c.trailing.len()));
+        c.trailing.push_str(keep);
+        c.trailing_dropped += over.len();
     }
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
         c.fields = None;
-        let text = c.args.get(..c.value_end).unwrap_or_default();
+        // invariant: `value_end` ≤ `args.len()` on a character boundary: it is set where
+        // the value closed (after an ASCII byte of JSON syntax) or at the end of `args`,
+        // and `args` is cut only there.
+        #[allow(clippy::indexing_slicing)]
+        let text = &c.args[..c.value_end];
         match serde_json::from_str::<Value>(text) {
             Ok(arguments) => {
                 c.phase = Phase::Ended;
