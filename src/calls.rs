@@ -1118,6 +1118,27 @@ mod tests {
         assert!(!only_end_tokens("</s>x"));
     }
 
+    /// The events of call 0 to `f` with arguments `{"a":1}` in one delta.
+    fn call_f_a1() -> Vec<Event> {
+        vec![
+            Event::ToolCallStart {
+                index: 0,
+                id: "call_0".into(),
+                name: "f".into(),
+            },
+            Event::ToolCallArgs {
+                index: 0,
+                delta: "{\"a\":1}".into(),
+            },
+            Event::ToolCallEnd {
+                index: 0,
+                id: "call_0".into(),
+                name: "f".into(),
+                arguments: json!({"a":1}),
+            },
+        ]
+    }
+
     #[test]
     fn args_before_name_flush_at_start() {
         let mut calls = Calls::new(Limits::default());
@@ -1128,26 +1149,7 @@ mod tests {
         calls.args(s, "1}", &mut out);
         assert!(out.is_empty());
         calls.set_name(s, "f", &mut out);
-        assert_eq!(
-            out,
-            vec![
-                Event::ToolCallStart {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into()
-                },
-                Event::ToolCallArgs {
-                    index: 0,
-                    delta: "{\"a\":1}".into()
-                },
-                Event::ToolCallEnd {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into(),
-                    arguments: json!({"a":1})
-                },
-            ]
-        );
+        assert_eq!(out, call_f_a1());
     }
 
     #[test]
@@ -1160,26 +1162,7 @@ mod tests {
         assert!(out.is_empty());
         assert_eq!(calls.retained(), 7);
         calls.set_name(s, "f", &mut out);
-        assert_eq!(
-            out,
-            vec![
-                Event::ToolCallStart {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into()
-                },
-                Event::ToolCallArgs {
-                    index: 0,
-                    delta: "{\"a\":1}".into()
-                },
-                Event::ToolCallEnd {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into(),
-                    arguments: json!({"a":1})
-                },
-            ]
-        );
+        assert_eq!(out, call_f_a1());
     }
 
     #[test]

@@ -79,6 +79,25 @@ pub(crate) fn report(
     calls.error(slot, kind, format!("{what}{note}"), text, out);
 }
 
+/// Reports a call that broke at the start of `s` (see [`report`]), its raw text taken
+/// through the offending character; returns the rest of `s` after it.
+pub(crate) fn report_at<'a>(
+    s: &'a str,
+    calls: &mut Calls,
+    slot: Option<Slot>,
+    kind: ErrorKind,
+    what: &str,
+    raw: &mut Raw,
+    out: &mut dyn EventSink,
+) -> &'a str {
+    let n = s.chars().next().map_or(0, char::len_utf8);
+    // invariant: `n` is the length of the first character of `s` (0 when it is empty).
+    let (bad, rest) = s.split_at(n);
+    raw.push(bad);
+    report(calls, slot, kind, what, raw, out);
+    rest
+}
+
 /// What [`ArgValue::feed`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ArgStep {

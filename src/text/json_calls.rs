@@ -50,7 +50,7 @@ use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{Raw, report};
+use crate::text::call::{Raw, report, report_at};
 use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
@@ -725,12 +725,10 @@ impl JsonCalls {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> &'a str {
-        let n = s.chars().next().map_or(0, char::len_utf8);
-        self.raw.push(s.get(..n).unwrap_or_default());
         let what = skip_message(kind, self.label());
-        report(calls, slot, kind, &what, &mut self.raw, out);
+        let rest = report_at(s, calls, slot, kind, &what, &mut self.raw, out);
         self.end_call();
-        s.get(n..).unwrap_or_default()
+        rest
     }
 
     fn end_call(&mut self) {

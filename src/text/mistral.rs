@@ -30,7 +30,7 @@ use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{ArgStep, ArgValue, Raw, report};
+use crate::text::call::{ArgStep, ArgValue, Raw, report, report_at};
 use crate::text::hermes::{NAME_ARGUMENTS, Shape};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
@@ -337,11 +337,9 @@ impl Mistral {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> &'a str {
-        let n = s.chars().next().map_or(0, char::len_utf8);
-        self.raw.push(s.get(..n).unwrap_or_default());
-        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+        let rest = report_at(s, calls, slot, kind, MALFORMED, &mut self.raw, out);
         self.end();
-        s.get(n..).unwrap_or_default()
+        rest
     }
 
     fn end(&mut self) {
