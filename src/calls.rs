@@ -6,12 +6,23 @@
 //! received, `ToolCallEnd` the moment the arguments' top-level value closes, exactly one
 //! `ToolCallEnd` or `Error` per started call, limits enforced.
 //!
+//! A call is owned here from its first argument byte: arguments that come before the
+//! name are held here (not by the dialect) and flushed after the Start. Who finds where
+//! the arguments value ends is fixed when the call opens: [`Calls`] itself for provider
+//! fragments and text a dialect converted to JSON ([`Calls::open`]), or the dialect, for
+//! the model's own argument bytes, which it has scanned once and hands over with where
+//! the value closed ([`Calls::open_scanned`], [`Calls::open_unnamed`],
+//! [`Calls::scanned_args`]). A dialect that finds a call broken reports it with its own
+//! message and the call's raw text ([`Calls::error`]).
+//!
 //! ```text
 //!            name known                 value closed
 //!   Pending ───────────> Streaming ───────────────────> Ended
-//!      │ (args buffered)     │ invalid JSON / limit
+//!      │ (args held)         │ invalid JSON / limit
 //!      │                     └──────────────────────> Failed (Error emitted at close)
-//!      └── closed without name: dropped if only an end-of-turn token, else Error
+//!      ├── closed without name: dropped if only an end-of-turn token, else Error
+//!      └── opened before its name by a dialect: given up without a trace, or named
+//!          past max_calls ──> Dropped (ignored)
 //! ```
 //!
 //! With declared tools ([`Calls::with_declared`]) a name the request did not declare makes
@@ -19,7 +30,7 @@
 //! answers from [`Calls::args_in_progress`] and the calls beside it decode exactly as
 //! they would have), but its events go nowhere, it takes no index, and its close emits
 //! one `Error` of kind [`ErrorKind::UndeclaredTool`] (no index) carrying the call's raw
-//! text: what the dialect hands to [`Calls::close_with_raw`] / [`Calls::end_with_error`]
+//! text: what the dialect hands to [`Calls::close_with_raw`] / [`Calls::error`]
 //! (text scanners: the model's own bytes of the call), else the argument text received.
 
 use crate::event::{ErrorKind, Event};
@@ -58,10 +69,8 @@ pub(crate) fn split_at_room(s: &str, room: usize) -> (&str, &str) {
     while cut > 0 && !s.is_char_boundary(cut) {
         cut -= 1;
     }
-    (
-        s.get(..cut).unwrap_or_default(),
-        s.get(cut..).unwrap_or_default(),
-    )
+    // invariant: `cut` < `s.len()` and on a character boundary (the loop stops at one; 0 is).
+    s.split_at(cut)
 }
 
 /// Whether `s` is only whitespace and end-of-turn tokens.
@@ -72,7 +81,9 @@ fn only_end_tokens(mut s: &str) -> bool {
             return true;
         }
         match END_TOKENS.iter().find(|t| s.starts_with(**t)) {
-            Some(t) => s = s.get(t.len()..).unwrap_or_default(),
+            // invariant: `s` starts with `t`, so `t.len()` is a character boundary in it.
+            #[allow(clippy::indexing_slicing)]
+            Some(t) => s = &s[t.len()..],
             None => return false,
         }
     }
@@ -88,8 +99,36 @@ enum Phase {
     Ended,
     /// The arguments went wrong; an Error will be emitted when the call closes.
     Failed(ErrorKind),
-    /// Error emitted (or the call was dropped as an end-of-turn token).
+    /// Error emitted (or the call was dropped as an end-of-turn token, or a call opened
+    /// before its name was given up by its dialect).
     Closed,
+    /// Named past `max_calls`: everything about it is ignored (its dialect opened it
+    /// before its name).
+    Dropped,
+}
+
+/// Who scans a call's argument text for the end of its value.
+#[derive(Debug)]
+enum Scan {
+    /// [`Calls`] does, as the text arrives (provider fragments, text a dialect converted
+    /// to JSON).
+    Own(JsonScanner),
+    /// The dialect does, once, and says when the value closed
+    /// ([`Calls::scanned_args`]): the model's own argument bytes.
+    Dialect {
+        /// The value closed.
+        closed: bool,
+    },
+}
+
+impl Scan {
+    /// Whether the value closed.
+    fn closed(&self) -> bool {
+        match self {
+            Scan::Own(scanner) => scanner.is_complete(),
+            Scan::Dialect { closed } => *closed,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -104,7 +143,8 @@ struct Call {
     emitted: usize,
     /// Bytes dropped after a limit was hit.
     dropped: usize,
-    scanner: JsonScanner,
+    /// Who finds where the arguments value ends.
+    scan: Scan,
     /// Byte length of the JSON value in `args` once complete.
     value_end: usize,
     /// Trailing text after the value closed that was not an end-of-turn token (the first
@@ -114,9 +154,9 @@ struct Call {
     fields: Option<FieldDecoder>,
     /// Bytes of trailing text beyond `MAX_TRAILING`, counted in the error.
     trailing_dropped: usize,
-    /// The dialect scans this call's arguments itself ([`Calls::args_checked`]): `scanner`
-    /// is not used.
-    checked: bool,
+    /// The call counts against `max_calls`: from its open, or for a call whose dialect
+    /// opened it before its name ([`Calls::open_unnamed`]), from its name.
+    counted: bool,
     /// Set when the name is not a declared tool: the call's events are discarded and its
     /// close reports it.
     rejected: Option<Box<Rejected>>,
@@ -156,6 +196,8 @@ pub(crate) type Slot = usize;
 #[derive(Debug)]
 pub(crate) struct Calls {
     calls: Vec<Call>,
+    /// Calls counted against `max_calls`.
+    counted: usize,
     next_index: usize,
     limits: Limits,
     limit_reported: bool,
@@ -173,6 +215,7 @@ impl Calls {
     pub(crate) fn new(limits: Limits) -> Self {
         Calls {
             calls: Vec::new(),
+            counted: 0,
             next_index: 0,
             limits,
             limit_reported: false,
@@ -298,7 +341,66 @@ impl Calls {
     /// A new call appeared. Returns its slot, or `None` (after an error event) when the
     /// call limit is reached.
     pub(crate) fn open(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
-        if self.calls.len() >= self.limits.max_calls {
+        self.open_with(
+            Scan::Own(JsonScanner::with_max_depth(self.limits.max_depth)),
+            out,
+        )
+    }
+
+    /// [`open`](Self::open) for a call whose dialect scans its arguments itself and hands
+    /// them over with [`scanned_args`](Self::scanned_args).
+    pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
+        self.open_with(Scan::Dialect { closed: false }, out)
+    }
+
+    /// A call whose arguments come before its name (the dialect scans them): it holds
+    /// them until [`set_name`](Self::set_name), and counts against `max_calls` only from
+    /// then (named past the limit, it is dropped with the limit's error). Given up without
+    /// a name ([`error`](Self::error), or left open at [`close_all`](Self::close_all)),
+    /// it leaves no trace.
+    pub(crate) fn open_unnamed(&mut self) -> Slot {
+        self.forget_given_up();
+        self.calls
+            .push(self.new_call(Scan::Dialect { closed: false }, false));
+        self.calls.len() - 1
+    }
+
+    /// Removes the calls at the end of the table that were opened before their name and
+    /// given up: their dialect no longer refers to them, and they never counted.
+    fn forget_given_up(&mut self) {
+        while self
+            .calls
+            .last()
+            .is_some_and(|c| !c.counted && matches!(c.phase, Phase::Closed | Phase::Dropped))
+        {
+            self.calls.pop();
+        }
+    }
+
+    fn new_call(&self, scan: Scan, counted: bool) -> Call {
+        Call {
+            index: usize::MAX,
+            id: String::new(),
+            name: String::new(),
+            phase: Phase::Pending,
+            args: String::new(),
+            emitted: 0,
+            dropped: 0,
+            scan,
+            value_end: 0,
+            trailing: String::new(),
+            fields: self
+                .field_events
+                .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
+            trailing_dropped: 0,
+            counted,
+            rejected: None,
+        }
+    }
+
+    /// Reports the call limit (once) when it is reached; `false` then.
+    fn count_call(&mut self, out: &mut dyn EventSink) -> bool {
+        if self.counted >= self.limits.max_calls {
             if !self.limit_reported {
                 self.limit_reported = true;
                 out.push(Event::Error {
@@ -311,26 +413,18 @@ impl Calls {
                     raw: String::new(),
                 });
             }
+            return false;
+        }
+        self.counted += 1;
+        true
+    }
+
+    fn open_with(&mut self, scan: Scan, out: &mut dyn EventSink) -> Option<Slot> {
+        self.forget_given_up();
+        if !self.count_call(out) {
             return None;
         }
-        self.calls.push(Call {
-            index: usize::MAX,
-            id: String::new(),
-            name: String::new(),
-            phase: Phase::Pending,
-            args: String::new(),
-            emitted: 0,
-            dropped: 0,
-            scanner: JsonScanner::with_max_depth(self.limits.max_depth),
-            value_end: 0,
-            trailing: String::new(),
-            fields: self
-                .field_events
-                .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
-            trailing_dropped: 0,
-            checked: false,
-            rejected: None,
-        });
+        self.calls.push(self.new_call(scan, true));
         Some(self.calls.len() - 1)
     }
 
@@ -346,8 +440,10 @@ impl Calls {
     pub(crate) fn args_in_progress(&self, slot: Slot) -> bool {
         self.calls.get(slot).is_some_and(|c| {
             matches!(c.phase, Phase::Pending | Phase::Streaming)
-                && !c.scanner.is_empty()
-                && !c.scanner.is_complete()
+                && match &c.scan {
+                    Scan::Own(scanner) => !scanner.is_empty() && !scanner.is_complete(),
+                    Scan::Dialect { closed } => !c.args.is_empty() && !closed,
+                }
         })
     }
 
@@ -378,6 +474,22 @@ impl Calls {
         if c.phase != Phase::Pending || name.is_empty() {
             return;
         }
+        if !c.counted {
+            if !self.count_call(out) {
+                if let Some(c) = self.calls.get_mut(slot) {
+                    c.phase = Phase::Dropped;
+                    c.args = String::new();
+                }
+                return;
+            }
+            let Some(c) = self.calls.get_mut(slot) else {
+                return;
+            };
+            c.counted = true;
+        }
+        let Some(c) = self.calls.get_mut(slot) else {
+            return;
+        };
         c.name.push_str(name);
         if self.declared.as_ref().is_some_and(|t| !t.is_declared(name)) {
             // The arguments buffered so far are part of what the error carries.
@@ -418,21 +530,18 @@ impl Calls {
         // Flush arguments that arrived before the name.
         if c.dropped > 0 {
             c.phase = Phase::Failed(ErrorKind::LimitExceeded);
-        } else if c.scanner.is_failed() {
+        } else if matches!(&c.scan, Scan::Own(scanner) if scanner.is_failed()) {
             c.phase = Phase::Failed(ErrorKind::InvalidArguments);
         }
-        let upto = if c.scanner.is_complete() {
-            c.value_end
-        } else {
-            c.args.len()
-        };
+        let closed = c.scan.closed();
+        let upto = if closed { c.value_end } else { c.args.len() };
         if c.phase == Phase::Streaming && upto > c.emitted {
             if let Some(d) = c.args.get(c.emitted..upto) {
                 emit_args(index, &mut c.fields, d, out);
             }
             c.emitted = upto;
         }
-        if c.scanner.is_complete() && c.phase == Phase::Streaming {
+        if closed && c.phase == Phase::Streaming {
             Self::end(c, out);
         }
     }
@@ -483,9 +592,10 @@ impl Calls {
                 }
                 return;
             }
+            Phase::Dropped => return,
             Phase::Pending | Phase::Streaming => {}
         }
-        if c.scanner.is_complete() {
+        if c.scan.closed() {
             // Pending call whose value already closed.
             Self::trailing(c, delta);
             return;
@@ -511,12 +621,18 @@ impl Calls {
                     c.dropped += over.len();
                 }
                 Phase::Failed(_) | Phase::Pending => c.dropped += over.len(),
+                Phase::Dropped => {}
             }
             return;
         }
+        let Scan::Own(scanner) = &mut c.scan else {
+            // A call whose dialect scans its arguments: text handed here continues them.
+            let _ = self.scanned_inner(slot, delta, false, out);
+            return;
+        };
+        let status = scanner.feed(delta.as_bytes());
         let before = c.args.len();
         c.args.push_str(delta);
-        let status = c.scanner.feed(delta.as_bytes());
         let (value_len, tail) = match status {
             JsonStatus::NeedMore => (delta.len(), None),
             JsonStatus::Complete { consumed } => {
@@ -549,7 +665,7 @@ impl Calls {
                 }
                 c.emitted = before + value_len;
             }
-            if c.scanner.is_complete() {
+            if c.scan.closed() {
                 c.args.truncate(c.value_end);
                 Self::end(c, out);
                 if let Some(t) = tail {
@@ -562,54 +678,67 @@ impl Calls {
         }
     }
 
-    /// Appends argument text that the dialect has already scanned with its own
-    /// [`JsonScanner`] (built with the same `max_depth`): `delta` continues a valid JSON
-    /// value and ends at or before the value's end; `complete` says the value closed with
-    /// the last byte of `delta` (`""` with `complete` closes it after the fact, e.g. a
-    /// number ended by the next byte). The call's own scan is skipped, so each argument
-    /// byte is scanned once. Calls that are not streaming yet, or whose earlier text was
-    /// scanned here, take the general path ([`args`](Self::args)); the result is the same.
-    pub(crate) fn args_checked(
+    /// Appends argument text that the dialect scanned (the call was opened with
+    /// [`open_scanned`](Self::open_scanned) or [`open_unnamed`](Self::open_unnamed)):
+    /// `delta` continues a valid JSON value and ends at or before the value's end;
+    /// `closed` says the value closed with the last byte of `delta` (`""` with `closed`
+    /// closes it after the fact, e.g. a top-level number at the end of the text). Each
+    /// argument byte is scanned once, by the dialect.
+    ///
+    /// A call without a name yet holds its arguments (bounded by `max_argument_bytes`):
+    /// `Err` with the bytes of `delta` that would fit when they would not (the call
+    /// breaks right there, however its text was cut; the dialect reports it with
+    /// [`error`](Self::error)). A named call never refuses bytes.
+    pub(crate) fn scanned_args(
         &mut self,
         slot: Slot,
         delta: &str,
-        complete: bool,
+        closed: bool,
         out: &mut dyn EventSink,
-    ) {
+    ) -> Result<(), usize> {
         if self.is_rejected(slot) {
             self.keep_rejected(slot, delta);
-            self.discarding(|calls, sink| calls.args_checked_inner(slot, delta, complete, sink));
-            return;
+            let mut result = Ok(());
+            self.discarding(|calls, sink| result = calls.scanned_inner(slot, delta, closed, sink));
+            return result;
         }
-        self.args_checked_inner(slot, delta, complete, out);
+        self.scanned_inner(slot, delta, closed, out)
     }
 
-    fn args_checked_inner(
+    fn scanned_inner(
         &mut self,
         slot: Slot,
         delta: &str,
-        complete: bool,
+        closed: bool,
         out: &mut dyn EventSink,
-    ) {
+    ) -> Result<(), usize> {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
-            return;
+            return Ok(());
         };
-        let fast = c.phase == Phase::Streaming
-            && c.dropped == 0
-            && (c.checked || (c.scanner.is_empty() && c.args.is_empty()));
-        if !fast {
-            if !c.checked {
-                self.args_inner(slot, delta, out);
-            } else if !delta.is_empty() {
-                // Failed, ended or closed: no scanner is involved on these paths.
-                self.args_inner(slot, delta, out);
-            }
-            return;
-        }
-        c.checked = true;
         // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
         let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+        match c.phase {
+            Phase::Pending if c.dropped == 0 => {
+                if !over.is_empty() {
+                    return Err(keep.len());
+                }
+                c.args.push_str(keep);
+                if closed {
+                    c.value_end = c.args.len();
+                    c.scan = Scan::Dialect { closed: true };
+                }
+                return Ok(());
+            }
+            Phase::Streaming if c.dropped == 0 => {}
+            // Failed, ended or closed: no scanning is involved on these paths.
+            _ => {
+                if !delta.is_empty() {
+                    self.args_inner(slot, delta, out);
+                }
+                return Ok(());
+            }
+        }
         if !keep.is_empty() {
             c.args.push_str(keep);
             emit_args(c.index, &mut c.fields, keep, out);
@@ -618,36 +747,38 @@ impl Calls {
         if !over.is_empty() {
             c.phase = Phase::Failed(ErrorKind::LimitExceeded);
             c.dropped += over.len();
-            return;
+            return Ok(());
         }
-        if complete {
+        if closed {
             if let Some(f) = &mut c.fields {
                 // A top-level number closes here.
                 let index = c.index;
                 f.finish(&mut FieldEvents { index, out });
             }
             c.value_end = c.args.len();
+            c.scan = Scan::Dialect { closed: true };
             Self::end(c, out);
         }
+        Ok(())
     }
 
     fn trailing(c: &mut Call, t: &str) {
         if t.trim().is_empty() {
             return;
         }
-        let room = MAX_TRAILING.saturating_sub(c.trailing.len());
-        let mut keep = room.min(t.len());
-        while !t.is_char_boundary(keep) {
-            keep -= 1;
-        }
-        c.trailing.push_str(t.get(..keep).unwrap_or_default());
-        c.trailing_dropped += t.len() - keep;
+        let (keep, over) = split_at_room(t, MAX_TRAILING.saturating_sub(c.trailing.len()));
+        c.trailing.push_str(keep);
+        c.trailing_dropped += over.len();
     }
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
         c.fields = None;
-        let text = c.args.get(..c.value_end).unwrap_or_default();
+        // invariant: `value_end` ≤ `args.len()` on a character boundary: it is set where
+        // the value closed (after an ASCII byte of JSON syntax) or at the end of `args`,
+        // and `args` is cut only there.
+        #[allow(clippy::indexing_slicing)]
+        let text = &c.args[..c.value_end];
         match serde_json::from_str::<Value>(text) {
             Ok(arguments) => {
                 c.phase = Phase::Ended;
@@ -705,7 +836,7 @@ impl Calls {
             return;
         };
         match c.phase {
-            Phase::Pending | Phase::Closed => {}
+            Phase::Pending | Phase::Closed | Phase::Dropped => {}
             Phase::Ended => {
                 if !c.trailing.is_empty() {
                     let t = std::mem::take(&mut c.trailing);
@@ -733,15 +864,13 @@ impl Calls {
                 c.phase = Phase::Closed;
             }
             Phase::Streaming => {
-                if c.checked && !c.args.is_empty() {
-                    // The dialect scanned this text and did not see the value close;
-                    // scan it once here to learn whether it is complete at the end
-                    // (a top-level number) or cut off.
-                    let mut scanner = JsonScanner::with_max_depth(self.limits.max_depth);
-                    let _ = scanner.feed(c.args.as_bytes());
-                    c.scanner = scanner;
-                }
-                if c.scanner.is_empty() && c.args.trim().is_empty() {
+                // A dialect that scans the arguments says when they closed (at the end
+                // of the text too); here they have not.
+                let (no_value, closed_at_end) = match &mut c.scan {
+                    Scan::Own(scanner) => (scanner.is_empty(), scanner.finish()),
+                    Scan::Dialect { .. } => (true, false),
+                };
+                if no_value && c.args.trim().is_empty() {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();
                     c.args.push_str("{}");
@@ -749,7 +878,7 @@ impl Calls {
                     emit_args(c.index, &mut c.fields, "{}", out);
                     Self::end(c, out);
                     c.phase = Phase::Closed;
-                } else if c.scanner.finish() {
+                } else if closed_at_end {
                     c.value_end = c.args.len();
                     if c.emitted < c.args.len()
                         && let Some(d) = c.args.get(c.emitted..)
@@ -802,48 +931,65 @@ impl Calls {
         }
     }
 
-    /// Ends a started call with an error instead of its `ToolCallEnd`, carrying `raw`
-    /// (for text scanners: the call's whole raw text, markers included). Returns `false`
-    /// and does nothing when the call has no name yet, already ended or was closed.
-    pub(crate) fn end_with_error(
+    /// The dialect found a call malformed or cut off: its error, with the dialect's own
+    /// `message` and the call's `raw` text (for text scanners: the model's own bytes of
+    /// the call, markers included). A started call gets it instead of its `ToolCallEnd`
+    /// (with its index); a rejected call gets its undeclared-tool error, noting `message`;
+    /// otherwise (no call, no name yet, past `max_calls`, already ended or closed) it has
+    /// no index, and a call opened before its name is given up.
+    pub(crate) fn error(
         &mut self,
-        slot: Slot,
+        slot: Option<Slot>,
         kind: ErrorKind,
         message: String,
         raw: String,
         out: &mut dyn EventSink,
-    ) -> bool {
-        if self.is_rejected(slot) {
-            let Some(c) = self.calls.get_mut(slot) else {
-                return false;
-            };
-            c.phase = Phase::Closed;
-            self.report_rejected(slot, Some(raw), Some(&message), out);
-            return true;
-        }
-        let Some(c) = self.calls.get_mut(slot) else {
-            return false;
-        };
-        if !matches!(c.phase, Phase::Streaming | Phase::Failed(_)) {
-            return false;
+    ) {
+        let mut index = None;
+        if let Some(slot) = slot {
+            if self.is_rejected(slot) {
+                if let Some(c) = self.calls.get_mut(slot) {
+                    c.phase = Phase::Closed;
+                }
+                self.report_rejected(slot, Some(raw), Some(&message), out);
+                return;
+            }
+            if let Some(c) = self.calls.get_mut(slot) {
+                match c.phase {
+                    Phase::Streaming | Phase::Failed(_) => {
+                        index = Some(c.index);
+                        c.args = String::new();
+                        c.phase = Phase::Closed;
+                    }
+                    Phase::Pending if !c.counted => {
+                        c.args = String::new();
+                        c.phase = Phase::Closed;
+                    }
+                    _ => {}
+                }
+            }
         }
         out.push(Event::Error {
             kind,
             message,
-            index: Some(c.index),
+            index,
             raw,
         });
-        c.args = String::new();
-        c.phase = Phase::Closed;
-        true
     }
 
     /// A call closed before its name arrived.
     fn close_pending(&mut self, slot: Slot, out: &mut dyn EventSink) {
+        let max_depth = self.limits.max_depth;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
         c.phase = Phase::Closed;
+        if !c.counted {
+            // Opened by its dialect before a name that never came: its dialect reports
+            // the call text, if anything.
+            c.args = String::new();
+            return;
+        }
         let args = std::mem::take(&mut c.args);
         if only_end_tokens(&args) && c.trailing.is_empty() {
             // `<|eot_id|>` sent as a call (TGI): not a call at all.
@@ -855,8 +1001,9 @@ impl Calls {
             c.phase = Phase::Pending;
             c.args = arguments;
             c.value_end = c.args.len();
-            c.scanner.reset();
-            let _ = c.scanner.feed(c.args.as_bytes());
+            let mut scanner = JsonScanner::with_max_depth(max_depth);
+            let _ = scanner.feed(c.args.as_bytes());
+            c.scan = Scan::Own(scanner);
             c.emitted = 0;
             c.name.clear();
             self.set_name(slot, &name, out);
@@ -917,7 +1064,7 @@ impl Calls {
                     raw,
                 });
             }
-            Phase::Failed(_) | Phase::Ended | Phase::Closed => {}
+            Phase::Failed(_) | Phase::Ended | Phase::Closed | Phase::Dropped => {}
         }
     }
 
@@ -927,7 +1074,7 @@ impl Calls {
             if self
                 .calls
                 .get(slot)
-                .is_some_and(|c| c.phase != Phase::Closed)
+                .is_some_and(|c| !matches!(c.phase, Phase::Closed | Phase::Dropped))
                 || self.is_rejected(slot)
             {
                 self.close(slot, out);
@@ -971,6 +1118,27 @@ mod tests {
         assert!(!only_end_tokens("</s>x"));
     }
 
+    /// The events of call 0 to `f` with arguments `{"a":1}` in one delta.
+    fn call_f_a1() -> Vec<Event> {
+        vec![
+            Event::ToolCallStart {
+                index: 0,
+                id: "call_0".into(),
+                name: "f".into(),
+            },
+            Event::ToolCallArgs {
+                index: 0,
+                delta: "{\"a\":1}".into(),
+            },
+            Event::ToolCallEnd {
+                index: 0,
+                id: "call_0".into(),
+                name: "f".into(),
+                arguments: json!({"a":1}),
+            },
+        ]
+    }
+
     #[test]
     fn args_before_name_flush_at_start() {
         let mut calls = Calls::new(Limits::default());
@@ -981,26 +1149,117 @@ mod tests {
         calls.args(s, "1}", &mut out);
         assert!(out.is_empty());
         calls.set_name(s, "f", &mut out);
-        assert_eq!(
-            out,
-            vec![
-                Event::ToolCallStart {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into()
-                },
-                Event::ToolCallArgs {
-                    index: 0,
-                    delta: "{\"a\":1}".into()
-                },
-                Event::ToolCallEnd {
-                    index: 0,
-                    id: "call_0".into(),
-                    name: "f".into(),
-                    arguments: json!({"a":1})
-                },
-            ]
+        assert_eq!(out, call_f_a1());
+    }
+
+    #[test]
+    fn scanned_args_before_name_are_held_then_flushed_once() {
+        let mut calls = Calls::new(Limits::default());
+        let mut out = Vec::new();
+        let s = calls.open_unnamed();
+        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
+        assert_eq!(calls.scanned_args(s, "1}", true, &mut out), Ok(()));
+        assert!(out.is_empty());
+        assert_eq!(calls.retained(), 7);
+        calls.set_name(s, "f", &mut out);
+        assert_eq!(out, call_f_a1());
+    }
+
+    #[test]
+    fn unnamed_call_held_arguments_are_bounded() {
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let s = calls.open_unnamed();
+        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
+        // 5 bytes held, 3 more fit.
+        assert_eq!(calls.scanned_args(s, "\"0123\"}", false, &mut out), Err(3));
+        calls.error(
+            Some(s),
+            ErrorKind::LimitExceeded,
+            "too long".into(),
+            "<raw>".into(),
+            &mut out,
         );
+        assert!(matches!(
+            &out[..],
+            [Event::Error { kind: ErrorKind::LimitExceeded, index: None, raw, message }]
+                if raw == "<raw>" && message == "too long"
+        ));
+        assert_eq!(calls.retained(), 0);
+    }
+
+    #[test]
+    fn unnamed_call_given_up_leaves_no_trace() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let u = calls.open_unnamed();
+        let _ = calls.scanned_args(u, "{}", true, &mut out);
+        calls.error(
+            Some(u),
+            ErrorKind::MissingName,
+            "no name".into(),
+            "{}".into(),
+            &mut out,
+        );
+        // Another left open at the end is dropped silently.
+        let v = calls.open_unnamed();
+        let _ = calls.scanned_args(v, "{", false, &mut out);
+        calls.close_all(&mut out);
+        assert_eq!(out.len(), 1);
+        // Neither counted against max_calls, nor is kept.
+        let f = calls.open_scanned(&mut out);
+        assert!(f.is_some());
+        assert_eq!(calls.calls.len(), 1);
+        assert!(calls.open_scanned(&mut out).is_none());
+        assert!(matches!(
+            out.last(),
+            Some(Event::Error {
+                kind: ErrorKind::LimitExceeded,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn unnamed_call_named_past_max_calls_is_dropped() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let f = calls.open_scanned(&mut out).unwrap_or_default();
+        calls.set_name(f, "f", &mut out);
+        let _ = calls.scanned_args(f, "{}", true, &mut out);
+        let g = calls.open_unnamed();
+        let _ = calls.scanned_args(g, "{\"a\":", false, &mut out);
+        calls.set_name(g, "g", &mut out);
+        assert_eq!(calls.scanned_args(g, "1}", true, &mut out), Ok(()));
+        calls.close(g, &mut out);
+        calls.close_all(&mut out);
+        let kinds: Vec<_> = out
+            .iter()
+            .map(|e| match e {
+                Event::ToolCallStart { .. } => "start",
+                Event::ToolCallArgs { .. } => "args",
+                Event::ToolCallEnd { .. } => "end",
+                Event::Error {
+                    kind: ErrorKind::LimitExceeded,
+                    ..
+                } => "limit",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["start", "args", "end", "limit"]);
+        assert_eq!(calls.retained(), 0);
     }
 
     fn declared(names: &str) -> Option<Arc<Tools>> {

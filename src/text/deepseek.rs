@@ -36,12 +36,11 @@ use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
-use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{Raw, report};
+use crate::text::call::{ArgStep, ArgValue, Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const MAX_NAME: usize = 256;
 
@@ -128,8 +127,8 @@ enum St {
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
     tokens: &'static Tokens,
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     head_set: MarkerSet,
@@ -140,10 +139,11 @@ pub(crate) struct DeepSeek {
     name: String,
     slot: Option<Slot>,
     started: bool,
-    args: JsonScanner,
+    args: ArgValue,
     stray: Raw,
-    max_depth: usize,
 }
+
+reads_chars!(DeepSeek);
 
 impl DeepSeek {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -161,8 +161,7 @@ impl DeepSeek {
         drops.extend_from_slice(t.eos);
         DeepSeek {
             tokens,
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: {
                 let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
                 match t.head {
@@ -180,27 +179,18 @@ impl DeepSeek {
             name: String::new(),
             slot: None,
             started: false,
-            args: JsonScanner::with_max_depth(limits.max_depth),
+            args: ArgValue::new(limits.max_depth),
             stray: Raw::new(MAX_NAME * 16),
-            max_depth: limits.max_depth,
         }
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
             + self.stray.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn begin(&mut self) {
@@ -215,7 +205,7 @@ impl DeepSeek {
 
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.started = true;
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             let head = self.name.trim_matches(is_ws);
             if self.tokens.head == Head::KimiId {
@@ -227,7 +217,7 @@ impl DeepSeek {
                 calls.set_name(slot, head, out);
             }
         }
-        self.args = JsonScanner::with_max_depth(self.max_depth);
+        self.args.reset();
     }
 
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -361,36 +351,15 @@ impl DeepSeek {
                         Some(_) => self.st = St::Json,
                     }
                 }
-                St::Json => match self.args.feed(s.as_bytes()) {
-                    JsonStatus::NeedMore => {
-                        self.raw.push(s);
+                St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
+                    ArgStep::NeedMore => {}
+                    ArgStep::Closed => {
                         if let Some(slot) = self.slot {
-                            calls.args_checked(slot, s, false, out);
-                        }
-                        s = "";
-                    }
-                    JsonStatus::Complete { consumed } => {
-                        let v = s.get(..consumed).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, true, out);
                             calls.close_with_raw(slot, self.raw.as_str(), out);
                         }
-                        s = s.get(consumed..).unwrap_or_default();
                         self.st = St::After;
                     }
-                    JsonStatus::Invalid { at, error } => {
-                        let v = s.get(..at).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, false, out);
-                        }
-                        s = s.get(at..).unwrap_or_default();
-                        self.st = St::Skip(match error {
-                            JsonError::TooDeep => ErrorKind::LimitExceeded,
-                            _ => ErrorKind::InvalidArguments,
-                        });
-                    }
+                    ArgStep::Broken(kind) => self.st = St::Skip(kind),
                 },
                 St::After => {
                     let mut matcher = std::mem::take(&mut self.matcher);
@@ -458,9 +427,7 @@ impl DeepSeek {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
@@ -468,7 +435,7 @@ impl DeepSeek {
                 self.stray.push(&tail);
                 self.end_stray(out);
             }
-            St::Json if self.args.finish() => {
+            St::Json if self.args.finish(self.slot, calls, out) => {
                 if let Some(slot) = self.slot {
                     calls.close_with_raw(slot, self.raw.as_str(), out);
                 }

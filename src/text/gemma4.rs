@@ -26,9 +26,10 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::gemma::{GemmaArgs, GemmaStatus};
 use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{Raw, closing, report};
+use crate::text::call::{Raw, report};
+use crate::text::hermes::closing;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const OPEN: &str = "<|tool_call>";
 const CLOSE: &str = "<tool_call|>";
@@ -66,8 +67,8 @@ enum St {
 /// Scanner for `gemma4`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Gemma4 {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     name: String,
@@ -80,11 +81,12 @@ pub(crate) struct Gemma4 {
     matcher: MarkerMatcher,
 }
 
+reads_chars!(Gemma4);
+
 impl Gemma4 {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
         Gemma4 {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&[OPEN], &["<turn|>"], THOUGHT, opts, limits),
             st: St::Text,
             name: String::new(),
@@ -99,20 +101,12 @@ impl Gemma4 {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.name.len()
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -237,9 +231,7 @@ impl Gemma4 {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         match self.st {
             St::Text => {}
             St::Prefix(_) | St::Name | St::Args => {

@@ -39,11 +39,10 @@ use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
-use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{Raw, report};
+use crate::text::call::{ArgStep, ArgValue, Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -85,8 +84,8 @@ enum St {
 /// Scanner for `harmony`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Harmony {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     tokens: MarkerSet,
@@ -99,8 +98,7 @@ pub(crate) struct Harmony {
     header_max: usize,
     slot: Option<Slot>,
     started: bool,
-    args: JsonScanner,
-    max_depth: usize,
+    args: ArgValue,
 }
 
 /// The recipient named in a header: `to=` at a word start, up to whitespace or a token.
@@ -142,6 +140,8 @@ fn channel(header: &str) -> &str {
         .unwrap_or_default()
 }
 
+reads_chars!(Harmony);
+
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
         let none = ReasoningOptions {
@@ -149,8 +149,7 @@ impl Harmony {
             tags: Some(Vec::new()),
         };
         Harmony {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&TOKENS, &[], &[], &none, limits),
             st: St::Body,
             tokens: MarkerSet::new(TOKENS),
@@ -161,26 +160,17 @@ impl Harmony {
             header_max: MAX_HEADER.min(limits.max_held_bytes),
             slot: None,
             started: false,
-            args: JsonScanner::with_max_depth(limits.max_depth),
-            max_depth: limits.max_depth,
+            args: ArgValue::new(limits.max_depth),
         }
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.matcher.held()
             + self.header.len()
             + self.raw.len()
             + self.body.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     /// A header begins with token `t` (`<|start|>` or `<|channel|>`).
@@ -211,7 +201,7 @@ impl Harmony {
             .unwrap_or(r)
             .to_owned();
         self.started = true;
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &name, out);
         }
@@ -304,7 +294,7 @@ impl Harmony {
                     match s.chars().next() {
                         None => {}
                         Some('{' | '[' | '"' | '-' | '0'..='9' | 't' | 'f' | 'n') => {
-                            self.args = JsonScanner::with_max_depth(self.max_depth);
+                            self.args.reset();
                             self.st = St::Json;
                         }
                         Some(_) => {
@@ -313,40 +303,21 @@ impl Harmony {
                         }
                     }
                 }
-                St::Json => match self.args.feed(s.as_bytes()) {
-                    JsonStatus::NeedMore => {
-                        self.raw.push(s);
+                St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
+                    ArgStep::NeedMore => {}
+                    ArgStep::Closed => {
                         if let Some(slot) = self.slot {
-                            calls.args_checked(slot, s, false, out);
-                        }
-                        s = "";
-                    }
-                    JsonStatus::Complete { consumed } => {
-                        let v = s.get(..consumed).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, true, out);
                             calls.close_with_raw(slot, self.raw.as_str(), out);
                         }
-                        s = s.get(consumed..).unwrap_or_default();
                         self.body.start("");
                         // The call is over: its raw text (kept for an error) is freed;
                         // text after the arguments is reported from `body`.
                         drop(self.raw.take());
                         self.st = St::After;
                     }
-                    JsonStatus::Invalid { at, error } => {
-                        let v = s.get(..at).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, false, out);
-                        }
-                        s = s.get(at..).unwrap_or_default();
+                    ArgStep::Broken(kind) => {
                         self.body.start("x");
-                        self.st = St::RawBody(match error {
-                            JsonError::TooDeep => ErrorKind::LimitExceeded,
-                            _ => ErrorKind::InvalidArguments,
-                        });
+                        self.st = St::RawBody(kind);
                     }
                 },
                 St::RawBody(_) | St::After => {
@@ -440,9 +411,7 @@ impl Harmony {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Body => {}
@@ -470,7 +439,7 @@ impl Harmony {
                 );
             }
             St::Json => {
-                if self.args.finish() {
+                if self.args.finish(self.slot, calls, out) {
                     if let Some(slot) = self.slot {
                         calls.close_with_raw(slot, self.raw.as_str(), out);
                     }

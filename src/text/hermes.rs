@@ -33,13 +33,14 @@
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
 use crate::calls::{Calls, Slot, split_at_room};
+use crate::event::ErrorKind;
 use crate::event::EventSink;
-use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
 use crate::text::json_calls::{HERMES, JsonCalls};
 use crate::text::reasoning::ReasoningOptions;
+use crate::text::util::ReadsChars;
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -150,13 +151,10 @@ pub(crate) struct JsonCall {
     sbuf: String,
     value: JsonScanner,
     id: String,
-    /// Arguments seen before the name.
-    pre_args: String,
     args_seen: bool,
     args_done: bool,
     named: bool,
     slot: Option<Slot>,
-    max_args: usize,
     max_str: usize,
     max_depth: usize,
 }
@@ -172,12 +170,10 @@ impl JsonCall {
             sbuf: String::new(),
             value: JsonScanner::with_max_depth(limits.max_depth),
             id: String::new(),
-            pre_args: String::new(),
             args_seen: false,
             args_done: false,
             named: false,
             slot: None,
-            max_args: limits.max_argument_bytes,
             max_str: limits.max_held_bytes,
             max_depth: limits.max_depth,
         }
@@ -190,14 +186,14 @@ impl JsonCall {
         self.sbuf.clear();
         self.value = JsonScanner::with_max_depth(self.max_depth);
         self.id.clear();
-        self.pre_args.clear();
         self.args_seen = false;
         self.args_done = false;
         self.named = false;
         self.slot = None;
     }
 
-    /// The call's slot once its Start was emitted (`None` before, or past the call limit).
+    /// The call's slot once it was opened: at its name, or at arguments written before
+    /// its name (`None` before, or when the name came past the call limit).
     pub(crate) fn slot(&self) -> Option<Slot> {
         self.slot
     }
@@ -214,26 +210,25 @@ impl JsonCall {
 
     /// Bytes retained.
     pub(crate) fn retained(&self) -> usize {
-        self.pre_args.len() + self.sbuf.len() + self.key.len()
+        self.sbuf.len() + self.key.len()
     }
 
     fn start(&mut self, name: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         self.named = true;
-        self.slot = calls.open(out);
+        if self.slot.is_none() {
+            self.slot = calls.open_scanned(out);
+        }
         if let Some(slot) = self.slot {
             calls.set_id(slot, &self.id);
+            // Emits the arguments the call held since before its name.
             calls.set_name(slot, name, out);
-            if !self.pre_args.is_empty() {
-                let pre = std::mem::take(&mut self.pre_args);
-                calls.args(slot, &pre, out);
-            }
         }
     }
 
     /// Hands argument bytes (scanned by `self.value`) to the call; `complete`: the value
-    /// closed with them. Arguments held before the name is known are bounded: past the
-    /// bound, `Err` with the bytes of `piece` that fit (the call breaks right there,
-    /// however the arguments were cut into pieces).
+    /// closed with them. Arguments before the name open the call, which holds them
+    /// (bounded: past the bound, `Err` with the bytes of `piece` that fit; the call breaks
+    /// right there, however the arguments were cut into pieces).
     fn deliver(
         &mut self,
         piece: &str,
@@ -241,18 +236,13 @@ impl JsonCall {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
-        if self.named {
-            if let Some(slot) = self.slot {
-                calls.args_checked(slot, piece, complete, out);
-            }
-        } else if self.pre_args.len() + piece.len() > self.max_args {
-            let (fit, _) = split_at_room(piece, self.max_args.saturating_sub(self.pre_args.len()));
-            self.pre_args.push_str(fit);
-            return Err(fit.len());
-        } else {
-            self.pre_args.push_str(piece);
+        if !self.named && self.slot.is_none() {
+            self.slot = Some(calls.open_unnamed());
         }
-        Ok(())
+        match self.slot {
+            Some(slot) => calls.scanned_args(slot, piece, complete, out),
+            None => Ok(()),
+        }
     }
 
     /// Walks `s`; returns the bytes consumed and what was found.
@@ -472,90 +462,6 @@ fn string_run(rest: &[u8], mut esc: bool) -> (usize, bool, bool) {
     }
 }
 
-/// Accumulates a call's raw text, bounded.
-#[derive(Debug, Default)]
-pub(crate) struct Raw {
-    text: String,
-    dropped: usize,
-    max: usize,
-}
-
-impl Raw {
-    pub(crate) fn new(max: usize) -> Self {
-        Raw {
-            text: String::new(),
-            dropped: 0,
-            max,
-        }
-    }
-    pub(crate) fn start(&mut self, marker: &str) {
-        self.text.clear();
-        self.dropped = 0;
-        self.text.push_str(marker);
-    }
-    /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
-    /// character boundary) and counts the rest, so what is kept does not depend on how
-    /// the text was cut into pieces.
-    pub(crate) fn push(&mut self, s: &str) {
-        if self.dropped > 0 {
-            self.dropped += s.len();
-            return;
-        }
-        let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.text.len()));
-        self.text.push_str(kept);
-        self.dropped += rest.len();
-    }
-    pub(crate) fn len(&self) -> usize {
-        self.text.len()
-    }
-    pub(crate) fn as_str(&self) -> &str {
-        &self.text
-    }
-    /// Bytes pushed beyond the bound (not kept).
-    pub(crate) fn dropped(&self) -> usize {
-        self.dropped
-    }
-    /// The text, and a note about dropped bytes for an error message.
-    pub(crate) fn take(&mut self) -> (String, String) {
-        let note = if self.dropped > 0 {
-            format!(
-                " (the first {} bytes are kept, {} more not kept)",
-                self.text.len(),
-                self.dropped
-            )
-        } else {
-            String::new()
-        };
-        self.dropped = 0;
-        (std::mem::take(&mut self.text), note)
-    }
-}
-
-/// Reports a malformed or cut-off call: the call's own error when it was started,
-/// otherwise an error without an index. Either way it carries the raw call text.
-pub(crate) fn report(
-    calls: &mut Calls,
-    slot: Option<Slot>,
-    kind: ErrorKind,
-    what: &str,
-    raw: &mut Raw,
-    out: &mut dyn EventSink,
-) {
-    let (text, note) = raw.take();
-    let message = format!("{what}{note}");
-    if let Some(slot) = slot
-        && calls.end_with_error(slot, kind, message.clone(), text.clone(), out)
-    {
-        return;
-    }
-    out.push(Event::Error {
-        kind,
-        message,
-        index: None,
-        raw: text,
-    });
-}
-
 /// After a call's value closed: whitespace, then the call's closing marker (the only
 /// marker of `close`). Consumes from `s`. `None`: more input is needed; `Some(0)`: the
 /// marker came; `Some(n)`: other text came, and the marker's first `n` bytes, held so
@@ -610,7 +516,7 @@ impl Hermes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::merge_deltas;
+    use crate::event::{Event, merge_deltas};
     use serde_json::json;
 
     fn run(pieces: &[&str]) -> Vec<Event> {
@@ -655,6 +561,38 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn nameless_call_with_arguments_does_not_count_against_max_calls() {
+        let limits = Limits {
+            max_calls: 1,
+            ..Limits::default()
+        };
+        let text = "<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>\
+                    <tool_call>{\"arguments\": {}, \"name\": \"f\"}</tool_call>";
+        // Whole and byte by byte: the same events.
+        for piece in [text.len(), 1] {
+            let mut calls = Calls::new(limits);
+            let mut h = Hermes::new(&limits, &ReasoningOptions::default());
+            let mut out = Vec::new();
+            for p in text.as_bytes().chunks(piece) {
+                h.feed(p, &mut calls, &mut out);
+            }
+            h.finish(&mut calls, &mut out);
+            calls.close_all(&mut out);
+            merge_deltas(&mut out);
+            assert!(
+                matches!(&out[..], [
+                    Event::Error { kind: ErrorKind::MissingName, index: None, raw, .. },
+                    Event::ToolCallStart { index: 0, .. },
+                    Event::ToolCallArgs { .. },
+                    Event::ToolCallEnd { index: 0, .. },
+                ] if raw.starts_with("<tool_call>{") && raw.ends_with("</tool_call>")),
+                "{out:?}"
+            );
+            assert_eq!(calls.retained(), 0);
+        }
     }
 
     #[test]

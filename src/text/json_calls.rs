@@ -50,11 +50,12 @@ use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Raw, Shape, Walk, report};
+use crate::text::call::{Raw, report, report_at};
+use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 /// What follows a marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -466,8 +467,8 @@ pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool 
 #[derive(Debug)]
 pub(crate) struct JsonCalls {
     dialect: &'static Dialect,
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     /// The opener of the current call.
@@ -485,13 +486,14 @@ pub(crate) struct JsonCalls {
     matcher: MarkerMatcher,
 }
 
+reads_chars!(JsonCalls);
+
 impl JsonCalls {
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let markers: Vec<&str> = dialect.openers.iter().map(|o| o.marker).collect();
         JsonCalls {
             dialect,
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&markers, dialect.drops, dialect.reasoning, opts, limits),
             st: St::Text,
             cur: 0,
@@ -511,20 +513,12 @@ impl JsonCalls {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.list.retained()
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn opener(&self) -> Opener {
@@ -625,9 +619,10 @@ impl JsonCalls {
                     List::Nameless { in_array } if in_array || self.close_set().is_none() => {
                         // Reported at its `}`: the calls beside it still count.
                         let what = format!("a {} call object without a name", self.label());
+                        // The call it opened, if its arguments came first, is given up.
                         report(
                             calls,
-                            None,
+                            self.list.slot(),
                             ErrorKind::MissingName,
                             &what,
                             &mut self.raw,
@@ -730,12 +725,10 @@ impl JsonCalls {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> &'a str {
-        let n = s.chars().next().map_or(0, char::len_utf8);
-        self.raw.push(s.get(..n).unwrap_or_default());
         let what = skip_message(kind, self.label());
-        report(calls, slot, kind, &what, &mut self.raw, out);
+        let rest = report_at(s, calls, slot, kind, &what, &mut self.raw, out);
         self.end_call();
-        s.get(n..).unwrap_or_default()
+        rest
     }
 
     fn end_call(&mut self) {
@@ -747,9 +740,7 @@ impl JsonCalls {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let label = self.label();
         match self.st {
             St::Text => {}

@@ -69,7 +69,7 @@ use crate::scan::find::{find1, find2};
 use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::hermes::{Raw, report};
+use crate::text::call::{Raw, report};
 use crate::text::llama_json::{Match, special};
 use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
 

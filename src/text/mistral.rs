@@ -29,14 +29,14 @@ use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
-use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
-use crate::text::hermes::{NAME_ARGUMENTS, Raw, Shape, report};
+use crate::text::call::{ArgStep, ArgValue, Raw, report, report_at};
+use crate::text::hermes::{NAME_ARGUMENTS, Shape};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
@@ -74,8 +74,8 @@ enum St {
 /// Scanner for `mistral`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Mistral {
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     list: CallList,
@@ -96,15 +96,15 @@ pub(crate) struct Mistral {
     skip_list: bool,
     /// The name or id went over [`MAX_NAME`] bytes (v11).
     overflow: bool,
-    args: JsonScanner,
-    max_depth: usize,
+    args: ArgValue,
 }
+
+reads_chars!(Mistral);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
         Mistral {
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(
                 &[TOOL_CALLS],
                 &["</s>"],
@@ -127,27 +127,18 @@ impl Mistral {
             skip_kind: ErrorKind::InvalidJson,
             skip_list: false,
             overflow: false,
-            args: JsonScanner::with_max_depth(limits.max_depth),
-            max_depth: limits.max_depth,
+            args: ArgValue::new(limits.max_depth),
         }
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.list.retained()
             + self.matcher.held()
             + self.raw.len()
             + self.name.len()
             + self.id.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -188,9 +179,10 @@ impl Mistral {
                     List::NeedMore => {}
                     List::Done => self.end(),
                     List::Nameless { in_array } => {
+                        // The call it opened, if its arguments came first, is given up.
                         report(
                             calls,
-                            None,
+                            self.list.slot(),
                             ErrorKind::MissingName,
                             "a [TOOL_CALLS] call object without a name",
                             &mut self.raw,
@@ -265,37 +257,13 @@ impl Mistral {
                     }
                     self.matcher = matcher;
                 }
-                St::Args => match self.args.feed(s.as_bytes()) {
-                    JsonStatus::NeedMore => {
-                        self.raw.push(s);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, s, false, out);
-                        }
-                        s = "";
-                    }
-                    JsonStatus::Complete { consumed } => {
-                        let v = s.get(..consumed).unwrap_or_default();
-                        self.raw.push(v);
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, true, out);
-                        }
+                St::Args => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
+                    ArgStep::NeedMore => {}
+                    ArgStep::Closed => {
                         self.args_closed(calls, out);
-                        s = s.get(consumed..).unwrap_or_default();
                         self.end();
                     }
-                    JsonStatus::Invalid { at, error } => {
-                        let v = s.get(..at).unwrap_or_default();
-                        if let Some(slot) = self.slot {
-                            calls.args_checked(slot, v, false, out);
-                        }
-                        self.raw.push(v);
-                        s = s.get(at..).unwrap_or_default();
-                        let kind = match error {
-                            JsonError::TooDeep => ErrorKind::LimitExceeded,
-                            _ => ErrorKind::InvalidArguments,
-                        };
-                        self.broke(self.slot, kind);
-                    }
+                    ArgStep::Broken(kind) => self.broke(self.slot, kind),
                 },
                 St::Skip => {
                     if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
@@ -322,13 +290,13 @@ impl Mistral {
         if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
         } else {
-            self.slot = calls.open(out);
+            self.slot = calls.open_scanned(out);
             if let Some(slot) = self.slot {
                 calls.set_id(slot, &self.id);
                 calls.set_name(slot, name, out);
             }
         }
-        self.args = JsonScanner::with_max_depth(self.max_depth);
+        self.args.reset();
         self.json_from = self.raw.len();
         self.st = St::Args;
     }
@@ -369,11 +337,9 @@ impl Mistral {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> &'a str {
-        let n = s.chars().next().map_or(0, char::len_utf8);
-        self.raw.push(s.get(..n).unwrap_or_default());
-        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+        let rest = report_at(s, calls, slot, kind, MALFORMED, &mut self.raw, out);
         self.end();
-        s.get(n..).unwrap_or_default()
+        rest
     }
 
     fn end(&mut self) {
@@ -383,9 +349,7 @@ impl Mistral {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
         match self.st {
@@ -419,7 +383,7 @@ impl Mistral {
             }
             St::Args => {
                 let slot = self.slot;
-                if self.args.finish() {
+                if self.args.finish(slot, calls, out) {
                     self.args_closed(calls, out);
                 } else {
                     report(

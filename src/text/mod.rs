@@ -45,9 +45,10 @@ use crate::calls::Calls;
 use crate::event::{EventRef, EventSink};
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::scan::utf8::Utf8Holder;
+use crate::text::util::{CharInput, ReadsChars};
 
 pub(crate) mod auto;
+pub(crate) mod call;
 pub(crate) mod deepseek;
 pub(crate) mod gemma4;
 pub(crate) mod harmony;
@@ -284,7 +285,7 @@ impl TextScanner {
     /// Bytes held back.
     pub(crate) fn retained(&self) -> usize {
         match self {
-            TextScanner::Plain(p) => p.utf8.held(),
+            TextScanner::Plain(p) => p.input.held(),
             TextScanner::Hermes(s) => s.retained(),
             TextScanner::Xml(s) => s.retained(),
             TextScanner::Mistral(s) => s.retained(),
@@ -302,21 +303,23 @@ impl TextScanner {
 /// Pass-through: text only.
 #[derive(Debug, Default)]
 pub(crate) struct Plain {
-    utf8: Utf8Holder,
-    scratch: String,
+    input: CharInput,
+}
+
+impl ReadsChars for Plain {
+    fn input(&mut self) -> &mut CharInput {
+        &mut self.input
+    }
+
+    fn run_chars(&mut self, text: &str, _calls: &mut Calls, out: &mut dyn EventSink) {
+        if !text.is_empty() {
+            out.event(EventRef::Text { delta: text });
+        }
+    }
 }
 
 impl Plain {
-    fn feed(&mut self, bytes: &[u8], _calls: &mut Calls, out: &mut dyn EventSink) {
-        let text = self.utf8.push(bytes, &mut self.scratch);
-        if !text.is_empty() {
-            out.event(EventRef::Text { delta: &text });
-        }
-    }
-
-    fn finish(&mut self, _calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(s) = self.utf8.finish() {
-            out.event(EventRef::Text { delta: s });
-        }
+    fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.run_held(calls, out);
     }
 }

@@ -2,6 +2,7 @@
 //! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
 //! searches are [`scan::find`](crate::scan::find).)
 
+use crate::calls::Calls;
 use crate::event::{EventRef, EventSink};
 use crate::scan::utf8::Utf8Holder;
 
@@ -160,3 +161,62 @@ fn incomplete_tail(bytes: &[u8]) -> usize {
     }
     len
 }
+
+/// A scanner's input bytes not yet read: the start of a character cut by the last feed
+/// (held until its next bytes arrive), and the text a feed that completes one is built in.
+#[derive(Debug, Default)]
+pub(crate) struct CharInput {
+    utf8: Utf8Holder,
+    scratch: String,
+}
+
+impl CharInput {
+    /// Bytes held back (0..=3).
+    pub(crate) fn held(&self) -> usize {
+        self.utf8.held()
+    }
+}
+
+/// A text scanner that reads whole characters: [`feed`](Self::feed) holds back a
+/// character cut at the end of the bytes (and replaces bytes that are not UTF-8) and runs
+/// the scanner on the rest; the same text however the bytes were split.
+pub(crate) trait ReadsChars {
+    /// Where the held bytes are kept.
+    fn input(&mut self) -> &mut CharInput;
+
+    /// Scans complete text.
+    fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink);
+
+    /// Scans the next bytes of model output.
+    fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut scratch = std::mem::take(&mut self.input().scratch);
+        let s = self.input().utf8.push(bytes, &mut scratch);
+        self.run_chars(&s, calls, out);
+        drop(s);
+        self.input().scratch = scratch;
+    }
+
+    /// At the end of the text: a cut character still held is scanned as U+FFFD.
+    fn run_held(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if let Some(r) = self.input().utf8.finish() {
+            self.run_chars(r, calls, out);
+        }
+    }
+}
+
+/// Implements [`ReadsChars`] for a scanner whose held bytes are its `input` field and
+/// whose `run(&mut self, &str, &mut Calls, &mut dyn EventSink)` scans complete text.
+macro_rules! reads_chars {
+    ($scanner:ty) => {
+        impl ReadsChars for $scanner {
+            fn input(&mut self) -> &mut CharInput {
+                &mut self.input
+            }
+
+            fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+                self.run(s, calls, out);
+            }
+        }
+    };
+}
+pub(crate) use reads_chars;

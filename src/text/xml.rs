@@ -58,11 +58,11 @@ use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
-use crate::text::hermes::{Raw, report};
+use crate::text::call::{Raw, report};
 use crate::text::reasoning::TextStage;
 use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
 /// How a function name or a parameter key ends.
@@ -171,8 +171,8 @@ enum V {
 pub(crate) struct XmlCalls {
     d: &'static Dialect,
     options: TextOptions,
-    utf8: Utf8Holder,
-    scratch: String,
+    /// The bytes of a character cut by the last feed.
+    input: CharInput,
     text: TextStage,
     st: St,
     wrap_set: MarkerSet,
@@ -212,6 +212,8 @@ pub(crate) struct XmlCalls {
     max_depth: usize,
 }
 
+reads_chars!(XmlCalls);
+
 impl XmlCalls {
     pub(crate) fn new(d: &'static Dialect, limits: &Limits, options: &TextOptions) -> Self {
         let mut starts: Vec<&str> = d.sections.iter().map(|(o, _)| *o).collect();
@@ -230,8 +232,7 @@ impl XmlCalls {
         XmlCalls {
             d,
             options: options.clone(),
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
+            input: CharInput::default(),
             text: TextStage::new(&starts, d.drops, d.reasoning, &options.reasoning, limits),
             st: St::Text,
             // Several calls in a section: stray text before a call ends at the call's
@@ -279,7 +280,7 @@ impl XmlCalls {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.utf8.held()
+        self.input.held()
             + self.text.retained()
             + self.matcher.held()
             + self.raw.len()
@@ -288,14 +289,6 @@ impl XmlCalls {
             + self.attrs.len()
             + self.held.len()
             + self.stray.len()
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
-        self.scratch = scratch;
     }
 
     /// A call begins at `marker` (inside section `section`, or bare).
@@ -318,7 +311,8 @@ impl XmlCalls {
     fn args_to(&mut self, complete: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         if !self.buf.is_empty() || complete {
             if let Some(slot) = self.slot {
-                calls.args_checked(slot, &self.buf, complete, out);
+                // A named call never refuses argument bytes (opened at its name).
+                let _ = calls.scanned_args(slot, &self.buf, complete, out);
             }
             self.buf.clear();
         }
@@ -551,7 +545,7 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, name, out);
         }
@@ -892,9 +886,7 @@ impl XmlCalls {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(r) = self.utf8.finish() {
-            self.run(r, calls, out);
-        }
+        self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
