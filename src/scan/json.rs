@@ -159,6 +159,16 @@ impl JsonScanner {
         self.state == State::Failed
     }
 
+    /// Whether `input` is only more string content: the scanner is inside a string and
+    /// `input` has no `"` or `\\`, so [`feed`](Self::feed) would return `NeedMore` and
+    /// change nothing. The scanners' hot loops use it to hand a run of argument bytes on
+    /// without a call into the state machine.
+    #[inline]
+    pub fn is_string_run(&self, input: &[u8]) -> bool {
+        matches!(self.state, State::Str { .. })
+            && crate::scan::find::find2(b'"', b'\\', input).is_none()
+    }
+
     /// Current nesting depth.
     pub fn depth(&self) -> usize {
         self.stack.len()

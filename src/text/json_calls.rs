@@ -322,6 +322,23 @@ impl CallList {
         self.walker.slot()
     }
 
+    /// The hot path of [`feed`](Self::feed): all of `s` is more of an argument string of
+    /// the open call ([`JsonCall::args_run`]); `false` (nothing done) otherwise.
+    #[inline]
+    pub(crate) fn args_run(
+        &mut self,
+        s: &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        if !matches!(self.at, At::Object { .. }) || !self.walker.args_run(s, calls, out) {
+            return false;
+        }
+        raw.push(s);
+        true
+    }
+
     /// Reads from `s` (advanced past what was read, pushed to `raw`).
     pub(crate) fn feed(
         &mut self,
@@ -520,6 +537,17 @@ impl JsonCalls {
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a call's arguments most pieces are only more of a string: straight to
+        // the call, without the state machine.
+        if self.st == St::List
+            && self.utf8.held() == 0
+            && let Ok(s) = std::str::from_utf8(bytes)
+        {
+            if !self.list.args_run(s, &mut self.raw, calls, out) {
+                self.run(s, calls, out);
+            }
+            return;
+        }
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);

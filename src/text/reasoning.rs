@@ -259,11 +259,7 @@ impl TextStage {
                     // A reasoning tag: only line breaks around it are dropped.
                     let keep = self.pending.trim_end_matches(is_nl);
                     if !keep.is_empty() {
-                        push(
-                            out,
-                            self.forced || self.reasoning.is_some(),
-                            keep,
-                        );
+                        push(out, self.forced || self.reasoning.is_some(), keep);
                     }
                     self.pending.clear();
                     self.released = false;
