@@ -782,6 +782,16 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
+        // Raw model text once the first event is out: straight to the text scanner (what
+        // `feed_bytes` → `feed_framer` → `Decoder::raw` do, without their layers per feed).
+        if self.seen.event
+            && let (Framer::Text(_), Decoder::Text(t)) = (&self.framer, &mut self.decoder)
+        {
+            if !chunk.is_empty() {
+                t.feed(chunk, &mut self.calls, sink);
+            }
+            return Ok(());
+        }
         self.seen
             .input(chunk, matches!(self.framing, Framing::Sse | Framing::Auto));
         if self.seen.event {

@@ -549,9 +549,18 @@ impl JsonCalls {
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
+        let text = self.utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        // Text (the common case) goes to the text stage without `run`'s loop.
+        if self.st == St::Text
+            && let Some(k) = self.text.run(&mut s, out)
+        {
+            self.opened(k);
+        }
+        if !s.is_empty() {
+            self.run(s, calls, out);
+        }
+        drop(text);
         self.scratch = scratch;
     }
 
@@ -572,23 +581,28 @@ impl JsonCalls {
         self.opener().marker
     }
 
+    /// The text stage found opener `k`'s marker.
+    fn opened(&mut self, k: usize) {
+        self.cur = k;
+        let o = self.opener();
+        self.raw.start(o.marker);
+        self.expect.reset();
+        self.matcher.clear();
+        self.st = match o.payload {
+            Payload::ArrayBody => {
+                self.list.array();
+                St::List
+            }
+            _ => St::Open,
+        };
+    }
+
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
                     if let Some(k) = self.text.run(&mut s, out) {
-                        self.cur = k;
-                        let o = self.opener();
-                        self.raw.start(o.marker);
-                        self.expect.reset();
-                        self.matcher.clear();
-                        self.st = match o.payload {
-                            Payload::ArrayBody => {
-                                self.list.array();
-                                St::List
-                            }
-                            _ => St::Open,
-                        };
+                        self.opened(k);
                     }
                 }
                 St::Open => {

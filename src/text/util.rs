@@ -12,16 +12,19 @@ pub(crate) fn is_ws_char(c: char) -> bool {
 }
 
 /// Whether `b` is JSON / Python insignificant whitespace.
+#[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// Whether `b` may start a name.
+#[inline]
 pub(crate) fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
 
 /// Whether `b` may continue a name (`.` and `-` are checked for position separately).
+#[inline]
 pub(crate) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
