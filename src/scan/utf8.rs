@@ -163,6 +163,25 @@ impl Utf8Holder {
 mod tests {
     use super::*;
 
+    /// `whole_str` is `str::from_utf8(..).ok()` on short and long input.
+    #[test]
+    fn whole_str_is_from_utf8() {
+        let samples: [&[u8]; 9] = [
+            b"",
+            b"abcd",
+            "déjà".as_bytes(),
+            &"é".as_bytes()[..1],
+            b"ab\xFFc",
+            "😀".as_bytes(),
+            &"😀".as_bytes()[..3],
+            "a long line of text, longer than sixteen bytes: 😀".as_bytes(),
+            b"a long line of text, longer than sixteen bytes \xC3",
+        ];
+        for s in samples {
+            assert_eq!(whole_str(s), std::str::from_utf8(s).ok(), "{s:?}");
+        }
+    }
+
     fn run(chunks: &[&[u8]]) -> String {
         let mut h = Utf8Holder::new();
         let mut out = String::new();

@@ -41,6 +41,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::text::util::args_string_run;
 use crate::text::util::is_ws_char as is_ws;
 
 const MAX_NAME: usize = 256;
@@ -195,11 +196,38 @@ impl DeepSeek {
             + self.stray.len()
     }
 
+    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.st == St::Json
+            && args_string_run(
+                &self.utf8,
+                &mut self.args,
+                bytes,
+                &mut self.raw,
+                self.slot,
+                calls,
+                out,
+            )
+        {
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let s = self.utf8.push(bytes, &mut scratch);
-        self.run(&s, calls, out);
-        drop(s);
+        let text = self.utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        // Text (the common case) goes to the text stage without `run`'s loop.
+        if self.st == St::Text && self.text.run(&mut s, out).is_some() {
+            self.begin();
+        }
+        if !s.is_empty() {
+            self.run(s, calls, out);
+        }
+        drop(text);
         self.scratch = scratch;
     }
 

@@ -44,6 +44,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::hermes::{Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::args_string_run;
 
 const START: &str = "<|start|>";
 const CHANNEL: &str = "<|channel|>";
@@ -175,7 +176,27 @@ impl Harmony {
             + self.body.len()
     }
 
+    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.st == St::Json
+            && args_string_run(
+                &self.utf8,
+                &mut self.args,
+                bytes,
+                &mut self.raw,
+                self.slot,
+                calls,
+                out,
+            )
+        {
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);

@@ -256,11 +256,12 @@ impl JsonCall {
     }
 
     /// The hot path of [`feed`](Self::feed) inside the arguments: when all of `s` is more
-    /// of a string in the named call's arguments (no `"` or `\\`), hands it to the call
-    /// as `feed` would and returns `true`; otherwise returns `false` having done nothing.
+    /// of a string in the named call's arguments ([`JsonScanner::string_run`]), hands it
+    /// to the call as `feed` would and returns `true`; otherwise returns `false` having
+    /// done nothing.
     #[inline]
     pub(crate) fn args_run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
-        if self.w != W::Args || !self.named || !self.value.is_string_run(s.as_bytes()) {
+        if self.w != W::Args || !self.named || !self.value.string_run(s.as_bytes()) {
             return false;
         }
         if let Some(slot) = self.slot {

@@ -536,18 +536,25 @@ impl JsonCalls {
             + self.expect.matched()
     }
 
+    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         // Inside a call's arguments most pieces are only more of a string: straight to
         // the call, without the state machine.
         if self.st == St::List
             && self.utf8.held() == 0
-            && let Ok(s) = std::str::from_utf8(bytes)
+            && let Some(s) = crate::scan::utf8::whole_str(bytes)
         {
             if !self.list.args_run(s, &mut self.raw, calls, out) {
                 self.run(s, calls, out);
             }
             return;
         }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let text = self.utf8.push(bytes, &mut scratch);
         let mut s: &str = &text;

@@ -2,8 +2,11 @@
 //! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
 //! searches are [`scan::find`](crate::scan::find).)
 
+use crate::calls::{Calls, Slot};
 use crate::event::{EventRef, EventSink};
+use crate::scan::json::JsonScanner;
 use crate::scan::utf8::Utf8Holder;
+use crate::text::hermes::Raw;
 
 /// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
 #[inline]
@@ -54,6 +57,37 @@ pub(crate) fn args_text<'a>(
         return std::borrow::Cow::Borrowed(s);
     }
     utf8.push(bytes, scratch)
+}
+
+/// The hot path of a scanner's "inside the JSON arguments" state: when nothing is held
+/// and all of `bytes` is complete UTF-8 and more of an argument string
+/// ([`JsonScanner::string_run`]), hands it to the call's raw text and to the call (as
+/// the state's `NeedMore` arm does) and returns `true`; otherwise `false`, nothing done.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn args_string_run(
+    utf8: &Utf8Holder,
+    args: &mut JsonScanner,
+    bytes: &[u8],
+    raw: &mut Raw,
+    slot: Option<Slot>,
+    calls: &mut Calls,
+    out: &mut dyn EventSink,
+) -> bool {
+    if utf8.held() != 0 {
+        return false;
+    }
+    let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+        return false;
+    };
+    if !args.string_run(bytes) {
+        return false;
+    }
+    raw.push(s);
+    if let Some(slot) = slot {
+        calls.args_checked(slot, s, false, out);
+    }
+    true
 }
 
 /// Visible text out of a scanner. Text bytes of one feed are collected and become one
