@@ -290,7 +290,30 @@ impl XmlCalls {
             + self.stray.len()
     }
 
+    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a string value most pieces are only more of it (nothing held, no byte
+        // that can start a marker): what `run` does with them, without its layers.
+        if self.st == St::Value
+            && self.v == V::Str
+            && !self.lead
+            && self.matcher.held() == 0
+            && self.utf8.held() == 0
+            && !self.body_set.may_start_in(bytes)
+            && let Some(t) = crate::scan::utf8::whole_str(bytes)
+            && !t.is_empty()
+        {
+            self.raw.push(t);
+            self.string_text(t);
+            self.args(calls, out);
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.scratch);
         let s = self.utf8.push(bytes, &mut scratch);
         self.run(&s, calls, out);
