@@ -244,3 +244,82 @@ fn retained_bytes_bounded_by_open_call() {
         );
     }
 }
+
+/// A sink that looks at every event and keeps nothing: what a UI or a counter does with
+/// `Parser::feed_into`.
+#[derive(Default)]
+struct Tally {
+    events: usize,
+    bytes: usize,
+}
+
+impl toolstream::EventSink for Tally {
+    fn event(&mut self, e: toolstream::EventRef<'_>) {
+        self.events += 1;
+        if let toolstream::EventRef::Text { delta }
+        | toolstream::EventRef::ToolCallArgs { delta, .. } = e
+        {
+            self.bytes += delta.len();
+        }
+    }
+}
+
+/// Allocations made feeding `body` in `chunk`-byte pieces into a [`Tally`], and the events.
+fn count_borrowed(format: Format, body: &[u8], chunk: usize) -> (usize, usize) {
+    let before = allocs();
+    let mut p = Parser::new(format);
+    let mut sink = Tally::default();
+    for c in body.chunks(chunk) {
+        p.feed_into(c, &mut sink).unwrap();
+    }
+    p.finish_into(&mut sink).unwrap();
+    drop(p);
+    (allocs() - before, sink.events)
+}
+
+/// Allocations allowed per stream on the borrowed path: the parser and its buffers (the
+/// argument buffer, the raw call text, held text, the framer's line) growing to a 64 KB
+/// argument by doubling, the `ToolCallEnd`'s parsed `Value`, ids and names.
+const PER_STREAM_BORROWED: usize = 160;
+
+/// Through the borrowed path, every format costs a constant number of allocations per
+/// stream: none per event, none per feed, none per provider message. Checked on a chat turn
+/// (prose, then a call), and on a long argument in 4-byte feeds at two sizes: 4× the
+/// argument (4× the events, where the format streams arguments; ollama and llama-stack
+/// send a call whole) may add only the buffers' doubling steps.
+#[test]
+fn borrowed_sink_allocates_nothing_per_event() {
+    let mut report = Vec::new();
+    let mut failed = Vec::new();
+    for format in Format::all() {
+        let Some(make) = generator(format) else {
+            continue;
+        };
+        let mut run = |what: &str, shape: Shape| {
+            let (n_allocs, n_events) = count_borrowed(format, &make(shape).body(), 4);
+            report.push(format!(
+                "{format:>16} {what:>8}: {n_events} events, {n_allocs} allocations"
+            ));
+            if n_allocs > PER_STREAM_BORROWED {
+                failed.push(format!(
+                    "{format} {what}: {n_allocs} > {PER_STREAM_BORROWED}"
+                ));
+            }
+            (n_allocs, n_events)
+        };
+        run("stream", Shape::STREAM);
+        let (small, small_events) = run("16K arg", Shape::long_arg(16_384));
+        let (large, large_events) = run("64K arg", Shape::long_arg(65_536));
+        // Two more doublings for each of at most 8 growing buffers.
+        if large > small + 16 {
+            failed.push(format!(
+                "{format}: {small} allocations for {small_events} events, {large} for {large_events}"
+            ));
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "allocations per event on the borrowed path: {failed:?}"
+    );
+}
