@@ -290,7 +290,6 @@ impl XmlCalls {
             + self.stray.len()
     }
 
-    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         // Inside a string value most pieces are only more of it (nothing held, no byte
         // that can start a marker): what `run` does with them, without its layers.
