@@ -35,8 +35,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
-use support::workloads::{self, Shape, generator, is_text};
-use toolstream::{Event, EventRef, EventSink, Format, Parser};
+use support::workloads::{self, Shape, generator, is_text, run_chunks};
+use toolstream::{EventRef, EventSink, Format, Parser};
 
 const LEN: usize = 65_536;
 
@@ -70,22 +70,6 @@ fn run_ref(format: Format, body: &[u8], chunk: usize) -> usize {
     sink.events + sink.bytes
 }
 
-/// Feeds `body` in `chunk`-byte pieces (0: whole) through `feed`, handling (clearing)
-/// each feed's events before the next.
-fn run_vec(format: Format, body: &[u8], chunk: usize, out: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(format);
-    let mut n = 0;
-    for c in body.chunks(if chunk == 0 { body.len().max(1) } else { chunk }) {
-        p.feed(c, out).unwrap();
-        n += out.len();
-        out.clear();
-    }
-    p.finish(out).unwrap();
-    n += out.len();
-    out.clear();
-    n
-}
-
 /// The prose and the long-argument input of `format`.
 fn inputs(format: Format) -> (Vec<u8>, Vec<u8>) {
     let make = generator(format).expect("a workload generator");
@@ -109,7 +93,7 @@ fn profile(spec: &str) {
     let mut n = 0;
     for _ in 0..runs.parse::<usize>().unwrap() {
         n += match api {
-            "vec" => run_vec(format, black_box(&body), chunk, &mut out),
+            "vec" => run_chunks(format, black_box(&body), chunk, &mut out),
             _ => run_ref(format, black_box(&body), chunk),
         };
     }
@@ -131,7 +115,7 @@ fn main() {
         // Both paths see the same events.
         assert_eq!(
             run_ref(format, &args, 4) > 0,
-            run_vec(format, &args, 4, &mut out) > 0
+            run_chunks(format, &args, 4, &mut out) > 0
         );
         let mut g = c.benchmark_group(format!("hot_{}", format.name()));
         for (name, body, chunk) in [
@@ -144,7 +128,7 @@ fn main() {
                 b.iter(|| run_ref(format, black_box(body), chunk))
             });
             g.bench_function(format!("{name}_vec"), |b| {
-                b.iter(|| run_vec(format, black_box(body), chunk, &mut out))
+                b.iter(|| run_chunks(format, black_box(body), chunk, &mut out))
             });
         }
         g.finish();
