@@ -25,7 +25,12 @@
 //! HOT_LOOPS_PROFILE="hermes args 4 ref 2" valgrind --tool=callgrind target/release/deps/hot_loops-*
 //! ```
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod support {
     pub mod workloads;
