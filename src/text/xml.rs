@@ -350,9 +350,33 @@ impl XmlCalls {
         self.args_to(false, calls, out);
     }
 
-    fn run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.steps(s, calls, out);
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        // Text (the common case) goes to the text stage without `steps`' loop.
+        if self.st == St::Text
+            && let Some(i) = self.text.run(&mut s, out)
+        {
+            self.opened(i);
+        }
+        if !s.is_empty() {
+            self.steps(s, calls, out);
+        }
         self.args(calls, out);
+    }
+
+    /// The text stage found call-start marker `i` (a section's opening marker, or the
+    /// bare call marker after the sections).
+    fn opened(&mut self, i: usize) {
+        let d = self.d;
+        match d.sections.get(i) {
+            Some((open, _)) => {
+                self.begin(Some(i), open);
+                self.st = St::Wrap;
+            }
+            None => {
+                self.begin(None, self.d.call_open);
+                self.st = St::Name;
+            }
+        }
     }
 
     fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -360,17 +384,7 @@ impl XmlCalls {
             match self.st {
                 St::Text => {
                     if let Some(i) = self.text.run(&mut s, out) {
-                        let d = self.d;
-                        match d.sections.get(i) {
-                            Some((open, _)) => {
-                                self.begin(Some(i), open);
-                                self.st = St::Wrap;
-                            }
-                            None => {
-                                self.begin(None, self.d.call_open);
-                                self.st = St::Name;
-                            }
-                        }
+                        self.opened(i);
                     }
                 }
                 St::Wrap => {
