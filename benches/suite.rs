@@ -53,30 +53,13 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use jiter::{JsonValue, PartialMode};
 use serde_json::Value;
-use support::workloads::{self, Shape, Workload, generator, is_text};
+use support::workloads::{self, Shape, Workload, generator, is_text, run_chunks};
 use toolstream::framing::sse::{SseFramer, SseItem};
 use toolstream::{Event, Format, Parser};
 
 const CHUNKINGS: [(&str, usize); 4] = [("whole", 0), ("16B", 16), ("4B", 4), ("1B", 1)];
 const LONG_ARG: usize = 65_536;
 const REPARSE_CAP: usize = 16_384;
-
-/// Feeds `body` in `chunk`-byte pieces (0: whole), handling each feed's events before
-/// the next (as a consumer does). Returns the events seen.
-fn run_chunks(format: Format, body: &[u8], chunk: usize, out: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(format);
-    let mut n = 0;
-    let size = if chunk == 0 { body.len().max(1) } else { chunk };
-    for c in body.chunks(size) {
-        p.feed(c, out).unwrap();
-        n += out.len();
-        out.clear();
-    }
-    p.finish(out).unwrap();
-    n += out.len();
-    out.clear();
-    n
-}
 
 /// One provider event per feed.
 fn run_events(format: Format, events: &[Vec<u8>], out: &mut Vec<Event>) -> usize {

@@ -9,9 +9,14 @@
     clippy::panic
 )]
 
+mod support {
+    pub mod workloads;
+}
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use support::workloads::run_chunks;
 use toolstream::{Event, Format, Parser};
 
 /// About 64 KiB of prose: words, brackets and braces that are not calls, quotes,
@@ -72,20 +77,6 @@ fn long_string(quote: char) -> String {
     body
 }
 
-fn run(format: Format, input: &[u8], chunk: usize, out: &mut Vec<Event>) -> usize {
-    let mut p = Parser::new(format);
-    let mut n = 0;
-    for c in input.chunks(chunk) {
-        p.feed(c, out).unwrap();
-        n += out.len();
-        out.clear();
-    }
-    p.finish(out).unwrap();
-    n += out.len();
-    out.clear();
-    n
-}
-
 fn bench(c: &mut Criterion) {
     let pythonic_call = format!(
         "Let me write it. [write_file(path='a.txt', content='{}')]",
@@ -126,17 +117,17 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(label);
         group.throughput(Throughput::Bytes(call.len() as u64));
         group.bench_function("call_64k_chunks_4", |b| {
-            b.iter(|| run(format, black_box(call.as_bytes()), 4, &mut out))
+            b.iter(|| run_chunks(format, black_box(call.as_bytes()), 4, &mut out))
         });
         group.bench_function("call_64k_whole", |b| {
-            b.iter(|| run(format, black_box(call.as_bytes()), usize::MAX, &mut out))
+            b.iter(|| run_chunks(format, black_box(call.as_bytes()), usize::MAX, &mut out))
         });
         group.throughput(Throughput::Bytes(prose.len() as u64));
         group.bench_function("prose_64k_chunks_4", |b| {
-            b.iter(|| run(format, black_box(prose.as_bytes()), 4, &mut out))
+            b.iter(|| run_chunks(format, black_box(prose.as_bytes()), 4, &mut out))
         });
         group.bench_function("prose_64k_whole", |b| {
-            b.iter(|| run(format, black_box(prose.as_bytes()), usize::MAX, &mut out))
+            b.iter(|| run_chunks(format, black_box(prose.as_bytes()), usize::MAX, &mut out))
         });
         group.finish();
     }

@@ -839,6 +839,21 @@ impl Parser {
             return Err(Error::new(ParseErrorKind::Finished, self.fed));
         }
         self.fed += chunk.len() as u64;
+        // Raw model text once the first event is out: straight to the text scanner (what
+        // `feed_bytes` → `Stages::run` → `Decoder::raw` do, without their layers per feed).
+        if self.seen.event
+            && let Some(Stages {
+                framer: Framer::Text,
+                decoder: Decoder::Text(t),
+                calls,
+                ..
+            }) = &mut self.stages
+        {
+            if !chunk.is_empty() {
+                t.feed(chunk, calls, sink);
+            }
+            return Ok(());
+        }
         if self.seen.event {
             self.feed_bytes(chunk, sink);
         } else {

@@ -14,7 +14,7 @@
 )]
 
 use serde_json::{Value, json};
-use toolstream::Format;
+use toolstream::{Event, Format, Parser};
 
 /// The shape of a generated stream.
 #[derive(Debug, Clone, Copy)]
@@ -788,6 +788,23 @@ pub fn prose_text(len: usize) -> String {
     }
     s.truncate(cut);
     s
+}
+
+/// Feeds `body` in `chunk`-byte pieces (0: whole), handling each feed's events before
+/// the next (as a consumer does). Returns the events seen.
+pub fn run_chunks(format: Format, body: &[u8], chunk: usize, out: &mut Vec<Event>) -> usize {
+    let mut p = Parser::new(format);
+    let mut n = 0;
+    let size = if chunk == 0 { body.len().max(1) } else { chunk };
+    for c in body.chunks(size) {
+        p.feed(c, out).unwrap();
+        n += out.len();
+        out.clear();
+    }
+    p.finish(out).unwrap();
+    n += out.len();
+    out.clear();
+    n
 }
 
 /// Whether `format` reads raw model text.

@@ -159,6 +159,47 @@ impl JsonScanner {
         self.state == State::Failed
     }
 
+    /// If all of `input` is more of the string the scanner is in (no `"` in it, its
+    /// escapes valid or cut at the end), consumes it and returns `true`: exactly what
+    /// [`feed`](Self::feed) would do, answering `NeedMore`. Otherwise returns `false` and
+    /// changes nothing. The text scanners' hot loops use it to hand a run of argument
+    /// bytes on without a call into the state machine.
+    #[inline]
+    pub fn string_run(&mut self, input: &[u8]) -> bool {
+        match self.state {
+            State::Str { .. } => {
+                if crate::scan::find::find2(b'"', b'\\', input).is_none() {
+                    return true;
+                }
+            }
+            State::Escape { .. } => {}
+            _ => return false,
+        }
+        self.escaped_run(input)
+    }
+
+    /// [`string_run`](Self::string_run) over input with escapes.
+    #[inline(never)]
+    fn escaped_run(&mut self, input: &[u8]) -> bool {
+        if memchr::memchr(b'"', input).is_some() {
+            return false;
+        }
+        // Every escape is a one-byte one (`\u` goes the long way), or cut at the end.
+        let mut esc = matches!(self.state, State::Escape { .. });
+        for &b in input {
+            if esc {
+                if !matches!(b, b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') {
+                    return false;
+                }
+                esc = false;
+            } else {
+                esc = b == b'\\';
+            }
+        }
+        // Inside the string throughout: `feed` only moves between `Str` and `Escape`.
+        matches!(self.feed(input), JsonStatus::NeedMore)
+    }
+
     /// Current nesting depth.
     pub fn depth(&self) -> usize {
         self.stack.len()
@@ -423,6 +464,54 @@ mod tests {
         assert_eq!(s, "a\\\"b\\\\c\\nd\\u0001é");
     }
     use super::*;
+
+    /// `string_run` against `feed` (the oracle) from inside a string, after a backslash,
+    /// and outside strings, over every input of up to 4 bytes from an alphabet of the
+    /// bytes that matter: `true` exactly when `feed` would answer `NeedMore` from a string
+    /// state, with the same state after; `false` leaves the scanner untouched.
+    #[test]
+    fn string_run_is_feed_staying_in_the_string() {
+        let alphabet = [b'a', b'"', b'\\', b'n', b'u', b'0', b'}', 0xC3];
+        for prefix in [
+            &b"{\"k\": \"x"[..],
+            b"{\"k\": \"x\\",
+            b"[\"",
+            b"{\"k",
+            b"[1",
+            b"\"\\u0",
+        ] {
+            let mut start = JsonScanner::new();
+            assert_eq!(start.feed(prefix), JsonStatus::NeedMore);
+            for len in 0..=4u32 {
+                for n in 0..alphabet.len().pow(len) {
+                    let mut k = n;
+                    let input: Vec<u8> = (0..len)
+                        .map(|_| {
+                            let b = alphabet[k % alphabet.len()];
+                            k /= alphabet.len();
+                            b
+                        })
+                        .collect();
+                    let mut fast = start.clone();
+                    let mut slow = start.clone();
+                    if fast.string_run(&input) {
+                        assert!(matches!(
+                            start.state,
+                            State::Str { .. } | State::Escape { .. }
+                        ));
+                        assert_eq!(slow.feed(&input), JsonStatus::NeedMore, "{input:?}");
+                        assert_eq!(fast.state, slow.state, "{input:?}");
+                        assert_eq!(fast.stack, slow.stack);
+                    } else {
+                        assert_eq!(fast.state, start.state);
+                        let in_string = matches!(slow.state, State::Str { .. });
+                        // A plain run inside a string is never refused.
+                        assert!(!in_string || input.iter().any(|b| matches!(b, b'"' | b'\\')));
+                    }
+                }
+            }
+        }
+    }
 
     fn whole(s: &str) -> (JsonStatus, bool) {
         let mut sc = JsonScanner::new();

@@ -146,6 +146,13 @@ impl MarkerSet {
         off.map(|o| from + o)
     }
 
+    /// Whether some marker could start in `hay` (some byte of it is a marker's first
+    /// byte): when not, [`find`](Self::find) gives `Search::None`.
+    #[inline]
+    pub fn may_start_in(&self, hay: &[u8]) -> bool {
+        self.candidate(hay, 0).is_some()
+    }
+
     /// What starts at `at`: a complete marker (the shortest one), a partial one running
     /// to the end of `hay`, or nothing.
     #[inline]

@@ -126,6 +126,13 @@ impl ArgValue {
         }
     }
 
+    /// Whether all of `bytes` is more of a string inside the value, with nothing that
+    /// ends it or needs the full scanner (then consumed); otherwise nothing done.
+    #[inline]
+    pub(crate) fn string_run(&mut self, bytes: &[u8]) -> bool {
+        self.scanner.string_run(bytes)
+    }
+
     /// A new value starts.
     pub(crate) fn reset(&mut self) {
         self.scanner = JsonScanner::with_max_depth(self.max_depth);

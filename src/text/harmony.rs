@@ -42,6 +42,7 @@ use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::call::{ArgStep, ArgValue, Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::args_string_run;
 use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
 const START: &str = "<|start|>";
@@ -171,6 +172,30 @@ impl Harmony {
             + self.header.len()
             + self.raw.len()
             + self.body.len()
+    }
+
+    #[inline]
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.st == St::Json
+            && args_string_run(
+                &self.input,
+                &mut self.args,
+                bytes,
+                &mut self.raw,
+                self.slot,
+                calls,
+                out,
+            )
+        {
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        ReadsChars::feed(self, bytes, calls, out);
     }
 
     /// A header begins with token `t` (`<|start|>` or `<|channel|>`).

@@ -40,7 +40,6 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
 use crate::text::json_calls::{HERMES, JsonCalls};
 use crate::text::reasoning::ReasoningOptions;
-use crate::text::util::ReadsChars;
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -243,6 +242,22 @@ impl JsonCall {
             Some(slot) => calls.scanned_args(slot, piece, complete, out),
             None => Ok(()),
         }
+    }
+
+    /// The hot path of [`feed`](Self::feed) inside the arguments: when all of `s` is more
+    /// of a string in the named call's arguments ([`JsonScanner::string_run`]), hands it
+    /// to the call as `feed` would and returns `true`; otherwise returns `false` having
+    /// done nothing.
+    #[inline]
+    pub(crate) fn args_run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        if self.w != W::Args || !self.named || !self.value.string_run(s.as_bytes()) {
+            return false;
+        }
+        if let Some(slot) = self.slot {
+            // Named: the call never refuses argument bytes.
+            let _ = calls.scanned_args(slot, s, false, out);
+        }
+        true
     }
 
     /// Walks `s`; returns the bytes consumed and what was found.

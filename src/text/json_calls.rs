@@ -323,6 +323,23 @@ impl CallList {
         self.walker.slot()
     }
 
+    /// The hot path of [`feed`](Self::feed): all of `s` is more of an argument string of
+    /// the open call ([`JsonCall::args_run`]); `false` (nothing done) otherwise.
+    #[inline]
+    pub(crate) fn args_run(
+        &mut self,
+        s: &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        if !matches!(self.at, At::Object { .. }) || !self.walker.args_run(s, calls, out) {
+            return false;
+        }
+        raw.push(s);
+        true
+    }
+
     /// Reads from `s` (advanced past what was read, pushed to `raw`).
     pub(crate) fn feed(
         &mut self,
@@ -521,6 +538,41 @@ impl JsonCalls {
             + self.expect.matched()
     }
 
+    #[inline]
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a call's arguments most pieces are only more of a string: straight to
+        // the call, without the state machine.
+        if self.st == St::List
+            && self.input.utf8.held() == 0
+            && let Some(s) = crate::scan::utf8::whole_str(bytes)
+        {
+            if !self.list.args_run(s, &mut self.raw, calls, out) {
+                self.run(s, calls, out);
+            }
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut scratch = std::mem::take(&mut self.input.scratch);
+        let text = self.input.utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        // Text (the common case) goes to the text stage without `run`'s loop.
+        if self.st == St::Text
+            && let Some(k) = self.text.run(&mut s, out)
+        {
+            self.opened(k);
+        }
+        if !s.is_empty() {
+            self.run(s, calls, out);
+        }
+        drop(text);
+        self.input.scratch = scratch;
+    }
+
     fn opener(&self) -> Opener {
         self.dialect
             .openers
@@ -538,23 +590,28 @@ impl JsonCalls {
         self.opener().marker
     }
 
+    /// The text stage found opener `k`'s marker.
+    fn opened(&mut self, k: usize) {
+        self.cur = k;
+        let o = self.opener();
+        self.raw.start(o.marker);
+        self.expect.reset();
+        self.matcher.clear();
+        self.st = match o.payload {
+            Payload::ArrayBody => {
+                self.list.array();
+                St::List
+            }
+            _ => St::Open,
+        };
+    }
+
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
                     if let Some(k) = self.text.run(&mut s, out) {
-                        self.cur = k;
-                        let o = self.opener();
-                        self.raw.start(o.marker);
-                        self.expect.reset();
-                        self.matcher.clear();
-                        self.st = match o.payload {
-                            Payload::ArrayBody => {
-                                self.list.array();
-                                St::List
-                            }
-                            _ => St::Open,
-                        };
+                        self.opened(k);
                     }
                 }
                 St::Open => {

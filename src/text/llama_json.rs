@@ -446,6 +446,14 @@ impl LlamaJson {
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a started call's arguments most pieces are only more of a string: what
+        // `scan`'s `args` does with them, without its loop and the JSON state machine.
+        if self.st == St::Obj(Obj::Args) && self.started && self.json.string_run(bytes) {
+            self.take(bytes);
+            self.send_args(bytes, calls, out);
+            self.text.commit(out);
+            return;
+        }
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }

@@ -35,6 +35,7 @@ use crate::text::hermes::{NAME_ARGUMENTS, Shape};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
+use crate::text::util::args_string_run;
 use crate::text::util::is_ws_char as is_ws;
 use crate::text::util::{CharInput, ReadsChars, reads_chars};
 
@@ -141,18 +142,58 @@ impl Mistral {
             + self.id.len()
     }
 
+    #[inline]
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.st == St::Args
+            && args_string_run(
+                &self.input,
+                &mut self.args,
+                bytes,
+                &mut self.raw,
+                self.slot,
+                calls,
+                out,
+            )
+        {
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut scratch = std::mem::take(&mut self.input.scratch);
+        let text = self.input.utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        // Text (the common case) goes to the text stage without `run`'s loop.
+        if self.st == St::Text && self.text.run(&mut s, out).is_some() {
+            self.opened();
+        }
+        if !s.is_empty() {
+            self.run(s, calls, out);
+        }
+        drop(text);
+        self.input.scratch = scratch;
+    }
+
+    /// The text stage found `[TOOL_CALLS]`.
+    fn opened(&mut self) {
+        self.raw.start(TOOL_CALLS);
+        self.name.clear();
+        self.id.clear();
+        self.slot = None;
+        self.overflow = false;
+        self.matcher.clear();
+        self.st = St::Open;
+    }
+
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
                     if self.text.run(&mut s, out).is_some() {
-                        self.raw.start(TOOL_CALLS);
-                        self.name.clear();
-                        self.id.clear();
-                        self.slot = None;
-                        self.overflow = false;
-                        self.matcher.clear();
-                        self.st = St::Open;
+                        self.opened();
                     }
                 }
                 St::Open => {

@@ -249,6 +249,7 @@ impl TextScanner {
     }
 
     /// Scans the next bytes of model output.
+    #[inline]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),

@@ -40,7 +40,7 @@
 use crate::event::{EventRef, EventSink};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::util::is_ws_char as is_ws;
+use crate::text::util::is_ws;
 
 /// Reasoning options of a text scanner (set on the [`Parser`](crate::Parser)).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -197,6 +197,27 @@ impl TextStage {
     /// Scans text from `input`, emitting text and reasoning, until a call-start marker
     /// (consumed; its index returned) or the end of `input` (`None`).
     pub(crate) fn run(&mut self, input: &mut &str, out: &mut dyn EventSink) -> Option<usize> {
+        // The common case: nothing held and no byte of `input` can start a marker, so
+        // all of it is text (what `matcher.next` would find, without its layers).
+        if self.matcher.held() == 0 && !input.is_empty() {
+            let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
+                Some(s) => s,
+                None => &self.outside,
+            };
+            if !set.may_start_in(input.as_bytes()) {
+                let t = std::mem::take(input);
+                Self::text(
+                    &mut self.pending,
+                    &mut self.released,
+                    &mut self.skip_nl,
+                    self.max_held,
+                    self.forced || self.reasoning.is_some(),
+                    t,
+                    out,
+                );
+                return None;
+            }
+        }
         loop {
             let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
                 Some(s) => s,
@@ -290,8 +311,13 @@ impl TextStage {
             }
             *skip_nl = false;
         }
-        let body = t.trim_end_matches(is_ws);
-        let ws = t.get(body.len()..).unwrap_or_default();
+        // Trailing whitespace, by bytes (it is ASCII, so the cut is a char boundary).
+        let end = t
+            .as_bytes()
+            .iter()
+            .rposition(|&b| !is_ws(b))
+            .map_or(0, |i| i + 1);
+        let (body, ws) = t.split_at_checked(end).unwrap_or((t, ""));
         if body.is_empty() && *released {
             push(out, reasoning, ws);
             return;
@@ -306,7 +332,8 @@ impl TextStage {
             }
             *released = false;
         }
-        pending.push_str(ws);
+        // ASCII whitespace, usually a byte or two: no `memcpy` call.
+        pending.extend(ws.bytes().map(char::from));
         if pending.len() > max_held {
             *released = true;
             push(out, reasoning, pending);

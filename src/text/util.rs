@@ -2,9 +2,10 @@
 //! [`TextOut`], the visible-text buffer of the byte-level scanners. (Short-input byte
 //! searches are [`scan::find`](crate::scan::find).)
 
-use crate::calls::Calls;
+use crate::calls::{Calls, Slot};
 use crate::event::{EventRef, EventSink};
 use crate::scan::utf8::Utf8Holder;
+use crate::text::call::{ArgValue, Raw};
 
 /// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
 #[inline]
@@ -13,16 +14,19 @@ pub(crate) fn is_ws_char(c: char) -> bool {
 }
 
 /// Whether `b` is JSON / Python insignificant whitespace.
+#[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// Whether `b` may start a name.
+#[inline]
 pub(crate) fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
 
 /// Whether `b` may continue a name (`.` and `-` are checked for position separately).
+#[inline]
 pub(crate) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
 }
@@ -52,6 +56,39 @@ pub(crate) fn args_text<'a>(
         return std::borrow::Cow::Borrowed(s);
     }
     utf8.push(bytes, scratch)
+}
+
+/// The hot path of a scanner's "inside the JSON arguments" state: when nothing is held
+/// and all of `bytes` is complete UTF-8 and more of an argument string
+/// ([`JsonScanner::string_run`]), hands it to the call's raw text and to the call (as
+/// the state's `NeedMore` arm does) and returns `true`; otherwise `false`, nothing done.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn args_string_run(
+    input: &CharInput,
+    args: &mut ArgValue,
+    bytes: &[u8],
+    raw: &mut Raw,
+    slot: Option<Slot>,
+    calls: &mut Calls,
+    out: &mut dyn EventSink,
+) -> bool {
+    if input.utf8.held() != 0 {
+        return false;
+    }
+    let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+        return false;
+    };
+    if !args.string_run(bytes) {
+        return false;
+    }
+    raw.push(s);
+    if let Some(slot) = slot {
+        // A named call never refuses argument bytes (these scanners open the call at its
+        // name).
+        let _ = calls.scanned_args(slot, s, false, out);
+    }
+    true
 }
 
 /// Visible text out of a scanner. Text bytes of one feed are collected and become one
@@ -166,8 +203,8 @@ fn incomplete_tail(bytes: &[u8]) -> usize {
 /// (held until its next bytes arrive), and the text a feed that completes one is built in.
 #[derive(Debug, Default)]
 pub(crate) struct CharInput {
-    utf8: Utf8Holder,
-    scratch: String,
+    pub(crate) utf8: Utf8Holder,
+    pub(crate) scratch: String,
 }
 
 impl CharInput {

@@ -291,6 +291,32 @@ impl XmlCalls {
             + self.stray.len()
     }
 
+    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a string value most pieces are only more of it (nothing held, no byte
+        // that can start a marker): what `run` does with them, without its layers.
+        if self.st == St::Value
+            && self.v == V::Str
+            && !self.lead
+            && self.matcher.held() == 0
+            && self.input.utf8.held() == 0
+            && !self.body_set.may_start_in(bytes)
+            && let Some(t) = crate::scan::utf8::whole_str(bytes)
+            && !t.is_empty()
+        {
+            self.raw.push(t);
+            self.string_text(t);
+            self.args(calls, out);
+            return;
+        }
+        self.feed_rest(bytes, calls, out);
+    }
+
+    /// [`feed`](Self::feed) off its hot path.
+    #[inline(never)]
+    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        ReadsChars::feed(self, bytes, calls, out);
+    }
+
     /// A call begins at `marker` (inside section `section`, or bare).
     fn begin(&mut self, section: Option<usize>, marker: &str) {
         self.raw.start(marker);
@@ -322,9 +348,33 @@ impl XmlCalls {
         self.args_to(false, calls, out);
     }
 
-    fn run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.steps(s, calls, out);
+    fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        // Text (the common case) goes to the text stage without `steps`' loop.
+        if self.st == St::Text
+            && let Some(i) = self.text.run(&mut s, out)
+        {
+            self.opened(i);
+        }
+        if !s.is_empty() {
+            self.steps(s, calls, out);
+        }
         self.args(calls, out);
+    }
+
+    /// The text stage found call-start marker `i` (a section's opening marker, or the
+    /// bare call marker after the sections).
+    fn opened(&mut self, i: usize) {
+        let d = self.d;
+        match d.sections.get(i) {
+            Some((open, _)) => {
+                self.begin(Some(i), open);
+                self.st = St::Wrap;
+            }
+            None => {
+                self.begin(None, self.d.call_open);
+                self.st = St::Name;
+            }
+        }
     }
 
     fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -332,17 +382,7 @@ impl XmlCalls {
             match self.st {
                 St::Text => {
                     if let Some(i) = self.text.run(&mut s, out) {
-                        let d = self.d;
-                        match d.sections.get(i) {
-                            Some((open, _)) => {
-                                self.begin(Some(i), open);
-                                self.st = St::Wrap;
-                            }
-                            None => {
-                                self.begin(None, self.d.call_open);
-                                self.st = St::Name;
-                            }
-                        }
+                        self.opened(i);
                     }
                 }
                 St::Wrap => {
