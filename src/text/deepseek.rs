@@ -144,7 +144,7 @@ pub(crate) struct DeepSeek {
     stray: Raw,
 }
 
-reads_chars!(DeepSeek);
+reads_chars!(DeepSeek, args: St::Json, text: St::Text => begin);
 
 impl DeepSeek {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -192,41 +192,6 @@ impl DeepSeek {
             + self.raw.len()
             + self.name.len()
             + self.stray.len()
-    }
-
-    #[inline]
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        if self.st == St::Json
-            && args_string_run(
-                &self.input,
-                &mut self.args,
-                bytes,
-                &mut self.raw,
-                self.slot,
-                calls,
-                out,
-            )
-        {
-            return;
-        }
-        self.feed_rest(bytes, calls, out);
-    }
-
-    /// [`feed`](Self::feed) off its hot path.
-    #[inline(never)]
-    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.input.scratch);
-        let text = self.input.utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
-        // Text (the common case) goes to the text stage without `run`'s loop.
-        if self.st == St::Text && self.text.run(&mut s, out).is_some() {
-            self.begin();
-        }
-        if !s.is_empty() {
-            self.run(s, calls, out);
-        }
-        drop(text);
-        self.input.scratch = scratch;
     }
 
     fn begin(&mut self) {

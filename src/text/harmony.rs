@@ -141,7 +141,7 @@ fn channel(header: &str) -> &str {
         .unwrap_or_default()
 }
 
-reads_chars!(Harmony);
+reads_chars!(Harmony, args: St::Json);
 
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
@@ -172,30 +172,6 @@ impl Harmony {
             + self.header.len()
             + self.raw.len()
             + self.body.len()
-    }
-
-    #[inline]
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        if self.st == St::Json
-            && args_string_run(
-                &self.input,
-                &mut self.args,
-                bytes,
-                &mut self.raw,
-                self.slot,
-                calls,
-                out,
-            )
-        {
-            return;
-        }
-        self.feed_rest(bytes, calls, out);
-    }
-
-    /// [`feed`](Self::feed) off its hot path.
-    #[inline(never)]
-    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        ReadsChars::feed(self, bytes, calls, out);
     }
 
     /// A header begins with token `t` (`<|start|>` or `<|channel|>`).

@@ -40,6 +40,7 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
 use crate::text::json_calls::{HERMES, JsonCalls};
 use crate::text::reasoning::ReasoningOptions;
+use crate::text::util::ReadsChars;
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;

@@ -503,7 +503,32 @@ pub(crate) struct JsonCalls {
     matcher: MarkerMatcher,
 }
 
-reads_chars!(JsonCalls);
+reads_chars!(JsonCalls;
+    #[inline]
+    fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        // Inside a call's arguments most pieces are only more of a string: straight to
+        // the call, without the state machine.
+        if self.st == St::List
+            && self.input.utf8.held() == 0
+            && let Some(s) = crate::scan::utf8::whole_str(bytes)
+        {
+            if !self.list.args_run(s, &mut self.raw, calls, out) {
+                self.run(s, calls, out);
+            }
+            return true;
+        }
+        false
+    }
+
+    #[inline]
+    fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.st == St::Text
+            && let Some(k) = self.text.run(s, out)
+        {
+            self.opened(k);
+        }
+    }
+);
 
 impl JsonCalls {
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -536,41 +561,6 @@ impl JsonCalls {
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
-    }
-
-    #[inline]
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        // Inside a call's arguments most pieces are only more of a string: straight to
-        // the call, without the state machine.
-        if self.st == St::List
-            && self.input.utf8.held() == 0
-            && let Some(s) = crate::scan::utf8::whole_str(bytes)
-        {
-            if !self.list.args_run(s, &mut self.raw, calls, out) {
-                self.run(s, calls, out);
-            }
-            return;
-        }
-        self.feed_rest(bytes, calls, out);
-    }
-
-    /// [`feed`](Self::feed) off its hot path.
-    #[inline(never)]
-    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.input.scratch);
-        let text = self.input.utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
-        // Text (the common case) goes to the text stage without `run`'s loop.
-        if self.st == St::Text
-            && let Some(k) = self.text.run(&mut s, out)
-        {
-            self.opened(k);
-        }
-        if !s.is_empty() {
-            self.run(s, calls, out);
-        }
-        drop(text);
-        self.input.scratch = scratch;
     }
 
     fn opener(&self) -> Opener {

@@ -100,7 +100,7 @@ pub(crate) struct Mistral {
     args: ArgValue,
 }
 
-reads_chars!(Mistral);
+reads_chars!(Mistral, args: St::Args, text: St::Text => opened);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -140,41 +140,6 @@ impl Mistral {
             + self.raw.len()
             + self.name.len()
             + self.id.len()
-    }
-
-    #[inline]
-    pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        if self.st == St::Args
-            && args_string_run(
-                &self.input,
-                &mut self.args,
-                bytes,
-                &mut self.raw,
-                self.slot,
-                calls,
-                out,
-            )
-        {
-            return;
-        }
-        self.feed_rest(bytes, calls, out);
-    }
-
-    /// [`feed`](Self::feed) off its hot path.
-    #[inline(never)]
-    fn feed_rest(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        let mut scratch = std::mem::take(&mut self.input.scratch);
-        let text = self.input.utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
-        // Text (the common case) goes to the text stage without `run`'s loop.
-        if self.st == St::Text && self.text.run(&mut s, out).is_some() {
-            self.opened();
-        }
-        if !s.is_empty() {
-            self.run(s, calls, out);
-        }
-        drop(text);
-        self.input.scratch = scratch;
     }
 
     /// The text stage found `[TOOL_CALLS]`.

@@ -224,12 +224,43 @@ pub(crate) trait ReadsChars {
     /// Scans complete text.
     fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink);
 
+    /// The scanner's hot path: takes all of `bytes` and returns `true` (e.g. more of an
+    /// argument string), or returns `false` having done nothing. Default: none.
+    #[inline]
+    fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        let _ = (bytes, calls, out);
+        false
+    }
+
+    /// Complete text before [`run_chars`](Self::run_chars): a scanner in its text state
+    /// hands it to its text stage, advancing `s` past what the stage took (and opening a
+    /// call at the marker it stopped at). Default: nothing taken.
+    #[inline]
+    fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        let _ = (s, out);
+    }
+
     /// Scans the next bytes of model output.
+    #[inline]
     fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        if !self.fast_path(bytes, calls, out) {
+            self.feed_chars(bytes, calls, out);
+        }
+    }
+
+    /// [`feed`](Self::feed) off its hot path: complete characters to
+    /// [`text_first`](Self::text_first), the rest to [`run_chars`](Self::run_chars).
+    #[inline(never)]
+    fn feed_chars(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.input().scratch);
-        let s = self.input().utf8.push(bytes, &mut scratch);
-        self.run_chars(&s, calls, out);
-        drop(s);
+        let text = self.input().utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        let whole = s.len();
+        self.text_first(&mut s, out);
+        if !s.is_empty() || s.len() == whole {
+            self.run_chars(s, calls, out);
+        }
+        drop(text);
         self.input().scratch = scratch;
     }
 
@@ -243,8 +274,36 @@ pub(crate) trait ReadsChars {
 
 /// Implements [`ReadsChars`] for a scanner whose held bytes are its `input` field and
 /// whose `run(&mut self, &str, &mut Calls, &mut dyn EventSink)` scans complete text.
+///
+/// - `reads_chars!(T)`: no hot path.
+/// - `reads_chars!(T, args: St::A, text: St::T => opened)`: the hot path is more of an
+///   argument string in state `St::A` ([`args_string_run`] over the scanner's `input`,
+///   `args`, `raw` and `slot`); in state `St::T` text goes to the `text` stage first, and
+///   `self.opened()` runs when it stops at a call marker (the `text:` part is optional).
+/// - `reads_chars!(T; items)`: the trait's items written out (`fast_path`, `text_first`
+///   or `feed`).
 macro_rules! reads_chars {
     ($scanner:ty) => {
+        reads_chars!($scanner;);
+    };
+    ($scanner:ty, args: $args:path $(, text: $text:path => $opened:ident)?) => {
+        reads_chars!($scanner;
+            #[inline]
+            fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+                self.st == $args
+                    && args_string_run(&self.input, &mut self.args, bytes, &mut self.raw, self.slot, calls, out)
+            }
+            $(
+                #[inline]
+                fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+                    if self.st == $text && self.text.run(s, out).is_some() {
+                        self.$opened();
+                    }
+                }
+            )?
+        );
+    };
+    ($scanner:ty; $($items:tt)*) => {
         impl ReadsChars for $scanner {
             fn input(&mut self) -> &mut CharInput {
                 &mut self.input
@@ -253,6 +312,8 @@ macro_rules! reads_chars {
             fn run_chars(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
                 self.run(s, calls, out);
             }
+
+            $($items)*
         }
     };
 }
