@@ -85,9 +85,23 @@ fn retained_factor(format: Format) -> usize {
         // comes only with `succeeded`, so the arguments cannot be streamed as calls
         // before it (ToolCallStart must carry the id).
         Format::LlamaStack => 2,
-        // Text scanners keep the call's raw text (markers included: what an `Error`
-        // carries if the call turns out malformed) besides the call table's arguments.
-        f if workloads::is_text(f) => 2,
+        // The text scanners whose arguments are the model's own JSON bytes keep them once,
+        // in the call's raw text (markers included: what an `Error` carries if the call
+        // turns out malformed), where the call table reads them (`Calls::open_raw`); they
+        // take the `_` arm. The scanners below convert the model's text to JSON as they
+        // stream it (Python literals, XML parameters, Gemma's `<|"|>` strings): the call
+        // table holds the JSON, which differs from the model's bytes an error must carry,
+        // so both are kept.
+        Format::LlamaPythonic
+        | Format::Lfm2
+        | Format::Olmo3
+        | Format::LlamaJson
+        | Format::Gemma4
+        | Format::QwenXml
+        | Format::Glm
+        | Format::MiniMax
+        | Format::SeedOss
+        | Format::DeepSeekDsml => 2,
         _ => 1,
     }
 }

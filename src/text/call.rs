@@ -1,68 +1,171 @@
 //! What the text scanners share at a call's boundary: the call's raw text ([`Raw`]),
 //! reporting a broken call with it ([`report`]), and the arguments value a scanner reads
 //! as the model wrote it ([`ArgValue`]).
+//!
+//! A call's argument bytes are the model's own bytes, inside its raw text: they are kept
+//! once, there ([`Raw::push_args`]), and the call table reads them from there
+//! ([`to_call`], [`close`]; [`Calls::open_raw`]) instead of keeping a copy.
 
 use crate::calls::{Calls, Slot, split_at_room};
 use crate::event::{ErrorKind, EventSink};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 
-/// Accumulates a call's raw text, bounded.
+/// Accumulates a call's raw text, bounded: what an error about the call carries is the
+/// longest prefix of everything pushed that fits in `max` bytes (cut at a character
+/// boundary; the rest counted), so it does not depend on how the text was cut into
+/// pieces. The call's argument bytes ([`push_args`](Raw::push_args)) are kept besides,
+/// in full up to `max` bytes of arguments, even where they run past that prefix: the
+/// call table reads them from here ([`args`](Raw::args)) and keeps no copy.
+///
+/// ```text
+///   text: [ prefix of the call text ............ ][ arguments past a cut prefix ]
+///          └ as_str(): the first ≤ max bytes ┘      (only when the text before the
+///            of the prefix                           arguments did not fit in `max`)
+/// ```
 #[derive(Debug, Default)]
 pub(crate) struct Raw {
     text: String,
-    dropped: usize,
+    /// Bytes pushed since `start`.
+    total: usize,
+    /// Where the prefix of the call text in `text` was cut (something pushed was not
+    /// kept); `None`: all of `text` is the call text so far.
+    cut: Option<usize>,
+    /// The current arguments value: where its bytes start in `text`, and how many are
+    /// kept (at most `max`).
+    args_from: usize,
+    args_len: usize,
+    /// The last push was argument bytes (the next ones continue the same value).
+    in_args: bool,
     max: usize,
 }
 
 impl Raw {
     pub(crate) fn new(max: usize) -> Self {
         Raw {
-            text: String::new(),
-            dropped: 0,
             max,
+            ..Raw::default()
         }
     }
     pub(crate) fn start(&mut self, marker: &str) {
         self.text.clear();
-        self.dropped = 0;
-        self.text.push_str(marker);
+        self.total = 0;
+        self.cut = None;
+        self.args_from = 0;
+        self.args_len = 0;
+        self.in_args = false;
+        self.push(marker);
     }
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
     /// the text was cut into pieces.
+    #[inline]
     pub(crate) fn push(&mut self, s: &str) {
-        if self.dropped > 0 {
-            self.dropped += s.len();
+        if s.is_empty() {
+            return;
+        }
+        self.total += s.len();
+        self.in_args = false;
+        if self.cut.is_some() {
             return;
         }
         let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.text.len()));
         self.text.push_str(kept);
-        self.dropped += rest.len();
+        if !rest.is_empty() {
+            self.cut = Some(self.text.len());
+        }
     }
+    /// [`push`](Self::push) for bytes of the call's arguments value (a new value after
+    /// other bytes): besides counting as call text, its first `max` bytes are kept
+    /// whatever was cut before, for [`args`](Self::args).
+    #[inline]
+    pub(crate) fn push_args(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if !self.in_args {
+            self.in_args = true;
+            self.args_from = self.text.len();
+            self.args_len = 0;
+        }
+        self.total += s.len();
+        let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.args_len));
+        self.text.push_str(kept);
+        self.args_len += kept.len();
+        if !rest.is_empty() && self.cut.is_none() {
+            self.cut = Some(self.text.len());
+        }
+    }
+    /// The argument bytes of the last value pushed with [`push_args`](Self::push_args)
+    /// (its first `max` bytes), until the next [`start`](Self::start).
+    pub(crate) fn args(&self) -> &str {
+        self.text
+            .get(self.args_from..self.args_from + self.args_len)
+            .unwrap_or_default()
+    }
+    /// Length of [`as_str`](Self::as_str).
     pub(crate) fn len(&self) -> usize {
+        self.as_str().len()
+    }
+    /// Bytes held (the arguments past the prefix included).
+    pub(crate) fn retained(&self) -> usize {
         self.text.len()
     }
+    /// The call text kept for an error: its first `max` bytes (at most).
     pub(crate) fn as_str(&self) -> &str {
-        &self.text
+        let prefix = match self.cut {
+            Some(at) => self.text.get(..at).unwrap_or_default(),
+            None => &self.text,
+        };
+        split_at_room(prefix, self.max).0
     }
-    /// Bytes pushed beyond the bound (not kept).
+    /// Bytes pushed beyond the bound (not in [`as_str`](Self::as_str)).
     pub(crate) fn dropped(&self) -> usize {
-        self.dropped
+        self.total - self.len()
     }
     /// The text, and a note about dropped bytes for an error message.
     pub(crate) fn take(&mut self) -> (String, String) {
-        let note = if self.dropped > 0 {
-            format!(
-                " (the first {} bytes are kept, {} more not kept)",
-                self.text.len(),
-                self.dropped
-            )
+        let kept = self.len();
+        let dropped = self.total - kept;
+        let note = if dropped > 0 {
+            format!(" (the first {kept} bytes are kept, {dropped} more not kept)")
         } else {
             String::new()
         };
-        self.dropped = 0;
+        // `kept` is the length of a prefix of `text` ending on a character boundary.
+        self.text.truncate(kept);
+        self.total = 0;
+        self.cut = None;
+        self.args_len = 0;
+        self.in_args = false;
         (std::mem::take(&mut self.text), note)
     }
+}
+
+/// Hands argument bytes `delta` (the model's own, scanned by the dialect; `closed`: the
+/// value closed with them) to the call in `slot`, opened with [`Calls::open_raw`] or
+/// [`Calls::open_unnamed`], keeping them once: in `raw`, from which the call reads them.
+/// A call without a name that holds no more refuses them: `Err` with the bytes of `delta`
+/// that would fit, none of them taken (the dialect reports the call with its raw text).
+pub(crate) fn to_call(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &mut Raw,
+    delta: &str,
+    closed: bool,
+    out: &mut dyn EventSink,
+) -> Result<(), usize> {
+    if let Some(room) = calls.held_room(slot)
+        && delta.len() > room
+    {
+        return Err(split_at_room(delta, room).0.len());
+    }
+    raw.push_args(delta);
+    calls.raw_args(slot, delta, closed, raw.args(), out)
+}
+
+/// Closes the call in `slot` (opened with [`Calls::open_raw`]) with its raw text.
+pub(crate) fn close(calls: &mut Calls, slot: Slot, raw: &Raw, out: &mut dyn EventSink) {
+    calls.close_raw(slot, raw.as_str(), raw.args(), out);
 }
 
 /// Reports a malformed or cut-off call with `what` and its raw text: the call's own
@@ -110,8 +213,8 @@ pub(crate) enum ArgStep {
 }
 
 /// A call's JSON arguments value, read as the model wrote it: scanned once here, its
-/// bytes go to the call (opened with [`Calls::open_scanned`]) and to the call's raw
-/// text, and the call learns from here where the value ends.
+/// bytes go to the call's raw text, which the call (opened with [`Calls::open_raw`])
+/// reads them from ([`to_call`]), and the call learns from here where the value ends.
 #[derive(Debug)]
 pub(crate) struct ArgValue {
     scanner: JsonScanner,
@@ -160,11 +263,18 @@ impl ArgValue {
             ),
         };
         let (value, rest) = s.split_at_checked(taken).unwrap_or(("", ""));
-        raw.push(value);
-        if let Some(slot) = slot {
+        match slot {
             // A named call never refuses argument bytes (these scanners open the call
             // at its name).
-            let _ = calls.scanned_args(slot, value, step == ArgStep::Closed, out);
+            Some(slot) => drop(to_call(
+                calls,
+                slot,
+                raw,
+                value,
+                step == ArgStep::Closed,
+                out,
+            )),
+            None => raw.push(value),
         }
         *s = rest;
         step
@@ -175,12 +285,13 @@ impl ArgValue {
     pub(crate) fn finish(
         &mut self,
         slot: Option<Slot>,
+        raw: &mut Raw,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
         let complete = self.scanner.finish();
         if complete && let Some(slot) = slot {
-            let _ = calls.scanned_args(slot, "", true, out);
+            let _ = to_call(calls, slot, raw, "", true, out);
         }
         complete
     }
