@@ -861,6 +861,36 @@ impl Calls {
         self.raw_inner(slot, delta, closed, args, out)
     }
 
+    /// The common case of [`raw_args`](Self::raw_args), for the hot loops: `delta` (not
+    /// empty) is more of the open value of a started call that takes it whole (not
+    /// rejected, within the limit); then it is streamed and counted and `true` returned,
+    /// otherwise nothing is done.
+    #[inline]
+    pub(crate) fn raw_args_streaming(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else {
+            return false;
+        };
+        if c.phase != Phase::Streaming
+            || c.dropped != 0
+            || c.rejected.is_some()
+            || !c.scan.is_raw()
+            || delta.is_empty()
+            || delta.len() > max_args.saturating_sub(c.raw_len)
+        {
+            return false;
+        }
+        c.raw_len += delta.len();
+        emit_args(c.index, &mut c.fields, delta, out);
+        c.emitted = c.raw_len;
+        true
+    }
+
     /// For a call of [`open_unnamed`](Self::open_unnamed) without a name yet: how many
     /// more argument bytes it holds (`None`: any number, the call takes what it gets).
     pub(crate) fn held_room(&self, slot: Slot) -> Option<usize> {

@@ -34,6 +34,8 @@ pub(crate) struct Raw {
     /// kept (at most `max`).
     args_from: usize,
     args_len: usize,
+    /// Argument bytes of the current value were not kept (past `max`): none are from then.
+    args_cut: bool,
     /// The last push was argument bytes (the next ones continue the same value).
     in_args: bool,
     max: usize,
@@ -52,14 +54,26 @@ impl Raw {
         self.cut = None;
         self.args_from = 0;
         self.args_len = 0;
+        self.args_cut = false;
         self.in_args = false;
         self.push(marker);
     }
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
     /// the text was cut into pieces.
-    #[inline]
     pub(crate) fn push(&mut self, s: &str) {
+        if self.cut.is_none() && self.text.len() + s.len() <= self.max {
+            self.total += s.len();
+            self.in_args &= s.is_empty();
+            self.text.push_str(s);
+        } else {
+            self.push_cut(s);
+        }
+    }
+
+    /// [`push`](Self::push) where the bound cuts.
+    #[inline(never)]
+    fn push_cut(&mut self, s: &str) {
         if s.is_empty() {
             return;
         }
@@ -77,8 +91,20 @@ impl Raw {
     /// [`push`](Self::push) for bytes of the call's arguments value (a new value after
     /// other bytes): besides counting as call text, its first `max` bytes are kept
     /// whatever was cut before, for [`args`](Self::args).
-    #[inline]
     pub(crate) fn push_args(&mut self, s: &str) {
+        if self.in_args && !self.args_cut && self.args_len + s.len() <= self.max {
+            // More of the value, within the bound.
+            self.total += s.len();
+            self.args_len += s.len();
+            self.text.push_str(s);
+        } else {
+            self.push_args_cold(s);
+        }
+    }
+
+    /// [`push_args`](Self::push_args) off its common case.
+    #[inline(never)]
+    fn push_args_cold(&mut self, s: &str) {
         if s.is_empty() {
             return;
         }
@@ -86,15 +112,23 @@ impl Raw {
             self.in_args = true;
             self.args_from = self.text.len();
             self.args_len = 0;
+            self.args_cut = false;
         }
         self.total += s.len();
+        if self.args_cut {
+            return;
+        }
         let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.args_len));
         self.text.push_str(kept);
         self.args_len += kept.len();
-        if !rest.is_empty() && self.cut.is_none() {
-            self.cut = Some(self.text.len());
+        if !rest.is_empty() {
+            self.args_cut = true;
+            if self.cut.is_none() {
+                self.cut = Some(self.text.len());
+            }
         }
     }
+
     /// The argument bytes of the last value pushed with [`push_args`](Self::push_args)
     /// (its first `max` bytes), until the next [`start`](Self::start).
     pub(crate) fn args(&self) -> &str {
@@ -136,6 +170,7 @@ impl Raw {
         self.total = 0;
         self.cut = None;
         self.args_len = 0;
+        self.args_cut = false;
         self.in_args = false;
         (std::mem::take(&mut self.text), note)
     }
@@ -146,7 +181,25 @@ impl Raw {
 /// [`Calls::open_unnamed`], keeping them once: in `raw`, from which the call reads them.
 /// A call without a name that holds no more refuses them: `Err` with the bytes of `delta`
 /// that would fit, none of them taken (the dialect reports the call with its raw text).
+#[inline]
 pub(crate) fn to_call(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &mut Raw,
+    delta: &str,
+    closed: bool,
+    out: &mut dyn EventSink,
+) -> Result<(), usize> {
+    // The call does not read the text until the value closes.
+    if !closed && calls.raw_args_streaming(slot, delta, out) {
+        raw.push_args(delta);
+        return Ok(());
+    }
+    to_call_slow(calls, slot, raw, delta, closed, out)
+}
+
+/// [`to_call`] off its common case.
+fn to_call_slow(
     calls: &mut Calls,
     slot: Slot,
     raw: &mut Raw,
@@ -294,5 +347,65 @@ impl ArgValue {
             let _ = to_call(calls, slot, raw, "", true, out);
         }
         complete
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pushes `head`, `args` (as argument bytes) and `tail`, each cut at `cuts` (byte
+    /// offsets into the whole text, on character boundaries).
+    fn pushed(max: usize, head: &str, args: &str, tail: &str, cuts: &[usize]) -> Raw {
+        let mut raw = Raw::new(max);
+        raw.start("");
+        let mut from = 0;
+        for (part, is_args) in [(head, false), (args, true), (tail, false)] {
+            let to = from + part.len();
+            let mut at = from;
+            for &c in cuts.iter().filter(|&&c| c > from && c < to).chain([&to]) {
+                let piece = part.get(at - from..c - from).unwrap_or_default();
+                if is_args {
+                    raw.push_args(piece);
+                } else {
+                    raw.push(piece);
+                }
+                at = c;
+            }
+            from = to;
+        }
+        raw
+    }
+
+    /// What an error carries and what the call reads do not depend on the bound's
+    /// position or on how the text was cut: the error's text is the longest prefix of the
+    /// call text within `max` bytes (the rest counted), the arguments' first `max` bytes
+    /// are all kept, and nothing past those is held.
+    #[test]
+    fn error_prefix_and_arguments_whatever_the_cuts() {
+        let head = "<tool_call>{\"name\":\"é\",\"arguments\":";
+        let args = "{\"a\":\"xé€y\"}";
+        let tail = "}</tool_call>";
+        let whole = format!("{head}{args}{tail}");
+        let boundaries: Vec<usize> = (1..whole.len())
+            .filter(|&i| whole.is_char_boundary(i))
+            .collect();
+        for max in 0..whole.len() + 2 {
+            let want = split_at_room(&whole, max).0;
+            let want_args = split_at_room(args, max).0;
+            let mut cuts_list: Vec<Vec<usize>> = vec![vec![], boundaries.clone()];
+            cuts_list.extend(boundaries.iter().map(|&b| vec![b]));
+            for cuts in &cuts_list {
+                let mut raw = pushed(max, head, args, tail, cuts);
+                assert_eq!(raw.as_str(), want, "max {max} cuts {cuts:?}");
+                assert_eq!(raw.dropped(), whole.len() - want.len());
+                assert_eq!(raw.args(), want_args, "max {max} cuts {cuts:?}");
+                assert!(raw.retained() <= max + want_args.len());
+                let (text, note) = raw.take();
+                assert_eq!(text, want);
+                assert_eq!(note.is_empty(), want.len() == whole.len());
+                assert_eq!((raw.retained(), raw.args()), (0, ""));
+            }
+        }
     }
 }
