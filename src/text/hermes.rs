@@ -661,4 +661,83 @@ mod tests {
             "{ev:?}"
         );
     }
+
+    /// `text` fed whole and byte by byte under `limits` (and declared tools): the same
+    /// events, deltas merged; the call table keeps none of the argument bytes.
+    fn run_limited(text: &str, limits: Limits, tools: Option<&str>) -> Vec<Event> {
+        let mut all: Vec<Vec<Event>> = Vec::new();
+        for piece in [text.len(), 1] {
+            let declared = tools.map(|t| {
+                std::sync::Arc::new(crate::tools::Tools::from_json(t).unwrap_or_default())
+            });
+            let mut calls = Calls::new(limits).with_declared(declared);
+            let mut h = Hermes::new(&limits, &ReasoningOptions::default());
+            let mut out = Vec::new();
+            for p in text.as_bytes().chunks(piece) {
+                h.feed(p, &mut calls, &mut out);
+                assert_eq!(calls.retained(), 0);
+            }
+            h.finish(&mut calls, &mut out);
+            calls.close_all(&mut out);
+            merge_deltas(&mut out);
+            all.push(out);
+        }
+        assert_eq!(all[0], all[1]);
+        all.swap_remove(0)
+    }
+
+    /// The text before the arguments is longer than the raw text's bound: the error text
+    /// would be cut there, but the call still has all its argument bytes.
+    #[test]
+    fn arguments_after_a_head_past_the_bound_are_kept() {
+        let limits = Limits {
+            max_argument_bytes: 32,
+            ..Limits::default()
+        };
+        let pad = "x".repeat(40);
+        let text = format!(
+            "<tool_call>{{\"pad\": \"{pad}\", \"name\": \"f\", \"arguments\": {{\"a\": \"é€\"}}}}</tool_call>"
+        );
+        let ev = run_limited(&text, limits, None);
+        assert!(
+            matches!(&ev[..], [
+                Event::ToolCallStart { index: 0, .. },
+                Event::ToolCallArgs { delta, .. },
+                Event::ToolCallEnd { arguments, .. },
+            ] if delta == "{\"a\": \"é€\"}" && arguments == &json!({"a": "é€"})),
+            "{ev:?}"
+        );
+        // Before the name too.
+        let text = format!(
+            "<tool_call>{{\"pad\": \"{pad}\", \"arguments\": {{\"a\": 1}}, \"name\": \"f\"}}</tool_call>"
+        );
+        let ev = run_limited(&text, limits, None);
+        assert!(
+            matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": 1})),
+            "{ev:?}"
+        );
+    }
+
+    /// Arguments past `max_argument_bytes`: the call's error carries their first bytes;
+    /// an undeclared call's error carries the call's text (its first bytes).
+    #[test]
+    fn arguments_past_the_bound() {
+        let limits = Limits {
+            max_argument_bytes: 16,
+            ..Limits::default()
+        };
+        let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"0123456789abcdef\"}}</tool_call>";
+        let ev = run_limited(text, limits, None);
+        assert!(
+            matches!(ev.last(), Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+                if raw == "{\"a\": \"012345678" && message.ends_with("the first 16 bytes are kept, 9 dropped")),
+            "{ev:?}"
+        );
+        let ev = run_limited(text, limits, Some(r#"[{"name": "g"}]"#));
+        assert!(
+            matches!(&ev[..], [Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, .. }]
+                if raw == "<tool_call>{\"nam"),
+            "{ev:?}"
+        );
+    }
 }
