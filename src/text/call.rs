@@ -109,6 +109,13 @@ impl Raw {
             return;
         }
         if !self.in_args {
+            // A new value: the bytes of an earlier one past the error's text are not
+            // needed any more (and what the bound cut stays cut).
+            let keep = self.len();
+            if keep < self.text.len() {
+                self.text.truncate(keep);
+                self.cut = Some(keep);
+            }
             self.in_args = true;
             self.args_from = self.text.len();
             self.args_len = 0;
@@ -406,6 +413,15 @@ mod tests {
                 assert_eq!(note.is_empty(), want.len() == whole.len());
                 assert_eq!((raw.retained(), raw.args()), (0, ""));
             }
+            // A second value in the same text: the error's text is the same prefix, the
+            // arguments are the second value's, and no more than the bound is held.
+            let mut raw = pushed(max, head, args, tail, &[]);
+            raw.push_args(args);
+            let whole2 = format!("{whole}{args}");
+            assert_eq!(raw.as_str(), split_at_room(&whole2, max).0);
+            assert_eq!(raw.dropped(), whole2.len() - raw.len());
+            assert_eq!(raw.args(), want_args);
+            assert!(raw.retained() <= max + want_args.len());
         }
     }
 }
