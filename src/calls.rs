@@ -379,7 +379,9 @@ impl Calls {
     }
 
     /// [`open`](Self::open) for a call whose dialect scans its arguments itself and hands
-    /// them over with [`scanned_args`](Self::scanned_args).
+    /// them over with [`scanned_args`](Self::scanned_args), the call keeping them (JSON
+    /// the dialect converted from the model's text; for the model's own bytes, which the
+    /// dialect keeps anyway, [`open_raw`](Self::open_raw)).
     pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         self.open_with(Scan::Dialect { closed: false }, out)
     }
@@ -750,7 +752,7 @@ impl Calls {
     }
 
     /// Appends argument text that the dialect scanned (the call was opened with
-    /// [`open_scanned`](Self::open_scanned) or [`open_unnamed`](Self::open_unnamed)):
+    /// [`open_scanned`](Self::open_scanned)):
     /// `delta` continues a valid JSON value and ends at or before the value's end;
     /// `closed` says the value closed with the last byte of `delta` (`""` with `closed`
     /// closes it after the fact, e.g. a top-level number at the end of the text). Each
@@ -1079,8 +1081,14 @@ impl Calls {
                     Scan::Own(scanner) => (scanner.is_empty(), scanner.finish()),
                     Scan::Dialect { .. } | Scan::Raw { .. } => (true, false),
                 };
-                let received = if c.scan.is_raw() { lent } else { &c.args };
-                if no_value && received.trim().is_empty() {
+                // (A call whose dialect keeps its argument bytes and did not hand them
+                // here, `lent.len() != raw_len`, had some: not a call without arguments.)
+                let blank = if c.scan.is_raw() {
+                    lent.len() == c.raw_len && lent.trim().is_empty()
+                } else {
+                    c.args.trim().is_empty()
+                };
+                if no_value && blank {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();
                     c.args.push_str("{}");
