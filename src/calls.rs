@@ -9,11 +9,16 @@
 //! A call is owned here from its first argument byte: arguments that come before the
 //! name are held here (not by the dialect) and flushed after the Start. Who finds where
 //! the arguments value ends is fixed when the call opens: [`Calls`] itself for provider
-//! fragments and text a dialect converted to JSON ([`Calls::open`]), or the dialect, for
-//! the model's own argument bytes, which it has scanned once and hands over with where
-//! the value closed ([`Calls::open_scanned`], [`Calls::open_unnamed`],
-//! [`Calls::scanned_args`]). A dialect that finds a call broken reports it with its own
-//! message and the call's raw text ([`Calls::error`]).
+//! fragments and text a dialect converted to JSON ([`Calls::open`]), or the dialect, which
+//! has scanned the argument bytes once and hands them over with where the value closed
+//! ([`Calls::open_scanned`], [`Calls::scanned_args`]). A text scanner's arguments are the
+//! model's own bytes, which its raw text of the call holds anyway: for those calls
+//! ([`Calls::open_raw`], [`Calls::open_unnamed`], [`Calls::raw_args`]) the argument
+//! bytes are kept once, by the dialect, and [`Calls`] only counts them; whenever it needs
+//! their text (the `ToolCallEnd`'s value, arguments held before the name, an error's raw
+//! arguments) the dialect hands it the bytes it keeps ([`Calls::raw_args`],
+//! [`Calls::set_name_with_args`], [`Calls::close_raw`]). A dialect that finds a call
+//! broken reports it with its own message and the call's raw text ([`Calls::error`]).
 //!
 //! ```text
 //!            name known                 value closed
@@ -114,8 +119,15 @@ enum Scan {
     /// to JSON).
     Own(JsonScanner),
     /// The dialect does, once, and says when the value closed
-    /// ([`Calls::scanned_args`]): the model's own argument bytes.
+    /// ([`Calls::scanned_args`]): text a dialect converted to JSON as it scanned it.
     Dialect {
+        /// The value closed.
+        closed: bool,
+    },
+    /// The dialect does, once, and keeps the argument bytes itself (in its raw text of the
+    /// call: the model's own bytes): the call's `args` stays empty, `raw_len` counts them,
+    /// and the dialect hands their text over whenever it is needed ([`Calls::raw_args`]).
+    Raw {
         /// The value closed.
         closed: bool,
     },
@@ -126,8 +138,13 @@ impl Scan {
     fn closed(&self) -> bool {
         match self {
             Scan::Own(scanner) => scanner.is_complete(),
-            Scan::Dialect { closed } => *closed,
+            Scan::Dialect { closed } | Scan::Raw { closed } => *closed,
         }
+    }
+
+    /// Whether the dialect keeps the argument bytes.
+    fn is_raw(&self) -> bool {
+        matches!(self, Scan::Raw { .. })
     }
 }
 
@@ -137,8 +154,11 @@ struct Call {
     id: String,
     name: String,
     phase: Phase,
-    /// The argument text received (bounded by the limit).
+    /// The argument text received (bounded by the limit); empty for a call whose dialect
+    /// keeps its argument bytes ([`Scan::Raw`]).
     args: String,
+    /// For [`Scan::Raw`]: bytes of argument text received and kept (by the dialect).
+    raw_len: usize,
     /// Bytes of `args` already emitted as ToolCallArgs.
     emitted: usize,
     /// Bytes dropped after a limit was hit.
@@ -162,10 +182,22 @@ struct Call {
     rejected: Option<Box<Rejected>>,
 }
 
+impl Call {
+    /// Bytes of argument text received and kept.
+    fn kept(&self) -> usize {
+        if self.scan.is_raw() {
+            self.raw_len
+        } else {
+            self.args.len()
+        }
+    }
+}
+
 /// What a rejected call keeps until it is reported.
 #[derive(Debug, Default)]
 struct Rejected {
-    /// The argument text received, bounded by `max_argument_bytes`.
+    /// The argument text received, bounded by `max_argument_bytes` (not kept for a call
+    /// whose dialect keeps its argument bytes: it hands its raw text at the close).
     raw: String,
     /// Bytes not kept.
     dropped: usize,
@@ -259,10 +291,9 @@ impl Calls {
     /// Keeps argument text of a rejected call for its error.
     fn keep_rejected(&mut self, slot: Slot, delta: &str) {
         let max = self.limits.max_argument_bytes;
-        if let Some(r) = self
-            .calls
-            .get_mut(slot)
-            .and_then(|c| c.rejected.as_deref_mut())
+        if let Some(c) = self.calls.get_mut(slot)
+            && !c.scan.is_raw()
+            && let Some(r) = c.rejected.as_deref_mut()
         {
             if r.dropped > 0 {
                 r.dropped += delta.len();
@@ -348,20 +379,34 @@ impl Calls {
     }
 
     /// [`open`](Self::open) for a call whose dialect scans its arguments itself and hands
-    /// them over with [`scanned_args`](Self::scanned_args).
+    /// them over with [`scanned_args`](Self::scanned_args), the call keeping them (JSON
+    /// the dialect converted from the model's text; for the model's own bytes, which the
+    /// dialect keeps anyway, [`open_raw`](Self::open_raw)).
     pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         self.open_with(Scan::Dialect { closed: false }, out)
     }
 
-    /// A call whose arguments come before its name (the dialect scans them): it holds
-    /// them until [`set_name`](Self::set_name), and counts against `max_calls` only from
-    /// then (named past the limit, it is dropped with the limit's error). Given up without
-    /// a name ([`error`](Self::error), or left open at [`close_all`](Self::close_all)),
-    /// it leaves no trace.
+    /// [`open`](Self::open) for a call whose dialect scans its arguments itself and keeps
+    /// their bytes (a text scanner's raw text of the call: the model's own bytes), handing
+    /// them over with [`raw_args`](Self::raw_args) and at the close
+    /// ([`close_raw`](Self::close_raw)): the argument bytes are kept once. Its dialect
+    /// closes or reports it itself ([`close_raw`](Self::close_raw),
+    /// [`error`](Self::error)), before [`close_all`](Self::close_all), which has no text
+    /// for it.
+    pub(crate) fn open_raw(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
+        self.open_with(Scan::Raw { closed: false }, out)
+    }
+
+    /// A call whose arguments come before its name (the dialect scans them and keeps their
+    /// bytes, as for [`open_raw`](Self::open_raw)): they are held until
+    /// [`set_name_with_args`](Self::set_name_with_args), and it counts against
+    /// `max_calls` only from then (named past the limit, it is dropped with the limit's
+    /// error). Given up without a name ([`error`](Self::error), or left open at
+    /// [`close_all`](Self::close_all)), it leaves no trace.
     pub(crate) fn open_unnamed(&mut self) -> Slot {
         self.forget_given_up();
         self.calls
-            .push(self.new_call(Scan::Dialect { closed: false }, false));
+            .push(self.new_call(Scan::Raw { closed: false }, false));
         self.calls.len() - 1
     }
 
@@ -384,6 +429,7 @@ impl Calls {
             name: String::new(),
             phase: Phase::Pending,
             args: String::new(),
+            raw_len: 0,
             emitted: 0,
             dropped: 0,
             scan,
@@ -442,7 +488,7 @@ impl Calls {
             matches!(c.phase, Phase::Pending | Phase::Streaming)
                 && match &c.scan {
                     Scan::Own(scanner) => !scanner.is_empty() && !scanner.is_complete(),
-                    Scan::Dialect { closed } => !c.args.is_empty() && !closed,
+                    Scan::Dialect { closed } | Scan::Raw { closed } => c.kept() > 0 && !closed,
                 }
         })
     }
@@ -468,6 +514,20 @@ impl Calls {
     /// Records the tool name; emits `ToolCallStart` (and any buffered arguments) the
     /// first time. Later names are ignored.
     pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut dyn EventSink) {
+        self.set_name_with_args(slot, name, "", out);
+    }
+
+    /// [`set_name`](Self::set_name) for a call whose dialect keeps its argument bytes
+    /// ([`open_unnamed`](Self::open_unnamed)): `args` is the argument text it holds (what
+    /// it handed to [`raw_args`](Self::raw_args) so far, as far as it was kept), flushed
+    /// after the Start. Ignored for other calls.
+    pub(crate) fn set_name_with_args(
+        &mut self,
+        slot: Slot,
+        name: &str,
+        args: &str,
+        out: &mut dyn EventSink,
+    ) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -500,13 +560,15 @@ impl Calls {
                 dropped: c.dropped,
                 reported: false,
             }));
-            self.discarding(|calls, sink| calls.start(slot, sink));
+            self.discarding(|calls, sink| calls.start(slot, args, sink));
             return;
         }
-        self.start(slot, out);
+        self.start(slot, args, out);
     }
 
-    fn start(&mut self, slot: Slot, out: &mut dyn EventSink) {
+    /// Emits the Start, then the arguments held (`lent`: their text, for a call whose
+    /// dialect keeps them).
+    fn start(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -534,15 +596,16 @@ impl Calls {
             c.phase = Phase::Failed(ErrorKind::InvalidArguments);
         }
         let closed = c.scan.closed();
-        let upto = if closed { c.value_end } else { c.args.len() };
+        let upto = if closed { c.value_end } else { c.kept() };
         if c.phase == Phase::Streaming && upto > c.emitted {
-            if let Some(d) = c.args.get(c.emitted..upto) {
+            let held = if c.scan.is_raw() { lent } else { &c.args };
+            if let Some(d) = held.get(c.emitted..upto) {
                 emit_args(index, &mut c.fields, d, out);
             }
             c.emitted = upto;
         }
         if closed && c.phase == Phase::Streaming {
-            Self::end(c, out);
+            Self::end(c, lent, out);
         }
     }
 
@@ -583,9 +646,13 @@ impl Calls {
             }
             Phase::Failed(_) => {
                 // Keep exactly the first `max_args` bytes, however the text was cut.
-                let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
+                let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.kept()));
                 if c.dropped == 0 {
-                    c.args.push_str(keep);
+                    if c.scan.is_raw() {
+                        c.raw_len += keep.len();
+                    } else {
+                        c.args.push_str(keep);
+                    }
                     c.dropped += over.len();
                 } else {
                     c.dropped += delta.len();
@@ -625,10 +692,16 @@ impl Calls {
             }
             return;
         }
-        let Scan::Own(scanner) = &mut c.scan else {
-            // A call whose dialect scans its arguments: text handed here continues them.
-            let _ = self.scanned_inner(slot, delta, false, out);
-            return;
+        let scanner = match &mut c.scan {
+            Scan::Own(scanner) => scanner,
+            Scan::Dialect { .. } => {
+                // A call whose dialect scans its arguments: text handed here continues them.
+                let _ = self.scanned_inner(slot, delta, false, out);
+                return;
+            }
+            // Not reached: such a call's argument bytes come only through `raw_args`,
+            // which passes here only once the call is no longer open.
+            Scan::Raw { .. } => return,
         };
         let status = scanner.feed(delta.as_bytes());
         let before = c.args.len();
@@ -667,7 +740,7 @@ impl Calls {
             }
             if c.scan.closed() {
                 c.args.truncate(c.value_end);
-                Self::end(c, out);
+                Self::end(c, "", out);
                 if let Some(t) = tail {
                     Self::trailing(c, t);
                 }
@@ -679,7 +752,7 @@ impl Calls {
     }
 
     /// Appends argument text that the dialect scanned (the call was opened with
-    /// [`open_scanned`](Self::open_scanned) or [`open_unnamed`](Self::open_unnamed)):
+    /// [`open_scanned`](Self::open_scanned)):
     /// `delta` continues a valid JSON value and ends at or before the value's end;
     /// `closed` says the value closed with the last byte of `delta` (`""` with `closed`
     /// closes it after the fact, e.g. a top-level number at the end of the text). Each
@@ -757,7 +830,131 @@ impl Calls {
             }
             c.value_end = c.args.len();
             c.scan = Scan::Dialect { closed: true };
-            Self::end(c, out);
+            Self::end(c, "", out);
+        }
+        Ok(())
+    }
+
+    /// [`scanned_args`](Self::scanned_args) for a call whose dialect keeps its argument
+    /// bytes ([`open_raw`](Self::open_raw), [`open_unnamed`](Self::open_unnamed)):
+    /// `delta` continues the value as there, and `args` is all the argument text the
+    /// dialect keeps for the call, `delta` included at its end as far as it was kept (the
+    /// first `max_argument_bytes` bytes of the arguments). Nothing is copied here: the
+    /// `ToolCallEnd`'s value is parsed from `args` when `closed`.
+    ///
+    /// A call without a name yet refuses bytes that would not fit, as
+    /// [`scanned_args`](Self::scanned_args) does; [`held_room`](Self::held_room) says so
+    /// beforehand, so that the dialect keeps only what the call takes.
+    pub(crate) fn raw_args(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        closed: bool,
+        args: &str,
+        out: &mut dyn EventSink,
+    ) -> Result<(), usize> {
+        if self.is_rejected(slot) {
+            let mut result = Ok(());
+            self.discarding(|calls, sink| {
+                result = calls.raw_inner(slot, delta, closed, args, sink);
+            });
+            return result;
+        }
+        self.raw_inner(slot, delta, closed, args, out)
+    }
+
+    /// The common case of [`raw_args`](Self::raw_args), for the hot loops: `delta` (not
+    /// empty) is more of the open value of a started call that takes it whole (not
+    /// rejected, within the limit); then it is streamed and counted and `true` returned,
+    /// otherwise nothing is done.
+    #[inline]
+    pub(crate) fn raw_args_streaming(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else {
+            return false;
+        };
+        if c.phase != Phase::Streaming
+            || c.dropped != 0
+            || c.rejected.is_some()
+            || !c.scan.is_raw()
+            || delta.is_empty()
+            || delta.len() > max_args.saturating_sub(c.raw_len)
+        {
+            return false;
+        }
+        c.raw_len += delta.len();
+        emit_args(c.index, &mut c.fields, delta, out);
+        c.emitted = c.raw_len;
+        true
+    }
+
+    /// For a call of [`open_unnamed`](Self::open_unnamed) without a name yet: how many
+    /// more argument bytes it holds (`None`: any number, the call takes what it gets).
+    pub(crate) fn held_room(&self, slot: Slot) -> Option<usize> {
+        let c = self.calls.get(slot)?;
+        (c.phase == Phase::Pending && c.dropped == 0 && c.scan.is_raw())
+            .then(|| self.limits.max_argument_bytes.saturating_sub(c.raw_len))
+    }
+
+    fn raw_inner(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        closed: bool,
+        args: &str,
+        out: &mut dyn EventSink,
+    ) -> Result<(), usize> {
+        let max_args = self.limits.max_argument_bytes;
+        let Some(c) = self.calls.get_mut(slot) else {
+            return Ok(());
+        };
+        // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
+        let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.raw_len));
+        match c.phase {
+            Phase::Pending if c.dropped == 0 => {
+                if !over.is_empty() {
+                    return Err(keep.len());
+                }
+                c.raw_len += keep.len();
+                if closed {
+                    c.value_end = c.raw_len;
+                    c.scan = Scan::Raw { closed: true };
+                }
+                return Ok(());
+            }
+            Phase::Streaming if c.dropped == 0 => {}
+            // Failed, ended or closed: no scanning is involved on these paths.
+            _ => {
+                if !delta.is_empty() {
+                    self.args_inner(slot, delta, out);
+                }
+                return Ok(());
+            }
+        }
+        if !keep.is_empty() {
+            c.raw_len += keep.len();
+            emit_args(c.index, &mut c.fields, keep, out);
+            c.emitted = c.raw_len;
+        }
+        if !over.is_empty() {
+            c.phase = Phase::Failed(ErrorKind::LimitExceeded);
+            c.dropped += over.len();
+            return Ok(());
+        }
+        if closed {
+            if let Some(f) = &mut c.fields {
+                // A top-level number closes here.
+                let index = c.index;
+                f.finish(&mut FieldEvents { index, out });
+            }
+            c.value_end = c.raw_len;
+            c.scan = Scan::Raw { closed: true };
+            Self::end(c, args, out);
         }
         Ok(())
     }
@@ -771,14 +968,15 @@ impl Calls {
         c.trailing_dropped += over.len();
     }
 
-    /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
-    fn end(c: &mut Call, out: &mut dyn EventSink) {
+    /// Emits ToolCallEnd for a complete call (phase Streaming, value complete). `lent`:
+    /// the argument text of a call whose dialect keeps it.
+    fn end(c: &mut Call, lent: &str, out: &mut dyn EventSink) {
         c.fields = None;
-        // invariant: `value_end` ≤ `args.len()` on a character boundary: it is set where
-        // the value closed (after an ASCII byte of JSON syntax) or at the end of `args`,
-        // and `args` is cut only there.
-        #[allow(clippy::indexing_slicing)]
-        let text = &c.args[..c.value_end];
+        let own = std::mem::take(&mut c.args);
+        let all = if c.scan.is_raw() { lent } else { own.as_str() };
+        // `value_end` ≤ the text's length on a character boundary: it is set where the
+        // value closed (after an ASCII byte of JSON syntax) or at the end of the text.
+        let text = all.get(..c.value_end).unwrap_or(all);
         match serde_json::from_str::<Value>(text) {
             Ok(arguments) => {
                 c.phase = Phase::Ended;
@@ -788,15 +986,19 @@ impl Calls {
                     name: c.name.clone(),
                     arguments,
                 });
-                c.args = String::new();
             }
             Err(e) => {
                 c.phase = Phase::Closed;
+                let raw = if c.scan.is_raw() {
+                    lent.to_owned()
+                } else {
+                    own
+                };
                 out.push(Event::Error {
                     kind: ErrorKind::InvalidArguments,
                     message: format!("arguments of tool call {} are not valid JSON: {e}", c.index),
                     index: Some(c.index),
-                    raw: std::mem::take(&mut c.args),
+                    raw,
                 });
             }
         }
@@ -805,31 +1007,40 @@ impl Calls {
     /// The provider says this call is over (or the response ended).
     pub(crate) fn close(&mut self, slot: Slot, out: &mut dyn EventSink) {
         if self.is_rejected(slot) {
-            self.discarding(|calls, sink| calls.close_inner(slot, sink));
+            self.discarding(|calls, sink| calls.close_inner(slot, "", sink));
             self.report_rejected(slot, None, None, out);
             return;
         }
-        self.close_inner(slot, out);
+        self.close_inner(slot, "", out);
     }
 
     /// [`close`](Self::close) for a text scanner that kept the call's raw text (the
     /// model's own bytes, markers included): a rejected call's error carries `raw`
     /// instead of the argument text.
     pub(crate) fn close_with_raw(&mut self, slot: Slot, raw: &str, out: &mut dyn EventSink) {
+        self.close_raw(slot, raw, "", out);
+    }
+
+    /// [`close_with_raw`](Self::close_with_raw) for a call whose dialect keeps its
+    /// argument bytes ([`open_raw`](Self::open_raw)): `args` is the argument text it
+    /// keeps (as for [`raw_args`](Self::raw_args)), for what the close reports about the
+    /// arguments (an error's raw arguments). Ignored for other calls.
+    pub(crate) fn close_raw(&mut self, slot: Slot, raw: &str, args: &str, out: &mut dyn EventSink) {
         if self.is_rejected(slot) {
-            self.discarding(|calls, sink| calls.close_inner(slot, sink));
+            self.discarding(|calls, sink| calls.close_inner(slot, args, sink));
             self.report_rejected(slot, Some(raw.to_owned()), None, out);
             return;
         }
-        self.close_inner(slot, out);
+        self.close_inner(slot, args, out);
     }
 
-    fn close_inner(&mut self, slot: Slot, out: &mut dyn EventSink) {
+    /// `lent`: the argument text of a call whose dialect keeps it.
+    fn close_inner(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get(slot) else {
             return;
         };
         if c.phase == Phase::Pending {
-            self.close_pending(slot, out);
+            self.close_pending(slot, lent, out);
             return;
         }
         let Some(c) = self.calls.get_mut(slot) else {
@@ -868,15 +1079,22 @@ impl Calls {
                 // of the text too); here they have not.
                 let (no_value, closed_at_end) = match &mut c.scan {
                     Scan::Own(scanner) => (scanner.is_empty(), scanner.finish()),
-                    Scan::Dialect { .. } => (true, false),
+                    Scan::Dialect { .. } | Scan::Raw { .. } => (true, false),
                 };
-                if no_value && c.args.trim().is_empty() {
+                // (A call whose dialect keeps its argument bytes and did not hand them
+                // here, `lent.len() != raw_len`, had some: not a call without arguments.)
+                let blank = if c.scan.is_raw() {
+                    lent.len() == c.raw_len && lent.trim().is_empty()
+                } else {
+                    c.args.trim().is_empty()
+                };
+                if no_value && blank {
                     // A call with no arguments at all: `{}`.
                     c.args.clear();
                     c.args.push_str("{}");
                     c.value_end = 2;
                     emit_args(c.index, &mut c.fields, "{}", out);
-                    Self::end(c, out);
+                    Self::end(c, "{}", out);
                     c.phase = Phase::Closed;
                 } else if closed_at_end {
                     c.value_end = c.args.len();
@@ -890,9 +1108,14 @@ impl Calls {
                         let index = c.index;
                         f.finish(&mut FieldEvents { index, out });
                     }
-                    Self::end(c, out);
+                    Self::end(c, "", out);
                     c.phase = Phase::Closed;
                 } else {
+                    let raw = if c.scan.is_raw() {
+                        lent.to_owned()
+                    } else {
+                        std::mem::take(&mut c.args)
+                    };
                     out.push(Event::Error {
                         kind: ErrorKind::Truncated,
                         message: format!(
@@ -900,7 +1123,7 @@ impl Calls {
                             c.index
                         ),
                         index: Some(c.index),
-                        raw: std::mem::take(&mut c.args),
+                        raw,
                     });
                     c.phase = Phase::Closed;
                 }
@@ -911,7 +1134,7 @@ impl Calls {
                         "arguments of tool call {} exceed max_argument_bytes ({}); the first {} bytes are kept, {} dropped",
                         c.index,
                         self.limits.max_argument_bytes,
-                        c.args.len(),
+                        c.kept(),
                         c.dropped
                     ),
                     ErrorKind::LimitExceeded => format!(
@@ -920,11 +1143,16 @@ impl Calls {
                     ),
                     _ => format!("arguments of tool call {} are not valid JSON", c.index),
                 };
+                let raw = if c.scan.is_raw() {
+                    lent.to_owned()
+                } else {
+                    std::mem::take(&mut c.args)
+                };
                 out.push(Event::Error {
                     kind,
                     message,
                     index: Some(c.index),
-                    raw: std::mem::take(&mut c.args),
+                    raw,
                 });
                 c.phase = Phase::Closed;
             }
@@ -977,8 +1205,9 @@ impl Calls {
         });
     }
 
-    /// A call closed before its name arrived.
-    fn close_pending(&mut self, slot: Slot, out: &mut dyn EventSink) {
+    /// A call closed before its name arrived (`lent`: the argument text of a call whose
+    /// dialect keeps it).
+    fn close_pending(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
         let max_depth = self.limits.max_depth;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -990,7 +1219,11 @@ impl Calls {
             c.args = String::new();
             return;
         }
-        let args = std::mem::take(&mut c.args);
+        let args = if c.scan.is_raw() {
+            lent.to_owned()
+        } else {
+            std::mem::take(&mut c.args)
+        };
         if only_end_tokens(&args) && c.trailing.is_empty() {
             // `<|eot_id|>` sent as a call (TGI): not a call at all.
             return;
@@ -1153,16 +1386,78 @@ mod tests {
     }
 
     #[test]
-    fn scanned_args_before_name_are_held_then_flushed_once() {
+    fn raw_args_before_name_are_held_then_flushed_once() {
         let mut calls = Calls::new(Limits::default());
         let mut out = Vec::new();
         let s = calls.open_unnamed();
-        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
-        assert_eq!(calls.scanned_args(s, "1}", true, &mut out), Ok(()));
+        assert_eq!(
+            calls.held_room(s),
+            Some(Limits::default().max_argument_bytes)
+        );
+        let held = "{\"a\":1}";
+        assert_eq!(
+            calls.raw_args(s, "{\"a\":", false, &held[..5], &mut out),
+            Ok(())
+        );
+        assert_eq!(calls.raw_args(s, "1}", true, held, &mut out), Ok(()));
         assert!(out.is_empty());
-        assert_eq!(calls.retained(), 7);
-        calls.set_name(s, "f", &mut out);
+        // The dialect keeps the bytes, not the call table.
+        assert_eq!(calls.retained(), 0);
+        assert!(!calls.args_in_progress(s));
+        calls.set_name_with_args(s, "f", held, &mut out);
         assert_eq!(out, call_f_a1());
+        assert_eq!(calls.held_room(s), None);
+    }
+
+    #[test]
+    fn raw_args_streamed_and_parsed_from_the_dialects_text() {
+        let mut calls = Calls::new(Limits::default());
+        let mut out = Vec::new();
+        let s = calls.open_raw(&mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        let held = "{\"a\":1}";
+        assert_eq!(
+            calls.raw_args(s, "{\"a\":", false, &held[..5], &mut out),
+            Ok(())
+        );
+        assert!(calls.args_in_progress(s));
+        assert_eq!(calls.retained(), 0);
+        assert_eq!(calls.raw_args(s, "1}", true, held, &mut out), Ok(()));
+        calls.close_raw(s, "<call>{\"a\":1}</call>", held, &mut out);
+        let mut want = call_f_a1();
+        want.insert(
+            2,
+            Event::ToolCallArgs {
+                index: 0,
+                delta: "1}".into(),
+            },
+        );
+        if let Some(Event::ToolCallArgs { delta, .. }) = want.get_mut(1) {
+            *delta = "{\"a\":".into();
+        }
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn raw_args_past_the_limit_report_the_kept_text() {
+        let limits = Limits {
+            max_argument_bytes: 8,
+            ..Limits::default()
+        };
+        let mut calls = Calls::new(limits);
+        let mut out = Vec::new();
+        let s = calls.open_raw(&mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        // A named call takes what it gets; the dialect keeps the first 8 bytes.
+        assert_eq!(calls.held_room(s), None);
+        let _ = calls.raw_args(s, "{\"a\":\"0123", false, "{\"a\":\"01", &mut out);
+        let _ = calls.raw_args(s, "\"}", true, "{\"a\":\"01", &mut out);
+        calls.close_raw(s, "<call>", "{\"a\":\"01", &mut out);
+        assert!(matches!(
+            out.last(),
+            Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+                if raw == "{\"a\":\"01" && message.ends_with("the first 8 bytes are kept, 4 dropped")
+        ));
     }
 
     #[test]
@@ -1174,9 +1469,16 @@ mod tests {
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let s = calls.open_unnamed();
-        assert_eq!(calls.scanned_args(s, "{\"a\":", false, &mut out), Ok(()));
+        assert_eq!(
+            calls.raw_args(s, "{\"a\":", false, "{\"a\":", &mut out),
+            Ok(())
+        );
         // 5 bytes held, 3 more fit.
-        assert_eq!(calls.scanned_args(s, "\"0123\"}", false, &mut out), Err(3));
+        assert_eq!(calls.held_room(s), Some(3));
+        assert_eq!(
+            calls.raw_args(s, "\"0123\"}", false, "{\"a\":\"01", &mut out),
+            Err(3)
+        );
         calls.error(
             Some(s),
             ErrorKind::LimitExceeded,
@@ -1201,7 +1503,7 @@ mod tests {
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let u = calls.open_unnamed();
-        let _ = calls.scanned_args(u, "{}", true, &mut out);
+        let _ = calls.raw_args(u, "{}", true, "{}", &mut out);
         calls.error(
             Some(u),
             ErrorKind::MissingName,
@@ -1211,7 +1513,7 @@ mod tests {
         );
         // Another left open at the end is dropped silently.
         let v = calls.open_unnamed();
-        let _ = calls.scanned_args(v, "{", false, &mut out);
+        let _ = calls.raw_args(v, "{", false, "{", &mut out);
         calls.close_all(&mut out);
         assert_eq!(out.len(), 1);
         // Neither counted against max_calls, nor is kept.
@@ -1240,10 +1542,10 @@ mod tests {
         calls.set_name(f, "f", &mut out);
         let _ = calls.scanned_args(f, "{}", true, &mut out);
         let g = calls.open_unnamed();
-        let _ = calls.scanned_args(g, "{\"a\":", false, &mut out);
-        calls.set_name(g, "g", &mut out);
-        assert_eq!(calls.scanned_args(g, "1}", true, &mut out), Ok(()));
-        calls.close(g, &mut out);
+        let _ = calls.raw_args(g, "{\"a\":", false, "{\"a\":", &mut out);
+        calls.set_name_with_args(g, "g", "{\"a\":", &mut out);
+        assert_eq!(calls.raw_args(g, "1}", true, "{\"a\":1}", &mut out), Ok(()));
+        calls.close_raw(g, "", "{\"a\":1}", &mut out);
         calls.close_all(&mut out);
         let kinds: Vec<_> = out
             .iter()

@@ -1,68 +1,231 @@
 //! What the text scanners share at a call's boundary: the call's raw text ([`Raw`]),
 //! reporting a broken call with it ([`report`]), and the arguments value a scanner reads
 //! as the model wrote it ([`ArgValue`]).
+//!
+//! A call's argument bytes are the model's own bytes, inside its raw text: they are kept
+//! once, there ([`Raw::push_args`]), and the call table reads them from there
+//! ([`to_call`], [`close`]; [`Calls::open_raw`]) instead of keeping a copy.
 
 use crate::calls::{Calls, Slot, split_at_room};
 use crate::event::{ErrorKind, EventSink};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 
-/// Accumulates a call's raw text, bounded.
+/// Accumulates a call's raw text, bounded: what an error about the call carries is the
+/// longest prefix of everything pushed that fits in `max` bytes (cut at a character
+/// boundary; the rest counted), so it does not depend on how the text was cut into
+/// pieces. The call's argument bytes ([`push_args`](Raw::push_args)) are kept besides,
+/// in full up to `max` bytes of arguments, even where they run past that prefix: the
+/// call table reads them from here ([`args`](Raw::args)) and keeps no copy.
+///
+/// ```text
+///   text: [ prefix of the call text ............ ][ arguments past a cut prefix ]
+///          └ as_str(): the first ≤ max bytes ┘      (only when the text before the
+///            of the prefix                           arguments did not fit in `max`)
+/// ```
 #[derive(Debug, Default)]
 pub(crate) struct Raw {
     text: String,
-    dropped: usize,
+    /// Bytes pushed since `start`.
+    total: usize,
+    /// Where the prefix of the call text in `text` was cut (something pushed was not
+    /// kept); `None`: all of `text` is the call text so far.
+    cut: Option<usize>,
+    /// The current arguments value: where its bytes start in `text`, and how many are
+    /// kept (at most `max`).
+    args_from: usize,
+    args_len: usize,
+    /// Argument bytes of the current value were not kept (past `max`): none are from then.
+    args_cut: bool,
+    /// The last push was argument bytes (the next ones continue the same value).
+    in_args: bool,
     max: usize,
 }
 
 impl Raw {
     pub(crate) fn new(max: usize) -> Self {
         Raw {
-            text: String::new(),
-            dropped: 0,
             max,
+            ..Raw::default()
         }
     }
     pub(crate) fn start(&mut self, marker: &str) {
         self.text.clear();
-        self.dropped = 0;
-        self.text.push_str(marker);
+        self.total = 0;
+        self.cut = None;
+        self.args_from = 0;
+        self.args_len = 0;
+        self.args_cut = false;
+        self.in_args = false;
+        self.push(marker);
     }
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
     /// the text was cut into pieces.
     pub(crate) fn push(&mut self, s: &str) {
-        if self.dropped > 0 {
-            self.dropped += s.len();
+        if self.cut.is_none() && self.text.len() + s.len() <= self.max {
+            self.total += s.len();
+            self.in_args &= s.is_empty();
+            self.text.push_str(s);
+        } else {
+            self.push_cut(s);
+        }
+    }
+
+    /// [`push`](Self::push) where the bound cuts.
+    #[inline(never)]
+    fn push_cut(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        self.total += s.len();
+        self.in_args = false;
+        if self.cut.is_some() {
             return;
         }
         let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.text.len()));
         self.text.push_str(kept);
-        self.dropped += rest.len();
+        if !rest.is_empty() {
+            self.cut = Some(self.text.len());
+        }
     }
+    /// [`push`](Self::push) for bytes of the call's arguments value (a new value after
+    /// other bytes): besides counting as call text, its first `max` bytes are kept
+    /// whatever was cut before, for [`args`](Self::args).
+    pub(crate) fn push_args(&mut self, s: &str) {
+        if self.in_args && !self.args_cut && self.args_len + s.len() <= self.max {
+            // More of the value, within the bound.
+            self.total += s.len();
+            self.args_len += s.len();
+            self.text.push_str(s);
+        } else {
+            self.push_args_cold(s);
+        }
+    }
+
+    /// [`push_args`](Self::push_args) off its common case.
+    #[inline(never)]
+    fn push_args_cold(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if !self.in_args {
+            // A new value: the bytes of an earlier one past the error's text are not
+            // needed any more (and what the bound cut stays cut).
+            let keep = self.len();
+            if keep < self.text.len() {
+                self.text.truncate(keep);
+                self.cut = Some(keep);
+            }
+            self.in_args = true;
+            self.args_from = self.text.len();
+            self.args_len = 0;
+            self.args_cut = false;
+        }
+        self.total += s.len();
+        if self.args_cut {
+            return;
+        }
+        let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.args_len));
+        self.text.push_str(kept);
+        self.args_len += kept.len();
+        if !rest.is_empty() {
+            self.args_cut = true;
+            if self.cut.is_none() {
+                self.cut = Some(self.text.len());
+            }
+        }
+    }
+
+    /// The argument bytes of the last value pushed with [`push_args`](Self::push_args)
+    /// (its first `max` bytes), until the next [`start`](Self::start).
+    pub(crate) fn args(&self) -> &str {
+        self.text
+            .get(self.args_from..self.args_from + self.args_len)
+            .unwrap_or_default()
+    }
+    /// Length of [`as_str`](Self::as_str).
     pub(crate) fn len(&self) -> usize {
+        self.as_str().len()
+    }
+    /// Bytes held (the arguments past the prefix included).
+    pub(crate) fn retained(&self) -> usize {
         self.text.len()
     }
+    /// The call text kept for an error: its first `max` bytes (at most).
     pub(crate) fn as_str(&self) -> &str {
-        &self.text
+        let prefix = match self.cut {
+            Some(at) => self.text.get(..at).unwrap_or_default(),
+            None => &self.text,
+        };
+        split_at_room(prefix, self.max).0
     }
-    /// Bytes pushed beyond the bound (not kept).
+    /// Bytes pushed beyond the bound (not in [`as_str`](Self::as_str)).
     pub(crate) fn dropped(&self) -> usize {
-        self.dropped
+        self.total - self.len()
     }
     /// The text, and a note about dropped bytes for an error message.
     pub(crate) fn take(&mut self) -> (String, String) {
-        let note = if self.dropped > 0 {
-            format!(
-                " (the first {} bytes are kept, {} more not kept)",
-                self.text.len(),
-                self.dropped
-            )
+        let kept = self.len();
+        let dropped = self.total - kept;
+        let note = if dropped > 0 {
+            format!(" (the first {kept} bytes are kept, {dropped} more not kept)")
         } else {
             String::new()
         };
-        self.dropped = 0;
+        // `kept` is the length of a prefix of `text` ending on a character boundary.
+        self.text.truncate(kept);
+        self.total = 0;
+        self.cut = None;
+        self.args_len = 0;
+        self.args_cut = false;
+        self.in_args = false;
         (std::mem::take(&mut self.text), note)
     }
+}
+
+/// Hands argument bytes `delta` (the model's own, scanned by the dialect; `closed`: the
+/// value closed with them) to the call in `slot`, opened with [`Calls::open_raw`] or
+/// [`Calls::open_unnamed`], keeping them once: in `raw`, from which the call reads them.
+/// A call without a name that holds no more refuses them: `Err` with the bytes of `delta`
+/// that would fit, none of them taken (the dialect reports the call with its raw text).
+#[inline]
+pub(crate) fn to_call(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &mut Raw,
+    delta: &str,
+    closed: bool,
+    out: &mut dyn EventSink,
+) -> Result<(), usize> {
+    // The call does not read the text until the value closes.
+    if !closed && calls.raw_args_streaming(slot, delta, out) {
+        raw.push_args(delta);
+        return Ok(());
+    }
+    to_call_slow(calls, slot, raw, delta, closed, out)
+}
+
+/// [`to_call`] off its common case.
+fn to_call_slow(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &mut Raw,
+    delta: &str,
+    closed: bool,
+    out: &mut dyn EventSink,
+) -> Result<(), usize> {
+    if let Some(room) = calls.held_room(slot)
+        && delta.len() > room
+    {
+        return Err(split_at_room(delta, room).0.len());
+    }
+    raw.push_args(delta);
+    calls.raw_args(slot, delta, closed, raw.args(), out)
+}
+
+/// Closes the call in `slot` (opened with [`Calls::open_raw`]) with its raw text.
+pub(crate) fn close(calls: &mut Calls, slot: Slot, raw: &Raw, out: &mut dyn EventSink) {
+    calls.close_raw(slot, raw.as_str(), raw.args(), out);
 }
 
 /// Reports a malformed or cut-off call with `what` and its raw text: the call's own
@@ -110,8 +273,8 @@ pub(crate) enum ArgStep {
 }
 
 /// A call's JSON arguments value, read as the model wrote it: scanned once here, its
-/// bytes go to the call (opened with [`Calls::open_scanned`]) and to the call's raw
-/// text, and the call learns from here where the value ends.
+/// bytes go to the call's raw text, which the call (opened with [`Calls::open_raw`])
+/// reads them from ([`to_call`]), and the call learns from here where the value ends.
 #[derive(Debug)]
 pub(crate) struct ArgValue {
     scanner: JsonScanner,
@@ -160,11 +323,18 @@ impl ArgValue {
             ),
         };
         let (value, rest) = s.split_at_checked(taken).unwrap_or(("", ""));
-        raw.push(value);
-        if let Some(slot) = slot {
+        match slot {
             // A named call never refuses argument bytes (these scanners open the call
             // at its name).
-            let _ = calls.scanned_args(slot, value, step == ArgStep::Closed, out);
+            Some(slot) => drop(to_call(
+                calls,
+                slot,
+                raw,
+                value,
+                step == ArgStep::Closed,
+                out,
+            )),
+            None => raw.push(value),
         }
         *s = rest;
         step
@@ -175,13 +345,83 @@ impl ArgValue {
     pub(crate) fn finish(
         &mut self,
         slot: Option<Slot>,
+        raw: &mut Raw,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
         let complete = self.scanner.finish();
         if complete && let Some(slot) = slot {
-            let _ = calls.scanned_args(slot, "", true, out);
+            let _ = to_call(calls, slot, raw, "", true, out);
         }
         complete
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pushes `head`, `args` (as argument bytes) and `tail`, each cut at `cuts` (byte
+    /// offsets into the whole text, on character boundaries).
+    fn pushed(max: usize, head: &str, args: &str, tail: &str, cuts: &[usize]) -> Raw {
+        let mut raw = Raw::new(max);
+        raw.start("");
+        let mut from = 0;
+        for (part, is_args) in [(head, false), (args, true), (tail, false)] {
+            let to = from + part.len();
+            let mut at = from;
+            for &c in cuts.iter().filter(|&&c| c > from && c < to).chain([&to]) {
+                let piece = part.get(at - from..c - from).unwrap_or_default();
+                if is_args {
+                    raw.push_args(piece);
+                } else {
+                    raw.push(piece);
+                }
+                at = c;
+            }
+            from = to;
+        }
+        raw
+    }
+
+    /// What an error carries and what the call reads do not depend on the bound's
+    /// position or on how the text was cut: the error's text is the longest prefix of the
+    /// call text within `max` bytes (the rest counted), the arguments' first `max` bytes
+    /// are all kept, and nothing past those is held.
+    #[test]
+    fn error_prefix_and_arguments_whatever_the_cuts() {
+        let head = "<tool_call>{\"name\":\"é\",\"arguments\":";
+        let args = "{\"a\":\"xé€y\"}";
+        let tail = "}</tool_call>";
+        let whole = format!("{head}{args}{tail}");
+        let boundaries: Vec<usize> = (1..whole.len())
+            .filter(|&i| whole.is_char_boundary(i))
+            .collect();
+        for max in 0..whole.len() + 2 {
+            let want = split_at_room(&whole, max).0;
+            let want_args = split_at_room(args, max).0;
+            let mut cuts_list: Vec<Vec<usize>> = vec![vec![], boundaries.clone()];
+            cuts_list.extend(boundaries.iter().map(|&b| vec![b]));
+            for cuts in &cuts_list {
+                let mut raw = pushed(max, head, args, tail, cuts);
+                assert_eq!(raw.as_str(), want, "max {max} cuts {cuts:?}");
+                assert_eq!(raw.dropped(), whole.len() - want.len());
+                assert_eq!(raw.args(), want_args, "max {max} cuts {cuts:?}");
+                assert!(raw.retained() <= max + want_args.len());
+                let (text, note) = raw.take();
+                assert_eq!(text, want);
+                assert_eq!(note.is_empty(), want.len() == whole.len());
+                assert_eq!((raw.retained(), raw.args()), (0, ""));
+            }
+            // A second value in the same text: the error's text is the same prefix, the
+            // arguments are the second value's, and no more than the bound is held.
+            let mut raw = pushed(max, head, args, tail, &[]);
+            raw.push_args(args);
+            let whole2 = format!("{whole}{args}");
+            assert_eq!(raw.as_str(), split_at_room(&whole2, max).0);
+            assert_eq!(raw.dropped(), whole2.len() - raw.len());
+            assert_eq!(raw.args(), want_args);
+            assert!(raw.retained() <= max + want_args.len());
+        }
     }
 }

@@ -37,7 +37,7 @@ use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{ArgStep, ArgValue, Raw, report};
+use crate::text::call::{self, ArgStep, ArgValue, Raw, report};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::args_string_run;
 use crate::text::util::is_ws_char as is_ws;
@@ -189,7 +189,7 @@ impl DeepSeek {
         self.input.held()
             + self.text.retained()
             + self.matcher.held()
-            + self.raw.len()
+            + self.raw.retained()
             + self.name.len()
             + self.stray.len()
     }
@@ -206,7 +206,7 @@ impl DeepSeek {
 
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.started = true;
-        self.slot = calls.open_scanned(out);
+        self.slot = calls.open_raw(out);
         if let Some(slot) = self.slot {
             let head = self.name.trim_matches(is_ws);
             if self.tokens.head == Head::KimiId {
@@ -356,7 +356,7 @@ impl DeepSeek {
                     ArgStep::NeedMore => {}
                     ArgStep::Closed => {
                         if let Some(slot) = self.slot {
-                            calls.close_with_raw(slot, self.raw.as_str(), out);
+                            call::close(calls, slot, &self.raw, out);
                         }
                         self.st = St::After;
                     }
@@ -436,9 +436,9 @@ impl DeepSeek {
                 self.stray.push(&tail);
                 self.end_stray(out);
             }
-            St::Json if self.args.finish(self.slot, calls, out) => {
+            St::Json if self.args.finish(self.slot, &mut self.raw, calls, out) => {
                 if let Some(slot) = self.slot {
-                    calls.close_with_raw(slot, self.raw.as_str(), out);
+                    call::close(calls, slot, &self.raw, out);
                 }
             }
             St::Head | St::Decide | St::Name | St::Fence { .. } | St::Json | St::Skip(_) => {

@@ -40,7 +40,7 @@ use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{ArgStep, ArgValue, Raw, report};
+use crate::text::call::{self, ArgStep, ArgValue, Raw, report};
 use crate::text::reasoning::{ReasoningOptions, TextStage};
 use crate::text::util::args_string_run;
 use crate::text::util::{CharInput, ReadsChars, reads_chars};
@@ -170,7 +170,7 @@ impl Harmony {
             + self.text.retained()
             + self.matcher.held()
             + self.header.len()
-            + self.raw.len()
+            + self.raw.retained()
             + self.body.len()
     }
 
@@ -202,7 +202,7 @@ impl Harmony {
             .unwrap_or(r)
             .to_owned();
         self.started = true;
-        self.slot = calls.open_scanned(out);
+        self.slot = calls.open_raw(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &name, out);
         }
@@ -308,7 +308,7 @@ impl Harmony {
                     ArgStep::NeedMore => {}
                     ArgStep::Closed => {
                         if let Some(slot) = self.slot {
-                            calls.close_with_raw(slot, self.raw.as_str(), out);
+                            call::close(calls, slot, &self.raw, out);
                         }
                         self.body.start("");
                         // The call is over: its raw text (kept for an error) is freed;
@@ -371,7 +371,7 @@ impl Harmony {
                 if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
                     // `<|message|><|call|>`: no arguments.
                     if let Some(slot) = self.slot {
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
+                        call::close(calls, slot, &self.raw, out);
                     }
                 } else {
                     report(
@@ -440,9 +440,9 @@ impl Harmony {
                 );
             }
             St::Json => {
-                if self.args.finish(self.slot, calls, out) {
+                if self.args.finish(self.slot, &mut self.raw, calls, out) {
                     if let Some(slot) = self.slot {
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
+                        call::close(calls, slot, &self.raw, out);
                     }
                 } else {
                     report(

@@ -38,6 +38,7 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
+use crate::text::call::{Raw, to_call};
 use crate::text::json_calls::{HERMES, JsonCalls};
 use crate::text::reasoning::ReasoningOptions;
 use crate::text::util::ReadsChars;
@@ -155,6 +156,8 @@ pub(crate) struct JsonCall {
     args_done: bool,
     named: bool,
     slot: Option<Slot>,
+    /// Within one [`feed`](JsonCall::feed): the bytes of its input already in the raw text.
+    synced: usize,
     max_str: usize,
     max_depth: usize,
 }
@@ -174,6 +177,7 @@ impl JsonCall {
             args_done: false,
             named: false,
             slot: None,
+            synced: 0,
             max_str: limits.max_held_bytes,
             max_depth: limits.max_depth,
         }
@@ -213,36 +217,46 @@ impl JsonCall {
         self.sbuf.len() + self.key.len()
     }
 
-    fn start(&mut self, name: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+    fn start(&mut self, name: &str, raw: &Raw, calls: &mut Calls, out: &mut dyn EventSink) {
         self.named = true;
         if self.slot.is_none() {
-            self.slot = calls.open_scanned(out);
+            self.slot = calls.open_raw(out);
         }
         if let Some(slot) = self.slot {
             calls.set_id(slot, &self.id);
-            // Emits the arguments the call held since before its name.
-            calls.set_name(slot, name, out);
+            // Emits the arguments the call held since before its name (kept in `raw`).
+            calls.set_name_with_args(slot, name, raw.args(), out);
         }
     }
 
-    /// Hands argument bytes (scanned by `self.value`) to the call; `complete`: the value
-    /// closed with them. Arguments before the name open the call, which holds them
-    /// (bounded: past the bound, `Err` with the bytes of `piece` that fit; the call breaks
-    /// right there, however the arguments were cut into pieces).
+    /// Hands argument bytes `piece`, at `at` in this feed's input `s` (scanned by
+    /// `self.value`), to the call and to the raw text (the bytes of `s` before it first);
+    /// `complete`: the value closed with them. Arguments before the name open the call,
+    /// which holds them (bounded: past the bound, `Err` with the bytes of `piece` that
+    /// fit, none taken; the call breaks right there, however the arguments were cut).
+    #[allow(clippy::too_many_arguments)]
     fn deliver(
         &mut self,
+        s: &str,
+        at: usize,
         piece: &str,
         complete: bool,
+        raw: &mut Raw,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         if !self.named && self.slot.is_none() {
             self.slot = Some(calls.open_unnamed());
         }
-        match self.slot {
-            Some(slot) => calls.scanned_args(slot, piece, complete, out),
-            None => Ok(()),
-        }
+        raw.push(s.get(self.synced..at).unwrap_or_default());
+        self.synced = at;
+        let Some(slot) = self.slot else {
+            // No call (named past the call limit): the bytes are only call text.
+            return Ok(());
+        };
+        to_call(calls, slot, raw, piece, complete, out)?;
+        self.synced = at + piece.len();
+        Ok(())
     }
 
     /// The hot path of [`feed`](Self::feed) inside the arguments: when all of `s` is more
@@ -250,21 +264,44 @@ impl JsonCall {
     /// to the call as `feed` would and returns `true`; otherwise returns `false` having
     /// done nothing.
     #[inline]
-    pub(crate) fn args_run(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+    pub(crate) fn args_run(
+        &mut self,
+        s: &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
         if self.w != W::Args || !self.named || !self.value.string_run(s.as_bytes()) {
             return false;
         }
-        if let Some(slot) = self.slot {
+        match self.slot {
             // Named: the call never refuses argument bytes.
-            let _ = calls.scanned_args(slot, s, false, out);
+            Some(slot) => drop(to_call(calls, slot, raw, s, false, out)),
+            None => raw.push(s),
         }
         true
     }
 
-    /// Walks `s`; returns the bytes consumed and what was found.
+    /// Walks `s`, the bytes it consumes going to the call's raw text `raw` (the arguments
+    /// with [`Raw::push_args`], where the call reads them); returns the bytes consumed
+    /// and what was found.
     pub(crate) fn feed(
         &mut self,
         s: &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> (usize, Walk) {
+        self.synced = 0;
+        let (n, walk) = self.walk(s, raw, calls, out);
+        raw.push(s.get(self.synced..n).unwrap_or_default());
+        (n, walk)
+    }
+
+    fn walk(
+        &mut self,
+        s: &str,
+        raw: &mut Raw,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> (usize, Walk) {
@@ -378,7 +415,7 @@ impl JsonCall {
                         let decoded = serde_json::from_str::<String>(&self.sbuf).ok();
                         match (self.field, decoded) {
                             (Field::Name, Some(name)) if !name.is_empty() => {
-                                self.start(&name, calls, out);
+                                self.start(&name, raw, calls, out);
                             }
                             (Field::Id, Some(id)) if !self.named => self.id = id,
                             _ => {}
@@ -395,7 +432,9 @@ impl JsonCall {
                     let args = self.w == W::Args;
                     match self.value.feed(rest.as_bytes()) {
                         JsonStatus::NeedMore => {
-                            if args && let Err(fit) = self.deliver(rest, false, calls, out) {
+                            if args
+                                && let Err(fit) = self.deliver(s, i, rest, false, raw, calls, out)
+                            {
                                 return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                             }
                             i = bytes.len();
@@ -403,7 +442,7 @@ impl JsonCall {
                         JsonStatus::Complete { consumed } => {
                             if args {
                                 let value = rest.get(..consumed).unwrap_or_default();
-                                if let Err(fit) = self.deliver(value, true, calls, out) {
+                                if let Err(fit) = self.deliver(s, i, value, true, raw, calls, out) {
                                     return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                                 }
                                 self.args_done = true;
@@ -415,8 +454,11 @@ impl JsonCall {
                             // The valid prefix streams as it would have in smaller pieces.
                             if args
                                 && let Err(fit) = self.deliver(
+                                    s,
+                                    i,
                                     rest.get(..at).unwrap_or_default(),
                                     false,
+                                    raw,
                                     calls,
                                     out,
                                 )
@@ -616,6 +658,85 @@ mod tests {
         let ev = run(&["<tool_call>{\"arguments\": {\"a\": [1]}, \"name\": \"g\"}</tool_call>"]);
         assert!(
             matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": [1]})),
+            "{ev:?}"
+        );
+    }
+
+    /// `text` fed whole and byte by byte under `limits` (and declared tools): the same
+    /// events, deltas merged; the call table keeps none of the argument bytes.
+    fn run_limited(text: &str, limits: Limits, tools: Option<&str>) -> Vec<Event> {
+        let mut all: Vec<Vec<Event>> = Vec::new();
+        for piece in [text.len(), 1] {
+            let declared = tools.map(|t| {
+                std::sync::Arc::new(crate::tools::Tools::from_json(t).unwrap_or_default())
+            });
+            let mut calls = Calls::new(limits).with_declared(declared);
+            let mut h = Hermes::new(&limits, &ReasoningOptions::default());
+            let mut out = Vec::new();
+            for p in text.as_bytes().chunks(piece) {
+                h.feed(p, &mut calls, &mut out);
+                assert_eq!(calls.retained(), 0);
+            }
+            h.finish(&mut calls, &mut out);
+            calls.close_all(&mut out);
+            merge_deltas(&mut out);
+            all.push(out);
+        }
+        assert_eq!(all[0], all[1]);
+        all.swap_remove(0)
+    }
+
+    /// The text before the arguments is longer than the raw text's bound: the error text
+    /// would be cut there, but the call still has all its argument bytes.
+    #[test]
+    fn arguments_after_a_head_past_the_bound_are_kept() {
+        let limits = Limits {
+            max_argument_bytes: 32,
+            ..Limits::default()
+        };
+        let pad = "x".repeat(40);
+        let text = format!(
+            "<tool_call>{{\"pad\": \"{pad}\", \"name\": \"f\", \"arguments\": {{\"a\": \"é€\"}}}}</tool_call>"
+        );
+        let ev = run_limited(&text, limits, None);
+        assert!(
+            matches!(&ev[..], [
+                Event::ToolCallStart { index: 0, .. },
+                Event::ToolCallArgs { delta, .. },
+                Event::ToolCallEnd { arguments, .. },
+            ] if delta == "{\"a\": \"é€\"}" && arguments == &json!({"a": "é€"})),
+            "{ev:?}"
+        );
+        // Before the name too.
+        let text = format!(
+            "<tool_call>{{\"pad\": \"{pad}\", \"arguments\": {{\"a\": 1}}, \"name\": \"f\"}}</tool_call>"
+        );
+        let ev = run_limited(&text, limits, None);
+        assert!(
+            matches!(ev.get(2), Some(Event::ToolCallEnd { arguments, .. }) if arguments == &json!({"a": 1})),
+            "{ev:?}"
+        );
+    }
+
+    /// Arguments past `max_argument_bytes`: the call's error carries their first bytes;
+    /// an undeclared call's error carries the call's text (its first bytes).
+    #[test]
+    fn arguments_past_the_bound() {
+        let limits = Limits {
+            max_argument_bytes: 16,
+            ..Limits::default()
+        };
+        let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"0123456789abcdef\"}}</tool_call>";
+        let ev = run_limited(text, limits, None);
+        assert!(
+            matches!(ev.last(), Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+                if raw == "{\"a\": \"012345678" && message.ends_with("the first 16 bytes are kept, 9 dropped")),
+            "{ev:?}"
+        );
+        let ev = run_limited(text, limits, Some(r#"[{"name": "g"}]"#));
+        assert!(
+            matches!(&ev[..], [Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, .. }]
+                if raw == "<tool_call>{\"nam"),
             "{ev:?}"
         );
     }

@@ -50,7 +50,7 @@ use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{Raw, report, report_at};
+use crate::text::call::{self, Raw, report, report_at};
 use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
@@ -333,11 +333,7 @@ impl CallList {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
-        if !matches!(self.at, At::Object { .. }) || !self.walker.args_run(s, calls, out) {
-            return false;
-        }
-        raw.push(s);
-        true
+        matches!(self.at, At::Object { .. }) && self.walker.args_run(s, raw, calls, out)
     }
 
     /// Reads from `s` (advanced past what was read, pushed to `raw`).
@@ -382,8 +378,7 @@ impl CallList {
                     return List::Broken(ErrorKind::InvalidJson, None);
                 }
                 (At::Object { in_array }, _) => {
-                    let (n, walk) = self.walker.feed(s, calls, out);
-                    raw.push(s.get(..n).unwrap_or_default());
+                    let (n, walk) = self.walker.feed(s, raw, calls, out);
                     *s = s.get(n..).unwrap_or_default();
                     match walk {
                         Walk::NeedMore => return List::NeedMore,
@@ -391,7 +386,7 @@ impl CallList {
                         Walk::Done => {
                             let named = self.walker.named();
                             if named && let Some(slot) = self.walker.slot() {
-                                calls.close_with_raw(slot, raw.as_str(), out);
+                                call::close(calls, slot, raw, out);
                             }
                             if !in_array {
                                 return if named {
@@ -426,7 +421,7 @@ impl CallList {
             At::AfterElem => Ok(()),
             At::Object { .. } if self.walker.named() && self.walker.args_done() => {
                 if let Some(slot) = self.walker.slot() {
-                    calls.close_with_raw(slot, raw.as_str(), out);
+                    call::close(calls, slot, raw, out);
                 }
                 Ok(())
             }
@@ -558,7 +553,7 @@ impl JsonCalls {
         self.input.held()
             + self.text.retained()
             + self.list.retained()
-            + self.raw.len()
+            + self.raw.retained()
             + self.matcher.held()
             + self.expect.matched()
     }

@@ -30,7 +30,7 @@ use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::call::{ArgStep, ArgValue, Raw, report, report_at};
+use crate::text::call::{self, ArgStep, ArgValue, Raw, report, report_at};
 use crate::text::hermes::{NAME_ARGUMENTS, Shape};
 use crate::text::json_calls::{CallList, List, skip_object, skip_to_end};
 use crate::text::llama_pythonic::Skip;
@@ -137,7 +137,7 @@ impl Mistral {
             + self.text.retained()
             + self.list.retained()
             + self.matcher.held()
-            + self.raw.len()
+            + self.raw.retained()
             + self.name.len()
             + self.id.len()
     }
@@ -296,7 +296,7 @@ impl Mistral {
         if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
         } else {
-            self.slot = calls.open_scanned(out);
+            self.slot = calls.open_raw(out);
             if let Some(slot) = self.slot {
                 calls.set_id(slot, &self.id);
                 calls.set_name(slot, name, out);
@@ -321,7 +321,7 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.slot {
-            Some(slot) => calls.close_with_raw(slot, self.raw.as_str(), out),
+            Some(slot) => call::close(calls, slot, &self.raw, out),
             None => report(
                 calls,
                 None,
@@ -389,7 +389,7 @@ impl Mistral {
             }
             St::Args => {
                 let slot = self.slot;
-                if self.args.finish(slot, calls, out) {
+                if self.args.finish(slot, &mut self.raw, calls, out) {
                     self.args_closed(calls, out);
                 } else {
                     report(

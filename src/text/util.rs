@@ -82,11 +82,11 @@ pub(crate) fn args_string_run(
     if !args.string_run(bytes) {
         return false;
     }
-    raw.push(s);
-    if let Some(slot) = slot {
+    match slot {
         // A named call never refuses argument bytes (these scanners open the call at its
         // name).
-        let _ = calls.scanned_args(slot, s, false, out);
+        Some(slot) => drop(crate::text::call::to_call(calls, slot, raw, s, false, out)),
+        None => raw.push(s),
     }
     true
 }
