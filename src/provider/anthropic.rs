@@ -40,8 +40,7 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::{Envelope, Raw, RawStr, Sink, Str, bad_payload, raw, read_struct};
-use crate::provider::{clean_name, provider_error_message};
+use crate::provider::{Envelope, Raw, RawStr, Sink, Str, provider_error_message, raw, read_struct};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -196,26 +195,11 @@ impl Anthropic {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let Some(p) = ENVELOPE.read(event, data, Payload::read, sink) else {
             return;
-        }
-        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
-            Ok(p) => p,
-            Err(e) => {
-                bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
-                return;
-            }
         };
         let Some(kind) = p.kind.as_deref() else {
-            match p.error {
-                Some(err) => sink.error(ErrorKind::Provider, error_message(err.get()), data),
-                None => sink.error(
-                    ErrorKind::UnexpectedPayload,
-                    "Anthropic stream event without a `type`".into(),
-                    data,
-                ),
-            }
+            ENVELOPE.untyped(p.error, error_message, data, sink);
             return;
         };
         match kind {
@@ -274,15 +258,9 @@ impl Anthropic {
             Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
                 // `None`: past the call limit (reported once); its deltas find no block
                 // and are dropped the same way.
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(block.id.as_deref(), block.name.as_deref()) else {
                     return;
                 };
-                if let Some(id) = block.id.as_deref() {
-                    sink.calls.set_id(slot, id);
-                }
-                if let Some(name) = block.name.as_deref() {
-                    sink.calls.set_name(slot, clean_name(name), sink.out);
-                }
                 let kind = match block.input.map(Raw::get) {
                     Some(input) if is_nonempty_object(input) => {
                         sink.calls.args(slot, input, sink.out);
@@ -489,10 +467,7 @@ fn same_json(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Payload::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -506,7 +481,9 @@ mod tests {
             r#"{"index":-1}"#,
             r#"{"delta":{"partial_json":1}}"#,
         ];
-        crate::provider::json::check::agrees("anthropic", &extra, &rejects, 99, same_as_serde);
+        check::agrees("anthropic", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Payload::read)
+        });
     }
 
     #[test]

@@ -34,8 +34,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Sink, Str, read_struct};
-use crate::provider::{clean_name, provider_error_message};
+use crate::provider::{RawStr, Sink, Str, provider_error_message, read_struct};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -249,17 +248,12 @@ impl Bedrock {
                     let Some(tu) = b.start.and_then(|s| s.tool_use) else {
                         return;
                     };
-                    let Some(slot) = sink.calls.open(sink.out) else {
+                    let id = tu.tool_use_id.as_deref();
+                    let Some(slot) = sink.open_call(id, tu.name.as_deref()) else {
                         return;
                     };
                     self.blocks
                         .push((b.content_block_index.unwrap_or(-1), slot));
-                    if let Some(id) = tu.tool_use_id.as_deref() {
-                        sink.calls.set_id(slot, id);
-                    }
-                    if let Some(name) = tu.name.as_deref() {
-                        sink.calls.set_name(slot, clean_name(name), sink.out);
-                    }
                 }
                 Err(e) => bad(sink, e),
             },
@@ -378,10 +372,7 @@ fn is_exception(kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, BlockDelta::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -396,6 +387,8 @@ mod tests {
             r#"{"delta":{"toolUse":{"input":{}}}}"#,
             r#"{"delta":{},"delta":{}}"#,
         ];
-        crate::provider::json::check::agrees("bedrock", &extra, &rejects, 0, same_as_serde);
+        check::agrees("bedrock", &extra, &rejects, 0, |t| {
+            check::same_as_serde(t, BlockDelta::read)
+        });
     }
 }

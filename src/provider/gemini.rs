@@ -43,8 +43,9 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::provider::{
-    Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_struct,
+    Incoming, Raw, RawStr, Seq, Sink, Str, clean_name, json_string, raw, read_struct,
 };
+use crate::scan::json::escape_json_as_serde;
 use serde::{Deserialize, Deserializer};
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -219,20 +220,11 @@ impl Gemini {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let what = "payload is not a GenerateContentResponse";
+        let Incoming::Payload(chunk) =
+            super::read_message(event, what, data, Some(Chunk::read), sink)
+        else {
             return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a GenerateContentResponse",
-            trimmed,
-            Some(Chunk::read),
-            data,
-            sink,
-        ) {
-            Some(c) => c,
-            None => return,
         };
         sink.meta
             .fill(raw(chunk.response_id), raw(chunk.model_version), None);
@@ -283,13 +275,9 @@ impl Gemini {
                 if let Some(st) = open {
                     self.close_stream(st, sink);
                 }
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(id, Some(name)) else {
                     return;
                 };
-                if let Some(id) = id {
-                    sink.calls.set_id(slot, id);
-                }
-                sink.calls.set_name(slot, name, sink.out);
                 Streamed {
                     slot,
                     writer: PathWriter::default(),
@@ -302,12 +290,9 @@ impl Gemini {
                     return;
                 }
                 // Arguments without a name: the call table reports it.
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(id, None) else {
                     return;
                 };
-                if let Some(id) = id {
-                    sink.calls.set_id(slot, id);
-                }
                 Streamed {
                     slot,
                     writer: PathWriter::default(),
@@ -670,7 +655,7 @@ impl PathWriter {
             let Value::Str(s) = value else {
                 return Err("a non-string value for a string still open");
             };
-            escape_into(s, out);
+            escape_json_as_serde(s, out);
             if !more {
                 out.push('"');
                 self.in_string = false;
@@ -740,7 +725,7 @@ impl PathWriter {
         match value {
             Value::Str(s) => {
                 out.push('"');
-                escape_into(s, out);
+                escape_json_as_serde(s, out);
                 if more {
                     self.in_string = true;
                 } else {
@@ -758,7 +743,7 @@ impl PathWriter {
         match step {
             StepRef::Key(k) => {
                 out.push('"');
-                escape_into(k, out);
+                escape_json_as_serde(k, out);
                 out.push_str("\":");
             }
             StepRef::Index(_) => {
@@ -792,10 +777,7 @@ impl PathWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Chunk::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -809,7 +791,9 @@ mod tests {
             r#"{"candidates":[{"content":{"parts":[{"thought":1}]}}]}"#,
             r#"{"candidates":[],"candidates":[]}"#,
         ];
-        crate::provider::json::check::agrees("gemini", &extra, &rejects, 99, same_as_serde);
+        check::agrees("gemini", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Chunk::read)
+        });
     }
 
     fn build(entries: &[(&str, Value<'_>, bool)]) -> Result<String, &'static str> {

@@ -42,8 +42,7 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::clean_name;
-use crate::provider::{Raw, RawStr, Sink, Str, json_string, raw};
+use crate::provider::{Incoming, Raw, RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
@@ -188,20 +187,11 @@ impl LlamaStack {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let what = "payload is not a llama-stack stream chunk";
+        let Incoming::Payload(chunk) =
+            super::read_message::<Chunk<'_>>(event, what, data, None, sink)
+        else {
             return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a llama-stack stream chunk",
-            trimmed,
-            None,
-            data,
-            sink,
-        ) {
-            Some(v) => v,
-            None => return,
         };
         sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
@@ -307,21 +297,15 @@ impl LlamaStack {
 
     /// A parsed call: Start, Args (the arguments' JSON), End.
     fn emit_call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
-        let Some(slot) = sink.calls.open(sink.out) else {
-            return;
-        };
-        if let Some(id) = call.call_id.as_deref() {
-            sink.calls.set_id(slot, id);
-        }
         let mut buf = String::new();
         let name = match &call.tool_name {
             Some(StrOr::Str(s)) => json_string(s, &mut buf),
             Some(StrOr::Obj(e)) => e.value.as_deref(),
             _ => None,
         };
-        if let Some(n) = name {
-            sink.calls.set_name(slot, clean_name(n), sink.out);
-        }
+        let Some(slot) = sink.open_call(call.call_id.as_deref(), name) else {
+            return;
+        };
         // Arguments as a JSON string (its contents are the JSON text) or as an object;
         // else `arguments_json`.
         match call.arguments.map(Raw::get).filter(|a| *a != "null") {

@@ -20,9 +20,8 @@
 //!   pythonic `[get_weather(location="San Francisco, CA")]`); it is visible text here,
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
-use crate::event::{ErrorKind, Usage};
+use crate::event::Usage;
 use crate::provider::{OneOrMany, Raw, Sink, Str, ToolCall, read_struct};
-use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
@@ -120,7 +119,7 @@ impl Ollama {
             None => return,
         };
         if let Some(err) = line.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+            sink.provider_error(err.get(), data);
         }
         if let Some(t) = &line.thinking {
             sink.reasoning(t);
@@ -165,17 +164,7 @@ impl Ollama {
         let Some(slot) = sink.calls.open(sink.out) else {
             return;
         };
-        if let Some(id) = call.id.as_deref() {
-            sink.calls.set_id(slot, id);
-        }
-        if let Some(f) = call.function {
-            if let Some(n) = f.name.as_deref() {
-                sink.calls.set_name(slot, clean_name(n), sink.out);
-            }
-            if let Some(a) = f.arguments {
-                sink.arguments(slot, a.0, &mut self.scratch);
-            }
-        }
+        sink.tool_call(slot, &call, &mut self.scratch);
         sink.calls.close(slot, sink.out);
     }
 
@@ -192,10 +181,7 @@ impl Ollama {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Line::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -210,6 +196,8 @@ mod tests {
             r#"{"eval_count":1e999}"#,
             r#"{"done":1}"#,
         ];
-        crate::provider::json::check::agrees("ollama", &extra, &rejects, 99, same_as_serde);
+        check::agrees("ollama", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Line::read)
+        });
     }
 }

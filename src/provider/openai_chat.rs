@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_struct};
+use crate::provider::{Function, Incoming, OneOrMany, Raw, Reader, Sink, Str, read_struct};
 use serde::Deserialize;
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -188,6 +188,9 @@ read_struct!(r, ToolCallDelta {
     b"function" => function: r.opt(Function::read)?,
 });
 
+/// What a payload that is not a chunk is reported as.
+const NOT_A_CHUNK: &str = "payload is not a chat.completion.chunk";
+
 /// Decoder state for one `openai-chat` response.
 #[derive(Debug)]
 pub(crate) struct OpenAiChat {
@@ -218,24 +221,10 @@ impl OpenAiChat {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() {
-            return;
-        }
-        if trimmed == b"[DONE]" {
-            self.done(sink);
-            return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a chat.completion.chunk",
-            trimmed,
-            Some(Chunk::read),
-            data,
-            sink,
-        ) {
-            Some(c) => c,
-            None => return,
+        let chunk = match super::read_message(event, NOT_A_CHUNK, data, Some(Chunk::read), sink) {
+            Incoming::Payload(c) => c,
+            Incoming::Done => return self.done(sink),
+            Incoming::Skip => return,
         };
         sink.meta.fill(
             chunk.id.map(|r| r.0),
@@ -393,12 +382,7 @@ impl OpenAiChat {
         args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
-        if let Some(id) = id {
-            sink.calls.set_id(s, id);
-        }
-        if let Some(n) = name {
-            sink.calls.set_name(s, clean_name(n), sink.out);
-        }
+        sink.identify(s, id, name);
         if let Some(a) = args {
             sink.arguments(s, a.0, &mut self.scratch);
         }

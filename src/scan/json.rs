@@ -14,6 +14,8 @@
 //! assert_eq!(s.feed(br#""]} tail"#), JsonStatus::Complete { consumed: 3 });
 //! ```
 
+use std::fmt::Write as _;
+
 /// Default maximum nesting depth (the same as `serde_json`'s recursion limit).
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 
@@ -85,21 +87,49 @@ enum State {
     Failed,
 }
 
+/// Where a number is in its grammar (`-`? `0` | `1-9` digits*, then `.` digits, then
+/// `e`/`E` sign? digits); shared with the field scanner (`scan::fields`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Num {
+pub(crate) enum Num {
+    /// After the leading `-`.
     Minus,
+    /// After a leading `0`.
     Zero,
+    /// In the integer digits.
     Int,
+    /// After the `.`.
     Dot,
+    /// In the fraction digits.
     Frac,
+    /// After the `e` / `E`.
     E,
+    /// After the exponent's sign.
     ESign,
+    /// In the exponent digits.
     Exp,
 }
 
 impl Num {
-    fn terminal(self) -> bool {
+    /// Whether a number may end here.
+    #[inline]
+    pub(crate) fn terminal(self) -> bool {
         matches!(self, Num::Zero | Num::Int | Num::Frac | Num::Exp)
+    }
+
+    /// The state after byte `b`; `None` when `b` does not continue the number.
+    #[inline]
+    pub(crate) fn next(self, b: u8) -> Option<Num> {
+        match (self, b) {
+            (Num::Minus, b'0') => Some(Num::Zero),
+            (Num::Minus, b'1'..=b'9') => Some(Num::Int),
+            (Num::Int, b'0'..=b'9') => Some(Num::Int),
+            (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
+            (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
+            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::E),
+            (Num::E, b'+' | b'-') => Some(Num::ESign),
+            (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Some(Num::Exp),
+            _ => None,
+        }
     }
 }
 
@@ -368,18 +398,7 @@ impl JsonScanner {
                     }
                 }
                 State::Num(n) => {
-                    let next = match (n, b) {
-                        (Num::Minus, b'0') => Some(Num::Zero),
-                        (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-                        (Num::Int, b'0'..=b'9') => Some(Num::Int),
-                        (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-                        (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-                        (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::E),
-                        (Num::E, b'+' | b'-') => Some(Num::ESign),
-                        (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Some(Num::Exp),
-                        _ => None,
-                    };
-                    match next {
+                    match n.next(b) {
                         Some(n) => self.state = State::Num(n),
                         None if n.terminal() => {
                             // The number ended just before this byte; re-examine it.
@@ -431,8 +450,20 @@ impl JsonScanner {
     }
 }
 
-/// Appends `s` to `out` as JSON string content.
+/// Appends `s` to `out` as JSON string content (no quotes); control characters other
+/// than `\n`, `\r` and `\t` as `\u00XX`.
 pub(crate) fn escape_json(s: &str, out: &mut String) {
+    escape(s, out, false);
+}
+
+/// Appends `s` to `out` as JSON string content (no quotes), as serde_json writes it:
+/// backspace and form feed as `\b` and `\f`, other control characters as `\u00XX`.
+pub(crate) fn escape_json_as_serde(s: &str, out: &mut String) {
+    escape(s, out, true);
+}
+
+/// [`escape_json`], or with `short_bf` [`escape_json_as_serde`].
+fn escape(s: &str, out: &mut String, short_bf: bool) {
     let mut from = 0;
     for (i, b) in s.bytes().enumerate() {
         let esc: &str = match b {
@@ -441,12 +472,15 @@ pub(crate) fn escape_json(s: &str, out: &mut String) {
             b'\n' => "\\n",
             b'\r' => "\\r",
             b'\t' => "\\t",
+            0x08 if short_bf => "\\b",
+            0x0c if short_bf => "\\f",
             0..=0x1F => "",
             _ => continue,
         };
         out.push_str(s.get(from..i).unwrap_or_default());
         if esc.is_empty() {
-            out.push_str(&format!("\\u{b:04x}"));
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "\\u{b:04x}");
         } else {
             out.push_str(esc);
         }
