@@ -34,7 +34,7 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Sink, Str, provider_error_message, read_struct};
+use crate::provider::{Ending, RawStr, Sink, Str, provider_error_message, read_struct};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -174,10 +174,8 @@ const EVENTS: &[&str] = &[
 pub(crate) struct Bedrock {
     /// `contentBlockIndex` → call slot.
     blocks: Vec<(i64, Slot)>,
-    reason: Option<String>,
-    usage: Option<Usage>,
+    ending: Ending,
     stopped: bool,
-    finished: bool,
     /// Decoded `toolUse.input` of the current delta (reused).
     scratch: String,
 }
@@ -186,11 +184,9 @@ impl Bedrock {
     pub(crate) fn new() -> Self {
         Bedrock {
             blocks: Vec::new(),
-            reason: None,
-            usage: None,
+            ending: Ending::default(),
             stopped: false,
             scratch: String::new(),
-            finished: false,
         }
     }
 
@@ -300,11 +296,11 @@ impl Bedrock {
             "messageStop" => match super::from_payload::<MessageStop<'_>>(payload) {
                 Ok(m) => {
                     if let Some(r) = m.stop_reason {
-                        self.reason.get_or_insert_with(|| r.into_owned());
+                        self.ending.reason.get_or_insert_with(|| r.into_owned());
                     }
                     self.stopped = true;
                     sink.calls.close_all(sink.out);
-                    if self.usage.is_some() {
+                    if self.ending.usage.is_some() {
                         self.emit_finish(sink);
                     }
                 }
@@ -313,7 +309,7 @@ impl Bedrock {
             "metadata" => match super::from_payload::<Metadata>(payload) {
                 Ok(m) => {
                     if let Some(u) = m.usage.filter(serde_json::Value::is_object) {
-                        self.usage =
+                        self.ending.usage =
                             Some(Usage::from_value(u, &["inputTokens"], &["outputTokens"]));
                     }
                     if self.stopped {
@@ -345,20 +341,16 @@ impl Bedrock {
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        if self.finished {
+        if self.ending.sent() {
             return;
         }
         sink.end();
-        sink.finish(
-            &mut self.finished,
-            self.reason.as_deref(),
-            self.usage.take(),
-        );
+        self.ending.send(sink);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         sink.end();
-        if self.reason.is_some() || self.usage.is_some() || self.stopped {
+        if self.ending.known() || self.stopped {
             self.emit_finish(sink);
         }
     }

@@ -42,7 +42,7 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::{Incoming, Raw, RawStr, Sink, Str, json_string, raw};
+use crate::provider::{Ending, Incoming, Raw, RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
@@ -157,9 +157,7 @@ pub(crate) struct LlamaStack {
     /// The raw fragments of the streamed call (kept for a `failed` call's error).
     raw: String,
     raw_dropped: usize,
-    reason: Option<String>,
-    usage: Option<Usage>,
-    finished: bool,
+    ending: Ending,
     max_held: usize,
     /// Reused buffer for decoding strings that have escapes.
     scratch: String,
@@ -173,9 +171,7 @@ impl LlamaStack {
             in_call: false,
             raw: String::new(),
             raw_dropped: 0,
-            reason: None,
-            usage: None,
-            finished: false,
+            ending: Ending::default(),
             max_held: limits.max_held_bytes,
             scratch: String::new(),
         }
@@ -195,11 +191,11 @@ impl LlamaStack {
         };
         sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
-            self.usage = Some(usage_from(m));
+            self.ending.usage = Some(usage_from(m));
         }
         let Some(ev) = chunk.event else { return };
         if let Some(r) = ev.stop_reason {
-            self.reason = Some(r.into_owned());
+            self.ending.reason = Some(r.into_owned());
         }
         match ev.delta {
             Some(StrOr::Str(t)) => self.with_text(t, data, sink, Self::text),
@@ -208,7 +204,7 @@ impl LlamaStack {
         }
         if ev.event_type.as_deref() == Some("complete") {
             self.end(sink);
-            self.emit_finish(sink);
+            self.ending.send(sink);
         }
     }
 
@@ -410,18 +406,10 @@ impl LlamaStack {
         }
     }
 
-    fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        sink.finish(
-            &mut self.finished,
-            self.reason.as_deref(),
-            self.usage.take(),
-        );
-    }
-
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         self.end(sink);
-        if self.reason.is_some() || self.usage.is_some() {
-            self.emit_finish(sink);
+        if self.ending.known() {
+            self.ending.send(sink);
         }
     }
 }

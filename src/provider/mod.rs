@@ -159,6 +159,35 @@ impl Sink<'_> {
     }
 }
 
+/// The response's one [`Event::Finish`] as a decoder gathers it: the provider's stop
+/// reason and usage as they arrive, and whether the event was sent.
+#[derive(Debug, Default)]
+pub(crate) struct Ending {
+    /// The provider's stop reason (normalised when sent).
+    pub(crate) reason: Option<String>,
+    /// The provider's token counts.
+    pub(crate) usage: Option<Usage>,
+    /// The event was sent.
+    sent: bool,
+}
+
+impl Ending {
+    /// Whether a stop reason or usage has arrived.
+    pub(crate) fn known(&self) -> bool {
+        self.reason.is_some() || self.usage.is_some()
+    }
+
+    /// Whether the event was sent.
+    pub(crate) fn sent(&self) -> bool {
+        self.sent
+    }
+
+    /// Sends the event, once (see [`Sink::finish`]).
+    pub(crate) fn send(&mut self, sink: &mut Sink<'_>) {
+        sink.finish(&mut self.sent, self.reason.as_deref(), self.usage.take());
+    }
+}
+
 /// What a decoder's message holds, once read.
 pub(crate) enum Incoming<T> {
     /// The dialect's payload.

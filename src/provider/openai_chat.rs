@@ -30,7 +30,7 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, Incoming, OneOrMany, Raw, Reader, Sink, Str, read_struct};
+use crate::provider::{Ending, Function, Incoming, OneOrMany, Raw, Reader, Sink, Str, read_struct};
 use serde::Deserialize;
 
 #[derive(Debug, PartialEq, Deserialize)]
@@ -200,9 +200,7 @@ pub(crate) struct OpenAiChat {
     current: Option<Slot>,
     /// The legacy `function_call` call.
     function_call: Option<Slot>,
-    reason: Option<String>,
-    usage: Option<Usage>,
-    finished: bool,
+    ending: Ending,
     /// Decoded argument text of the current delta (reused: no allocation per delta).
     scratch: String,
 }
@@ -213,9 +211,7 @@ impl OpenAiChat {
             by_index: Vec::new(),
             current: None,
             function_call: None,
-            reason: None,
-            usage: None,
-            finished: false,
+            ending: Ending::default(),
             scratch: String::new(),
         }
     }
@@ -235,7 +231,7 @@ impl OpenAiChat {
         if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
             && !u.is_null()
         {
-            self.usage = Some(Usage::from_value(
+            self.ending.usage = Some(Usage::from_value(
                 u,
                 &["prompt_tokens"],
                 &["completion_tokens"],
@@ -251,8 +247,8 @@ impl OpenAiChat {
                 self.delta(delta, sink);
             }
             if let Some(r) = choice.finish_reason {
-                if self.reason.is_none() {
-                    self.reason = Some(r.into_owned());
+                if self.ending.reason.is_none() {
+                    self.ending.reason = Some(r.into_owned());
                 }
                 sink.calls.close_all(sink.out);
             }
@@ -394,12 +390,8 @@ impl OpenAiChat {
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>, always: bool) {
-        if always || self.reason.is_some() || self.usage.is_some() {
-            sink.finish(
-                &mut self.finished,
-                self.reason.as_deref(),
-                self.usage.take(),
-            );
+        if always || self.ending.known() {
+            self.ending.send(sink);
         }
     }
 
