@@ -46,63 +46,49 @@ use serde_json::{Map, Value};
 
 /// One `data:` payload. All event types share this shape; fields a type does not have
 /// are simply absent.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     index: Option<u64>,
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
     content_block: Option<Block<'a>>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     partial_json: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
@@ -437,9 +423,10 @@ const ENVELOPE: Envelope = Envelope {
 
 /// `overloaded_error: Overloaded` from `{"type": "overloaded_error", "message": "Overloaded"}`.
 fn error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct E<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(rename = "type")]
         kind: Option<Str<'a>>,
     }
     let message = provider_error_message(raw);

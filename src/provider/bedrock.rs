@@ -40,60 +40,50 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct BlockStart<'a> {
-    #[serde(default)]
     content_block_index: Option<i64>,
-    #[serde(borrow, default)]
     start: Option<Start<'a>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Start<'a> {
-    #[serde(borrow, default)]
     tool_use: Option<ToolUseStart<'a>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default)]
     tool_use_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct BlockDelta<'a> {
-    #[serde(default)]
     content_block_index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
-    #[serde(borrow, default)]
     reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolUseDelta<'a> {
-    #[serde(borrow, default)]
     input: Option<RawStr<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
 }
 
@@ -116,23 +106,21 @@ read_struct!(r, ReasoningDelta {
     b"text" => text: r.opt_str()?,
 });
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 struct BlockStop {
-    #[serde(default)]
     content_block_index: Option<i64>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct MessageStop<'a> {
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct Metadata {
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 

@@ -36,47 +36,39 @@ use crate::event::{ErrorKind, Usage};
 use crate::provider::{Incoming, ObjectOr, Raw, Sink, Str, ToolCall, read_struct};
 use serde::Deserialize;
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     message: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
-    #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default)]
     tool_plan: Option<Str<'a>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
-    #[serde(borrow, default)]
     tool_calls: Option<ObjectOr<ToolCall<'a>>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ContentPart<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
 }
 

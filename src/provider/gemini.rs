@@ -48,74 +48,56 @@ use crate::provider::{
 use crate::scan::json::escape_json_as_serde;
 use serde::{Deserialize, Deserializer};
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     candidates: Option<Seq<Candidate<'a>>>,
     /// `responseId`, `modelVersion`: kept raw, for the response's
     /// [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     response_id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model_version: Option<Raw<'a>>,
     /// Kept raw: it comes on every chunk and only the last one is used.
-    #[serde(borrow, default)]
     usage_metadata: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     prompt_feedback: Option<PromptFeedback<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct PromptFeedback<'a> {
-    #[serde(borrow, default)]
     block_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Candidate<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Content<'a> {
-    #[serde(borrow, default)]
     parts: Option<Seq<Part<'a>>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Part<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(default)]
     thought: Option<bool>,
-    #[serde(borrow, default)]
     function_call: Option<FunctionCall<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct FunctionCall<'a> {
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     args: Option<Raw<'a>>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
-    #[serde(borrow, default)]
     partial_args: Option<Seq<Raw<'a>>>,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 
@@ -156,22 +138,17 @@ read_struct!(r, FunctionCall {
     b"willContinue" => will_continue: r.opt_bool()?,
 });
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct PartialArg<'a> {
     /// Strings kept raw and decoded into reused buffers (no allocation per entry).
-    #[serde(borrow, default)]
     json_path: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     string_value: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     number_value: Option<Raw<'a>>,
-    #[serde(default)]
     bool_value: Option<bool>,
     /// `"nullValue": null` (or `"NULL_VALUE"`): present means null.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(deserialize_with = "present")]
     null_value: bool,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 

@@ -48,57 +48,47 @@ use serde::de::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     event: Option<ResponseEvent<'a>>,
-    #[serde(default)]
     metrics: Option<Value>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ResponseEvent<'a> {
-    #[serde(borrow, default)]
     event_type: Option<Str<'a>>,
-    #[serde(borrow, default)]
     delta: Option<StrOr<'a, Delta<'a>>>,
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     text: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     parse_status: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_call: Option<StrOr<'a, ToolCall<'a>>>,
     /// Older servers: the tool-call delta's payload.
-    #[serde(borrow, default)]
     content: Option<StrOr<'a, ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolCall<'a> {
-    #[serde(borrow, default)]
     call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     arguments_json: Option<Str<'a>>,
 }
 
 /// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct EnumValue<'a> {
-    #[serde(borrow, default)]
     value: Option<Str<'a>>,
 }
 

@@ -338,9 +338,10 @@ fn bad_payload(
     e: &serde_json::Error,
     sink: &mut Sink<'_>,
 ) {
-    #[derive(serde::Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct TypeOnly<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(rename = "type")]
         kind: Option<Str<'a>>,
     }
     match from_payload::<TypeOnly<'_>>(trimmed) {
@@ -366,21 +367,19 @@ pub(crate) fn raw(v: Option<Raw<'_>>) -> Option<&str> {
 
 /// A tool call object as OpenAI-style APIs send it, `{"id", "function": {"name",
 /// "arguments"}}` (Cohere, Ollama; an OpenAI Chat delta adds its `index`).
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 pub(crate) struct ToolCall<'a> {
-    #[serde(borrow, default)]
     pub(crate) id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub(crate) function: Option<Function<'a>>,
 }
 
 /// A call's `function`: its name and its arguments (a JSON string of JSON text, or an
 /// object), either of them absent from a delta.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 pub(crate) struct Function<'a> {
-    #[serde(borrow, default)]
     pub(crate) name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub(crate) arguments: Option<Raw<'a>>,
 }
 
@@ -414,11 +413,10 @@ pub(crate) fn clean_name(name: &str) -> &str {
 
 /// The `message` of an error object, or its JSON text.
 pub(crate) fn provider_error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct E<'a> {
-        #[serde(borrow, default)]
         message: Option<Str<'a>>,
-        #[serde(borrow, default)]
         code: Option<&'a RawValue>,
     }
     match serde_json::from_str::<E<'_>>(raw) {

@@ -25,43 +25,30 @@ use crate::provider::{OneOrMany, Raw, Sink, Str, ToolCall, read_struct};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Line<'a> {
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default)]
     response: Option<Str<'a>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default)]
     done_reason: Option<Str<'a>>,
-    #[serde(default)]
     prompt_eval_count: Option<Number>,
-    #[serde(default)]
     eval_count: Option<Number>,
-    #[serde(default)]
     total_duration: Option<Number>,
-    #[serde(default)]
     load_duration: Option<Number>,
-    #[serde(default)]
     prompt_eval_duration: Option<Number>,
-    #[serde(default)]
     eval_duration: Option<Number>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
-    #[serde(borrow, default)]
     content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }
 

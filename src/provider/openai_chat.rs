@@ -33,23 +33,17 @@ use crate::event::Usage;
 use crate::provider::{Ending, Function, Incoming, OneOrMany, Raw, Reader, Sink, Str, read_struct};
 use serde::Deserialize;
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     choices: Choice0<'a>,
     /// `id`, `model`, `created`: kept raw (never a reason to reject a chunk), read into
     /// the response's [`ResponseMeta`](crate::ResponseMeta) until known.
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     created: Option<Raw<'a>>,
-    #[serde(default)]
     usage: Option<serde_json::Value>,
-    #[serde(default)]
     x_groq: Option<XGroq>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
@@ -85,47 +79,38 @@ impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
     }
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default)]
 struct XGroq {
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Choice<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
     /// only when present, to keep the common struct small.
-    #[serde(borrow, default)]
     message: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     reasoning_content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     reasoning: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
-    #[serde(borrow, default)]
     function_call: Option<Function<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolCallDelta<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     function: Option<Function<'a>>,
 }
 

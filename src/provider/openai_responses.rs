@@ -65,68 +65,51 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// One `data:` payload; fields a type does not have are absent.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     output_index: Option<u64>,
-    #[serde(borrow, default)]
     item_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     item: Option<Item<'a>>,
     /// Kept raw and decoded into a reused buffer: a fragment with an escape would
     /// otherwise allocate.
-    #[serde(borrow, default)]
     delta: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     response: Option<Response<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Item<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Response<'a> {
-    #[serde(borrow, default)]
     status: Option<Str<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     created_at: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     incomplete_details: Option<Details<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Details<'a> {
-    #[serde(borrow, default)]
     reason: Option<Str<'a>>,
 }
 
