@@ -372,12 +372,10 @@ impl Stages {
         meta: &mut crate::event::ResponseMeta,
         out: &mut dyn EventSink,
     ) {
-        let mut input = input;
-        if self.framer.framing() == Framing::Auto {
-            self.detect(&mut input, at_end, limit, seen, meta, out);
-        }
-        // A fresh cursor for the loop: `input`'s address went to `detect`.
         let mut rest = input;
+        if self.framer.framing() == Framing::Auto {
+            self.detect(&mut rest, at_end, limit, seen, meta, out);
+        }
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
