@@ -691,6 +691,19 @@ pub fn merge_deltas(events: &mut Vec<Event>) {
         /// Position of the run's last field event.
         field: Option<usize>,
     }
+    impl Run {
+        /// The current run if it is call `index`'s, else a new one for it.
+        fn of(run: &mut Option<Run>, index: usize) -> &mut Run {
+            if run.as_ref().is_some_and(|r| r.index != index) {
+                *run = None;
+            }
+            run.get_or_insert(Run {
+                index,
+                args: None,
+                field: None,
+            })
+        }
+    }
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     let mut run: Option<Run> = None;
     for e in events.drain(..) {
@@ -699,14 +712,7 @@ pub fn merge_deltas(events: &mut Vec<Event>) {
                 if delta.is_empty() {
                     continue;
                 }
-                let r = match &mut run {
-                    Some(r) if r.index == index => r,
-                    _ => run.insert(Run {
-                        index,
-                        args: None,
-                        field: None,
-                    }),
-                };
+                let r = Run::of(&mut run, index);
                 if let Some(Event::ToolCallArgs { delta: a, .. }) =
                     r.args.and_then(|p| out.get_mut(p))
                 {
@@ -720,14 +726,7 @@ pub fn merge_deltas(events: &mut Vec<Event>) {
                 if delta.is_empty() {
                     continue;
                 }
-                let r = match &mut run {
-                    Some(r) if r.index == index => r,
-                    _ => run.insert(Run {
-                        index,
-                        args: None,
-                        field: None,
-                    }),
-                };
+                let r = Run::of(&mut run, index);
                 match r.field.and_then(|p| out.get_mut(p)) {
                     Some(Event::ToolCallField {
                         path: p, delta: a, ..
@@ -739,14 +738,7 @@ pub fn merge_deltas(events: &mut Vec<Event>) {
                 }
             }
             Event::ToolCallFieldEnd { index, path } => {
-                let r = match &mut run {
-                    Some(r) if r.index == index => r,
-                    _ => run.insert(Run {
-                        index,
-                        args: None,
-                        field: None,
-                    }),
-                };
+                let r = Run::of(&mut run, index);
                 r.field = Some(out.len());
                 out.push(Event::ToolCallFieldEnd { index, path });
             }

@@ -339,30 +339,13 @@ impl Stages {
         }
     }
 
-    /// Runs `input` through the framer into the decoder (`at_end`: the input has ended,
-    /// `input` is empty, and the framer hands out what it still holds).
     /// The `auto` framing, undecided: picks the framer once the first significant byte
     /// of `*input` has arrived (`at_end`: the default) and runs the bytes held until then
-    /// through it; `*input` is advanced past what was taken.
-    #[inline]
-    fn detect(
-        &mut self,
-        input: &mut &[u8],
-        at_end: bool,
-        limit: usize,
-        seen: &mut Seen,
-        meta: &mut crate::event::ResponseMeta,
-        out: &mut dyn EventSink,
-    ) {
-        if self.framer.framing() == Framing::Auto {
-            self.detect_cold(input, at_end, limit, seen, meta, out);
-        }
-    }
-
-    /// [`detect`](Stages::detect) out of the feed path: at most once per stream.
+    /// through it; `*input` is advanced past what was taken. Out of the feed path: at
+    /// most once per stream.
     #[cold]
     #[inline(never)]
-    fn detect_cold(
+    fn detect(
         &mut self,
         input: &mut &[u8],
         at_end: bool,
@@ -376,6 +359,9 @@ impl Stages {
         }
     }
 
+    /// Runs `input` through the framer into the decoder (`at_end`: the input has ended,
+    /// `input` is empty, and the framer hands out what it still holds); the `auto`
+    /// framing picks its framer first ([`detect`](Stages::detect)).
     #[inline(always)]
     fn run(
         &mut self,
@@ -386,13 +372,16 @@ impl Stages {
         meta: &mut crate::event::ResponseMeta,
         out: &mut dyn EventSink,
     ) {
+        let mut rest = input;
+        if self.framer.framing() == Framing::Auto {
+            self.detect(&mut rest, at_end, limit, seen, meta, out);
+        }
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
             content: self.content.as_mut(),
             meta,
         };
-        let mut rest = input;
         while let Some(frame) = self.framer.next(&mut rest, at_end) {
             match frame {
                 Frame::Message { event, data } => {
@@ -873,9 +862,7 @@ impl Parser {
     fn feed_bytes(&mut self, chunk: &[u8], out: &mut dyn EventSink) {
         let limit = self.config.limits.max_line_bytes;
         let (stages, seen, meta) = self.parts();
-        let mut rest = chunk;
-        stages.detect(&mut rest, false, limit, seen, meta, out);
-        stages.run(rest, false, limit, seen, meta, out);
+        stages.run(chunk, false, limit, seen, meta, out);
     }
 
     /// Ends the input: reports what is still open (a call cut off mid-arguments, a
@@ -906,7 +893,6 @@ impl Parser {
     fn finish_bytes(&mut self, out: &mut dyn EventSink) {
         let limit = self.config.limits.max_line_bytes;
         let (stages, seen, meta) = self.parts();
-        stages.detect(&mut &[][..], true, limit, seen, meta, out);
         stages.run(&[], true, limit, seen, meta, out);
         let mut rejected = std::mem::take(&mut stages.rejected);
         let (decoder, mut sink) = stages.decoder(meta, out);

@@ -193,7 +193,7 @@ impl OpenAiChatEmitter {
             Event::ToolCallStart { index, id, name } => {
                 self.calls.push((*index, String::new()));
                 self.any_call = true;
-                let call = [ToolCallDelta {
+                let call = ToolCallDelta {
                     index: *index,
                     id: Some(id),
                     kind: Some("function"),
@@ -201,15 +201,8 @@ impl OpenAiChatEmitter {
                         name: Some(name),
                         arguments: "",
                     },
-                }];
-                self.delta(
-                    Delta {
-                        tool_calls: Some(&call),
-                        ..Delta::default()
-                    },
-                    None,
-                    out,
-                );
+                };
+                self.tool_call(call, out);
             }
             Event::ToolCallArgs { index, delta } if !delta.is_empty() => {
                 if let Some(c) = self.calls.iter_mut().find(|(i, _)| i == index) {
@@ -293,7 +286,7 @@ impl OpenAiChatEmitter {
     }
 
     fn arguments(&mut self, index: usize, arguments: &str, out: &mut String) {
-        let call = [ToolCallDelta {
+        let call = ToolCallDelta {
             index,
             id: None,
             kind: None,
@@ -301,10 +294,16 @@ impl OpenAiChatEmitter {
                 name: None,
                 arguments,
             },
-        }];
+        };
+        self.tool_call(call, out);
+    }
+
+    /// A chunk whose delta is one tool call's.
+    fn tool_call(&mut self, call: ToolCallDelta<'_>, out: &mut String) {
+        let calls = [call];
         self.delta(
             Delta {
-                tool_calls: Some(&call),
+                tool_calls: Some(&calls),
                 ..Delta::default()
             },
             None,

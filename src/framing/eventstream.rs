@@ -528,6 +528,7 @@ fn parse_headers(mut section: &[u8]) -> Result<Known<'_>, String> {
 )]
 mod tests {
     use super::*;
+    use crate::framing::testing::{self, Pull, run_with, split_at_points as split_at};
     use proptest::prelude::*;
     use std::path::PathBuf;
 
@@ -631,7 +632,7 @@ mod tests {
     // ----------------------------------------------------------------- driver
 
     #[derive(Debug, Clone, PartialEq, Eq)]
-    enum Owned {
+    pub(crate) enum Owned {
         Message {
             event_type: String,
             message_type: String,
@@ -669,18 +670,18 @@ mod tests {
         }
     }
 
+    impl Pull for EventStreamFramer {
+        type Owned = Owned;
+        fn feed_owned(&mut self, input: &mut &[u8]) -> Option<Owned> {
+            self.feed(input).map(own)
+        }
+        fn finish_owned(&mut self) -> Option<Owned> {
+            self.finish().map(own)
+        }
+    }
+
     fn drive_with(framer: &mut EventStreamFramer, chunks: &[&[u8]]) -> Vec<Owned> {
-        let mut out = Vec::new();
-        for chunk in chunks {
-            let mut input: &[u8] = chunk;
-            while let Some(item) = framer.feed(&mut input) {
-                out.push(own(item));
-            }
-            assert!(input.is_empty(), "feed returned None with input left");
-        }
-        while let Some(item) = framer.finish() {
-            out.push(own(item));
-        }
+        let out = run_with(framer, chunks);
         assert_eq!(framer.buffered(), 0);
         out
     }
@@ -690,21 +691,7 @@ mod tests {
     }
 
     fn bytewise(data: &[u8]) -> Vec<Owned> {
-        let chunks: Vec<&[u8]> = data.chunks(1).collect();
-        drive(&chunks)
-    }
-
-    fn split_at<'a>(data: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (data.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut out = Vec::new();
-        let mut at = 0;
-        for c in cuts {
-            out.push(&data[at..c]);
-            at = c;
-        }
-        out.push(&data[at..]);
-        out
+        drive(&testing::bytewise(data))
     }
 
     fn error(kind: EventStreamErrorKind, raw: &[u8]) -> impl Fn(&Owned) -> bool {

@@ -280,3 +280,70 @@ impl Framer {
         }
     }
 }
+
+/// Drivers shared by the framers' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// A framer as its tests drive it, its items owned.
+    pub(crate) trait Pull {
+        /// An owned copy of the framer's item.
+        type Owned;
+        /// The next item from the front of `*input` (see the framers' `feed`).
+        fn feed_owned(&mut self, input: &mut &[u8]) -> Option<Self::Owned>;
+        /// What the framer still holds at the end of input (see the framers' `finish`).
+        fn finish_owned(&mut self) -> Option<Self::Owned>;
+    }
+
+    /// Feeds `chunks` in order (each one used up before the next), then finishes.
+    pub(crate) fn run_with<F: Pull>(framer: &mut F, chunks: &[&[u8]]) -> Vec<F::Owned> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let mut rest = *chunk;
+            while let Some(item) = framer.feed_owned(&mut rest) {
+                out.push(item);
+            }
+            assert!(
+                rest.is_empty(),
+                "feed returned None before the input ran out"
+            );
+        }
+        while let Some(item) = framer.finish_owned() {
+            out.push(item);
+        }
+        out
+    }
+
+    /// `input` in chunks of one byte.
+    pub(crate) fn bytewise(input: &[u8]) -> Vec<&[u8]> {
+        input.chunks(1).collect()
+    }
+
+    /// The items `run` makes of `input` are the same whole, byte by byte, and split in
+    /// two at every point; returns them.
+    pub(crate) fn check_splits<T: PartialEq + std::fmt::Debug>(
+        input: &[u8],
+        run: impl Fn(&[&[u8]]) -> Vec<T>,
+    ) -> Vec<T> {
+        let whole = run(&[input]);
+        assert_eq!(run(&bytewise(input)), whole, "byte by byte");
+        for i in 0..=input.len() {
+            let (a, b) = input.split_at(i);
+            assert_eq!(run(&[a, b]), whole, "split at {i}");
+        }
+        whole
+    }
+
+    /// `input` cut at the points `cuts` (each taken modulo the length plus one).
+    pub(crate) fn split_at_points<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        for c in cuts {
+            chunks.push(input.get(start..c).unwrap_or_default());
+            start = c;
+        }
+        chunks.push(input.get(start..).unwrap_or_default());
+        chunks
+    }
+}

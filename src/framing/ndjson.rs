@@ -160,11 +160,12 @@ fn is_blank(line: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::framing::line::BOM;
+    use crate::framing::testing::{self, Pull, bytewise, run_with, split_at_points};
     use proptest::prelude::*;
 
     /// An owned copy of an [`NdjsonItem`].
     #[derive(Debug, Clone, PartialEq, Eq)]
-    enum Item {
+    pub(crate) enum Item {
         Line(Vec<u8>),
         TooLong(Vec<u8>, usize),
     }
@@ -180,22 +181,14 @@ mod tests {
         Item::Line(bytes.to_vec())
     }
 
-    fn run_with(framer: &mut NdjsonFramer, chunks: &[&[u8]]) -> Vec<Item> {
-        let mut out = Vec::new();
-        for chunk in chunks {
-            let mut rest = *chunk;
-            while let Some(item) = framer.feed(&mut rest) {
-                out.push(own(item));
-            }
-            assert!(
-                rest.is_empty(),
-                "feed returned None before the input ran out"
-            );
+    impl Pull for NdjsonFramer {
+        type Owned = Item;
+        fn feed_owned(&mut self, input: &mut &[u8]) -> Option<Item> {
+            self.feed(input).map(own)
         }
-        while let Some(item) = framer.finish() {
-            out.push(own(item));
+        fn finish_owned(&mut self) -> Option<Item> {
+            self.finish().map(own)
         }
-        out
     }
 
     fn run_max(max: usize, chunks: &[&[u8]]) -> Vec<Item> {
@@ -203,20 +196,13 @@ mod tests {
     }
 
     fn run_bytes(max: usize, input: &[u8]) -> Vec<Item> {
-        let chunks: Vec<&[u8]> = input.chunks(1).collect();
-        run_max(max, &chunks)
+        run_max(max, &bytewise(input))
     }
 
     /// The items are the same for the input whole, byte by byte, and split
     /// in two at every point; returns them.
     fn check_splits(max: usize, input: &[u8]) -> Vec<Item> {
-        let whole = run_max(max, &[input]);
-        assert_eq!(run_bytes(max, input), whole, "byte by byte");
-        for i in 0..=input.len() {
-            let (a, b) = input.split_at(i);
-            assert_eq!(run_max(max, &[a, b]), whole, "split at {i}");
-        }
-        whole
+        testing::check_splits(input, |chunks| run_max(max, chunks))
     }
 
     #[test]
@@ -369,19 +355,6 @@ mod tests {
             run_with(&mut framer, &[b"\xEF", b"\xBB\xBF3\n"]),
             vec![line(b"3")]
         );
-    }
-
-    fn split_at_points<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut chunks = Vec::new();
-        let mut start = 0;
-        for c in cuts {
-            chunks.push(&input[start..c]);
-            start = c;
-        }
-        chunks.push(&input[start..]);
-        chunks
     }
 
     proptest! {

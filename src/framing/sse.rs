@@ -478,11 +478,12 @@ fn classify(line: &[u8]) -> Field<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::testing::{self, Pull, bytewise, run_with, split_at_points};
     use proptest::prelude::*;
 
     /// An owned copy of an [`SseItem`].
     #[derive(Debug, Clone, PartialEq, Eq)]
-    enum Item {
+    pub(crate) enum Item {
         Event(String, Vec<u8>),
         TooLong(Vec<u8>, usize),
         DataTooLong(Vec<u8>, usize),
@@ -500,23 +501,14 @@ mod tests {
         Item::Event(event.to_owned(), data.to_vec())
     }
 
-    /// Feed `chunks` in order, then finish.
-    fn run_with(framer: &mut SseFramer, chunks: &[&[u8]]) -> Vec<Item> {
-        let mut out = Vec::new();
-        for chunk in chunks {
-            let mut rest = *chunk;
-            while let Some(item) = framer.feed(&mut rest) {
-                out.push(own(item));
-            }
-            assert!(
-                rest.is_empty(),
-                "feed returned None before the input ran out"
-            );
+    impl Pull for SseFramer {
+        type Owned = Item;
+        fn feed_owned(&mut self, input: &mut &[u8]) -> Option<Item> {
+            self.feed(input).map(own)
         }
-        while let Some(item) = framer.finish() {
-            out.push(own(item));
+        fn finish_owned(&mut self) -> Option<Item> {
+            self.finish().map(own)
         }
-        out
     }
 
     fn run(chunks: &[&[u8]]) -> Vec<Item> {
@@ -529,20 +521,13 @@ mod tests {
 
     /// Feed byte by byte.
     fn run_bytes(max: usize, input: &[u8]) -> Vec<Item> {
-        let chunks: Vec<&[u8]> = input.chunks(1).collect();
-        run_max(max, &chunks)
+        run_max(max, &bytewise(input))
     }
 
     /// The items are the same for the input whole, byte by byte, and split
     /// in two at every point; returns them.
     fn check_splits(max: usize, input: &[u8]) -> Vec<Item> {
-        let whole = run_max(max, &[input]);
-        assert_eq!(run_bytes(max, input), whole, "byte by byte");
-        for i in 0..=input.len() {
-            let (a, b) = input.split_at(i);
-            assert_eq!(run_max(max, &[a, b]), whole, "split at {i}");
-        }
-        whole
+        testing::check_splits(input, |chunks| run_max(max, chunks))
     }
 
     #[test]
@@ -980,20 +965,6 @@ mod tests {
             prev_cr = ending == 1;
         }
         (out, expected)
-    }
-
-    /// Split `input` at the given cut points.
-    fn split_at_points<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
-        let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut chunks = Vec::new();
-        let mut start = 0;
-        for c in cuts {
-            chunks.push(&input[start..c]);
-            start = c;
-        }
-        chunks.push(&input[start..]);
-        chunks
     }
 
     proptest! {

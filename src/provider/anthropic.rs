@@ -40,70 +40,55 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::limits::Limits;
-use crate::provider::{Envelope, Raw, RawStr, Sink, Str, bad_payload, raw, read_struct};
-use crate::provider::{clean_name, provider_error_message};
+use crate::provider::{Envelope, Raw, RawStr, Sink, Str, provider_error_message, raw, read_struct};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// One `data:` payload. All event types share this shape; fields a type does not have
 /// are simply absent.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     index: Option<u64>,
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
     content_block: Option<Block<'a>>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
 }
 
 /// The `delta` of `content_block_delta` and of `message_delta`.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     partial_json: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
@@ -196,26 +181,11 @@ impl Anthropic {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let Some(p) = ENVELOPE.read(event, data, Payload::read, sink) else {
             return;
-        }
-        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
-            Ok(p) => p,
-            Err(e) => {
-                bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
-                return;
-            }
         };
         let Some(kind) = p.kind.as_deref() else {
-            match p.error {
-                Some(err) => sink.error(ErrorKind::Provider, error_message(err.get()), data),
-                None => sink.error(
-                    ErrorKind::UnexpectedPayload,
-                    "Anthropic stream event without a `type`".into(),
-                    data,
-                ),
-            }
+            ENVELOPE.untyped(p.error, error_message, data, sink);
             return;
         };
         match kind {
@@ -274,15 +244,9 @@ impl Anthropic {
             Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
                 // `None`: past the call limit (reported once); its deltas find no block
                 // and are dropped the same way.
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(block.id.as_deref(), block.name.as_deref()) else {
                     return;
                 };
-                if let Some(id) = block.id.as_deref() {
-                    sink.calls.set_id(slot, id);
-                }
-                if let Some(name) = block.name.as_deref() {
-                    sink.calls.set_name(slot, clean_name(name), sink.out);
-                }
                 let kind = match block.input.map(Raw::get) {
                     Some(input) if is_nonempty_object(input) => {
                         sink.calls.args(slot, input, sink.out);
@@ -459,9 +423,10 @@ const ENVELOPE: Envelope = Envelope {
 
 /// `overloaded_error: Overloaded` from `{"type": "overloaded_error", "message": "Overloaded"}`.
 fn error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct E<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(rename = "type")]
         kind: Option<Str<'a>>,
     }
     let message = provider_error_message(raw);
@@ -489,10 +454,7 @@ fn same_json(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Payload::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -506,7 +468,9 @@ mod tests {
             r#"{"index":-1}"#,
             r#"{"delta":{"partial_json":1}}"#,
         ];
-        crate::provider::json::check::agrees("anthropic", &extra, &rejects, 99, same_as_serde);
+        check::agrees("anthropic", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Payload::read)
+        });
     }
 
     #[test]

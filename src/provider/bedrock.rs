@@ -34,67 +34,56 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{RawStr, Sink, Str, read_struct};
-use crate::provider::{clean_name, provider_error_message};
+use crate::provider::{Ending, RawStr, Sink, Str, provider_error_message, read_struct};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct BlockStart<'a> {
-    #[serde(default)]
     content_block_index: Option<i64>,
-    #[serde(borrow, default)]
     start: Option<Start<'a>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Start<'a> {
-    #[serde(borrow, default)]
     tool_use: Option<ToolUseStart<'a>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct ToolUseStart<'a> {
-    #[serde(borrow, default)]
     tool_use_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct BlockDelta<'a> {
-    #[serde(default)]
     content_block_index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_use: Option<ToolUseDelta<'a>>,
-    #[serde(borrow, default)]
     reasoning_content: Option<ReasoningDelta<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolUseDelta<'a> {
-    #[serde(borrow, default)]
     input: Option<RawStr<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ReasoningDelta<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
 }
 
@@ -117,23 +106,21 @@ read_struct!(r, ReasoningDelta {
     b"text" => text: r.opt_str()?,
 });
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 struct BlockStop {
-    #[serde(default)]
     content_block_index: Option<i64>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct MessageStop<'a> {
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 struct Metadata {
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
@@ -175,10 +162,8 @@ const EVENTS: &[&str] = &[
 pub(crate) struct Bedrock {
     /// `contentBlockIndex` → call slot.
     blocks: Vec<(i64, Slot)>,
-    reason: Option<String>,
-    usage: Option<Usage>,
+    ending: Ending,
     stopped: bool,
-    finished: bool,
     /// Decoded `toolUse.input` of the current delta (reused).
     scratch: String,
 }
@@ -187,11 +172,9 @@ impl Bedrock {
     pub(crate) fn new() -> Self {
         Bedrock {
             blocks: Vec::new(),
-            reason: None,
-            usage: None,
+            ending: Ending::default(),
             stopped: false,
             scratch: String::new(),
-            finished: false,
         }
     }
 
@@ -249,17 +232,12 @@ impl Bedrock {
                     let Some(tu) = b.start.and_then(|s| s.tool_use) else {
                         return;
                     };
-                    let Some(slot) = sink.calls.open(sink.out) else {
+                    let id = tu.tool_use_id.as_deref();
+                    let Some(slot) = sink.open_call(id, tu.name.as_deref()) else {
                         return;
                     };
                     self.blocks
                         .push((b.content_block_index.unwrap_or(-1), slot));
-                    if let Some(id) = tu.tool_use_id.as_deref() {
-                        sink.calls.set_id(slot, id);
-                    }
-                    if let Some(name) = tu.name.as_deref() {
-                        sink.calls.set_name(slot, clean_name(name), sink.out);
-                    }
                 }
                 Err(e) => bad(sink, e),
             },
@@ -306,11 +284,11 @@ impl Bedrock {
             "messageStop" => match super::from_payload::<MessageStop<'_>>(payload) {
                 Ok(m) => {
                     if let Some(r) = m.stop_reason {
-                        self.reason.get_or_insert_with(|| r.into_owned());
+                        self.ending.reason.get_or_insert_with(|| r.into_owned());
                     }
                     self.stopped = true;
                     sink.calls.close_all(sink.out);
-                    if self.usage.is_some() {
+                    if self.ending.usage.is_some() {
                         self.emit_finish(sink);
                     }
                 }
@@ -319,7 +297,7 @@ impl Bedrock {
             "metadata" => match super::from_payload::<Metadata>(payload) {
                 Ok(m) => {
                     if let Some(u) = m.usage.filter(serde_json::Value::is_object) {
-                        self.usage =
+                        self.ending.usage =
                             Some(Usage::from_value(u, &["inputTokens"], &["outputTokens"]));
                     }
                     if self.stopped {
@@ -351,20 +329,16 @@ impl Bedrock {
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        if self.finished {
+        if self.ending.sent() {
             return;
         }
         sink.end();
-        sink.finish(
-            &mut self.finished,
-            self.reason.as_deref(),
-            self.usage.take(),
-        );
+        self.ending.send(sink);
     }
 
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         sink.end();
-        if self.reason.is_some() || self.usage.is_some() || self.stopped {
+        if self.ending.known() || self.stopped {
             self.emit_finish(sink);
         }
     }
@@ -378,10 +352,7 @@ fn is_exception(kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, BlockDelta::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -396,6 +367,8 @@ mod tests {
             r#"{"delta":{"toolUse":{"input":{}}}}"#,
             r#"{"delta":{},"delta":{}}"#,
         ];
-        crate::provider::json::check::agrees("bedrock", &extra, &rejects, 0, same_as_serde);
+        check::agrees("bedrock", &extra, &rejects, 0, |t| {
+            check::same_as_serde(t, BlockDelta::read)
+        });
     }
 }

@@ -33,51 +33,42 @@
 
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
-use crate::provider::{ObjectOr, Raw, Sink, Str, ToolCall, read_struct};
-use crate::provider::{clean_name, provider_error_message};
+use crate::provider::{Incoming, ObjectOr, Raw, Sink, Str, ToolCall, read_struct};
 use serde::Deserialize;
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     message: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
     /// One object in a content event; an array in `message-start` (ignored).
-    #[serde(borrow, default)]
     content: Option<ObjectOr<ContentPart<'a>>>,
-    #[serde(borrow, default)]
     tool_plan: Option<Str<'a>>,
     /// One object in a tool-call event; `[]` in `message-start` (ignored).
-    #[serde(borrow, default)]
     tool_calls: Option<ObjectOr<ToolCall<'a>>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ContentPart<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
 }
 
@@ -106,6 +97,9 @@ read_struct!(r, ContentPart {
     b"thinking" => thinking: r.opt_str()?,
 });
 
+/// What a payload that is not a Cohere event is reported as.
+const NOT_AN_EVENT: &str = "payload is not a Cohere stream event";
+
 /// Decoder state for one `cohere` response.
 #[derive(Debug)]
 pub(crate) struct Cohere {
@@ -129,28 +123,14 @@ impl Cohere {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() {
-            return;
-        }
-        if trimmed == b"[DONE]" {
-            self.end(None, None, sink);
-            return;
-        }
-        let p: Payload<'_> = match super::parse_payload(
-            event,
-            "payload is not a Cohere stream event",
-            trimmed,
-            Some(Payload::read),
-            data,
-            sink,
-        ) {
-            Some(v) => v,
-            None => return,
+        let p = match super::read_message(event, NOT_AN_EVENT, data, Some(Payload::read), sink) {
+            Incoming::Payload(p) => p,
+            Incoming::Done => return self.end(None, None, sink),
+            Incoming::Skip => return,
         };
         let kind = p.kind.as_deref().unwrap_or(event);
         if let Some(err) = p.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+            sink.provider_error(err.get(), data);
             return;
         }
         if kind == "error" {
@@ -186,17 +166,7 @@ impl Cohere {
                     return;
                 };
                 if let Some(call) = call {
-                    if let Some(id) = call.id.as_deref() {
-                        sink.calls.set_id(slot, id);
-                    }
-                    if let Some(f) = &call.function {
-                        if let Some(n) = f.name.as_deref() {
-                            sink.calls.set_name(slot, clean_name(n), sink.out);
-                        }
-                        if let Some(a) = f.arguments {
-                            sink.arguments(slot, a.0, &mut self.scratch);
-                        }
-                    }
+                    sink.tool_call(slot, call, &mut self.scratch);
                 }
             }
             "tool-call-delta" => {
@@ -299,10 +269,7 @@ fn usage_from(raw: serde_json::Value) -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Payload::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -316,6 +283,8 @@ mod tests {
             r#"{"delta":{"message":{"content":"#,
             r#"{"delta":{"usage":{"a":1e999}}}"#,
         ];
-        crate::provider::json::check::agrees("cohere", &extra, &rejects, 99, same_as_serde);
+        check::agrees("cohere", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Payload::read)
+        });
     }
 }

@@ -43,78 +43,61 @@
 use crate::calls::Slot;
 use crate::event::{ErrorKind, Usage};
 use crate::provider::{
-    Raw, RawStr, Seq, Sink, Str, clean_name, escape_into, json_string, raw, read_struct,
+    Incoming, Raw, RawStr, Seq, Sink, Str, clean_name, json_string, raw, read_struct,
 };
+use crate::scan::json::escape_json_as_serde;
 use serde::{Deserialize, Deserializer};
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     candidates: Option<Seq<Candidate<'a>>>,
     /// `responseId`, `modelVersion`: kept raw, for the response's
     /// [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     response_id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model_version: Option<Raw<'a>>,
     /// Kept raw: it comes on every chunk and only the last one is used.
-    #[serde(borrow, default)]
     usage_metadata: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     prompt_feedback: Option<PromptFeedback<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct PromptFeedback<'a> {
-    #[serde(borrow, default)]
     block_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Candidate<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     content: Option<Content<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Content<'a> {
-    #[serde(borrow, default)]
     parts: Option<Seq<Part<'a>>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct Part<'a> {
-    #[serde(borrow, default)]
     text: Option<Str<'a>>,
-    #[serde(default)]
     thought: Option<bool>,
-    #[serde(borrow, default)]
     function_call: Option<FunctionCall<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct FunctionCall<'a> {
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     args: Option<Raw<'a>>,
     /// Kept raw, so an entry that cannot be placed is reported as sent.
-    #[serde(borrow, default)]
     partial_args: Option<Seq<Raw<'a>>>,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 
@@ -155,22 +138,17 @@ read_struct!(r, FunctionCall {
     b"willContinue" => will_continue: r.opt_bool()?,
 });
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default, bound(deserialize = "'de: 'a"))]
 struct PartialArg<'a> {
     /// Strings kept raw and decoded into reused buffers (no allocation per entry).
-    #[serde(borrow, default)]
     json_path: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     string_value: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     number_value: Option<Raw<'a>>,
-    #[serde(default)]
     bool_value: Option<bool>,
     /// `"nullValue": null` (or `"NULL_VALUE"`): present means null.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(deserialize_with = "present")]
     null_value: bool,
-    #[serde(default)]
     will_continue: Option<bool>,
 }
 
@@ -219,20 +197,11 @@ impl Gemini {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let what = "payload is not a GenerateContentResponse";
+        let Incoming::Payload(chunk) =
+            super::read_message(event, what, data, Some(Chunk::read), sink)
+        else {
             return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a GenerateContentResponse",
-            trimmed,
-            Some(Chunk::read),
-            data,
-            sink,
-        ) {
-            Some(c) => c,
-            None => return,
         };
         sink.meta
             .fill(raw(chunk.response_id), raw(chunk.model_version), None);
@@ -283,13 +252,9 @@ impl Gemini {
                 if let Some(st) = open {
                     self.close_stream(st, sink);
                 }
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(id, Some(name)) else {
                     return;
                 };
-                if let Some(id) = id {
-                    sink.calls.set_id(slot, id);
-                }
-                sink.calls.set_name(slot, name, sink.out);
                 Streamed {
                     slot,
                     writer: PathWriter::default(),
@@ -302,12 +267,9 @@ impl Gemini {
                     return;
                 }
                 // Arguments without a name: the call table reports it.
-                let Some(slot) = sink.calls.open(sink.out) else {
+                let Some(slot) = sink.open_call(id, None) else {
                     return;
                 };
-                if let Some(id) = id {
-                    sink.calls.set_id(slot, id);
-                }
                 Streamed {
                     slot,
                     writer: PathWriter::default(),
@@ -670,7 +632,7 @@ impl PathWriter {
             let Value::Str(s) = value else {
                 return Err("a non-string value for a string still open");
             };
-            escape_into(s, out);
+            escape_json_as_serde(s, out);
             if !more {
                 out.push('"');
                 self.in_string = false;
@@ -740,7 +702,7 @@ impl PathWriter {
         match value {
             Value::Str(s) => {
                 out.push('"');
-                escape_into(s, out);
+                escape_json_as_serde(s, out);
                 if more {
                     self.in_string = true;
                 } else {
@@ -758,7 +720,7 @@ impl PathWriter {
         match step {
             StepRef::Key(k) => {
                 out.push('"');
-                escape_into(k, out);
+                escape_json_as_serde(k, out);
                 out.push_str("\":");
             }
             StepRef::Index(_) => {
@@ -792,10 +754,7 @@ impl PathWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Chunk::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -809,7 +768,9 @@ mod tests {
             r#"{"candidates":[{"content":{"parts":[{"thought":1}]}}]}"#,
             r#"{"candidates":[],"candidates":[]}"#,
         ];
-        crate::provider::json::check::agrees("gemini", &extra, &rejects, 99, same_as_serde);
+        check::agrees("gemini", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Chunk::read)
+        });
     }
 
     fn build(entries: &[(&str, Value<'_>, bool)]) -> Result<String, &'static str> {

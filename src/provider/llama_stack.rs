@@ -42,64 +42,53 @@
 
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
-use crate::provider::clean_name;
-use crate::provider::{Raw, RawStr, Sink, Str, json_string, raw};
+use crate::provider::{Ending, Incoming, Raw, RawStr, Sink, Str, json_string, raw};
 use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     event: Option<ResponseEvent<'a>>,
-    #[serde(default)]
     metrics: Option<Value>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ResponseEvent<'a> {
-    #[serde(borrow, default)]
     event_type: Option<Str<'a>>,
-    #[serde(borrow, default)]
     delta: Option<StrOr<'a, Delta<'a>>>,
-    #[serde(borrow, default)]
     stop_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     text: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     parse_status: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_call: Option<StrOr<'a, ToolCall<'a>>>,
     /// Older servers: the tool-call delta's payload.
-    #[serde(borrow, default)]
     content: Option<StrOr<'a, ToolCall<'a>>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolCall<'a> {
-    #[serde(borrow, default)]
     call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_name: Option<StrOr<'a, EnumValue<'a>>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     arguments_json: Option<Str<'a>>,
 }
 
 /// A serialized enum: `{"__enum__": "BuiltinTool", "value": "brave_search"}`.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct EnumValue<'a> {
-    #[serde(borrow, default)]
     value: Option<Str<'a>>,
 }
 
@@ -158,9 +147,7 @@ pub(crate) struct LlamaStack {
     /// The raw fragments of the streamed call (kept for a `failed` call's error).
     raw: String,
     raw_dropped: usize,
-    reason: Option<String>,
-    usage: Option<Usage>,
-    finished: bool,
+    ending: Ending,
     max_held: usize,
     /// Reused buffer for decoding strings that have escapes.
     scratch: String,
@@ -174,9 +161,7 @@ impl LlamaStack {
             in_call: false,
             raw: String::new(),
             raw_dropped: 0,
-            reason: None,
-            usage: None,
-            finished: false,
+            ending: Ending::default(),
             max_held: limits.max_held_bytes,
             scratch: String::new(),
         }
@@ -188,28 +173,19 @@ impl LlamaStack {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let what = "payload is not a llama-stack stream chunk";
+        let Incoming::Payload(chunk) =
+            super::read_message::<Chunk<'_>>(event, what, data, None, sink)
+        else {
             return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a llama-stack stream chunk",
-            trimmed,
-            None,
-            data,
-            sink,
-        ) {
-            Some(v) => v,
-            None => return,
         };
         sink.payload_error(event, raw(chunk.error), data);
         if let Some(m) = chunk.metrics.filter(|m| !m.is_null()) {
-            self.usage = Some(usage_from(m));
+            self.ending.usage = Some(usage_from(m));
         }
         let Some(ev) = chunk.event else { return };
         if let Some(r) = ev.stop_reason {
-            self.reason = Some(r.into_owned());
+            self.ending.reason = Some(r.into_owned());
         }
         match ev.delta {
             Some(StrOr::Str(t)) => self.with_text(t, data, sink, Self::text),
@@ -218,7 +194,7 @@ impl LlamaStack {
         }
         if ev.event_type.as_deref() == Some("complete") {
             self.end(sink);
-            self.emit_finish(sink);
+            self.ending.send(sink);
         }
     }
 
@@ -307,21 +283,15 @@ impl LlamaStack {
 
     /// A parsed call: Start, Args (the arguments' JSON), End.
     fn emit_call(&mut self, call: ToolCall<'_>, sink: &mut Sink<'_>) {
-        let Some(slot) = sink.calls.open(sink.out) else {
-            return;
-        };
-        if let Some(id) = call.call_id.as_deref() {
-            sink.calls.set_id(slot, id);
-        }
         let mut buf = String::new();
         let name = match &call.tool_name {
             Some(StrOr::Str(s)) => json_string(s, &mut buf),
             Some(StrOr::Obj(e)) => e.value.as_deref(),
             _ => None,
         };
-        if let Some(n) = name {
-            sink.calls.set_name(slot, clean_name(n), sink.out);
-        }
+        let Some(slot) = sink.open_call(call.call_id.as_deref(), name) else {
+            return;
+        };
         // Arguments as a JSON string (its contents are the JSON text) or as an object;
         // else `arguments_json`.
         match call.arguments.map(Raw::get).filter(|a| *a != "null") {
@@ -426,18 +396,10 @@ impl LlamaStack {
         }
     }
 
-    fn emit_finish(&mut self, sink: &mut Sink<'_>) {
-        sink.finish(
-            &mut self.finished,
-            self.reason.as_deref(),
-            self.usage.take(),
-        );
-    }
-
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
         self.end(sink);
-        if self.reason.is_some() || self.usage.is_some() {
-            self.emit_finish(sink);
+        if self.ending.known() {
+            self.ending.send(sink);
         }
     }
 }

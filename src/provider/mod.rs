@@ -9,7 +9,6 @@ use crate::event::{FinishReason, Usage};
 use crate::text::TextScanner;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::fmt::Write as _;
 
 pub(crate) mod anthropic;
 mod json;
@@ -67,13 +66,49 @@ impl Sink<'_> {
     /// for an SSE `error` event, a generic one.
     pub(crate) fn payload_error(&mut self, event: &str, error: Option<&str>, data: &[u8]) {
         if let Some(err) = error {
-            self.error(ErrorKind::Provider, provider_error_message(err), data);
+            self.provider_error(err, data);
         } else if event == "error" {
             self.error(
                 ErrorKind::Provider,
                 "the server sent an error event".into(),
                 data,
             );
+        }
+    }
+
+    /// The error object `error` (JSON text) a provider sent: an error of kind `provider`
+    /// with its message (see [`provider_error_message`]), carrying the payload `data`.
+    pub(crate) fn provider_error(&mut self, error: &str, data: &[u8]) {
+        self.error(ErrorKind::Provider, provider_error_message(error), data);
+    }
+
+    /// Opens a call with the provider's id and name, as far as it sent them (see
+    /// [`identify`](Sink::identify)); `None` past the call limit (reported once).
+    pub(crate) fn open_call(&mut self, id: Option<&str>, name: Option<&str>) -> Option<Slot> {
+        let slot = self.calls.open(self.out)?;
+        self.identify(slot, id, name);
+        Some(slot)
+    }
+
+    /// Gives call `slot` the provider's id and name, those of them it sent: the name,
+    /// harmony control tokens cut off (see [`clean_name`]), emits its `ToolCallStart`.
+    pub(crate) fn identify(&mut self, slot: Slot, id: Option<&str>, name: Option<&str>) {
+        if let Some(id) = id {
+            self.calls.set_id(slot, id);
+        }
+        if let Some(name) = name {
+            self.calls.set_name(slot, clean_name(name), self.out);
+        }
+    }
+
+    /// An OpenAI-style [`ToolCall`] object for call `slot`: its id, name and arguments
+    /// (see [`arguments`](Sink::arguments); `scratch` decodes them).
+    pub(crate) fn tool_call(&mut self, slot: Slot, call: &ToolCall<'_>, scratch: &mut String) {
+        let function = call.function.as_ref();
+        let name = function.and_then(|f| f.name.as_deref());
+        self.identify(slot, call.id.as_deref(), name);
+        if let Some(a) = function.and_then(|f| f.arguments) {
+            self.arguments(slot, a.0, scratch);
         }
     }
 
@@ -121,6 +156,77 @@ impl Sink<'_> {
             index: None,
             raw: String::from_utf8_lossy(raw).into_owned(),
         });
+    }
+}
+
+/// The response's one [`Event::Finish`] as a decoder gathers it: the provider's stop
+/// reason and usage as they arrive, and whether the event was sent.
+#[derive(Debug, Default)]
+pub(crate) struct Ending {
+    /// The provider's stop reason (normalised when sent).
+    pub(crate) reason: Option<String>,
+    /// The provider's token counts.
+    pub(crate) usage: Option<Usage>,
+    /// The event was sent.
+    sent: bool,
+}
+
+impl Ending {
+    /// Whether a stop reason or usage has arrived.
+    pub(crate) fn known(&self) -> bool {
+        self.reason.is_some() || self.usage.is_some()
+    }
+
+    /// Whether the event was sent.
+    pub(crate) fn sent(&self) -> bool {
+        self.sent
+    }
+
+    /// Sends the event, once (see [`Sink::finish`]).
+    pub(crate) fn send(&mut self, sink: &mut Sink<'_>) {
+        sink.finish(&mut self.sent, self.reason.as_deref(), self.usage.take());
+    }
+}
+
+/// What a decoder's message holds, once read.
+pub(crate) enum Incoming<T> {
+    /// The dialect's payload.
+    Payload(T),
+    /// `[DONE]`, the end sentinel of OpenAI-style streams (proxies send it in other
+    /// dialects too).
+    Done,
+    /// Nothing to decode: a blank payload, or one reported as not the dialect's.
+    Skip,
+}
+
+/// A message's payload with the whitespace around it trimmed, unless it is blank or
+/// the `[DONE]` sentinel.
+#[inline]
+fn trimmed(data: &[u8]) -> Incoming<&[u8]> {
+    match data.trim_ascii() {
+        b"" => Incoming::Skip,
+        b"[DONE]" => Incoming::Done,
+        trimmed => Incoming::Payload(trimmed),
+    }
+}
+
+/// A message of a dialect whose payload is one JSON envelope `T`: blank payloads and
+/// `[DONE]` told apart, the rest read by [`parse_payload`] (`what`, `read`: see there).
+#[inline]
+pub(crate) fn read_message<'a, T: Deserialize<'a>>(
+    event: &str,
+    what: &str,
+    data: &'a [u8],
+    read: Option<fn(&mut Reader<'a>) -> Option<T>>,
+    sink: &mut Sink<'_>,
+) -> Incoming<T> {
+    match trimmed(data) {
+        Incoming::Payload(trimmed) => match parse_payload(event, what, trimmed, read, data, sink) {
+            Some(v) => Incoming::Payload(v),
+            None => Incoming::Skip,
+        },
+        Incoming::Done => Incoming::Done,
+        Incoming::Skip => Incoming::Skip,
     }
 }
 
@@ -178,9 +284,53 @@ pub(crate) struct Envelope {
     pub(crate) error_message: fn(&[u8], &serde_json::Error) -> String,
 }
 
+impl Envelope {
+    /// A message of the dialect: its payload read by the field scan `read` (see
+    /// [`scan_payload`]); a payload that does not fit is reported by [`bad_payload`],
+    /// blank payloads and `[DONE]` are skipped (`None`).
+    #[inline]
+    pub(crate) fn read<'a, T: Deserialize<'a>>(
+        &self,
+        event: &str,
+        data: &'a [u8],
+        read: fn(&mut Reader<'a>) -> Option<T>,
+        sink: &mut Sink<'_>,
+    ) -> Option<T> {
+        let Incoming::Payload(trimmed) = trimmed(data) else {
+            return None;
+        };
+        match scan_payload(trimmed, read) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                bad_payload(self, event, data, trimmed, &e, sink);
+                None
+            }
+        }
+    }
+
+    /// A payload without a `type`: the provider error of its `error` object (its message
+    /// by `error`), else an unexpected payload.
+    pub(crate) fn untyped(
+        &self,
+        error: Option<Raw<'_>>,
+        message: fn(&str) -> String,
+        data: &[u8],
+        sink: &mut Sink<'_>,
+    ) {
+        match error {
+            Some(err) => sink.error(ErrorKind::Provider, message(err.get()), data),
+            None => sink.error(
+                ErrorKind::UnexpectedPayload,
+                format!("{} without a `type`", self.event),
+                data,
+            ),
+        }
+    }
+}
+
 /// A payload that did not fit the dialect's payload struct (`e`): an error unless it is
 /// valid JSON of an event type the dialect does not decode (a newer event, skipped).
-pub(crate) fn bad_payload(
+fn bad_payload(
     envelope: &Envelope,
     event: &str,
     data: &[u8],
@@ -188,9 +338,10 @@ pub(crate) fn bad_payload(
     e: &serde_json::Error,
     sink: &mut Sink<'_>,
 ) {
-    #[derive(serde::Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct TypeOnly<'a> {
-        #[serde(rename = "type", borrow, default)]
+        #[serde(rename = "type")]
         kind: Option<Str<'a>>,
     }
     match from_payload::<TypeOnly<'_>>(trimmed) {
@@ -216,21 +367,19 @@ pub(crate) fn raw(v: Option<Raw<'_>>) -> Option<&str> {
 
 /// A tool call object as OpenAI-style APIs send it, `{"id", "function": {"name",
 /// "arguments"}}` (Cohere, Ollama; an OpenAI Chat delta adds its `index`).
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 pub(crate) struct ToolCall<'a> {
-    #[serde(borrow, default)]
     pub(crate) id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub(crate) function: Option<Function<'a>>,
 }
 
 /// A call's `function`: its name and its arguments (a JSON string of JSON text, or an
 /// object), either of them absent from a delta.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 pub(crate) struct Function<'a> {
-    #[serde(borrow, default)]
     pub(crate) name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub(crate) arguments: Option<Raw<'a>>,
 }
 
@@ -264,11 +413,10 @@ pub(crate) fn clean_name(name: &str) -> &str {
 
 /// The `message` of an error object, or its JSON text.
 pub(crate) fn provider_error_message(raw: &str) -> String {
-    #[derive(Deserialize)]
+    #[derive(Default, Deserialize)]
+    #[serde(default, bound(deserialize = "'de: 'a"))]
     struct E<'a> {
-        #[serde(borrow, default)]
         message: Option<Str<'a>>,
-        #[serde(borrow, default)]
         code: Option<&'a RawValue>,
     }
     match serde_json::from_str::<E<'_>>(raw) {
@@ -286,36 +434,9 @@ pub(crate) fn provider_error_message(raw: &str) -> String {
     }
 }
 
-/// Appends `s` JSON-escaped (without quotes) to `out`.
-pub(crate) fn escape_into(s: &str, out: &mut String) {
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        out.push_str(s.get(start..i).unwrap_or_default());
-        if esc.is_empty() {
-            // Writing to a `String` cannot fail.
-            let _ = write!(out, "\\u{b:04x}");
-        } else {
-            out.push_str(esc);
-        }
-        start = i + 1;
-    }
-    out.push_str(s.get(start..).unwrap_or_default());
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::scan::json::escape_json_as_serde;
 
     #[test]
     fn escape_matches_serde() {
@@ -327,7 +448,7 @@ mod tests {
             "\r\u{8}\u{c}",
         ] {
             let mut out = String::from("\"");
-            escape_into(s, &mut out);
+            escape_json_as_serde(s, &mut out);
             out.push('"');
             assert_eq!(
                 serde_json::from_str::<String>(&out).ok().as_deref(),

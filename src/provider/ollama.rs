@@ -20,49 +20,35 @@
 //!   pythonic `[get_weather(location="San Francisco, CA")]`); it is visible text here,
 //!   and `--content llama-pythonic` (a text scanner) finds the call in it.
 
-use crate::event::{ErrorKind, Usage};
+use crate::event::Usage;
 use crate::provider::{OneOrMany, Raw, Sink, Str, ToolCall, read_struct};
-use crate::provider::{clean_name, provider_error_message};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Line<'a> {
-    #[serde(borrow, default)]
     message: Option<Message<'a>>,
     /// `/api/generate` text.
-    #[serde(borrow, default)]
     response: Option<Str<'a>>,
     /// `/api/generate` thinking.
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(default)]
     done: Option<bool>,
-    #[serde(borrow, default)]
     done_reason: Option<Str<'a>>,
-    #[serde(default)]
     prompt_eval_count: Option<Number>,
-    #[serde(default)]
     eval_count: Option<Number>,
-    #[serde(default)]
     total_duration: Option<Number>,
-    #[serde(default)]
     load_duration: Option<Number>,
-    #[serde(default)]
     prompt_eval_duration: Option<Number>,
-    #[serde(default)]
     eval_duration: Option<Number>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Message<'a> {
-    #[serde(borrow, default)]
     content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     thinking: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCall<'a>>>,
 }
 
@@ -120,7 +106,7 @@ impl Ollama {
             None => return,
         };
         if let Some(err) = line.error {
-            sink.error(ErrorKind::Provider, provider_error_message(err.get()), data);
+            sink.provider_error(err.get(), data);
         }
         if let Some(t) = &line.thinking {
             sink.reasoning(t);
@@ -165,17 +151,7 @@ impl Ollama {
         let Some(slot) = sink.calls.open(sink.out) else {
             return;
         };
-        if let Some(id) = call.id.as_deref() {
-            sink.calls.set_id(slot, id);
-        }
-        if let Some(f) = call.function {
-            if let Some(n) = f.name.as_deref() {
-                sink.calls.set_name(slot, clean_name(n), sink.out);
-            }
-            if let Some(a) = f.arguments {
-                sink.arguments(slot, a.0, &mut self.scratch);
-            }
-        }
+        sink.tool_call(slot, &call, &mut self.scratch);
         sink.calls.close(slot, sink.out);
     }
 
@@ -192,10 +168,7 @@ impl Ollama {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Line::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -210,6 +183,8 @@ mod tests {
             r#"{"eval_count":1e999}"#,
             r#"{"done":1}"#,
         ];
-        crate::provider::json::check::agrees("ollama", &extra, &rejects, 99, same_as_serde);
+        check::agrees("ollama", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Line::read)
+        });
     }
 }

@@ -30,26 +30,20 @@
 
 use crate::calls::Slot;
 use crate::event::Usage;
-use crate::provider::{Function, OneOrMany, Raw, Reader, Sink, Str, clean_name, read_struct};
+use crate::provider::{Ending, Function, Incoming, OneOrMany, Raw, Reader, Sink, Str, read_struct};
 use serde::Deserialize;
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Chunk<'a> {
-    #[serde(borrow, default)]
     choices: Choice0<'a>,
     /// `id`, `model`, `created`: kept raw (never a reason to reject a chunk), read into
     /// the response's [`ResponseMeta`](crate::ResponseMeta) until known.
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     created: Option<Raw<'a>>,
-    #[serde(default)]
     usage: Option<serde_json::Value>,
-    #[serde(default)]
     x_groq: Option<XGroq>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
@@ -85,47 +79,38 @@ impl<'de: 'a, 'a> Deserialize<'de> for Choice0<'a> {
     }
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default)]
 struct XGroq {
-    #[serde(default)]
     usage: Option<serde_json::Value>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Choice<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
     /// Non-streaming responses (and some servers' last chunk) use `message`; parsed
     /// only when present, to keep the common struct small.
-    #[serde(borrow, default)]
     message: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Delta<'a> {
-    #[serde(borrow, default)]
     content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     reasoning_content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     reasoning: Option<Str<'a>>,
-    #[serde(borrow, default)]
     tool_calls: Option<OneOrMany<ToolCallDelta<'a>>>,
-    #[serde(borrow, default)]
     function_call: Option<Function<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct ToolCallDelta<'a> {
-    #[serde(default)]
     index: Option<i64>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     function: Option<Function<'a>>,
 }
 
@@ -188,6 +173,9 @@ read_struct!(r, ToolCallDelta {
     b"function" => function: r.opt(Function::read)?,
 });
 
+/// What a payload that is not a chunk is reported as.
+const NOT_A_CHUNK: &str = "payload is not a chat.completion.chunk";
+
 /// Decoder state for one `openai-chat` response.
 #[derive(Debug)]
 pub(crate) struct OpenAiChat {
@@ -197,9 +185,7 @@ pub(crate) struct OpenAiChat {
     current: Option<Slot>,
     /// The legacy `function_call` call.
     function_call: Option<Slot>,
-    reason: Option<String>,
-    usage: Option<Usage>,
-    finished: bool,
+    ending: Ending,
     /// Decoded argument text of the current delta (reused: no allocation per delta).
     scratch: String,
 }
@@ -210,32 +196,16 @@ impl OpenAiChat {
             by_index: Vec::new(),
             current: None,
             function_call: None,
-            reason: None,
-            usage: None,
-            finished: false,
+            ending: Ending::default(),
             scratch: String::new(),
         }
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() {
-            return;
-        }
-        if trimmed == b"[DONE]" {
-            self.done(sink);
-            return;
-        }
-        let chunk: Chunk<'_> = match super::parse_payload(
-            event,
-            "payload is not a chat.completion.chunk",
-            trimmed,
-            Some(Chunk::read),
-            data,
-            sink,
-        ) {
-            Some(c) => c,
-            None => return,
+        let chunk = match super::read_message(event, NOT_A_CHUNK, data, Some(Chunk::read), sink) {
+            Incoming::Payload(c) => c,
+            Incoming::Done => return self.done(sink),
+            Incoming::Skip => return,
         };
         sink.meta.fill(
             chunk.id.map(|r| r.0),
@@ -246,7 +216,7 @@ impl OpenAiChat {
         if let Some(u) = chunk.usage.or(chunk.x_groq.and_then(|x| x.usage))
             && !u.is_null()
         {
-            self.usage = Some(Usage::from_value(
+            self.ending.usage = Some(Usage::from_value(
                 u,
                 &["prompt_tokens"],
                 &["completion_tokens"],
@@ -262,8 +232,8 @@ impl OpenAiChat {
                 self.delta(delta, sink);
             }
             if let Some(r) = choice.finish_reason {
-                if self.reason.is_none() {
-                    self.reason = Some(r.into_owned());
+                if self.ending.reason.is_none() {
+                    self.ending.reason = Some(r.into_owned());
                 }
                 sink.calls.close_all(sink.out);
             }
@@ -393,12 +363,7 @@ impl OpenAiChat {
         args: Option<Raw<'_>>,
         sink: &mut Sink<'_>,
     ) {
-        if let Some(id) = id {
-            sink.calls.set_id(s, id);
-        }
-        if let Some(n) = name {
-            sink.calls.set_name(s, clean_name(n), sink.out);
-        }
+        sink.identify(s, id, name);
         if let Some(a) = args {
             sink.arguments(s, a.0, &mut self.scratch);
         }
@@ -410,12 +375,8 @@ impl OpenAiChat {
     }
 
     fn emit_finish(&mut self, sink: &mut Sink<'_>, always: bool) {
-        if always || self.reason.is_some() || self.usage.is_some() {
-            sink.finish(
-                &mut self.finished,
-                self.reason.as_deref(),
-                self.usage.take(),
-            );
+        if always || self.ending.known() {
+            self.ending.send(sink);
         }
     }
 

@@ -58,75 +58,58 @@ use crate::calls::Slot;
 use crate::event::{ErrorKind, Event, Usage};
 use crate::limits::Limits;
 use crate::provider::{
-    Envelope, Raw, RawStr, Sink, Str, bad_payload, clean_name, escape_into, json_string,
-    provider_error_message, raw, read_struct,
+    Envelope, Raw, RawStr, Sink, Str, json_string, provider_error_message, raw, read_struct,
 };
+use crate::scan::json::escape_json_as_serde;
 use serde::Deserialize;
 use serde_json::Value;
 
 /// One `data:` payload; fields a type does not have are absent.
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Payload<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(default)]
     output_index: Option<u64>,
-    #[serde(borrow, default)]
     item_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     item: Option<Item<'a>>,
     /// Kept raw and decoded into a reused buffer: a fragment with an escape would
     /// otherwise allocate.
-    #[serde(borrow, default)]
     delta: Option<RawStr<'a>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     response: Option<Response<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Item<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type")]
     kind: Option<Str<'a>>,
-    #[serde(borrow, default)]
     id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     call_id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     arguments: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     input: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Response<'a> {
-    #[serde(borrow, default)]
     status: Option<Str<'a>>,
     /// Kept raw, for the response's [`ResponseMeta`](crate::ResponseMeta).
-    #[serde(borrow, default)]
     id: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     model: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     created_at: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     usage: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     incomplete_details: Option<Details<'a>>,
-    #[serde(borrow, default)]
     error: Option<Raw<'a>>,
 }
 
-#[derive(Debug, PartialEq, Deserialize)]
+#[derive(Debug, PartialEq, Default, Deserialize)]
+#[serde(default, bound(deserialize = "'de: 'a"))]
 struct Details<'a> {
-    #[serde(borrow, default)]
     reason: Option<Str<'a>>,
 }
 
@@ -352,28 +335,11 @@ impl OpenAiResponses {
     }
 
     pub(crate) fn message(&mut self, event: &str, data: &[u8], sink: &mut Sink<'_>) {
-        let trimmed = data.trim_ascii();
-        if trimmed.is_empty() || trimmed == b"[DONE]" {
+        let Some(p) = ENVELOPE.read(event, data, Payload::read, sink) else {
             return;
-        }
-        let p: Payload<'_> = match super::scan_payload(trimmed, Payload::read) {
-            Ok(p) => p,
-            Err(e) => {
-                bad_payload(&ENVELOPE, event, data, trimmed, &e, sink);
-                return;
-            }
         };
         let Some(kind) = p.kind.as_deref() else {
-            match p.error {
-                Some(err) => {
-                    sink.error(ErrorKind::Provider, provider_error_message(err.get()), data)
-                }
-                None => sink.error(
-                    ErrorKind::UnexpectedPayload,
-                    "Responses stream event without a `type`".into(),
-                    data,
-                ),
-            }
+            ENVELOPE.untyped(p.error, provider_error_message, data, sink);
             return;
         };
         if let Some(r) = &p.response {
@@ -431,13 +397,11 @@ impl OpenAiResponses {
                 self.terminal(kind, p.response, data, sink);
             }
             "error" => {
-                let message = match p.error {
-                    Some(e) => provider_error_message(e.get()),
-                    None => {
-                        provider_error_message(std::str::from_utf8(trimmed).unwrap_or_default())
-                    }
+                let error = match p.error {
+                    Some(e) => e.get(),
+                    None => std::str::from_utf8(data.trim_ascii()).unwrap_or_default(),
                 };
-                sink.error(ErrorKind::Provider, message, data);
+                sink.provider_error(error, data);
             }
             k if k.starts_with("response.reasoning") && k.ends_with(".delta") => {
                 if let Some(d) = &p.delta {
@@ -457,14 +421,18 @@ impl OpenAiResponses {
         })
     }
 
-    /// Opens a call item. For a custom tool the opening `"` is sent now.
-    fn open(
+    /// The call item of `item_id` (else `output_index`), or a new one (for a custom tool
+    /// the opening `"` is sent now).
+    fn find_or_open(
         &mut self,
         kind: CallKind,
         item_id: Option<&str>,
         output_index: Option<u64>,
         sink: &mut Sink<'_>,
     ) -> Option<usize> {
+        if let Some(i) = self.find(item_id, output_index) {
+            return Some(i);
+        }
         let slot = sink.calls.open(sink.out)?;
         self.items.push(CallItem {
             output_index,
@@ -484,39 +452,34 @@ impl OpenAiResponses {
         Some(self.items.len() - 1)
     }
 
-    fn find_or_open(
+    /// The call item of an output item (`None` for other items): found, or opened (an
+    /// item seen before, by deltas that came first, is completed, not opened twice),
+    /// and given the item's id and name. Its index, and the text the item gives it (its
+    /// arguments or input, `buf` decoding it; see [`string_value`]).
+    fn item<'b>(
         &mut self,
-        kind: CallKind,
-        item_id: Option<&str>,
+        item: &Item<'b>,
         output_index: Option<u64>,
+        buf: &'b mut String,
         sink: &mut Sink<'_>,
-    ) -> Option<usize> {
-        match self.find(item_id, output_index) {
-            Some(i) => Some(i),
-            None => self.open(kind, item_id, output_index, sink),
-        }
-    }
-
-    fn item_added(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
-        let Some(kind) = call_kind(item.kind.as_deref()) else {
-            return;
-        };
-        let item_id = item.id.as_deref();
-        // An item seen before (deltas that came first) is completed, not opened twice.
-        let Some(i) = self.find_or_open(kind, item_id, output_index, sink) else {
-            return;
-        };
-        self.identify(i, &item, sink);
-        // A server that sends the whole arguments with the item: a done text.
+    ) -> Option<(usize, Option<&'b str>)> {
+        let kind = call_kind(item.kind.as_deref())?;
+        let i = self.find_or_open(kind, item.id.as_deref(), output_index, sink)?;
+        self.identify(i, item, sink);
         let given = match kind {
             CallKind::Function => item.arguments,
             CallKind::Custom => item.input,
         };
+        Some((i, given.and_then(|g| string_value(g, buf))))
+    }
+
+    fn item_added(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
         let mut buf = String::new();
-        if let Some(text) = given
-            .and_then(|g| string_value(g, &mut buf))
-            .filter(|t| !t.is_empty())
-        {
+        let Some((i, given)) = self.item(&item, output_index, &mut buf, sink) else {
+            return;
+        };
+        // A server that sends the whole arguments with the item: a done text.
+        if let Some(text) = given.filter(|t| !t.is_empty()) {
             self.settle(i, text, sink);
         }
     }
@@ -529,18 +492,12 @@ impl OpenAiResponses {
         if let Some(id) = item.id.as_deref().filter(|_| it.item_id.is_empty()) {
             it.item_id.push_str(id);
         }
-        let slot = it.slot;
         let id = item
             .call_id
             .as_deref()
             .filter(|s| !s.is_empty())
             .or(item.id.as_deref());
-        if let Some(id) = id {
-            sink.calls.set_id(slot, id);
-        }
-        if let Some(name) = item.name.as_deref() {
-            sink.calls.set_name(slot, clean_name(name), sink.out);
-        }
+        sink.identify(it.slot, id, item.name.as_deref());
     }
 
     fn delta(
@@ -566,14 +523,7 @@ impl OpenAiResponses {
         }
         it.streamed = true;
         it.given.push(delta);
-        match it.kind {
-            CallKind::Function => sink.calls.args(it.slot, delta, sink.out),
-            CallKind::Custom => {
-                self.escaped.clear();
-                escape_into(delta, &mut self.escaped);
-                sink.calls.args(it.slot, &self.escaped, sink.out);
-            }
-        }
+        pass_on(it, delta, &mut self.escaped, sink);
     }
 
     fn done_text(
@@ -600,14 +550,7 @@ impl OpenAiResponses {
         if !it.streamed && !it.settled {
             it.settled = true;
             it.given.push(text);
-            match it.kind {
-                CallKind::Function => sink.calls.args(it.slot, text, sink.out),
-                CallKind::Custom => {
-                    self.escaped.clear();
-                    escape_into(text, &mut self.escaped);
-                    sink.calls.args(it.slot, &self.escaped, sink.out);
-                }
-            }
+            pass_on(it, text, &mut self.escaped, sink);
         } else {
             it.settled = true;
             // Deltas that came after an applied done text are what is compared.
@@ -642,19 +585,11 @@ impl OpenAiResponses {
     }
 
     fn item_done(&mut self, item: Item<'_>, output_index: Option<u64>, sink: &mut Sink<'_>) {
-        let Some(kind) = call_kind(item.kind.as_deref()) else {
-            return;
-        };
-        let Some(i) = self.find_or_open(kind, item.id.as_deref(), output_index, sink) else {
-            return;
-        };
-        self.identify(i, &item, sink);
-        let given = match kind {
-            CallKind::Function => item.arguments,
-            CallKind::Custom => item.input,
-        };
         let mut buf = String::new();
-        match given.and_then(|g| string_value(g, &mut buf)) {
+        let Some((i, given)) = self.item(&item, output_index, &mut buf, sink) else {
+            return;
+        };
+        match given {
             Some(text) => self.settle(i, text, sink),
             None => {
                 // No text in the done item: the call is what it got.
@@ -694,7 +629,7 @@ impl OpenAiResponses {
         };
         let status = status.unwrap_or_else(|| kind.trim_start_matches("response."));
         if let Some(e) = error {
-            sink.error(ErrorKind::Provider, provider_error_message(e.get()), data);
+            sink.provider_error(e.get(), data);
         } else if status == "failed" {
             sink.error(ErrorKind::Provider, "the response failed".into(), data);
         }
@@ -731,6 +666,19 @@ impl OpenAiResponses {
     }
 }
 
+/// Passes `text` on as the arguments of call item `it`: function arguments as they are,
+/// custom input JSON-escaped (into `escaped`, reused).
+fn pass_on(it: &CallItem, text: &str, escaped: &mut String, sink: &mut Sink<'_>) {
+    match it.kind {
+        CallKind::Function => sink.calls.args(it.slot, text, sink.out),
+        CallKind::Custom => {
+            escaped.clear();
+            escape_json_as_serde(text, escaped);
+            sink.calls.args(it.slot, escaped, sink.out);
+        }
+    }
+}
+
 fn call_kind(kind: Option<&str>) -> Option<CallKind> {
     match kind {
         Some("function_call") => Some(CallKind::Function),
@@ -759,10 +707,7 @@ fn string_value<'a>(raw: Raw<'a>, buf: &'a mut String) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn same_as_serde(text: &str) -> bool {
-        crate::provider::json::check::same_as_serde(text, Payload::read)
-    }
+    use crate::provider::json::check;
 
     #[test]
     fn field_scan_agrees_with_serde() {
@@ -777,13 +722,9 @@ mod tests {
             r#"{"delta":1}"#,
             r#"{"response":{"incomplete_details":[]}}"#,
         ];
-        crate::provider::json::check::agrees(
-            "openai-responses",
-            &extra,
-            &rejects,
-            99,
-            same_as_serde,
-        );
+        check::agrees("openai-responses", &extra, &rejects, 99, |t| {
+            check::same_as_serde(t, Payload::read)
+        });
     }
 
     fn digest_in_pieces(kind: CallKind, text: &str, piece: usize) -> Digest {

@@ -58,6 +58,7 @@
 //!
 //! [RFC 6901]: https://www.rfc-editor.org/rfc/rfc6901
 
+use crate::scan::json::Num;
 use std::fmt::Write as _;
 
 /// Receives what a [`FieldDecoder`] finds. Every method has an empty default, so a
@@ -178,38 +179,6 @@ enum State {
     After,
     Done,
     Failed,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Num {
-    Minus,
-    Zero,
-    Int,
-    Dot,
-    Frac,
-    E,
-    ESign,
-    Exp,
-}
-
-impl Num {
-    fn terminal(self) -> bool {
-        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::Exp)
-    }
-
-    fn next(self, b: u8) -> Option<Num> {
-        match (self, b) {
-            (Num::Minus, b'0') => Some(Num::Zero),
-            (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-            (Num::Int, b'0'..=b'9') => Some(Num::Int),
-            (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-            (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::E),
-            (Num::E, b'+' | b'-') => Some(Num::ESign),
-            (Num::E | Num::ESign | Num::Exp, b'0'..=b'9') => Some(Num::Exp),
-            _ => None,
-        }
-    }
 }
 
 #[inline]
