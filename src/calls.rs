@@ -977,7 +977,7 @@ impl Calls {
         // `value_end` ≤ the text's length on a character boundary: it is set where the
         // value closed (after an ASCII byte of JSON syntax) or at the end of the text.
         let text = all.get(..c.value_end).unwrap_or(all);
-        match serde_json::from_str::<Value>(text) {
+        match crate::scan::value::parse(text) {
             Ok(arguments) => {
                 c.phase = Phase::Ended;
                 out.push(Event::ToolCallEnd {

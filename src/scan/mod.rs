@@ -10,3 +10,4 @@ pub mod json;
 pub mod marker;
 pub mod pythonic;
 pub mod utf8;
+pub mod value;

@@ -1,0 +1,290 @@
+//! A call's arguments text to a `serde_json::Value`, the `ToolCallEnd` payload.
+//!
+//! By the time a call ends its arguments have been scanned once already, and fed whole
+//! the `serde_json::from_str::<Value>` of them was about half of a long call's cost
+//! (hermes, 64 KB string argument with an escape every ~20 bytes: ~10.6 instructions per
+//! byte in serde_json's string reader, against ~3.8 for the whole incremental scan). So
+//! [`parse`] first tries a small reader of its own that decodes strings with the 8-bytes-
+//! at-a-time search the scanners use ([`find_json_special`]) and writes each run once; it
+//! handles only what it can read exactly as serde_json does, and gives everything else
+//! to serde_json:
+//!
+//! - numbers are parsed by serde_json (one token each: same integer/float rules, same
+//!   rounding);
+//! - a `\u` escape of a surrogate, a duplicate key, a control character, nesting deeper
+//!   than [`MAX_DEPTH`], or anything malformed: the whole text goes to serde_json, which
+//!   gives its value or its error.
+//!
+//! So `parse(t)` equals `serde_json::from_str::<Value>(t)` for every `t`, value and error
+//! text alike (checked against serde_json by a property test and over the fixtures).
+//! Hand-written because serde_json has no faster reader for an already-validated text
+//! and a second JSON parser (simd-json, sonic-rs) would bring a second `Value` type or
+//! `unsafe` SIMD code for what is one loop here.
+
+use crate::scan::find::find_json_special;
+use serde_json::{Map, Value};
+
+/// Nesting the fast reader follows before it leaves the text to serde_json (whose own
+/// limit is 128).
+pub const MAX_DEPTH: usize = 100;
+
+/// `serde_json::from_str::<Value>(text)`, faster for the common case (see the module docs).
+pub fn parse(text: &str) -> serde_json::Result<Value> {
+    let mut r = Fast { text, pos: 0 };
+    if let Some(v) = r.value(0)
+        && r.skip_ws().is_none()
+    {
+        return Ok(v);
+    }
+    serde_json::from_str(text)
+}
+
+/// The fast reader: `None` for anything it leaves to serde_json.
+struct Fast<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Fast<'_> {
+    /// The next byte that is not JSON whitespace (not consumed), `None` at the end.
+    #[inline]
+    fn skip_ws(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    /// Consumes `b` (after whitespace) if it is next.
+    #[inline]
+    fn eat(&mut self, b: u8) -> bool {
+        if self.skip_ws() == Some(b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        match self.skip_ws()? {
+            b'"' => self.string().map(Value::String),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.literal("true", Value::Bool(true)),
+            b'f' => self.literal("false", Value::Bool(false)),
+            b'n' => self.literal("null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Option<Value> {
+        let end = self.pos + word.len();
+        (self.text.as_bytes().get(self.pos..end)? == word.as_bytes()).then_some(())?;
+        self.pos = end;
+        Some(v)
+    }
+
+    /// A number token, read by serde_json (so integers, floats and their rounding are
+    /// serde_json's own).
+    fn number(&mut self) -> Option<Value> {
+        let bytes = self.text.as_bytes();
+        let start = self.pos;
+        while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') = bytes.get(self.pos) {
+            self.pos += 1;
+        }
+        let token = self.text.get(start..self.pos)?;
+        serde_json::from_str::<serde_json::Number>(token)
+            .ok()
+            .map(Value::Number)
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1; // the `[` seen by `value`
+        let mut items = Vec::new();
+        if self.eat(b']') {
+            return Some(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            if self.eat(b']') {
+                return Some(Value::Array(items));
+            }
+            self.eat(b',').then_some(())?;
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1; // the `{` seen by `value`
+        let mut map = Map::new();
+        if self.eat(b'}') {
+            return Some(Value::Object(map));
+        }
+        loop {
+            (self.skip_ws()? == b'"').then_some(())?;
+            let key = self.string()?;
+            self.eat(b':').then_some(())?;
+            let v = self.value(depth)?;
+            // A duplicate key: left to serde_json (whatever it makes of one).
+            if map.insert(key, v).is_some() {
+                return None;
+            }
+            if self.eat(b'}') {
+                return Some(Value::Object(map));
+            }
+            self.eat(b',').then_some(())?;
+        }
+    }
+
+    /// The string at the cursor (its `"` not yet consumed), decoded.
+    fn string(&mut self) -> Option<String> {
+        let bytes = self.text.as_bytes();
+        let mut at = self.pos + 1;
+        let mut out = String::new();
+        loop {
+            let run = find_json_special(bytes.get(at..)?)?;
+            // `find_json_special` stops only at ASCII bytes (`"`, `\`, a control byte), so
+            // `at` and `at + run` are character boundaries.
+            out.push_str(self.text.get(at..at + run)?);
+            at += run;
+            match bytes.get(at..)? {
+                [b'"', ..] => {
+                    self.pos = at + 1;
+                    return Some(out);
+                }
+                [b'\\', e, ..] => {
+                    let c = match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            let hex = self.text.get(at + 2..at + 6)?;
+                            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                                return None;
+                            }
+                            let code = u32::from_str_radix(hex, 16).ok()?;
+                            // A surrogate (half of a pair, or alone): serde_json's rules.
+                            let c = char::from_u32(code)?;
+                            out.push(c);
+                            at += 6;
+                            continue;
+                        }
+                        _ => return None,
+                    };
+                    out.push(c);
+                    at += 2;
+                }
+                // A control character, or the text ended inside the string.
+                _ => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn same(t: &str) {
+        let ours = parse(t).map_err(|e| e.to_string());
+        let serde = serde_json::from_str::<Value>(t).map_err(|e| e.to_string());
+        assert_eq!(ours, serde, "{t:?}");
+    }
+
+    #[test]
+    fn same_as_serde_on_edges() {
+        for t in [
+            r#"{}"#,
+            r#"[]"#,
+            r#" { "a" : [1, -0, 0.5, 1e400, -1e-400, 18446744073709551616, -9223372036854775809, true, false, null] } "#,
+            r#"{"a":"x\"y\\z\/\b\f\n\r\t\u00e9\u20ac\uD83D\uDE00"}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00x"}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a":"é😀 <tool_call> [x]"}"#,
+            "{\"a\":\"tab\tinside\"}",
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":-}"#,
+            r#"{"a":1,}"#,
+            r#"[1,]"#,
+            r#"{"a" 1}"#,
+            r#"{"a":"\x"}"#,
+            r#"{"a":"\u12"}"#,
+            r#"{"a":"\u12G4"}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":1}}"#,
+            r#""unterminated"#,
+            "",
+            "   ",
+            "1",
+            "-12.5e3",
+            "\"s\"",
+            "nul",
+        ] {
+            same(t);
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for n in [99, 100, 101, 127, 128, 129, 200] {
+            same(&deep(n));
+        }
+    }
+
+    /// The common shapes are read by the fast reader itself, not handed to serde_json.
+    #[test]
+    fn fast_reader_takes_the_common_case() {
+        for t in [
+            r#"{"path": "a.txt", "content": "line 1\nline \"2\" é😀 \u00e9", "n": [1, 2.5, -3], "ok": true, "none": null}"#,
+            "{}",
+            r#"{"nested": {"deep": [[{"x": "y"}]]}}"#,
+        ] {
+            let mut r = Fast { text: t, pos: 0 };
+            let v = r.value(0).expect(t);
+            assert!(r.skip_ws().is_none());
+            assert_eq!(
+                Ok(v),
+                serde_json::from_str::<Value>(t).map_err(|e| e.to_string())
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Text made of JSON's pieces (and some that break it) reads as serde_json reads it.
+        #[test]
+        fn same_as_serde_on_json_pieces(pieces in proptest::collection::vec(prop_oneof![
+            Just("{"), Just("}"), Just("["), Just("]"), Just(","), Just(":"), Just(" "),
+            Just("\""), Just("\\"), Just("\\n"), Just("\\u00e9"), Just("\\ud83d"), Just("\\ude00"),
+            Just("\"a\""), Just("\"b\""), Just("1"), Just("-0.5e2"), Just("true"), Just("null"),
+            Just("é"), Just("x"), Just("\t"),
+        ], 0..24)) {
+            same(&pieces.concat());
+        }
+
+        /// Any value serde_json writes reads back the same.
+        #[test]
+        fn same_as_serde_on_written_values(s in "\\PC{0,40}", n in any::<i64>(), f in any::<f64>(), k in "[a-c]{1,2}") {
+            let v = serde_json::json!({ k.clone(): [s.clone(), n, f, {"s": s, "n": null}], "z": true });
+            same(&v.to_string());
+            same(&serde_json::to_string_pretty(&v).unwrap_or_default());
+        }
+    }
+}
