@@ -10,7 +10,8 @@
 //! - when serde_json accepts the whole input, the kernel says Complete at the end of the
 //!   value (only whitespace after it), or at end of input for a bare top-level number;
 //! - a depth limit changes the outcome only into `TooDeep`, at an opening bracket that
-//!   would be one level too deep.
+//!   would be one level too deep;
+//! - `scan::value::parse` (the `ToolCallEnd` reader) gives serde_json's value or error text.
 #![no_main]
 
 use toolstream::scan::json::{JsonError, JsonScanner, JsonStatus};
@@ -110,5 +111,12 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             Outcome::CompleteAtEof => {}
             other => panic!("serde_json accepts the input, kernel says {other:?}"),
         }
+    }
+
+    // The ToolCallEnd reader gives serde_json's value or error text, for any text.
+    if let Ok(text) = std::str::from_utf8(body) {
+        let ours = toolstream::scan::value::parse(text).map_err(|e| e.to_string());
+        let theirs = serde_json::from_str::<serde_json::Value>(text).map_err(|e| e.to_string());
+        assert_eq!(ours, theirs, "scan::value::parse differs from serde_json");
     }
 });

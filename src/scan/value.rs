@@ -11,9 +11,9 @@
 //!
 //! - numbers are parsed by serde_json (one token each: same integer/float rules, same
 //!   rounding);
-//! - a `\u` escape of a surrogate, a duplicate key, a control character, nesting deeper
-//!   than [`MAX_DEPTH`], or anything malformed: the whole text goes to serde_json, which
-//!   gives its value or its error.
+//! - a `\u` escape of a surrogate, a duplicate key, serde_json's private RawValue key, a
+//!   control character, nesting deeper than [`MAX_DEPTH`], or anything malformed: the
+//!   whole text goes to serde_json, which gives its value or its error.
 //!
 //! So `parse(t)` equals `serde_json::from_str::<Value>(t)` for every `t`, value and error
 //! text alike (checked against serde_json by a property test and over the fixtures).
@@ -134,6 +134,11 @@ impl Fast<'_> {
         loop {
             (self.skip_ws()? == b'"').then_some(())?;
             let key = self.string()?;
+            // serde_json's `raw_value` feature reads an object with its private key as a
+            // RawValue: left to serde_json.
+            if key.starts_with("$serde_json::private::") {
+                return None;
+            }
             self.eat(b':').then_some(())?;
             let v = self.value(depth)?;
             // A duplicate key: left to serde_json (whatever it makes of one).
@@ -218,6 +223,8 @@ mod tests {
             r#"{"a":"\ud800"}"#,
             r#"{"a":"\udc00x"}"#,
             r#"{"a":1,"a":2}"#,
+            r#"{"$serde_json::private::RawValue":"[1, 2]"}"#,
+            r#"{"$serde_json::private::RawValue":"nope"}"#,
             r#"{"a":"é😀 <tool_call> [x]"}"#,
             "{\"a\":\"tab\tinside\"}",
             r#"{"a":01}"#,
