@@ -5,7 +5,7 @@
 //! (hermes, 64 KB string argument with an escape every ~20 bytes: ~10.6 instructions per
 //! byte in serde_json's string reader, against ~3.8 for the whole incremental scan). So
 //! [`parse`] first tries a small reader of its own that decodes strings with the 8-bytes-
-//! at-a-time search the scanners use ([`find_json_special`]) and writes each run once; it
+//! at-a-time search the scanners use (`scan::find::find_json_special`) and writes each run once; it
 //! handles only what it can read exactly as serde_json does, and gives everything else
 //! to serde_json:
 //!
@@ -16,7 +16,7 @@
 //!   whole text goes to serde_json, which gives its value or its error.
 //!
 //! So `parse(t)` equals `serde_json::from_str::<Value>(t)` for every `t`, value and error
-//! text alike (checked against serde_json by a property test and over the fixtures).
+//! text alike (checked against serde_json by a property test and the `json_kernel` fuzz target).
 //! Hand-written because serde_json has no faster reader for an already-validated text
 //! and a second JSON parser (simd-json, sonic-rs) would bring a second `Value` type or
 //! `unsafe` SIMD code for what is one loop here.
