@@ -174,6 +174,7 @@ struct Rejected {
 }
 
 /// Emits an argument delta, then the field events it completes.
+#[inline]
 fn emit_args(
     index: usize,
     fields: &mut Option<FieldDecoder>,
@@ -351,6 +352,22 @@ impl Calls {
     /// them over with [`scanned_args`](Self::scanned_args).
     pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         self.open_with(Scan::Dialect { closed: false }, out)
+    }
+
+    /// A call opened with [`open_scanned`](Self::open_scanned) whose dialect stops
+    /// vouching for the rest of its argument text (a transducer's JSON nesting deeper than
+    /// `max_depth`): from here on the call table scans the text itself, as for a call
+    /// opened with [`open`](Self::open), its scanner first given the text so far (so the
+    /// call fails at the same byte, with the same error, as such a call would).
+    pub(crate) fn scan_own(&mut self, slot: Slot) {
+        let max_depth = self.limits.max_depth;
+        if let Some(c) = self.calls.get_mut(slot)
+            && matches!(c.scan, Scan::Dialect { closed: false })
+        {
+            let mut scanner = JsonScanner::with_max_depth(max_depth);
+            let _ = scanner.feed(c.args.as_bytes());
+            c.scan = Scan::Own(scanner);
+        }
     }
 
     /// A call whose arguments come before its name (the dialect scans them): it holds

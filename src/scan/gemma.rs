@@ -151,6 +151,8 @@ pub(crate) struct GemmaArgs {
     max_depth: usize,
     word: [u8; 5],
     word_len: usize,
+    /// The deepest nesting reached since the last reset (the arguments object counts 1).
+    deepest: usize,
 }
 
 /// What one step did with its byte.
@@ -174,7 +176,23 @@ impl GemmaArgs {
             max_depth: max_depth.max(1),
             word: [0; 5],
             word_len: 0,
+            deepest: 0,
         }
+    }
+
+    /// The deepest nesting of the JSON written since the last [`reset`](Self::reset)
+    /// (the arguments object counts 1).
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    /// Whether all of `input` is more of the string being read that
+    /// [`feed`](Self::feed) would append to the output unchanged, leaving the state as it
+    /// is (plain content, nothing of a closing `<|"|>` held). The text scanner's hot path
+    /// hands such input on without the state machine.
+    #[inline]
+    pub(crate) fn string_run(&self, input: &str) -> bool {
+        matches!(self.state, State::Str { m: 0, .. }) && input.bytes().all(is_plain_content)
     }
 
     /// Ready for the next call's arguments (buffers kept).
@@ -182,6 +200,7 @@ impl GemmaArgs {
         self.state = State::Start;
         self.stack.clear();
         self.word_len = 0;
+        self.deepest = 0;
     }
 
     /// Consumes text from the `{` on, appending JSON text to `out`.
@@ -232,6 +251,7 @@ impl GemmaArgs {
             return Step::Fail(R_DEPTH);
         }
         self.stack.push(Frame { object, any: false });
+        self.deepest = self.deepest.max(self.stack.len());
         out.push(if object { '{' } else { '[' });
         self.state = if object { State::Key } else { State::Elem };
         Step::Next
@@ -454,5 +474,71 @@ fn push_escaped(out: &mut String, b: u8) {
             let _ = write!(out, "\\u{b:04x}");
         }
         _ => out.push(char::from(b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `string_run` says yes only where `feed` copies the input unchanged and stays
+    /// where it was: every sequence of up to three pieces from the characters that matter
+    /// (the `<|"|>` token's bytes, quotes, backslash, controls, non-ASCII), from the
+    /// states a string can be in and some it cannot.
+    #[test]
+    fn string_run_is_feed_copying_its_input() {
+        let prefixes = [
+            "{a:<|\"|>",
+            "{a:<|\"|>x<",
+            "{a:<|\"|>x<|",
+            "{a:<|\"|>x<|\"",
+            "{a:<|\"|>x<|\"|",
+            "{<|\"|>",
+            "{a:[<|\"|>",
+            "{a:<|",
+            "{a:1",
+            "{ab",
+            "",
+        ];
+        let pieces = [
+            "a", " ", "<", "|", "\"", ">", "\\", "\n", "\u{1}", "\u{7f}", "}", "é", "😀",
+        ];
+        let mut accepted = 0;
+        for p in prefixes {
+            let fresh = || {
+                let mut g = GemmaArgs::with_max_depth(8);
+                let _ = g.feed(p, &mut String::new());
+                g
+            };
+            let base = fresh();
+            let n = pieces.len();
+            for code in 0..(1 + n + n * n + n * n * n) {
+                let (len, mut c) = match code {
+                    0 => (0, 0),
+                    c if c <= n => (1, c - 1),
+                    c if c <= n + n * n => (2, c - 1 - n),
+                    c => (3, c - 1 - n - n * n),
+                };
+                let mut input = String::new();
+                for _ in 0..len {
+                    input.push_str(pieces[c % n]);
+                    c /= n;
+                }
+                if !base.string_run(&input) {
+                    continue;
+                }
+                accepted += 1;
+                let mut slow = fresh();
+                let mut out = String::new();
+                assert_eq!(
+                    slow.feed(&input, &mut out),
+                    GemmaStatus::NeedMore,
+                    "{p:?} {input:?}"
+                );
+                assert_eq!(out, input, "{p:?} {input:?}");
+                assert_eq!(format!("{slow:?}"), format!("{base:?}"), "{p:?} {input:?}");
+            }
+        }
+        assert!(accepted > 500, "{accepted}");
     }
 }

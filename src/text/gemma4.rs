@@ -29,7 +29,7 @@ use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::call::{Raw, report};
 use crate::text::hermes::closing;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
-use crate::text::util::{CharInput, ReadsChars, reads_chars};
+use crate::text::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
 const OPEN: &str = "<|tool_call>";
 const CLOSE: &str = "<tool_call|>";
@@ -79,9 +79,18 @@ pub(crate) struct Gemma4 {
     close: MarkerSet,
     expect: Expect,
     matcher: MarkerMatcher,
+    max_depth: usize,
+    /// The call table scans the JSON itself (it nests deeper than `max_depth`; see
+    /// [`converted_args`]).
+    own: bool,
 }
 
-reads_chars!(Gemma4);
+reads_chars!(Gemma4;
+    #[inline]
+    fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        self.st == St::Args && self.string_run(bytes, calls, out)
+    }
+);
 
 impl Gemma4 {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -97,7 +106,41 @@ impl Gemma4 {
             close: MarkerSet::new([CLOSE]),
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
+            max_depth: limits.max_depth,
+            own: false,
         }
+    }
+
+    /// The hot path inside the arguments: when nothing is held, all of `bytes` is
+    /// complete UTF-8 and more of a string the transducer copies unchanged
+    /// ([`GemmaArgs::string_run`]), takes it as `run`'s `Args` state would (the raw text,
+    /// the call) and returns `true`; otherwise `false`, nothing done. Out of line: the
+    /// scanners' `feed`s are inlined into `Parser::feed_into`, which the caller inlines.
+    #[inline(never)]
+    fn string_run(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        if self.input.held() != 0 {
+            return false;
+        }
+        let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+            return false;
+        };
+        if !self.args.string_run(s) {
+            return false;
+        }
+        self.raw.push(s);
+        if let Some(slot) = self.slot {
+            converted_args(
+                calls,
+                slot,
+                s,
+                false,
+                self.args.deepest(),
+                self.max_depth,
+                &mut self.own,
+                out,
+            );
+        }
+        true
     }
 
     pub(crate) fn retained(&self) -> usize {
@@ -163,7 +206,16 @@ impl Gemma4 {
                     self.raw.push(s.get(..used).unwrap_or_default());
                     s = s.get(used..).unwrap_or_default();
                     if let Some(slot) = self.slot {
-                        calls.args(slot, &self.json, out);
+                        converted_args(
+                            calls,
+                            slot,
+                            &self.json,
+                            matches!(status, GemmaStatus::Done { .. }),
+                            self.args.deepest(),
+                            self.max_depth,
+                            &mut self.own,
+                            out,
+                        );
                     }
                     match status {
                         GemmaStatus::NeedMore => {}
@@ -213,11 +265,12 @@ impl Gemma4 {
 
     /// The `{` after the name: the call starts.
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &self.name, out);
         }
         self.args.reset();
+        self.own = false;
         self.st = St::Args;
     }
 

@@ -623,7 +623,7 @@ impl LlamaJson {
                         && let Ok(name) = std::str::from_utf8(base)
                     {
                         self.text.flush(out);
-                        self.slot = calls.open(out);
+                        self.slot = calls.open_scanned(out);
                         if let Some(s) = self.slot {
                             calls.set_name(s, name, out);
                         }

@@ -91,6 +91,36 @@ pub(crate) fn args_string_run(
     true
 }
 
+/// Hands JSON that a transducer wrote from a call's arguments (pythonic, Gemma 4) to the
+/// call, opened with [`Calls::open_scanned`]: the text is valid by construction (a prefix
+/// of one JSON value, all of it once `closed`), so the call table does not scan it again.
+/// `depth` is the deepest nesting the JSON has reached (the arguments object counts 1):
+/// past `max_depth` the call table scans the text itself from here on (`*own` is set), as
+/// for a call opened with [`Calls::open`], so the call fails where and as it would there.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn converted_args(
+    calls: &mut Calls,
+    slot: Slot,
+    json: &str,
+    closed: bool,
+    depth: usize,
+    max_depth: usize,
+    own: &mut bool,
+    out: &mut dyn EventSink,
+) {
+    if !*own && depth > max_depth {
+        calls.scan_own(slot);
+        *own = true;
+    }
+    if *own {
+        calls.args(slot, json, out);
+    } else {
+        // A named call never refuses argument bytes.
+        let _ = calls.scanned_args(slot, json, closed, out);
+    }
+}
+
 /// Visible text out of a scanner. Text bytes of one feed are collected and become one
 /// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
 /// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
