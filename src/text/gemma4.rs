@@ -112,8 +112,8 @@ impl Gemma4 {
     }
 
     /// The hot path inside the arguments: when nothing is held, all of `bytes` is
-    /// complete UTF-8 and more of a string the transducer copies unchanged
-    /// ([`GemmaArgs::string_run`]), takes it as `run`'s `Args` state would (the raw text,
+    /// complete UTF-8 and more of a string with no `<` ([`GemmaArgs::string_piece`]),
+    /// takes it as `run`'s `Args` state would (the raw text,
     /// the call) and returns `true`; otherwise `false`, nothing done. Out of line: the
     /// scanners' `feed`s are inlined into `Parser::feed_into`, which the caller inlines.
     #[inline(never)]
@@ -124,15 +124,22 @@ impl Gemma4 {
         let Some(s) = crate::scan::utf8::whole_str(bytes) else {
             return false;
         };
-        if !self.args.string_run(s) {
-            return false;
-        }
+        // Plain content goes on as it is; with bytes to escape, through `json`.
+        let json = if self.args.string_run(s) {
+            s
+        } else {
+            self.json.clear();
+            if !self.args.string_piece(s, &mut self.json) {
+                return false;
+            }
+            &self.json
+        };
         self.raw.push(s);
         if let Some(slot) = self.slot {
             converted_args(
                 calls,
                 slot,
-                s,
+                json,
                 false,
                 self.args.deepest(),
                 self.max_depth,
