@@ -90,6 +90,14 @@ reads_chars!(Gemma4;
     fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         self.st == St::Args && self.string_run(bytes, calls, out)
     }
+
+    /// Text goes to the text stage before `run`'s loop (what its `Text` state does).
+    #[inline]
+    fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.st == St::Text {
+            self.text_run(s, out);
+        }
+    }
 );
 
 impl Gemma4 {
@@ -162,14 +170,7 @@ impl Gemma4 {
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while let Some(&b) = s.as_bytes().first() {
             match self.st {
-                St::Text => {
-                    if self.text.run(&mut s, out).is_some() {
-                        self.raw.start(OPEN);
-                        self.name.clear();
-                        self.slot = None;
-                        self.st = St::Prefix(0);
-                    }
-                }
+                St::Text => self.text_run(&mut s, out),
                 St::Prefix(n) => {
                     if n == 0 && is_ws(b) {
                         self.raw.push(s.get(..1).unwrap_or_default());
@@ -267,6 +268,18 @@ impl Gemma4 {
                     }
                 }
             }
+        }
+    }
+
+    /// Text from the start of `s` to the text stage, up to `<|tool_call>` (consumed: a
+    /// call's head follows).
+    #[inline]
+    fn text_run(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.text.run(s, out).is_some() {
+            self.raw.start(OPEN);
+            self.name.clear();
+            self.slot = None;
+            self.st = St::Prefix(0);
         }
     }
 

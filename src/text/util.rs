@@ -284,14 +284,22 @@ pub(crate) trait ReadsChars {
     fn feed_chars(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.input().scratch);
         let text = self.input().utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
+        self.feed_text(&text, calls, out);
+        drop(text);
+        self.input().scratch = scratch;
+    }
+
+    /// [`feed_chars`](Self::feed_chars) once the held bytes are dealt with: `text` (the
+    /// feed's complete characters) to [`text_first`](Self::text_first), the rest to
+    /// [`run_chars`](Self::run_chars).
+    #[inline]
+    fn feed_text(&mut self, text: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut s = text;
         let whole = s.len();
         self.text_first(&mut s, out);
         if !s.is_empty() || s.len() == whole {
             self.run_chars(s, calls, out);
         }
-        drop(text);
-        self.input().scratch = scratch;
     }
 
     /// At the end of the text: a cut character still held is scanned as U+FFFD.

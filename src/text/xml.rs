@@ -217,35 +217,14 @@ reads_chars!(XmlCalls;
     // up ~7 Ir/B).
     #[inline(never)]
     fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        // Inside a string value most pieces are only more of it (nothing held, no byte
-        // that can start a marker): what `run` does with them, without its layers.
-        if self.st == St::Value
-            && self.v == V::Str
-            && !self.lead
-            && self.matcher.held() == 0
-            && self.input.utf8.held() == 0
-            && !self.body_set.may_start_in(bytes)
-            && let Some(t) = crate::scan::utf8::whole_str(bytes)
-            && !t.is_empty()
-        {
-            self.raw.push(t);
-            if !self.nl
-                && self.buf.is_empty()
-                && json_special(t.as_bytes()).is_none()
-            {
-                // Nothing to escape (and no newline to hold back): `string_text` would
-                // copy `t` to `buf` as it is and `args` hand that on.
-                if let Some(slot) = self.slot {
-                    // A named call never refuses argument bytes (opened at its name).
-                    let _ = calls.scanned_args(slot, t, false, out);
-                }
-                return;
-            }
-            self.string_text(t);
-            self.args(calls, out);
-            return;
+        // Inside a string value most pieces are only more of it (no marker held, no byte
+        // that can start one): what `run` does with them, without its layers. A
+        // character cut by the feed's end is held, and completed, as `feed_chars` does.
+        if self.st == St::Value && self.v == V::Str && !self.lead && self.matcher.held() == 0 {
+            self.feed_value(bytes, calls, out);
+        } else {
+            self.feed_chars(bytes, calls, out);
         }
-        self.feed_chars(bytes, calls, out);
     }
 );
 
@@ -865,6 +844,39 @@ impl XmlCalls {
 
     /// String text: escaped and streamed, holding one trailing newline when the dialect
     /// strips it.
+    /// `feed` inside a string value, no marker held (out of line: `feed` stays small for
+    /// the prose path).
+    #[inline(never)]
+    fn feed_value(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut scratch = std::mem::take(&mut self.input.scratch);
+        let text = self.input.utf8.push(bytes, &mut scratch);
+        if self.body_set.may_start_in(text.as_bytes()) {
+            self.feed_text(&text, calls, out);
+        } else if !text.is_empty() {
+            self.value_piece(&text, calls, out);
+        }
+        drop(text);
+        self.input.scratch = scratch;
+    }
+
+    /// More of a string value, with no marker in it (`feed`'s hot path): what `steps`
+    /// does with it.
+    #[inline]
+    fn value_piece(&mut self, t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.raw.push(t);
+        if !self.nl && self.buf.is_empty() && json_special(t.as_bytes()).is_none() {
+            // Nothing to escape (and no newline to hold back): `string_text` would copy
+            // `t` to `buf` as it is and `args` hand that on.
+            if let Some(slot) = self.slot {
+                // A named call never refuses argument bytes (opened at its name).
+                let _ = calls.scanned_args(slot, t, false, out);
+            }
+            return;
+        }
+        self.string_text(t);
+        self.args(calls, out);
+    }
+
     fn string_text(&mut self, t: &str) {
         if t.is_empty() {
             return;
