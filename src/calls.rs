@@ -242,7 +242,7 @@ impl Calls {
     }
 
     /// Whether the call in `slot` was rejected (its events must be discarded).
-    fn is_rejected(&self, slot: Slot) -> bool {
+    pub(crate) fn is_rejected(&self, slot: Slot) -> bool {
         self.calls
             .get(slot)
             .and_then(|c| c.rejected.as_ref())

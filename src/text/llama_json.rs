@@ -73,7 +73,9 @@ use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
-use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws, push_bounded};
+use crate::text::util::{
+    TextOut, args_text, close_with_raw_bytes, is_name_byte, is_name_start, is_ws, push_bounded,
+};
 
 /// Special tokens recognised in the text.
 const PYTHON_TAG: &[u8] = b"<|python_tag|>";
@@ -841,7 +843,7 @@ impl LlamaJson {
                         self.mark_closed(calls, out);
                     }
                     if let Some(s) = self.slot {
-                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                        close_with_raw_bytes(calls, s, &self.raw, out);
                     }
                     self.raw.clear();
                     self.held.clear();
@@ -879,7 +881,7 @@ impl LlamaJson {
                         }
                         // The value is complete (a number: here, at the end).
                         let _ = calls.scanned_args(s, "", true, out);
-                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                        close_with_raw_bytes(calls, s, &self.raw, out);
                     }
                 } else {
                     // Cut off: the call's error carries its raw text.

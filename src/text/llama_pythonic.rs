@@ -72,7 +72,7 @@ use crate::text::TextOptions;
 use crate::text::call::{Raw, report};
 use crate::text::llama_json::{Match, special};
 use crate::text::util::{
-    TextOut, converted_args, is_name_byte, is_name_start, is_ws, push_bounded,
+    TextOut, close_with_raw_bytes, converted_args, is_name_byte, is_name_start, is_ws, push_bounded,
 };
 
 /// Longest tool name accepted in a marker-less call header (bytes).
@@ -384,7 +384,7 @@ impl PyCall {
             // The call is complete: it closes here, with its own text (`name(..)`) for
             // the error of a call to an undeclared tool.
             if let Some(s) = slot {
-                calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                close_with_raw_bytes(calls, s, &self.raw, out);
             }
             // Its raw text is no longer needed for an error.
             if self.raw.capacity() > 4096 {

@@ -121,6 +121,23 @@ pub(crate) fn converted_args(
     }
 }
 
+/// [`Calls::close_with_raw`] for a scanner that keeps the call's raw text as bytes: the
+/// text is made (invalid UTF-8 replaced) only for a rejected call, the one whose error
+/// carries it; any other call closes as with [`Calls::close`] (which is what
+/// `close_with_raw` does for it), without converting the call's bytes.
+pub(crate) fn close_with_raw_bytes(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &[u8],
+    out: &mut dyn EventSink,
+) {
+    if calls.is_rejected(slot) {
+        calls.close_with_raw(slot, &String::from_utf8_lossy(raw), out);
+    } else {
+        calls.close(slot, out);
+    }
+}
+
 /// Visible text out of a scanner. Text bytes of one feed are collected and become one
 /// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
 /// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
