@@ -240,7 +240,15 @@ impl GemmaArgs {
             // ends at an ASCII byte or at the end of `input`, so on a character boundary.
             // (A `match`, not a function pointer: the byte tests are inlined.)
             let run = match self.state {
-                State::Str { m: 0, .. } => Some(plain_run(bytes.get(i..).unwrap_or_default())),
+                State::Str { m: 0, .. } => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    Some(if rest.len() >= 16 {
+                        // Eight bytes at a time: the set `is_plain_content` excludes.
+                        crate::scan::find::find_json_special_or(b'<', rest).unwrap_or(rest.len())
+                    } else {
+                        plain_run(rest)
+                    })
+                }
                 State::BareKey => {
                     let rest = bytes.get(i..).unwrap_or_default();
                     Some(
