@@ -259,12 +259,12 @@ impl GemmaArgs {
                 }
                 _ => None,
             };
-            if let Some(n) = run {
-                if n > 0 {
-                    out.push_str(input.get(i..i + n).unwrap_or_default());
-                    i += n;
-                    continue;
-                }
+            if let Some(n) = run
+                && n > 0
+            {
+                out.push_str(input.get(i..i + n).unwrap_or_default());
+                i += n;
+                continue;
             }
             match self.step(b, out) {
                 Step::Next => i += 1,
