@@ -206,6 +206,7 @@ struct Rejected {
 }
 
 /// Emits an argument delta, then the field events it completes.
+#[inline]
 fn emit_args(
     index: usize,
     fields: &mut Option<FieldDecoder>,
@@ -273,7 +274,7 @@ impl Calls {
     }
 
     /// Whether the call in `slot` was rejected (its events must be discarded).
-    fn is_rejected(&self, slot: Slot) -> bool {
+    pub(crate) fn is_rejected(&self, slot: Slot) -> bool {
         self.calls
             .get(slot)
             .and_then(|c| c.rejected.as_ref())
@@ -395,6 +396,22 @@ impl Calls {
     /// for it.
     pub(crate) fn open_raw(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         self.open_with(Scan::Raw { closed: false }, out)
+    }
+
+    /// A call opened with [`open_scanned`](Self::open_scanned) whose dialect stops
+    /// vouching for the rest of its argument text (a transducer's JSON nesting deeper than
+    /// `max_depth`): from here on the call table scans the text itself, as for a call
+    /// opened with [`open`](Self::open), its scanner first given the text so far (so the
+    /// call fails at the same byte, with the same error, as such a call would).
+    pub(crate) fn scan_own(&mut self, slot: Slot) {
+        let max_depth = self.limits.max_depth;
+        if let Some(c) = self.calls.get_mut(slot)
+            && matches!(c.scan, Scan::Dialect { closed: false })
+        {
+            let mut scanner = JsonScanner::with_max_depth(max_depth);
+            let _ = scanner.feed(c.args.as_bytes());
+            c.scan = Scan::Own(scanner);
+        }
     }
 
     /// A call whose arguments come before its name (the dialect scans them and keeps their

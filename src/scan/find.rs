@@ -71,9 +71,53 @@ pub(crate) fn find_json_special(hay: &[u8]) -> Option<usize> {
         .map(|o| at + o)
 }
 
+/// [`find_json_special`] or the byte `also` (Gemma 4's string content also ends at a `<`,
+/// which may begin its closing token), eight bytes at a time the same way.
+#[inline]
+pub(crate) fn find_json_special_or(also: u8, hay: &[u8]) -> Option<usize> {
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let m = (x.wrapping_sub(LO * 0x20) & !x & HI)
+            | zero_bytes(x ^ (LO * u64::from(b'"')))
+            | zero_bytes(x ^ (LO * u64::from(b'\\')))
+            | zero_bytes(x ^ (LO * u64::from(also)));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\' || b == also)
+        .map(|o| at + o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_special_or_on_every_byte_value_at_every_position() {
+        for also in [b'<', b'a', 0x80, 0xFF, 0] {
+            for b in 0..=255u8 {
+                for pos in 0..20 {
+                    let mut h = vec![b'a'.wrapping_add(1); 20];
+                    h[pos] = b;
+                    // Bytes that borrow in the SWAR subtraction, before and after.
+                    h[(pos + 7) % 20] = 0x80 ^ also.wrapping_add(1);
+                    let want = h
+                        .iter()
+                        .position(|&x| x < 0x20 || x == b'"' || x == b'\\' || x == also);
+                    assert_eq!(find_json_special_or(also, &h), want, "{b} at {pos}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn json_special_on_every_byte_value_at_every_position() {

@@ -151,6 +151,8 @@ pub(crate) struct GemmaArgs {
     max_depth: usize,
     word: [u8; 5],
     word_len: usize,
+    /// The deepest nesting reached since the last reset (the arguments object counts 1).
+    deepest: usize,
 }
 
 /// What one step did with its byte.
@@ -174,7 +176,46 @@ impl GemmaArgs {
             max_depth: max_depth.max(1),
             word: [0; 5],
             word_len: 0,
+            deepest: 0,
         }
+    }
+
+    /// The deepest nesting of the JSON written since the last [`reset`](Self::reset)
+    /// (the arguments object counts 1).
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    /// When all of `input` is more of the string being read, with nothing of a closing
+    /// `<|"|>` held and no `<` that could begin one, appends to `out` what
+    /// [`feed`](Self::feed) would (plain content as it is, the rest escaped), leaving the
+    /// state as it is, and returns `true`; otherwise returns `false`, nothing appended.
+    /// The text scanner's hot path hands such input on without the state machine.
+    #[inline]
+    pub(crate) fn string_piece(&self, input: &str, out: &mut String) -> bool {
+        let bytes = input.as_bytes();
+        if !matches!(self.state, State::Str { m: 0, .. }) || bytes.contains(&b'<') {
+            return false;
+        }
+        let mut i = 0;
+        while i < bytes.len() {
+            let n = plain_run(bytes.get(i..).unwrap_or_default());
+            // `plain_run` stops at an ASCII byte or the end: a character boundary.
+            out.push_str(input.get(i..i + n).unwrap_or_default());
+            i += n;
+            if let Some(&b) = bytes.get(i) {
+                push_escaped(out, b);
+                i += 1;
+            }
+        }
+        true
+    }
+
+    /// [`string_piece`](Self::string_piece) for input appended unchanged (all of it
+    /// plain content): whether `input` is such a piece.
+    #[inline]
+    pub(crate) fn string_run(&self, input: &str) -> bool {
+        matches!(self.state, State::Str { m: 0, .. }) && plain_run(input.as_bytes()) == input.len()
     }
 
     /// Ready for the next call's arguments (buffers kept).
@@ -182,6 +223,7 @@ impl GemmaArgs {
         self.state = State::Start;
         self.stack.clear();
         self.word_len = 0;
+        self.deepest = 0;
     }
 
     /// Consumes text from the `{` on, appending JSON text to `out`.
@@ -196,19 +238,33 @@ impl GemmaArgs {
         while let Some(&b) = bytes.get(i) {
             // A run of ordinary string content or of key bytes, copied in one piece: it
             // ends at an ASCII byte or at the end of `input`, so on a character boundary.
-            let run: Option<fn(u8) -> bool> = match self.state {
-                State::Str { m: 0, .. } => Some(is_plain_content),
-                State::BareKey => Some(is_key_byte),
+            // (A `match`, not a function pointer: the byte tests are inlined.)
+            let run = match self.state {
+                State::Str { m: 0, .. } => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    Some(if rest.len() >= 16 {
+                        // Eight bytes at a time: the set `is_plain_content` excludes.
+                        crate::scan::find::find_json_special_or(b'<', rest).unwrap_or(rest.len())
+                    } else {
+                        plain_run(rest)
+                    })
+                }
+                State::BareKey => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    Some(
+                        rest.iter()
+                            .position(|&c| !is_key_byte(c))
+                            .unwrap_or(rest.len()),
+                    )
+                }
                 _ => None,
             };
-            if let Some(keep) = run {
-                let rest = bytes.get(i..).unwrap_or_default();
-                let n = rest.iter().position(|&c| !keep(c)).unwrap_or(rest.len());
-                if n > 0 {
-                    out.push_str(input.get(i..i + n).unwrap_or_default());
-                    i += n;
-                    continue;
-                }
+            if let Some(n) = run
+                && n > 0
+            {
+                out.push_str(input.get(i..i + n).unwrap_or_default());
+                i += n;
+                continue;
             }
             match self.step(b, out) {
                 Step::Next => i += 1,
@@ -232,6 +288,7 @@ impl GemmaArgs {
             return Step::Fail(R_DEPTH);
         }
         self.stack.push(Frame { object, any: false });
+        self.deepest = self.deepest.max(self.stack.len());
         out.push(if object { '{' } else { '[' });
         self.state = if object { State::Key } else { State::Elem };
         Step::Next
@@ -427,7 +484,21 @@ impl GemmaArgs {
     }
 }
 
+/// How many bytes at the start of `hay` are string content copied as is.
+#[inline(always)]
+fn plain_run(hay: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(&b) = hay.get(n) {
+        if !is_plain_content(b) {
+            break;
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Whether `b` is string content copied as is.
+#[inline(always)]
 fn is_plain_content(b: u8) -> bool {
     !(b == b'<' || b == b'"' || b == b'\\' || b < 0x20)
 }
@@ -454,5 +525,74 @@ fn push_escaped(out: &mut String, b: u8) {
             let _ = write!(out, "\\u{b:04x}");
         }
         _ => out.push(char::from(b)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `string_piece` (and `string_run`, the case of unchanged input) says yes only where
+    /// `feed` appends the same and stays where it was: every sequence of up to three pieces from the characters that matter
+    /// (the `<|"|>` token's bytes, quotes, backslash, controls, non-ASCII), from the
+    /// states a string can be in and some it cannot.
+    #[test]
+    fn string_run_is_feed_copying_its_input() {
+        let prefixes = [
+            "{a:<|\"|>",
+            "{a:<|\"|>x<",
+            "{a:<|\"|>x<|",
+            "{a:<|\"|>x<|\"",
+            "{a:<|\"|>x<|\"|",
+            "{<|\"|>",
+            "{a:[<|\"|>",
+            "{a:<|",
+            "{a:1",
+            "{ab",
+            "",
+        ];
+        let pieces = [
+            "a", " ", "<", "|", "\"", ">", "\\", "\n", "\u{1}", "\u{7f}", "}", "é", "😀",
+        ];
+        let mut accepted = 0;
+        for p in prefixes {
+            let fresh = || {
+                let mut g = GemmaArgs::with_max_depth(8);
+                let _ = g.feed(p, &mut String::new());
+                g
+            };
+            let base = fresh();
+            let n = pieces.len();
+            for code in 0..(1 + n + n * n + n * n * n) {
+                let (len, mut c) = match code {
+                    0 => (0, 0),
+                    c if c <= n => (1, c - 1),
+                    c if c <= n + n * n => (2, c - 1 - n),
+                    c => (3, c - 1 - n - n * n),
+                };
+                let mut input = String::new();
+                for _ in 0..len {
+                    input.push_str(pieces[c % n]);
+                    c /= n;
+                }
+                let mut piece = String::new();
+                if !base.string_piece(&input, &mut piece) {
+                    assert!(piece.is_empty() && !base.string_run(&input));
+                    continue;
+                }
+                assert_eq!(base.string_run(&input), piece == input, "{p:?} {input:?}");
+                accepted += 1;
+                let mut slow = fresh();
+                let mut out = String::new();
+                assert_eq!(
+                    slow.feed(&input, &mut out),
+                    GemmaStatus::NeedMore,
+                    "{p:?} {input:?}"
+                );
+                assert_eq!(out, piece, "{p:?} {input:?}");
+                assert_eq!(format!("{slow:?}"), format!("{base:?}"), "{p:?} {input:?}");
+            }
+        }
+        assert!(accepted > 500, "{accepted}");
     }
 }

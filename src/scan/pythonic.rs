@@ -404,6 +404,8 @@ pub struct PyArgs {
     comment: bool,
     /// After a `\\` outside a string: a newline must follow.
     cont: bool,
+    /// The deepest nesting of lists, tuples and dicts reached since the last reset.
+    deepest: usize,
 }
 
 impl Default for PyArgs {
@@ -479,6 +481,37 @@ impl PyArgs {
             any_arg: false,
             comment: false,
             cont: false,
+            deepest: 0,
+        }
+    }
+
+    /// The deepest nesting of lists, tuples and dicts reached since the last
+    /// [`reset`](Self::reset) (`x=[[1]]`: 2); the JSON text is one deeper (its object).
+    pub(crate) fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    /// Whether all of `input` is more of the string being read that
+    /// [`feed`](Self::feed) would append to the output unchanged, leaving the state as it
+    /// is: ordinary content (no quote, backslash, control or DEL byte) of a string with
+    /// nothing pending, given that `input` is complete UTF-8 (the caller checks). The
+    /// text scanners' hot path hands such input on without the state machine.
+    #[inline]
+    pub(crate) fn string_run(&self, input: &[u8]) -> bool {
+        match &self.state {
+            State::Str(s)
+                if s.phase == StrPhase::Body
+                    && s.utf8_len == 0
+                    && s.high == 0
+                    && !self.comment
+                    && !self.cont =>
+            {
+                let q = s.quote;
+                input.iter().all(|&b| {
+                    b >= 0x80 || ((0x20..0x7f).contains(&b) && b != q && b != b'"' && b != b'\\')
+                })
+            }
+            _ => false,
         }
     }
 
@@ -561,6 +594,7 @@ impl PyArgs {
         self.any_arg = false;
         self.comment = false;
         self.cont = false;
+        self.deepest = 0;
     }
 
     /// Whitespace between tokens: blanks, newlines, a `#` comment or a
@@ -756,6 +790,7 @@ impl PyArgs {
             count: 0,
             key: kind == Kind::Dict,
         });
+        self.deepest = self.deepest.max(self.stack.len());
         self.state = State::ElemStart;
         Step::Next
     }
@@ -1816,6 +1851,84 @@ mod tests {
             r#"{"d":{"0":1,"0":2,"-0.0":3}}"#,
         );
         ok("d={1.: 0, .5: 1})", r#"{"d":{"1.0":0,"0.5":1}}"#);
+    }
+
+    /// `string_run` says yes only where `feed` copies the input unchanged and stays
+    /// where it was: every sequence of up to three pieces from the bytes that matter
+    /// (quotes, backslash, controls, DEL, complete and cut UTF-8), from the states a string
+    /// can be in and some it cannot.
+    #[test]
+    fn string_run_is_feed_copying_its_input() {
+        let prefixes: &[&[u8]] = &[
+            b"a='",
+            b"a=\"",
+            b"a='''",
+            b"a=\"\"\"",
+            b"a='''x'",
+            b"a=r'",
+            b"a=u\"x",
+            b"a='x\\",
+            b"a=r'x\\",
+            b"a='\xc3",
+            b"a='\\ud83d",
+            b"a='\\x4",
+            b"a=[1, {'k': '",
+            b"a=1",
+            b"a='x' ",
+            b"",
+        ];
+        let pieces: &[&[u8]] = &[
+            b"a",
+            b" ",
+            b"\"",
+            b"'",
+            b"\\",
+            b"\n",
+            b"\r",
+            b"\x7f",
+            b"\x1f",
+            b"#",
+            b")",
+            "é".as_bytes(),
+            "😀".as_bytes(),
+            b"\xc3",
+            b"\xa9",
+            b"u",
+        ];
+        let mut accepted = 0;
+        for p in prefixes {
+            let mut base = PyArgs::new();
+            let _ = base.feed(p, &mut String::new());
+            let mut input = Vec::new();
+            let n = pieces.len();
+            for code in 0..(1 + n + n * n + n * n * n) {
+                input.clear();
+                let (len, mut c) = match code {
+                    0 => (0, 0),
+                    c if c <= n => (1, c - 1),
+                    c if c <= n + n * n => (2, c - 1 - n),
+                    c => (3, c - 1 - n - n * n),
+                };
+                for _ in 0..len {
+                    input.extend_from_slice(pieces[c % n]);
+                    c /= n;
+                }
+                if !base.string_run(&input) || std::str::from_utf8(&input).is_err() {
+                    continue;
+                }
+                accepted += 1;
+                let mut slow = base.clone();
+                let mut out = String::new();
+                assert_eq!(
+                    slow.feed(&input, &mut out),
+                    PyStatus::NeedMore,
+                    "{p:?} {input:?}"
+                );
+                assert_eq!(out.as_bytes(), &input[..], "{p:?} {input:?}");
+                assert_eq!(format!("{slow:?}"), format!("{base:?}"), "{p:?} {input:?}");
+            }
+        }
+        assert!(accepted > 1000, "{accepted}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::call::{Raw, report};
 use crate::text::hermes::closing;
 use crate::text::reasoning::{ReasoningOptions, TextStage};
-use crate::text::util::{CharInput, ReadsChars, reads_chars};
+use crate::text::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
 const OPEN: &str = "<|tool_call>";
 const CLOSE: &str = "<tool_call|>";
@@ -79,9 +79,26 @@ pub(crate) struct Gemma4 {
     close: MarkerSet,
     expect: Expect,
     matcher: MarkerMatcher,
+    max_depth: usize,
+    /// The call table scans the JSON itself (it nests deeper than `max_depth`; see
+    /// [`converted_args`]).
+    own: bool,
 }
 
-reads_chars!(Gemma4);
+reads_chars!(Gemma4;
+    #[inline]
+    fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        self.st == St::Args && self.string_run(bytes, calls, out)
+    }
+
+    /// Text goes to the text stage before `run`'s loop (what its `Text` state does).
+    #[inline]
+    fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.st == St::Text {
+            self.text_run(s, out);
+        }
+    }
+);
 
 impl Gemma4 {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -97,7 +114,48 @@ impl Gemma4 {
             close: MarkerSet::new([CLOSE]),
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
+            max_depth: limits.max_depth,
+            own: false,
         }
+    }
+
+    /// The hot path inside the arguments: when nothing is held, all of `bytes` is
+    /// complete UTF-8 and more of a string with no `<` ([`GemmaArgs::string_piece`]),
+    /// takes it as `run`'s `Args` state would (the raw text,
+    /// the call) and returns `true`; otherwise `false`, nothing done. Out of line: the
+    /// scanners' `feed`s are inlined into `Parser::feed_into`, which the caller inlines.
+    #[inline(never)]
+    fn string_run(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        if self.input.held() != 0 {
+            return false;
+        }
+        let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+            return false;
+        };
+        // Plain content goes on as it is; with bytes to escape, through `json`.
+        let json = if self.args.string_run(s) {
+            s
+        } else {
+            self.json.clear();
+            if !self.args.string_piece(s, &mut self.json) {
+                return false;
+            }
+            &self.json
+        };
+        self.raw.push(s);
+        if let Some(slot) = self.slot {
+            converted_args(
+                calls,
+                slot,
+                json,
+                false,
+                self.args.deepest(),
+                self.max_depth,
+                &mut self.own,
+                out,
+            );
+        }
+        true
     }
 
     pub(crate) fn retained(&self) -> usize {
@@ -112,14 +170,7 @@ impl Gemma4 {
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while let Some(&b) = s.as_bytes().first() {
             match self.st {
-                St::Text => {
-                    if self.text.run(&mut s, out).is_some() {
-                        self.raw.start(OPEN);
-                        self.name.clear();
-                        self.slot = None;
-                        self.st = St::Prefix(0);
-                    }
-                }
+                St::Text => self.text_run(&mut s, out),
                 St::Prefix(n) => {
                     if n == 0 && is_ws(b) {
                         self.raw.push(s.get(..1).unwrap_or_default());
@@ -163,7 +214,16 @@ impl Gemma4 {
                     self.raw.push(s.get(..used).unwrap_or_default());
                     s = s.get(used..).unwrap_or_default();
                     if let Some(slot) = self.slot {
-                        calls.args(slot, &self.json, out);
+                        converted_args(
+                            calls,
+                            slot,
+                            &self.json,
+                            matches!(status, GemmaStatus::Done { .. }),
+                            self.args.deepest(),
+                            self.max_depth,
+                            &mut self.own,
+                            out,
+                        );
                     }
                     match status {
                         GemmaStatus::NeedMore => {}
@@ -211,13 +271,26 @@ impl Gemma4 {
         }
     }
 
+    /// Text from the start of `s` to the text stage, up to `<|tool_call>` (consumed: a
+    /// call's head follows).
+    #[inline]
+    fn text_run(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.text.run(s, out).is_some() {
+            self.raw.start(OPEN);
+            self.name.clear();
+            self.slot = None;
+            self.st = St::Prefix(0);
+        }
+    }
+
     /// The `{` after the name: the call starts.
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &self.name, out);
         }
         self.args.reset();
+        self.own = false;
         self.st = St::Args;
     }
 

@@ -141,7 +141,21 @@ fn channel(header: &str) -> &str {
         .unwrap_or_default()
 }
 
-reads_chars!(Harmony, args: St::Json);
+reads_chars!(Harmony;
+    #[inline]
+    fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        self.st == St::Json
+            && args_string_run(&self.input, &mut self.args, bytes, &mut self.raw, self.slot, calls, out)
+    }
+
+    /// Body text goes to the text stage before `run`'s loop (what its `Body` state does).
+    #[inline]
+    fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.st == St::Body {
+            self.body_text(s, out);
+        }
+    }
+);
 
 impl Harmony {
     pub(crate) fn new(limits: &Limits, _opts: &ReasoningOptions) -> Self {
@@ -208,6 +222,17 @@ impl Harmony {
         }
     }
 
+    /// Body text from the start of `s` to the text stage, up to a token (consumed, and
+    /// acted on).
+    #[inline]
+    fn body_text(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        match self.text.run(s, out) {
+            Some(t @ (T_START | T_CHANNEL)) => self.header(t),
+            Some(T_MESSAGE | T_CONSTRAIN) | None => {}
+            Some(_) => self.body_kind(false),
+        }
+    }
+
     fn body_kind(&mut self, reasoning: bool) {
         self.text.set_reasoning_text(reasoning);
         self.st = St::Body;
@@ -216,11 +241,7 @@ impl Harmony {
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
-                St::Body => match self.text.run(&mut s, out) {
-                    Some(t @ (T_START | T_CHANNEL)) => self.header(t),
-                    Some(T_MESSAGE | T_CONSTRAIN) | None => {}
-                    Some(_) => self.body_kind(false),
-                },
+                St::Body => self.body_text(&mut s, out),
                 St::Header => {
                     let mut matcher = std::mem::take(&mut self.matcher);
                     match matcher.next(&self.tokens, &mut s) {

@@ -73,7 +73,9 @@ use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
-use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws, push_bounded};
+use crate::text::util::{
+    TextOut, args_text, close_with_raw_bytes, is_name_byte, is_name_start, is_ws, push_bounded,
+};
 
 /// Special tokens recognised in the text.
 const PYTHON_TAG: &[u8] = b"<|python_tag|>";
@@ -303,11 +305,25 @@ impl LlamaJson {
         }
     }
 
-    /// Sends argument bytes to the started call.
+    /// Sends argument bytes to the started call (opened with [`Calls::open_scanned`]:
+    /// this scanner's [`JsonScanner`] has checked them).
     fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.slot {
             let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
-            calls.args(s, &t, out);
+            // A named call never refuses argument bytes.
+            let _ = calls.scanned_args(s, &t, false, out);
+        }
+    }
+
+    /// The arguments value is complete (`args_done`, or a top-level number at the end of
+    /// the text): the call table learns it (its `ToolCallEnd`), before the call closes.
+    /// Nothing happens to a call that already ended. A value that closes with its own
+    /// last byte (not a number) is marked as soon as it closes (`args_closed`), the
+    /// byte on which a call table scanning it would have ended it; a number only when the
+    /// call closes, as that scanner's `finish` would.
+    fn mark_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if let Some(s) = self.slot {
+            let _ = calls.scanned_args(s, "", true, out);
         }
     }
 
@@ -322,6 +338,10 @@ impl LlamaJson {
             && let Some(t) = self.args_utf8.finish()
         {
             calls.args(s, t, out);
+        }
+        if self.args_done {
+            // A number value closes with the call (which `broken.begin` closes).
+            self.mark_closed(calls, out);
         }
         self.st = St::Broken;
         // The error's raw text: the call's own bytes from its first marker byte; after
@@ -373,7 +393,7 @@ impl LlamaJson {
             return false;
         }
         self.text.flush(out);
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(s) = self.slot {
             calls.set_name(s, name, out);
         }
@@ -396,10 +416,14 @@ impl LlamaJson {
             && let Some(s) = self.slot
             && let Some(args) = self.held.get(self.args_range.0..self.args_range.1)
         {
+            let closes = args_closed(args);
             let t = self.args_utf8.push(args, &mut self.scratch);
-            calls.args(s, &t, out);
+            let _ = calls.scanned_args(s, &t, false, out);
             if let Some(t) = self.args_utf8.finish() {
                 calls.args(s, t, out);
+            }
+            if closes {
+                self.mark_closed(calls, out);
             }
         }
         self.held.clear();
@@ -450,7 +474,15 @@ impl LlamaJson {
         // `scan`'s `args` does with them, without its loop and the JSON state machine.
         if self.st == St::Obj(Obj::Args) && self.started && self.json.string_run(bytes) {
             self.take(bytes);
-            self.send_args(bytes, calls, out);
+            match crate::scan::utf8::whole_str(bytes) {
+                Some(s) if self.args_utf8.held() == 0 => {
+                    if let Some(slot) = self.slot {
+                        // A named call never refuses argument bytes.
+                        let _ = calls.scanned_args(slot, s, false, out);
+                    }
+                }
+                _ => self.send_args(bytes, calls, out),
+            }
             self.text.commit(out);
             return;
         }
@@ -593,7 +625,7 @@ impl LlamaJson {
                         && let Ok(name) = std::str::from_utf8(base)
                     {
                         self.text.flush(out);
-                        self.slot = calls.open(out);
+                        self.slot = calls.open_scanned(out);
                         if let Some(s) = self.slot {
                             calls.set_name(s, name, out);
                         }
@@ -712,6 +744,9 @@ impl LlamaJson {
                     {
                         calls.args(s, t, out);
                     }
+                    if args_closed(value) {
+                        self.mark_closed(calls, out);
+                    }
                 } else {
                     self.args_range.1 = self.held.len();
                 }
@@ -804,8 +839,11 @@ impl LlamaJson {
                     None
                 } else {
                     self.take(b"}");
+                    if self.args_done {
+                        self.mark_closed(calls, out);
+                    }
                     if let Some(s) = self.slot {
-                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                        close_with_raw_bytes(calls, s, &self.raw, out);
                     }
                     self.raw.clear();
                     self.held.clear();
@@ -841,7 +879,9 @@ impl LlamaJson {
                         if let Some(t) = self.args_utf8.finish() {
                             calls.args(s, t, out);
                         }
-                        calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                        // The value is complete (a number: here, at the end).
+                        let _ = calls.scanned_args(s, "", true, out);
+                        close_with_raw_bytes(calls, s, &self.raw, out);
                     }
                 } else {
                     // Cut off: the call's error carries its raw text.
@@ -882,6 +922,12 @@ impl LlamaJson {
         self.st = St::Text;
         self.text.flush(out);
     }
+}
+
+/// Whether a complete arguments value closed with its own last byte (`}`, `]`, `"`, the
+/// last letter of `true` / `false` / `null`), not at the delimiter after it (a number).
+fn args_closed(value: &[u8]) -> bool {
+    value.last().is_some_and(|b| !b.is_ascii_digit())
 }
 
 /// How held bytes compare with a set of special tokens ([`special`]).

@@ -71,7 +71,9 @@ use crate::scan::utf8::Utf8Holder;
 use crate::text::TextOptions;
 use crate::text::call::{Raw, report};
 use crate::text::llama_json::{Match, special};
-use crate::text::util::{TextOut, is_name_byte, is_name_start, is_ws, push_bounded};
+use crate::text::util::{
+    TextOut, close_with_raw_bytes, converted_args, is_name_byte, is_name_start, is_ws, push_bounded,
+};
 
 /// Longest tool name accepted in a marker-less call header (bytes).
 pub(crate) const MAX_NAME: usize = 256;
@@ -305,6 +307,10 @@ pub(crate) struct PyCall {
     /// Where the arguments begin in `raw`.
     args_from: usize,
     max_raw: usize,
+    max_depth: usize,
+    /// The call table scans the JSON itself (it nests deeper than `max_depth`; see
+    /// [`converted_args`]).
+    own: bool,
 }
 
 impl PyCall {
@@ -316,13 +322,17 @@ impl PyCall {
             raw_lost: false,
             args_from: 0,
             max_raw: limits.max_argument_bytes,
+            max_depth: limits.max_depth,
+            own: false,
         }
     }
 
     /// A new call: `head` is the call's raw text before its `(` (from its first marker
     /// byte through the name as written).
+    /// The call was opened with [`Calls::open_scanned`].
     pub(crate) fn begin(&mut self, head: &[u8]) {
         self.args.reset();
+        self.own = false;
         self.raw.clear();
         self.raw_lost = !push_bounded(&mut self.raw, head, self.max_raw);
         if !push_bounded(&mut self.raw, b"(", self.max_raw) {
@@ -359,13 +369,22 @@ impl PyCall {
             self.raw_lost = true;
         }
         if let Some(s) = slot {
-            calls.args(s, &self.json, out);
+            converted_args(
+                calls,
+                s,
+                &self.json,
+                matches!(result, PyFeed::Done(_)),
+                self.args.deepest() + 1,
+                self.max_depth,
+                &mut self.own,
+                out,
+            );
         }
         if matches!(result, PyFeed::Done(_)) {
             // The call is complete: it closes here, with its own text (`name(..)`) for
             // the error of a call to an undeclared tool.
             if let Some(s) = slot {
-                calls.close_with_raw(s, &String::from_utf8_lossy(&self.raw), out);
+                close_with_raw_bytes(calls, s, &self.raw, out);
             }
             // Its raw text is no longer needed for an error.
             if self.raw.capacity() > 4096 {
@@ -375,6 +394,42 @@ impl PyCall {
             }
         }
         result
+    }
+
+    /// The hot path of [`feed`](Self::feed): when all of `input` is more of a string
+    /// that the transducer copies unchanged ([`PyArgs::string_run`]) and complete UTF-8,
+    /// takes it as `feed` would (the raw text, the call) and returns `true`; otherwise
+    /// `false`, nothing done.
+    #[inline]
+    pub(crate) fn string_run(
+        &mut self,
+        slot: Option<Slot>,
+        input: &[u8],
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        if !self.args.string_run(input) {
+            return false;
+        }
+        let Some(s) = crate::scan::utf8::whole_str(input) else {
+            return false;
+        };
+        if !push_bounded(&mut self.raw, input, self.max_raw) {
+            self.raw_lost = true;
+        }
+        if let Some(slot) = slot {
+            converted_args(
+                calls,
+                slot,
+                s,
+                false,
+                self.args.deepest() + 1,
+                self.max_depth,
+                &mut self.own,
+                out,
+            );
+        }
+        true
     }
 
     /// The arguments broke (`reason`): fails the call and starts skipping it.
@@ -590,6 +645,11 @@ impl LlamaPythonic {
     }
 
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // Inside a call's arguments most pieces are only more of a string: what `scan`'s
+        // `Args` state does with them, without its loop and the transducer's.
+        if self.st == St::Args && self.call.string_run(self.slot, bytes, calls, out) {
+            return;
+        }
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }
@@ -795,7 +855,7 @@ impl LlamaPythonic {
             return false;
         }
         self.text.flush(out);
-        self.slot = calls.open(out);
+        self.slot = calls.open_scanned(out);
         if let Some(s) = self.slot {
             calls.set_name(s, name, out);
         }

@@ -295,6 +295,7 @@ impl TextStage {
     }
 
     /// Emits `t`, holding its trailing whitespace.
+    #[inline(always)]
     fn text(
         pending: &mut String,
         released: &mut bool,

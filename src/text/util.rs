@@ -91,6 +91,53 @@ pub(crate) fn args_string_run(
     true
 }
 
+/// Hands JSON that a transducer wrote from a call's arguments (pythonic, Gemma 4) to the
+/// call, opened with [`Calls::open_scanned`]: the text is valid by construction (a prefix
+/// of one JSON value, all of it once `closed`), so the call table does not scan it again.
+/// `depth` is the deepest nesting the JSON has reached (the arguments object counts 1):
+/// past `max_depth` the call table scans the text itself from here on (`*own` is set), as
+/// for a call opened with [`Calls::open`], so the call fails where and as it would there.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn converted_args(
+    calls: &mut Calls,
+    slot: Slot,
+    json: &str,
+    closed: bool,
+    depth: usize,
+    max_depth: usize,
+    own: &mut bool,
+    out: &mut dyn EventSink,
+) {
+    if !*own && depth > max_depth {
+        calls.scan_own(slot);
+        *own = true;
+    }
+    if *own {
+        calls.args(slot, json, out);
+    } else {
+        // A named call never refuses argument bytes.
+        let _ = calls.scanned_args(slot, json, closed, out);
+    }
+}
+
+/// [`Calls::close_with_raw`] for a scanner that keeps the call's raw text as bytes: the
+/// text is made (invalid UTF-8 replaced) only for a rejected call, the one whose error
+/// carries it; any other call closes as with [`Calls::close`] (which is what
+/// `close_with_raw` does for it), without converting the call's bytes.
+pub(crate) fn close_with_raw_bytes(
+    calls: &mut Calls,
+    slot: Slot,
+    raw: &[u8],
+    out: &mut dyn EventSink,
+) {
+    if calls.is_rejected(slot) {
+        calls.close_with_raw(slot, &String::from_utf8_lossy(raw), out);
+    } else {
+        calls.close(slot, out);
+    }
+}
+
 /// Visible text out of a scanner. Text bytes of one feed are collected and become one
 /// `Text` event when the feed ends ([`commit`](TextOut::commit)) or a call starts
 /// ([`flush`](TextOut::flush)); an incomplete UTF-8 character at the end is held until
@@ -254,14 +301,22 @@ pub(crate) trait ReadsChars {
     fn feed_chars(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut scratch = std::mem::take(&mut self.input().scratch);
         let text = self.input().utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
+        self.feed_text(&text, calls, out);
+        drop(text);
+        self.input().scratch = scratch;
+    }
+
+    /// [`feed_chars`](Self::feed_chars) once the held bytes are dealt with: `text` (the
+    /// feed's complete characters) to [`text_first`](Self::text_first), the rest to
+    /// [`run_chars`](Self::run_chars).
+    #[inline]
+    fn feed_text(&mut self, text: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut s = text;
         let whole = s.len();
         self.text_first(&mut s, out);
         if !s.is_empty() || s.len() == whole {
             self.run_chars(s, calls, out);
         }
-        drop(text);
-        self.input().scratch = scratch;
     }
 
     /// At the end of the text: a cut character still held is scanned as U+FFFD.

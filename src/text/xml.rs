@@ -217,23 +217,14 @@ reads_chars!(XmlCalls;
     // up ~7 Ir/B).
     #[inline(never)]
     fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        // Inside a string value most pieces are only more of it (nothing held, no byte
-        // that can start a marker): what `run` does with them, without its layers.
-        if self.st == St::Value
-            && self.v == V::Str
-            && !self.lead
-            && self.matcher.held() == 0
-            && self.input.utf8.held() == 0
-            && !self.body_set.may_start_in(bytes)
-            && let Some(t) = crate::scan::utf8::whole_str(bytes)
-            && !t.is_empty()
-        {
-            self.raw.push(t);
-            self.string_text(t);
-            self.args(calls, out);
-            return;
+        // Inside a string value most pieces are only more of it (no marker held, no byte
+        // that can start one): what `run` does with them, without its layers. A
+        // character cut by the feed's end is held, and completed, as `feed_chars` does.
+        if self.st == St::Value && self.v == V::Str && !self.lead && self.matcher.held() == 0 {
+            self.feed_value(bytes, calls, out);
+        } else {
+            self.feed_chars(bytes, calls, out);
         }
-        self.feed_chars(bytes, calls, out);
     }
 );
 
@@ -853,6 +844,39 @@ impl XmlCalls {
 
     /// String text: escaped and streamed, holding one trailing newline when the dialect
     /// strips it.
+    /// `feed` inside a string value, no marker held (out of line: `feed` stays small for
+    /// the prose path).
+    #[inline(never)]
+    fn feed_value(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        let mut scratch = std::mem::take(&mut self.input.scratch);
+        let text = self.input.utf8.push(bytes, &mut scratch);
+        if self.body_set.may_start_in(text.as_bytes()) {
+            self.feed_text(&text, calls, out);
+        } else if !text.is_empty() {
+            self.value_piece(&text, calls, out);
+        }
+        drop(text);
+        self.input.scratch = scratch;
+    }
+
+    /// More of a string value, with no marker in it (`feed`'s hot path): what `steps`
+    /// does with it.
+    #[inline]
+    fn value_piece(&mut self, t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.raw.push(t);
+        if !self.nl && self.buf.is_empty() && json_special(t.as_bytes()).is_none() {
+            // Nothing to escape (and no newline to hold back): `string_text` would copy
+            // `t` to `buf` as it is and `args` hand that on.
+            if let Some(slot) = self.slot {
+                // A named call never refuses argument bytes (opened at its name).
+                let _ = calls.scanned_args(slot, t, false, out);
+            }
+            return;
+        }
+        self.string_text(t);
+        self.args(calls, out);
+    }
+
     fn string_text(&mut self, t: &str) {
         if t.is_empty() {
             return;
@@ -988,15 +1012,60 @@ fn string_attr(attrs: &str) -> ValueKind {
     }
 }
 
+/// The first byte of `hay` that a JSON string must escape: a token-sized haystack by a
+/// plain loop (inlined), a longer one eight bytes at a time
+/// ([`find_json_special`](crate::scan::find::find_json_special)). Always inlined: out of
+/// line it cost ~30 Ir per 4-byte piece.
+#[inline(always)]
+fn json_special(hay: &[u8]) -> Option<usize> {
+    if hay.len() < 16 {
+        // A plain loop: `Iter::position` was not inlined here.
+        let mut i = 0;
+        while let Some(&b) = hay.get(i) {
+            if b < 0x20 || b == b'"' || b == b'\\' {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    } else {
+        crate::scan::find::find_json_special(hay)
+    }
+}
+
 /// Appends `s` escaped for a JSON string (no quotes): runs of plain bytes are copied
 /// whole, only the bytes that need it are escaped.
 pub(crate) fn escape_into(buf: &mut String, s: &str) {
+    if s.len() < 16 {
+        // Token-sized: character by character (a `memcpy` call per run cost more).
+        for c in s.chars() {
+            match c {
+                '"' => buf.push_str("\\\""),
+                '\\' => buf.push_str("\\\\"),
+                '\n' => buf.push_str("\\n"),
+                '\r' => buf.push_str("\\r"),
+                '\t' => buf.push_str("\\t"),
+                '\u{8}' => buf.push_str("\\b"),
+                '\u{c}' => buf.push_str("\\f"),
+                c if u32::from(c) < 0x20 => {
+                    let b = u32::from(c);
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    buf.push_str("\\u00");
+                    buf.push(char::from(
+                        HEX.get((b >> 4) as usize).copied().unwrap_or(b'0'),
+                    ));
+                    buf.push(char::from(
+                        HEX.get((b & 15) as usize).copied().unwrap_or(b'0'),
+                    ));
+                }
+                c => buf.push(c),
+            }
+        }
+        return;
+    }
     let bytes = s.as_bytes();
     let mut start = 0;
-    while let Some(off) = bytes
-        .get(start..)
-        .and_then(crate::scan::find::find_json_special)
-    {
+    while let Some(off) = bytes.get(start..).and_then(json_special) {
         let i = start + off;
         buf.push_str(s.get(start..i).unwrap_or_default());
         let b = bytes.get(i).copied().unwrap_or_default();
@@ -1035,6 +1104,33 @@ mod tests {
         assert_eq!(b, "a\\\"b\\\\c\\nd\\u0001é");
         let v: String = serde_json::from_str(&format!("\"{b}\"")).unwrap_or_default();
         assert_eq!(v, "a\"b\\c\nd\u{1}é");
+    }
+
+    /// Both paths of `escape_into` (token-sized, character by character; longer, by
+    /// runs) write what serde_json writes inside a string's quotes.
+    #[test]
+    fn escape_paths_agree_with_serde() {
+        let pieces = [
+            "a", "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{1}", "\u{1f}", "\u{7f}", "é",
+            "😀", "<",
+        ];
+        let n = pieces.len();
+        for code in 0..n * n * n {
+            let s: String = [code % n, code / n % n, code / n / n]
+                .iter()
+                .map(|&i| pieces[i])
+                .collect();
+            for s in [
+                s.clone(),
+                format!("{s}{}", "x".repeat(16)),
+                format!("{}{s}", "y".repeat(16)),
+            ] {
+                let mut b = String::new();
+                escape_into(&mut b, &s);
+                let want = serde_json::to_string(&s).unwrap_or_default();
+                assert_eq!(format!("\"{b}\""), want, "{s:?}");
+            }
+        }
     }
 
     #[test]
