@@ -385,8 +385,8 @@ impl CallList {
                         Walk::Invalid(kind) => return List::Broken(kind, self.walker.slot()),
                         Walk::Done => {
                             let named = self.walker.named();
-                            if named && let Some(slot) = self.walker.slot() {
-                                call::close(calls, slot, raw, out);
+                            if named {
+                                call::close(calls, self.walker.slot(), raw, out);
                             }
                             if !in_array {
                                 return if named {
@@ -420,9 +420,7 @@ impl CallList {
         match self.at {
             At::AfterElem => Ok(()),
             At::Object { .. } if self.walker.named() && self.walker.args_done() => {
-                if let Some(slot) = self.walker.slot() {
-                    call::close(calls, slot, raw, out);
-                }
+                call::close(calls, self.walker.slot(), raw, out);
                 Ok(())
             }
             At::Elem { .. } | At::Object { .. } => Err(self.walker.slot()),

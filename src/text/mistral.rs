@@ -53,6 +53,8 @@ fn name_char(c: char) -> bool {
 
 /// The error of a call whose text broke.
 const MALFORMED: &str = "a malformed [TOOL_CALLS] call";
+/// The error of a call the end of the text cut off.
+const TRUNCATED: &str = "the text ended inside a [TOOL_CALLS] call";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
@@ -321,7 +323,7 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.slot {
-            Some(slot) => call::close(calls, slot, &self.raw, out),
+            Some(_) => call::close(calls, self.slot, &self.raw, out),
             None => report(
                 calls,
                 None,
@@ -367,7 +369,7 @@ impl Mistral {
                         calls,
                         slot,
                         ErrorKind::Truncated,
-                        "the text ended inside a [TOOL_CALLS] call",
+                        TRUNCATED,
                         &mut self.raw,
                         out,
                     );
@@ -396,7 +398,7 @@ impl Mistral {
                         calls,
                         slot,
                         ErrorKind::Truncated,
-                        "the text ended inside a [TOOL_CALLS] call",
+                        TRUNCATED,
                         &mut self.raw,
                         out,
                     );
