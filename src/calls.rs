@@ -322,11 +322,28 @@ impl Calls {
     }
 
     /// Runs `f` for a rejected call with its events sent to `discard`.
-    fn discarding(&mut self, f: impl FnOnce(&mut Self, &mut Vec<Event>)) {
+    fn discarding<R>(&mut self, f: impl FnOnce(&mut Self, &mut Vec<Event>) -> R) -> R {
         let mut sink = std::mem::take(&mut self.discard);
-        f(self, &mut sink);
+        let result = f(self, &mut sink);
         sink.clear();
         self.discard = sink;
+        result
+    }
+
+    /// Runs `f` on the call in `slot` with its events sent to `out`, or, when the call was
+    /// rejected, discarded, after keeping the argument text `delta` for its error.
+    fn route<R>(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        out: &mut dyn EventSink,
+        f: impl FnOnce(&mut Self, &mut dyn EventSink) -> R,
+    ) -> R {
+        if !self.is_rejected(slot) {
+            return f(self, out);
+        }
+        self.keep_rejected(slot, delta);
+        self.discarding(|calls, sink| f(calls, sink))
     }
 
     /// Keeps argument text of a rejected call for its error.
@@ -671,12 +688,9 @@ impl Calls {
         if delta.is_empty() {
             return;
         }
-        if self.is_rejected(slot) {
-            self.keep_rejected(slot, delta);
-            self.discarding(|calls, sink| calls.args_inner(slot, delta, sink));
-            return;
-        }
-        self.args_inner(slot, delta, out);
+        self.route(slot, delta, out, |calls, out| {
+            calls.args_inner(slot, delta, out)
+        });
     }
 
     fn args_inner(&mut self, slot: Slot, delta: &str, out: &mut dyn EventSink) {
@@ -822,7 +836,9 @@ impl Calls {
         closed: bool,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
-        self.dialect_args::<false>(slot, delta, closed, "", out)
+        self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<false>(slot, delta, closed, "", out)
+        })
     }
 
     /// [`scanned_args`](Self::scanned_args) for a call whose dialect keeps its argument
@@ -843,31 +859,10 @@ impl Calls {
         args: &str,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
-        self.dialect_args::<true>(slot, delta, closed, args, out)
-    }
-
-    /// [`scanned_args`](Self::scanned_args) (`RAW` false) and [`raw_args`](Self::raw_args)
-    /// (`RAW`: the dialect keeps the argument bytes; `lent` is their text). One body, made
-    /// twice: each as lean as the hot loops of its dialects need.
-    fn dialect_args<const RAW: bool>(
-        &mut self,
-        slot: Slot,
-        delta: &str,
-        closed: bool,
-        lent: &str,
-        out: &mut dyn EventSink,
-    ) -> Result<(), usize> {
-        if self.is_rejected(slot) {
-            if !RAW {
-                self.keep_rejected(slot, delta);
-            }
-            let mut result = Ok(());
-            self.discarding(|calls, sink| {
-                result = calls.dialect_inner::<RAW>(slot, delta, closed, lent, sink);
-            });
-            return result;
-        }
-        self.dialect_inner::<RAW>(slot, delta, closed, lent, out)
+        // (A rejected call whose dialect keeps its argument bytes keeps none here.)
+        self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<true>(slot, delta, closed, args, out)
+        })
     }
 
     /// The common case of [`raw_args`](Self::raw_args), for the hot loops: `delta` (not
@@ -908,7 +903,9 @@ impl Calls {
             .then(|| self.limits.max_argument_bytes.saturating_sub(c.raw_len))
     }
 
-    /// See [`dialect_args`](Self::dialect_args).
+    /// [`scanned_args`](Self::scanned_args) (`RAW` false) and [`raw_args`](Self::raw_args)
+    /// (`RAW`: the dialect keeps the argument bytes; `lent` is their text). One body, made
+    /// twice: each as lean as the hot loops of its dialects need.
     fn dialect_inner<const RAW: bool>(
         &mut self,
         slot: Slot,
@@ -1258,12 +1255,9 @@ impl Calls {
         extra: &str,
         out: &mut dyn EventSink,
     ) {
-        if self.is_rejected(slot) {
-            self.keep_rejected(slot, extra);
-            self.discarding(|calls, sink| calls.fail_inner(slot, kind, extra, sink));
-            return;
-        }
-        self.fail_inner(slot, kind, extra, out);
+        self.route(slot, extra, out, |calls, out| {
+            calls.fail_inner(slot, kind, extra, out);
+        });
     }
 
     fn fail_inner(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut dyn EventSink) {
