@@ -146,6 +146,15 @@ impl Scan {
     fn is_raw(&self) -> bool {
         matches!(self, Scan::Raw { .. })
     }
+
+    /// A dialect's scan of a value that closed (`raw`: the dialect keeps its bytes).
+    fn dialect_closed(raw: bool) -> Scan {
+        if raw {
+            Scan::Raw { closed: true }
+        } else {
+            Scan::Dialect { closed: true }
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -185,10 +194,41 @@ struct Call {
 impl Call {
     /// Bytes of argument text received and kept.
     fn kept(&self) -> usize {
-        if self.scan.is_raw() {
-            self.raw_len
+        self.kept_as(self.scan.is_raw())
+    }
+
+    /// [`kept`](Self::kept) for a call whose dialect keeps its argument bytes (`raw`) or
+    /// not.
+    fn kept_as(&self, raw: bool) -> usize {
+        if raw { self.raw_len } else { self.args.len() }
+    }
+
+    /// Keeps argument text `s`: in `args`, or, for a call whose dialect keeps its
+    /// argument bytes (`raw`), only counted.
+    fn keep_as(&mut self, raw: bool, s: &str) {
+        if raw {
+            self.raw_len += s.len();
         } else {
-            self.args.len()
+            self.args.push_str(s);
+        }
+    }
+
+    /// The argument text received, for an error: taken from `args`, or `lent` (its text,
+    /// handed over by the dialect) for a call whose dialect keeps it.
+    fn take_args(&mut self, lent: &str) -> String {
+        if self.scan.is_raw() {
+            lent.to_owned()
+        } else {
+            std::mem::take(&mut self.args)
+        }
+    }
+
+    /// Emits the field events the end of the value completes (a top-level number closes
+    /// only there).
+    fn finish_fields(&mut self, out: &mut dyn EventSink) {
+        if let Some(f) = &mut self.fields {
+            let index = self.index;
+            f.finish(&mut FieldEvents { index, out });
         }
     }
 }
@@ -282,11 +322,28 @@ impl Calls {
     }
 
     /// Runs `f` for a rejected call with its events sent to `discard`.
-    fn discarding(&mut self, f: impl FnOnce(&mut Self, &mut Vec<Event>)) {
+    fn discarding<R>(&mut self, f: impl FnOnce(&mut Self, &mut Vec<Event>) -> R) -> R {
         let mut sink = std::mem::take(&mut self.discard);
-        f(self, &mut sink);
+        let result = f(self, &mut sink);
         sink.clear();
         self.discard = sink;
+        result
+    }
+
+    /// Runs `f` on the call in `slot` with its events sent to `out`, or, when the call was
+    /// rejected, discarded, after keeping the argument text `delta` for its error.
+    fn route<R>(
+        &mut self,
+        slot: Slot,
+        delta: &str,
+        out: &mut dyn EventSink,
+        f: impl FnOnce(&mut Self, &mut dyn EventSink) -> R,
+    ) -> R {
+        if !self.is_rejected(slot) {
+            return f(self, out);
+        }
+        self.keep_rejected(slot, delta);
+        self.discarding(|calls, sink| f(calls, sink))
     }
 
     /// Keeps argument text of a rejected call for its error.
@@ -631,12 +688,9 @@ impl Calls {
         if delta.is_empty() {
             return;
         }
-        if self.is_rejected(slot) {
-            self.keep_rejected(slot, delta);
-            self.discarding(|calls, sink| calls.args_inner(slot, delta, sink));
-            return;
-        }
-        self.args_inner(slot, delta, out);
+        self.route(slot, delta, out, |calls, out| {
+            calls.args_inner(slot, delta, out)
+        });
     }
 
     fn args_inner(&mut self, slot: Slot, delta: &str, out: &mut dyn EventSink) {
@@ -665,11 +719,7 @@ impl Calls {
                 // Keep exactly the first `max_args` bytes, however the text was cut.
                 let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.kept()));
                 if c.dropped == 0 {
-                    if c.scan.is_raw() {
-                        c.raw_len += keep.len();
-                    } else {
-                        c.args.push_str(keep);
-                    }
+                    c.keep_as(c.scan.is_raw(), keep);
                     c.dropped += over.len();
                 } else {
                     c.dropped += delta.len();
@@ -713,7 +763,7 @@ impl Calls {
             Scan::Own(scanner) => scanner,
             Scan::Dialect { .. } => {
                 // A call whose dialect scans its arguments: text handed here continues them.
-                let _ = self.scanned_inner(slot, delta, false, out);
+                let _ = self.dialect_inner::<false>(slot, delta, false, "", out);
                 return;
             }
             // Not reached: such a call's argument bytes come only through `raw_args`,
@@ -786,70 +836,9 @@ impl Calls {
         closed: bool,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
-        if self.is_rejected(slot) {
-            self.keep_rejected(slot, delta);
-            let mut result = Ok(());
-            self.discarding(|calls, sink| result = calls.scanned_inner(slot, delta, closed, sink));
-            return result;
-        }
-        self.scanned_inner(slot, delta, closed, out)
-    }
-
-    fn scanned_inner(
-        &mut self,
-        slot: Slot,
-        delta: &str,
-        closed: bool,
-        out: &mut dyn EventSink,
-    ) -> Result<(), usize> {
-        let max_args = self.limits.max_argument_bytes;
-        let Some(c) = self.calls.get_mut(slot) else {
-            return Ok(());
-        };
-        // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
-        let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.args.len()));
-        match c.phase {
-            Phase::Pending if c.dropped == 0 => {
-                if !over.is_empty() {
-                    return Err(keep.len());
-                }
-                c.args.push_str(keep);
-                if closed {
-                    c.value_end = c.args.len();
-                    c.scan = Scan::Dialect { closed: true };
-                }
-                return Ok(());
-            }
-            Phase::Streaming if c.dropped == 0 => {}
-            // Failed, ended or closed: no scanning is involved on these paths.
-            _ => {
-                if !delta.is_empty() {
-                    self.args_inner(slot, delta, out);
-                }
-                return Ok(());
-            }
-        }
-        if !keep.is_empty() {
-            c.args.push_str(keep);
-            emit_args(c.index, &mut c.fields, keep, out);
-            c.emitted = c.args.len();
-        }
-        if !over.is_empty() {
-            c.phase = Phase::Failed(ErrorKind::LimitExceeded);
-            c.dropped += over.len();
-            return Ok(());
-        }
-        if closed {
-            if let Some(f) = &mut c.fields {
-                // A top-level number closes here.
-                let index = c.index;
-                f.finish(&mut FieldEvents { index, out });
-            }
-            c.value_end = c.args.len();
-            c.scan = Scan::Dialect { closed: true };
-            Self::end(c, "", out);
-        }
-        Ok(())
+        self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<false>(slot, delta, closed, "", out)
+        })
     }
 
     /// [`scanned_args`](Self::scanned_args) for a call whose dialect keeps its argument
@@ -870,14 +859,10 @@ impl Calls {
         args: &str,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
-        if self.is_rejected(slot) {
-            let mut result = Ok(());
-            self.discarding(|calls, sink| {
-                result = calls.raw_inner(slot, delta, closed, args, sink);
-            });
-            return result;
-        }
-        self.raw_inner(slot, delta, closed, args, out)
+        // (A rejected call whose dialect keeps its argument bytes keeps none here.)
+        self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<true>(slot, delta, closed, args, out)
+        })
     }
 
     /// The common case of [`raw_args`](Self::raw_args), for the hot loops: `delta` (not
@@ -918,12 +903,15 @@ impl Calls {
             .then(|| self.limits.max_argument_bytes.saturating_sub(c.raw_len))
     }
 
-    fn raw_inner(
+    /// [`scanned_args`](Self::scanned_args) (`RAW` false) and [`raw_args`](Self::raw_args)
+    /// (`RAW`: the dialect keeps the argument bytes; `lent` is their text). One body, made
+    /// twice: each as lean as the hot loops of its dialects need.
+    fn dialect_inner<const RAW: bool>(
         &mut self,
         slot: Slot,
         delta: &str,
         closed: bool,
-        args: &str,
+        lent: &str,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         let max_args = self.limits.max_argument_bytes;
@@ -931,16 +919,16 @@ impl Calls {
             return Ok(());
         };
         // The same cut as `args`: exactly the first `max_argument_bytes` bytes.
-        let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.raw_len));
+        let (keep, over) = split_at_room(delta, max_args.saturating_sub(c.kept_as(RAW)));
         match c.phase {
             Phase::Pending if c.dropped == 0 => {
                 if !over.is_empty() {
                     return Err(keep.len());
                 }
-                c.raw_len += keep.len();
+                c.keep_as(RAW, keep);
                 if closed {
-                    c.value_end = c.raw_len;
-                    c.scan = Scan::Raw { closed: true };
+                    c.value_end = c.kept_as(RAW);
+                    c.scan = Scan::dialect_closed(RAW);
                 }
                 return Ok(());
             }
@@ -954,9 +942,9 @@ impl Calls {
             }
         }
         if !keep.is_empty() {
-            c.raw_len += keep.len();
+            c.keep_as(RAW, keep);
             emit_args(c.index, &mut c.fields, keep, out);
-            c.emitted = c.raw_len;
+            c.emitted = c.kept_as(RAW);
         }
         if !over.is_empty() {
             c.phase = Phase::Failed(ErrorKind::LimitExceeded);
@@ -964,14 +952,11 @@ impl Calls {
             return Ok(());
         }
         if closed {
-            if let Some(f) = &mut c.fields {
-                // A top-level number closes here.
-                let index = c.index;
-                f.finish(&mut FieldEvents { index, out });
-            }
-            c.value_end = c.raw_len;
-            c.scan = Scan::Raw { closed: true };
-            Self::end(c, args, out);
+            // A top-level number closes here.
+            c.finish_fields(out);
+            c.value_end = c.kept_as(RAW);
+            c.scan = Scan::dialect_closed(RAW);
+            Self::end(c, lent, out);
         }
         Ok(())
     }
@@ -1023,12 +1008,7 @@ impl Calls {
 
     /// The provider says this call is over (or the response ended).
     pub(crate) fn close(&mut self, slot: Slot, out: &mut dyn EventSink) {
-        if self.is_rejected(slot) {
-            self.discarding(|calls, sink| calls.close_inner(slot, "", sink));
-            self.report_rejected(slot, None, None, out);
-            return;
-        }
-        self.close_inner(slot, "", out);
+        self.close_as(slot, None, "", out);
     }
 
     /// [`close`](Self::close) for a text scanner that kept the call's raw text (the
@@ -1043,12 +1023,19 @@ impl Calls {
     /// keeps (as for [`raw_args`](Self::raw_args)), for what the close reports about the
     /// arguments (an error's raw arguments). Ignored for other calls.
     pub(crate) fn close_raw(&mut self, slot: Slot, raw: &str, args: &str, out: &mut dyn EventSink) {
+        self.close_as(slot, Some(raw), args, out);
+    }
+
+    /// [`close`](Self::close), [`close_raw`](Self::close_raw): a rejected call's error
+    /// carries `raw` when given; `lent`: the argument text of a call whose dialect keeps
+    /// it.
+    fn close_as(&mut self, slot: Slot, raw: Option<&str>, lent: &str, out: &mut dyn EventSink) {
         if self.is_rejected(slot) {
-            self.discarding(|calls, sink| calls.close_inner(slot, args, sink));
-            self.report_rejected(slot, Some(raw.to_owned()), None, out);
+            self.discarding(|calls, sink| calls.close_inner(slot, lent, sink));
+            self.report_rejected(slot, raw.map(str::to_owned), None, out);
             return;
         }
-        self.close_inner(slot, args, out);
+        self.close_inner(slot, lent, out);
     }
 
     /// `lent`: the argument text of a call whose dialect keeps it.
@@ -1120,19 +1107,12 @@ impl Calls {
                     {
                         emit_args(c.index, &mut c.fields, d, out);
                     }
-                    if let Some(f) = &mut c.fields {
-                        // A top-level number closes at the end.
-                        let index = c.index;
-                        f.finish(&mut FieldEvents { index, out });
-                    }
+                    // A top-level number closes at the end.
+                    c.finish_fields(out);
                     Self::end(c, "", out);
                     c.phase = Phase::Closed;
                 } else {
-                    let raw = if c.scan.is_raw() {
-                        lent.to_owned()
-                    } else {
-                        std::mem::take(&mut c.args)
-                    };
+                    let raw = c.take_args(lent);
                     out.push(Event::Error {
                         kind: ErrorKind::Truncated,
                         message: format!(
@@ -1160,11 +1140,7 @@ impl Calls {
                     ),
                     _ => format!("arguments of tool call {} are not valid JSON", c.index),
                 };
-                let raw = if c.scan.is_raw() {
-                    lent.to_owned()
-                } else {
-                    std::mem::take(&mut c.args)
-                };
+                let raw = c.take_args(lent);
                 out.push(Event::Error {
                     kind,
                     message,
@@ -1236,11 +1212,7 @@ impl Calls {
             c.args = String::new();
             return;
         }
-        let args = if c.scan.is_raw() {
-            lent.to_owned()
-        } else {
-            std::mem::take(&mut c.args)
-        };
+        let args = c.take_args(lent);
         if only_end_tokens(&args) && c.trailing.is_empty() {
             // `<|eot_id|>` sent as a call (TGI): not a call at all.
             return;
@@ -1283,12 +1255,9 @@ impl Calls {
         extra: &str,
         out: &mut dyn EventSink,
     ) {
-        if self.is_rejected(slot) {
-            self.keep_rejected(slot, extra);
-            self.discarding(|calls, sink| calls.fail_inner(slot, kind, extra, sink));
-            return;
-        }
-        self.fail_inner(slot, kind, extra, out);
+        self.route(slot, extra, out, |calls, out| {
+            calls.fail_inner(slot, kind, extra, out);
+        });
     }
 
     fn fail_inner(&mut self, slot: Slot, kind: ErrorKind, extra: &str, out: &mut dyn EventSink) {
@@ -1360,6 +1329,22 @@ fn unwrap_tgi_name(args: &str, value_end: usize) -> Option<(String, String)> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The default limits but `max_argument_bytes`.
+    fn max_args(n: usize) -> Limits {
+        Limits {
+            max_argument_bytes: n,
+            ..Limits::default()
+        }
+    }
+
+    /// The default limits but `max_calls`.
+    fn max_calls(n: usize) -> Limits {
+        Limits {
+            max_calls: n,
+            ..Limits::default()
+        }
+    }
 
     #[test]
     fn end_tokens() {
@@ -1457,10 +1442,7 @@ mod tests {
 
     #[test]
     fn raw_args_past_the_limit_report_the_kept_text() {
-        let limits = Limits {
-            max_argument_bytes: 8,
-            ..Limits::default()
-        };
+        let limits = max_args(8);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let s = calls.open_raw(&mut out).unwrap_or_default();
@@ -1479,10 +1461,7 @@ mod tests {
 
     #[test]
     fn unnamed_call_held_arguments_are_bounded() {
-        let limits = Limits {
-            max_argument_bytes: 8,
-            ..Limits::default()
-        };
+        let limits = max_args(8);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let s = calls.open_unnamed();
@@ -1513,10 +1492,7 @@ mod tests {
 
     #[test]
     fn unnamed_call_given_up_leaves_no_trace() {
-        let limits = Limits {
-            max_calls: 1,
-            ..Limits::default()
-        };
+        let limits = max_calls(1);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let u = calls.open_unnamed();
@@ -1549,10 +1525,7 @@ mod tests {
 
     #[test]
     fn unnamed_call_named_past_max_calls_is_dropped() {
-        let limits = Limits {
-            max_calls: 1,
-            ..Limits::default()
-        };
+        let limits = max_calls(1);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let f = calls.open_scanned(&mut out).unwrap_or_default();
@@ -1616,10 +1589,7 @@ mod tests {
 
     #[test]
     fn rejected_call_is_bounded_like_any_call() {
-        let limits = Limits {
-            max_argument_bytes: 8,
-            ..Limits::default()
-        };
+        let limits = max_args(8);
         let mut calls = Calls::new(limits).with_declared(declared("[]"));
         let mut out = Vec::new();
         let s = calls.open(&mut out).unwrap_or_default();
@@ -1645,10 +1615,7 @@ mod tests {
 
     #[test]
     fn limit_on_argument_bytes() {
-        let limits = Limits {
-            max_argument_bytes: 8,
-            ..Limits::default()
-        };
+        let limits = max_args(8);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
         let s = calls.open(&mut out).unwrap_or_default();

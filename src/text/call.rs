@@ -50,13 +50,18 @@ impl Raw {
     }
     pub(crate) fn start(&mut self, marker: &str) {
         self.text.clear();
+        self.clear();
+        self.push(marker);
+    }
+
+    /// Forgets all but the bytes of `text`.
+    fn clear(&mut self) {
         self.total = 0;
         self.cut = None;
         self.args_from = 0;
         self.args_len = 0;
         self.args_cut = false;
         self.in_args = false;
-        self.push(marker);
     }
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
@@ -174,11 +179,7 @@ impl Raw {
         };
         // `kept` is the length of a prefix of `text` ending on a character boundary.
         self.text.truncate(kept);
-        self.total = 0;
-        self.cut = None;
-        self.args_len = 0;
-        self.args_cut = false;
-        self.in_args = false;
+        self.clear();
         (std::mem::take(&mut self.text), note)
     }
 }
@@ -223,9 +224,12 @@ fn to_call_slow(
     calls.raw_args(slot, delta, closed, raw.args(), out)
 }
 
-/// Closes the call in `slot` (opened with [`Calls::open_raw`]) with its raw text.
-pub(crate) fn close(calls: &mut Calls, slot: Slot, raw: &Raw, out: &mut dyn EventSink) {
-    calls.close_raw(slot, raw.as_str(), raw.args(), out);
+/// Closes the call in `slot` (opened with [`Calls::open_raw`]), if any, with its raw
+/// text.
+pub(crate) fn close(calls: &mut Calls, slot: Option<Slot>, raw: &Raw, out: &mut dyn EventSink) {
+    if let Some(slot) = slot {
+        calls.close_raw(slot, raw.as_str(), raw.args(), out);
+    }
 }
 
 /// Reports a malformed or cut-off call with `what` and its raw text: the call's own

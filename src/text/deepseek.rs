@@ -355,9 +355,7 @@ impl DeepSeek {
                 St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
                     ArgStep::Closed => {
-                        if let Some(slot) = self.slot {
-                            call::close(calls, slot, &self.raw, out);
-                        }
+                        call::close(calls, self.slot, &self.raw, out);
                         self.st = St::After;
                     }
                     ArgStep::Broken(kind) => self.st = St::Skip(kind),
@@ -437,9 +435,7 @@ impl DeepSeek {
                 self.end_stray(out);
             }
             St::Json if self.args.finish(self.slot, &mut self.raw, calls, out) => {
-                if let Some(slot) = self.slot {
-                    call::close(calls, slot, &self.raw, out);
-                }
+                call::close(calls, self.slot, &self.raw, out);
             }
             St::Head | St::Decide | St::Name | St::Fence { .. } | St::Json | St::Skip(_) => {
                 self.raw.push(&tail);

@@ -328,9 +328,7 @@ impl Harmony {
                 St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
                     ArgStep::Closed => {
-                        if let Some(slot) = self.slot {
-                            call::close(calls, slot, &self.raw, out);
-                        }
+                        call::close(calls, self.slot, &self.raw, out);
                         self.body.start("");
                         // The call is over: its raw text (kept for an error) is freed;
                         // text after the arguments is reported from `body`.
@@ -391,9 +389,7 @@ impl Harmony {
                 self.raw.push(tok);
                 if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
                     // `<|message|><|call|>`: no arguments.
-                    if let Some(slot) = self.slot {
-                        call::close(calls, slot, &self.raw, out);
-                    }
+                    call::close(calls, self.slot, &self.raw, out);
                 } else {
                     report(
                         calls,
@@ -462,9 +458,7 @@ impl Harmony {
             }
             St::Json => {
                 if self.args.finish(self.slot, &mut self.raw, calls, out) {
-                    if let Some(slot) = self.slot {
-                        call::close(calls, slot, &self.raw, out);
-                    }
+                    call::close(calls, self.slot, &self.raw, out);
                 } else {
                     report(
                         calls,

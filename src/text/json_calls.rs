@@ -51,7 +51,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::text::call::{self, Raw, report, report_at};
-use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk};
+use crate::text::hermes::{JsonCall, Keys, NAME_ARGUMENTS, Shape, Walk, closing};
 use crate::text::llama_pythonic::{Skip, SkipEnd};
 use crate::text::reasoning::{ReasoningOptions, THINK, TextStage};
 use crate::text::util::is_ws_char as is_ws;
@@ -385,8 +385,8 @@ impl CallList {
                         Walk::Invalid(kind) => return List::Broken(kind, self.walker.slot()),
                         Walk::Done => {
                             let named = self.walker.named();
-                            if named && let Some(slot) = self.walker.slot() {
-                                call::close(calls, slot, raw, out);
+                            if named {
+                                call::close(calls, self.walker.slot(), raw, out);
                             }
                             if !in_array {
                                 return if named {
@@ -420,9 +420,7 @@ impl CallList {
         match self.at {
             At::AfterElem => Ok(()),
             At::Object { .. } if self.walker.named() && self.walker.args_done() => {
-                if let Some(slot) = self.walker.slot() {
-                    call::close(calls, slot, raw, out);
-                }
+                call::close(calls, self.walker.slot(), raw, out);
                 Ok(())
             }
             At::Elem { .. } | At::Object { .. } => Err(self.walker.slot()),
@@ -696,30 +694,16 @@ impl JsonCalls {
                     }
                 },
                 St::After => {
-                    if self.expect.matched() == 0 {
-                        s = s.trim_start_matches(is_ws);
-                        if s.is_empty() {
-                            continue;
-                        }
-                    }
                     let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
                         self.end_call();
                         continue;
                     };
-                    match self.expect.feed(close, s) {
-                        Expected::NeedMore => s = "",
-                        Expected::Matched { consumed, .. } => {
-                            s = s.get(consumed..).unwrap_or_default();
-                            self.end_call();
-                        }
-                        Expected::Mismatch { len, consumed, .. } => {
-                            // No close marker: what follows the call is text again.
-                            s = s.get(consumed..).unwrap_or_default();
-                            let given = self.opener().close.unwrap_or_default();
-                            self.end_call();
-                            self.text
-                                .give_back(given.get(..len).unwrap_or_default(), out);
-                        }
+                    if let Some(given) = closing(&mut self.expect, close, &mut s) {
+                        let close = self.opener().close.unwrap_or_default();
+                        self.end_call();
+                        // No close marker: what follows the call is text again.
+                        self.text
+                            .give_back(close.get(..given).unwrap_or_default(), out);
                     }
                 }
                 St::Balance(kind) => {

@@ -321,7 +321,7 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.slot {
-            Some(slot) => call::close(calls, slot, &self.raw, out),
+            Some(_) => call::close(calls, self.slot, &self.raw, out),
             None => report(
                 calls,
                 None,
@@ -358,21 +358,11 @@ impl Mistral {
         self.run_held(calls, out);
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
-        match self.st {
-            St::Text => {}
-            St::Open => {} // `[TOOL_CALLS]` and nothing else: no call.
-            St::List => {
-                if let Err(slot) = self.list.finish(&self.raw, calls, out) {
-                    report(
-                        calls,
-                        slot,
-                        ErrorKind::Truncated,
-                        "the text ended inside a [TOOL_CALLS] call",
-                        &mut self.raw,
-                        out,
-                    );
-                }
-            }
+        // A call cut off inside its JSON (its slot if started).
+        let cut_off = match self.st {
+            // (Open: `[TOOL_CALLS]` and nothing else, no call.)
+            St::Text | St::Open => None,
+            St::List => self.list.finish(&self.raw, calls, out).err(),
             St::Name | St::Id => {
                 report(
                     calls,
@@ -382,26 +372,32 @@ impl Mistral {
                     &mut self.raw,
                     out,
                 );
+                None
             }
             St::Skip => {
                 let (slot, kind) = (self.skip_slot, self.skip_kind);
                 report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                None
             }
             St::Args => {
                 let slot = self.slot;
                 if self.args.finish(slot, &mut self.raw, calls, out) {
                     self.args_closed(calls, out);
+                    None
                 } else {
-                    report(
-                        calls,
-                        slot,
-                        ErrorKind::Truncated,
-                        "the text ended inside a [TOOL_CALLS] call",
-                        &mut self.raw,
-                        out,
-                    );
+                    Some(slot)
                 }
             }
+        };
+        if let Some(slot) = cut_off {
+            report(
+                calls,
+                slot,
+                ErrorKind::Truncated,
+                "the text ended inside a [TOOL_CALLS] call",
+                &mut self.raw,
+                out,
+            );
         }
         self.end();
         self.text.finish(out);
