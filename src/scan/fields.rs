@@ -424,21 +424,14 @@ impl FieldDecoder {
                     }
                 }
                 State::Escape { key } => {
-                    let c = match b {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
+                    let c = match crate::scan::json::short_escape(b) {
+                        Some(c) => c,
+                        None if b == b'u' => {
                             self.state = State::Unicode { key, n: 0, acc: 0 };
                             i += 1;
                             continue;
                         }
-                        _ => {
+                        None => {
                             self.fail();
                             return;
                         }

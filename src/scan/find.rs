@@ -50,41 +50,32 @@ fn zero_bytes(x: u64) -> u64 {
 /// byte of each test is exact, so the lowest flag of all is the answer).
 #[inline]
 pub(crate) fn find_json_special(hay: &[u8]) -> Option<usize> {
-    let mut chunks = hay.chunks_exact(8);
-    let mut at = 0;
-    for c in chunks.by_ref() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w);
-        let m = (x.wrapping_sub(LO * 0x20) & !x & HI)
-            | zero_bytes(x ^ (LO * u64::from(b'"')))
-            | zero_bytes(x ^ (LO * u64::from(b'\\')));
-        if m != 0 {
-            return Some(at + (m.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-        .map(|o| at + o)
+    find_special(None, hay)
 }
 
 /// [`find_json_special`] or the byte `also` (Gemma 4's string content also ends at a `<`,
 /// which may begin its closing token), eight bytes at a time the same way.
 #[inline]
 pub(crate) fn find_json_special_or(also: u8, hay: &[u8]) -> Option<usize> {
+    find_special(Some(also), hay)
+}
+
+/// The search of both: `also` is a constant at each (inlined) call site, so the test for
+/// it is compiled in or out.
+#[inline(always)]
+fn find_special(also: Option<u8>, hay: &[u8]) -> Option<usize> {
     let mut chunks = hay.chunks_exact(8);
     let mut at = 0;
     for c in chunks.by_ref() {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
         let x = u64::from_le_bytes(w);
-        let m = (x.wrapping_sub(LO * 0x20) & !x & HI)
+        let mut m = (x.wrapping_sub(LO * 0x20) & !x & HI)
             | zero_bytes(x ^ (LO * u64::from(b'"')))
-            | zero_bytes(x ^ (LO * u64::from(b'\\')))
-            | zero_bytes(x ^ (LO * u64::from(also)));
+            | zero_bytes(x ^ (LO * u64::from(b'\\')));
+        if let Some(a) = also {
+            m |= zero_bytes(x ^ (LO * u64::from(a)));
+        }
         if m != 0 {
             return Some(at + (m.trailing_zeros() / 8) as usize);
         }
@@ -93,7 +84,7 @@ pub(crate) fn find_json_special_or(also: u8, hay: &[u8]) -> Option<usize> {
     chunks
         .remainder()
         .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\' || b == also)
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\' || Some(b) == also)
         .map(|o| at + o)
 }
 

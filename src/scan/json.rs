@@ -459,6 +459,23 @@ impl JsonScanner {
     }
 }
 
+/// The character a one-letter JSON escape (`\n`, `\"`, ...) stands for; `None` for `u`
+/// (four hex digits follow) and for anything that is not an escape.
+#[inline]
+pub(crate) fn short_escape(b: u8) -> Option<char> {
+    Some(match b {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        _ => return None,
+    })
+}
+
 /// Appends `s` to `out` as JSON string content (no quotes); control characters other
 /// than `\n`, `\r` and `\t` as `\u00XX`.
 pub(crate) fn escape_json(s: &str, out: &mut String) {

@@ -22,6 +22,7 @@
 //! `unsafe` SIMD code for what is one loop here.
 
 use crate::scan::find::find_json_special;
+use crate::scan::json::short_escape;
 use serde_json::{Map, Value};
 
 /// Nesting the fast reader follows before it leaves the text to serde_json (whose own
@@ -168,31 +169,17 @@ impl Fast<'_> {
                     self.pos = at + 1;
                     return Some(out);
                 }
+                [b'\\', b'u', ..] => {
+                    let hex = self.text.get(at + 2..at + 6)?;
+                    if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                        return None;
+                    }
+                    // A surrogate is no `char`: pairs and lone halves are left to serde_json.
+                    out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+                    at += 6;
+                }
                 [b'\\', e, ..] => {
-                    let c = match e {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let hex = self.text.get(at + 2..at + 6)?;
-                            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                                return None;
-                            }
-                            let code = u32::from_str_radix(hex, 16).ok()?;
-                            // A surrogate (half of a pair, or alone): serde_json's rules.
-                            let c = char::from_u32(code)?;
-                            out.push(c);
-                            at += 6;
-                            continue;
-                        }
-                        _ => return None,
-                    };
-                    out.push(c);
+                    out.push(short_escape(*e)?);
                     at += 2;
                 }
                 // A control character, or the text ended inside the string.
