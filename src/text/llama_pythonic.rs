@@ -459,6 +459,47 @@ impl PyCall {
         )
     }
 
+    /// One step of a call after its `(`: its arguments read (`skipping` false) or, once
+    /// they broke, the broken call's text skipped to its end (`skipping` true). `None`:
+    /// all of `rest` was used and the call goes on; else the bytes used and whether the
+    /// broken text is still being skipped (when not, the call is over).
+    pub(crate) fn step(
+        &mut self,
+        skipping: bool,
+        slot: Option<Slot>,
+        rest: &[u8],
+        broken: &mut Broken,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> Option<(usize, bool)> {
+        if skipping {
+            let end = broken.feed(rest)?;
+            broken.end(calls, out);
+            return Some((
+                match end {
+                    SkipEnd::After(n) | SkipEnd::Before(n) => n,
+                },
+                false,
+            ));
+        }
+        match self.feed(slot, rest, calls, out) {
+            PyFeed::NeedMore => None,
+            PyFeed::Done(n) => {
+                if let Some(s) = slot {
+                    calls.close(s, out);
+                }
+                Some((n, false))
+            }
+            PyFeed::Invalid(at, reason) => {
+                let ended = self.fail(reason, broken, slot, calls, out);
+                if ended {
+                    broken.end(calls, out);
+                }
+                Some((at, !ended))
+            }
+        }
+    }
+
     /// The input ended inside the arguments: the call's `truncated` error with its raw
     /// text.
     pub(crate) fn truncated(
@@ -754,37 +795,21 @@ impl LlamaPythonic {
                         self.release();
                     }
                 }
-                St::Args => match self.call.feed(self.slot, rest, calls, out) {
-                    PyFeed::NeedMore => return,
-                    PyFeed::Done(n) => {
-                        if let Some(s) = self.slot {
-                            calls.close(s, out);
-                        }
-                        self.st = St::After;
-                        i += n;
-                    }
-                    PyFeed::Invalid(at, reason) => {
-                        i += at;
-                        self.st = St::Broken;
-                        if self
-                            .call
-                            .fail(reason, &mut self.broken, self.slot, calls, out)
-                        {
-                            self.broken.end(calls, out);
-                            self.st = St::After;
-                        }
-                    }
-                },
-                St::Broken => match self.broken.feed(rest) {
-                    None => return,
-                    Some(end) => {
-                        self.broken.end(calls, out);
-                        self.st = St::After;
-                        i += match end {
-                            SkipEnd::After(n) | SkipEnd::Before(n) => n,
-                        };
-                    }
-                },
+                St::Args | St::Broken => {
+                    let skipping = self.st == St::Broken;
+                    let Some((n, still_skipping)) =
+                        self.call
+                            .step(skipping, self.slot, rest, &mut self.broken, calls, out)
+                    else {
+                        return;
+                    };
+                    i += n;
+                    self.st = if still_skipping {
+                        St::Broken
+                    } else {
+                        St::After
+                    };
+                }
                 St::After => {
                     if self.hold_ws(b) {
                         i += 1;
