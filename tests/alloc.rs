@@ -102,11 +102,6 @@ fn retained_factor(format: Format) -> usize {
         | Format::MiniMax
         | Format::SeedOss
         | Format::DeepSeekDsml => 2,
-        // A known gap, not inherent: its JSON calls' arguments are the model's bytes, but
-        // its raw text is kept as undecoded bytes (`Vec<u8>`) and the call table gets the
-        // text decoded through a UTF-8 holder (its `<|python_tag|>` code and builtin calls
-        // are converted, too); moving it to `Calls::open_raw` is a rewrite of the scanner.
-        Format::LlamaJson => 2,
         _ => 1,
     }
 }

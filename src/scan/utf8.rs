@@ -50,6 +50,11 @@ impl Utf8Holder {
         usize::from(self.n)
     }
 
+    /// The bytes held (an incomplete character).
+    pub(crate) fn held_bytes(&self) -> &[u8] {
+        self.held.get(..usize::from(self.n)).unwrap_or_default()
+    }
+
     /// The complete text of the held bytes plus `input`. Borrows `input` when nothing
     /// was held and nothing needed replacing; otherwise builds the text in `scratch`.
     #[inline]

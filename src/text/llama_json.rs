@@ -26,7 +26,10 @@
 //! [`JsonScanner`] finds where the value ends); `ToolCallEnd` is emitted the moment the
 //! value closes. If the arguments come before the name, they are held (bounded by
 //! [`Limits::max_held_bytes`]) and flushed right after the Start. A name-only object
-//! (`{"name": "f"}`) is a call with `{}` arguments.
+//! (`{"name": "f"}`) is a call with `{}` arguments. The argument bytes are kept once, in
+//! the call's raw text ([`Raw`], what an error carries), where the call table reads
+//! them ([`Calls::open_raw`]); a built-in call's pythonic arguments are converted to
+//! JSON, which the call table keeps besides the raw text.
 //!
 //! # Marker-less rules
 //!
@@ -70,12 +73,12 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
 use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
-use crate::scan::utf8::Utf8Holder;
+use crate::scan::utf8::{Utf8Holder, whole_str};
 use crate::text::TextOptions;
+use crate::text::call::{self, Raw};
 use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
-use crate::text::util::{
-    TextOut, args_text, close_with_raw_bytes, is_name_byte, is_name_start, is_ws, push_bounded,
-};
+use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws};
+use std::borrow::Cow;
 
 /// Special tokens recognised in the text.
 const PYTHON_TAG: &[u8] = b"<|python_tag|>";
@@ -202,18 +205,21 @@ pub(crate) struct LlamaJson {
     /// Length of the current name / type string.
     str_len: usize,
     json: JsonScanner,
-    /// The call's raw text from its first marker byte (after Start), bounded.
-    raw: Vec<u8>,
+    /// The call's raw text from its first marker byte (after Start), bounded; it keeps the
+    /// argument bytes, which the call (opened with [`Calls::open_raw`]) reads from it.
+    raw: Raw,
     /// Where the call object's `{` is in `raw`.
     raw_obj: usize,
     /// `<|python_tag|>` and the whitespace after it, when they open the current group.
     lead: Vec<u8>,
     /// The next call is its group's first (its raw text starts at the group's marker).
     first: bool,
-    raw_lost: bool,
     /// Length of `raw` when the arguments closed.
     raw_after_args: usize,
+    /// The started call's argument bytes, as text.
     args_utf8: Utf8Holder,
+    /// The started call's other bytes, as text (a `type` string may hold any character).
+    raw_utf8: Utf8Holder,
     scratch: String,
     esc: String,
     // Built-in and code calls.
@@ -244,13 +250,13 @@ impl LlamaJson {
             key_len: 0,
             str_len: 0,
             json: JsonScanner::with_max_depth(limits.max_depth),
-            raw: Vec::new(),
+            raw: Raw::new(limits.max_argument_bytes),
             raw_obj: 0,
             lead: Vec::new(),
             first: true,
-            raw_lost: false,
             raw_after_args: 0,
             args_utf8: Utf8Holder::new(),
+            raw_utf8: Utf8Holder::new(),
             scratch: String::new(),
             esc: String::new(),
             py: PyCall::new(limits),
@@ -263,7 +269,11 @@ impl LlamaJson {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.len() + self.lead.len() + self.raw.len() + self.text.held() + self.py.retained()
+        self.held.len()
+            + self.lead.len()
+            + self.raw.retained()
+            + self.text.held()
+            + self.py.retained()
     }
 
     fn may_start(&self) -> bool {
@@ -289,29 +299,39 @@ impl LlamaJson {
         self.has_args = false;
         self.args_done = false;
         self.args_range = (0, 0);
-        self.raw.clear();
-        self.raw_lost = false;
-        self.args_utf8 = Utf8Holder::new();
+        self.clear_raw();
     }
 
-    /// Takes object bytes: held before Start, raw after.
+    /// Forgets the call's raw text.
+    fn clear_raw(&mut self) {
+        self.raw.start("");
+        self.args_utf8 = Utf8Holder::new();
+        self.raw_utf8 = Utf8Holder::new();
+    }
+
+    /// Takes object bytes other than the arguments value's: held before Start, raw text
+    /// after.
     fn take(&mut self, bytes: &[u8]) {
         if self.started {
-            if !push_bounded(&mut self.raw, bytes, self.max_raw) {
-                self.raw_lost = true;
-            }
+            let t = self.raw_utf8.push(bytes, &mut self.scratch);
+            self.raw.push(&t);
         } else {
             self.held.extend_from_slice(bytes);
         }
     }
 
-    /// Sends argument bytes to the started call (opened with [`Calls::open_scanned`]:
-    /// this scanner's [`JsonScanner`] has checked them).
+    /// Sends argument bytes of the started call to it and to its raw text, which keeps
+    /// them once: the call was opened with [`Calls::open_raw`] and reads them there (this
+    /// scanner's [`JsonScanner`] has checked them).
     fn send_args(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        if let Some(s) = self.slot {
-            let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
-            // A named call never refuses argument bytes.
-            let _ = calls.scanned_args(s, &t, false, out);
+        let t = args_text(&mut self.args_utf8, bytes, &mut self.scratch);
+        send_text(self.slot, &mut self.raw, &t, calls, out);
+    }
+
+    /// The arguments end here: an incomplete character at their end goes as U+FFFD.
+    fn finish_args(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if let Some(t) = self.args_utf8.finish() {
+            send_text(self.slot, &mut self.raw, t, calls, out);
         }
     }
 
@@ -323,7 +343,7 @@ impl LlamaJson {
     /// call closes, as that scanner's `finish` would.
     fn mark_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.slot {
-            let _ = calls.scanned_args(s, "", true, out);
+            let _ = call::to_call(calls, s, &mut self.raw, "", true, out);
         }
     }
 
@@ -334,30 +354,43 @@ impl LlamaJson {
             self.release();
             return;
         }
-        if let Some(s) = self.slot
-            && let Some(t) = self.args_utf8.finish()
-        {
-            calls.args(s, t, out);
-        }
+        self.finish_args(calls, out);
         if self.args_done {
             // A number value closes with the call (which `broken.begin` closes).
             self.mark_closed(calls, out);
+            // The call ended: it closes here, with its argument text for what its close
+            // reports (a rejected call's error carries it, as it did when the call table
+            // kept the arguments), before `broken.begin` closes it (then a no-op).
+            if let Some(s) = self.slot {
+                let args = self.raw.args();
+                calls.close_raw(s, args, args, out);
+            }
         }
         self.st = St::Broken;
         // The error's raw text: the call's own bytes from its first marker byte; after
         // its arguments closed (the call ended), what follows them.
-        let send = if self.args_done {
-            self.raw.get(self.raw_after_args..).unwrap_or_default()
+        let from = if self.args_done {
+            self.raw_after_args
         } else {
-            &self.raw[..]
+            0
         };
+        let (send, lost) = raw_from(
+            &self.raw,
+            from,
+            [&self.args_utf8, &self.raw_utf8],
+            self.max_raw,
+        );
         let done = self.broken.begin(
-            Skip::new(false, if self.raw_lost { 1 } else { 0 }),
-            self.raw.get(self.raw_obj..).unwrap_or_default(),
-            self.raw_lost,
+            Skip::new(false, if lost { 1 } else { 0 }),
+            self.raw
+                .as_str()
+                .get(self.raw_obj..)
+                .unwrap_or_default()
+                .as_bytes(),
+            lost,
             self.slot,
             self.args_done,
-            send,
+            &send,
             Failure {
                 kind: ErrorKind::InvalidArguments,
                 message: "a malformed JSON tool call".to_owned(),
@@ -366,14 +399,17 @@ impl LlamaJson {
             calls,
             out,
         );
-        self.raw.clear();
+        drop(send);
+        self.clear_raw();
         if done {
             self.broken.end(calls, out);
             self.st = St::After;
         }
     }
 
-    /// The name's closing quote arrived: the header is decided.
+    /// The name's closing quote arrived: the header is decided. Once per call: kept out
+    /// of [`feed`](Self::feed)'s loop.
+    #[inline(never)]
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         let name_end = self.held.len();
         let name_from = name_end - self.str_len;
@@ -393,39 +429,55 @@ impl LlamaJson {
             return false;
         }
         self.text.flush(out);
-        self.slot = calls.open_scanned(out);
+        self.slot = calls.open_raw(out);
         if let Some(s) = self.slot {
             calls.set_name(s, name, out);
         }
         self.started = true;
         // The raw text: from the group's marker (`<|python_tag|>`, `[`) for its first
-        // call, from the `{` for a later one.
-        self.raw.clear();
+        // call, from the `{` for a later one; arguments held before the name go to it as
+        // the call's arguments (the call reads them there). Each piece starts and ends
+        // next to an ASCII byte, so converting them one by one is converting the whole.
+        self.clear_raw();
         let from = if self.first { 0 } else { self.obj_from };
-        if self.first && !push_bounded(&mut self.raw, &self.lead, self.max_raw) {
-            self.raw_lost = true;
+        if self.first {
+            self.raw.push(&String::from_utf8_lossy(&self.lead));
         }
-        self.raw_obj = self.raw.len() + self.obj_from.saturating_sub(from);
-        let header = self.held.get(from..).unwrap_or_default();
-        if !push_bounded(&mut self.raw, header, self.max_raw) {
-            self.raw_lost = true;
+        let held = std::mem::take(&mut self.held);
+        self.raw.push(&String::from_utf8_lossy(
+            held.get(from..self.obj_from).unwrap_or_default(),
+        ));
+        self.raw_obj = self.raw.len();
+        let (args_from, args_to) = if self.args_done {
+            self.args_range
+        } else {
+            (held.len(), held.len())
+        };
+        self.raw.push(&String::from_utf8_lossy(
+            held.get(self.obj_from..args_from).unwrap_or_default(),
+        ));
+        if let Some(args) = held.get(args_from..args_to)
+            && !args.is_empty()
+        {
+            let t = String::from_utf8_lossy(args);
+            match self.slot {
+                Some(s) => drop(call::to_call(
+                    calls,
+                    s,
+                    &mut self.raw,
+                    &t,
+                    args_closed(args),
+                    out,
+                )),
+                None => self.raw.push(&t),
+            }
         }
+        self.raw.push(&String::from_utf8_lossy(
+            held.get(args_to..).unwrap_or_default(),
+        ));
+        self.held = held;
         self.first = false;
         self.lead.clear();
-        if self.args_done
-            && let Some(s) = self.slot
-            && let Some(args) = self.held.get(self.args_range.0..self.args_range.1)
-        {
-            let closes = args_closed(args);
-            let t = self.args_utf8.push(args, &mut self.scratch);
-            let _ = calls.scanned_args(s, &t, false, out);
-            if let Some(t) = self.args_utf8.finish() {
-                calls.args(s, t, out);
-            }
-            if closes {
-                self.mark_closed(calls, out);
-            }
-        }
         self.held.clear();
         true
     }
@@ -473,14 +525,12 @@ impl LlamaJson {
         // Inside a started call's arguments most pieces are only more of a string: what
         // `scan`'s `args` does with them, without its loop and the JSON state machine.
         if self.st == St::Obj(Obj::Args) && self.started && self.json.string_run(bytes) {
-            self.take(bytes);
-            match crate::scan::utf8::whole_str(bytes) {
-                Some(s) if self.args_utf8.held() == 0 => {
-                    if let Some(slot) = self.slot {
-                        // A named call never refuses argument bytes.
-                        let _ = calls.scanned_args(slot, s, false, out);
-                    }
-                }
+            match whole_str(bytes) {
+                Some(s) if self.args_utf8.held() == 0 => match self.slot {
+                    // A named call never refuses argument bytes.
+                    Some(slot) => drop(call::to_call(calls, slot, &mut self.raw, s, false, out)),
+                    None => self.raw.push(s),
+                },
                 _ => self.send_args(bytes, calls, out),
             }
             self.text.commit(out);
@@ -725,9 +775,10 @@ impl LlamaJson {
             JsonStatus::Invalid { at, .. } => at,
         };
         let value = input.get(..used).unwrap_or_default();
-        self.take(value);
         if self.started {
             self.send_args(value, calls, out);
+        } else {
+            self.held.extend_from_slice(value);
         }
         match status {
             JsonStatus::NeedMore => {
@@ -739,11 +790,7 @@ impl LlamaJson {
                 self.args_done = true;
                 self.raw_after_args = self.raw.len();
                 if self.started {
-                    if let Some(s) = self.slot
-                        && let Some(t) = self.args_utf8.finish()
-                    {
-                        calls.args(s, t, out);
-                    }
+                    self.finish_args(calls, out);
                     if args_closed(value) {
                         self.mark_closed(calls, out);
                     }
@@ -842,10 +889,8 @@ impl LlamaJson {
                     if self.args_done {
                         self.mark_closed(calls, out);
                     }
-                    if let Some(s) = self.slot {
-                        close_with_raw_bytes(calls, s, &self.raw, out);
-                    }
-                    self.raw.clear();
+                    call::close(calls, self.slot, &self.raw, out);
+                    self.clear_raw();
                     self.held.clear();
                     self.st = St::After;
                     return true;
@@ -876,22 +921,29 @@ impl LlamaJson {
                 } else if self.args_done || (o == Obj::Args && self.json.finish()) {
                     // Only the closing `}` missing (the call stands).
                     if let Some(s) = self.slot {
-                        if let Some(t) = self.args_utf8.finish() {
-                            calls.args(s, t, out);
-                        }
+                        self.finish_args(calls, out);
                         // The value is complete (a number: here, at the end).
-                        let _ = calls.scanned_args(s, "", true, out);
-                        close_with_raw_bytes(calls, s, &self.raw, out);
+                        self.mark_closed(calls, out);
+                        if let Some(t) = self.raw_utf8.finish() {
+                            self.raw.push(t);
+                        }
+                        call::close(calls, Some(s), &self.raw, out);
                     }
                 } else {
                     // Cut off: the call's error carries its raw text.
+                    let (send, _) = raw_from(
+                        &self.raw,
+                        0,
+                        [&self.args_utf8, &self.raw_utf8],
+                        self.max_raw,
+                    );
                     self.broken.begin(
                         Skip::new(false, 0),
                         &[],
                         true,
                         self.slot,
                         false,
-                        &self.raw,
+                        &send,
                         Failure {
                             kind: ErrorKind::Truncated,
                             message: "the text ended inside a JSON tool call".to_owned(),
@@ -918,10 +970,60 @@ impl LlamaJson {
         }
         self.lead.clear();
         self.held.clear();
-        self.raw.clear();
+        self.clear_raw();
         self.st = St::Text;
         self.text.flush(out);
     }
+}
+
+/// Argument text of the started call in `slot` to it and to its raw text, which keeps it
+/// once (see [`LlamaJson::send_args`]).
+fn send_text(
+    slot: Option<Slot>,
+    raw: &mut Raw,
+    t: &str,
+    calls: &mut Calls,
+    out: &mut dyn EventSink,
+) {
+    if t.is_empty() {
+        return;
+    }
+    match slot {
+        // A named call never refuses argument bytes.
+        Some(s) => drop(call::to_call(calls, s, raw, t, false, out)),
+        // No call (past the call limit): the bytes are only call text.
+        None => raw.push(t),
+    }
+}
+
+/// A call's raw text from `from` (a position in it), followed by the bytes of an
+/// incomplete character held at its end (by one of `utf8`) as far as they fit in `max`
+/// bytes with the text: what a broken call's error goes on from (its next bytes may
+/// complete the character). Also whether the call's text so far ran past `max` bytes.
+fn raw_from<'a>(
+    raw: &'a Raw,
+    from: usize,
+    utf8: [&'a Utf8Holder; 2],
+    max: usize,
+) -> (Cow<'a, [u8]>, bool) {
+    let text = raw.as_str().get(from..).unwrap_or_default().as_bytes();
+    let held = utf8
+        .iter()
+        .map(|u| u.held_bytes())
+        .find(|h| !h.is_empty())
+        .unwrap_or_default();
+    if raw.dropped() > 0 {
+        return (Cow::Borrowed(text), true);
+    }
+    let room = max.saturating_sub(raw.len());
+    let kept = held.get(..room.min(held.len())).unwrap_or_default();
+    let lost = kept.len() < held.len();
+    if kept.is_empty() {
+        return (Cow::Borrowed(text), lost);
+    }
+    let mut v = text.to_vec();
+    v.extend_from_slice(kept);
+    (Cow::Owned(v), lost)
 }
 
 /// Whether a complete arguments value closed with its own last byte (`}`, `]`, `"`, the
