@@ -76,7 +76,7 @@ use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::{Utf8Holder, whole_str};
 use crate::text::TextOptions;
 use crate::text::call::{self, Raw};
-use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, PyFeed, Skip, SkipEnd};
+use crate::text::llama_pythonic::{Broken, Failure, MAX_NAME, PyCall, Skip};
 use crate::text::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws};
 use std::borrow::Cow;
 
@@ -723,37 +723,21 @@ impl LlamaJson {
                         }
                     }
                 }
-                St::Builtin => match self.py.feed(self.slot, rest, calls, out) {
-                    PyFeed::NeedMore => return,
-                    PyFeed::Done(n) => {
-                        if let Some(s) = self.slot {
-                            calls.close(s, out);
-                        }
-                        self.st = St::After;
-                        i += n;
-                    }
-                    PyFeed::Invalid(at, reason) => {
-                        i += at;
-                        self.st = St::Broken;
-                        if self
-                            .py
-                            .fail(reason, &mut self.broken, self.slot, calls, out)
-                        {
-                            self.broken.end(calls, out);
-                            self.st = St::After;
-                        }
-                    }
-                },
-                St::Broken => match self.broken.feed(rest) {
-                    None => return,
-                    Some(end) => {
-                        self.broken.end(calls, out);
-                        self.st = St::After;
-                        i += match end {
-                            SkipEnd::After(n) | SkipEnd::Before(n) => n,
-                        };
-                    }
-                },
+                St::Builtin | St::Broken => {
+                    let skipping = self.st == St::Broken;
+                    let Some((n, still_skipping)) =
+                        self.py
+                            .step(skipping, self.slot, rest, &mut self.broken, calls, out)
+                    else {
+                        return;
+                    };
+                    i += n;
+                    self.st = if still_skipping {
+                        St::Broken
+                    } else {
+                        St::After
+                    };
+                }
             }
         }
     }
