@@ -66,6 +66,19 @@ pub(crate) fn find_string_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// [`find_string_end`] or the byte `also`: a JSON string scan that also stops at the
+/// first byte of a syntax's special tokens (`<` of `<|python_tag|>`, `[` of
+/// `[TOOL_CALLS]`), where the caller looks for the token.
+#[inline]
+pub(crate) fn find_string_end_or(also: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter()
+            .position(|&x| (x < 0x20) | (x == b'"') | (x == b'\\') | (x == also))
+    } else {
+        find_json_special_or(also, hay)
+    }
+}
+
 /// [`find_json_special`] or the byte `also` (Gemma 4's string content also ends at a `<`,
 /// which may begin its closing token), eight bytes at a time the same way.
 #[inline]
@@ -118,6 +131,12 @@ mod tests {
                         .iter()
                         .position(|&x| x < 0x20 || x == b'"' || x == b'\\' || x == also);
                     assert_eq!(find_json_special_or(also, &h), want, "{b} at {pos}");
+                    assert_eq!(find_string_end_or(also, &h), want, "{b} at {pos}");
+                    assert_eq!(
+                        find_string_end_or(also, &h[..pos + 1]),
+                        want,
+                        "{b} at {pos}"
+                    );
                 }
             }
         }

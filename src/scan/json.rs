@@ -160,6 +160,8 @@ pub struct JsonScanner {
     /// Open containers: `true` for an object, `false` for an array.
     stack: Vec<bool>,
     max_depth: usize,
+    /// Where [`feed_stop`](Self::feed_stop) stopped in its input, at its stop byte.
+    stopped: Option<usize>,
 }
 
 impl Default for JsonScanner {
@@ -187,6 +189,7 @@ impl JsonScanner {
             low: false,
             stack: Vec::new(),
             max_depth,
+            stopped: None,
         }
     }
 
@@ -226,6 +229,25 @@ impl JsonScanner {
             }
             State::Escape { .. } => {}
             _ => return false,
+        }
+        self.escaped_run(input)
+    }
+
+    /// [`string_run`](Self::string_run) for a scanner fed with
+    /// [`feed_stop`](Self::feed_stop): `false` too when `input` holds the byte `stop`.
+    #[inline]
+    pub(crate) fn string_run_stop(&mut self, input: &[u8], stop: u8) -> bool {
+        match self.state {
+            State::Str { .. } => {
+                if crate::scan::find::find_string_end_or(stop, input).is_none() {
+                    return true;
+                }
+            }
+            State::Escape { .. } => {}
+            _ => return false,
+        }
+        if crate::scan::find::find1(stop, input).is_some() {
+            return false;
         }
         self.escaped_run(input)
     }
@@ -328,6 +350,28 @@ impl JsonScanner {
     /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
     /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
     pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
+        self.scan::<false>(input, 0)
+    }
+
+    /// [`feed`](Self::feed) that also stops inside a string at the byte `stop` (the first
+    /// byte of a syntax's special tokens, which are never string content): `Err(at)`,
+    /// the bytes before `at` consumed, the scanner still in the string. The caller looks
+    /// at the bytes from there; when they are content after all, it hands the stop byte
+    /// on with [`feed`](Self::feed) and goes on. `stop` is not `"`, `\\` or a control
+    /// character.
+    #[inline]
+    pub(crate) fn feed_stop(&mut self, input: &[u8], stop: u8) -> Result<JsonStatus, usize> {
+        let status = self.scan::<true>(input, stop);
+        match self.stopped.take() {
+            Some(at) => Err(at),
+            None => Ok(status),
+        }
+    }
+
+    /// [`feed`](Self::feed), and with `STOP` [`feed_stop`](Self::feed_stop) (its stop in
+    /// `self.stopped`): the test for the stop byte is compiled in or out.
+    #[inline(always)]
+    fn scan<const STOP: bool>(&mut self, input: &[u8], stop: u8) -> JsonStatus {
         let mut i = 0usize;
         let len = input.len();
         while i < len {
@@ -336,11 +380,20 @@ impl JsonScanner {
                 State::Str { key } => {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
-                    match crate::scan::find::find_string_end(rest) {
+                    let end = if STOP {
+                        crate::scan::find::find_string_end_or(stop, rest)
+                    } else {
+                        crate::scan::find::find_string_end(rest)
+                    };
+                    match end {
                         None => return JsonStatus::NeedMore,
                         Some(off) => {
                             i += off;
                             let c = rest.get(off).copied().unwrap_or_default();
+                            if STOP && c == stop {
+                                self.stopped = Some(i);
+                                return JsonStatus::NeedMore;
+                            }
                             if c < 0x20 {
                                 // A control character JSON forbids in a string: the
                                 // value breaks at this byte, not when it is parsed.

@@ -189,6 +189,8 @@ impl Mistral {
                 St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
                     List::NeedMore => {}
                     List::Done => self.end(),
+                    // (Not asked for: no stop byte set on this list.)
+                    List::Special => self.broke(self.list.slot(), ErrorKind::InvalidArguments),
                     List::Nameless { in_array } => {
                         // The call it opened, if its arguments came first, is given up.
                         report(

@@ -199,6 +199,9 @@ pub(crate) enum List {
     /// Malformed at the start of the rest (not consumed); the broken call's slot if its
     /// Start was emitted.
     Broken(ErrorKind, Option<Slot>),
+    /// An argument string reached the stop byte ([`Walk::Special`]), at the start of
+    /// the rest (not consumed).
+    Special,
 }
 
 /// Streams a call object or an array of call objects (`{..}` / `[{..}, ..]`, the `[`
@@ -241,6 +244,28 @@ impl CallList {
 
     pub(crate) fn retained(&self) -> usize {
         self.walker.retained()
+    }
+
+    /// Argument strings stop at `stop` ([`List::Special`]).
+    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+        self.walker.set_stop(stop);
+    }
+
+    /// After [`List::Special`]: the stop byte at the start of `s` is string content;
+    /// handed on (`s` advanced past it), or the call breaks there.
+    pub(crate) fn past_stop(
+        &mut self,
+        s: &mut &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> List {
+        if self.walker.past_stop(s, raw, calls, out) {
+            *s = s.get(1..).unwrap_or_default();
+            List::NeedMore
+        } else {
+            List::Broken(ErrorKind::LimitExceeded, self.walker.slot())
+        }
     }
 
     /// After [`List::Broken`]: where the broken call's `{` is in the raw text when it is
@@ -333,6 +358,7 @@ impl CallList {
                     *s = s.get(n..).unwrap_or_default();
                     match walk {
                         Walk::NeedMore => return List::NeedMore,
+                        Walk::Special => return List::Special,
                         Walk::Invalid(kind) => return List::Broken(kind, self.walker.slot()),
                         Walk::Done => {
                             let named = self.walker.named();
@@ -393,6 +419,9 @@ enum St {
     /// A call object of a syntax without a close marker broke: collecting its raw text
     /// up to the bracket that balances its `{`.
     Balance(ErrorKind),
+    /// An argument string reached `<`, the first byte of the syntax's special-token
+    /// openers: matching them there ([`JsonCalls::specials`]).
+    Special,
 }
 
 /// A skipper to the bracket that balances a broken call object whose text starts at
@@ -442,6 +471,15 @@ pub(crate) struct JsonCalls {
     /// Every opener's marker: what ends a broken call skipped to its balancing bracket
     /// ([`St::Balance`]).
     open_set: MarkerSet,
+    /// The openers that are special tokens (`<|function_call|>`, not `<tool_call>`):
+    /// never string content, so an argument string stops at their first byte, `<`
+    /// ([`St::Special`]), and one there ends the call.
+    specials: MarkerSet,
+    /// Per special, its opener.
+    special_of: Vec<usize>,
+    /// The byte at the start of the next piece read in [`St::List`] is a `<` that
+    /// began no special token: string content.
+    past: bool,
     /// The call broke at the current position and nothing of its rest was read yet: an
     /// opener right here interrupted it rather than found it broken.
     fresh: bool,
@@ -517,6 +555,14 @@ impl JsonCalls {
             })
             .collect();
         let open_set = MarkerSet::new(markers.iter().cloned());
+        let special_of: Vec<usize> = (0..markers.len())
+            .filter(|&k| markers.get(k).is_some_and(|m| is_special(m)))
+            .collect();
+        let specials = MarkerSet::new(
+            special_of
+                .iter()
+                .filter_map(|&k| markers.get(k).cloned()),
+        );
         let mut text = TextStage::new(&markers, &dialect.drops, &reasoning, opts, limits);
         if let Some((open, close_head)) = &dialect.citations {
             text = text.citations(open, close_head);
@@ -529,9 +575,16 @@ impl JsonCalls {
             closes,
             skips,
             open_set,
+            list: {
+                let mut list = CallList::new(dialect.shape.clone(), limits);
+                list.set_stop((!special_of.is_empty()).then_some(b'<'));
+                list
+            },
+            specials,
+            special_of,
+            past: false,
             fresh: false,
             open_array: false,
-            list: CallList::new(dialect.shape.clone(), limits),
             raw: Raw::new(limits.max_argument_bytes),
             object_from: 0,
             skip: Skip::default(),
@@ -664,8 +717,38 @@ impl JsonCalls {
                         }
                     }
                 }
-                St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
+                St::Special => match self.expect.feed(&self.specials, s) {
+                    Expected::NeedMore => s = "",
+                    Expected::Matched { index, consumed } => {
+                        // A special-token opener inside an argument string: it ends the
+                        // call (its bytes up to the token) and starts the new one.
+                        s = s.get(consumed..).unwrap_or_default();
+                        let marker = self.specials.get(index).to_owned();
+                        interrupted(calls, self.list.slot(), &marker, &mut self.raw, out);
+                        self.end_call();
+                        self.opened(self.special_of.get(index).copied().unwrap_or(0));
+                    }
+                    Expected::Mismatch {
+                        which,
+                        len,
+                        consumed,
+                    } => {
+                        // String content after all: the `<` goes on as such, the bytes
+                        // matched after it are read again (another `<` may be among them).
+                        s = s.get(consumed..).unwrap_or_default();
+                        let given = self.specials.get(which).get(..len).unwrap_or_default();
+                        let given = given.to_owned();
+                        self.st = St::List;
+                        self.past = !given.is_empty();
+                        self.run(&given, calls, out);
+                    }
+                },
+                St::List => match self.list_step(&mut s, calls, out) {
                     List::NeedMore => {}
+                    List::Special => {
+                        self.expect.reset();
+                        self.st = St::Special;
+                    }
                     List::Done => {
                         if self.close_set().is_some() {
                             self.expect.reset();
@@ -815,6 +898,16 @@ impl JsonCalls {
         }
     }
 
+    /// One step of the call list in [`St::List`] (the `<` of a [`past`](Self::past)
+    /// mismatch first, as string content).
+    fn list_step(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) -> List {
+        if std::mem::take(&mut self.past) {
+            self.list.past_stop(s, &mut self.raw, calls, out)
+        } else {
+            self.list.feed(s, &mut self.raw, calls, out)
+        }
+    }
+
     /// A broken call skipped to its balancing bracket ([`St::Balance`]): reported; an
     /// array's later calls go on.
     fn balanced(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -854,6 +947,7 @@ impl JsonCalls {
 
     fn end_call(&mut self) {
         self.fresh = false;
+        self.past = false;
         self.open_array = false;
         self.st = St::Text;
         self.expect.reset();
@@ -864,9 +958,18 @@ impl JsonCalls {
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.run_held(calls, out);
+        while self.st == St::Special {
+            // The text ended inside what could have been a special token: string
+            // content (each round reads at least its `<`).
+            let given = self.expect.text(&self.specials).to_owned();
+            self.expect.reset();
+            self.st = St::List;
+            self.past = !given.is_empty();
+            self.run(&given, calls, out);
+        }
         let label = self.label().to_owned();
         match self.st {
-            St::Text => {}
+            St::Text | St::Special => {}
             // The marker and nothing after it: no call (watsonx granite leaks a bare
             // `<tool_call>`).
             St::Open if self.expect.matched() == 0 => {}
@@ -906,6 +1009,12 @@ impl JsonCalls {
         self.end_call();
         self.text.finish(out);
     }
+}
+
+/// Whether an opener's marker is a special token (`<|function_call|>`,
+/// `<｜tool▁call▁begin｜>`), never content, rather than plain text (`<tool_call>`).
+pub(crate) fn is_special(marker: &str) -> bool {
+    marker.starts_with("<|") || marker.starts_with("<｜")
 }
 
 fn skip_message(kind: ErrorKind, label: &str) -> String {

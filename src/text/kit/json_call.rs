@@ -90,6 +90,10 @@ pub(crate) enum Walk {
     Done,
     /// Not a call object; the offending byte was not consumed.
     Invalid(ErrorKind),
+    /// Inside an argument string, the stop byte ([`JsonCall::set_stop`]): it may begin
+    /// one of the syntax's special tokens (not consumed). The caller looks; if it is
+    /// string content after all, [`JsonCall::past_stop`] hands it on.
+    Special,
 }
 
 /// The key names of a `{"name": .., "arguments": ..}` call object.
@@ -170,6 +174,8 @@ pub(crate) struct JsonCall {
     synced: usize,
     max_str: usize,
     max_depth: usize,
+    /// The first byte of the syntax's special tokens, where an argument string stops.
+    stop: Option<u8>,
 }
 
 impl JsonCall {
@@ -190,7 +196,35 @@ impl JsonCall {
             synced: 0,
             max_str: limits.max_held_bytes,
             max_depth: limits.max_depth,
+            stop: None,
         }
+    }
+
+    /// Argument strings stop at `stop` ([`Walk::Special`]): the first byte of the
+    /// syntax's special tokens (never string content), not `"`, `\\` or a control
+    /// character.
+    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+        self.stop = stop;
+    }
+
+    /// After [`Walk::Special`]: the stop byte (the first byte of `s`, ASCII) is string
+    /// content after all; hands it to the call as [`feed`](Self::feed) would. `false`
+    /// (nothing consumed) when the call breaks there, past the argument bound.
+    pub(crate) fn past_stop(
+        &mut self,
+        s: &str,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        let piece = s.get(..1).unwrap_or_default();
+        self.synced = 0;
+        if self.deliver(piece, 0, piece, false, raw, calls, out).is_err() {
+            return false;
+        }
+        // A string byte: the scanner stays in the string.
+        let _ = self.value.feed(piece.as_bytes());
+        true
     }
 
     /// Starts over for the next object.
@@ -291,7 +325,14 @@ impl JsonCall {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
-        if self.w != W::Args || !self.named || !self.value.string_run(s.as_bytes()) {
+        if self.w != W::Args || !self.named {
+            return false;
+        }
+        let run = match self.stop {
+            None => self.value.string_run(s.as_bytes()),
+            Some(stop) => self.value.string_run_stop(s.as_bytes(), stop),
+        };
+        if !run {
             return false;
         }
         match self.slot {
@@ -451,7 +492,22 @@ impl JsonCall {
                 W::Args | W::Skip => {
                     let rest = s.get(i..).unwrap_or_default();
                     let args = self.w == W::Args;
-                    match self.value.feed(rest.as_bytes()) {
+                    let status = match self.stop {
+                        Some(stop) if args => match self.value.feed_stop(rest.as_bytes(), stop) {
+                            Ok(status) => status,
+                            Err(at) => {
+                                let before = rest.get(..at).unwrap_or_default();
+                                if let Err(fit) =
+                                    self.deliver(s, i, before, false, raw, calls, out)
+                                {
+                                    return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
+                                }
+                                return (i + at, Walk::Special);
+                            }
+                        },
+                        _ => self.value.feed(rest.as_bytes()),
+                    };
+                    match status {
                         JsonStatus::NeedMore => {
                             if args
                                 && let Err(fit) = self.deliver(s, i, rest, false, raw, calls, out)

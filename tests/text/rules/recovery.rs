@@ -253,7 +253,6 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 ),
                 call(1, "g", "{}"),
             ],
-            pending
         ),
         fx!(
             "mistral",
@@ -1255,7 +1254,6 @@ fn new_syntaxes_json_and_hy() -> Vec<Fx> {
                 ),
                 call(1, "g", "{}"),
             ],
-            pending
         ),
         fx!(
             "gigachat3",
