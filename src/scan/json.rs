@@ -695,6 +695,94 @@ mod tests {
         }
     }
 
+    /// Runs `input` through `feed_stop`, handing every stop byte on with `feed` (what a
+    /// caller does when no special token begins there): the absolute outcome, and every
+    /// place it stopped.
+    fn feed_stopping(s: &mut JsonScanner, input: &[u8], stop: u8) -> (JsonStatus, Vec<usize>) {
+        let mut from = 0;
+        let mut stops = Vec::new();
+        loop {
+            let rest = &input[from..];
+            match s.feed_stop(rest, stop) {
+                Ok(JsonStatus::Complete { consumed }) => {
+                    return (JsonStatus::Complete { consumed: from + consumed }, stops);
+                }
+                Ok(JsonStatus::Invalid { at, error }) => {
+                    return (JsonStatus::Invalid { at: from + at, error }, stops);
+                }
+                Ok(JsonStatus::NeedMore) => return (JsonStatus::NeedMore, stops),
+                Err(at) => {
+                    assert_eq!(rest[at], stop);
+                    assert!(matches!(s.state, State::Str { .. }));
+                    stops.push(from + at);
+                    assert_eq!(s.feed(&[stop]), JsonStatus::NeedMore);
+                    from += at + 1;
+                }
+            }
+        }
+    }
+
+    /// `feed_stop` (the stop byte handed on) against `feed`, and `string_run_stop`
+    /// against `feed`, over every input of up to 5 bytes from an alphabet of the bytes
+    /// that matter, after prefixes inside and outside strings: the same outcome and
+    /// state; a stop exactly at each stop byte inside a string; `string_run_stop` is
+    /// `true` exactly when `feed` stays in the string and no stop byte came.
+    #[test]
+    fn feed_stop_is_feed_with_a_look_at_each_stop_byte() {
+        let alphabet = [b'a', b'"', b'\\', b'<', b'n', b'}', b'\t'];
+        for prefix in [
+            &b"{\"k\": \"x"[..],
+            b"{\"k\": \"x\\",
+            b"[\"",
+            b"{\"k",
+            b"[1",
+            b"\"\\u0",
+            b"",
+        ] {
+            let mut start = JsonScanner::new();
+            assert_eq!(start.feed(prefix), JsonStatus::NeedMore);
+            for len in 0..=5u32 {
+                for n in 0..alphabet.len().pow(len) {
+                    let mut k = n;
+                    let input: Vec<u8> = (0..len)
+                        .map(|_| {
+                            let b = alphabet[k % alphabet.len()];
+                            k /= alphabet.len();
+                            b
+                        })
+                        .collect();
+                    let mut slow = start.clone();
+                    let want = slow.feed(&input);
+                    let mut stopping = start.clone();
+                    let (got, stops) = feed_stopping(&mut stopping, &input, b'<');
+                    assert_eq!(got, want, "{prefix:?} {input:?}");
+                    assert_eq!(stopping.state, slow.state, "{prefix:?} {input:?}");
+                    assert_eq!(stopping.stack, slow.stack);
+                    // Each stop is a `<` the plain scan read as string content.
+                    for &at in &stops {
+                        let mut upto = start.clone();
+                        assert_eq!(upto.feed(&input[..at]), JsonStatus::NeedMore);
+                        assert!(matches!(upto.state, State::Str { .. }));
+                    }
+                    let n_lt = input.iter().filter(|&&b| b == b'<').count();
+                    assert!(stops.len() <= n_lt);
+
+                    let mut fast = start.clone();
+                    if fast.string_run_stop(&input, b'<') {
+                        assert!(!input.contains(&b'<'));
+                        assert_eq!(want, JsonStatus::NeedMore, "{input:?}");
+                        assert_eq!(fast.state, slow.state, "{input:?}");
+                    } else {
+                        assert_eq!(fast.state, start.state);
+                        let mut plain = start.clone();
+                        // Refused only for a stop byte or what `string_run` refuses.
+                        assert!(input.contains(&b'<') || !plain.string_run(&input));
+                    }
+                }
+            }
+        }
+    }
+
     /// A string JSON forbids breaks at the byte that shows it, at every split: a raw
     /// control character at itself, a lone low surrogate at its last hex digit, a lone
     /// high one at the first byte that is not `\u` + a low half; a pair is fine.
