@@ -705,10 +705,21 @@ mod tests {
             let rest = &input[from..];
             match s.feed_stop(rest, stop) {
                 Ok(JsonStatus::Complete { consumed }) => {
-                    return (JsonStatus::Complete { consumed: from + consumed }, stops);
+                    return (
+                        JsonStatus::Complete {
+                            consumed: from + consumed,
+                        },
+                        stops,
+                    );
                 }
                 Ok(JsonStatus::Invalid { at, error }) => {
-                    return (JsonStatus::Invalid { at: from + at, error }, stops);
+                    return (
+                        JsonStatus::Invalid {
+                            at: from + at,
+                            error,
+                        },
+                        stops,
+                    );
                 }
                 Ok(JsonStatus::NeedMore) => return (JsonStatus::NeedMore, stops),
                 Err(at) => {

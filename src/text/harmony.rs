@@ -348,9 +348,14 @@ impl Harmony {
                         drop(self.raw.take());
                         self.st = St::After;
                     }
+                    // (`Special` is not asked for: no stop byte is set on these arguments.)
                     ArgStep::Broken(kind) => {
                         self.body.start("x");
                         self.st = St::RawBody(kind);
+                    }
+                    ArgStep::Special => {
+                        self.body.start("x");
+                        self.st = St::RawBody(ErrorKind::InvalidArguments);
                     }
                 },
                 St::RawBody(_) | St::After => {

@@ -39,6 +39,7 @@ use crate::text::json::{CallList, List, skip_object, skip_to_end};
 use crate::text::kit::call::{self, ArgStep, ArgValue, Raw, report, report_at};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
+use crate::text::kit::recovery::{InString, Look, interrupted};
 use crate::text::kit::skip::Skip;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -72,8 +73,12 @@ enum St {
     Id,
     /// v11: the arguments value.
     Args,
+    /// v11: an argument string reached `[`: `[TOOL_CALLS]` there ends the call
+    /// ([`Mistral::in_string`]).
+    Special,
     /// A call's JSON broke (v3 object, v11 arguments): skipping to the bracket that balances their `{` (the
-    /// call's end), so the error carries the whole call and nothing of it leaks into text.
+    /// call's end), so the error carries the whole call and nothing of it leaks into text;
+    /// a `[TOOL_CALLS]` before it ends the call there and starts the next.
     Skip,
 }
 
@@ -103,6 +108,16 @@ pub(crate) struct Mistral {
     /// The name or id went over [`MAX_NAME`] bytes (v11).
     overflow: bool,
     args: ArgValue,
+    /// `[TOOL_CALLS]`, what ends a broken call's skip.
+    open_set: MarkerSet,
+    /// The call broke at the current position and nothing of its rest was read yet: a
+    /// `[TOOL_CALLS]` right here cut it short rather than found it broken.
+    fresh: bool,
+    /// `[TOOL_CALLS]`, never string content: looked for where a v11 argument string
+    /// stops at its `[`.
+    in_string: InString,
+    /// The next byte read in [`St::Args`] is a `[` that began no token: content.
+    past: bool,
 }
 
 reads_chars!(Mistral, args: St::Args, text: St::Text => opened);
@@ -133,7 +148,15 @@ impl Mistral {
             skip_kind: ErrorKind::InvalidJson,
             skip_list: false,
             overflow: false,
-            args: ArgValue::new(limits.max_depth),
+            args: {
+                let mut args = ArgValue::new(limits.max_depth);
+                args.set_stop(Some(b'['));
+                args
+            },
+            open_set: MarkerSet::new([TOOL_CALLS]),
+            fresh: false,
+            in_string: InString::new([TOOL_CALLS]),
+            past: false,
         }
     }
 
@@ -145,6 +168,7 @@ impl Mistral {
             + self.raw.retained()
             + self.name.len()
             + self.id.len()
+            + self.in_string.held()
     }
 
     /// The text stage found `[TOOL_CALLS]`.
@@ -270,8 +294,33 @@ impl Mistral {
                     }
                     self.matcher = matcher;
                 }
+                St::Args if std::mem::take(&mut self.past) => {
+                    self.args
+                        .past_stop(&mut s, self.slot, &mut self.raw, calls, out);
+                }
+                St::Special => match self.in_string.look(s) {
+                    Look::NeedMore => s = "",
+                    Look::Token { consumed, .. } => {
+                        // The next call began inside this one's argument string.
+                        s = s.get(consumed..).unwrap_or_default();
+                        interrupted(calls, self.slot, TOOL_CALLS, &mut self.raw, out);
+                        self.end();
+                        self.opened();
+                    }
+                    Look::Content { given, consumed } => {
+                        // String content after all: read again, its `[` as content.
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.st = St::Args;
+                        self.past = !given.is_empty();
+                        self.run(&given, calls, out);
+                    }
+                },
                 St::Args => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
+                    ArgStep::Special => {
+                        self.in_string.reset();
+                        self.st = St::Special;
+                    }
                     ArgStep::Closed => {
                         self.args_closed(calls, out);
                         self.end();
@@ -279,19 +328,60 @@ impl Mistral {
                     ArgStep::Broken(kind) => self.broke(self.slot, kind),
                 },
                 St::Skip => {
-                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
-                        let (slot, kind) = (self.skip_slot, self.skip_kind);
-                        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
-                        if self.skip_list && self.list.skipped() {
-                            // The array's later calls stand on their own.
-                            self.raw.start("");
-                            self.st = St::List;
-                        } else {
+                    let mut matcher = std::mem::take(&mut self.matcher);
+                    let found = matcher.next(&self.open_set, &mut s).map(|f| match f {
+                        Found::Text(t) => Some(t.to_owned()),
+                        Found::Marker(_) => None,
+                    });
+                    self.matcher = matcher;
+                    match found {
+                        None => {}
+                        Some(Some(t)) => {
+                            self.fresh = false;
+                            let mut t: &str = &t;
+                            if skip_to_end(&mut self.skip, &mut t, &mut self.raw) {
+                                // The bytes after the bracket (and any the matcher held
+                                // behind them) are read again in the next state.
+                                let mut again = t.to_owned();
+                                again.push_str(self.matcher.finish());
+                                self.skipped(calls, out);
+                                self.run(&again, calls, out);
+                            }
+                        }
+                        Some(None) => {
+                            // `[TOOL_CALLS]` inside the broken call: it ends the call
+                            // and starts the next. Right where the call broke, the call
+                            // was only cut short (complete, when its arguments had
+                            // closed).
+                            let slot = self.skip_slot;
+                            if !self.fresh {
+                                let kind = self.skip_kind;
+                                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                            } else if self.skip_list && self.list.complete() {
+                                call::close(calls, slot, &self.raw, out);
+                            } else {
+                                interrupted(calls, slot, TOOL_CALLS, &mut self.raw, out);
+                            }
                             self.end();
+                            self.opened();
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// The broken call was skipped to its balancing bracket: reported; a v3 list's
+    /// later calls go on.
+    fn skipped(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        let (slot, kind) = (self.skip_slot, self.skip_kind);
+        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+        if self.skip_list && self.list.skipped() {
+            // The array's later calls stand on their own.
+            self.raw.start("");
+            self.st = St::List;
+        } else {
+            self.end();
         }
     }
 
@@ -321,6 +411,7 @@ impl Mistral {
         self.skip_slot = slot;
         self.skip_kind = kind;
         self.skip_list = self.st == St::List;
+        self.fresh = true;
         self.st = St::Skip;
     }
 
@@ -356,6 +447,8 @@ impl Mistral {
     }
 
     fn end(&mut self) {
+        self.fresh = false;
+        self.past = false;
         self.st = St::Text;
         self.slot = None;
         self.raw.start("");
@@ -363,12 +456,20 @@ impl Mistral {
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.run_held(calls, out);
+        while self.st == St::Special {
+            // The text ended inside what could have been `[TOOL_CALLS]`: string content
+            // (each round reads at least its `[`).
+            let given = self.in_string.finish();
+            self.st = St::Args;
+            self.past = !given.is_empty();
+            self.run(&given, calls, out);
+        }
         let tail = self.matcher.finish().to_owned();
         self.raw.push(&tail);
         // A call cut off inside its JSON (its slot if started).
         let cut_off = match self.st {
             // (Open: `[TOOL_CALLS]` and nothing else, no call.)
-            St::Text | St::Open => None,
+            St::Text | St::Open | St::Special => None,
             St::List => self.list.finish(&self.raw, calls, out).err(),
             St::Name | St::Id => {
                 report(

@@ -61,7 +61,7 @@ use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{self, Raw, report, report_at};
 use crate::text::kit::json_call::{CallShape, JsonCall, Shape, Walk};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
-use crate::text::kit::recovery::{interrupted, released};
+use crate::text::kit::recovery::{InString, Look, interrupted, released};
 use crate::text::kit::skip::{Skip, SkipEnd};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -474,7 +474,7 @@ pub(crate) struct JsonCalls {
     /// The openers that are special tokens (`<|function_call|>`, not `<tool_call>`):
     /// never string content, so an argument string stops at their first byte, `<`
     /// ([`St::Special`]), and one there ends the call.
-    specials: MarkerSet,
+    specials: InString,
     /// Per special, its opener.
     special_of: Vec<usize>,
     /// The byte at the start of the next piece read in [`St::List`] is a `<` that
@@ -558,11 +558,7 @@ impl JsonCalls {
         let special_of: Vec<usize> = (0..markers.len())
             .filter(|&k| markers.get(k).is_some_and(|m| is_special(m)))
             .collect();
-        let specials = MarkerSet::new(
-            special_of
-                .iter()
-                .filter_map(|&k| markers.get(k).cloned()),
-        );
+        let specials = InString::new(special_of.iter().filter_map(|&k| markers.get(k).cloned()));
         let mut text = TextStage::new(&markers, &dialect.drops, &reasoning, opts, limits);
         if let Some((open, close_head)) = &dialect.citations {
             text = text.citations(open, close_head);
@@ -602,6 +598,7 @@ impl JsonCalls {
             + self.raw.retained()
             + self.matcher.held()
             + self.expect.matched()
+            + self.specials.held()
     }
 
     /// The current call's opener.
@@ -717,27 +714,21 @@ impl JsonCalls {
                         }
                     }
                 }
-                St::Special => match self.expect.feed(&self.specials, s) {
-                    Expected::NeedMore => s = "",
-                    Expected::Matched { index, consumed } => {
+                St::Special => match self.specials.look(s) {
+                    Look::NeedMore => s = "",
+                    Look::Token { index, consumed } => {
                         // A special-token opener inside an argument string: it ends the
                         // call (its bytes up to the token) and starts the new one.
                         s = s.get(consumed..).unwrap_or_default();
-                        let marker = self.specials.get(index).to_owned();
+                        let marker = self.specials.token(index).to_owned();
                         interrupted(calls, self.list.slot(), &marker, &mut self.raw, out);
                         self.end_call();
                         self.opened(self.special_of.get(index).copied().unwrap_or(0));
                     }
-                    Expected::Mismatch {
-                        which,
-                        len,
-                        consumed,
-                    } => {
+                    Look::Content { given, consumed } => {
                         // String content after all: the `<` goes on as such, the bytes
                         // matched after it are read again (another `<` may be among them).
                         s = s.get(consumed..).unwrap_or_default();
-                        let given = self.specials.get(which).get(..len).unwrap_or_default();
-                        let given = given.to_owned();
                         self.st = St::List;
                         self.past = !given.is_empty();
                         self.run(&given, calls, out);
@@ -746,7 +737,7 @@ impl JsonCalls {
                 St::List => match self.list_step(&mut s, calls, out) {
                     List::NeedMore => {}
                     List::Special => {
-                        self.expect.reset();
+                        self.specials.reset();
                         self.st = St::Special;
                     }
                     List::Done => {
@@ -961,8 +952,7 @@ impl JsonCalls {
         while self.st == St::Special {
             // The text ended inside what could have been a special token: string
             // content (each round reads at least its `<`).
-            let given = self.expect.text(&self.specials).to_owned();
-            self.expect.reset();
+            let given = self.specials.finish();
             self.st = St::List;
             self.past = !given.is_empty();
             self.run(&given, calls, out);

@@ -290,6 +290,10 @@ pub(crate) enum ArgStep {
     Closed,
     /// Not valid JSON (or nested too deep) at the start of the rest (not taken).
     Broken(ErrorKind),
+    /// Inside a string, the stop byte ([`ArgValue::set_stop`]) at the start of the rest
+    /// (not taken): it may begin a special token. The caller looks; if it is content
+    /// after all, [`ArgValue::past_stop`] takes it.
+    Special,
 }
 
 /// A call's JSON arguments value, read as the model wrote it: scanned once here, its
@@ -299,6 +303,8 @@ pub(crate) enum ArgStep {
 pub(crate) struct ArgValue {
     scanner: JsonScanner,
     max_depth: usize,
+    /// The first byte of the syntax's special tokens, where a string stops.
+    stop: Option<u8>,
 }
 
 impl ArgValue {
@@ -306,14 +312,44 @@ impl ArgValue {
         ArgValue {
             scanner: JsonScanner::with_max_depth(max_depth),
             max_depth,
+            stop: None,
         }
+    }
+
+    /// Strings stop at `stop` ([`ArgStep::Special`]): the first byte of the syntax's
+    /// special tokens, not `"`, `\\` or a control character.
+    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+        self.stop = stop;
+    }
+
+    /// After [`ArgStep::Special`]: the stop byte at the start of `s` (ASCII) is string
+    /// content; taken (`s` advanced past it) as [`feed`](Self::feed) would.
+    pub(crate) fn past_stop(
+        &mut self,
+        s: &mut &str,
+        slot: Option<Slot>,
+        raw: &mut Raw,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) {
+        let (piece, rest) = s.split_at_checked(1).unwrap_or(("", ""));
+        // A string byte: the scanner stays in the string.
+        let _ = self.scanner.feed(piece.as_bytes());
+        match slot {
+            Some(slot) => drop(to_call(calls, slot, raw, piece, false, out)),
+            None => raw.push(piece),
+        }
+        *s = rest;
     }
 
     /// Whether all of `bytes` is more of a string inside the value, with nothing that
     /// ends it or needs the full scanner (then consumed); otherwise nothing done.
     #[inline]
     pub(crate) fn string_run(&mut self, bytes: &[u8]) -> bool {
-        self.scanner.string_run(bytes)
+        match self.stop {
+            None => self.scanner.string_run(bytes),
+            Some(stop) => self.scanner.string_run_stop(bytes, stop),
+        }
     }
 
     /// A new value starts.
@@ -331,10 +367,15 @@ impl ArgValue {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> ArgStep {
-        let (taken, step) = match self.scanner.feed(s.as_bytes()) {
-            JsonStatus::NeedMore => (s.len(), ArgStep::NeedMore),
-            JsonStatus::Complete { consumed } => (consumed, ArgStep::Closed),
-            JsonStatus::Invalid { at, error } => (
+        let status = match self.stop {
+            None => Ok(self.scanner.feed(s.as_bytes())),
+            Some(stop) => self.scanner.feed_stop(s.as_bytes(), stop),
+        };
+        let (taken, step) = match status {
+            Err(at) => (at, ArgStep::Special),
+            Ok(JsonStatus::NeedMore) => (s.len(), ArgStep::NeedMore),
+            Ok(JsonStatus::Complete { consumed }) => (consumed, ArgStep::Closed),
+            Ok(JsonStatus::Invalid { at, error }) => (
                 at,
                 ArgStep::Broken(match error {
                     JsonError::TooDeep => ErrorKind::LimitExceeded,

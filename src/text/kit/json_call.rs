@@ -219,7 +219,10 @@ impl JsonCall {
     ) -> bool {
         let piece = s.get(..1).unwrap_or_default();
         self.synced = 0;
-        if self.deliver(piece, 0, piece, false, raw, calls, out).is_err() {
+        if self
+            .deliver(piece, 0, piece, false, raw, calls, out)
+            .is_err()
+        {
             return false;
         }
         // A string byte: the scanner stays in the string.
@@ -497,8 +500,7 @@ impl JsonCall {
                             Ok(status) => status,
                             Err(at) => {
                                 let before = rest.get(..at).unwrap_or_default();
-                                if let Err(fit) =
-                                    self.deliver(s, i, before, false, raw, calls, out)
+                                if let Err(fit) = self.deliver(s, i, before, false, raw, calls, out)
                                 {
                                     return (i + fit, Walk::Invalid(ErrorKind::LimitExceeded));
                                 }

@@ -50,6 +50,7 @@
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, EventSink};
+use crate::scan::marker::{Expect, Expected, MarkerSet};
 use crate::text::kit::call::{Raw, report};
 use crate::text::kit::reasoning::TextStage;
 
@@ -78,3 +79,82 @@ pub(crate) fn released(raw: &mut Raw, text: &mut TextStage, out: &mut dyn EventS
 /// The argument names a call has had, to refuse a repeated one (in [`scan`](crate::scan),
 /// where the pythonic transducer uses it too).
 pub(crate) use crate::scan::members::Members;
+
+/// A syntax's special-token openers looked for where an argument string stopped at
+/// their first byte (the string scans stop there as at `"`, [`JsonScanner::feed_stop`]
+/// (crate::scan::json::JsonScanner::feed_stop)): the token is matched only at that
+/// byte, across pieces, so nothing is put in front of the other argument bytes.
+#[derive(Debug)]
+pub(crate) struct InString {
+    tokens: MarkerSet,
+    expect: Expect,
+}
+
+/// What [`InString::look`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Look {
+    /// All of the input is a prefix of a token: more is needed.
+    NeedMore,
+    /// Token `index` (its bytes the first `consumed` of the input): it ends the call.
+    Token { index: usize, consumed: usize },
+    /// No token: `given` (it starts with the stop byte) is string content to read again
+    /// (its first byte past the stop), then the input from `consumed`.
+    Content { given: String, consumed: usize },
+}
+
+impl InString {
+    /// Looks for `tokens`, which all begin with the same (stop) byte.
+    pub(crate) fn new<I, S>(tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<std::borrow::Cow<'static, str>>,
+    {
+        InString {
+            tokens: MarkerSet::new(tokens),
+            expect: Expect::default(),
+        }
+    }
+
+    /// Token `index`.
+    pub(crate) fn token(&self, index: usize) -> &str {
+        self.tokens.get(index)
+    }
+
+    /// Starts over (at a stop byte).
+    pub(crate) fn reset(&mut self) {
+        self.expect.reset();
+    }
+
+    /// Bytes held (a prefix of a token).
+    pub(crate) fn held(&self) -> usize {
+        self.expect.matched()
+    }
+
+    /// Matches the input, which starts at the stop byte or continues a held prefix.
+    pub(crate) fn look(&mut self, s: &str) -> Look {
+        match self.expect.feed(&self.tokens, s) {
+            Expected::NeedMore => Look::NeedMore,
+            Expected::Matched { index, consumed } => Look::Token { index, consumed },
+            Expected::Mismatch {
+                which,
+                len,
+                consumed,
+            } => Look::Content {
+                given: self
+                    .tokens
+                    .get(which)
+                    .get(..len)
+                    .unwrap_or_default()
+                    .to_owned(),
+                consumed,
+            },
+        }
+    }
+
+    /// End of input: the held prefix was string content.
+    pub(crate) fn finish(&mut self) -> String {
+        let given = self.expect.text(&self.tokens).to_owned();
+        self.expect.reset();
+        given
+    }
+}

@@ -46,7 +46,7 @@ use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{self, ArgStep, ArgValue, Raw, report};
 use crate::text::kit::reasoning::{ReasoningOptions, THINK, TextStage};
-use crate::text::kit::recovery::interrupted;
+use crate::text::kit::recovery::{InString, Look, interrupted};
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -110,6 +110,9 @@ enum St {
         in_line: bool,
     },
     Json,
+    /// An argument string reached `<`: the call's begin token there ends the call
+    /// ([`DeepSeek::in_string`]).
+    Special,
     /// The arguments closed: up to `<｜tool▁call▁end｜>`.
     After,
     /// Malformed: raw text up to `<｜tool▁call▁end｜>`.
@@ -136,6 +139,11 @@ pub(crate) struct DeepSeek {
     slot: Option<Slot>,
     started: bool,
     args: ArgValue,
+    /// The begin token, never string content: looked for where an argument string
+    /// stops at its `<`.
+    in_string: InString,
+    /// The next byte read in [`St::Json`] is a `<` that began no token: content.
+    past: bool,
     stray: Raw,
 }
 
@@ -172,7 +180,13 @@ impl DeepSeek {
             name: String::new(),
             slot: None,
             started: false,
-            args: ArgValue::new(limits.max_depth),
+            args: {
+                let mut args = ArgValue::new(limits.max_depth);
+                args.set_stop(t.call_begin.as_bytes().first().copied());
+                args
+            },
+            in_string: InString::new([t.call_begin]),
+            past: false,
             stray: Raw::new(MAX_NAME * 16),
         }
     }
@@ -184,6 +198,7 @@ impl DeepSeek {
             + self.raw.retained()
             + self.name.len()
             + self.stray.len()
+            + self.in_string.held()
     }
 
     fn begin(&mut self) {
@@ -350,8 +365,34 @@ impl DeepSeek {
                         Some(_) => self.st = St::Json,
                     }
                 }
+                St::Json if std::mem::take(&mut self.past) => {
+                    self.args
+                        .past_stop(&mut s, self.slot, &mut self.raw, calls, out);
+                }
+                St::Special => match self.in_string.look(s) {
+                    Look::NeedMore => s = "",
+                    Look::Token { consumed, .. } => {
+                        // The next call began inside this one's argument string.
+                        s = s.get(consumed..).unwrap_or_default();
+                        let begin = self.tokens.call_begin;
+                        interrupted(calls, self.slot, begin, &mut self.raw, out);
+                        self.end();
+                        self.begin();
+                    }
+                    Look::Content { given, consumed } => {
+                        // String content after all: read again, its `<` as content.
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.st = St::Json;
+                        self.past = !given.is_empty();
+                        self.run(&given, calls, out);
+                    }
+                },
                 St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
+                    ArgStep::Special => {
+                        self.in_string.reset();
+                        self.st = St::Special;
+                    }
                     ArgStep::Closed => {
                         call::close(calls, self.slot, &self.raw, out);
                         self.st = St::After;
@@ -442,6 +483,7 @@ impl DeepSeek {
 
     fn end(&mut self) {
         self.fresh = false;
+        self.past = false;
         self.st = St::Text;
         self.slot = None;
         self.started = false;
@@ -451,6 +493,14 @@ impl DeepSeek {
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.run_held(calls, out);
+        while self.st == St::Special {
+            // The text ended inside what could have been the begin token: string
+            // content (each round reads at least its `<`).
+            let given = self.in_string.finish();
+            self.st = St::Json;
+            self.past = !given.is_empty();
+            self.run(&given, calls, out);
+        }
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
@@ -461,7 +511,13 @@ impl DeepSeek {
             St::Json if self.args.finish(self.slot, &mut self.raw, calls, out) => {
                 call::close(calls, self.slot, &self.raw, out);
             }
-            St::Head | St::Decide | St::Name | St::Fence { .. } | St::Json | St::Skip(_) => {
+            St::Head
+            | St::Decide
+            | St::Name
+            | St::Fence { .. }
+            | St::Json
+            | St::Special
+            | St::Skip(_) => {
                 self.raw.push(&tail);
                 let kind = match self.st {
                     St::Skip(k) => k,

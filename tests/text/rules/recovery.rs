@@ -264,7 +264,6 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": 1"#),
                 call(1, "g", r#"{"b": 2}"#),
             ],
-            pending
         ),
         fx!(
             "mistral",
@@ -276,14 +275,71 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": "x"#),
                 call(1, "g", r#"{"b": 2}"#),
             ],
-            pending
         ),
         fx!(
             "mistral",
             "v3: a list object left open after its arguments closed",
             r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}[TOOL_CALLS][{"name": "g", "arguments": {}}]"#,
             [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
-            pending
+        ),
+        fx!(
+            "mistral",
+            "v11: a repeated [TOOL_CALLS], one per call: both calls",
+            r#"[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[ARGS]{"b": 2}"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", r#"{"b": 2}"#)],
+        ),
+        fx!(
+            "mistral",
+            "v3: the list form written twice: both calls",
+            r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}][TOOL_CALLS][{"name": "g", "arguments": {}}]"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
+        ),
+        fx!(
+            "mistral",
+            "v11: brackets and a [TOOL_CALLS] prefix inside a string are content",
+            r#"[TOOL_CALLS]f[ARGS]{"a": "[1, [2]] [TOOL_CALL [[TOOL_CALLSx"}"#,
+            [call(
+                0,
+                "f",
+                r#"{"a": "[1, [2]] [TOOL_CALL [[TOOL_CALLSx"}"#
+            )],
+        ),
+        fx!(
+            "mistral",
+            "v11: the text ends inside a string, on a [TOOL_CALLS] prefix",
+            r#"[TOOL_CALLS]f[ARGS]{"a": "x[TOOL_CAL"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x[TOOL_CAL"#),
+                err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": "x[TOOL_CAL"#),
+            ],
+        ),
+        fx!(
+            "internlm",
+            "'<' and a token prefix inside a string are content",
+            r#"<|action_start|><|plugin|>{"name": "f", "arguments": {"a": "<b> <|action_sta <<|plugin|>"}}<|action_end|>"#,
+            [call(0, "f", r#"{"a": "<b> <|action_sta <<|plugin|>"}"#)],
+        ),
+        fx!(
+            "deepseek",
+            "'<' and a token prefix inside a string are content",
+            r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": "a<b <｜tool▁call <<｜tool▁sep｜>"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+            [call(0, "f", r#"{"a": "a<b <｜tool▁call <<｜tool▁sep｜>"}"#)],
+        ),
+        fx!(
+            "kimi-k2",
+            "call-begin token inside a JSON string",
+            r#"<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": "x<|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{"b": 2}<|tool_call_end|><|tool_calls_section_end|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{"a": "x"#
+                ),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
         ),
         fx!(
             "deepseek",
@@ -314,7 +370,6 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 ),
                 call(1, "g", r#"{"b": 2}"#),
             ],
-            pending
         ),
         fx!(
             "kimi-k2",
