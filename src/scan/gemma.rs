@@ -57,6 +57,7 @@ const R_NUMBER: &str = "malformed number";
 const R_AFTER: &str = "expected ',' or a closing bracket after a value";
 const R_DEPTH: &str = "nesting too deep";
 const R_INTERNAL: &str = "internal state error";
+const R_REPEATED: &str = "a repeated key";
 
 /// Result of one [`GemmaArgs::feed`] call: the pythonic transducer's status (the same
 /// three outcomes: need more, the closing `}` consumed, an offending byte).
@@ -157,6 +158,19 @@ pub(crate) struct GemmaArgs {
     word_len: usize,
     /// The deepest nesting reached since the last reset (the arguments object counts 1).
     deepest: usize,
+    /// A `<` at the start of string content stops the feed ([`take_stop`]
+    /// (Self::take_stop)): the caller looks for its special tokens there.
+    stop: bool,
+    /// The next such `<` is content (the caller looked: no token).
+    skip_stop: bool,
+    /// Where the last feed stopped.
+    stopped: Option<usize>,
+    /// Inside a key of the arguments object: its JSON (`,"k":`) is written to `key`,
+    /// handed on once the key is whole and not repeated.
+    in_key: bool,
+    key: String,
+    /// The arguments object's keys so far.
+    keys: crate::scan::members::Members,
 }
 
 /// What one step did with its byte.
@@ -168,6 +182,8 @@ enum Step {
     /// The arguments closed with this byte.
     Done,
     Fail(&'static str),
+    /// A `<` at the start of string content, with [`GemmaArgs::stop`] set (not used).
+    Stop,
 }
 
 impl GemmaArgs {
@@ -183,7 +199,37 @@ impl GemmaArgs {
             word: [0; 5],
             word_len: 0,
             deepest: 0,
+            stop: false,
+            skip_stop: false,
+            stopped: None,
+            in_key: false,
+            key: String::new(),
+            keys: crate::scan::members::Members::default(),
         }
+    }
+
+    /// String content stops at each `<` ([`take_stop`](Self::take_stop)), where the
+    /// caller looks for the syntax's tokens (the open and close tokens are never content).
+    pub(crate) fn stop_at_tokens(mut self) -> Self {
+        self.stop = true;
+        self
+    }
+
+    /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
+    /// (nothing from there consumed), if it did.
+    pub(crate) fn take_stop(&mut self) -> Option<usize> {
+        self.stopped.take()
+    }
+
+    /// After a stop: the `<` there begins no token the caller knows; the next feed reads
+    /// it as it would without stops (the string token, or content).
+    pub(crate) fn past_stop(&mut self) {
+        self.skip_stop = true;
+    }
+
+    /// Bytes held: a key not yet handed on, the keys seen.
+    pub(crate) fn retained(&self) -> usize {
+        self.key.len() + self.keys.retained()
     }
 
     /// The same transducer with `quote` as the string delimiter token (FunctionGemma's
@@ -209,7 +255,8 @@ impl GemmaArgs {
     #[inline]
     pub(crate) fn string_piece(&self, input: &str, out: &mut String) -> bool {
         let bytes = input.as_bytes();
-        if !matches!(self.state, State::Str { m: 0, .. }) || bytes.contains(&b'<') {
+        if !matches!(self.state, State::Str { m: 0, .. }) || self.in_key || bytes.contains(&b'<')
+        {
             return false;
         }
         let mut i = 0;
@@ -230,7 +277,9 @@ impl GemmaArgs {
     /// plain content): whether `input` is such a piece.
     #[inline]
     pub(crate) fn string_run(&self, input: &str) -> bool {
-        matches!(self.state, State::Str { m: 0, .. }) && plain_run(input.as_bytes()) == input.len()
+        matches!(self.state, State::Str { m: 0, .. })
+            && !self.in_key
+            && plain_run(input.as_bytes()) == input.len()
     }
 
     /// After [`GemmaStatus::Invalid`]: how many bytes before the failing one were a
@@ -247,10 +296,25 @@ impl GemmaArgs {
         self.stack.clear();
         self.word_len = 0;
         self.deepest = 0;
+        self.skip_stop = false;
+        self.stopped = None;
+        self.in_key = false;
+        self.key.clear();
+        self.keys.clear();
     }
 
     /// Consumes text from the `{` on, appending JSON text to `out`.
     pub(crate) fn feed(&mut self, input: &str, out: &mut String) -> GemmaStatus {
+        let mut key = std::mem::take(&mut self.key);
+        let status = self.feed_to(input, out, &mut key);
+        self.key = key;
+        status
+    }
+
+    /// [`feed`](Self::feed), a key of the arguments object written to `key` until it is
+    /// whole.
+    #[inline(always)]
+    fn feed_to(&mut self, input: &str, out: &mut String, key: &mut String) -> GemmaStatus {
         match self.state {
             State::Done => return GemmaStatus::Done { consumed: 0 },
             State::Error(reason) => return GemmaStatus::Invalid { at: 0, reason },
@@ -282,16 +346,37 @@ impl GemmaArgs {
                 }
                 _ => None,
             };
+            let sink: &mut String = if self.in_key { key } else { out };
             if let Some(n) = run
                 && n > 0
             {
-                out.push_str(input.get(i..i + n).unwrap_or_default());
+                sink.push_str(input.get(i..i + n).unwrap_or_default());
                 i += n;
                 continue;
             }
-            match self.step(b, out) {
+            let step = self.step(b, sink);
+            if self.in_key && self.state == State::Colon {
+                // The key is whole: a repeated one breaks the call before it is written.
+                self.in_key = false;
+                let name = key.trim_start_matches(',').trim_end_matches(':');
+                if !self.keys.insert(name) {
+                    key.clear();
+                    self.state = State::Error(R_REPEATED);
+                    return GemmaStatus::Invalid {
+                        at: i,
+                        reason: R_REPEATED,
+                    };
+                }
+                out.push_str(key);
+                key.clear();
+            }
+            match step {
                 Step::Next => i += 1,
                 Step::Again => {}
+                Step::Stop => {
+                    self.stopped = Some(i);
+                    return GemmaStatus::NeedMore;
+                }
                 Step::Done => {
                     self.state = State::Done;
                     return GemmaStatus::Done { consumed: i + 1 };
@@ -357,6 +442,11 @@ impl GemmaArgs {
             State::Key => match b {
                 _ if ws => Step::Next,
                 b'}' => self.close(b, out),
+                _ if self.stack.len() == 1 && !self.in_key && (b == b'<' || is_key_byte(b)) => {
+                    // A key of the arguments object: written aside until it is whole.
+                    self.in_key = true;
+                    Step::Again
+                }
                 b'<' => {
                     // The member and its `"` are written once the token is whole.
                     self.state = State::Open { n: 1, key: true };
@@ -412,6 +502,9 @@ impl GemmaArgs {
                 Step::Next
             }
             State::Str { m, key } => {
+                if m == 0 && b == b'<' && self.stop && !std::mem::take(&mut self.skip_stop) {
+                    return Step::Stop;
+                }
                 if self.quote.get(usize::from(m)) == Some(&b) {
                     if usize::from(m) + 1 == self.quote.len() {
                         out.push('"');

@@ -87,7 +87,9 @@ const PYTHON_TAG: &[u8] = b"<|python_tag|>";
 const EOM: &[u8] = b"<|eom_id|>";
 const EOT: &[u8] = b"<|eot_id|>";
 const SPECIALS: &[&[u8]] = &[PYTHON_TAG, EOM, EOT];
-const CODE_ENDS: &[&[u8]] = &[EOM, EOT];
+/// What ends code: the end-of-message tokens, or a second `<|python_tag|>` (the next
+/// call).
+const CODE_ENDS: &[&[u8]] = &[EOM, EOT, PYTHON_TAG];
 
 /// The name given to `<|python_tag|>` code.
 pub(crate) const CODE_INTERPRETER: &str = "code_interpreter";
@@ -128,6 +130,9 @@ enum Obj {
     Type,
     /// Inside the arguments value.
     Args,
+    /// The arguments closed, then `<`: the first `n` bytes of `<|python_tag|>` (not
+    /// taken). The whole tag completes the call and opens the next.
+    Tag(u8),
     /// After a member: `,` or `}`.
     AfterValue,
 }
@@ -646,6 +651,36 @@ impl LlamaJson {
                     _ => self.release(),
                 },
                 St::Obj(Obj::Args) => i += self.args(rest, calls, out),
+                St::Obj(Obj::AfterValue) if b == b'<' && self.started && self.args_done => {
+                    // A call whose arguments closed is complete: the tag of the next
+                    // call ends it (the recovery rule); anything else is trailing text.
+                    self.st = St::Obj(Obj::Tag(1));
+                    i += 1;
+                }
+                St::Obj(Obj::Tag(n)) => {
+                    let n = usize::from(n);
+                    if PYTHON_TAG.get(n) != Some(&b) {
+                        // Not the tag: the call breaks at its `<` as it would have
+                        // there, and the bytes since are read again (this one too).
+                        self.tag_mismatch(n, calls, out);
+                    } else if n + 1 < PYTHON_TAG.len() {
+                        self.st = St::Obj(Obj::Tag(n as u8 + 1));
+                        i += 1;
+                    } else {
+                        if let Some(t) = self.raw_utf8.finish() {
+                            self.raw.push(t);
+                        }
+                        self.mark_closed(calls, out);
+                        call::close(calls, self.slot, &self.raw, out);
+                        self.clear_raw();
+                        self.held.clear();
+                        self.lead.clear();
+                        self.lead.extend_from_slice(PYTHON_TAG);
+                        self.first = true;
+                        self.st = St::Tag;
+                        i += 1;
+                    }
+                }
                 St::Obj(o) => {
                     if self.object_byte(o, b, calls, out) {
                         i += 1;
@@ -716,10 +751,17 @@ impl LlamaJson {
                 St::CodeEnd => {
                     self.held.push(b);
                     match special(&self.held, CODE_ENDS) {
-                        Match::Full(_) => {
+                        Match::Full(t) => {
                             self.held.clear();
                             self.end_code(calls, out);
                             self.st = St::Text;
+                            if t == PYTHON_TAG {
+                                // A second tag: the next call (code or a call object).
+                                self.lead.clear();
+                                self.lead.extend_from_slice(t);
+                                self.first = true;
+                                self.st = St::Tag;
+                            }
                             i += 1;
                         }
                         Match::Prefix => i += 1,
@@ -926,7 +968,19 @@ impl LlamaJson {
         }
     }
 
+    /// [`Obj::Tag`]`(n)` turned out not to be `<|python_tag|>`: the call breaks at its
+    /// `<` (a member after the arguments: `trailing_arguments`), and the `n` bytes
+    /// matched are read again, in the broken call's skip.
+    fn tag_mismatch(&mut self, n: usize, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.st = St::Obj(Obj::AfterValue);
+        self.object_failed(ErrorKind::InvalidArguments, calls, out);
+        self.scan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
+    }
+
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if let St::Obj(Obj::Tag(n)) = self.st {
+            self.tag_mismatch(usize::from(n), calls, out);
+        }
         match self.st {
             St::Text | St::Tag => {}
             St::Special | St::ArrayOpen | St::After | St::Sep => self.release(),

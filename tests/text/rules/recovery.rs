@@ -487,7 +487,41 @@ fn opener_inside_a_call() -> Vec<Fx> {
             "<|python_tag|> after the arguments closed, the object not",
             r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}<|python_tag|>{"name": "g", "parameters": {}}"#,
             [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
-            pending
+        ),
+        fx!(
+            "llama-json",
+            "a '<' after the arguments closed that is not the tag: trailing text of the call",
+            r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}<|python_t>x"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(
+                    Trailing,
+                    None,
+                    r#"<|python_tag|>{"name": "f", "parameters": {"a": 1}<|python_t>x"#
+                ),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "the text ends on a prefix of the tag after the arguments closed",
+            r#"{"name": "f", "parameters": {"a": 1}<|python"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(
+                    Trailing,
+                    None,
+                    r#"{"name": "f", "parameters": {"a": 1}<|python"#
+                ),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "a second <|python_tag|> after code starts a call object",
+            r#"<|python_tag|>print(1)<|python_tag|>{"name": "g", "parameters": {}}"#,
+            [
+                call(0, "code_interpreter", r#"{"code":"print(1)"}"#),
+                call(1, "g", "{}"),
+            ],
         ),
         fx!(
             "qwen-xml",
@@ -1070,7 +1104,6 @@ fn text_release() -> Vec<Fx> {
                 call(0, "code_interpreter", r#"{"code":"[f()]"}"#),
                 call(1, "code_interpreter", r#"{"code":"[g()]"}"#),
             ],
-            pending
         ),
         fx!(
             "auto",
