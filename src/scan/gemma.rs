@@ -255,8 +255,7 @@ impl GemmaArgs {
     #[inline]
     pub(crate) fn string_piece(&self, input: &str, out: &mut String) -> bool {
         let bytes = input.as_bytes();
-        if !matches!(self.state, State::Str { m: 0, .. }) || self.in_key || bytes.contains(&b'<')
-        {
+        if !matches!(self.state, State::Str { m: 0, .. }) || self.in_key || bytes.contains(&b'<') {
             return false;
         }
         let mut i = 0;

@@ -413,6 +413,13 @@ pub struct PyArgs {
     names: crate::scan::members::Members,
     /// Past the `=` of the keyword in `name`: reading (or just after) its value.
     in_value: bool,
+    /// A `<` in string content stops the feed ([`take_stop`](Self::take_stop)): the
+    /// caller looks for the syntax's special tokens there.
+    stop: bool,
+    /// The next such `<` is content (the caller looked: no token).
+    skip_stop: bool,
+    /// Where the last feed stopped.
+    stopped: Option<usize>,
 }
 
 impl Default for PyArgs {
@@ -492,6 +499,9 @@ impl PyArgs {
             name: String::new(),
             names: crate::scan::members::Members::default(),
             in_value: false,
+            stop: false,
+            skip_stop: false,
+            stopped: None,
         }
     }
 
@@ -517,8 +527,16 @@ impl PyArgs {
                     && !self.cont =>
             {
                 let q = s.quote;
+                // With stops, a `<` is left to `feed` (which stops there); without, the
+                // test repeats the quote's.
+                let lt = if self.stop { b'<' } else { q };
                 input.iter().all(|&b| {
-                    b >= 0x80 || ((0x20..0x7f).contains(&b) && b != q && b != b'"' && b != b'\\')
+                    b >= 0x80
+                        || ((0x20..0x7f).contains(&b)
+                            && b != q
+                            && b != b'"'
+                            && b != b'\\'
+                            && b != lt)
                 })
             }
             _ => false,
@@ -533,6 +551,65 @@ impl PyArgs {
     /// that cannot be part of a literal keyword-argument list, and
     /// [`PyStatus::NeedMore`] otherwise.
     pub fn feed(&mut self, input: &[u8], out: &mut String) -> PyStatus {
+        if !self.stop {
+            return self.feed_plain(input, out);
+        }
+        // With stops: the input up to each `<`, which stops the feed when it is string
+        // content (the caller looks there), or is read as `feed_plain` reads it.
+        let mut from = 0;
+        loop {
+            let rest = input.get(from..).unwrap_or_default();
+            let lt = crate::scan::find::find1(b'<', rest);
+            let status = self.feed_plain(
+                rest.get(..lt.unwrap_or(rest.len())).unwrap_or_default(),
+                out,
+            );
+            if let Some(st) = shifted(status, from) {
+                return st;
+            }
+            let Some(p) = lt else {
+                return PyStatus::NeedMore;
+            };
+            from += p;
+            if self.in_string_body() && !std::mem::take(&mut self.skip_stop) {
+                self.stopped = Some(from);
+                return PyStatus::NeedMore;
+            }
+            let status = self.feed_plain(b"<", out);
+            if let Some(st) = shifted(status, from) {
+                return st;
+            }
+            from += 1;
+        }
+    }
+
+    /// String content stops at each `<` ([`take_stop`](Self::take_stop)), where the
+    /// caller looks for the syntax's special tokens (never content).
+    pub(crate) fn set_stop(&mut self, stop: bool) {
+        self.stop = stop;
+    }
+
+    /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
+    /// (nothing from there consumed), if it did.
+    pub(crate) fn take_stop(&mut self) -> Option<usize> {
+        self.stopped.take()
+    }
+
+    /// After a stop: the `<` there begins no token; the next feed reads it as content.
+    pub(crate) fn past_stop(&mut self) {
+        self.skip_stop = true;
+    }
+
+    /// In a string's content, nothing pending.
+    fn in_string_body(&self) -> bool {
+        matches!(&self.state, State::Str(s)
+            if s.phase == StrPhase::Body && s.utf8_len == 0 && s.high == 0)
+            && !self.comment
+            && !self.cont
+    }
+
+    /// [`feed`](Self::feed) without stops.
+    fn feed_plain(&mut self, input: &[u8], out: &mut String) -> PyStatus {
         match self.state {
             State::Done => return PyStatus::Done { consumed: 0 },
             State::Error(reason) => return PyStatus::Invalid { at: 0, reason },
@@ -608,6 +685,8 @@ impl PyArgs {
         self.name.clear();
         self.names.clear();
         self.in_value = false;
+        self.skip_stop = false;
+        self.stopped = None;
     }
 
     /// The keyword argument whose value is being read (or was, when the input broke
@@ -1252,6 +1331,21 @@ fn fast_body<'a>(
         }
     }
     i - start
+}
+
+/// A status of a feed over input that starts `from` bytes into the caller's: `None`
+/// for `NeedMore`, else with its offsets shifted.
+fn shifted(status: PyStatus, from: usize) -> Option<PyStatus> {
+    match status {
+        PyStatus::NeedMore => None,
+        PyStatus::Done { consumed } => Some(PyStatus::Done {
+            consumed: from + consumed,
+        }),
+        PyStatus::Invalid { at, reason } => Some(PyStatus::Invalid {
+            at: from + at,
+            reason,
+        }),
+    }
 }
 
 /// Inputs up to this many bytes take the scalar path in [`fast_body`].

@@ -43,7 +43,7 @@ use crate::scan::gemma::{GemmaArgs, GemmaStatus};
 use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{Raw, report};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
-use crate::text::kit::recovery::{interrupted, released};
+use crate::text::kit::recovery::{InString, Look, interrupted, released};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
@@ -91,6 +91,10 @@ enum St {
     After,
     /// Malformed: collecting raw text until `<tool_call|>`.
     Skip(ErrorKind),
+    /// A string of the arguments reached `<`: the string token, or the open or close
+    /// token (never content: a missing closing `<|"|>` does not swallow them), looked
+    /// for there ([`Gemma4::in_string`]).
+    Special,
 }
 
 /// Scanner for the Gemma family (`gemma4`, `functiongemma`). See the [module docs](self).
@@ -111,6 +115,9 @@ pub(crate) struct Gemma4 {
     skip_set: MarkerSet,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
+    /// The string token, the open token, the close token: what a `<` in a string may
+    /// begin.
+    in_string: InString,
     expect: Expect,
     matcher: MarkerMatcher,
     max_depth: usize,
@@ -149,13 +156,15 @@ impl Gemma4 {
             st: St::Text,
             name: String::new(),
             args: GemmaArgs::with_max_depth(limits.max_depth.saturating_add(1))
-                .quote(dialect.quote),
+                .quote(dialect.quote)
+                .stop_at_tokens(),
             json: String::new(),
             slot: None,
             raw: Raw::new(limits.max_argument_bytes),
             close: MarkerSet::new([dialect.close]),
             skip_set: MarkerSet::new([dialect.close, dialect.open]),
             fresh: false,
+            in_string: InString::new([dialect.quote, dialect.open, dialect.close]),
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
             max_depth: limits.max_depth,
@@ -209,6 +218,8 @@ impl Gemma4 {
             + self.raw.len()
             + self.matcher.held()
             + self.expect.matched()
+            + self.in_string.held()
+            + self.args.retained()
     }
 
     fn run(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -257,8 +268,9 @@ impl Gemma4 {
                 St::Args => {
                     self.json.clear();
                     let status = self.args.feed(s, &mut self.json);
+                    let stop = self.args.take_stop();
                     let used = match status {
-                        GemmaStatus::NeedMore => s.len(),
+                        GemmaStatus::NeedMore => stop.unwrap_or(s.len()),
                         GemmaStatus::Done { consumed } => consumed,
                         GemmaStatus::Invalid { at, .. } => at,
                     };
@@ -277,6 +289,10 @@ impl Gemma4 {
                         );
                     }
                     match status {
+                        GemmaStatus::NeedMore if stop.is_some() => {
+                            self.in_string.reset();
+                            self.st = St::Special;
+                        }
                         GemmaStatus::NeedMore => {}
                         GemmaStatus::Done { .. } => {
                             if let Some(slot) = self.slot {
@@ -292,6 +308,42 @@ impl Gemma4 {
                         }
                     }
                 }
+                St::Special => match self.in_string.look(s) {
+                    Look::NeedMore => s = "",
+                    Look::Token { index: 1, consumed } => {
+                        // A new call began inside this one's string: it ends here.
+                        s = s.get(consumed..).unwrap_or_default();
+                        let open = self.dialect.open;
+                        interrupted(calls, self.slot, open, &mut self.raw, out);
+                        self.end_call();
+                        self.raw.start(open);
+                        self.st = St::Prefix(0);
+                    }
+                    Look::Token { index: 2, consumed } => {
+                        // The close token inside a string (its closing string token
+                        // missing): the call ends, broken, the token with it.
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.raw.push(self.dialect.close);
+                        let kind = ErrorKind::InvalidArguments;
+                        let what = self.skip_message(kind);
+                        report(calls, self.slot, kind, &what, &mut self.raw, out);
+                        self.end_call();
+                    }
+                    Look::Token { consumed, .. } => {
+                        // The string token: read as the transducer reads it.
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.args.past_stop();
+                        self.st = St::Args;
+                        self.run(self.dialect.quote, calls, out);
+                    }
+                    Look::Content { given, consumed } => {
+                        // No token: the `<` is content, the bytes after it read again.
+                        s = s.get(consumed..).unwrap_or_default();
+                        self.args.past_stop();
+                        self.st = St::Args;
+                        self.run(&given, calls, out);
+                    }
+                },
                 St::After => {
                     if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
                         self.end_call();
@@ -392,9 +444,20 @@ impl Gemma4 {
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.run_held(calls, out);
+        while self.st == St::Special {
+            // The text ended inside what could have been a token: string content (each
+            // round reads at least its `<`).
+            let given = self.in_string.finish();
+            self.args.past_stop();
+            self.st = St::Args;
+            if given.is_empty() {
+                break;
+            }
+            self.run(&given, calls, out);
+        }
         match self.st {
             St::Text => {}
-            St::Prefix(_) | St::Name | St::Args => {
+            St::Prefix(_) | St::Name | St::Args | St::Special => {
                 let what = format!("the text ended inside a {}", self.dialect.open);
                 report(
                     calls,

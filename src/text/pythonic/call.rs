@@ -169,6 +169,9 @@ pub(crate) enum PyFeed {
     Done(usize),
     /// The byte at this offset cannot be part of the call, for this reason.
     Invalid(usize, &'static str),
+    /// A `<` in string content at this offset (the bytes before it used): the caller
+    /// looks for its special tokens there.
+    Stop(usize),
 }
 
 /// The arguments of one pythonic call, streamed to the call table as JSON.
@@ -187,6 +190,9 @@ pub(crate) struct PyCall {
     /// The call table scans the JSON itself (it nests deeper than `max_depth`; see
     /// [`converted_args`]).
     own: bool,
+    /// The last [`step`](Self::step) stopped at a `<` in string content
+    /// ([`PyArgs::take_stop`]).
+    stopped: bool,
 }
 
 impl PyCall {
@@ -200,7 +206,25 @@ impl PyCall {
             max_raw: limits.max_argument_bytes,
             max_depth: limits.max_depth,
             own: false,
+            stopped: false,
         }
+    }
+
+    /// String content stops at each `<` ([`take_stopped`](Self::take_stopped)): the
+    /// syntax's special tokens are never content.
+    pub(crate) fn set_stop(&mut self, stop: bool) {
+        self.args.set_stop(stop);
+    }
+
+    /// Whether the last [`step`](Self::step) (its bytes used, the call going on) stopped
+    /// at a `<` in string content: the caller looks for its tokens there.
+    pub(crate) fn take_stopped(&mut self) -> bool {
+        std::mem::take(&mut self.stopped)
+    }
+
+    /// After a stop: the `<` begins no token; it is content.
+    pub(crate) fn past_stop(&mut self) {
+        self.args.past_stop();
     }
 
     /// A new call: `head` is the call's raw text before its `(` (from its first marker
@@ -232,8 +256,12 @@ impl PyCall {
     ) -> PyFeed {
         self.json.clear();
         let status = self.args.feed(input, &mut self.json);
+        let stop = self.args.take_stop();
         let (used, result) = match status {
-            PyStatus::NeedMore => (input.len(), PyFeed::NeedMore),
+            PyStatus::NeedMore => match stop {
+                Some(at) => (at, PyFeed::Stop(at)),
+                None => (input.len(), PyFeed::NeedMore),
+            },
             PyStatus::Done { consumed } => (consumed, PyFeed::Done(consumed)),
             PyStatus::Invalid { at, reason } => (at, PyFeed::Invalid(at, reason)),
         };
@@ -374,6 +402,10 @@ impl PyCall {
         }
         match self.feed(slot, rest, calls, out) {
             PyFeed::NeedMore => None,
+            PyFeed::Stop(at) => {
+                self.stopped = true;
+                Some((at, false))
+            }
             PyFeed::Done(n) => {
                 if let Some(s) = slot {
                     calls.close(s, out);

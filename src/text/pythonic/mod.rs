@@ -118,6 +118,9 @@ enum St {
     End,
     /// A proper prefix of a closing token held (from `tag_from`).
     CloseTag,
+    /// A string of the arguments reached `<` (frames whose opening tokens are special
+    /// tokens): held, a proper prefix of an opening token, which would end the call.
+    InStr,
 }
 
 /// A pythonic call scanner (`llama-pythonic`, `lfm2`, `olmo3`). See the
@@ -158,7 +161,15 @@ impl LlamaPythonic {
             first: true,
             in_list: false,
             marked: false,
-            call: PyCall::new(limits),
+            call: {
+                // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
+                // `<function_calls>`) are never string content: strings stop at `<`.
+                let mut call = PyCall::new(limits);
+                call.set_stop(
+                    !frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<|")),
+                );
+                call
+            },
             slot: None,
             broken: Broken::default(),
             options: options.clone(),
@@ -336,9 +347,37 @@ impl LlamaPythonic {
                     i += n;
                     self.st = if still_skipping {
                         St::Broken
+                    } else if self.call.take_stopped() {
+                        self.held.clear();
+                        St::InStr
                     } else {
                         St::After
                     };
+                }
+                St::InStr => {
+                    self.held.push(b);
+                    match special(&self.held, self.frame.open) {
+                        Match::Full(_) => {
+                            // An opening token inside a string: the call ends there
+                            // (cut short, its bytes up to the token) and the token is
+                            // the next list's marker (the recovery rule).
+                            self.call.truncated(self.slot, calls, out);
+                            self.slot = None;
+                            self.first = true;
+                            self.marked = true;
+                            self.st = St::Lead;
+                            i += 1;
+                        }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            // String content after all (this byte read again after it).
+                            self.held.pop();
+                            let given = std::mem::take(&mut self.held);
+                            self.call.past_stop();
+                            self.st = St::Args;
+                            self.scan(&given, calls, out);
+                        }
+                    }
                 }
                 St::After => {
                     if self.hold_ws(b) {
@@ -443,12 +482,19 @@ impl LlamaPythonic {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.st == St::InStr {
+            // The text ended on a prefix of an opening token: string content.
+            let given = std::mem::take(&mut self.held);
+            self.call.past_stop();
+            self.st = St::Args;
+            self.scan(&given, calls, out);
+        }
         match self.st {
             St::Text => {}
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
                 self.release()
             }
-            St::Args => self.call.truncated(self.slot, calls, out),
+            St::Args | St::InStr => self.call.truncated(self.slot, calls, out),
             St::Broken => self.broken.end(calls, out),
         }
         self.st = St::Text;

@@ -462,7 +462,57 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 err(Bad, Some(0), r#"<|tool_call>call:f{a:<|"|>x}<tool_call|>"#),
                 call(1, "g", r#"{"b":1}"#),
             ],
-            pending
+        ),
+        fx!(
+            "gemma4",
+            "<|tool_call> inside a string: the call is cut short there",
+            r#"<|tool_call>call:f{a:<|"|>x<|tool_call>call:g{b:1}<tool_call|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x"#),
+                err(Cut, Some(0), r#"<|tool_call>call:f{a:<|"|>x"#),
+                call(1, "g", r#"{"b":1}"#),
+            ],
+        ),
+        fx!(
+            "gemma4",
+            "'<' and token prefixes inside a string are content",
+            r#"<|tool_call>call:f{a:<|"|>1<2 <b> <|" <tool_call| <|tool_cal<<|"|>}<tool_call|>"#,
+            [call(
+                0,
+                "f",
+                r#"{"a":"1<2 <b> <|\" <tool_call| <|tool_cal<"}"#
+            )],
+        ),
+        fx!(
+            "gemma4",
+            "the text ends in a string on a token prefix",
+            r#"<|tool_call>call:f{a:<|"|>x<tool_ca"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x<tool_ca"#),
+                err(Cut, Some(0), r#"<|tool_call>call:f{a:<|"|>x<tool_ca"#),
+            ],
+        ),
+        fx!(
+            "gemma4",
+            "a repeated key, once bare and once a string",
+            r#"<|tool_call>call:f{a:1,<|"|>a<|"|>:2}<tool_call|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<|tool_call>call:f{a:1,<|"|>a<|"|>:2}<tool_call|>"#
+                ),
+            ],
+        ),
+        fx!(
+            "gemma4",
+            "the same key in two nested objects is no repeat",
+            "<|tool_call>call:f{a:{k:1},b:{k:2}}<tool_call|>",
+            [call(0, "f", r#"{"a":{"k":1},"b":{"k":2}}"#)],
         ),
         fx!(
             "llama-pythonic",
@@ -474,7 +524,54 @@ fn opener_inside_a_call() -> Vec<Fx> {
                 err(Cut, Some(0), r#"[f(a="x"#),
                 call(1, "g", "{}"),
             ],
-            pending
+        ),
+        fx!(
+            "llama-pythonic",
+            "'<' and a token prefix inside a string are content",
+            r#"<|python_tag|>[f(a="1<2 <|python_ta <<|python_end|>", b='<|')]"#,
+            [call(
+                0,
+                "f",
+                r#"{"a":"1<2 <|python_ta <<|python_end|>","b":"<|"}"#
+            )],
+        ),
+        fx!(
+            "llama-pythonic",
+            "the text ends in a string on a token prefix",
+            r#"[f(a="x<|python_st"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x<|python_st"#),
+                err(Cut, Some(0), r#"[f(a="x<|python_st"#),
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_start|> inside a single-quoted string",
+            "<|python_start|>[f(a='x<|python_start|>[g()]<|python_end|>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x"#),
+                err(Cut, Some(0), "<|python_start|>[f(a='x"),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "lfm2",
+            "<|tool_call_start|> inside a string",
+            r#"<|tool_call_start|>[f(a="x<|tool_call_start|>[g()]<|tool_call_end|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x"#),
+                err(Cut, Some(0), r#"<|tool_call_start|>[f(a="x"#),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "olmo3",
+            "a plain-text opener inside a string is content",
+            "<function_calls>f(a=\"x<function_calls>y\")</function_calls>",
+            [call(0, "f", r#"{"a":"x<function_calls>y"}"#)],
         ),
         fx!(
             "llama-pythonic",
@@ -812,7 +909,6 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
                 args(0, r#"{"a":1"#),
                 err(Bad, Some(0), "<|tool_call>call:f{a:1,a:2}<tool_call|>"),
             ],
-            pending
         ),
         fx!(
             "lfm2",
