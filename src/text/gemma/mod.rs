@@ -29,7 +29,11 @@
 //! - The kit's [recovery rule](crate::text::kit::recovery): `<|tool_call>` followed by
 //!   anything but `call:` or `:` is text, released at the byte that shows it; a `<|tool_call>`
 //!   where a call's arguments broke, or in the text of a broken call, ends that call and
-//!   starts the new one.
+//!   starts the new one. Inside a string (a `<` stops the transducer's string scan and
+//!   the tokens are matched there) `<|tool_call>` cuts the call short and starts the new
+//!   one, `<tool_call|>` ends it as an error carrying the token (a missing closing
+//!   `<|"|>` does not swallow the next call). A repeated key of the arguments object is
+//!   an error with the raw call, refused before it is written.
 //! - Malformed call text (no `call:NAME{`, arguments the transducer rejects) → an
 //!   `Error` carrying the call's raw text from `<|tool_call>` through `<tool_call|>`;
 //!   the call's own error (with its index) once its Start was emitted. A call cut off by

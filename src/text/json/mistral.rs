@@ -27,7 +27,11 @@
 //! [`reasoning`](crate::text::kit::reasoning)). `[TOOL_CALLS]` with nothing after it is dropped.
 //! Malformed input (a v11 name that is not a name, JSON that breaks) → `Error` carrying
 //! the raw text from `[TOOL_CALLS]` up to and including the offending character; the
-//! call's own error when its Start was emitted; what follows is text again. Cut off by
+//! call's own error when its Start was emitted; what follows is text again. The kit's
+//! [recovery rule](crate::text::kit::recovery): `[TOOL_CALLS]` ends the open call where
+//! its JSON broke (cut short; a v3 call object whose arguments closed is complete) or in
+//! a broken call's text, and inside a v11 argument string (never content: the string scan
+//! stops at `[`); the new call starts. Cut off by
 //! the end of input → `Error` (`Truncated`), unless the call's arguments had closed.
 
 use crate::calls::{Calls, Slot};

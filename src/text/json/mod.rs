@@ -36,8 +36,11 @@
 //!   cannot begin its payload (`Use a literal <tool_call> tag`) is text, released at that
 //!   byte; an opener where a call's JSON broke, or in the text of a broken call up to its
 //!   close marker, ends that call (cut short, or complete when its arguments had closed)
-//!   and starts the new one; a member the call object may not have is an error with the
-//!   raw call.
+//!   and starts the new one (for a syntax without a close marker, an opener in the text
+//!   of a broken call before its balancing bracket); an opener that is a special token
+//!   (`<|function_call|>`, `<|action_start|><|plugin|>`: [`is_special`]) ends the call
+//!   inside an argument string too (the string scan stops at its `<`); a member the call
+//!   object may not have is an error with the raw call.
 //! - Start by the feed that completes the name; the arguments value is streamed as the
 //!   model wrote it; End when it (or its object) closes.
 //! - With a close marker, text after the payload up to it is allowed to be whitespace

@@ -40,13 +40,19 @@
 //! pythonic engine (an opening token after a list; a repeated keyword refused by
 //! [`PyArgs`](crate::scan::pythonic::PyArgs)), `llama-json` (undefined and repeated
 //! members) and `auto` (a JSON call array is the call list's); the text stage keeps the
-//! whitespace rule for all of them. Not yet (the fixtures marked `pending` say what is
-//! expected): a special token inside a JSON or pythonic string or a Gemma `<|"|>` string
-//! (`internlm`, `deepseek`, `mistral`, `llama-pythonic`, Gemma's unterminated string: the
-//! string scans do not look for the token, and doing it by a marker matcher in front of
-//! the arguments cost 12-18 % of the argument hot loop, measured), `mistral`'s
-//! `[TOOL_CALLS]` between JSON tokens, `<|python_tag|>` inside a `llama-json` call or its
-//! code, and repeated keys in Gemma arguments.
+//! whitespace rule for all of them.
+//!
+//! A special token inside a string is found without a matcher in front of the argument
+//! bytes (that cost 12-18 % of the argument hot loop, measured): each string scan stops
+//! at the tokens' first byte as one more stop byte (`<`, or `[` for `mistral`'s
+//! `[TOOL_CALLS]`: [`JsonScanner::feed_stop`](crate::scan::json::JsonScanner::feed_stop),
+//! [`GemmaArgs`](crate::scan::gemma::GemmaArgs), [`PyArgs`](crate::scan::pythonic::PyArgs)),
+//! and [`InString`] (or the pythonic engine's held bytes) matches the tokens only there;
+//! a byte that begins none is handed back to the scan as content. Which tokens: a JSON
+//! table's openers written `<|..|>` / `<｜..｜>`
+//! ([`is_special`](crate::text::json::is_special)), the section engines' call-begin
+//! token, `mistral` v11's `[TOOL_CALLS]`, Gemma's string, open and close tokens, the
+//! pythonic frames' opening tokens when they are `<|..|>` tokens.
 
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, EventSink};

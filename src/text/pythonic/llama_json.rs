@@ -15,7 +15,8 @@
 //!   represented as a call named `code_interpreter` whose arguments are
 //!   `{"code": "<the code>"}`, the code streamed as a JSON string (escaped as it
 //!   arrives; leading whitespace after the tag dropped). The code ends at `<|eom_id|>`
-//!   or `<|eot_id|>` (not part of the code) or at the end of the input.
+//!   or `<|eot_id|>` (not part of the code), at a second `<|python_tag|>` (the next
+//!   call's marker) or at the end of the input.
 //! - `<|eom_id|>` / `<|eot_id|>` in the text (end-of-message special tokens some servers
 //!   leave in) are dropped.
 //!
@@ -63,7 +64,8 @@
 //! end (up to [`Limits::max_argument_bytes`]), so nothing is lost; an object whose string
 //! never closes runs to the end of the input. Members after the arguments closed that do
 //! not belong (`.., "parameters": {..}, "x": 1}`) leave the call ended and give an
-//! `Error` of kind `trailing_arguments` with those bytes. A call cut off by the end of
+//! `Error` of kind `trailing_arguments` with those bytes; `<|python_tag|>` there (the
+//! object's `}` missing) is the next call's marker, the call before it complete. A call cut off by the end of
 //! input gets an `Error` of kind `truncated` with its bytes; only the final `}` may be
 //! missing.
 

@@ -47,6 +47,13 @@
 //!
 //! # Errors and recovery
 //!
+//! An opening token that is a special token (`<|python_tag|>`, `<|python_start|>`,
+//! `<|tool_call_start|>`; not OLMo's plain `<function_calls>`) inside a string of a
+//! call's arguments ends the call there (cut short: `truncated`, its bytes up to the
+//! token) and opens the next list: string content stops at `<` and only there are the
+//! tokens matched ([`PyArgs`](crate::scan::pythonic::PyArgs) stops, this scanner holds
+//! the bytes).
+//!
 //! Arguments that are not keyword arguments with literal values (`f(1)`, `f(x=y)`,
 //! `f(a={b=1})`, …; see [`PyArgs`](crate::scan::pythonic::PyArgs) for what is accepted) make the call fail: it gets
 //! its `Error` event instead of `ToolCallEnd`. The scanner then skips to the end of

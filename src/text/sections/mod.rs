@@ -30,7 +30,8 @@
 //!   `` ```json {"a": 1}``` ``); End when the value closes.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call's begin token where
 //!   its JSON broke, or in the text of a broken call, ends that call as an error carrying
-//!   its bytes and starts the new call.
+//!   its bytes and starts the new call; so does a begin token inside an argument string
+//!   (a special token is never content: the string scan stops at its `<`).
 //! - `<｜tool▁calls▁begin｜>`, `<｜tool▁calls▁end｜>` and `<｜end▁of▁sentence｜>` are
 //!   dropped from the text (the whitespace before them is text); `<think>` reasoning (R1)
 //!   and whitespace: see [`reasoning`](crate::text::kit::reasoning).
