@@ -293,6 +293,10 @@ impl Gemma4 {
                         );
                     }
                     match status {
+                        // A `<` that begins no token, seen at once: content.
+                        GemmaStatus::NeedMore if stop.is_some() && self.in_string.content_at(s) => {
+                            self.args.past_stop();
+                        }
                         GemmaStatus::NeedMore if stop.is_some() => {
                             self.in_string.reset();
                             self.st = St::Special;
@@ -340,12 +344,14 @@ impl Gemma4 {
                         self.st = St::Args;
                         self.run(self.dialect.quote, calls, out);
                     }
-                    Look::Content { given, consumed } => {
+                    Look::Content { consumed } => {
                         // No token: the `<` is content, the bytes after it read again.
                         s = s.get(consumed..).unwrap_or_default();
+                        let given = self.in_string.take_given();
                         self.args.past_stop();
                         self.st = St::Args;
                         self.run(&given, calls, out);
+                        self.in_string.put_back(given);
                     }
                 },
                 St::After => {

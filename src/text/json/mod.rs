@@ -728,17 +728,21 @@ impl JsonCalls {
                         self.end_call();
                         self.opened(self.special_of.get(index).copied().unwrap_or(0));
                     }
-                    Look::Content { given, consumed } => {
+                    Look::Content { consumed } => {
                         // String content after all: the `<` goes on as such, the bytes
                         // matched after it are read again (another `<` may be among them).
                         s = s.get(consumed..).unwrap_or_default();
+                        let given = self.specials.take_given();
                         self.st = St::List;
                         self.past = !given.is_empty();
                         self.run(&given, calls, out);
+                        self.specials.put_back(given);
                     }
                 },
                 St::List => match self.list_step(&mut s, calls, out) {
                     List::NeedMore => {}
+                    // A `<` that begins no token, seen at once: content.
+                    List::Special if self.specials.content_at(s) => self.past = true,
                     List::Special => {
                         self.specials.reset();
                         self.st = St::Special;

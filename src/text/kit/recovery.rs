@@ -94,6 +94,9 @@ pub(crate) use crate::scan::members::Members;
 pub(crate) struct InString {
     tokens: MarkerSet,
     expect: Expect,
+    /// What the last [`Look::Content`] gave back (a buffer kept between calls: a stop
+    /// byte in content is common, an allocation for each would not do).
+    given: String,
 }
 
 /// What [`InString::look`] found.
@@ -103,9 +106,10 @@ pub(crate) enum Look {
     NeedMore,
     /// Token `index` (its bytes the first `consumed` of the input): it ends the call.
     Token { index: usize, consumed: usize },
-    /// No token: `given` (it starts with the stop byte) is string content to read again
-    /// (its first byte past the stop), then the input from `consumed`.
-    Content { given: String, consumed: usize },
+    /// No token: the bytes matched ([`InString::take_given`]: they start with the stop
+    /// byte) are string content to read again (the first one past the stop), then the
+    /// input from `consumed`.
+    Content { consumed: usize },
 }
 
 impl InString {
@@ -118,12 +122,24 @@ impl InString {
         InString {
             tokens: MarkerSet::new(tokens),
             expect: Expect::default(),
+            given: String::new(),
         }
     }
 
     /// Token `index`.
     pub(crate) fn token(&self, index: usize) -> &str {
         self.tokens.get(index)
+    }
+
+    /// Whether `s`, which starts at a stop byte, shows at once that no token begins
+    /// there (its second byte continues none): the hot case of a `<` or `[` in string
+    /// content, handed back without holding anything.
+    #[inline]
+    pub(crate) fn content_at(&self, s: &str) -> bool {
+        let Some(&second) = s.as_bytes().get(1) else {
+            return false;
+        };
+        (0..self.tokens.len()).all(|k| self.tokens.get(k).as_bytes().get(1) != Some(&second))
     }
 
     /// Starts over (at a stop byte).
@@ -145,15 +161,26 @@ impl InString {
                 which,
                 len,
                 consumed,
-            } => Look::Content {
-                given: self
-                    .tokens
-                    .get(which)
-                    .get(..len)
-                    .unwrap_or_default()
-                    .to_owned(),
-                consumed,
-            },
+            } => {
+                self.given.clear();
+                let text = self.tokens.get(which).get(..len).unwrap_or_default();
+                self.given.push_str(text);
+                Look::Content { consumed }
+            }
+        }
+    }
+
+    /// After [`Look::Content`]: the bytes given back (hand the buffer back with
+    /// [`put_back`](Self::put_back) once read).
+    pub(crate) fn take_given(&mut self) -> String {
+        std::mem::take(&mut self.given)
+    }
+
+    /// The buffer of [`take_given`](Self::take_given), kept for the next time.
+    pub(crate) fn put_back(&mut self, mut given: String) {
+        given.clear();
+        if self.given.capacity() == 0 {
+            self.given = given;
         }
     }
 

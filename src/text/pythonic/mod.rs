@@ -383,6 +383,11 @@ impl LlamaPythonic {
                             self.call.past_stop();
                             self.st = St::Args;
                             self.scan(&given, calls, out);
+                            if self.held.is_empty() {
+                                // The buffer kept (a `<` in content is common).
+                                self.held = given;
+                                self.held.clear();
+                            }
                         }
                     }
                 }

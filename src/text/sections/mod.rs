@@ -380,16 +380,20 @@ impl DeepSeek {
                         self.end();
                         self.begin();
                     }
-                    Look::Content { given, consumed } => {
+                    Look::Content { consumed } => {
                         // String content after all: read again, its `<` as content.
                         s = s.get(consumed..).unwrap_or_default();
+                        let given = self.in_string.take_given();
                         self.st = St::Json;
                         self.past = !given.is_empty();
                         self.run(&given, calls, out);
+                        self.in_string.put_back(given);
                     }
                 },
                 St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
+                    // A `<` that begins no token, seen at once: content.
+                    ArgStep::Special if self.in_string.content_at(s) => self.past = true,
                     ArgStep::Special => {
                         self.in_string.reset();
                         self.st = St::Special;
