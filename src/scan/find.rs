@@ -66,6 +66,64 @@ pub(crate) fn find_string_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// Where a string scan stops for a syntax's special tokens: at `first`, their first
+/// byte, unless the byte after it is known and continues none of them (`<b` in content
+/// goes on in the same scan: no stop, no split of the arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StopByte {
+    pub(crate) first: u8,
+    /// The tokens' second bytes (`any`: more than two kinds, every byte may continue).
+    second: [u8; 2],
+    any: bool,
+}
+
+impl StopByte {
+    /// No stop (a placeholder where none is asked for).
+    pub(crate) const NONE: StopByte = StopByte {
+        first: b'"',
+        second: [b'"', b'"'],
+        any: false,
+    };
+
+    /// The stop of `tokens`, which all begin with the same byte (and are at least two
+    /// bytes long).
+    pub(crate) fn of<'a>(tokens: impl IntoIterator<Item = &'a [u8]>) -> Option<StopByte> {
+        let mut first = None;
+        let mut second: Vec<u8> = Vec::new();
+        for t in tokens {
+            let (&f, rest) = t.split_first()?;
+            if first.is_some_and(|x| x != f) {
+                return None;
+            }
+            first = Some(f);
+            match rest.first() {
+                Some(b) if !second.contains(b) => second.push(*b),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        let first = first?;
+        let any = second.len() > 2;
+        let a = second.first().copied().unwrap_or(first);
+        let b = second.get(1).copied().unwrap_or(a);
+        Some(StopByte {
+            first,
+            second: [a, b],
+            any,
+        })
+    }
+
+    /// Whether a token may begin at a stop byte followed by `next` (`None`: not seen
+    /// yet).
+    #[inline]
+    pub(crate) fn may_begin(&self, next: Option<&u8>) -> bool {
+        match next {
+            None => true,
+            Some(&n) => self.any || n == self.second[0] || n == self.second[1],
+        }
+    }
+}
+
 /// [`find_string_end`] or the byte `also`: a JSON string scan that also stops at the
 /// first byte of a syntax's special tokens (`<` of `<|python_tag|>`, `[` of
 /// `[TOOL_CALLS]`), where the caller looks for the token.

@@ -160,7 +160,7 @@ pub(crate) struct GemmaArgs {
     deepest: usize,
     /// A `<` at the start of string content stops the feed ([`take_stop`]
     /// (Self::take_stop)): the caller looks for its special tokens there.
-    stop: bool,
+    stop: Option<crate::scan::find::StopByte>,
     /// The next such `<` is content (the caller looked: no token).
     skip_stop: bool,
     /// Where the last feed stopped.
@@ -199,7 +199,7 @@ impl GemmaArgs {
             word: [0; 5],
             word_len: 0,
             deepest: 0,
-            stop: false,
+            stop: None,
             skip_stop: false,
             stopped: None,
             in_key: false,
@@ -210,8 +210,8 @@ impl GemmaArgs {
 
     /// String content stops at each `<` ([`take_stop`](Self::take_stop)), where the
     /// caller looks for the syntax's tokens (the open and close tokens are never content).
-    pub(crate) fn stop_at_tokens(mut self) -> Self {
-        self.stop = true;
+    pub(crate) fn stop_at_tokens(mut self, tokens: [&'static str; 3]) -> Self {
+        self.stop = crate::scan::find::StopByte::of(tokens.map(str::as_bytes));
         self
     }
 
@@ -352,6 +352,14 @@ impl GemmaArgs {
                 sink.push_str(input.get(i..i + n).unwrap_or_default());
                 i += n;
                 continue;
+            }
+            if b == b'<'
+                && let Some(stop) = self.stop
+                && matches!(self.state, State::Str { m: 0, .. })
+                && !stop.may_begin(bytes.get(i + 1))
+            {
+                // `<b`: no token begins here, the `<` is read as without stops.
+                self.skip_stop = true;
             }
             let step = self.step(b, sink);
             if self.in_key && self.state == State::Colon {
@@ -501,7 +509,11 @@ impl GemmaArgs {
                 Step::Next
             }
             State::Str { m, key } => {
-                if m == 0 && b == b'<' && self.stop && !std::mem::take(&mut self.skip_stop) {
+                if m == 0
+                    && b == b'<'
+                    && self.stop.is_some()
+                    && !std::mem::take(&mut self.skip_stop)
+                {
                     return Step::Stop;
                 }
                 if self.quote.get(usize::from(m)) == Some(&b) {

@@ -350,7 +350,7 @@ impl JsonScanner {
     /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
     /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
     pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
-        self.scan::<false>(input, 0)
+        self.scan::<false>(input, crate::scan::find::StopByte::NONE)
     }
 
     /// [`feed`](Self::feed) that also stops inside a string at the byte `stop` (the first
@@ -360,7 +360,11 @@ impl JsonScanner {
     /// on with [`feed`](Self::feed) and goes on. `stop` is not `"`, `\\` or a control
     /// character.
     #[inline]
-    pub(crate) fn feed_stop(&mut self, input: &[u8], stop: u8) -> Result<JsonStatus, usize> {
+    pub(crate) fn feed_stop(
+        &mut self,
+        input: &[u8],
+        stop: crate::scan::find::StopByte,
+    ) -> Result<JsonStatus, usize> {
         let status = self.scan::<true>(input, stop);
         match self.stopped.take() {
             Some(at) => Err(at),
@@ -371,7 +375,11 @@ impl JsonScanner {
     /// [`feed`](Self::feed), and with `STOP` [`feed_stop`](Self::feed_stop) (its stop in
     /// `self.stopped`): the test for the stop byte is compiled in or out.
     #[inline(always)]
-    fn scan<const STOP: bool>(&mut self, input: &[u8], stop: u8) -> JsonStatus {
+    fn scan<const STOP: bool>(
+        &mut self,
+        input: &[u8],
+        stop: crate::scan::find::StopByte,
+    ) -> JsonStatus {
         let mut i = 0usize;
         let len = input.len();
         while i < len {
@@ -381,7 +389,7 @@ impl JsonScanner {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
                     let end = if STOP {
-                        crate::scan::find::find_string_end_or(stop, rest)
+                        crate::scan::find::find_string_end_or(stop.first, rest)
                     } else {
                         crate::scan::find::find_string_end(rest)
                     };
@@ -390,9 +398,14 @@ impl JsonScanner {
                         Some(off) => {
                             i += off;
                             let c = rest.get(off).copied().unwrap_or_default();
-                            if STOP && c == stop {
-                                self.stopped = Some(i);
-                                return JsonStatus::NeedMore;
+                            if STOP && c == stop.first {
+                                if stop.may_begin(rest.get(off + 1)) {
+                                    self.stopped = Some(i);
+                                    return JsonStatus::NeedMore;
+                                }
+                                // Content (`<b`): the scan goes on after it.
+                                i += 1;
+                                continue;
                             }
                             if c < 0x20 {
                                 // A control character JSON forbids in a string: the
@@ -698,7 +711,11 @@ mod tests {
     /// Runs `input` through `feed_stop`, handing every stop byte on with `feed` (what a
     /// caller does when no special token begins there): the absolute outcome, and every
     /// place it stopped.
-    fn feed_stopping(s: &mut JsonScanner, input: &[u8], stop: u8) -> (JsonStatus, Vec<usize>) {
+    fn feed_stopping(
+        s: &mut JsonScanner,
+        input: &[u8],
+        stop: crate::scan::find::StopByte,
+    ) -> (JsonStatus, Vec<usize>) {
         let mut from = 0;
         let mut stops = Vec::new();
         loop {
@@ -723,10 +740,11 @@ mod tests {
                 }
                 Ok(JsonStatus::NeedMore) => return (JsonStatus::NeedMore, stops),
                 Err(at) => {
-                    assert_eq!(rest[at], stop);
+                    assert_eq!(rest[at], stop.first);
+                    assert!(stop.may_begin(rest.get(at + 1)));
                     assert!(matches!(s.state, State::Str { .. }));
                     stops.push(from + at);
-                    assert_eq!(s.feed(&[stop]), JsonStatus::NeedMore);
+                    assert_eq!(s.feed(&[stop.first]), JsonStatus::NeedMore);
                     from += at + 1;
                 }
             }
@@ -740,7 +758,8 @@ mod tests {
     /// `true` exactly when `feed` stays in the string and no stop byte came.
     #[test]
     fn feed_stop_is_feed_with_a_look_at_each_stop_byte() {
-        let alphabet = [b'a', b'"', b'\\', b'<', b'n', b'}', b'\t'];
+        let alphabet = [b'a', b'"', b'\\', b'<', b'|', b'n', b'}', b'\t'];
+        let stop = crate::scan::find::StopByte::of([b"<|x".as_slice()]).unwrap();
         for prefix in [
             &b"{\"k\": \"x"[..],
             b"{\"k\": \"x\\",
@@ -765,11 +784,12 @@ mod tests {
                     let mut slow = start.clone();
                     let want = slow.feed(&input);
                     let mut stopping = start.clone();
-                    let (got, stops) = feed_stopping(&mut stopping, &input, b'<');
+                    let (got, stops) = feed_stopping(&mut stopping, &input, stop);
                     assert_eq!(got, want, "{prefix:?} {input:?}");
                     assert_eq!(stopping.state, slow.state, "{prefix:?} {input:?}");
                     assert_eq!(stopping.stack, slow.stack);
-                    // Each stop is a `<` the plain scan read as string content.
+                    // Each stop is a `<` the plain scan read as string content, and
+                    // every such `<` that may begin a token stops.
                     for &at in &stops {
                         let mut upto = start.clone();
                         assert_eq!(upto.feed(&input[..at]), JsonStatus::NeedMore);
@@ -777,6 +797,14 @@ mod tests {
                     }
                     let n_lt = input.iter().filter(|&&b| b == b'<').count();
                     assert!(stops.len() <= n_lt);
+                    for (at, _) in input.iter().enumerate().filter(|(_, b)| **b == b'<') {
+                        let mut upto = start.clone();
+                        let in_str = upto.feed(&input[..at]) == JsonStatus::NeedMore
+                            && matches!(upto.state, State::Str { .. });
+                        if in_str && stop.may_begin(input.get(at + 1)) {
+                            assert!(stops.contains(&at), "{prefix:?} {input:?} {at}");
+                        }
+                    }
 
                     let mut fast = start.clone();
                     if fast.string_run_stop(&input, b'<') {

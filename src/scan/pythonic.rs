@@ -415,7 +415,7 @@ pub struct PyArgs {
     in_value: bool,
     /// A `<` in string content stops the feed ([`take_stop`](Self::take_stop)): the
     /// caller looks for the syntax's special tokens there.
-    stop: bool,
+    stop: Option<crate::scan::find::StopByte>,
     /// The next such `<` is content (the caller looked: no token).
     skip_stop: bool,
     /// Where the last feed stopped.
@@ -499,7 +499,7 @@ impl PyArgs {
             name: String::new(),
             names: crate::scan::members::Members::default(),
             in_value: false,
-            stop: false,
+            stop: None,
             skip_stop: false,
             stopped: None,
         }
@@ -529,7 +529,7 @@ impl PyArgs {
                 let q = s.quote;
                 // With stops, a `<` is left to `feed` (which stops there); without, the
                 // test repeats the quote's.
-                let lt = if self.stop { b'<' } else { q };
+                let lt = if self.stop.is_some() { b'<' } else { q };
                 input.iter().all(|&b| {
                     b >= 0x80
                         || ((0x20..0x7f).contains(&b)
@@ -551,9 +551,9 @@ impl PyArgs {
     /// that cannot be part of a literal keyword-argument list, and
     /// [`PyStatus::NeedMore`] otherwise.
     pub fn feed(&mut self, input: &[u8], out: &mut String) -> PyStatus {
-        if !self.stop {
+        let Some(stop) = self.stop else {
             return self.feed_plain(input, out);
-        }
+        };
         // With stops: the input up to each `<`, which stops the feed when it is string
         // content (the caller looks there), or is read as `feed_plain` reads it.
         let mut from = 0;
@@ -571,7 +571,8 @@ impl PyArgs {
                 return PyStatus::NeedMore;
             };
             from += p;
-            if self.in_string_body() && !std::mem::take(&mut self.skip_stop) {
+            let skip = std::mem::take(&mut self.skip_stop);
+            if self.in_string_body() && !skip && stop.may_begin(input.get(from + 1)) {
                 self.stopped = Some(from);
                 return PyStatus::NeedMore;
             }
@@ -585,7 +586,7 @@ impl PyArgs {
 
     /// String content stops at each `<` ([`take_stop`](Self::take_stop)), where the
     /// caller looks for the syntax's special tokens (never content).
-    pub(crate) fn set_stop(&mut self, stop: bool) {
+    pub(crate) fn set_stop(&mut self, stop: Option<crate::scan::find::StopByte>) {
         self.stop = stop;
     }
 

@@ -161,7 +161,7 @@ impl Gemma4 {
             name: String::new(),
             args: GemmaArgs::with_max_depth(limits.max_depth.saturating_add(1))
                 .quote(dialect.quote)
-                .stop_at_tokens(),
+                .stop_at_tokens([dialect.quote, dialect.open, dialect.close]),
             json: String::new(),
             slot: None,
             raw: Raw::new(limits.max_argument_bytes),

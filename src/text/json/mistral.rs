@@ -154,7 +154,7 @@ impl Mistral {
             overflow: false,
             args: {
                 let mut args = ArgValue::new(limits.max_depth);
-                args.set_stop(Some(b'['));
+                args.set_stop(crate::scan::find::StopByte::of([TOOL_CALLS.as_bytes()]));
                 args
             },
             open_set: MarkerSet::new([TOOL_CALLS]),

@@ -250,7 +250,7 @@ impl CallList {
     }
 
     /// Argument strings stop at `stop` ([`List::Special`]).
-    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+    pub(crate) fn set_stop(&mut self, stop: Option<crate::scan::find::StopByte>) {
         self.walker.set_stop(stop);
     }
 
@@ -576,7 +576,11 @@ impl JsonCalls {
             open_set,
             list: {
                 let mut list = CallList::new(dialect.shape.clone(), limits);
-                list.set_stop((!special_of.is_empty()).then_some(b'<'));
+                list.set_stop(crate::scan::find::StopByte::of(
+                    special_of
+                        .iter()
+                        .filter_map(|&k| markers.get(k).map(|m| m.as_bytes())),
+                ));
                 list
             },
             specials,

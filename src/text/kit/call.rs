@@ -304,7 +304,7 @@ pub(crate) struct ArgValue {
     scanner: JsonScanner,
     max_depth: usize,
     /// The first byte of the syntax's special tokens, where a string stops.
-    stop: Option<u8>,
+    stop: Option<crate::scan::find::StopByte>,
 }
 
 impl ArgValue {
@@ -318,7 +318,7 @@ impl ArgValue {
 
     /// Strings stop at `stop` ([`ArgStep::Special`]): the first byte of the syntax's
     /// special tokens, not `"`, `\\` or a control character.
-    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+    pub(crate) fn set_stop(&mut self, stop: Option<crate::scan::find::StopByte>) {
         self.stop = stop;
     }
 
@@ -348,7 +348,7 @@ impl ArgValue {
     pub(crate) fn string_run(&mut self, bytes: &[u8]) -> bool {
         match self.stop {
             None => self.scanner.string_run(bytes),
-            Some(stop) => self.scanner.string_run_stop(bytes, stop),
+            Some(stop) => self.scanner.string_run_stop(bytes, stop.first),
         }
     }
 

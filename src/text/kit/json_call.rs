@@ -175,7 +175,7 @@ pub(crate) struct JsonCall {
     max_str: usize,
     max_depth: usize,
     /// The first byte of the syntax's special tokens, where an argument string stops.
-    stop: Option<u8>,
+    stop: Option<crate::scan::find::StopByte>,
 }
 
 impl JsonCall {
@@ -203,7 +203,7 @@ impl JsonCall {
     /// Argument strings stop at `stop` ([`Walk::Special`]): the first byte of the
     /// syntax's special tokens (never string content), not `"`, `\\` or a control
     /// character.
-    pub(crate) fn set_stop(&mut self, stop: Option<u8>) {
+    pub(crate) fn set_stop(&mut self, stop: Option<crate::scan::find::StopByte>) {
         self.stop = stop;
     }
 
@@ -333,7 +333,7 @@ impl JsonCall {
         }
         let run = match self.stop {
             None => self.value.string_run(s.as_bytes()),
-            Some(stop) => self.value.string_run_stop(s.as_bytes(), stop),
+            Some(stop) => self.value.string_run_stop(s.as_bytes(), stop.first),
         };
         if !run {
             return false;

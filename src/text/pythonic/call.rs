@@ -212,7 +212,7 @@ impl PyCall {
 
     /// String content stops at each `<` ([`take_stopped`](Self::take_stopped)): the
     /// syntax's special tokens are never content.
-    pub(crate) fn set_stop(&mut self, stop: bool) {
+    pub(crate) fn set_stop(&mut self, stop: Option<crate::scan::find::StopByte>) {
         self.args.set_stop(stop);
     }
 

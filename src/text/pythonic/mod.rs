@@ -172,9 +172,9 @@ impl LlamaPythonic {
                 // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
                 // `<function_calls>`) are never string content: strings stop at `<`.
                 let mut call = PyCall::new(limits);
-                call.set_stop(
-                    !frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<|")),
-                );
+                if frame.open.iter().all(|t| t.starts_with(b"<|")) {
+                    call.set_stop(crate::scan::find::StopByte::of(frame.open.iter().copied()));
+                }
                 call
             },
             slot: None,

@@ -183,7 +183,7 @@ impl DeepSeek {
             started: false,
             args: {
                 let mut args = ArgValue::new(limits.max_depth);
-                args.set_stop(t.call_begin.as_bytes().first().copied());
+                args.set_stop(crate::scan::find::StopByte::of([t.call_begin.as_bytes()]));
                 args
             },
             in_string: InString::new([t.call_begin]),
