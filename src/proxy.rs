@@ -57,10 +57,12 @@
 //!
 //! # Failures
 //!
-//! A chat request whose `tools` cannot be read (a tool name declared twice, more than
-//! [`MAX_TOOLS_NAMES`](crate::MAX_TOOLS_NAMES), ...) is refused with 400 `invalid_tools`
-//! before anything goes upstream: the proxy could not tell declared calls from undeclared
-//! ones.
+//! A chat request whose `tools` cannot be read (not an array, an entry without a name, a
+//! tool name declared twice, more than [`MAX_TOOLS_NAMES`](crate::MAX_TOOLS_NAMES), ...)
+//! is refused with 400 and OpenAI's own shape for a bad request, `{"error": {"message",
+//! "type": "invalid_request_error", "param": "tools", "code": "invalid_tools"}}`, the
+//! message naming the problem; nothing goes upstream: the proxy could not tell declared
+//! calls from undeclared ones. (`"tools": null` and `"tools": []` declare none.)
 //!
 //! Before the reply starts: connect failure → 502, no reply headers within the upstream
 //! timeout → 504, both with an OpenAI-style `{"error": {"message", "type", "code"}}` body
@@ -567,9 +569,7 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
     let info = if chat {
         match RequestInfo::read(&body) {
             Ok(info) => info,
-            Err(message) => {
-                return error_response(StatusCode::BAD_REQUEST, "invalid_tools", &message);
-            }
+            Err(message) => return invalid_tools(&message),
         }
     } else {
         None
@@ -731,11 +731,23 @@ impl RequestInfo {
             return Ok(None);
         };
         let tools = match o.get("tools") {
-            Some(Value::Array(list)) if !list.is_empty() => Some(
+            None | Some(Value::Null) => None,
+            Some(Value::Array(list)) if list.is_empty() => None,
+            Some(Value::Array(_)) => Some(
                 Tools::from_value(&v)
                     .map_err(|e| format!("toolstream proxy: the request's tools: {e}"))?,
             ),
-            _ => None,
+            Some(other) => {
+                let kind = match other {
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::String(_) => "a string",
+                    _ => "an object",
+                };
+                return Err(format!(
+                    "toolstream proxy: the request's tools: {kind}, where an array of tools is expected"
+                ));
+            }
         };
         Ok(Some(RequestInfo {
             model: o.get("model").and_then(Value::as_str).map(str::to_owned),
@@ -834,6 +846,25 @@ fn error_response(status: StatusCode, code: &str, message: &str) -> Response<Bod
     }});
     let mut response = Response::new(full(body.to_string()));
     *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// 400 for a request whose `tools` cannot be read, in the shape OpenAI gives a bad
+/// request (`invalid_request_error` naming the `param`), which the SDKs raise as
+/// `BadRequestError`.
+fn invalid_tools(message: &str) -> Response<Body> {
+    let body = json!({"error": {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": "tools",
+        "code": "invalid_tools",
+    }});
+    let mut response = Response::new(full(body.to_string()));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -1466,6 +1497,19 @@ mod tests {
         let twice = br#"{"tools":[{"name":"ls","parameters":{}},{"name":"ls","parameters":{}}]}"#;
         let err = RequestInfo::read(twice).err().unwrap_or_default();
         assert!(err.contains("declared twice"), "{err}");
+        for (body, says) in [
+            (&br#"{"tools":"ls"}"#[..], "a string"),
+            (br#"{"tools":{"name":"ls"}}"#, "an object"),
+            (br#"{"tools":[{"parameters":{}}]}"#, "no \"name\""),
+            (br#"{"tools":[1]}"#, "tools"),
+        ] {
+            let err = RequestInfo::read(body).err().unwrap_or_default();
+            assert!(err.contains(says), "{err}");
+        }
+        // `null` and `[]` declare no tools.
+        for body in [&br#"{"tools":null}"#[..], br#"{"tools":[]}"#] {
+            assert!(RequestInfo::read(body).unwrap().unwrap().tools.is_none());
+        }
         // Not a JSON object: passed through, no error.
         assert!(matches!(RequestInfo::read(b"not json"), Ok(None)));
     }
