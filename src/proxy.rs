@@ -462,9 +462,18 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     Some((name, port))
 }
 
-/// Whether a request with this `Host` header is for this server (the module's
-/// [Host check](self#the-host-check)).
-fn host_allowed(host: Option<&str>, local: SocketAddr, allowed: &[String]) -> bool {
+/// Whether a request with this `Host` header (`None`: the request had none) is for a
+/// server listening on `local`, with `allowed` the names given with
+/// [`ProxyConfig::allow_host`]: the module's [Host check](self#the-host-check), which
+/// `toolstream serve` applies too (listening on 127.0.0.1, nothing allowed).
+///
+/// ```
+/// use toolstream::proxy::host_allowed;
+/// let local = "127.0.0.1:4321".parse().unwrap();
+/// assert!(host_allowed(Some("localhost:4321"), local, &[]));
+/// assert!(!host_allowed(Some("rebind.attacker.test:4321"), local, &[]));
+/// ```
+pub fn host_allowed(host: Option<&str>, local: SocketAddr, allowed: &[String]) -> bool {
     if allowed.iter().any(|a| a == "*") {
         return true;
     }
@@ -1408,6 +1417,11 @@ mod tests {
             assert!(!host_allowed(Some(bad), lo, &none), "{bad}");
         }
         assert!(!host_allowed(None, lo, &none));
+        // No port: 80.
+        let lo80: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 80));
+        for ok in ["localhost", "[::1]", "127.0.0.1", "localhost:80"] {
+            assert!(host_allowed(Some(ok), lo80, &none), "{ok}");
+        }
         // On another address: that address, loopback, localhost; no other address.
         let lan: SocketAddr = SocketAddr::from(([10, 0, 0, 5], 8080));
         for ok in ["10.0.0.5:8080", "127.0.0.1:8080", "localhost:8080"] {
