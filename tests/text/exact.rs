@@ -4,6 +4,9 @@
 //! random splits, the DESIGN contract checked on each run; every prefix of a fixture
 //! (the text cut off anywhere) keeps the contract and never completes a call the whole
 //! input does not complete the same way.
+//!
+//! Its [`Ev`] and the event helpers ([`t`], [`call`], [`err`], [`evs`], ...) are the
+//! one copy of this binary: `rules/recovery.rs` states its fixtures with them too.
 
 use crate::common::*;
 use serde_json::Value;
