@@ -82,6 +82,19 @@ pub(crate) fn evs(events: &[Event]) -> Vec<Ev> {
         .collect()
 }
 
+/// `format`'s events for `input` (default options), run as [`split_with`] runs them.
+pub(crate) fn split(format: Format, input: &str) -> Vec<Event> {
+    split_with(format, ParserConfig::new(), input)
+}
+
+/// Runs `input` through `format` set up by `config`, whole, byte by byte, at every split
+/// point and at random splits, the contract checked on each; the events of the whole run
+/// (the shared driver of the per-syntax files' runs with options).
+pub(crate) fn split_with(format: Format, config: ParserConfig, input: &str) -> Vec<Event> {
+    let make = move || Parser::with_config(format, config.clone());
+    assert_split_invariant(&make, input.as_bytes(), 30)
+}
+
 /// One fixture: what it shows, the model's text, the events it must give.
 pub(crate) struct Fx {
     pub(crate) what: &'static str,

@@ -2,18 +2,14 @@
 //! together: the leaked-content captures, the reasoning tags in content, and generated
 //! text with generated calls cut anywhere. Each syntax's own fixtures are in its family's
 //! folder (`json/hermes.rs`, `xml/qwen_xml.rs`, `json/mistral.rs`,
-//! `sections/deepseek.rs`, `harmony.rs`), run through [`split`].
+//! `sections/deepseek.rs`, `harmony.rs`), run through `exact.rs`' [`split`].
 
 use crate::common;
 use crate::common::*;
 use serde_json::{Value, json};
 use toolstream::{Event, Format, Framing, Parser, ParserConfig};
 
-/// `format`'s events for `input`, checked split-invariant (the marker syntaxes' files use it).
-pub(crate) fn split(format: Format, input: &str) -> Vec<Event> {
-    let make = move || common::parser(format);
-    assert_split_invariant(&make, input.as_bytes(), 30)
-}
+use crate::exact::split;
 
 #[test]
 fn text_formats_have_text_framing_and_names() {

@@ -2,7 +2,7 @@
 
 use crate::common;
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Event, Format};
 

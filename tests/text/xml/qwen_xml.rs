@@ -1,7 +1,7 @@
 //! `qwen-xml`: own fixtures at every chunking and the raw-text captures.
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Format, Parser, ParserConfig};
 
