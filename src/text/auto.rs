@@ -422,6 +422,18 @@ impl Auto {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        // A pattern that matched while an earlier one could still match: with the input
+        // at its end, it wins (a bare `<tool_call>` at the end is `hermes`'s).
+        if self.inner.is_none() && !self.held.is_empty() {
+            let won = self
+                .rows
+                .iter()
+                .zip(DETECT)
+                .find(|(r, _)| **r == Row::Matched);
+            if let Some((_, (_, format))) = won {
+                self.detect(*format, calls, out);
+            }
+        }
         if let Some(s) = &mut self.inner {
             s.finish(calls, out);
             return;

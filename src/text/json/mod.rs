@@ -822,10 +822,18 @@ impl JsonCalls {
         let label = self.label().to_owned();
         match self.st {
             St::Text => {}
-            // The marker and nothing after it: no call (watsonx granite leaks a bare
-            // `<tool_call>`).
-            St::Open if self.expect.matched() == 0 => {}
-            St::Open | St::After => {
+            // The marker and nothing after it but whitespace (or part of its close): a
+            // call cut off before its payload, `truncated` with those bytes, as one cut
+            // inside its payload is (watsonx granite leaks a bare `<tool_call>`).
+            St::Open => {
+                if let Some(close) = self.close_set() {
+                    let given = self.expect.text(close).to_owned();
+                    self.raw.push(&given);
+                }
+                let what = format!("the text ended after {label}, before its call");
+                report(calls, None, ErrorKind::Truncated, &what, &mut self.raw, out);
+            }
+            St::After => {
                 let given = match self.close_set() {
                     Some(close) => self.expect.text(close).to_owned(),
                     None => String::new(),

@@ -1838,10 +1838,8 @@ impl XmlCalls {
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
-            St::Wrap if self.raw_is_blank() && tail.is_empty() => {
-                // A section open and nothing else: no call.
-                self.end_call();
-            }
+            // A section open and nothing else (a bare opener at the end) is cut off like
+            // any call: `truncated`, below, with its bytes.
             St::After => {
                 let given = self.expect.text(&self.sets.after).to_owned();
                 self.end_call();
