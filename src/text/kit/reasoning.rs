@@ -272,6 +272,12 @@ impl TextStage {
         self.matcher.held() + self.pending.len() + self.anchored.as_ref().map_or(0, String::len)
     }
 
+    /// The reasoning pair open at this point of the text read so far, if any (its index
+    /// among the stage's pairs).
+    pub(crate) fn open_pair(&self) -> Option<usize> {
+        self.reasoning
+    }
+
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for
     /// syntaxes whose own structure says what is reasoning (harmony's channels).
     pub(crate) fn set_reasoning_text(&mut self, on: bool) {
