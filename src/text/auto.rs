@@ -469,17 +469,7 @@ impl Auto {
         options.reasoning.open = inside.is_some();
         if let Some(p) = inside {
             // The syntax starts inside this pair's block.
-            let mut tags: Vec<(String, String)> = match &self.options.reasoning.tags {
-                Some(t) => t
-                    .iter()
-                    .filter(|(o, c)| !o.is_empty() && !c.is_empty())
-                    .cloned()
-                    .collect(),
-                None => THINK
-                    .iter()
-                    .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
-                    .collect(),
-            };
+            let mut tags = self.options.reasoning.pairs(THINK);
             if p < tags.len() {
                 let pair = tags.remove(p);
                 tags.insert(0, pair);
