@@ -52,22 +52,15 @@
 //! format. With nothing detected the output is text.
 //!
 //! Adding a syntax is one row of [`DETECT`] plus its arm in [`TextScanner::with_options`].
-//!
-//! Before a syntax is detected, the text goes through the reasoning stage every syntax
-//! runs ([`TextStage`]: the pairs of [`ParserConfig::reasoning_tags`](crate::ParserConfig),
-//! else `<think>`; `reasoning_open`), so a `<think>..</think>` block before the first
-//! call is reasoning, as the detected syntax would read it. A pattern that matches inside
-//! reasoning detects nothing (it is reasoning, as the syntaxes treat a marker there),
-//! unless [`calls_in_reasoning`](crate::ParserConfig) is on: then the detected syntax
-//! starts inside that reasoning block.
+//! Reasoning tags before the first call marker are passed through as text (the syntax,
+//! and so its reasoning rules, is not known yet).
 
 use crate::calls::Calls;
-use crate::event::{EventRef, EventSink};
+use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::TextScanner;
 use crate::text::kit::options::TextOptions;
-use crate::text::kit::reasoning::{THINK, TextStage};
 use crate::text::kit::util::{TextOut, is_name_byte, is_ws};
 
 /// One step of a detection pattern.
@@ -302,27 +295,6 @@ pub(crate) struct Auto {
     rows: Vec<Row>,
     limits: Limits,
     options: TextOptions,
-    /// The reasoning stage the text goes through until a syntax is detected.
-    think: TextStage,
-}
-
-/// The text `auto` emits before detection, read by its reasoning stage on the way out.
-struct Think<'a> {
-    stage: &'a mut TextStage,
-    out: &'a mut dyn EventSink,
-}
-
-impl EventSink for Think<'_> {
-    fn event(&mut self, event: EventRef<'_>) {
-        match event {
-            EventRef::Text { delta } => {
-                let mut s = delta;
-                // No call markers: the stage reads all of `s`.
-                while !s.is_empty() && self.stage.run(&mut s, self.out).is_some() {}
-            }
-            other => self.out.event(other),
-        }
-    }
 }
 
 impl Auto {
@@ -334,7 +306,6 @@ impl Auto {
             rows: Vec::with_capacity(DETECT.len()),
             limits: *limits,
             options: options.clone(),
-            think: TextStage::new::<&str, &str>(&[], &[], THINK, &options.reasoning, limits),
         }
     }
 
@@ -348,7 +319,7 @@ impl Auto {
     pub(crate) fn retained(&self) -> usize {
         match &self.inner {
             Some(s) => s.retained(),
-            None => self.held.len() + self.text.held() + self.think.retained(),
+            None => self.held.len() + self.text.held(),
         }
     }
 
@@ -365,10 +336,7 @@ impl Auto {
         }
         self.scan(bytes, calls, out);
         if self.inner.is_none() {
-            self.text.commit(&mut Think {
-                stage: &mut self.think,
-                out,
-            });
+            self.text.commit(out);
         }
     }
 
@@ -382,10 +350,6 @@ impl Auto {
             }
             if self.held.is_empty() {
                 let Some(p) = pattern_start(rest) else {
-                    let out = &mut Think {
-                        stage: &mut self.think,
-                        out,
-                    };
                     self.text.emit_last(rest, out);
                     return;
                 };
@@ -404,13 +368,7 @@ impl Auto {
             i += 1;
             match self.step(b) {
                 Step::More => {}
-                Step::Detected(format) => {
-                    if !self.detect(format, calls, out) {
-                        // Inside reasoning: the pattern is reasoning.
-                        self.text.emit(&self.held);
-                        self.held.clear();
-                    }
-                }
+                Step::Detected(format) => self.detect(format, calls, out),
                 Step::None => {
                     // No pattern from the held start: its first byte is text; another
                     // pattern may start later in the held bytes (`[[f(`).
@@ -452,37 +410,15 @@ impl Auto {
         if alive { Step::More } else { Step::None }
     }
 
-    /// A format was detected: the held bytes go to its scanner. `false` (nothing done)
-    /// when the pattern is inside reasoning and calls there are not looked for.
-    fn detect(&mut self, format: Format, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
-        self.text.flush(&mut Think {
-            stage: &mut self.think,
-            out,
-        });
-        let inside = self.think.open_pair();
-        if inside.is_some() && !self.options.reasoning.calls {
-            return false;
-        }
-        // What the stage holds (whitespace before the marker) is the text's.
-        self.think.finish(out);
-        let mut options = self.options.clone();
-        options.reasoning.open = inside.is_some();
-        if let Some(p) = inside {
-            // The syntax starts inside this pair's block.
-            let mut tags = self.options.reasoning.pairs(THINK);
-            if p < tags.len() {
-                let pair = tags.remove(p);
-                tags.insert(0, pair);
-            }
-            options.reasoning.tags = Some(tags);
-        }
-        let mut scanner = TextScanner::with_options(format, &self.limits, &options)
+    /// A format was detected: the held bytes go to its scanner.
+    fn detect(&mut self, format: Format, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.text.flush(out);
+        let mut scanner = TextScanner::with_options(format, &self.limits, &self.options)
             .unwrap_or_else(TextScanner::plain);
         scanner.set_text_seen(self.text.seen());
         let held = std::mem::take(&mut self.held);
         scanner.feed(&held, calls, out);
         self.inner = Some(scanner);
-        true
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -495,7 +431,7 @@ impl Auto {
                 .zip(DETECT)
                 .find(|(r, _)| **r == Row::Matched);
             if let Some((_, (_, format))) = won {
-                let _ = self.detect(*format, calls, out);
+                self.detect(*format, calls, out);
             }
         }
         if let Some(s) = &mut self.inner {
@@ -504,11 +440,7 @@ impl Auto {
         }
         let held = std::mem::take(&mut self.held);
         self.text.emit(&held);
-        self.text.flush(&mut Think {
-            stage: &mut self.think,
-            out,
-        });
-        self.think.finish(out);
+        self.text.flush(out);
     }
 }
 

@@ -67,24 +67,6 @@ pub(crate) struct ReasoningOptions {
     pub(crate) calls: bool,
 }
 
-impl ReasoningOptions {
-    /// The reasoning tag pairs in use: the options' (empty tags left out), else
-    /// `default_tags`.
-    pub(crate) fn pairs(&self, default_tags: &[(&str, &str)]) -> Vec<(String, String)> {
-        match &self.tags {
-            Some(t) => t
-                .iter()
-                .filter(|(o, c)| !o.is_empty() && !c.is_empty())
-                .cloned()
-                .collect(),
-            None => default_tags
-                .iter()
-                .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
-                .collect(),
-        }
-    }
-}
-
 /// The default reasoning tags.
 pub(crate) const THINK: &[(&str, &str)] = &[("<think>", "</think>")];
 
@@ -163,7 +145,17 @@ impl TextStage {
         C: Clone + Into<std::borrow::Cow<'static, str>>,
         D: Clone + Into<std::borrow::Cow<'static, str>>,
     {
-        let tags = opts.pairs(default_tags);
+        let tags: Vec<(String, String)> = match &opts.tags {
+            Some(t) => t
+                .iter()
+                .filter(|(o, c)| !o.is_empty() && !c.is_empty())
+                .cloned()
+                .collect(),
+            None => default_tags
+                .iter()
+                .map(|(o, c)| ((*o).to_owned(), (*c).to_owned()))
+                .collect(),
+        };
         // The syntax's own markers are borrowed (a syntax with many spellings costs no
         // allocation per marker); reasoning tags may come from the options.
         let n = calls.len() + 2 * tags.len() + drops.len();
@@ -278,12 +270,6 @@ impl TextStage {
     /// Bytes held back.
     pub(crate) fn retained(&self) -> usize {
         self.matcher.held() + self.pending.len() + self.anchored.as_ref().map_or(0, String::len)
-    }
-
-    /// The reasoning pair open at this point of the text read so far, if any (its index
-    /// among the stage's pairs).
-    pub(crate) fn open_pair(&self) -> Option<usize> {
-        self.reasoning
     }
 
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for

@@ -14,9 +14,6 @@ mod recovery;
 /// Nemotron), extracted with the option, reasoning without it.
 mod calls_in_reasoning;
 
-/// `auto` reads the reasoning tags before it detects a syntax, as each syntax does.
-mod auto_reasoning;
-
 /// Syntaxes as data: each table-driven built-in written as a spec and read back parses
 /// like the built-in.
 mod specs;
