@@ -387,7 +387,7 @@ impl Anchored {
     }
 
     fn retained(&self) -> usize {
-        self.held.as_ref().map_or(0, Vec::len) + self.inner.retained()
+        self.held.as_ref().map_or(0, Vec::capacity) + self.inner.retained()
     }
 }
 

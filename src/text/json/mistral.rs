@@ -144,8 +144,8 @@ impl Mistral {
             + self.list.retained()
             + self.matcher.held()
             + self.raw.retained()
-            + self.name.len()
-            + self.id.len()
+            + self.name.capacity()
+            + self.id.capacity()
     }
 
     /// The text stage found `[TOOL_CALLS]`.

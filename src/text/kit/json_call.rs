@@ -234,7 +234,7 @@ impl JsonCall {
 
     /// Bytes retained.
     pub(crate) fn retained(&self) -> usize {
-        self.sbuf.len() + self.key.len()
+        self.sbuf.capacity() + self.key.capacity()
     }
 
     fn start(&mut self, name: &str, raw: &Raw, calls: &mut Calls, out: &mut dyn EventSink) {

@@ -269,7 +269,9 @@ impl TextStage {
 
     /// Bytes held back.
     pub(crate) fn retained(&self) -> usize {
-        self.matcher.held() + self.pending.len() + self.anchored.as_ref().map_or(0, String::len)
+        self.matcher.held()
+            + self.pending.capacity()
+            + self.anchored.as_ref().map_or(0, String::capacity)
     }
 
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for

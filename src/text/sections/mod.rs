@@ -182,8 +182,8 @@ impl DeepSeek {
             + self.text.retained()
             + self.matcher.held()
             + self.raw.retained()
-            + self.name.len()
-            + self.stray.len()
+            + self.name.capacity()
+            + self.stray.retained()
     }
 
     fn begin(&mut self) {
