@@ -108,6 +108,10 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::MiniMaxM3 => minimax_m3,
         Format::FunctionGemma => functiongemma,
         Format::HyV4 => hy_v4,
+        Format::HyV3 => hy_v3,
+        Format::GigaChat35 => gigachat35,
+        Format::MiniCpm5 => minicpm5,
+        Format::Step3 => step3,
         _ => return None,
     })
 }
@@ -611,6 +615,38 @@ fn minimax(shape: Shape) -> Workload {
     xml_params(shape, |c| {
         format!(
             "\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</minimax:tool_call>"
+        )
+    })
+}
+
+fn hy_v3(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<tool_calls>\n<tool_call>write_file<tool_sep>\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{c}</arg_value>\n</tool_call>\n</tool_calls>"
+        )
+    })
+}
+
+fn gigachat35(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"write_file\">\n<｜GCML｜parameter name=\"path\" string=\"true\">notes.txt</｜GCML｜parameter>\n<｜GCML｜parameter name=\"content\" string=\"true\">{c}</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>"
+        )
+    })
+}
+
+fn minicpm5(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<function name=\"write_file\">\n<param name=\"path\">notes.txt</param>\n<param name=\"content\">\n{c}\n</param>\n</function>"
+        )
+    })
+}
+
+fn step3(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_file\">\n<steptml:parameter name=\"path\">notes.txt</steptml:parameter>\n<steptml:parameter name=\"content\">{c}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
         )
     })
 }

@@ -37,6 +37,7 @@
 //! | `[` ws* name `(` | `llama-pythonic` |
 //! | `<\|START_ACTION\|>` | `command-r` |
 //! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
+//! | `<tool_calls>` ws* `<tool_call>` name `<tool_sep>` | `hy-v3` |
 //! | `<tool_calls>` ws* `<tool_call>` | `hy-v4` |
 //! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
 //! | `<TOOLCALL>` | `nemotron` |
@@ -46,6 +47,9 @@
 //! | `<\|tools_prefix\|>` | `apertus` |
 //! | `function call<\|role_sep\|>`, `<\|function_call\|>` | `gigachat3` |
 //! | `<\|tool_calls_section_begin\|>`, `<\|tool_call_begin\|>` | `kimi-k2` |
+//! | `<｜GCML｜tool_calls>` | `gigachat35` |
+//! | `<function name="` | `minicpm5` |
+//! | `<｜tool_calls_begin｜>` | `step3` |
 //!
 //! Each pattern starts with `<`, `[`, `{` or `f`. Detection uses the syntax only:
 //! [`ParserConfig::tool_names`](crate::ParserConfig::tool_names) applies inside the detected
@@ -205,6 +209,16 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     (&[Tok::Lit(b"<|START_ACTION|>")], Format::CommandR),
     (&[Tok::Lit(b"<|tool_call|>")], Format::Granite),
     (
+        &[
+            Tok::Lit(b"<tool_calls>"),
+            Tok::Ws,
+            Tok::Lit(b"<tool_call>"),
+            Tok::Ident,
+            Tok::Lit(b"<tool_sep>"),
+        ],
+        Format::HyV3,
+    ),
+    (
         &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
         Format::HyV4,
     ),
@@ -218,6 +232,15 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     (&[Tok::Lit(b"<|function_call|>")], Format::GigaChat3),
     (&[Tok::Lit(b"<|tool_calls_section_begin|>")], Format::KimiK2),
     (&[Tok::Lit(b"<|tool_call_begin|>")], Format::KimiK2),
+    (
+        &[Tok::Lit("<｜GCML｜tool_calls>".as_bytes())],
+        Format::GigaChat35,
+    ),
+    (&[Tok::Lit(b"<function name=\"")], Format::MiniCpm5),
+    (
+        &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
+        Format::Step3,
+    ),
 ];
 
 /// Where the first byte that may start a pattern (`<`, `[`, `{`, `f`, `]`) is in `h`. One

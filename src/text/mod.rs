@@ -128,6 +128,10 @@ impl TextScanner {
             Format::KimiK3 => Some(Self::xml(&xml::kimi_k3::DIALECT, limits, options)),
             Format::MiniMaxM3 => Some(Self::xml(&xml::minimax_m3::DIALECT, limits, options)),
             Format::HyV4 => Some(Self::xml(&xml::hy_v4::DIALECT, limits, options)),
+            Format::HyV3 => Some(Self::xml(&xml::hy_v3::DIALECT, limits, options)),
+            Format::GigaChat35 => Some(Self::xml(&xml::gigachat35::DIALECT, limits, options)),
+            Format::MiniCpm5 => Some(Self::xml(&xml::minicpm5::DIALECT, limits, options)),
+            Format::Step3 => Some(Self::xml(&xml::step3::DIALECT, limits, options)),
             Format::Mistral => Some(TextScanner::Mistral(Box::new(json::mistral::Mistral::new(
                 limits,
                 &options.reasoning,
@@ -317,6 +321,10 @@ fn xml_table(format: Format) -> Option<xml::Table> {
         Format::KimiK3 => &xml::kimi_k3::DIALECT,
         Format::MiniMaxM3 => &xml::minimax_m3::DIALECT,
         Format::HyV4 => &xml::hy_v4::DIALECT,
+        Format::HyV3 => &xml::hy_v3::DIALECT,
+        Format::GigaChat35 => &xml::gigachat35::DIALECT,
+        Format::MiniCpm5 => &xml::minicpm5::DIALECT,
+        Format::Step3 => &xml::step3::DIALECT,
         _ => return None,
     };
     Some(xml::Table::from(d))
