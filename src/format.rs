@@ -128,6 +128,9 @@ pub enum Format {
     /// Raw StepFun Step-3 text:
     /// `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`.
     Step3,
+    /// Raw Inkling text: typed content blocks,
+    /// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
+    Inkling,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -385,6 +388,12 @@ const FORMATS: &[FormatInfo] = &[
         name: "minicpm5",
         framing: Framing::Text,
         about: "raw MiniCPM 5 text: <function name=\"f\"><param name=\"k\">v</param></function>",
+    },
+    FormatInfo {
+        format: Format::Inkling,
+        name: "inkling",
+        framing: Framing::Text,
+        about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
     },
     FormatInfo {
         format: Format::Step3,

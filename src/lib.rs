@@ -285,6 +285,7 @@
 //! | `hy-v3` | text | Tencent Hy3: HY v4's markers with `<tool_sep>` after the name |
 //! | `gigachat35` | text | GigaChat 3.5 GCML: `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…` |
 //! | `minicpm5` | text | MiniCPM 5: `<function name="f"><param name="k">v</param></function>` |
+//! | `inkling` | text | Inkling: `<\|content_invoke_tool_json\|>{"name": .., "args": {..}}<\|end_message\|>` |
 //! | `step3` | text | StepFun Step-3: `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>` in `<｜tool_calls_begin｜>` |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!

@@ -112,6 +112,7 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::GigaChat35 => gigachat35,
         Format::MiniCpm5 => minicpm5,
         Format::Step3 => step3,
+        Format::Inkling => inkling,
         _ => return None,
     })
 }
@@ -820,6 +821,14 @@ fn longcat(shape: Shape) -> Workload {
     marked(shape, |a| {
         format!(
             "<longcat_tool_call>{{\"name\": \"write_file\", \"arguments\": {a}}}</longcat_tool_call>"
+        )
+    })
+}
+
+fn inkling(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|message_model|><|content_invoke_tool_json|>{{\"name\": \"write_file\", \"args\": {a}}}<|end_message|>"
         )
     })
 }

@@ -50,6 +50,7 @@
 //! | `<｜GCML｜tool_calls>` | `gigachat35` |
 //! | `<function name="` | `minicpm5` |
 //! | `<｜tool_calls_begin｜>` | `step3` |
+//! | `<\|content_invoke_tool_json\|>` | `inkling` |
 //!
 //! Each pattern starts with `<`, `[`, `{` or `f`. Detection uses the syntax only:
 //! [`ParserConfig::tool_names`](crate::ParserConfig::tool_names) applies inside the detected
@@ -237,6 +238,10 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
         Format::GigaChat35,
     ),
     (&[Tok::Lit(b"<function name=\"")], Format::MiniCpm5),
+    (
+        &[Tok::Lit(b"<|content_invoke_tool_json|>")],
+        Format::Inkling,
+    ),
     (
         &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
         Format::Step3,

@@ -11,7 +11,7 @@
 //!
 //! | family (engine) | formats, one table or spec file each |
 //! | --- | --- |
-//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3) |
+//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
 //! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`deepseek_dsml`](xml::deepseek_dsml) |
 //! | [`sections`]: special-token sections with a head per call ([`DeepSeek`](sections::DeepSeek)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
@@ -287,6 +287,7 @@ fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
         Format::InternLm => &json::internlm::INTERNLM,
         Format::Apertus => &json::apertus::APERTUS,
         Format::GigaChat3 => &json::gigachat3::GIGACHAT3,
+        Format::Inkling => &json::inkling::INKLING,
         _ => return None,
     })
 }

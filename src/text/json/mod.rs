@@ -18,6 +18,7 @@
 //! | `internlm` | `<\|action_start\|><\|plugin\|>` | object | `<\|action_end\|>` | `name`, `parameters` |
 //! | `apertus` | `<\|tools_prefix\|>` | array or object | `<\|tools_suffix\|>` | `{"tool": {args}}` |
 //! | `gigachat3` | `function call<\|role_sep\|>` (3), `<\|function_call\|>` (3.1) | object | — | `name`, `arguments` |
+//! | `inkling` | `<\|content_invoke_tool_json\|>` | object | `<\|end_message\|>` | `name`, `args` |
 //!
 //! ```text
 //!   Text ──marker──> Open ──'{'──> Object ──'}'──┬─ in an array ──> AfterElem ──','──> Elem ──'{'──> Object
@@ -73,6 +74,7 @@ pub(crate) mod gigachat3;
 pub(crate) mod granite;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
+pub(crate) mod inkling;
 pub(crate) mod internlm;
 pub(crate) mod jamba;
 pub(crate) mod longcat;

@@ -19,3 +19,6 @@ mod granite;
 
 /// `command-r`'s own fixtures (Cohere cmd4: `<|START_TEXT|>`, citations).
 mod command_r;
+
+/// `inkling`'s own fixtures (typed content blocks, `args`).
+mod inkling;

@@ -259,6 +259,7 @@ fn every_table_driven_builtin_is_a_spec() {
         "gigachat35",
         "minicpm5",
         "step3",
+        "inkling",
     ] {
         assert!(
             names.contains(&expected),
