@@ -22,3 +22,6 @@ mod command_r;
 
 /// `inkling`'s own fixtures (typed content blocks, `args`).
 mod inkling;
+
+/// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
+mod string_args;
