@@ -320,7 +320,10 @@ pub(crate) struct Auto {
     text: TextOut,
     /// Bytes since a possible pattern start.
     held: Vec<u8>,
-    rows: Vec<Row>,
+    /// The patterns still followed from the held start (their index in [`DETECT`], in
+    /// its order), each with its progress: a dead one is dropped at once, so each byte
+    /// costs only the patterns it can still continue.
+    rows: Vec<(usize, Row)>,
     limits: Limits,
     options: TextOptions,
 }
@@ -387,10 +390,12 @@ impl Auto {
                 let first = rest.get(p).copied();
                 self.rows.clear();
                 self.rows
-                    .extend(DETECT.iter().map(|(toks, _)| match toks.first() {
-                        Some(Tok::Lit(l)) if l.first().copied() != first => Row::Dead,
-                        _ => Row::At { tok: 0, n: 0 },
-                    }));
+                    .extend(DETECT.iter().enumerate().filter_map(
+                        |(k, (toks, _))| match toks.first() {
+                            Some(Tok::Lit(l)) if l.first().copied() != first => None,
+                            _ => Some((k, Row::At { tok: 0, n: 0 })),
+                        },
+                    ));
             }
             let Some(&b) = bytes.get(i) else { break };
             i += 1;
@@ -424,17 +429,20 @@ impl Auto {
     fn step(&mut self, b: u8) -> Step {
         self.held.push(b);
         let mut alive = false;
-        for (row, (toks, format)) in self.rows.iter_mut().zip(DETECT) {
-            if *row == Row::Dead {
+        for (k, row) in self.rows.iter_mut() {
+            let Some((toks, format)) = DETECT.get(*k) else {
+                *row = Row::Dead;
                 continue;
-            }
+            };
             *row = row.step(toks, b);
             match *row {
+                // (A match waits for the patterns before it that may still match.)
                 Row::Matched if !alive => return Step::Detected(*format),
                 Row::At { .. } => alive = true,
                 _ => {}
             }
         }
+        self.rows.retain(|(_, row)| *row != Row::Dead);
         if alive { Step::More } else { Step::None }
     }
 
