@@ -105,7 +105,11 @@ fn retained_factor(format: Format) -> usize {
         | Format::DeepSeekDsml
         | Format::KimiK3
         | Format::MiniMaxM3
-        | Format::HyV4 => 2,
+        | Format::HyV4
+        | Format::HyV3
+        | Format::GigaChat35
+        | Format::MiniCpm5
+        | Format::Step3 => 2,
         _ => 1,
     }
 }

@@ -1050,6 +1050,7 @@ fn xml_table(
         bare_calls,
         multi,
         name_end,
+        name_sep: Cow::Borrowed(""),
         call_close,
         param_open: req_str("param_open")?,
         key_end,

@@ -11,7 +11,7 @@
 //!
 //! | family (engine) | formats, one table or spec file each |
 //! | --- | --- |
-//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3) |
+//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
 //! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`deepseek_dsml`](xml::deepseek_dsml) |
 //! | [`sections`]: special-token sections with a head per call ([`DeepSeek`](sections::DeepSeek)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
@@ -128,6 +128,10 @@ impl TextScanner {
             Format::KimiK3 => Some(Self::xml(&xml::kimi_k3::DIALECT, limits, options)),
             Format::MiniMaxM3 => Some(Self::xml(&xml::minimax_m3::DIALECT, limits, options)),
             Format::HyV4 => Some(Self::xml(&xml::hy_v4::DIALECT, limits, options)),
+            Format::HyV3 => Some(Self::xml(&xml::hy_v3::DIALECT, limits, options)),
+            Format::GigaChat35 => Some(Self::xml(&xml::gigachat35::DIALECT, limits, options)),
+            Format::MiniCpm5 => Some(Self::xml(&xml::minicpm5::DIALECT, limits, options)),
+            Format::Step3 => Some(Self::xml(&xml::step3::DIALECT, limits, options)),
             Format::Mistral => Some(TextScanner::Mistral(Box::new(json::mistral::Mistral::new(
                 limits,
                 &options.reasoning,
@@ -283,6 +287,7 @@ fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
         Format::InternLm => &json::internlm::INTERNLM,
         Format::Apertus => &json::apertus::APERTUS,
         Format::GigaChat3 => &json::gigachat3::GIGACHAT3,
+        Format::Inkling => &json::inkling::INKLING,
         _ => return None,
     })
 }
@@ -317,6 +322,10 @@ fn xml_table(format: Format) -> Option<xml::Table> {
         Format::KimiK3 => &xml::kimi_k3::DIALECT,
         Format::MiniMaxM3 => &xml::minimax_m3::DIALECT,
         Format::HyV4 => &xml::hy_v4::DIALECT,
+        Format::HyV3 => &xml::hy_v3::DIALECT,
+        Format::GigaChat35 => &xml::gigachat35::DIALECT,
+        Format::MiniCpm5 => &xml::minicpm5::DIALECT,
+        Format::Step3 => &xml::step3::DIALECT,
         _ => return None,
     };
     Some(xml::Table::from(d))

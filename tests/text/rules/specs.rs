@@ -256,6 +256,10 @@ fn every_table_driven_builtin_is_a_spec() {
         "glm",
         "minimax",
         "hy-v4",
+        "gigachat35",
+        "minicpm5",
+        "step3",
+        "inkling",
     ] {
         assert!(
             names.contains(&expected),
@@ -267,6 +271,7 @@ fn every_table_driven_builtin_is_a_spec() {
         ("deepseek-dsml", "variants"),
         ("kimi-k3", "type="),
         ("minimax-m3", "tags"),
+        ("hy-v3", "<tool_sep>"),
     ] {
         let f: Format = refused.parse().unwrap();
         assert!(Syntax::builtin(f).is_none(), "{refused}");
