@@ -99,6 +99,7 @@ use crate::text::kit::options::TextOptions;
 use crate::text::{TextScanner, json, xml};
 
 mod read;
+pub(crate) mod regions;
 mod write;
 
 /// A tool-call syntax read from a spec (or a built-in's table): what
@@ -119,6 +120,8 @@ pub(crate) enum Engine {
     Json(json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
     Xml(Box<xml::Table>),
+    /// Regular-expression delimiters ([`regions::Regions`]).
+    Regions(Box<regions::Plan>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -228,6 +231,9 @@ impl Syntax {
                 limits,
                 options,
             ))),
+            Engine::Regions(p) => {
+                TextScanner::Regions(Box::new(regions::Regions::new((**p).clone(), limits)))
+            }
         };
         if self.anchors.is_empty() {
             inner
