@@ -322,16 +322,28 @@ impl State {
                 let mut scratch = std::mem::take(&mut self.scratch);
                 let s = Self::call_str(&mut self.utf8, &mut scratch, t).into_owned();
                 self.scratch = scratch;
-                self.body(r, at, &s, calls, out);
+                self.body(r, at, &s, false, calls, out);
             }
         }
     }
 
-    /// Body text of a call.
-    fn body(&mut self, r: usize, at: CallAt, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+    /// Body text of a call. `stop`: return as soon as the call leaves [`CallAt::Body`]
+    /// (its value closed or broke). Returns the bytes of `s` taken.
+    fn body(
+        &mut self,
+        r: usize,
+        at: CallAt,
+        s: &str,
+        stop: bool,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> usize {
         let mut rest = s;
         let mut at = at;
         while !rest.is_empty() {
+            if stop && at != CallAt::Body {
+                break;
+            }
             match at {
                 CallAt::Skip(_) => {
                     self.raw.push(rest);
@@ -369,7 +381,7 @@ impl State {
                     }
                     Body::Object(_) => {
                         let Some(w) = self.walker.as_mut() else {
-                            return;
+                            break;
                         };
                         let (n, walk) = w.feed(rest, &mut self.raw, calls, out);
                         let after = rest.get(n..).unwrap_or_default();
@@ -400,6 +412,7 @@ impl State {
             }
         }
         self.at = At::Call(r, at);
+        s.len() - rest.len()
     }
 
     /// Whether the call's JSON is inside a string (a delimiter there is content).
@@ -445,11 +458,28 @@ impl State {
             self.at = At::Out;
             return Some(self.plan.watch_out());
         }
-        // Another call's open: this call ends where it is, the new one starts.
+        // Another call's open. A pattern such as `[^<]*<c>` may match from inside the
+        // body: its bytes are the body's as far as the value takes them (up to where it
+        // closes or breaks; all of them: no new call).
         let next = self.plan.regions.iter().position(|c| c.open == p)?;
+        let mut marker = bytes;
+        let mut at = at;
+        if at == CallAt::Body && !matches!(self.plan.body, Body::Tags { .. }) {
+            let s = String::from_utf8_lossy(bytes).into_owned();
+            let taken = self.body(r, at, &s, true, calls, out);
+            if let At::Call(_, now) = self.at {
+                at = now;
+            }
+            if at == CallAt::Body {
+                return None;
+            }
+            marker = bytes.get(taken..).unwrap_or_default();
+        }
+        // This call ends where it is (an error unless its value closed), the new one
+        // starts.
         self.end_call(at, false, calls, out);
         self.at = At::Out;
-        Some(self.enter(next, bytes, capture, calls, out))
+        Some(self.enter(next, marker, capture, calls, out))
     }
 
     /// One parameter of a [`Body::Tags`] call.
@@ -537,6 +567,19 @@ impl State {
             self.raw.push(rep);
         }
         let what = if closed { "closed" } else { "cut short" };
+        // A call object whose arguments closed is complete (its End was emitted then),
+        // whatever broke after them.
+        if at != CallAt::After
+            && let Body::Object(_) = self.plan.body
+            && let Some(w) = self.walker.as_ref()
+            && w.named()
+            && w.args_done()
+        {
+            close_raw(calls, w.slot(), &self.raw, out);
+            self.raw.take();
+            self.slot = None;
+            return;
+        }
         match at {
             CallAt::After => {}
             CallAt::Skip(kind) => {

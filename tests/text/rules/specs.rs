@@ -360,3 +360,142 @@ fn a_start_anchor_at_the_input_start_is_skipped() {
         assert_eq!(got, run_whole(&builtin, rest.as_bytes()), "{input:?}");
     }
 }
+
+// ------------------------------------------------------------------ pattern delimiters
+
+/// The argument text of every completed call (the model's bytes for JSON bodies).
+fn completed_args(events: &[Event]) -> Vec<(String, String)> {
+    let mut args: std::collections::BTreeMap<usize, String> = Default::default();
+    let mut out = Vec::new();
+    for e in events {
+        match e {
+            Event::ToolCallArgs { index, delta } => args.entry(*index).or_default().push_str(delta),
+            Event::ToolCallEnd { index, name, .. } => {
+                out.push((name.clone(), args.remove(index).unwrap_or_default()))
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn pattern_specs_are_split_invariant_on_slips_and_keep_the_recovery_rule() {
+    let args_named = serde_json::json!({"fields": {
+        "thinking": {"open_pattern": "(?:^|<t>\\s*)", "close": "</t>"},
+        "tool_calls": {"open_pattern": "<c(?P<name>\\w+)>", "close_pattern": "</c>\\s*", "content": "json",
+                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+        "content": {"close": "<e>"}}});
+    let objects = serde_json::json!({"fields": {
+        "tool_calls": {"open_pattern": "(?:<m>)?[^<]*<c>", "close": "</c>", "content": "json",
+                       "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}}}}});
+    let tags = serde_json::json!({"fields": {
+        "tool_calls": {"open_pattern": "<c=(?P<name>\\w+)>", "close": "</c>", "content": "xml-inline",
+                       "content_args": {"tag_pattern": "<p=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</p>",
+                                        "value_parser": {"name": "json"}},
+                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}}}});
+    /// (spec, input, text, completed calls (name, argument bytes))
+    type Case<'a> = (&'a Value, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+    let cases: &[Case] = &[
+        // (spec, input, text, completed calls (name, argument bytes))
+        (
+            &args_named,
+            "A</t>Hi <cf>{\"a\": 1}</c>\n ok<e>",
+            "Hi ok",
+            &[("f", "{\"a\": 1}")],
+        ),
+        // A close inside a JSON string is string content.
+        (
+            &args_named,
+            "</t><cf>{\"a\": \"</c>\"}</c>",
+            "",
+            &[("f", "{\"a\": \"</c>\"}")],
+        ),
+        // A missing close: the next call's open ends the call; its value had closed.
+        (
+            &args_named,
+            "</t><cf>{\"a\": 1} <cg>{}</c>",
+            "",
+            &[("f", "{\"a\": 1}"), ("g", "{}")],
+        ),
+        // An open where the value is broken ends the broken call (an error) and starts
+        // the next: the next call never takes the broken one's bytes.
+        (
+            &args_named,
+            "</t><cf>{\"a\": <cg>{\"b\": 2}</c>",
+            "",
+            &[("g", "{\"b\": 2}")],
+        ),
+        // An open inside a string is content; the value goes on.
+        (
+            &args_named,
+            "</t><cf>{\"a\": \"<cg>\"}</c>",
+            "",
+            &[("f", "{\"a\": \"<cg>\"}")],
+        ),
+        // Cut off inside the value: an error, no call.
+        (&args_named, "</t><cf>{\"a\": ", "", &[]),
+        // Text after the value before the close stays text; the call is complete.
+        (&args_named, "</t><cf>{} x</c>", "x", &[("f", "{}")]),
+        // A header of any text before the open: the whole match is the marker.
+        (
+            &objects,
+            "Hi<m>say <c>{\"name\": \"f\", \"args\": {\"q\": \"<c>\"}}</c>.",
+            "Hi.",
+            &[("f", "{\"q\": \"<c>\"}")],
+        ),
+        // The object is cut short after its arguments closed: that call is complete.
+        (
+            &objects,
+            "<c>{\"name\": \"f\", \"args\": {}<c>{\"name\": \"g\", \"args\": [1]}</c>",
+            "",
+            &[("f", "{}"), ("g", "[1]")],
+        ),
+        (
+            &tags,
+            "<c=f>\n<p=a> [1, 2] </p><p=b>x</p>\n</c>!",
+            "!",
+            &[("f", "{\"a\": [1,2], \"b\": \"x\"}")],
+        ),
+        (
+            &tags,
+            "<c=f><p=a>1</p><c=g><p=b>2</p></c>",
+            "",
+            &[("g", "{\"b\": 2}")],
+        ),
+    ];
+    for (spec, input, text_want, calls_want) in cases {
+        let syntax = Syntax::from_value(spec).unwrap();
+        let ev = assert_split_invariant(
+            &|| Parser::with_syntax(syntax.clone(), config()),
+            input.as_bytes(),
+            16,
+        );
+        assert_eq!(text(&ev), *text_want, "{input:?}: {ev:?}");
+        let got = completed_args(&ev);
+        let want: Vec<(String, String)> = calls_want
+            .iter()
+            .map(|(n, a)| ((*n).to_owned(), (*a).to_owned()))
+            .collect();
+        assert_eq!(got, want, "{input:?}: {ev:?}");
+        // Nothing lost: a call that did not complete is an error carrying its bytes.
+        let errors: Vec<&str> = ev
+            .iter()
+            .filter_map(|e| match e {
+                Event::Error { raw, .. } => Some(raw.as_str()),
+                _ => None,
+            })
+            .collect();
+        let broken = [
+            ("</t><cf>{\"a\": <cg>{\"b\": 2}</c>", "<cf>{\"a\": "),
+            ("</t><cf>{\"a\": ", "<cf>{\"a\": "),
+            ("<c=f><p=a>1</p><c=g><p=b>2</p></c>", "<c=f><p=a>1</p>"),
+        ];
+        let want: Vec<&str> = broken
+            .iter()
+            .filter(|(i, _)| i == input)
+            .map(|(_, raw)| *raw)
+            .collect();
+        assert_eq!(errors, want, "{input:?}: {ev:?}");
+    }
+}
