@@ -156,6 +156,8 @@ enum CallAt {
     Body,
     /// The value closed; up to the close.
     After,
+    /// After the value, text came: all of it is text up to the close.
+    Trailing,
     /// Broken (`ErrorKind`); its bytes go to the raw text up to the close.
     Skip(ErrorKind),
 }
@@ -350,13 +352,18 @@ impl State {
                     rest = "";
                 }
                 CallAt::After => {
-                    // Whitespace up to the close is the call's; anything else is text.
+                    // Whitespace right after the value is the call's; from the first
+                    // other byte on, everything up to the close is text.
                     let ws = rest.len() - rest.trim_start_matches([' ', '\t', '\n', '\r']).len();
                     let (w, t) = rest.split_at(ws);
                     self.raw.push(w);
                     if !t.is_empty() {
-                        out.event(EventRef::Text { delta: t });
+                        at = CallAt::Trailing;
                     }
+                    rest = t;
+                }
+                CallAt::Trailing => {
+                    out.event(EventRef::Text { delta: rest });
                     rest = "";
                 }
                 CallAt::Body => match &self.plan.body {
@@ -569,7 +576,7 @@ impl State {
         let what = if closed { "closed" } else { "cut short" };
         // A call object whose arguments closed is complete (its End was emitted then),
         // whatever broke after them.
-        if at != CallAt::After
+        if !matches!(at, CallAt::After | CallAt::Trailing)
             && let Body::Object(_) = self.plan.body
             && let Some(w) = self.walker.as_ref()
             && w.named()
@@ -581,7 +588,7 @@ impl State {
             return;
         }
         match at {
-            CallAt::After => {}
+            CallAt::After | CallAt::Trailing => {}
             CallAt::Skip(kind) => {
                 self.report(kind, format!("tool call is malformed ({what})"), calls, out)
             }
