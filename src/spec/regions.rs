@@ -262,10 +262,9 @@ impl State {
                         let r = self.plan.regions.iter().position(|r| r.open == p)?;
                         Some(self.enter(r, bytes, |g| m.capture(g), calls, out))
                     }
-                    At::In(r) => {
-                        // Only its close is watched.
+                    At::In(_) => {
+                        // Only its close is watched: the region ends.
                         self.flush(out);
-                        let _ = r;
                         self.at = At::Out;
                         Some(self.plan.watch_out())
                     }

@@ -609,10 +609,18 @@ fn random_inputs_of_pattern_specs_keep_split_invariance_and_the_recovery_rule() 
             ],
         ),
     ];
-    let mut rng = Rng::new(22);
+    // More with TOOLSTREAM_SPEC_CASES (and another seed with TOOLSTREAM_SPEC_SEED).
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let cases = env("TOOLSTREAM_SPEC_CASES", 40);
+    let mut rng = Rng::new(env("TOOLSTREAM_SPEC_SEED", 22));
     for (spec, head, tokens) in &shapes {
         let syntax = Syntax::from_value(spec).unwrap();
-        for _ in 0..40 {
+        for _ in 0..cases {
             let mut input = String::new();
             for _ in 0..rng.below(24) {
                 let i = rng.below(tokens.len() + noise.len());
