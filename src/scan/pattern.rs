@@ -262,6 +262,11 @@ impl PatternError {
     pub fn offset(&self) -> Option<usize> {
         self.offset
     }
+
+    /// What is wrong, without the delimiter's index and offset.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl std::fmt::Display for PatternError {

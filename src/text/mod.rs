@@ -104,6 +104,8 @@ pub(crate) enum TextScanner {
     JsonCalls(Box<json::JsonCalls>),
     /// A syntax spec's scanner behind its start anchor.
     Anchored(Box<Anchored>),
+    /// A syntax spec with regular-expression delimiters.
+    Regions(Box<crate::spec::regions::Regions>),
 }
 
 impl TextScanner {
@@ -207,7 +209,8 @@ impl TextScanner {
             | TextScanner::DeepSeek(_)
             | TextScanner::Harmony(_)
             | TextScanner::Gemma4(_)
-            | TextScanner::JsonCalls(_) => {}
+            | TextScanner::JsonCalls(_)
+            | TextScanner::Regions(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -236,6 +239,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
             TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
             TextScanner::Anchored(s) => s.feed(bytes, calls, out),
+            TextScanner::Regions(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -253,6 +257,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.finish(calls, out),
             TextScanner::JsonCalls(s) => s.finish(calls, out),
             TextScanner::Anchored(s) => s.finish(calls, out),
+            TextScanner::Regions(s) => s.finish(calls, out),
         }
     }
 
@@ -270,6 +275,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.retained(),
             TextScanner::JsonCalls(s) => s.retained(),
             TextScanner::Anchored(s) => s.retained(),
+            TextScanner::Regions(s) => s.retained(),
         }
     }
 }

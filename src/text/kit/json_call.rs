@@ -270,6 +270,16 @@ impl JsonCall {
         self.named
     }
 
+    /// Whether the walker is inside a string: a key, the name or id, or a string of a
+    /// value (a delimiter there is string content).
+    pub(crate) fn in_string(&self) -> bool {
+        match self.w {
+            W::KeyStr { .. } | W::Str { .. } => true,
+            W::Args | W::Skip => self.value.in_string(),
+            _ => false,
+        }
+    }
+
     /// Whether the arguments value closed.
     pub(crate) fn args_done(&self) -> bool {
         self.args_done
