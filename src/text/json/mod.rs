@@ -446,6 +446,9 @@ pub(crate) struct JsonCalls {
     /// Per opener with a close marker: the close, then every opener's marker (what
     /// ends the text of a broken call).
     skips: Vec<Option<MarkerSet>>,
+    /// Every opener's marker: what ends a broken call skipped to its balancing bracket
+    /// ([`St::Balance`]).
+    open_set: MarkerSet,
     /// The call broke at the current position and nothing of its rest was read yet: an
     /// opener right here interrupted it rather than found it broken.
     fresh: bool,
@@ -520,6 +523,7 @@ impl JsonCalls {
                 })
             })
             .collect();
+        let open_set = MarkerSet::new(markers.iter().cloned());
         let mut text = TextStage::new(&markers, &dialect.drops, &reasoning, opts, limits);
         if let Some((open, close_head)) = &dialect.citations {
             text = text.citations(open, close_head);
@@ -531,6 +535,7 @@ impl JsonCalls {
             cur: 0,
             closes,
             skips,
+            open_set,
             fresh: false,
             open_array: false,
             list: CallList::new(dialect.shape.clone(), limits),
@@ -700,6 +705,7 @@ impl JsonCalls {
                         let from = self.list.broken_from().unwrap_or(self.object_from);
                         self.skip = skip_object(&self.raw, from);
                         self.skip_slot = slot;
+                        self.fresh = true;
                         self.st = St::Balance(kind);
                     }
                     List::Broken(kind, slot) => {
@@ -738,15 +744,39 @@ impl JsonCalls {
                     }
                 }
                 St::Balance(kind) => {
-                    if skip_to_end(&mut self.skip, &mut s, &mut self.raw) {
-                        let what = skip_message(kind, self.label());
-                        report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
-                        if self.list.skipped() {
-                            // The array's later calls stand on their own.
-                            self.raw.start("");
-                            self.st = St::List;
-                        } else {
+                    // The broken call's text runs to its balancing bracket, or to an
+                    // opener: that ends it and starts the new call.
+                    let Some(found) = self.matcher.next(&self.open_set, &mut s) else {
+                        continue;
+                    };
+                    let found = match found {
+                        Found::Text(t) => Ok(t.to_owned()),
+                        Found::Marker(m) => Err(m),
+                    };
+                    match found {
+                        Ok(t) => {
+                            self.fresh = false;
+                            let mut t: &str = &t;
+                            if skip_to_end(&mut self.skip, &mut t, &mut self.raw) {
+                                // The bytes after the bracket (and any the matcher held
+                                // behind them) are read again in the next state.
+                                let mut again = t.to_owned();
+                                again.push_str(self.matcher.finish());
+                                self.balanced(kind, calls, out);
+                                self.run(&again, calls, out);
+                            }
+                        }
+                        Err(m) => {
+                            let marker = self.open_set.get(m).to_owned();
+                            let slot = self.skip_slot;
+                            if !self.fresh {
+                                let what = skip_message(kind, self.label());
+                                report(calls, slot, kind, &what, &mut self.raw, out);
+                            } else {
+                                interrupted(calls, slot, &marker, &mut self.raw, out);
+                            }
                             self.end_call();
+                            self.opened(m);
                         }
                     }
                 }
@@ -789,6 +819,21 @@ impl JsonCalls {
                     }
                 }
             }
+        }
+    }
+
+    /// A broken call skipped to its balancing bracket ([`St::Balance`]): reported; an
+    /// array's later calls go on.
+    fn balanced(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut dyn EventSink) {
+        let what = skip_message(kind, self.label());
+        report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
+        if self.list.skipped() {
+            // The array's later calls stand on their own.
+            self.raw.start("");
+            self.matcher.clear();
+            self.st = St::List;
+        } else {
+            self.end_call();
         }
     }
 
@@ -855,6 +900,8 @@ impl JsonCalls {
                 }
             }
             St::Balance(kind) => {
+                let tail = self.matcher.finish().to_owned();
+                self.raw.push(&tail);
                 let what = format!("the text ended inside a malformed {label}");
                 report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
             }
