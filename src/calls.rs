@@ -83,6 +83,52 @@ pub(crate) fn split_at_room(s: &str, room: usize) -> (&str, &str) {
     s.split_at(cut)
 }
 
+/// Up to this capacity a growing buffer doubles (std's amortised growth); past it, it
+/// grows by an eighth, so a long argument leaves at most an eighth of it unused
+/// ([`push_grown`]).
+const DOUBLING_UP_TO: usize = 256 * 1024;
+
+/// Appends `s` to `buf`, a buffer that grows with a call's arguments: like
+/// `String::push_str`, but past [`DOUBLING_UP_TO`] bytes of capacity it grows by an
+/// eighth instead of doubling, so the heap it holds stays within 9/8 of its length (plus
+/// that constant): a 1 MB argument does not leave 1 MB of growth room behind. Still
+/// amortised constant time per byte, and the same allocations as `push_str` below the
+/// threshold.
+#[inline]
+pub(crate) fn push_grown(buf: &mut String, s: &str) {
+    if buf.capacity() - buf.len() < s.len() {
+        grow(buf, s.len());
+    }
+    buf.push_str(s);
+}
+
+/// [`push_grown`] for bytes.
+#[inline]
+pub(crate) fn extend_grown(buf: &mut Vec<u8>, s: &[u8]) {
+    if buf.capacity() - buf.len() < s.len() {
+        buf.reserve_exact(room_to_add(buf.len(), buf.capacity(), s.len()));
+    }
+    buf.extend_from_slice(s);
+}
+
+/// [`push_grown`] when `buf` has no room for `extra` more bytes.
+#[cold]
+#[inline(never)]
+fn grow(buf: &mut String, extra: usize) {
+    buf.reserve_exact(room_to_add(buf.len(), buf.capacity(), extra));
+}
+
+/// What to reserve beyond `len` in a buffer of capacity `cap` that needs `extra` more
+/// bytes: double below [`DOUBLING_UP_TO`], an eighth more past it, at least `extra`
+/// (and at least 8 bytes in all, as std's growth starts).
+#[cold]
+fn room_to_add(len: usize, cap: usize, extra: usize) -> usize {
+    let step = if cap < DOUBLING_UP_TO { cap } else { cap / 8 };
+    // At least 8 bytes, as std's growth starts.
+    let target = cap.saturating_add(step).max(8);
+    extra.max(target.saturating_sub(len))
+}
+
 /// Whether `s` is only whitespace and end-of-turn tokens.
 fn only_end_tokens(mut s: &str) -> bool {
     loop {
@@ -214,7 +260,7 @@ impl Call {
         if raw {
             self.raw_len += s.len();
         } else {
-            self.args.push_str(s);
+            push_grown(&mut self.args, s);
         }
     }
 
@@ -368,7 +414,7 @@ impl Calls {
                 return;
             }
             let (keep, over) = split_at_room(delta, max.saturating_sub(r.raw.len()));
-            r.raw.push_str(keep);
+            push_grown(&mut r.raw, keep);
             r.dropped += over.len();
         }
     }
@@ -441,12 +487,15 @@ impl Calls {
         self
     }
 
-    /// Bytes of argument text currently retained.
+    /// Heap bytes held for the calls' text (the capacity of their argument, trailing and
+    /// rejected-call buffers).
     pub(crate) fn retained(&self) -> usize {
         self.calls
             .iter()
             .map(|c| {
-                c.args.len() + c.trailing.len() + c.rejected.as_ref().map_or(0, |r| r.raw.len())
+                c.args.capacity()
+                    + c.trailing.capacity()
+                    + c.rejected.as_ref().map_or(0, |r| r.raw.capacity())
             })
             .sum()
     }
@@ -834,7 +883,7 @@ impl Calls {
         };
         let status = scanner.feed(delta.as_bytes());
         let before = c.args.len();
-        c.args.push_str(delta);
+        push_grown(&mut c.args, delta);
         let (value_len, tail) = match status {
             JsonStatus::NeedMore => (delta.len(), None),
             JsonStatus::Complete { consumed } => {
@@ -1331,7 +1380,7 @@ impl Calls {
             Phase::Streaming => {
                 c.phase = Phase::Failed(kind);
                 if c.args.len() + extra.len() <= max_args {
-                    c.args.push_str(extra);
+                    push_grown(&mut c.args, extra);
                 }
             }
             Phase::Pending => {

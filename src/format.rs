@@ -116,6 +116,21 @@ pub enum Format {
     FunctionGemma,
     /// Raw Tencent HY v4 text: `<tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
     HyV4,
+    // Issue 22 build 3's new syntaxes.
+    /// Raw Tencent Hy3 text: HY v4's markers with `<tool_sep>` after the name:
+    /// `<tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
+    HyV3,
+    /// Raw GigaChat 3.5 text with GCML calls:
+    /// `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…`.
+    GigaChat35,
+    /// Raw MiniCPM 5 text: `<function name="f"><param name="k">v</param></function>`.
+    MiniCpm5,
+    /// Raw StepFun Step-3 text:
+    /// `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`.
+    Step3,
+    /// Raw Inkling text: typed content blocks,
+    /// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
+    Inkling,
 }
 
 /// One row of the format table: name, default framing, one-line description.
@@ -357,6 +372,36 @@ const FORMATS: &[FormatInfo] = &[
         about: "raw Tencent HY v4 text: <tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
     },
     FormatInfo {
+        format: Format::HyV3,
+        name: "hy-v3",
+        framing: Framing::Text,
+        about: "raw Tencent Hy3 text: <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
+    },
+    FormatInfo {
+        format: Format::GigaChat35,
+        name: "gigachat35",
+        framing: Framing::Text,
+        about: "raw GigaChat 3.5 text: <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"k\" string=\"true\">v</｜GCML｜parameter>…",
+    },
+    FormatInfo {
+        format: Format::MiniCpm5,
+        name: "minicpm5",
+        framing: Framing::Text,
+        about: "raw MiniCPM 5 text: <function name=\"f\"><param name=\"k\">v</param></function>",
+    },
+    FormatInfo {
+        format: Format::Inkling,
+        name: "inkling",
+        framing: Framing::Text,
+        about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
+    },
+    FormatInfo {
+        format: Format::Step3,
+        name: "step3",
+        framing: Framing::Text,
+        about: "raw StepFun Step-3 text: <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"k\">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    },
+    FormatInfo {
         format: Format::Auto,
         name: "auto",
         framing: Framing::Text,
@@ -416,6 +461,7 @@ const ALIASES: &[(&str, Format)] = &[
     ("llama3_json", Format::LlamaJson),
     ("llama4_pythonic", Format::LlamaPythonic),
     ("minimax_m2", Format::MiniMax),
+    ("minicpm5xml", Format::MiniCpm5),
     ("phi4_mini_json", Format::Phi4Mini),
     ("pythonic", Format::LlamaPythonic),
     ("qwen3_coder", Format::QwenXml),

@@ -282,13 +282,18 @@
 //! | `kimi-k2` | text | Kimi K2: `<\|tool_call_begin\|>functions.get_weather:0<\|tool_call_argument_begin\|>{..}<\|tool_call_end\|>` — the model's `functions.NAME:IDX` kept as the call id |
 //! | `functiongemma` | text | FunctionGemma `<start_function_call>call:name{k:<escape>v<escape>}<end_function_call>`, arguments converted to JSON as they stream |
 //! | `hy-v4` | text | Tencent HY v4: `<tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>` |
+//! | `hy-v3` | text | Tencent Hy3: HY v4's markers with `<tool_sep>` after the name |
+//! | `gigachat35` | text | GigaChat 3.5 GCML: `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…` |
+//! | `minicpm5` | text | MiniCPM 5: `<function name="f"><param name="k">v</param></function>` |
+//! | `inkling` | text | Inkling: `<\|content_invoke_tool_json\|>{"name": .., "args": {..}}<\|end_message\|>` |
+//! | `step3` | text | StepFun Step-3: `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>` in `<｜tool_calls_begin｜>` |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
 //! Any format's framing can be overridden ([`ParserConfig::framing`], CLI `--framing`), e.g. NDJSON
 //! for recorded payloads.
 //!
 //! The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`,
-//! `kimi-k3`, `minimax-m3`)
+//! `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`, `minicpm5`, `step3`)
 //! write each value as raw text. [`ParserConfig::tools`] types values from the request's JSON
 //! Schema (a `string` parameter streams as a string, never parsed); without a schema a value
 //! is a JSON string unless its whole trimmed text is a JSON number, literal, object or array

@@ -401,6 +401,8 @@ impl Stages {
         if self.framer.framing() == Framing::Auto {
             self.detect(&mut rest, at_end, limit, seen, meta, out);
         }
+        // The payload's name when the parser checks its UTF-8 (the SSE framer does).
+        let unchecked = self.framer.unchecked_unit();
         let mut sink = Sink {
             out,
             calls: &mut self.calls,
@@ -411,6 +413,12 @@ impl Stages {
         while let Some(frame) = self.framer.next(&mut rest, at_end) {
             match frame {
                 Frame::Message { event, data } => {
+                    if let Some(unit) = unchecked
+                        && std::str::from_utf8(data).is_err()
+                    {
+                        repaired_message(unit, event, data, &mut self.decoder, seen, &mut sink);
+                        continue;
+                    }
                     seen.message(data);
                     self.decoder.message(event, data, &mut sink);
                 }
@@ -420,15 +428,7 @@ impl Stages {
                 Frame::Malformed { message, raw } => {
                     sink.error(ErrorKind::Framing, message.into_owned(), raw)
                 }
-                Frame::InvalidUtf8 { unit, raw } => {
-                    let at = std::str::from_utf8(raw)
-                        .err()
-                        .map_or(0, |e| e.valid_up_to());
-                    let message = format!(
-                        "{unit} is not valid UTF-8 (first invalid byte at {at}); read with each invalid sequence replaced by U+FFFD"
-                    );
-                    sink.error(ErrorKind::InvalidUtf8, message, raw)
-                }
+                Frame::InvalidUtf8 { unit, raw } => invalid_utf8(unit, raw, &mut sink),
                 Frame::Text(bytes) => {
                     self.decoder
                         .raw(bytes, &mut self.rejected, limit, false, &mut sink)
@@ -462,6 +462,37 @@ impl Stages {
             + self.calls.retained()
             + self.content.as_ref().map_or(0, TextScanner::retained)
     }
+}
+
+/// The `invalid_utf8` error of a payload that is not valid UTF-8 (`raw`, as received),
+/// read with each invalid sequence replaced by U+FFFD: SSE's rule, for every framing.
+fn invalid_utf8(unit: &str, raw: &[u8], sink: &mut Sink<'_>) {
+    let at = std::str::from_utf8(raw)
+        .err()
+        .map_or(0, |e| e.valid_up_to());
+    let message = format!(
+        "{unit} is not valid UTF-8 (first invalid byte at {at}); read with each invalid sequence replaced by U+FFFD"
+    );
+    sink.error(ErrorKind::InvalidUtf8, message, raw);
+}
+
+/// A payload of a framing whose framer does not check UTF-8 (NDJSON, JSON array, event
+/// stream) that is not valid UTF-8: the [`invalid_utf8`] error with its bytes, then the
+/// payload read with U+FFFD, as the SSE framer hands it out.
+#[cold]
+#[inline(never)]
+fn repaired_message(
+    unit: &str,
+    event: &str,
+    data: &[u8],
+    decoder: &mut Decoder,
+    seen: &mut Seen,
+    sink: &mut Sink<'_>,
+) {
+    invalid_utf8(unit, data, sink);
+    let repaired = String::from_utf8_lossy(data);
+    seen.message(repaired.as_bytes());
+    decoder.message(event, repaired.as_bytes(), sink);
 }
 
 /// The call-id prefix `config` asks for: a new unique one, the configured one, or the

@@ -57,10 +57,12 @@
 //!
 //! # Failures
 //!
-//! A chat request whose `tools` cannot be read (a tool name declared twice, more than
-//! [`MAX_TOOLS_NAMES`](crate::MAX_TOOLS_NAMES), ...) is refused with 400 `invalid_tools`
-//! before anything goes upstream: the proxy could not tell declared calls from undeclared
-//! ones.
+//! A chat request whose `tools` cannot be read (not an array, an entry without a name, a
+//! tool name declared twice, more than [`MAX_TOOLS_NAMES`](crate::MAX_TOOLS_NAMES), ...)
+//! is refused with 400 and OpenAI's own shape for a bad request, `{"error": {"message",
+//! "type": "invalid_request_error", "param": "tools", "code": "invalid_tools"}}`, the
+//! message naming the problem; nothing goes upstream: the proxy could not tell declared
+//! calls from undeclared ones. (`"tools": null` and `"tools": []` declare none.)
 //!
 //! Before the reply starts: connect failure → 502, no reply headers within the upstream
 //! timeout → 504, both with an OpenAI-style `{"error": {"message", "type", "code"}}` body
@@ -460,9 +462,18 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     Some((name, port))
 }
 
-/// Whether a request with this `Host` header is for this server (the module's
-/// [Host check](self#the-host-check)).
-fn host_allowed(host: Option<&str>, local: SocketAddr, allowed: &[String]) -> bool {
+/// Whether a request with this `Host` header (`None`: the request had none) is for a
+/// server listening on `local`, with `allowed` the names given with
+/// [`ProxyConfig::allow_host`]: the module's [Host check](self#the-host-check), which
+/// `toolstream serve` applies too (listening on 127.0.0.1, nothing allowed).
+///
+/// ```
+/// use toolstream::proxy::host_allowed;
+/// let local = "127.0.0.1:4321".parse().unwrap();
+/// assert!(host_allowed(Some("localhost:4321"), local, &[]));
+/// assert!(!host_allowed(Some("rebind.attacker.test:4321"), local, &[]));
+/// ```
+pub fn host_allowed(host: Option<&str>, local: SocketAddr, allowed: &[String]) -> bool {
     if allowed.iter().any(|a| a == "*") {
         return true;
     }
@@ -567,9 +578,7 @@ async fn handle(req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
     let info = if chat {
         match RequestInfo::read(&body) {
             Ok(info) => info,
-            Err(message) => {
-                return error_response(StatusCode::BAD_REQUEST, "invalid_tools", &message);
-            }
+            Err(message) => return invalid_tools(&message),
         }
     } else {
         None
@@ -731,11 +740,23 @@ impl RequestInfo {
             return Ok(None);
         };
         let tools = match o.get("tools") {
-            Some(Value::Array(list)) if !list.is_empty() => Some(
+            None | Some(Value::Null) => None,
+            Some(Value::Array(list)) if list.is_empty() => None,
+            Some(Value::Array(_)) => Some(
                 Tools::from_value(&v)
                     .map_err(|e| format!("toolstream proxy: the request's tools: {e}"))?,
             ),
-            _ => None,
+            Some(other) => {
+                let kind = match other {
+                    Value::Bool(_) => "a boolean",
+                    Value::Number(_) => "a number",
+                    Value::String(_) => "a string",
+                    _ => "an object",
+                };
+                return Err(format!(
+                    "toolstream proxy: the request's tools: {kind}, where an array of tools is expected"
+                ));
+            }
         };
         Ok(Some(RequestInfo {
             model: o.get("model").and_then(Value::as_str).map(str::to_owned),
@@ -834,6 +855,25 @@ fn error_response(status: StatusCode, code: &str, message: &str) -> Response<Bod
     }});
     let mut response = Response::new(full(body.to_string()));
     *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// 400 for a request whose `tools` cannot be read, in the shape OpenAI gives a bad
+/// request (`invalid_request_error` naming the `param`), which the SDKs raise as
+/// `BadRequestError`.
+fn invalid_tools(message: &str) -> Response<Body> {
+    let body = json!({"error": {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": "tools",
+        "code": "invalid_tools",
+    }});
+    let mut response = Response::new(full(body.to_string()));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
@@ -1377,6 +1417,11 @@ mod tests {
             assert!(!host_allowed(Some(bad), lo, &none), "{bad}");
         }
         assert!(!host_allowed(None, lo, &none));
+        // No port: 80.
+        let lo80: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 80));
+        for ok in ["localhost", "[::1]", "127.0.0.1", "localhost:80"] {
+            assert!(host_allowed(Some(ok), lo80, &none), "{ok}");
+        }
         // On another address: that address, loopback, localhost; no other address.
         let lan: SocketAddr = SocketAddr::from(([10, 0, 0, 5], 8080));
         for ok in ["10.0.0.5:8080", "127.0.0.1:8080", "localhost:8080"] {
@@ -1466,6 +1511,19 @@ mod tests {
         let twice = br#"{"tools":[{"name":"ls","parameters":{}},{"name":"ls","parameters":{}}]}"#;
         let err = RequestInfo::read(twice).err().unwrap_or_default();
         assert!(err.contains("declared twice"), "{err}");
+        for (body, says) in [
+            (&br#"{"tools":"ls"}"#[..], "a string"),
+            (br#"{"tools":{"name":"ls"}}"#, "an object"),
+            (br#"{"tools":[{"parameters":{}}]}"#, "no \"name\""),
+            (br#"{"tools":[1]}"#, "tools"),
+        ] {
+            let err = RequestInfo::read(body).err().unwrap_or_default();
+            assert!(err.contains(says), "{err}");
+        }
+        // `null` and `[]` declare no tools.
+        for body in [&br#"{"tools":null}"#[..], br#"{"tools":[]}"#] {
+            assert!(RequestInfo::read(body).unwrap().unwrap().tools.is_none());
+        }
         // Not a JSON object: passed through, no error.
         assert!(matches!(RequestInfo::read(b"not json"), Ok(None)));
     }

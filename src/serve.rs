@@ -15,9 +15,12 @@
 //! - `HEAD` of each: the same headers, no body.
 //!
 //! The page shows what the stream holds (tool arguments may be secrets), so the server
-//! answers only requests for its own origin: the `Host` header must be `127.0.0.1:PORT`,
-//! `localhost:PORT` or `[::1]:PORT`, anything else gets `421 Misdirected Request` (a web
-//! site that re-points its own name at 127.0.0.1 — DNS rebinding — sends its own name).
+//! answers only requests for its own origin, by the proxy's rule
+//! ([`toolstream::proxy::host_allowed`], listening on 127.0.0.1 with no other name
+//! allowed): the `Host` header must be `127.0.0.1:PORT`, `localhost:PORT` or another
+//! loopback address literal (`[::1]:PORT`), anything else gets `421 Misdirected Request`
+//! (a web site that re-points its own name at 127.0.0.1 — DNS rebinding — sends its own
+//! name).
 //! By default the port is a free one picked by the system (printed with the URL), so a
 //! site cannot guess it either. Bounded: a request head of at most 16 KiB read within
 //! 10 s, writes that stall for 30 s end the connection, and at most 32 connections are
@@ -31,13 +34,13 @@
 //! carries. The layout holds from a phone's width to a desktop's.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 // The page, shared with the proxy's `/live`: reads `/events` with `fetch` and renders as
 // events arrive. Self-contained: its script and styles come from this server only.
-use toolstream::proxy::{LIVE_CSP, LIVE_CSS, LIVE_HTML as PAGE, LIVE_JS};
+use toolstream::proxy::{LIVE_CSP, LIVE_CSS, LIVE_HTML as PAGE, LIVE_JS, host_allowed};
 use toolstream::{Format, Framing, Parser};
 
 const CHUNK: usize = 64;
@@ -59,8 +62,8 @@ struct Replay {
     content: Option<Format>,
     speed: f64,
     config: toolstream::ParserConfig,
-    /// The port listened on (for the `Host` check).
-    port: u16,
+    /// The address listened on (for the `Host` check).
+    addr: SocketAddr,
 }
 
 /// The input: FILE's bytes, or stdin's (`-`) read to its end; and the name shown.
@@ -110,7 +113,7 @@ pub(crate) fn run(
         content,
         speed,
         config,
-        port: addr.port(),
+        addr,
     });
     let shown = if file == "-" { "stdin" } else { file };
     {
@@ -229,21 +232,6 @@ fn head_end(bytes: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether `host` (a `Host` header's value) names this server: `127.0.0.1`, `localhost`
-/// or `[::1]` with its port (or without one on port 80).
-fn own_host(host: &str, port: u16) -> bool {
-    let host = host.trim();
-    let (name, p) = match host.rsplit_once(':') {
-        Some((name, p)) if !p.contains(']') => (name, Some(p)),
-        _ => (host, None),
-    };
-    let port_ok = match p {
-        Some(p) => p.parse::<u16>().ok() == Some(port),
-        None => port == 80,
-    };
-    port_ok && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost") || name == "[::1]")
-}
-
 fn handle(mut conn: TcpStream, replay: &Replay) -> std::io::Result<()> {
     conn.set_write_timeout(Some(WRITE_TIMEOUT))?;
     // Each event batch goes out when written (no Nagle wait for the previous one's ACK).
@@ -281,10 +269,10 @@ fn handle(mut conn: TcpStream, replay: &Replay) -> std::io::Result<()> {
     let method = parts.next().unwrap_or_default();
     let target = parts.next().unwrap_or_default();
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    if !host.is_some_and(|h| own_host(h, replay.port)) {
+    if !host_allowed(host, replay.addr, &[]) {
         let body = format!(
             "this server answers only http://127.0.0.1:{0}/ and http://localhost:{0}/\n",
-            replay.port
+            replay.addr.port()
         );
         return respond(
             &mut conn,
@@ -449,35 +437,7 @@ fn events(
 
 #[cfg(test)]
 mod tests {
-    use super::{LIVE_CSP, LIVE_CSS, LIVE_JS, PAGE, head_end, own_host};
-
-    #[test]
-    fn only_its_own_host() {
-        for ok in [
-            "127.0.0.1:4321",
-            "localhost:4321",
-            "LocalHost:4321",
-            "[::1]:4321",
-            " 127.0.0.1:4321 ",
-        ] {
-            assert!(own_host(ok, 4321), "{ok}");
-        }
-        for bad in [
-            "rebind.attacker.test:4321",
-            "127.0.0.1:4322",
-            "127.0.0.1",
-            "localhost",
-            "localhost.:4321",
-            "127.0.0.1.nip.io:4321",
-            "[::1]",
-            "",
-            "127.0.0.1:4321:4321",
-            "evil@127.0.0.1:4321",
-        ] {
-            assert!(!own_host(bad, 4321), "{bad}");
-        }
-        assert!(own_host("localhost", 80) && own_host("[::1]", 80));
-    }
+    use super::{LIVE_CSP, LIVE_CSS, LIVE_JS, PAGE, head_end};
 
     #[test]
     fn head_ends_at_its_blank_line() {

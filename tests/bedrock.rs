@@ -147,6 +147,53 @@ fn both(events: &[(String, Value)]) -> Vec<Event> {
     a
 }
 
+/// A payload that is not UTF-8, in the binary event stream and in its NDJSON form: an
+/// `invalid_utf8` error carrying it (lossily), then the payload read with U+FFFD (SSE's
+/// rule), never `invalid_json`; at every chunking.
+#[test]
+fn invalid_utf8_payload_is_reported_then_read_lossily() {
+    let bad = [
+        &br#"{"contentBlockIndex":0,"delta":{"text":"caf"#[..],
+        b"\xC3 \xFF",
+        br#"!"}}"#,
+    ]
+    .concat();
+    let headers = [
+        (":event-type", "contentBlockDelta"),
+        (":content-type", "application/json"),
+        (":message-type", "event"),
+    ];
+    let before = [message_start(), text_delta(0, "ok ")];
+    let after = [
+        text_delta(0, " after"),
+        stop(0),
+        message_stop("end_turn"),
+        metadata(),
+    ];
+    let binary = [bin(&before), frame(&headers, &bad), bin(&after)].concat();
+    let ndjson = [
+        lines(&before),
+        [&br#"{"contentBlockDelta":"#[..], &bad, b"}\n"].concat(),
+        lines(&after),
+    ]
+    .concat();
+    let a = assert_split_invariant(&bedrock, &binary, 30);
+    let b = assert_split_invariant(&bedrock_ndjson, &ndjson, 30);
+    for (got, lossy) in [
+        (&a, String::from_utf8_lossy(&bad).into_owned()),
+        (
+            &b,
+            String::from_utf8_lossy(
+                &ndjson[lines(&before).len()..ndjson.len() - lines(&after).len() - 1],
+            )
+            .into_owned(),
+        ),
+    ] {
+        assert_eq!(text(got), "ok caf\u{FFFD} \u{FFFD}! after", "{got:?}");
+        assert_eq!(kinds(got), vec![(ErrorKind::InvalidUtf8, None, lossy)]);
+    }
+}
+
 #[test]
 fn nova_micro_whole_input_in_one_delta() {
     let events = [

@@ -708,6 +708,67 @@ async fn upstream_429_passes_through() {
     }
 }
 
+/// A chat request whose `tools` cannot be read is refused with 400 and OpenAI's
+/// `invalid_request_error` naming `tools`; the upstream never sees it (it sees only the
+/// good request sent after them all).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreadable_tools_are_refused_before_the_upstream() {
+    let upstream = Upstream::start(Arc::new(|_| {
+        (
+            SSE_HEAD.to_owned(),
+            leaked_stream(
+                "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>",
+                8,
+                0,
+            ),
+        )
+    }))
+    .await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url()).content_format(Format::Hermes)).await;
+    let tool =
+        |name: &str| json!({"type": "function", "function": {"name": name, "parameters": {}}});
+    let many: Vec<Value> = (0..=toolstream::MAX_TOOLS_NAMES)
+        .map(|i| json!({"name": format!("t{i}")}))
+        .collect();
+    let cases = [
+        (json!([tool("ls"), tool("ls")]), "declared twice"),
+        (json!("ls"), "a string"),
+        (json!({"name": "ls"}), "an object"),
+        (
+            json!([{"type": "function", "function": {"parameters": {}}}]),
+            "no \"name\"",
+        ),
+        (Value::Array(many), "the limit"),
+    ];
+    for (tools, says) in &cases {
+        for stream in [true, false] {
+            let body = json!({"model": "m", "stream": stream, "messages": [], "tools": tools});
+            let response = post(addr, &body).await;
+            assert_eq!(response.status(), 400, "{says}");
+            let v: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+            assert_eq!(v["error"]["type"], "invalid_request_error", "{v}");
+            assert_eq!(v["error"]["param"], "tools", "{v}");
+            assert_eq!(v["error"]["code"], "invalid_tools", "{v}");
+            let message = v["error"]["message"].as_str().unwrap();
+            assert!(message.contains(says), "{says}: {message}");
+        }
+    }
+    if let Some(got) = sdk(addr, &json!([tool("ls"), tool("ls")]), true).await {
+        assert_eq!(got["status_error"]["status"], 400, "{got}");
+        assert_eq!(got["status_error"]["body"]["param"], "tools", "{got}");
+    }
+    // Then a good request: the first and only one the upstream sees.
+    let good = json!({"model": "m", "stream": true, "messages": [], "tools": [tool("get_time")]});
+    let response = post(addr, &good).await;
+    assert_eq!(response.status(), 200);
+    let reply = response.text().await.unwrap();
+    assert!(reply.contains("get_time"), "{reply}");
+    let seen = upstream.seen(1).await;
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let sent: Value = serde_json::from_slice(&seen[0].body).unwrap();
+    assert_eq!(sent, good);
+}
+
 /// Nothing listens upstream: 502 with an OpenAI-style error the SDK raises.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connect_refused_is_a_502() {

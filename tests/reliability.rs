@@ -423,6 +423,62 @@ fn invalid_utf8_in_text_is_kept_lossily() {
     }
 }
 
+/// SSE's rule for a payload that is not UTF-8 holds in every message framing (NDJSON,
+/// JSON array, JSON values; the event stream in tests/bedrock.rs): an `invalid_utf8`
+/// error carrying the payload (lossily), then the payload read with U+FFFD, never
+/// `invalid_json`; the same events whole, byte by byte and at every split.
+#[test]
+fn invalid_utf8_payload_is_reported_then_read_lossily_in_every_framing() {
+    let chunk = |content: &str| {
+        json!({"choices": [{"index": 0, "delta": {"content": content}}]})
+            .to_string()
+            .into_bytes()
+    };
+    let bad = [
+        &br#"{"choices":[{"index":0,"delta":{"content":"caf"#[..],
+        b"\xC3 \xFF",
+        br#"!"}}]}"#,
+    ]
+    .concat();
+    let finish = br#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#.to_vec();
+    let payloads = [chunk("ok "), bad.clone(), chunk(" after"), finish];
+    let lossy = String::from_utf8_lossy(&bad).into_owned();
+    for framing in [
+        Framing::Sse,
+        Framing::Ndjson,
+        Framing::JsonArray,
+        Framing::Json,
+    ] {
+        let body: Vec<u8> = match framing {
+            Framing::Sse => payloads.iter().flat_map(|p| sse_data(p)).collect(),
+            Framing::Ndjson | Framing::Json => payloads.join(&b"\n"[..]),
+            _ => [&b"["[..], &payloads.join(&b","[..]), b"]"].concat(),
+        };
+        let make =
+            move || Parser::with_config(Format::OpenAiChat, ParserConfig::new().framing(framing));
+        let ev = assert_split_invariant(&make, &body, 20);
+        assert_eq!(
+            text(&ev),
+            "ok caf\u{FFFD} \u{FFFD}! after",
+            "{framing:?}: {ev:?}"
+        );
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::InvalidUtf8, None, lossy.clone())],
+            "{framing:?}"
+        );
+        // The error comes before what was read from the payload.
+        let at = ev
+            .iter()
+            .position(|e| matches!(e, Event::Error { .. }))
+            .unwrap();
+        assert!(
+            matches!(&ev[at + 1], Event::Text { delta } if delta.starts_with("caf")),
+            "{framing:?}: {ev:?}"
+        );
+    }
+}
+
 #[test]
 fn invalid_utf8_in_arguments_is_replaced_and_reported() {
     // The arguments string of an openai-chat delta holds bytes that are not UTF-8: the

@@ -108,6 +108,11 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::MiniMaxM3 => minimax_m3,
         Format::FunctionGemma => functiongemma,
         Format::HyV4 => hy_v4,
+        Format::HyV3 => hy_v3,
+        Format::GigaChat35 => gigachat35,
+        Format::MiniCpm5 => minicpm5,
+        Format::Step3 => step3,
+        Format::Inkling => inkling,
         _ => return None,
     })
 }
@@ -615,6 +620,38 @@ fn minimax(shape: Shape) -> Workload {
     })
 }
 
+fn hy_v3(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<tool_calls>\n<tool_call>write_file<tool_sep>\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{c}</arg_value>\n</tool_call>\n</tool_calls>"
+        )
+    })
+}
+
+fn gigachat35(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"write_file\">\n<｜GCML｜parameter name=\"path\" string=\"true\">notes.txt</｜GCML｜parameter>\n<｜GCML｜parameter name=\"content\" string=\"true\">{c}</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>"
+        )
+    })
+}
+
+fn minicpm5(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<function name=\"write_file\">\n<param name=\"path\">notes.txt</param>\n<param name=\"content\">\n{c}\n</param>\n</function>"
+        )
+    })
+}
+
+fn step3(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_file\">\n<steptml:parameter name=\"path\">notes.txt</steptml:parameter>\n<steptml:parameter name=\"content\">{c}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
+        )
+    })
+}
+
 fn deepseek_dsml(shape: Shape) -> Workload {
     xml_params(shape, |c| {
         format!(
@@ -784,6 +821,14 @@ fn longcat(shape: Shape) -> Workload {
     marked(shape, |a| {
         format!(
             "<longcat_tool_call>{{\"name\": \"write_file\", \"arguments\": {a}}}</longcat_tool_call>"
+        )
+    })
+}
+
+fn inkling(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|message_model|><|content_invoke_tool_json|>{{\"name\": \"write_file\", \"args\": {a}}}<|end_message|>"
         )
     })
 }

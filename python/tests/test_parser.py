@@ -491,11 +491,31 @@ def test_syntax_as_dict_json_text_or_path(tmp_path):
     assert toolstream.Parser("hermes").syntax is None
 
 
+def test_syntax_pattern_delimiters():
+    spec = json.loads(json.dumps(HERMES_SPEC))
+    spec["fields"]["tool_calls"]["close_pattern"] = "</tool_call>\\s*"
+    del spec["fields"]["tool_calls"]["close"]
+    text = 'A <tool_call>{"name": "f", "arguments": {"a": "</tool_call>"}}</tool_call>\n B'
+    want = None
+    for size in (1, 3, 7, len(text)):
+        parser = toolstream.Parser(syntax=spec)
+        events = []
+        for i in range(0, len(text), size):
+            events += parser.feed(text[i : i + size])
+        events += parser.finish()
+        got = merged(events)
+        ends = [e for e in got if e["type"] == "tool_call_end"]
+        assert [(e["name"], e["arguments"]) for e in ends] == [("f", {"a": "</tool_call>"})]
+        assert want is None or got == want
+        want = got
+
+
 def test_syntax_errors_name_the_key(tmp_path):
     bad = json.loads(json.dumps(HERMES_SPEC))
-    bad["fields"]["tool_calls"]["close_pattern"] = "</tool_call>\\s*"
+    # A construct a DFA cannot run is refused, naming the key (patterns themselves are read).
+    bad["fields"]["tool_calls"]["close_pattern"] = "</tool_call>(?!x)"
     del bad["fields"]["tool_calls"]["close"]
-    with pytest.raises(toolstream.ToolstreamError, match=r"fields\.tool_calls\.close_pattern: regular-expression"):
+    with pytest.raises(toolstream.ToolstreamError, match=r"fields\.tool_calls\.close_pattern: the negative lookahead"):
         toolstream.Parser(syntax=bad)
     with pytest.raises(toolstream.ToolstreamError, match="cannot read"):
         toolstream.Parser(syntax=str(tmp_path / "missing.json"))

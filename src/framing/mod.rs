@@ -56,7 +56,11 @@ pub enum Frame<'a> {
         raw: &'a [u8],
     },
     /// A payload that is not valid UTF-8 (as received); the framer hands out the
-    /// payload next with each invalid sequence replaced by U+FFFD.
+    /// payload next with each invalid sequence replaced by U+FFFD. The SSE framer checks
+    /// its event data itself; for the other framings (NDJSON lines, JSON-array elements
+    /// and values, event-stream payloads) the parser checks each payload and applies the
+    /// same rule, so an invalid byte is an `invalid_utf8` error with the payload's bytes,
+    /// never a dropped payload.
     InvalidUtf8 {
         /// What the payload was (`"SSE event data"`).
         unit: &'static str,
@@ -212,6 +216,20 @@ impl Framer {
             Framer::EventStream { .. } => Framing::EventStream,
             Framer::Text => Framing::Text,
             Framer::Auto { .. } => Framing::Auto,
+        }
+    }
+
+    /// What a payload of this framing is called when the parser, not the framer, checks
+    /// that it is UTF-8 ([`Frame::InvalidUtf8`]); `None` for SSE (its framer checks),
+    /// the text framing (raw bytes; the text scanners read invalid bytes as U+FFFD) and
+    /// `auto` while undecided.
+    pub(crate) fn unchecked_unit(&self) -> Option<&'static str> {
+        match self {
+            Framer::Ndjson(_) => Some("NDJSON line"),
+            Framer::JsonArray(_) => Some("JSON array element"),
+            Framer::Json(_) => Some("JSON value"),
+            Framer::EventStream { .. } => Some("event-stream payload"),
+            Framer::Sse(_) | Framer::Text | Framer::Auto { .. } => None,
         }
     }
 

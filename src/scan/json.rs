@@ -209,6 +209,14 @@ impl JsonScanner {
         self.state == State::Done
     }
 
+    /// Whether the scanner is inside a string (a key or a value, an escape included).
+    pub(crate) fn in_string(&self) -> bool {
+        matches!(
+            self.state,
+            State::Str { .. } | State::Escape { .. } | State::Unicode { .. } | State::Pair { .. }
+        )
+    }
+
     /// Whether the input was rejected.
     pub fn is_failed(&self) -> bool {
         self.state == State::Failed

@@ -262,6 +262,11 @@ impl PatternError {
     pub fn offset(&self) -> Option<usize> {
         self.offset
     }
+
+    /// What is wrong, without the delimiter's index and offset.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl std::fmt::Display for PatternError {
@@ -1162,18 +1167,8 @@ impl PatternMatcher {
     pub fn next<'s, 'i: 's>(&'s mut self, input: &mut &'i [u8]) -> Option<Step<'s>> {
         self.drop_lent();
         loop {
-            if let Some(step) = self.ready() {
+            if let Some(step) = self.scan_held() {
                 return Some(self.lend(step));
-            }
-            if self.scanned < self.base + self.buf.len() {
-                let b = self
-                    .buf
-                    .get(self.scanned - self.base)
-                    .copied()
-                    .unwrap_or_default();
-                self.step(self.scanned, b);
-                self.scanned += 1;
-                continue;
             }
             if input.is_empty() {
                 return None;
@@ -1202,24 +1197,36 @@ impl PatternMatcher {
     pub fn finish(&mut self) -> Option<Step<'_>> {
         self.drop_lent();
         loop {
-            if let Some(step) = self.ready() {
+            if let Some(step) = self.scan_held() {
                 return Some(self.lend(step));
-            }
-            if self.scanned < self.base + self.buf.len() {
-                let b = self
-                    .buf
-                    .get(self.scanned - self.base)
-                    .copied()
-                    .unwrap_or_default();
-                self.step(self.scanned, b);
-                self.scanned += 1;
-                continue;
             }
             if self.eoi_done {
                 return None;
             }
             self.eoi_done = true;
             self.step_eoi();
+        }
+    }
+
+    /// Scans the held bytes not scanned yet, one at a time, until a piece can be given
+    /// out (returned) or every held byte is scanned (`None`: more input, or the end, is
+    /// needed).
+    #[inline]
+    fn scan_held(&mut self) -> Option<Ready> {
+        loop {
+            if let Some(step) = self.ready() {
+                return Some(step);
+            }
+            if self.scanned >= self.base + self.buf.len() {
+                return None;
+            }
+            let b = self
+                .buf
+                .get(self.scanned - self.base)
+                .copied()
+                .unwrap_or_default();
+            self.step(self.scanned, b);
+            self.scanned += 1;
         }
     }
 

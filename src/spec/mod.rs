@@ -27,11 +27,13 @@
 //! | `version` | must be `1` |
 //! | `defaults` | an object; not used (it fills transformers' output message) |
 //! | `start_anchor` | a literal or a list: when the input begins with one, it is skipped (a server that echoes the prompt's end); otherwise the input is the model's output from its first byte |
-//! | `start_anchor_pattern`, `open_pattern`, `close_pattern` | an error: regular-expression delimiters are not supported yet |
+//! | `start_anchor_pattern`, `open_pattern`, `close_pattern` | regular expressions (Python `re` syntax, `re.DOTALL`; see [`scan::pattern`](crate::scan::pattern) for what a DFA can run): a spec with one runs on the regions engine (below); `start_anchor_pattern` is skipped when the input begins with a match |
 //! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`) or `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) |
 //! | `fields.thinking` (or `reasoning`, `reasoning_content`) | `open` / `close` literals: a reasoning tag pair |
 //! | `fields.content` | the visible text; its `open` / `close` literals are tokens dropped from the text (`<\|im_end\|>`) |
 //! | any other field | an error: no event carries it |
+//!
+//! | `join` | a string, with `repeats: true`; the events carry each region's own bytes (transformers joins the values of a repeated field with it) |
 //!
 //! For `json` calls, the `transform` says where the name and arguments are in each call
 //! object: `{"type": "function", "function": "{content}"}` (`name` / `arguments`), or
@@ -42,6 +44,34 @@
 //! member is an error with the raw call (transformers ignores members its transform
 //! does not name; here an undefined member is never silently dropped). `repeats` and
 //! `optional` are accepted; calls always repeat and are always optional here.
+//!
+//! # Pattern delimiters
+//!
+//! A spec with a regular-expression delimiter (or `xml-inline` calls with
+//! `content_args.tag_pattern` and no `toolstream.xml`) runs on the regions engine
+//! (`src/spec/regions.rs`): one streaming matcher finds every field's open (outside), a text
+//! field's close (inside it), a call's close and the call open (inside a call), holding
+//! bytes only while a match may still start there, so the events are the same at every
+//! split. Its calls are:
+//!
+//! - `json` with `{"type": "function", "function": {"name": "{G}", "arguments":
+//!   "{content}"}}`, `G` a named group of the `open_pattern`: the name is the group's
+//!   bytes, the body the arguments value (gpt-oss's `commentary to=functions\.(?P<name>\w+)`);
+//! - `json` with `"{content}"` or `{"name": "{content.K}", "arguments": "{content.A}"}`:
+//!   a call object, as on the literal engine (`transform_each` is not read here yet);
+//! - `xml-inline` with `content_args.tag_pattern` (groups `key` and `value`, one
+//!   parameter per match; `value_parser` `{"name": "json"}`: a value that parses as JSON
+//!   is JSON, else a string; `"text"`: strings) and the name from a group of the
+//!   `open_pattern` (transformers' Qwen 3 template); a repeated parameter is an error
+//!   with the raw call.
+//!
+//! A close, or the call open, that matches while the call's JSON is inside a string is
+//! string content; outside a string a close ends the call (complete if its value
+//! closed, else an error with its raw bytes) and another call's open ends it the same
+//! way and starts the new call. A `content` field with an open is a text region whose
+//! delimiters are consumed; its closes without an open are dropped from the text.
+//! `toolstream` takes only `name` here. Reasoning options of [`ParserConfig`](crate::ParserConfig)
+//! (`reasoning_open`, ...) do not apply: the spec's fields say where reasoning is.
 //!
 //! The `toolstream` object (every key optional):
 //!
@@ -68,7 +98,8 @@
 //! ending at `<|sep|>`, `type="..."` value kinds, escaped attribute values, the
 //! `<|open|>json` block) and `minimax-m3` (parameters named by their tags).
 //! transformers' `python-call-list`, `kv-lines`, `int`/`float`/`bool` call contents and
-//! `json`'s `unquoted_keys` / `string_delims` are errors for the same reason.
+//! `json`'s `unquoted_keys` / `string_delims` (transformers' Gemma 4 template) are errors
+//! for the same reason.
 //!
 //! ```
 //! use toolstream::{Event, Parser, ParserConfig, Syntax};
@@ -99,6 +130,7 @@ use crate::text::kit::options::TextOptions;
 use crate::text::{TextScanner, json, xml};
 
 mod read;
+pub(crate) mod regions;
 mod write;
 
 /// A tool-call syntax read from a spec (or a built-in's table): what
@@ -119,6 +151,8 @@ pub(crate) enum Engine {
     Json(json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
     Xml(Box<xml::Table>),
+    /// Regular-expression delimiters ([`regions::Regions`]).
+    Regions(Box<regions::Plan>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -228,6 +262,9 @@ impl Syntax {
                 limits,
                 options,
             ))),
+            Engine::Regions(p) => {
+                TextScanner::Regions(Box::new(regions::Regions::new((**p).clone(), limits)))
+            }
         };
         if self.anchors.is_empty() {
             inner

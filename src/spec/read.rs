@@ -6,7 +6,9 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::regions::{Body, Kind, Plan, Region};
 use super::{Engine, SpecError, Syntax};
+use crate::scan::pattern::{Delimiter, PatternSet};
 use crate::text::json::{Payload, Table as JsonTable, TableOpener};
 use crate::text::kit::json_call::CallShape;
 use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
@@ -34,6 +36,7 @@ const FIELD_KEYS: &[&str] = &[
     "optional",
     "transform",
     "transform_each",
+    "join",
 ];
 
 /// transformers' content parsers.
@@ -164,13 +167,14 @@ fn literals(path: &str, v: &Value) -> Result<Vec<String>> {
 }
 
 /// A delimiter: `lit` (literals; `"eos"`, the end of the output, only alone) or `pat`
-/// (a regular expression: not supported yet). `None` when neither is given.
+/// (a regular expression, checked when the syntax is compiled). `(None, None)` when
+/// neither is given.
 fn delimiter(
     base: &str,
     map: &Map<String, Value>,
     lit: &str,
     pat: &str,
-) -> Result<Option<Vec<String>>> {
+) -> Result<(Option<Vec<String>>, Option<String>)> {
     if let Some(p) = map.get(pat) {
         let path = join(base, pat);
         if map.contains_key(lit) {
@@ -179,16 +183,11 @@ fn delimiter(
                 format!("cannot be given with `{lit}`"),
             ));
         }
-        string(&path, p)?;
-        return Err(SpecError::new(
-            path,
-            format!(
-                "regular-expression delimiters are not supported yet; write the delimiter as a literal (or a list of literals) in `{lit}`"
-            ),
-        ));
+        let p = nonempty(&path, string(&path, p)?)?;
+        return Ok((None, Some(p)));
     }
     let Some(v) = map.get(lit) else {
-        return Ok(None);
+        return Ok((None, None));
     };
     let path = join(base, lit);
     let lits = literals(&path, v)?;
@@ -198,14 +197,18 @@ fn delimiter(
             "\"eos\" cannot be combined with other literals",
         ));
     }
-    Ok(Some(lits))
+    Ok((Some(lits), None))
 }
 
 /// A template field, read.
+#[derive(Clone)]
 struct Field<'a> {
     path: String,
     open: Option<Vec<String>>,
     close: Option<Vec<String>>,
+    /// `open_pattern` / `close_pattern`, when given instead of the literals.
+    open_pattern: Option<String>,
+    close_pattern: Option<String>,
     content: &'a str,
     args: Option<&'a Map<String, Value>>,
     transform: Option<&'a Value>,
@@ -215,8 +218,8 @@ struct Field<'a> {
 fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
     let map = object(&path, v)?;
     known(&path, map, FIELD_KEYS)?;
-    let open = delimiter(&path, map, "open", "open_pattern")?;
-    let close = delimiter(&path, map, "close", "close_pattern")?;
+    let (open, open_pattern) = delimiter(&path, map, "open", "open_pattern")?;
+    let (close, close_pattern) = delimiter(&path, map, "close", "close_pattern")?;
     let content = match map.get("content") {
         None => "text",
         Some(c) => {
@@ -243,6 +246,15 @@ fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
             boolean(&join(&path, key), b)?;
         }
     }
+    if let Some(j) = map.get("join") {
+        string(&join(&path, "join"), j)?;
+        if map.get("repeats") != Some(&Value::Bool(true)) {
+            return Err(SpecError::new(
+                join(&path, "join"),
+                "requires `repeats: true` (it joins a field's repeated values)",
+            ));
+        }
+    }
     let transform_each = match map.get("transform_each") {
         None => false,
         Some(b) => boolean(&join(&path, "transform_each"), b)?,
@@ -264,6 +276,8 @@ fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
         path,
         open,
         close,
+        open_pattern,
+        close_pattern,
         content,
         args,
         transform,
@@ -299,9 +313,15 @@ fn text_args(f: &Field<'_>) -> Result<()> {
 /// What a spec says, before it is compiled onto an engine.
 struct Read<'a> {
     anchors: Vec<String>,
+    /// `start_anchor_pattern`.
+    anchor_pattern: Option<String>,
     reasoning: Vec<(String, String)>,
     drops: Vec<String>,
     calls: Field<'a>,
+    /// Every field, in the template's order (for a spec with patterns).
+    fields: Vec<(String, Field<'a>)>,
+    /// A delimiter is a regular expression: the spec runs on the regions engine.
+    patterned: bool,
 }
 
 fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
@@ -318,7 +338,8 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
     if let Some(d) = map.get("defaults") {
         object(&join(base, "defaults"), d)?;
     }
-    let anchors = delimiter(base, map, "start_anchor", "start_anchor_pattern")?.unwrap_or_default();
+    let (anchors, anchor_pattern) = delimiter(base, map, "start_anchor", "start_anchor_pattern")?;
+    let anchors = anchors.unwrap_or_default();
     if anchors.iter().any(|a| a == "eos") {
         return Err(SpecError::new(
             join(base, "start_anchor"),
@@ -337,9 +358,10 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
     let mut reasoning = Vec::new();
     let mut drops = Vec::new();
     let mut calls = None;
+    let mut all = Vec::new();
     for (name, v) in fields {
         let f = field(join(&fields_path, name), v)?;
-        if f.open.is_none() {
+        if f.open.is_none() && f.open_pattern.is_none() {
             if let Some(other) = &implicit {
                 return Err(SpecError::new(
                     f.path,
@@ -349,6 +371,19 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
                 ));
             }
             implicit = Some(name.clone());
+        }
+        all.push((name.clone(), f));
+    }
+    let patterned = anchor_pattern.is_some()
+        || all
+            .iter()
+            .any(|(_, f)| f.open_pattern.is_some() || f.close_pattern.is_some());
+    for (name, f) in all.iter().cloned() {
+        if patterned {
+            if name == "tool_calls" {
+                calls = Some(f);
+            }
+            continue;
         }
         match name.as_str() {
             "tool_calls" => calls = Some(f),
@@ -400,9 +435,12 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
     };
     Ok(Read {
         anchors,
+        anchor_pattern,
         reasoning,
         drops,
         calls,
+        fields: all,
+        patterned,
     })
 }
 
@@ -434,6 +472,11 @@ pub(super) fn syntax(v: &Value) -> Result<Syntax> {
         }
         None => None,
     };
+    // xml-inline calls without toolstream.xml are read with their tag_pattern.
+    let tags = read.calls.content == "xml-inline" && ext_get(ext, "xml").is_none();
+    if read.patterned || tags {
+        return regions(&read, ext, template_value);
+    }
     compile(read, ext)
 }
 
@@ -1050,6 +1093,7 @@ fn xml_table(
         bare_calls,
         multi,
         name_end,
+        name_sep: Cow::Borrowed(""),
         call_close,
         param_open: req_str("param_open")?,
         key_end,
@@ -1073,4 +1117,365 @@ fn xml_table(
         reasoning,
         drops,
     })
+}
+
+// ------------------------------------------------------------------ pattern delimiters
+
+/// The `toolstream` keys a spec with pattern delimiters may have.
+const REGIONS_TOOLSTREAM_KEYS: &[&str] = &["name"];
+
+/// A delimiter of a field: its literals or its pattern.
+fn delim(lits: &Option<Vec<String>>, pattern: &Option<String>) -> Option<Delimiter> {
+    match (lits, pattern) {
+        (_, Some(p)) => Some(Delimiter::regex(p.clone())),
+        (Some(l), None) => Some(Delimiter::literals(l.iter().cloned())),
+        (None, None) => None,
+    }
+}
+
+/// The path of a field's delimiter key, for errors.
+fn delim_path(f: &Field<'_>, lit: &str, pattern: &Option<String>) -> String {
+    if pattern.is_some() {
+        join(&f.path, &format!("{lit}_pattern"))
+    } else {
+        join(&f.path, lit)
+    }
+}
+
+/// A spec whose delimiters include a regular expression (or whose xml-inline calls are
+/// read with their `tag_pattern`): compiled for the [regions engine](super::regions).
+fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) -> Result<Syntax> {
+    if let Some(m) = ext
+        && let Some(k) = m
+            .keys()
+            .find(|k| !REGIONS_TOOLSTREAM_KEYS.contains(&k.as_str()))
+    {
+        return Err(SpecError::new(
+            join("toolstream", k),
+            "is for the literal engines; a spec with pattern delimiters (or xml-inline calls read with tag_pattern) takes only toolstream.name",
+        ));
+    }
+    let name = match ext_get(ext, "name") {
+        Some(n) => nonempty("toolstream.name", string("toolstream.name", n)?)?,
+        None => "spec".to_owned(),
+    };
+    let mut delims: Vec<Delimiter> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
+    let mut add = |d: Delimiter, path: String| {
+        delims.push(d);
+        paths.push(path);
+        delims.len() - 1
+    };
+    let mut regions = Vec::new();
+    let mut drops = Vec::new();
+    let mut calls_open = None;
+    for (fname, f) in &read.fields {
+        let kind = match fname.as_str() {
+            "tool_calls" => Kind::Calls,
+            "content" => Kind::Text,
+            n if REASONING_FIELDS.contains(&n) => Kind::Reasoning,
+            _ => {
+                return Err(SpecError::new(
+                    f.path.clone(),
+                    format!(
+                        "no event carries a field named {fname:?}: toolstream reads `content`, `tool_calls` and reasoning ({})",
+                        REASONING_FIELDS.join(", ")
+                    ),
+                ));
+            }
+        };
+        if kind != Kind::Calls {
+            text_args(f)?;
+        }
+        let open = delim(&f.open, &f.open_pattern);
+        let close = delim(&f.close, &f.close_pattern);
+        let Some(open) = open else {
+            match kind {
+                Kind::Text => {
+                    // The leftover text: its closes are tokens dropped from it.
+                    if let Some(c) = close
+                        && f.close.as_deref() != Some(&["eos".to_owned()])
+                    {
+                        drops.push(add(c, delim_path(f, "close", &f.close_pattern)));
+                    }
+                    continue;
+                }
+                Kind::Reasoning => {
+                    return Err(SpecError::new(
+                        f.path.clone(),
+                        "reasoning needs an `open` or `open_pattern` (reasoning without an opening tag is ParserConfig::reasoning_open)",
+                    ));
+                }
+                Kind::Calls => {
+                    return Err(SpecError::new(
+                        join(&f.path, "open"),
+                        "is required: the marker that opens a call (`open` or `open_pattern`)",
+                    ));
+                }
+            }
+        };
+        let open = add(open, delim_path(f, "open", &f.open_pattern));
+        if kind == Kind::Calls {
+            calls_open = Some(open);
+        }
+        let close = close.map(|c| add(c, delim_path(f, "close", &f.close_pattern)));
+        regions.push(Region { kind, open, close });
+    }
+    if let Some(p) = &read.anchor_pattern {
+        // Anchored at the stream start: skipped when the input begins with it.
+        drops.push(add(
+            Delimiter::regex(format!(r"\A(?:{p})")),
+            "start_anchor_pattern".to_owned(),
+        ));
+    }
+    let f = &read.calls;
+    let (body, tag) = match f.content {
+        "json" => (json_body(f)?, None),
+        "xml-inline" => {
+            let (tag, json, group) = tags_body(f)?;
+            let tag = add(
+                Delimiter::regex(tag),
+                join(&join(&f.path, "content_args"), "tag_pattern"),
+            );
+            (Body::Tags { group, tag, json }, Some(tag))
+        }
+        c => {
+            return Err(SpecError::new(
+                join(&f.path, "content"),
+                format!(
+                    "no engine reads {c:?} calls from a spec yet (\"json\": JSON call objects or arguments; \"xml-inline\": XML parameters)"
+                ),
+            ));
+        }
+    };
+    let set = PatternSet::new(delims.iter().cloned()).map_err(|e| {
+        let path = paths.get(e.pattern()).cloned().unwrap_or_default();
+        // The anchor's pattern is compiled as `\A(?:..)`: offsets in the spec's text.
+        let shift = if path == "start_anchor_pattern" { 5 } else { 0 };
+        let at = e
+            .offset()
+            .and_then(|o| o.checked_sub(shift))
+            .map(|o| format!(" (at byte {o})"))
+            .unwrap_or_default();
+        SpecError::new(path, format!("{}{at}", e.message()))
+    })?;
+    // The name of a call comes from a group of its open pattern.
+    if let (Body::Args { group } | Body::Tags { group, .. }, Some(open)) = (&body, calls_open)
+        && !set.group_names(open).any(|g| g == group)
+    {
+        return Err(SpecError::new(
+            join(&join(&join(&f.path, "transform"), "function"), "name"),
+            format!(
+                "{{{group}}} must be a named group of the call's open_pattern (`(?P<{group}>...)`)"
+            ),
+        ));
+    }
+    if let Some(tag) = tag {
+        for g in ["key", "value"] {
+            if !set.group_names(tag).any(|n| n == g) {
+                return Err(SpecError::new(
+                    join(&join(&f.path, "content_args"), "tag_pattern"),
+                    format!("must have a named group `{g}` (`(?P<{g}>...)`)"),
+                ));
+            }
+        }
+    }
+    Ok(Syntax {
+        name,
+        engine: Engine::Regions(Box::new(Plan {
+            delims,
+            set,
+            regions,
+            drops,
+            body,
+            source: source.clone(),
+        })),
+        anchors: read.anchors.clone(),
+    })
+}
+
+/// A `json` call field's body under pattern delimiters: a call object, or the
+/// arguments value with the name from the open's group.
+fn json_body(f: &Field<'_>) -> Result<Body> {
+    if let Some(args) = f.args {
+        let base = join(&f.path, "content_args");
+        if let Some((k, _)) = args
+            .iter()
+            .find(|(k, v)| !(k.as_str() == "allow_non_json" && **v == Value::Bool(false)))
+        {
+            return Err(SpecError::new(
+                join(&base, k),
+                match k.as_str() {
+                    "unquoted_keys" | "string_delims" => {
+                        "the json engine reads standard JSON only (bare keys and custom string delimiters are gemma4's own engine, not a spec yet)"
+                    }
+                    "allow_non_json" => {
+                        "a call whose content is not JSON is an error here, never text"
+                    }
+                    _ => "unknown key (json content takes no arguments here)",
+                },
+            ));
+        }
+    }
+    let path = join(&f.path, "transform");
+    if f.transform_each {
+        return Err(SpecError::new(
+            join(&f.path, "transform_each"),
+            "a list of calls per region is read with literal delimiters only (not with open_pattern / close_pattern yet)",
+        ));
+    }
+    let Some(t) = f.transform else {
+        return Err(SpecError::new(
+            path,
+            "is required for json calls (where the name and the arguments are)",
+        ));
+    };
+    let map = object(&path, t)?;
+    known(&path, map, &["type", "function"])?;
+    if let Some(ty) = map.get("type")
+        && ty.as_str() != Some("function")
+    {
+        return Err(SpecError::new(join(&path, "type"), "must be \"function\""));
+    }
+    let fpath = join(&path, "function");
+    let ids = || DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect();
+    let function = map
+        .get("function")
+        .ok_or_else(|| SpecError::new(fpath.clone(), "is required"))?;
+    if placeholder(function) == Some("content") {
+        return Ok(Body::Object(CallShape::Fields {
+            name: vec![Cow::Borrowed("name")],
+            args: vec![Cow::Borrowed("arguments")],
+            id: ids(),
+        }));
+    }
+    let fmap = object(&fpath, function)?;
+    known(&fpath, fmap, &["name", "arguments"])?;
+    let get = |k: &str| -> Result<&str> {
+        let p = join(&fpath, k);
+        let v = fmap
+            .get(k)
+            .ok_or_else(|| SpecError::new(p.clone(), "is required"))?;
+        placeholder(v).ok_or_else(|| SpecError::new(p, "must be a placeholder \"{..}\""))
+    };
+    let (name, args) = (get("name")?, get("arguments")?);
+    fn key(ph: &str) -> Option<&str> {
+        ph.strip_prefix("content.")
+            .filter(|k| !k.is_empty() && !k.contains('.'))
+    }
+    match (key(name), key(args), args) {
+        (Some(n), Some(a), _) => Ok(Body::Object(CallShape::Fields {
+            name: vec![Cow::Owned(n.to_owned())],
+            args: vec![Cow::Owned(a.to_owned())],
+            id: ids(),
+        })),
+        (None, _, "content") if !name.is_empty() && !name.contains('.') && name != "content" => {
+            Ok(Body::Args {
+                group: name.to_owned(),
+            })
+        }
+        _ => Err(SpecError::new(
+            fpath,
+            "toolstream reads {\"name\": \"{content.K}\", \"arguments\": \"{content.A}\"} (a call object) or {\"name\": \"{G}\", \"arguments\": \"{content}\"} (G a group of open_pattern, the content the arguments)",
+        )),
+    }
+}
+
+/// An `xml-inline` call field's body: (tag pattern, values parsed as JSON, name group).
+fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
+    let b = join(&f.path, "content_args");
+    let Some(args) = f.args else {
+        return Err(SpecError::new(
+            b,
+            "xml-inline calls need content_args.tag_pattern (or toolstream.xml: their markers as literals)",
+        ));
+    };
+    known(
+        &b,
+        args,
+        &["tag_pattern", "value_parser", "merge_duplicates"],
+    )?;
+    let tp = join(&b, "tag_pattern");
+    let tag = match args.get("tag_pattern") {
+        Some(t) => nonempty(&tp, string(&tp, t)?)?,
+        None => return Err(SpecError::new(tp, "is required")),
+    };
+    if let Some(m) = args.get("merge_duplicates")
+        && boolean(&join(&b, "merge_duplicates"), m)?
+    {
+        return Err(SpecError::new(
+            join(&b, "merge_duplicates"),
+            "a repeated parameter is an error here, never merged",
+        ));
+    }
+    let json = match args.get("value_parser") {
+        None => false,
+        Some(v) => {
+            let vp = join(&b, "value_parser");
+            let m = object(&vp, v)?;
+            known(&vp, m, &["name", "args"])?;
+            match m.get("name").and_then(Value::as_str) {
+                Some("json") => {}
+                Some("text") => {}
+                _ => {
+                    return Err(SpecError::new(
+                        join(&vp, "name"),
+                        "toolstream reads values as \"json\" (JSON when they parse, else strings) or \"text\"",
+                    ));
+                }
+            }
+            if let Some(a) = m.get("args") {
+                let ap = join(&vp, "args");
+                let am = object(&ap, a)?;
+                known(&ap, am, &["allow_non_json"])?;
+                if let Some(x) = am.get("allow_non_json")
+                    && !boolean(&join(&ap, "allow_non_json"), x)?
+                {
+                    return Err(SpecError::new(
+                        join(&ap, "allow_non_json"),
+                        "must be true: a value that is not JSON is a string here",
+                    ));
+                }
+            }
+            m.get("name").and_then(Value::as_str) == Some("json")
+        }
+    };
+    let path = join(&f.path, "transform");
+    let group = match f.transform {
+        None => {
+            return Err(SpecError::new(
+                path,
+                "is required: {\"type\": \"function\", \"function\": {\"name\": \"{G}\", \"arguments\": \"{content}\"}} (G a group of open_pattern)",
+            ));
+        }
+        Some(t) => {
+            let name = t
+                .get("function")
+                .and_then(|f| f.get("name"))
+                .and_then(placeholder);
+            let ok = t.get("type").is_none_or(|ty| ty == "function")
+                && t.as_object().is_some_and(|m| {
+                    m.len() <= 2 && m.keys().all(|k| k == "type" || k == "function")
+                })
+                && t.get("function")
+                    .and_then(Value::as_object)
+                    .is_some_and(|m| m.len() == 2)
+                && t.get("function")
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(placeholder)
+                    == Some("content");
+            match name {
+                Some(n) if ok && !n.is_empty() && !n.contains('.') && n != "content" => {
+                    n.to_owned()
+                }
+                _ => {
+                    return Err(SpecError::new(
+                        path,
+                        "xml-inline calls take {\"type\": \"function\", \"function\": {\"name\": \"{G}\", \"arguments\": \"{content}\"}} (G a group of open_pattern)",
+                    ));
+                }
+            }
+        }
+    };
+    Ok((tag, json, group))
 }

@@ -18,12 +18,17 @@ fn lits<S: AsRef<str>>(items: &[S]) -> Value {
 }
 
 pub(super) fn spec(syntax: &Syntax) -> Value {
+    if let Engine::Regions(p) = &syntax.engine {
+        // Written back as read: the template says it all.
+        return json!({"response_template": p.source, "toolstream": {"name": syntax.name}});
+    }
     let mut fields = Map::new();
     let mut ext = Map::new();
     ext.insert("name".into(), json!(syntax.name));
     let (reasoning, drops) = match &syntax.engine {
         Engine::Json(t) => (&t.reasoning, &t.drops),
         Engine::Xml(t) => (&t.reasoning, &t.drops),
+        Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {
         fields.insert(
@@ -46,6 +51,7 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
             ext.insert("engine".into(), json!("xml"));
             xml_calls(t, &mut ext)
         }
+        Engine::Regions(_) => return Value::Null,
     };
     fields.insert("tool_calls".into(), calls);
     let mut content = Map::new();

@@ -37,6 +37,7 @@
 //! | `[` ws* name `(` | `llama-pythonic` |
 //! | `<\|START_ACTION\|>` | `command-r` |
 //! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
+//! | `<tool_calls>` ws* `<tool_call>` name `<tool_sep>` | `hy-v3` |
 //! | `<tool_calls>` ws* `<tool_call>` | `hy-v4` |
 //! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
 //! | `<TOOLCALL>` | `nemotron` |
@@ -46,6 +47,10 @@
 //! | `<\|tools_prefix\|>` | `apertus` |
 //! | `function call<\|role_sep\|>`, `<\|function_call\|>` | `gigachat3` |
 //! | `<\|tool_calls_section_begin\|>`, `<\|tool_call_begin\|>` | `kimi-k2` |
+//! | `<｜GCML｜tool_calls>` | `gigachat35` |
+//! | `<function name="` | `minicpm5` |
+//! | `<｜tool_calls_begin｜>` | `step3` |
+//! | `<\|content_invoke_tool_json\|>` | `inkling` |
 //!
 //! Each pattern starts with `<`, `[`, `{` or `f`. Detection uses the syntax only:
 //! [`ParserConfig::tool_names`](crate::ParserConfig::tool_names) applies inside the detected
@@ -205,6 +210,16 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     (&[Tok::Lit(b"<|START_ACTION|>")], Format::CommandR),
     (&[Tok::Lit(b"<|tool_call|>")], Format::Granite),
     (
+        &[
+            Tok::Lit(b"<tool_calls>"),
+            Tok::Ws,
+            Tok::Lit(b"<tool_call>"),
+            Tok::Ident,
+            Tok::Lit(b"<tool_sep>"),
+        ],
+        Format::HyV3,
+    ),
+    (
         &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
         Format::HyV4,
     ),
@@ -218,6 +233,19 @@ pub(crate) const DETECT: &[(&[Tok], Format)] = &[
     (&[Tok::Lit(b"<|function_call|>")], Format::GigaChat3),
     (&[Tok::Lit(b"<|tool_calls_section_begin|>")], Format::KimiK2),
     (&[Tok::Lit(b"<|tool_call_begin|>")], Format::KimiK2),
+    (
+        &[Tok::Lit("<｜GCML｜tool_calls>".as_bytes())],
+        Format::GigaChat35,
+    ),
+    (&[Tok::Lit(b"<function name=\"")], Format::MiniCpm5),
+    (
+        &[Tok::Lit(b"<|content_invoke_tool_json|>")],
+        Format::Inkling,
+    ),
+    (
+        &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
+        Format::Step3,
+    ),
 ];
 
 /// Where the first byte that may start a pattern (`<`, `[`, `{`, `f`, `]`) is in `h`. One
@@ -292,7 +320,10 @@ pub(crate) struct Auto {
     text: TextOut,
     /// Bytes since a possible pattern start.
     held: Vec<u8>,
-    rows: Vec<Row>,
+    /// The patterns still followed from the held start (their index in [`DETECT`], in
+    /// its order), each with its progress: a dead one is dropped at once, so each byte
+    /// costs only the patterns it can still continue.
+    rows: Vec<(usize, Row)>,
     limits: Limits,
     options: TextOptions,
 }
@@ -359,10 +390,12 @@ impl Auto {
                 let first = rest.get(p).copied();
                 self.rows.clear();
                 self.rows
-                    .extend(DETECT.iter().map(|(toks, _)| match toks.first() {
-                        Some(Tok::Lit(l)) if l.first().copied() != first => Row::Dead,
-                        _ => Row::At { tok: 0, n: 0 },
-                    }));
+                    .extend(DETECT.iter().enumerate().filter_map(
+                        |(k, (toks, _))| match toks.first() {
+                            Some(Tok::Lit(l)) if l.first().copied() != first => None,
+                            _ => Some((k, Row::At { tok: 0, n: 0 })),
+                        },
+                    ));
             }
             let Some(&b) = bytes.get(i) else { break };
             i += 1;
@@ -396,17 +429,20 @@ impl Auto {
     fn step(&mut self, b: u8) -> Step {
         self.held.push(b);
         let mut alive = false;
-        for (row, (toks, format)) in self.rows.iter_mut().zip(DETECT) {
-            if *row == Row::Dead {
+        for (k, row) in self.rows.iter_mut() {
+            let Some((toks, format)) = DETECT.get(*k) else {
+                *row = Row::Dead;
                 continue;
-            }
+            };
             *row = row.step(toks, b);
             match *row {
+                // (A match waits for the patterns before it that may still match.)
                 Row::Matched if !alive => return Step::Detected(*format),
                 Row::At { .. } => alive = true,
                 _ => {}
             }
         }
+        self.rows.retain(|(_, row)| *row != Row::Dead);
         if alive { Step::More } else { Step::None }
     }
 
@@ -422,6 +458,18 @@ impl Auto {
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        // A pattern that matched while an earlier one could still match: with the input
+        // at its end, it wins (a bare `<tool_call>` at the end is `hermes`'s).
+        if self.inner.is_none() && !self.held.is_empty() {
+            let won = self
+                .rows
+                .iter()
+                .find(|(_, r)| *r == Row::Matched)
+                .and_then(|(k, _)| DETECT.get(*k));
+            if let Some((_, format)) = won {
+                self.detect(*format, calls, out);
+            }
+        }
         if let Some(s) = &mut self.inner {
             s.finish(calls, out);
             return;

@@ -196,9 +196,9 @@ impl Harmony {
         self.input.held()
             + self.text.retained()
             + self.matcher.held()
-            + self.header.len()
+            + self.header.capacity()
             + self.raw.retained()
-            + self.body.len()
+            + self.body.retained()
     }
 
     /// A header begins with token `t` (`<|start|>` or `<|channel|>`).

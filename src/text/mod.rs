@@ -11,7 +11,7 @@
 //!
 //! | family (engine) | formats, one table or spec file each |
 //! | --- | --- |
-//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3) |
+//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
 //! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`deepseek_dsml`](xml::deepseek_dsml) |
 //! | [`sections`]: special-token sections with a head per call ([`DeepSeek`](sections::DeepSeek)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
@@ -104,6 +104,8 @@ pub(crate) enum TextScanner {
     JsonCalls(Box<json::JsonCalls>),
     /// A syntax spec's scanner behind its start anchor.
     Anchored(Box<Anchored>),
+    /// A syntax spec with regular-expression delimiters.
+    Regions(Box<crate::spec::regions::Regions>),
 }
 
 impl TextScanner {
@@ -128,6 +130,10 @@ impl TextScanner {
             Format::KimiK3 => Some(Self::xml(&xml::kimi_k3::DIALECT, limits, options)),
             Format::MiniMaxM3 => Some(Self::xml(&xml::minimax_m3::DIALECT, limits, options)),
             Format::HyV4 => Some(Self::xml(&xml::hy_v4::DIALECT, limits, options)),
+            Format::HyV3 => Some(Self::xml(&xml::hy_v3::DIALECT, limits, options)),
+            Format::GigaChat35 => Some(Self::xml(&xml::gigachat35::DIALECT, limits, options)),
+            Format::MiniCpm5 => Some(Self::xml(&xml::minicpm5::DIALECT, limits, options)),
+            Format::Step3 => Some(Self::xml(&xml::step3::DIALECT, limits, options)),
             Format::Mistral => Some(TextScanner::Mistral(Box::new(json::mistral::Mistral::new(
                 limits,
                 &options.reasoning,
@@ -203,7 +209,8 @@ impl TextScanner {
             | TextScanner::DeepSeek(_)
             | TextScanner::Harmony(_)
             | TextScanner::Gemma4(_)
-            | TextScanner::JsonCalls(_) => {}
+            | TextScanner::JsonCalls(_)
+            | TextScanner::Regions(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -232,6 +239,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
             TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
             TextScanner::Anchored(s) => s.feed(bytes, calls, out),
+            TextScanner::Regions(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -249,6 +257,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.finish(calls, out),
             TextScanner::JsonCalls(s) => s.finish(calls, out),
             TextScanner::Anchored(s) => s.finish(calls, out),
+            TextScanner::Regions(s) => s.finish(calls, out),
         }
     }
 
@@ -266,6 +275,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.retained(),
             TextScanner::JsonCalls(s) => s.retained(),
             TextScanner::Anchored(s) => s.retained(),
+            TextScanner::Regions(s) => s.retained(),
         }
     }
 }
@@ -283,6 +293,7 @@ fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
         Format::InternLm => &json::internlm::INTERNLM,
         Format::Apertus => &json::apertus::APERTUS,
         Format::GigaChat3 => &json::gigachat3::GIGACHAT3,
+        Format::Inkling => &json::inkling::INKLING,
         _ => return None,
     })
 }
@@ -317,6 +328,10 @@ fn xml_table(format: Format) -> Option<xml::Table> {
         Format::KimiK3 => &xml::kimi_k3::DIALECT,
         Format::MiniMaxM3 => &xml::minimax_m3::DIALECT,
         Format::HyV4 => &xml::hy_v4::DIALECT,
+        Format::HyV3 => &xml::hy_v3::DIALECT,
+        Format::GigaChat35 => &xml::gigachat35::DIALECT,
+        Format::MiniCpm5 => &xml::minicpm5::DIALECT,
+        Format::Step3 => &xml::step3::DIALECT,
         _ => return None,
     };
     Some(xml::Table::from(d))
@@ -387,7 +402,7 @@ impl Anchored {
     }
 
     fn retained(&self) -> usize {
-        self.held.as_ref().map_or(0, Vec::len) + self.inner.retained()
+        self.held.as_ref().map_or(0, Vec::capacity) + self.inner.retained()
     }
 }
 

@@ -4,6 +4,9 @@
 //! random splits, the DESIGN contract checked on each run; every prefix of a fixture
 //! (the text cut off anywhere) keeps the contract and never completes a call the whole
 //! input does not complete the same way.
+//!
+//! Its [`Ev`] and the event helpers ([`t`], [`call`], [`err`], [`evs`], ...) are the
+//! one copy of this binary: `rules/recovery.rs` states its fixtures with them too.
 
 use crate::common::*;
 use serde_json::Value;
@@ -77,6 +80,19 @@ pub(crate) fn evs(events: &[Event]) -> Vec<Ev> {
             _ => None,
         })
         .collect()
+}
+
+/// `format`'s events for `input` (default options), run as [`split_with`] runs them.
+pub(crate) fn split(format: Format, input: &str) -> Vec<Event> {
+    split_with(format, ParserConfig::new(), input)
+}
+
+/// Runs `input` through `format` set up by `config`, whole, byte by byte, at every split
+/// point and at random splits, the contract checked on each; the events of the whole run
+/// (the shared driver of the per-syntax files' runs with options).
+pub(crate) fn split_with(format: Format, config: ParserConfig, input: &str) -> Vec<Event> {
+    let make = move || Parser::with_config(format, config.clone());
+    assert_split_invariant(&make, input.as_bytes(), 30)
 }
 
 /// One fixture: what it shows, the model's text, the events it must give.

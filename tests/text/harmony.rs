@@ -2,7 +2,7 @@
 //! sequences of its pieces under a small header bound.
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Format, Parser, ParserConfig};
 

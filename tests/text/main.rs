@@ -2,9 +2,10 @@
 //! engine family ([`json`], [`xml`], [`sections`], [`pythonic`]) with a file per syntax
 //! or per table-driven fixture set, [`harmony`], files that cover syntaxes of several
 //! families at once ([`markers`]: the marker syntaxes' leaked-content captures and
-//! generated streams, and the `split` helper of their own files; [`gemma_pythonic`]:
+//! generated streams; [`gemma_pythonic`]:
 //! `gemma4`, `lfm2`, `olmo3`), and the rules every text format keeps in [`rules`]. All are driven by the shared harness in
-//! `tests/common/`.
+//! `tests/common/`, through [`exact`]'s runners (`split`, `split_with`, `check_fixtures`) and
+//! its event helpers.
 //!
 //! `cargo test --test text json::` runs one family.
 //!

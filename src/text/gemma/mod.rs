@@ -218,8 +218,8 @@ impl Gemma4 {
     pub(crate) fn retained(&self) -> usize {
         self.input.held()
             + self.text.retained()
-            + self.name.len()
-            + self.raw.len()
+            + self.name.capacity()
+            + self.raw.retained()
             + self.matcher.held()
             + self.expect.matched()
             + self.in_string.held()

@@ -24,7 +24,8 @@
 //!
 //! Rules: reasoning in `[THINK]`..`[/THINK]` (Magistral) or `<think>`..`</think>`; `</s>`
 //! is dropped; whitespace before `[TOOL_CALLS]` is text (see
-//! [`reasoning`](crate::text::kit::reasoning)). `[TOOL_CALLS]` with nothing after it is dropped.
+//! [`reasoning`](crate::text::kit::reasoning)). `[TOOL_CALLS]` with nothing after it is a call
+//! cut off (`truncated`, its bytes in `raw`).
 //! Malformed input (a v11 name that is not a name, JSON that breaks) → `Error` carrying
 //! the raw text from `[TOOL_CALLS]` up to and including the offending character; the
 //! call's own error when its Start was emitted; what follows is text again. The kit's
@@ -170,8 +171,8 @@ impl Mistral {
             + self.list.retained()
             + self.matcher.held()
             + self.raw.retained()
-            + self.name.len()
-            + self.id.len()
+            + self.name.capacity()
+            + self.id.capacity()
             + self.in_string.held()
     }
 
@@ -476,10 +477,10 @@ impl Mistral {
         self.raw.push(&tail);
         // A call cut off inside its JSON (its slot if started).
         let cut_off = match self.st {
-            // (Open: `[TOOL_CALLS]` and nothing else, no call.)
-            St::Text | St::Open | St::Special => None,
+            St::Text | St::Special => None,
             St::List => self.list.finish(&self.raw, calls, out).err(),
-            St::Name | St::Id => {
+            // `[TOOL_CALLS]` and nothing else (but whitespace) is cut off like a call.
+            St::Open | St::Name | St::Id => {
                 report(
                     calls,
                     None,

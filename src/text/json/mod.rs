@@ -18,6 +18,7 @@
 //! | `internlm` | `<\|action_start\|><\|plugin\|>` | object | `<\|action_end\|>` | `name`, `parameters` |
 //! | `apertus` | `<\|tools_prefix\|>` | array or object | `<\|tools_suffix\|>` | `{"tool": {args}}` |
 //! | `gigachat3` | `function call<\|role_sep\|>` (3), `<\|function_call\|>` (3.1) | object | — | `name`, `arguments` |
+//! | `inkling` | `<\|content_invoke_tool_json\|>` | object | `<\|end_message\|>` | `name`, `args` |
 //!
 //! ```text
 //!   Text ──marker──> Open ──'{'──> Object ──'}'──┬─ in an array ──> AfterElem ──','──> Elem ──'{'──> Object
@@ -42,7 +43,12 @@
 //!   inside an argument string too (the string scan stops at its `<`); a member the call
 //!   object may not have is an error with the raw call.
 //! - Start by the feed that completes the name; the arguments value is streamed as the
-//!   model wrote it; End when it (or its object) closes.
+//!   model wrote it; End when it (or its object) closes. String-encoded arguments
+//!   (`"arguments": "{\"a\": 1}"`) after the name are decoded to the object they hold:
+//!   the deltas are then the decoded text, the string's content unescaped as it arrives
+//!   (split-invariant), every byte still the call's own; an empty string is `{}`, a
+//!   string holding anything but one object an `invalid_arguments` error with the raw
+//!   call ([`json_call`](crate::text::kit::json_call) says the rule).
 //! - With a close marker, text after the payload up to it is allowed to be whitespace
 //!   only: anything else makes the rest text again (the call stays complete).
 //! - Malformed call text → an `Error` carrying the model's own bytes of the call from
@@ -76,6 +82,7 @@ pub(crate) mod gigachat3;
 pub(crate) mod granite;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
+pub(crate) mod inkling;
 pub(crate) mod internlm;
 pub(crate) mod jamba;
 pub(crate) mod longcat;
@@ -971,10 +978,18 @@ impl JsonCalls {
         let label = self.label().to_owned();
         match self.st {
             St::Text | St::Special => {}
-            // The marker and nothing after it: no call (watsonx granite leaks a bare
-            // `<tool_call>`).
-            St::Open if self.expect.matched() == 0 => {}
-            St::Open | St::After => {
+            // The marker and nothing after it but whitespace (or part of its close): a
+            // call cut off before its payload, `truncated` with those bytes, as one cut
+            // inside its payload is (watsonx granite leaks a bare `<tool_call>`).
+            St::Open => {
+                if let Some(close) = self.close_set() {
+                    let given = self.expect.text(close).to_owned();
+                    self.raw.push(&given);
+                }
+                let what = format!("the text ended after {label}, before its call");
+                report(calls, None, ErrorKind::Truncated, &what, &mut self.raw, out);
+            }
+            St::After => {
                 let given = match self.close_set() {
                     Some(close) => self.expect.text(close).to_owned(),
                     None => String::new(),

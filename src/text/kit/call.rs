@@ -6,7 +6,7 @@
 //! once, there ([`Raw::push_args`]), and the call table reads them from there
 //! ([`to_call`], [`close`]; [`Calls::open_raw`]) instead of keeping a copy.
 
-use crate::calls::{Calls, Slot, split_at_room};
+use crate::calls::{Calls, Slot, push_grown, split_at_room};
 use crate::event::{ErrorKind, EventSink};
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 
@@ -22,6 +22,10 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 ///          └ as_str(): the first ≤ max bytes ┘      (only when the text before the
 ///            of the prefix                           arguments did not fit in `max`)
 /// ```
+/// Capacity a [`Raw`] keeps from one call to the next (a longer call's buffer is
+/// released when the next starts, [`Raw::start`]).
+const KEEP: usize = 1024;
+
 #[derive(Debug, Default)]
 pub(crate) struct Raw {
     text: String,
@@ -48,8 +52,14 @@ impl Raw {
             ..Raw::default()
         }
     }
+    /// A new call's text starts with `marker`; the last call's text is released (its
+    /// buffer too, when it grew past [`KEEP`]: a long call's bytes are not held after it).
     pub(crate) fn start(&mut self, marker: &str) {
-        self.text.clear();
+        if self.text.capacity() > KEEP {
+            self.text = String::new();
+        } else {
+            self.text.clear();
+        }
         self.clear();
         self.push(marker);
     }
@@ -70,7 +80,7 @@ impl Raw {
         if self.cut.is_none() && self.text.len() + s.len() <= self.max {
             self.total += s.len();
             self.in_args &= s.is_empty();
-            self.text.push_str(s);
+            push_grown(&mut self.text, s);
         } else {
             self.push_cut(s);
         }
@@ -88,7 +98,7 @@ impl Raw {
             return;
         }
         let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.text.len()));
-        self.text.push_str(kept);
+        push_grown(&mut self.text, kept);
         if !rest.is_empty() {
             self.cut = Some(self.text.len());
         }
@@ -101,7 +111,7 @@ impl Raw {
             // More of the value, within the bound.
             self.total += s.len();
             self.args_len += s.len();
-            self.text.push_str(s);
+            push_grown(&mut self.text, s);
         } else {
             self.push_args_cold(s);
         }
@@ -131,7 +141,7 @@ impl Raw {
             return;
         }
         let (kept, rest) = split_at_room(s, self.max.saturating_sub(self.args_len));
-        self.text.push_str(kept);
+        push_grown(&mut self.text, kept);
         self.args_len += kept.len();
         if !rest.is_empty() {
             self.args_cut = true;
@@ -168,9 +178,10 @@ impl Raw {
     pub(crate) fn len(&self) -> usize {
         self.as_str().len()
     }
-    /// Bytes held (the arguments past the prefix included).
+    /// Heap bytes held (the buffer's capacity: the call text, the arguments past the
+    /// prefix, room to grow).
     pub(crate) fn retained(&self) -> usize {
-        self.text.len()
+        self.text.capacity()
     }
     /// The call text kept for an error: its first `max` bytes (at most).
     pub(crate) fn as_str(&self) -> &str {
@@ -489,7 +500,7 @@ mod tests {
                 assert_eq!(raw.as_str(), want, "max {max} cuts {cuts:?}");
                 assert_eq!(raw.dropped(), whole.len() - want.len());
                 assert_eq!(raw.args(), want_args, "max {max} cuts {cuts:?}");
-                assert!(raw.retained() <= max + want_args.len());
+                assert!(raw.text.len() <= max + want_args.len());
                 let (text, note) = raw.take();
                 assert_eq!(text, want);
                 assert_eq!(note.is_empty(), want.len() == whole.len());
@@ -503,7 +514,7 @@ mod tests {
             assert_eq!(raw.as_str(), split_at_room(&whole2, max).0);
             assert_eq!(raw.dropped(), whole2.len() - raw.len());
             assert_eq!(raw.args(), want_args);
-            assert!(raw.retained() <= max + want_args.len());
+            assert!(raw.text.len() <= max + want_args.len());
         }
     }
 }

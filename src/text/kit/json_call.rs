@@ -5,6 +5,19 @@
 //! closes; the arguments value is streamed as the model's own bytes, its end found with
 //! [`JsonScanner`]; an `"id"` before the name is the call id; arguments written before
 //! the name are held (bounded by `max_argument_bytes`) and flushed after the Start.
+//!
+//! String-encoded arguments (`"arguments": "{\"a\": 1}"`, a JSON string holding the
+//! object, as OpenAI's own wire format writes them and some models copy) are decoded
+//! when the name came first: the argument deltas are then the decoded object's text —
+//! the string's content unescaped as it arrives (an escape sequence split across feeds
+//! is held until complete, so every chunking gives the same text), whitespace before the
+//! object left out; the call's raw text in an error stays the model's own bytes. The
+//! string must hold one JSON object (whitespace around it allowed) and nothing else: an
+//! empty (or all-whitespace) string is `{}`; anything else (`"hello"`, a broken or
+//! unfinished object, a second value after it) ends the call as an `invalid_arguments`
+//! error at the byte that shows it. A string before the name is not decoded (the
+//! arguments are that JSON string, as written). Arguments written as an object cost
+//! nothing more: the string case is one byte comparison at the value's first byte.
 
 use std::borrow::Cow;
 
@@ -42,6 +55,8 @@ enum W {
     Str { esc: bool },
     /// Inside the arguments value.
     Args,
+    /// Inside string-encoded arguments ([`Encoded`]).
+    ArgsStr,
     /// Inside a value that is skipped.
     Skip,
     /// After a value: `,` or `}`.
@@ -176,7 +191,42 @@ pub(crate) struct JsonCall {
     max_depth: usize,
     /// The first byte of the syntax's special tokens, where an argument string stops.
     stop: Option<crate::scan::find::StopByte>,
+    max_args: usize,
+    /// String-encoded arguments being decoded (allocated only for them).
+    enc: Option<Box<Encoded>>,
 }
+
+/// Where the decoder of string-encoded arguments is inside the string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Esc {
+    /// Plain content.
+    No,
+    /// After `\`.
+    Slash,
+    /// In `\uXXXX`: `n` hex digits read into `acc`; `hi`: the high surrogate before it.
+    Hex { n: u8, acc: u32, hi: Option<u32> },
+    /// After a high surrogate's `\uXXXX`: its low half's `\` expected.
+    LowSlash(u32),
+    /// Its low half's `u` expected.
+    LowU(u32),
+}
+
+/// The state of string-encoded arguments: the escape being read, the decoded object's
+/// scanner, the decoded text (kept, as the call reads it at its close: bounded by
+/// `max_argument_bytes`).
+#[derive(Debug)]
+struct Encoded {
+    esc: Esc,
+    inner: JsonScanner,
+    /// A non-whitespace byte was decoded (the object began).
+    began: bool,
+    /// The object closed.
+    done: bool,
+    decoded: String,
+}
+
+/// Why decoded text is refused.
+struct Refused;
 
 impl JsonCall {
     /// A walker for call objects of `shape`.
@@ -197,6 +247,8 @@ impl JsonCall {
             max_str: limits.max_held_bytes,
             max_depth: limits.max_depth,
             stop: None,
+            max_args: limits.max_argument_bytes,
+            enc: None,
         }
     }
 
@@ -241,6 +293,7 @@ impl JsonCall {
         self.args_done = false;
         self.named = false;
         self.slot = None;
+        self.enc = None;
     }
 
     /// The call's slot once it was opened: at its name, or at arguments written before
@@ -252,6 +305,16 @@ impl JsonCall {
     /// Whether the name was seen (Start emitted, unless past the call limit).
     pub(crate) fn named(&self) -> bool {
         self.named
+    }
+
+    /// Whether the walker is inside a string: a key, the name or id, or a string of a
+    /// value (a delimiter there is string content).
+    pub(crate) fn in_string(&self) -> bool {
+        match self.w {
+            W::KeyStr { .. } | W::Str { .. } => true,
+            W::Args | W::Skip => self.value.in_string(),
+            _ => false,
+        }
     }
 
     /// Whether the arguments value closed.
@@ -271,7 +334,205 @@ impl JsonCall {
 
     /// Bytes retained.
     pub(crate) fn retained(&self) -> usize {
-        self.sbuf.len() + self.key.len()
+        self.sbuf.capacity()
+            + self.key.capacity()
+            + self.enc.as_ref().map_or(0, |e| e.decoded.capacity())
+    }
+
+    /// Decoded text `piece` of string-encoded arguments goes to the decoded object's
+    /// scanner and, as far as it is valid, to the call (the model's bytes stay in the raw
+    /// text: they are pushed as the call's text, not as its arguments).
+    fn decoded(
+        &mut self,
+        mut piece: &str,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> Result<(), Refused> {
+        let Some(e) = self.enc.as_mut() else {
+            return Ok(());
+        };
+        if !e.began {
+            piece = piece.trim_start_matches([' ', '\t', '\n', '\r']);
+            if piece.is_empty() {
+                return Ok(());
+            }
+            if !piece.starts_with('{') {
+                return Err(Refused);
+            }
+            e.began = true;
+        }
+        if e.done {
+            // Only whitespace may follow the object.
+            return if piece.bytes().all(is_ws) {
+                Ok(())
+            } else {
+                Err(Refused)
+            };
+        }
+        let (take, closed, bad) = match e.inner.feed(piece.as_bytes()) {
+            JsonStatus::NeedMore => (piece.len(), false, false),
+            JsonStatus::Complete { consumed } => (consumed, true, false),
+            JsonStatus::Invalid { at, .. } => (at, false, true),
+        };
+        let value = piece.get(..take).unwrap_or_default();
+        let room = self.max_args.saturating_sub(e.decoded.len());
+        e.decoded.push_str(split_at_room(value, room).0);
+        // (The arguments close at the string's closing quote, once nothing but
+        // whitespace followed the object.)
+        e.done = closed;
+        if let Some(slot) = self.slot
+            && !value.is_empty()
+            && !calls.raw_args_streaming(slot, value, out)
+        {
+            // (A named call never refuses argument bytes.)
+            let _ = calls.raw_args(slot, value, false, &e.decoded, out);
+        }
+        let rest = piece.get(take..).unwrap_or_default();
+        if bad || !rest.bytes().all(is_ws) {
+            return Err(Refused);
+        }
+        Ok(())
+    }
+
+    /// Walks the content of string-encoded arguments from `i`: decodes it into the call
+    /// (run by run, escape by escape) up to the closing quote, which ends the arguments.
+    /// Returns where it stopped and, when the arguments are refused, at which byte (not
+    /// consumed).
+    fn args_str(
+        &mut self,
+        s: &str,
+        mut i: usize,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> (usize, Option<Walk>) {
+        let bytes = s.as_bytes();
+        let bad = Some(Walk::Invalid(ErrorKind::InvalidArguments));
+        while i < bytes.len() {
+            let Some(esc) = self.enc.as_ref().map(|e| e.esc) else {
+                return (i, bad);
+            };
+            let Some(&b) = bytes.get(i) else { break };
+            let mut one = [0u8; 4];
+            let (next, piece): (Esc, &str) = match esc {
+                Esc::No => {
+                    let rest = bytes.get(i..).unwrap_or_default();
+                    let n = rest
+                        .iter()
+                        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                        .unwrap_or(rest.len());
+                    if n > 0 {
+                        let run = s.get(i..i + n).unwrap_or_default();
+                        if self.decoded(run, calls, out).is_err() {
+                            return (i, bad);
+                        }
+                        i += n;
+                        continue;
+                    }
+                    match b {
+                        b'"' => {
+                            // The string closed: the arguments end with it.
+                            let (began, done) = self
+                                .enc
+                                .as_ref()
+                                .map_or((false, false), |e| (e.began, e.done));
+                            if began && !done {
+                                return (i, bad);
+                            }
+                            if let Some(slot) = self.slot {
+                                // An empty string: `{}`.
+                                let delta = if began { "" } else { "{}" };
+                                if let Some(e) = self.enc.as_mut() {
+                                    e.decoded.push_str(delta);
+                                }
+                                let args = self.enc.as_ref().map_or("{}", |e| &e.decoded);
+                                let _ = calls.raw_args(slot, delta, true, args, out);
+                            }
+                            self.args_done = true;
+                            self.w = W::After;
+                            return (i + 1, None);
+                        }
+                        b'\\' => (Esc::Slash, ""),
+                        // A raw control character: not a JSON string.
+                        _ => return (i, bad),
+                    }
+                }
+                Esc::Slash => {
+                    let c = match b {
+                        b'"' => "\"",
+                        b'\\' => "\\",
+                        b'/' => "/",
+                        b'b' => "\u{8}",
+                        b'f' => "\u{c}",
+                        b'n' => "\n",
+                        b'r' => "\r",
+                        b't' => "\t",
+                        b'u' => "",
+                        _ => return (i, bad),
+                    };
+                    if b == b'u' {
+                        (
+                            Esc::Hex {
+                                n: 0,
+                                acc: 0,
+                                hi: None,
+                            },
+                            "",
+                        )
+                    } else {
+                        (Esc::No, c)
+                    }
+                }
+                Esc::Hex { n, acc, hi } => {
+                    let Some(d) = char::from(b).to_digit(16) else {
+                        return (i, bad);
+                    };
+                    let acc = acc * 16 + d;
+                    if n < 3 {
+                        (Esc::Hex { n: n + 1, acc, hi }, "")
+                    } else {
+                        let unit = match (hi, acc) {
+                            (None, 0xD800..=0xDBFF) => {
+                                // A high surrogate: its low half must follow.
+                                if let Some(e) = self.enc.as_mut() {
+                                    e.esc = Esc::LowSlash(acc);
+                                }
+                                i += 1;
+                                continue;
+                            }
+                            (None, 0xDC00..=0xDFFF) => return (i, bad),
+                            (None, u) => u,
+                            (Some(h), 0xDC00..=0xDFFF) => {
+                                0x10000 + ((h - 0xD800) << 10) + (acc - 0xDC00)
+                            }
+                            (Some(_), _) => return (i, bad),
+                        };
+                        let Some(c) = char::from_u32(unit) else {
+                            return (i, bad);
+                        };
+                        (Esc::No, &*c.encode_utf8(&mut one))
+                    }
+                }
+                Esc::LowSlash(h) if b == b'\\' => (Esc::LowU(h), ""),
+                Esc::LowU(h) if b == b'u' => (
+                    Esc::Hex {
+                        n: 0,
+                        acc: 0,
+                        hi: Some(h),
+                    },
+                    "",
+                ),
+                // A lone high surrogate.
+                Esc::LowSlash(_) | Esc::LowU(_) => return (i, bad),
+            };
+            if let Some(e) = self.enc.as_mut() {
+                e.esc = next;
+            }
+            if !piece.is_empty() && self.decoded(piece, calls, out).is_err() {
+                return (i, bad);
+            }
+            i += 1;
+        }
+        (bytes.len(), None)
     }
 
     fn start(&mut self, name: &str, raw: &Raw, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -446,7 +707,20 @@ impl JsonCall {
                         }
                         Field::Args if !self.args_seen => {
                             self.args_seen = true;
-                            self.w = W::Args;
+                            if b == b'"' && self.named && self.slot.is_some() {
+                                // String-encoded arguments, decoded (module docs).
+                                self.enc = Some(Box::new(Encoded {
+                                    esc: Esc::No,
+                                    inner: JsonScanner::with_max_depth(self.max_depth),
+                                    began: false,
+                                    done: false,
+                                    decoded: String::new(),
+                                }));
+                                self.w = W::ArgsStr;
+                                i += 1;
+                            } else {
+                                self.w = W::Args;
+                            }
                         }
                         // A member the syntax does not define, a second arguments value,
                         // a second name: an error with the raw call, never dropped.
@@ -552,6 +826,13 @@ impl JsonCall {
                             return (i + at, Walk::Invalid(kind));
                         }
                     }
+                }
+                W::ArgsStr => {
+                    let (n, walk) = self.args_str(s, i, calls, out);
+                    if let Some(walk) = walk {
+                        return (n, walk);
+                    }
+                    i = n;
                 }
                 W::After => {
                     match b {

@@ -170,6 +170,11 @@ impl TextStage {
             roles.push(Role::Open(i));
         }
         for (i, (_, c)) in tags.iter().enumerate() {
+            // A closing tag that is also a dropped token (Inkling's `<|end_message|>` ends
+            // every block) is dropped outside reasoning, not kept as a stray tag.
+            if drops.iter().any(|d| d.clone().into() == c.as_str()) {
+                continue;
+            }
             markers.push(c.clone().into());
             roles.push(Role::Close(i));
         }
@@ -269,7 +274,9 @@ impl TextStage {
 
     /// Bytes held back.
     pub(crate) fn retained(&self) -> usize {
-        self.matcher.held() + self.pending.len() + self.anchored.as_ref().map_or(0, String::len)
+        self.matcher.held()
+            + self.pending.capacity()
+            + self.anchored.as_ref().map_or(0, String::capacity)
     }
 
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for

@@ -36,10 +36,10 @@ pub(crate) fn is_name_byte(b: u8) -> bool {
 pub(crate) fn push_bounded(buf: &mut Vec<u8>, bytes: &[u8], max: usize) -> bool {
     let room = max.saturating_sub(buf.len());
     if bytes.len() <= room {
-        buf.extend_from_slice(bytes);
+        crate::calls::extend_grown(buf, bytes);
         true
     } else {
-        buf.extend_from_slice(bytes.get(..room).unwrap_or_default());
+        crate::calls::extend_grown(buf, bytes.get(..room).unwrap_or_default());
         false
     }
 }

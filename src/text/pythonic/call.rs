@@ -241,9 +241,9 @@ impl PyCall {
         self.args_from = self.raw.len();
     }
 
-    /// Bytes retained.
+    /// Heap bytes held (the raw text's buffer).
     pub(crate) fn retained(&self) -> usize {
-        self.raw.len()
+        self.raw.capacity()
     }
 
     /// Converts argument bytes, streaming the JSON to `slot`.

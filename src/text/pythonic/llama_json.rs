@@ -278,8 +278,8 @@ impl LlamaJson {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.len()
-            + self.lead.len()
+        self.held.capacity()
+            + self.lead.capacity()
             + self.raw.retained()
             + self.text.held()
             + self.py.retained()

@@ -189,7 +189,7 @@ impl LlamaPythonic {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.len() + self.text.held() + self.call.retained()
+        self.held.capacity() + self.text.held() + self.call.retained()
     }
 
     /// Whether a bare `[` may start a call list here.

@@ -197,8 +197,8 @@ impl DeepSeek {
             + self.text.retained()
             + self.matcher.held()
             + self.raw.retained()
-            + self.name.len()
-            + self.stray.len()
+            + self.name.capacity()
+            + self.stray.retained()
             + self.in_string.held()
     }
 

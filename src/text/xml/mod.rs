@@ -1,7 +1,9 @@
 //! The one scanner of the XML-parameter call syntaxes (`qwen-xml`, `seed-oss`, `glm`,
-//! `minimax`, `deepseek-dsml`, `hy-v4`): each is this scanner with its own [`Dialect`]
-//! table, written in its own module ([`qwen_xml`], [`seed_oss`], [`glm`], [`minimax`],
-//! [`deepseek_dsml`], [`hy_v4`]) with the syntax's rules.
+//! `minimax`, `deepseek-dsml`, `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`,
+//! `minicpm5`, `step3`): each is this scanner with its own [`Dialect`] table, written in
+//! its own module ([`qwen_xml`], [`seed_oss`], [`glm`], [`minimax`], [`deepseek_dsml`],
+//! [`kimi_k3`], [`minimax_m3`], [`hy_v4`], [`hy_v3`], [`gigachat35`], [`minicpm5`],
+//! [`step3`]) with the syntax's rules.
 //!
 //! ```text
 //!   Text ──section open──> Wrap ──call open──> Name ──name end──> Body ──param open──> Key ──key end──> Value
@@ -74,13 +76,17 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
 pub(crate) mod deepseek_dsml;
+pub(crate) mod gigachat35;
 pub(crate) mod glm;
+pub(crate) mod hy_v3;
 pub(crate) mod hy_v4;
 pub(crate) mod kimi_k3;
+pub(crate) mod minicpm5;
 pub(crate) mod minimax;
 pub(crate) mod minimax_m3;
 pub(crate) mod qwen_xml;
 pub(crate) mod seed_oss;
+pub(crate) mod step3;
 
 /// How a function name or a parameter key ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +119,9 @@ pub(crate) struct Dialect {
     pub(crate) multi: bool,
     /// How the function name ends.
     pub(crate) name_end: End,
+    /// A tag that may follow the name before the body (HY v3's `<tool_sep>`), consumed
+    /// when it is there; empty: none.
+    pub(crate) name_sep: &'static str,
     /// Closes a call.
     pub(crate) call_close: &'static str,
     /// Opens a parameter; its key follows.
@@ -178,6 +187,7 @@ pub(crate) const PLAIN: Dialect = Dialect {
     bare_calls: false,
     multi: false,
     name_end: End::Gt,
+    name_sep: "",
     call_close: "",
     param_open: "",
     key_end: End::Gt,
@@ -235,6 +245,7 @@ pub(crate) struct Table {
     pub(crate) bare_calls: bool,
     pub(crate) multi: bool,
     pub(crate) name_end: Ending,
+    pub(crate) name_sep: Cow<'static, str>,
     pub(crate) call_close: Cow<'static, str>,
     pub(crate) param_open: Cow<'static, str>,
     pub(crate) key_end: Ending,
@@ -273,6 +284,7 @@ impl From<&'static Dialect> for Table {
             bare_calls: d.bare_calls,
             multi: d.multi,
             name_end: d.name_end.into(),
+            name_sep: Cow::Borrowed(d.name_sep),
             call_close: Cow::Borrowed(d.call_close),
             param_open: Cow::Borrowed(d.param_open),
             key_end: d.key_end.into(),
@@ -312,6 +324,10 @@ impl Table {
             )
         } else if self.tag_params {
             Some("parameters named by their tags cannot be written as a spec yet")
+        } else if !self.name_sep.is_empty() {
+            Some(
+                "a separator tag after the function name (<tool_sep>) cannot be written as a spec yet",
+            )
         } else {
             None
         }
@@ -334,6 +350,8 @@ struct Sets {
     tail: [MarkerSet; 2],
     /// [`Dialect::attrs_end`] when it is not `>`.
     attrs_end: MarkerSet,
+    /// [`Dialect::name_sep`].
+    name_sep: MarkerSet,
     /// The tags of [`Dialect::json_block`].
     json_block: [MarkerSet; 2],
     /// How many tags open a call ([`openers`]).
@@ -386,6 +404,7 @@ impl Sets {
             skip_call: MarkerSet::new(std::iter::once(d.call_close.clone()).chain(openers(d))),
             tail: [MarkerSet::new([tag0]), MarkerSet::new([tag1])],
             attrs_end: MarkerSet::new(std::iter::once(d.attrs_end.clone()).filter(|e| *e != ">")),
+            name_sep: MarkerSet::new(std::iter::once(d.name_sep.clone()).filter(|t| !t.is_empty())),
             json_block: match &d.json_block {
                 Some((open, close)) => [
                     MarkerSet::new([open.clone()]),
@@ -470,6 +489,8 @@ enum St {
     KeyTail {
         open: bool,
     },
+    /// After the name: [`Dialect::name_sep`] if it is there.
+    NameSep,
     /// Inside the call, between parameters.
     Body,
     /// Inside a parameter value.
@@ -655,15 +676,15 @@ impl XmlCalls {
         self.input.held()
             + self.text.retained()
             + self.matcher.held()
-            + self.raw.len()
-            + self.name.len()
-            + self.func.len()
-            + self.attrs.len()
-            + self.held.len()
-            + self.stray.len()
-            + self.entity.len()
-            + self.tag.len()
-            + self.elem.len()
+            + self.raw.retained()
+            + self.name.capacity()
+            + self.func.capacity()
+            + self.attrs.capacity()
+            + self.held.capacity()
+            + self.stray.retained()
+            + self.entity.capacity()
+            + self.tag.capacity()
+            + self.elem.capacity()
             + self.frames.iter().map(Frame::retained).sum::<usize>()
             + self.members.retained()
     }
@@ -855,6 +876,7 @@ impl XmlCalls {
                 St::Name | St::Key | St::Attrs { .. } => self.name_step(&mut s, calls, out),
                 St::KeyTail { open } => self.key_tail(open, &mut s, calls, out),
                 St::AttrsEnd { key } => self.attrs_end(key, &mut s, calls, out),
+                St::NameSep => self.name_sep(&mut s, calls, out),
                 St::Body => {
                     if self.d.json_body
                         && self.params == 0
@@ -1113,6 +1135,9 @@ impl XmlCalls {
                 self.name_done(calls, out);
                 if end == Ending::Quote && self.st == St::Body {
                     self.st = St::Attrs { key: false };
+                } else if self.st == St::Body && !self.d.name_sep.is_empty() {
+                    self.expect.reset();
+                    self.st = St::NameSep;
                 }
             }
             (_, Ending::Quote) => self.st = St::Attrs { key: true },
@@ -1239,6 +1264,34 @@ impl XmlCalls {
                     self.st = St::Body;
                     self.steps(open_tag.get(..len).unwrap_or_default(), calls, out);
                 }
+            }
+        }
+    }
+
+    /// The separator tag after the name ([`Dialect::name_sep`], whitespace before it
+    /// skipped): consumed when it is there; otherwise the body starts with what was
+    /// matched of it.
+    fn name_sep(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.expect.matched() == 0 {
+            self.raw.push(skip_ws(s));
+            if s.is_empty() {
+                return;
+            }
+        }
+        match self.expect.feed(&self.sets.name_sep, s) {
+            Expected::NeedMore => *s = "",
+            Expected::Matched { consumed, .. } => {
+                self.raw.push(&self.d.name_sep);
+                *s = s.get(consumed..).unwrap_or_default();
+                self.expect.reset();
+                self.st = St::Body;
+            }
+            Expected::Mismatch { len, consumed, .. } => {
+                *s = s.get(consumed..).unwrap_or_default();
+                self.expect.reset();
+                self.st = St::Body;
+                let given = self.d.name_sep.get(..len).unwrap_or_default().to_owned();
+                self.steps(&given, calls, out);
             }
         }
     }
@@ -1838,10 +1891,8 @@ impl XmlCalls {
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
-            St::Wrap if self.raw_is_blank() && tail.is_empty() => {
-                // A section open and nothing else: no call.
-                self.end_call();
-            }
+            // A section open and nothing else (a bare opener at the end) is cut off like
+            // any call: `truncated`, below, with its bytes.
             St::After => {
                 let given = self.expect.text(&self.sets.after).to_owned();
                 self.end_call();
@@ -1855,6 +1906,9 @@ impl XmlCalls {
                 }
                 if let St::AttrsEnd { .. } = self.st {
                     self.raw.push(self.expect.text(&self.sets.attrs_end));
+                }
+                if let St::NameSep = self.st {
+                    self.raw.push(self.expect.text(&self.sets.name_sep));
                 }
                 if let St::JsonTag { close } = self.st
                     && let Some(set) = self.sets.json_block.get(usize::from(close))

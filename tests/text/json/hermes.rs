@@ -2,7 +2,7 @@
 
 use crate::common;
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Event, Format};
 
@@ -111,10 +111,23 @@ fn hermes_truncated_calls() {
     );
 }
 
+/// A bare `<tool_call>` at the end (watsonx granite leaks one), with whitespace or part
+/// of its close after it, is a call cut off before its payload, as `<tool_call>{"na` is:
+/// `truncated`, those bytes its raw. An empty block is no call.
 #[test]
-fn hermes_empty_tool_call_is_dropped() {
-    let ev = split(Format::Hermes, "<tool_call>");
-    assert!(ev.is_empty(), "{ev:?}");
+fn hermes_bare_opener_at_the_end_is_cut_off_an_empty_block_dropped() {
+    for input in ["<tool_call>", "<tool_call>\n  ", "<tool_call></tool"] {
+        let ev = split(Format::Hermes, &format!("a {input}"));
+        assert_eq!(text(&ev), "a ", "{ev:?}");
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::Truncated, None, input.to_owned())]
+        );
+        // `auto` at the end picks the pattern that matched (`hermes`'s) and gives the same.
+        let auto = split(Format::Auto, &format!("a {input}"));
+        assert_eq!(text(&auto), text(&ev));
+        assert_eq!(kinds(&auto), kinds(&ev));
+    }
     let ev = split(Format::Hermes, "a<tool_call>\n</tool_call>b");
     assert_eq!(ev, vec![Event::Text { delta: "ab".into() }]);
 }

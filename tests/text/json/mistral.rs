@@ -1,7 +1,7 @@
 //! `mistral`: v3 lists and v11 calls, malformed and truncated, at every chunking.
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Format};
 
@@ -84,6 +84,10 @@ fn mistral_malformed_and_truncated() {
     );
     assert_eq!(calls(&ev).len(), 1);
     assert!(errors(&ev).is_empty());
-    let ev = split(Format::Mistral, "[TOOL_CALLS]");
-    assert!(ev.is_empty());
+    // `[TOOL_CALLS]` and nothing after it: cut off before its payload.
+    for input in ["[TOOL_CALLS]", "[TOOL_CALLS] \n"] {
+        let ev = split(Format::Mistral, input);
+        assert_eq!(kinds(&ev), vec![(ErrorKind::Truncated, None, input.into())]);
+        assert_eq!(text(&ev), "");
+    }
 }

@@ -19,3 +19,9 @@ mod granite;
 
 /// `command-r`'s own fixtures (Cohere cmd4: `<|START_TEXT|>`, citations).
 mod command_r;
+
+/// `inkling`'s own fixtures (typed content blocks, `args`).
+mod inkling;
+
+/// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
+mod string_args;

@@ -28,7 +28,10 @@ fn reasoning_tags(f: Format) -> Option<(&'static str, &'static str)> {
         | InternLm | GigaChat3 | KimiK2 | Glm | MiniMax | DeepSeekDsml => Some(THINK),
         Mistral => Some(("[THINK]", "[/THINK]")),
         Gemma4 => Some(("<|channel>thought", "<channel|>")),
-        HyV4 => Some(THINK),
+        HyV4 | HyV3 | GigaChat35 | MiniCpm5 | Step3 => Some(THINK),
+        // Its closing token `<|end_message|>` ends every block: outside reasoning it is
+        // dropped, not text ([`drops_close`]).
+        Inkling => Some(("<|content_thinking|>", "<|end_message|>")),
         // FunctionGemma (270M) has no reasoning tags.
         FunctionGemma => None,
         CommandR => Some(("<|START_THINKING|>", "<|END_THINKING|>")),
@@ -56,6 +59,21 @@ fn reasoning_formats() -> Vec<(Format, &'static str, &'static str)> {
         .collect()
 }
 
+/// The formats whose reasoning closing tag is also an end-of-block token dropped from
+/// the text (Inkling's `<|end_message|>`): outside reasoning it is dropped, not text.
+fn drops_close(f: Format) -> bool {
+    f == Format::Inkling
+}
+
+/// `text` as a format shows it: without `close` where the format drops it.
+fn shown(f: Format, text: &str, close: &str) -> String {
+    if drops_close(f) && reasoning_tags(f).is_some_and(|(_, c)| c == close) {
+        text.replace(close, "")
+    } else {
+        text.to_owned()
+    }
+}
+
 #[test]
 fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
     for f in text_formats() {
@@ -68,7 +86,7 @@ fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
                 // Harmony text outside channels is reasoning-free text as well.
                 assert_eq!(text(&ev) + &reasoning(&ev), input, "{f}");
             } else {
-                assert_eq!(text(&ev), input, "{f}");
+                assert_eq!(text(&ev), shown(f, &input, close), "{f}");
                 assert_eq!(reasoning(&ev), "", "{f}");
             }
             assert!(errors(&ev).is_empty(), "{f}: {ev:?}");
@@ -83,7 +101,7 @@ fn stray_closing_reasoning_tag_after_a_closed_block_is_text() {
         let make = move || Parser::new(f);
         let ev = assert_split_invariant(&make, input.as_bytes(), 40);
         assert_eq!(reasoning(&ev), "a", "{f}");
-        assert_eq!(text(&ev), format!("b {close} c"), "{f}");
+        assert_eq!(text(&ev), shown(f, &format!("b {close} c"), close), "{f}");
     }
 }
 
@@ -100,7 +118,11 @@ fn with_reasoning_open_everything_before_the_closing_tag_is_reasoning() {
         let input = format!("plan{close}answer{close}more");
         let ev = assert_split_invariant(&make, input.as_bytes(), 40);
         assert_eq!(reasoning(&ev), "plan", "{f}");
-        assert_eq!(text(&ev), format!("answer{close}more"), "{f}");
+        assert_eq!(
+            text(&ev),
+            shown(f, &format!("answer{close}more"), close),
+            "{f}"
+        );
     }
 }
 
@@ -118,7 +140,7 @@ fn stray_closing_tag_before_a_call_keeps_the_call() {
     for (f, close, call) in cases {
         let input = format!("x{close}{call}");
         let ev = assert_split_invariant(&(move || Parser::new(f)), input.as_bytes(), 40);
-        assert_eq!(text(&ev), format!("x{close}"), "{f}");
+        assert_eq!(text(&ev), shown(f, &format!("x{close}"), close), "{f}");
         assert_eq!(calls(&ev).len(), 1, "{f}");
         let make = move || Parser::with_config(f, ParserConfig::new().reasoning_open(true));
         let ev = assert_split_invariant(&make, input.as_bytes(), 40);
@@ -172,6 +194,131 @@ fn broken_calls() -> Vec<Broken> {
     use Format::*;
     let hermes_bad = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}\n</tool_call>";
     vec![
+        b(
+            HyV3,
+            "cut",
+            (
+                "Hi ",
+                "<tool_calls>",
+                "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            HyV3,
+            "corrupt",
+            (
+                "Hi ",
+                "<tool_calls>",
+                "<tool_call>f<tool_sep><arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+                "</tool_calls> after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            GigaChat35,
+            "cut",
+            (
+                "Hi ",
+                "<｜GCML｜tool_calls>",
+                "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            GigaChat35,
+            "corrupt",
+            (
+                "Hi ",
+                "<｜GCML｜tool_calls>",
+                "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"true\">1</｜GCML｜parameter><｜GCML｜parameter name=\"a\" string=\"true\">2</｜GCML｜parameter></｜GCML｜invoke>",
+                "</｜GCML｜tool_calls> after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            MiniCpm5,
+            "cut",
+            ("Hi ", "", "<function name=\"f\"><param name=\"a\">1", ""),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            MiniCpm5,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<function name=\"f\"><param name=\"a\">1</param><param name=\"a\">2</param></function>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            Step3,
+            "cut",
+            (
+                "Hi ",
+                "<｜tool_calls_begin｜>",
+                "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Step3,
+            "corrupt",
+            (
+                "Hi ",
+                "<｜tool_calls_begin｜>",
+                "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1</steptml:parameter><steptml:parameter name=\"a\">2</steptml:parameter></steptml:invoke><｜tool_call_end｜>",
+                "<｜tool_calls_end｜> after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
+        b(
+            Inkling,
+            "cut",
+            (
+                "Hi ",
+                "",
+                "<|content_invoke_tool_json|>{\"name\": \"f\", \"args\": {\"a\": 1",
+                "",
+            ),
+            Cut,
+            0,
+            "Hi ",
+        ),
+        b(
+            Inkling,
+            "corrupt",
+            (
+                "Hi ",
+                "",
+                "<|content_invoke_tool_json|>{\"name\": \"f\", \"args\": {\"a\": x}}<|end_message|>",
+                " after",
+            ),
+            Bad,
+            0,
+            "Hi  after",
+        ),
         b(
             Hermes,
             "cut",
@@ -1125,6 +1272,41 @@ fn marker_calls() -> Vec<(
 )> {
     use Format::*;
     vec![
+        (
+            HyV3,
+            "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            GigaChat35,
+            "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            MiniCpm5,
+            "<function name=\"f\"><param name=\"a\">1</param></function>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Step3,
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+            "A",
+            " B",
+            "A B",
+        ),
+        (
+            Inkling,
+            "<|message_model|><|content_invoke_tool_json|>{\"name\": \"f\", \"args\": {\"a\": 1}}<|end_message|>",
+            "A",
+            " B",
+            "A B",
+        ),
         (
             Hermes,
             "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",

@@ -39,65 +39,8 @@
 //! fails once an engine gives the expected events, so the mark goes with the fix.
 
 use crate::common::*;
-use serde_json::Value;
+use crate::exact::{Ev, args, call, err, evs, start, t};
 use toolstream::{ErrorKind, Event, Format, Parser};
-
-/// An event as the fixtures state it: ids and error messages are not compared.
-#[derive(Debug, Clone, PartialEq)]
-enum Ev {
-    Text(String),
-    Reasoning(String),
-    Start(usize, String),
-    Args(usize, String),
-    End(usize, String, Value),
-    Error(ErrorKind, Option<usize>, String),
-}
-
-fn t(s: &str) -> Ev {
-    Ev::Text(s.to_owned())
-}
-fn start(i: usize, name: &str) -> Ev {
-    Ev::Start(i, name.to_owned())
-}
-fn args(i: usize, delta: &str) -> Ev {
-    Ev::Args(i, delta.to_owned())
-}
-fn err(kind: ErrorKind, index: Option<usize>, raw: &str) -> Ev {
-    Ev::Error(kind, index, raw.to_owned())
-}
-/// A call that completes: Start, its argument text (the model's bytes, or the JSON a
-/// converting syntax writes), End with the parsed value.
-fn call(i: usize, name: &str, json: &str) -> [Ev; 3] {
-    let value: Value = serde_json::from_str(json).expect("fixture arguments are JSON");
-    [
-        start(i, name),
-        args(i, json),
-        Ev::End(i, name.to_owned(), value),
-    ]
-}
-
-/// The merged events of a run, as [`Ev`]s (the finish event left out).
-fn evs(events: &[Event]) -> Vec<Ev> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Text { delta } => Some(t(delta)),
-            Event::Reasoning { delta } => Some(Ev::Reasoning(delta.clone())),
-            Event::ToolCallStart { index, name, .. } => Some(start(*index, name)),
-            Event::ToolCallArgs { index, delta } => Some(args(*index, delta)),
-            Event::ToolCallEnd {
-                index,
-                name,
-                arguments,
-                ..
-            } => Some(Ev::End(*index, name.clone(), arguments.clone())),
-            Event::Error {
-                kind, index, raw, ..
-            } => Some(err(*kind, *index, raw)),
-            _ => None,
-        })
-        .collect()
-}
 
 struct Fx {
     format: &'static str,
@@ -135,9 +78,9 @@ impl From<Ev> for Evs {
         Evs(vec![e])
     }
 }
-impl From<[Ev; 3]> for Evs {
-    fn from(e: [Ev; 3]) -> Self {
-        Evs(e.to_vec())
+impl From<Vec<Ev>> for Evs {
+    fn from(e: Vec<Ev>) -> Self {
+        Evs(e)
     }
 }
 

@@ -1,7 +1,7 @@
 //! `deepseek`: V3 fenced and V3.1 calls, malformed and truncated, at every chunking.
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::split;
 use serde_json::json;
 use toolstream::{ErrorKind, Format};
 

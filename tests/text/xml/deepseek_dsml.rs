@@ -2,9 +2,9 @@
 //! every chunking (whole, byte by byte, every split, random splits).
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::{split, split_with};
 use serde_json::json;
-use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, Tools};
+use toolstream::{ErrorKind, Event, Format, ParserConfig, Tools};
 
 const F: Format = Format::DeepSeekDsml;
 
@@ -192,8 +192,7 @@ fn v41_truncation_empty_and_typed_by_the_schema() {
     )
     .unwrap();
     let input = "<｜DSML｜ invoke name=\"f\"><｜DSML｜ parameter name=\"zip\">01234</｜DSML｜ parameter><｜DSML｜ parameter name=\"n\">7</｜DSML｜ parameter></｜DSML｜ invoke>";
-    let make = move || Parser::with_config(F, ParserConfig::new().tools(tools.clone()));
-    let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+    let ev = split_with(F, ParserConfig::new().tools(tools), input);
     assert_eq!(
         calls(&ev),
         vec![call("call_0", "f", json!({"zip": "01234", "n": 7}))]

@@ -1,9 +1,9 @@
 //! `glm`: Python literals without a schema, at every chunking.
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::{split, split_with};
 use serde_json::json;
-use toolstream::{Format, Parser, ParserConfig, Tools};
+use toolstream::{Format, ParserConfig, Tools};
 
 const F: Format = Format::Glm;
 
@@ -26,7 +26,6 @@ fn python_literals_without_a_schema() {
     )
     .unwrap();
     let input = "<tool_call>f<arg_key>a</arg_key><arg_value>None</arg_value></tool_call>";
-    let make = move || Parser::with_config(F, ParserConfig::new().tools(tools.clone()));
-    let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+    let ev = split_with(F, ParserConfig::new().tools(tools), input);
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": "None"}))]);
 }

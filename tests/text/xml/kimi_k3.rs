@@ -3,9 +3,9 @@
 //! parsers (their docstrings quote the checkpoint's `encoding_k3.py`).
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::{split, split_with};
 use serde_json::json;
-use toolstream::{ErrorKind, Format, Parser, ParserConfig, Tools};
+use toolstream::{ErrorKind, Format, ParserConfig, Tools};
 
 const F: Format = Format::KimiK3;
 
@@ -109,8 +109,7 @@ fn reasoning_channel_and_the_open_generation_prompt() {
     let input = format!(
         "Thinking…<|close|>think<|sep|><|open|>response<|sep|>Ok<|close|>response<|sep|>{section}"
     );
-    let make = || Parser::with_config(F, ParserConfig::new().reasoning_open(true));
-    let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+    let ev = split_with(F, ParserConfig::new().reasoning_open(true), &input);
     assert_eq!(reasoning(&ev), "Thinking…");
     assert_eq!(text(&ev), "Ok");
     assert_eq!(calls(&ev).len(), 1);
@@ -128,8 +127,7 @@ fn the_schema_takes_precedence_over_the_type_attribute() {
         1,
         &[("zip", Some("number"), "01234"), ("n", None, "7")],
     )]);
-    let make = move || Parser::with_config(F, ParserConfig::new().tools(tools.clone()));
-    let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+    let ev = split_with(F, ParserConfig::new().tools(tools), &input);
     assert_eq!(
         calls(&ev),
         vec![call("call_0", "f", json!({"zip": "01234", "n": 7}))]

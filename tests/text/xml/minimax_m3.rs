@@ -3,9 +3,9 @@
 //! and tests (SGLang's gateway, TensorRT-LLM, vLLM).
 
 use crate::common::*;
-use crate::markers::split;
+use crate::exact::{split, split_with};
 use serde_json::json;
-use toolstream::{ErrorKind, Format, Parser, ParserConfig, Tools};
+use toolstream::{ErrorKind, Format, ParserConfig, Tools};
 
 const F: Format = Format::MiniMaxM3;
 const NS: &str = "]<]minimax[>[";
@@ -84,8 +84,7 @@ fn values_typed_by_the_schema_at_the_top_level() {
     ]
     .concat();
     let input = section(&[invoke("f", &body)]);
-    let make = move || Parser::with_config(F, ParserConfig::new().tools(tools.clone()));
-    let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+    let ev = split_with(F, ParserConfig::new().tools(tools), &input);
     assert_eq!(
         calls(&ev),
         vec![call(

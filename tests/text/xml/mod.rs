@@ -24,3 +24,15 @@ mod minimax_m3;
 
 /// `hy-v4`'s own fixtures.
 mod hy_v4;
+
+/// `hy-v3`'s own fixtures (`<tool_sep>` after the name).
+mod hy_v3;
+
+/// `gigachat35`'s own fixtures (GCML).
+mod gigachat35;
+
+/// `minicpm5`'s own fixtures.
+mod minicpm5;
+
+/// `step3`'s own fixtures (StepTML).
+mod step3;

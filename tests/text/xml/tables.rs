@@ -355,11 +355,12 @@ fn fixtures() -> Vec<Fx> {
         .call("f", json!({}))
         .text("</\u{FFFD} tail"),
         fx(
-            "dsml: a lone section open is no call",
+            "dsml: a lone section open at the end is a call cut off",
             Format::DeepSeekDsml,
             "a<｜DSML｜function_calls>\n",
         )
-        .text("a"),
+        .text("a")
+        .error(ErrorKind::Truncated, None, "<｜DSML｜function_calls>\n"),
         // ------------------------------------------------------------ qwen-xml
         fx(
             "qwen-xml: a Json-kind value that is not JSON stays a string",

@@ -1,0 +1,51 @@
+//! `inkling`: Inkling's typed content blocks (vLLM's `inkling` parser), every marker a
+//! special token:
+//!
+//! ```text
+//! <|message_model|><|content_thinking|>…reasoning…<|end_message|>
+//! <|message_model|><|content_text|>…visible text…<|end_message|>
+//! <|message_model|><|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "SF"}}<|end_message|>
+//! ```
+//!
+//! The [JSON-call engine](super) with this table:
+//!
+//! - A call is one `{"name": .., "args": {..}}` object after
+//!   `<|content_invoke_tool_json|>`, closed by `<|end_message|>` (or by the end of the
+//!   object: `<|content_model_end_sampling|>` after it is dropped, as vLLM's parser also
+//!   ends a block there). The `args` object is the arguments, the model's bytes as they
+//!   stream; no `args` member is `{}`; another member (`"arguments"`) is an error with
+//!   the raw call, as in every JSON-call syntax.
+//! - Reasoning: `<|content_thinking|>…<|end_message|>`.
+//! - The block markers that only say a text block follows (`<|message_model|>`,
+//!   `<|content_text|>`, `<|content_invoke_tool_text|>`, `<|content_tool_error|>`,
+//!   whose contents vLLM shows as text), `<|end_message|>` after text and
+//!   `<|content_model_end_sampling|>` are dropped from the text. Not read: the optional
+//!   function name vLLM allows between `<|message_model|>` and the block marker (it
+//!   stays text here), and a thinking block ended by `<|content_model_end_sampling|>`
+//!   (reasoning then runs to the next `<|end_message|>`).
+
+use crate::text::json::{Dialect, Payload, opener};
+use crate::text::kit::json_call::{Keys, Shape};
+
+/// `inkling`: `<|content_invoke_tool_json|>{"name": .., "args": ..}<|end_message|>`.
+pub(crate) const INKLING: Dialect = Dialect {
+    openers: &[opener(
+        "<|content_invoke_tool_json|>",
+        Some("<|end_message|>"),
+        Payload::Object,
+    )],
+    shape: Shape::Fields(Keys {
+        name: &["name"],
+        args: &["args"],
+        id: &[],
+    }),
+    reasoning: &[("<|content_thinking|>", "<|end_message|>")],
+    drops: &[
+        "<|message_model|>",
+        "<|content_text|>",
+        "<|content_invoke_tool_text|>",
+        "<|content_tool_error|>",
+        "<|end_message|>",
+        "<|content_model_end_sampling|>",
+    ],
+};

@@ -1,0 +1,34 @@
+//! `hy-v3`: Tencent Hunyuan's Hy3 call syntax (vLLM's `hy_v3` parser, `tencent/Hy3-preview`):
+//!
+//! ```text
+//! <tool_calls>
+//! <tool_call>get_weather<tool_sep>
+//! <arg_key>city</arg_key>
+//! <arg_value>Beijing</arg_value>
+//! </tool_call>
+//! </tool_calls>
+//! ```
+//!
+//! [`hy_v4`](super::hy_v4)'s markers with a `<tool_sep>` token after the function name
+//! ([`Dialect::name_sep`]). The [`xml`](super) scanner with these markers:
+//!
+//! - The name runs from `<tool_call>` to the next tag (or line end); `ToolCallStart` at
+//!   that `<`. `<tool_sep>` (whitespace before it allowed) is then consumed; a call
+//!   without it reads as HY v4's (`<tool_call>name<arg_key>..`), as vLLM's parser does
+//!   not (it needs the separator).
+//! - Values as GLM's and HY v4's: without a schema a value is a JSON string unless its
+//!   complete trimmed text parses as a JSON non-string (vLLM's parser, without a
+//!   schema, keeps every value a string: declare the tools to get that here).
+//! - A call with no parameters (`<tool_call>get_date<tool_sep></tool_call>`) has `{}`.
+//! - Per-checkpoint token suffixes (vLLM reads `token_suffix` from the tokenizer
+//!   config) are not read: a suffixed output is text.
+//! - Reasoning: `<think>…</think>`.
+
+use crate::text::xml::{Dialect, hy_v4};
+
+/// The `hy-v3` markers: `hy-v4`'s and `<tool_sep>` after the name.
+pub(crate) const DIALECT: Dialect = Dialect {
+    what: "Hy3 <tool_call>",
+    name_sep: "<tool_sep>",
+    ..hy_v4::DIALECT
+};

@@ -1,0 +1,46 @@
+//! `minicpm5`: MiniCPM 5's XML calls (vLLM's `minicpm5xml` parser), bare `<function>`
+//! elements:
+//!
+//! ```text
+//! <function name="get_weather">
+//! <param name="city">Paris</param>
+//! <param name="days">3</param>
+//! </function>
+//! ```
+//!
+//! The [`xml`](super) scanner with these markers:
+//!
+//! - No section: each `<function name="..">` holds one call; `ToolCallStart` at the `"`
+//!   that closes the name (other attributes up to `>` are read and ignored).
+//! - `<param name="k">v</param>`; one leading and one trailing newline of a value are
+//!   layout (vLLM strips all surrounding whitespace: other whitespace is kept here).
+//!   Without a schema a value is a JSON string unless its complete trimmed text parses
+//!   as a JSON non-string; Python's `True`, `False`, `None` are `true`, `false`, `null`
+//!   (vLLM falls back to Python literals).
+//! - Not read (vLLM's parser repairs them): single-quoted names (`name='f'`), the
+//!   collapsed `<functionname="f">`, tokenizer `Ġ`/`Ċ` bytes, `<![CDATA[..]]>` values
+//!   (kept as written), `properties`/`arguments` wrapper parameters and its tool-name
+//!   aliases; vLLM also drops calls to tools that were not declared (here every call is
+//!   reported).
+//! - Reasoning: `<think>…</think>`.
+
+use crate::text::kit::reasoning::THINK;
+use crate::text::xml::{Dialect, End, PLAIN};
+
+/// The `minicpm5` markers.
+pub(crate) const DIALECT: Dialect = Dialect {
+    what: "MiniCPM <function name=..>",
+    sections: &[],
+    call_open: "<function name=\"",
+    bare_calls: true,
+    multi: false,
+    name_end: End::Quote,
+    call_close: "</function>",
+    param_open: "<param name=\"",
+    key_end: End::Quote,
+    param_close: "</param>",
+    trim_newline: true,
+    py_literals: true,
+    reasoning: THINK,
+    ..PLAIN
+};

@@ -1,0 +1,43 @@
+//! `step3`: StepFun Step-3's StepTML calls (vLLM's and SGLang's `step3` parsers; note
+//! the full-width `｜` bars, multi-byte markers that may be split at any byte):
+//!
+//! ```text
+//! <｜tool_calls_begin｜>
+//! <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="get_weather">
+//! <steptml:parameter name="city">Paris</steptml:parameter>
+//! </steptml:invoke><｜tool_call_end｜>
+//! <｜tool_calls_end｜>
+//! ```
+//!
+//! The [`xml`](super) scanner with these markers:
+//!
+//! - A section of several calls. A call opens with the whole
+//!   `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="` (the call type
+//!   `function`, the only one the peers read, written with no space around it) and
+//!   closes with `</steptml:invoke><｜tool_call_end｜>` (no space between: as the model
+//!   writes it). `ToolCallStart` at the `"` that closes the name.
+//! - `<steptml:parameter name="k">v</steptml:parameter>`. Without a schema a value is a
+//!   JSON string unless its complete trimmed text parses as a JSON non-string (vLLM
+//!   keeps schema-less values strings and strips them: declare the tools to get
+//!   strings here; values are taken exactly).
+//! - A call outside the section is text (the peers read calls only inside it).
+//! - Reasoning: `<think>…</think>`.
+
+use crate::text::kit::reasoning::THINK;
+use crate::text::xml::{Dialect, End, PLAIN};
+
+/// The `step3` markers.
+pub(crate) const DIALECT: Dialect = Dialect {
+    what: "Step-3 <steptml:invoke name=..>",
+    sections: &[("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>")],
+    call_open: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"",
+    bare_calls: false,
+    multi: true,
+    name_end: End::Quote,
+    call_close: "</steptml:invoke><｜tool_call_end｜>",
+    param_open: "<steptml:parameter name=\"",
+    key_end: End::Quote,
+    param_close: "</steptml:parameter>",
+    reasoning: THINK,
+    ..PLAIN
+};

@@ -1,0 +1,110 @@
+//! `inkling`: Inkling's typed content blocks (vLLM's `inkling` parser): a call is
+//! `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`. Exact events
+//! at every chunking and every prefix.
+
+use crate::exact::*;
+use toolstream::ErrorKind::{InvalidJson, TrailingArguments, Truncated as Cut, UnexpectedPayload};
+use toolstream::Format;
+
+const TOOL: &str = "<|message_model|><|content_invoke_tool_json|>";
+
+#[test]
+fn inkling_fixtures() {
+    assert_eq!("inkling".parse::<Format>(), Ok(Format::Inkling));
+    check_fixtures(
+        Format::Inkling,
+        &[
+            fx(
+                "single",
+                format!(
+                    "{TOOL}{{\"name\":\"get_weather\",\"args\":{{\"city\":\"SF\"}}}}<|end_message|>"
+                ),
+                vec![call(0, "get_weather", r#"{"city":"SF"}"#)],
+            ),
+            fx(
+                "thinking, text and tool blocks; several calls; no args; end of sampling",
+                format!(
+                    "<|message_model|><|content_thinking|>Two lookups.<|end_message|><|message_model|><|content_text|>Checking.<|end_message|>{TOOL}{{\"name\": \"a\", \"args\": {{\"n\": 1}}}}<|end_message|>{TOOL}{{\"name\": \"now\"}}<|content_model_end_sampling|><|message_model|><|content_text|> Done.<|end_message|>"
+                ),
+                vec![
+                    one(r("Two lookups.")),
+                    one(t("Checking.")),
+                    call(0, "a", r#"{"n": 1}"#),
+                    call(1, "now", "{}"),
+                    one(t(" Done.")),
+                ],
+            ),
+            fx(
+                "unicode, escapes and nesting in the args",
+                format!(
+                    "{TOOL}{{\"name\":\"edit\",\"args\":{{\"q\":\"é 😀 \\\"q\\\" \\\\ \\n <|end_message|>\",\"o\":{{\"a\":[1,{{\"b\":null}}]}}}}}}<|end_message|>"
+                ),
+                vec![call(
+                    0,
+                    "edit",
+                    r#"{"q":"é 😀 \"q\" \\ \n <|end_message|>","o":{"a":[1,{"b":null}]}}"#,
+                )],
+            ),
+            fx(
+                "a literal tool token in prose",
+                "Use <|content_invoke_tool_json|> tokens.",
+                vec![one(t("Use <|content_invoke_tool_json|> tokens."))],
+            ),
+            fx(
+                "truncated in the args",
+                format!("{TOOL}{{\"name\":\"f\",\"args\":{{\"a\":\"x"),
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<|content_invoke_tool_json|>{\"name\":\"f\",\"args\":{\"a\":\"x",
+                    )),
+                ],
+            ),
+            fx(
+                "a tool block inside an unclosed call object",
+                format!(
+                    "{TOOL}{{\"name\":\"f\",\"args\":{{\"a\":1}}{TOOL}{{\"name\":\"g\",\"args\":{{}}}}<|end_message|>"
+                ),
+                vec![
+                    call(0, "f", r#"{"a":1}"#),
+                    one(err(
+                        InvalidJson,
+                        None,
+                        "<|content_invoke_tool_json|>{\"name\":\"f\",\"args\":{\"a\":1}<|message_model|>",
+                    )),
+                    call(1, "g", "{}"),
+                ],
+            ),
+            fx(
+                "\"arguments\" is not this syntax's member: an error with the raw call",
+                format!("{TOOL}{{\"name\":\"f\",\"arguments\":{{\"a\":1}}}}<|end_message|> x"),
+                vec![
+                    one(start(0, "f")),
+                    one(err(
+                        UnexpectedPayload,
+                        Some(0),
+                        "<|content_invoke_tool_json|>{\"name\":\"f\",\"arguments\":{\"a\":1}}<|end_message|>",
+                    )),
+                    one(t(" x")),
+                ],
+            ),
+            fx(
+                "a second args member is an error after the call",
+                format!(
+                    "{TOOL}{{\"name\":\"f\",\"args\":{{\"a\":1}},\"args\":{{\"b\":2}}}}<|end_message|>"
+                ),
+                vec![
+                    call(0, "f", r#"{"a":1}"#),
+                    one(err(
+                        TrailingArguments,
+                        None,
+                        "<|content_invoke_tool_json|>{\"name\":\"f\",\"args\":{\"a\":1},\"args\":{\"b\":2}}<|end_message|>",
+                    )),
+                ],
+            ),
+        ],
+    );
+}

@@ -1,0 +1,88 @@
+//! `gigachat35`: GigaChat 3.5's GCML (vLLM's `gigachat35` parser): DSML's grammar with
+//! the `｜GCML｜` sentinel. Exact events at every chunking (the multi-byte bars split at
+//! every byte) and every prefix.
+
+use crate::exact::*;
+use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+use toolstream::Format;
+
+#[test]
+fn gigachat35_fixtures() {
+    assert_eq!("gigachat35".parse::<Format>(), Ok(Format::GigaChat35));
+    check_fixtures(
+        Format::GigaChat35,
+        &[
+            fx(
+                "single, typed by the string attribute, trailing </s> dropped",
+                "<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"get_weather\">\n<｜GCML｜parameter name=\"city\" string=\"true\">Moscow</｜GCML｜parameter>\n<｜GCML｜parameter name=\"days\" string=\"false\">3</｜GCML｜parameter>\n<｜GCML｜parameter name=\"id\" string=\"true\">007</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls></s>",
+                vec![call(
+                    0,
+                    "get_weather",
+                    r#"{"city":"Moscow","days":3,"id":"007"}"#,
+                )],
+            ),
+            fx(
+                "reasoning, text around, several calls, no arguments",
+                "<think>plan</think>Сейчас. <｜GCML｜tool_calls><｜GCML｜invoke name=\"a\"><｜GCML｜parameter name=\"o\" string=\"false\">{\"k\": [1, 2]}</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name=\"now\"></｜GCML｜invoke></｜GCML｜tool_calls> Готово.",
+                vec![
+                    one(r("plan")),
+                    one(t("Сейчас. ")),
+                    call(0, "a", r#"{"o":{"k": [1, 2]}}"#),
+                    call(1, "now", "{}"),
+                    one(t(" Готово.")),
+                ],
+            ),
+            fx(
+                "unicode, quotes, backslashes and markup in a string value",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"edit\"><｜GCML｜parameter name=\"q\" string=\"true\">é 😀 \"q\" \\ <b>\n</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+                vec![call(0, "edit", r#"{"q":"é 😀 \"q\" \\ <b>\n"}"#)],
+            ),
+            fx(
+                "an invoke outside a section is text",
+                "x <｜GCML｜invoke name=\"f\"></｜GCML｜invoke>",
+                vec![one(t("x <｜GCML｜invoke name=\"f\"></｜GCML｜invoke>"))],
+            ),
+            fx(
+                "truncated in a value",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"true\">x",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"true\">x",
+                    )),
+                ],
+            ),
+            fx(
+                "an invoke between the parameters of an unclosed one",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1</｜GCML｜parameter><｜GCML｜invoke name=\"g\"><｜GCML｜parameter name=\"b\" string=\"true\">2</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":1"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">1</｜GCML｜parameter>",
+                    )),
+                    call(1, "g", r#"{"b":"2"}"#),
+                ],
+            ),
+            fx(
+                "a repeated parameter is an error, the next invoke counts",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"true\">1</｜GCML｜parameter><｜GCML｜parameter name=\"a\" string=\"true\">2</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name=\"g\"></｜GCML｜invoke></｜GCML｜tool_calls>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"1""#)),
+                    one(err(
+                        Bad,
+                        Some(0),
+                        "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"true\">1</｜GCML｜parameter><｜GCML｜parameter name=\"a\" string=\"true\">2</｜GCML｜parameter></｜GCML｜invoke>",
+                    )),
+                    call(1, "g", "{}"),
+                ],
+            ),
+        ],
+    );
+}

@@ -1,0 +1,115 @@
+//! `hy-v3`: Tencent Hy3 (vLLM's `hy_v3` parser; `hy_v3` parses as this format): HY v4's
+//! markers with `<tool_sep>` after the name. Exact events at every chunking and every
+//! prefix.
+
+use crate::exact::*;
+use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut, UnexpectedPayload};
+use toolstream::Format;
+
+#[test]
+fn hy_v3_fixtures() {
+    assert_eq!("hy_v3".parse::<Format>(), Ok(Format::HyV3));
+    check_fixtures(
+        Format::HyV3,
+        &[
+            fx(
+                "single, inline",
+                "<tool_calls><tool_call>get_weather<tool_sep><arg_key>city</arg_key><arg_value>Beijing</arg_value><arg_key>date</arg_key><arg_value>2026-03-30</arg_value></tool_call></tool_calls>",
+                vec![call(
+                    0,
+                    "get_weather",
+                    r#"{"city":"Beijing","date":"2026-03-30"}"#,
+                )],
+            ),
+            fx(
+                "reasoning, text, several calls on lines, typed values, no arguments",
+                "<think>two</think>Checking.<tool_calls>\n<tool_call>get_weather<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>n</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\n<tool_call>get_current_date<tool_sep>\n</tool_call>\n</tool_calls> done",
+                vec![
+                    one(r("two")),
+                    one(t("Checking.")),
+                    call(0, "get_weather", r#"{"city":"Beijing","n":3}"#),
+                    call(1, "get_current_date", "{}"),
+                    one(t(" done")),
+                ],
+            ),
+            fx(
+                "unicode, escapes, markup and a nested object in values",
+                "<tool_calls><tool_call>edit<tool_sep><arg_key>q</arg_key><arg_value>é 😀 \"q\" \\ <b>\n</arg_value><arg_key>o</arg_key><arg_value>{\"a\": [1, {\"b\": null}]}</arg_value></tool_call></tool_calls>",
+                vec![call(
+                    0,
+                    "edit",
+                    r#"{"q":"é 😀 \"q\" \\ <b>\n","o":{"a": [1, {"b": null}]}}"#,
+                )],
+            ),
+            fx(
+                "without <tool_sep>: read as HY v4's",
+                "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls>",
+                vec![call(0, "f", r#"{"a":1}"#)],
+            ),
+            fx(
+                "a literal tag in prose",
+                "Use <tool_calls> tags.",
+                vec![one(t("Use <tool_calls> tags."))],
+            ),
+            fx(
+                "truncated inside <tool_sep>",
+                "A <tool_calls><tool_call>f<tool_s",
+                vec![
+                    one(t("A ")),
+                    one(start(0, "f")),
+                    one(err(Cut, Some(0), "<tool_call>f<tool_s")),
+                ],
+            ),
+            fx(
+                "truncated in a value",
+                "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>x",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>x",
+                    )),
+                ],
+            ),
+            fx(
+                "a second <tool_sep> is stray text in the call, reported after it",
+                "<tool_calls><tool_call>f<tool_sep><tool_sep><arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls> B",
+                vec![
+                    call(0, "f", r#"{"a":1}"#),
+                    one(err(UnexpectedPayload, None, "<tool_sep>")),
+                    one(t(" B")),
+                ],
+            ),
+            fx(
+                "a call tag between the parameters of an unclosed call",
+                "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><tool_call>g<tool_sep><arg_key>b</arg_key><arg_value>2</arg_value></tool_call></tool_calls>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":1"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value>",
+                    )),
+                    call(1, "g", r#"{"b":2}"#),
+                ],
+            ),
+            fx(
+                "a repeated key is an error, the next call counts",
+                "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call><tool_call>g<tool_sep></tool_call></tool_calls>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":1"#)),
+                    one(err(
+                        Bad,
+                        Some(0),
+                        "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call>",
+                    )),
+                    call(1, "g", "{}"),
+                ],
+            ),
+        ],
+    );
+}

@@ -1,0 +1,89 @@
+//! `minicpm5`: MiniCPM 5's bare `<function name="..">` calls (vLLM's `minicpm5xml`
+//! parser; that name parses as this format). Exact events at every chunking and every
+//! prefix.
+
+use crate::exact::*;
+use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+use toolstream::Format;
+
+#[test]
+fn minicpm5_fixtures() {
+    assert_eq!("minicpm5xml".parse::<Format>(), Ok(Format::MiniCpm5));
+    check_fixtures(
+        Format::MiniCpm5,
+        &[
+            fx(
+                "single, values on their own lines",
+                "<function name=\"get_weather\">\n<param name=\"city\">\nParis\n</param>\n<param name=\"days\">3</param>\n</function>",
+                vec![call(0, "get_weather", r#"{"city":"Paris","days":3}"#)],
+            ),
+            fx(
+                "reasoning, text around, several calls, Python literals, no arguments",
+                "<think>hm</think>Ok <function name=\"a\"><param name=\"b\">True</param><param name=\"n\">None</param></function>\n<function name=\"now\"></function> done",
+                vec![
+                    one(r("hm")),
+                    one(t("Ok ")),
+                    call(0, "a", r#"{"b":true,"n":null}"#),
+                    one(t("\n")),
+                    call(1, "now", "{}"),
+                    one(t(" done")),
+                ],
+            ),
+            fx(
+                "unicode, escapes, markup and a nested object in values; other attributes",
+                "<function name=\"edit\" id=\"1\"><param name=\"q\">é 😀 \"q\" \\ <b></param><param name=\"o\">{\"a\": [1, {\"b\": null}]}</param></function>",
+                vec![call(
+                    0,
+                    "edit",
+                    r#"{"q":"é 😀 \"q\" \\ <b>","o":{"a": [1, {"b": null}]}}"#,
+                )],
+            ),
+            fx(
+                "qwen-xml's <function=..> and a literal tag are text",
+                "Use <function=f> or <function name= here.",
+                vec![one(t("Use <function=f> or <function name= here."))],
+            ),
+            fx(
+                "truncated in a value",
+                "<function name=\"f\"><param name=\"a\">x",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<function name=\"f\"><param name=\"a\">x",
+                    )),
+                ],
+            ),
+            fx(
+                "a call between the parameters of an unclosed one",
+                "<function name=\"f\"><param name=\"a\">1</param><function name=\"g\"><param name=\"b\">2</param></function>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":1"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<function name=\"f\"><param name=\"a\">1</param>",
+                    )),
+                    call(1, "g", r#"{"b":2}"#),
+                ],
+            ),
+            fx(
+                "a repeated parameter is an error, the next call counts",
+                "<function name=\"f\"><param name=\"a\">1</param><param name=\"a\">2</param></function><function name=\"g\"></function>",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":1"#)),
+                    one(err(
+                        Bad,
+                        Some(0),
+                        "<function name=\"f\"><param name=\"a\">1</param><param name=\"a\">2</param></function>",
+                    )),
+                    call(1, "g", "{}"),
+                ],
+            ),
+        ],
+    );
+}
