@@ -124,17 +124,44 @@ impl StopByte {
     }
 }
 
-/// [`find_string_end`] or the byte `also`: a JSON string scan that also stops at the
-/// first byte of a syntax's special tokens (`<` of `<|python_tag|>`, `[` of
-/// `[TOOL_CALLS]`), where the caller looks for the token.
+/// [`find_string_end`] or a stop byte where a token may begin ([`StopByte::may_begin`]):
+/// a stop byte whose next byte is in `hay` and continues no token (`<b`) is passed over
+/// in the same eight-byte scan, so content full of `<` or `[` does not leave it.
 #[inline]
-pub(crate) fn find_string_end_or(also: u8, hay: &[u8]) -> Option<usize> {
+pub(crate) fn find_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    let ends = |i: usize, b: u8| {
+        b < 0x20 || b == b'"' || b == b'\\' || (b == stop.first && stop.may_begin(hay.get(i + 1)))
+    };
     if hay.len() < SHORT {
-        hay.iter()
-            .position(|&x| (x < 0x20) | (x == b'"') | (x == b'\\') | (x == also))
-    } else {
-        find_json_special_or(also, hay)
+        return (0..hay.len()).find(|&i| hay.get(i).is_some_and(|&b| ends(i, b)));
     }
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let mut m = (x.wrapping_sub(LO * 0x20) & !x & HI)
+            | zero_bytes(x ^ (LO * u64::from(b'"')))
+            | zero_bytes(x ^ (LO * u64::from(b'\\')))
+            | zero_bytes(x ^ (LO * u64::from(stop.first)));
+        // Flags above the lowest may be false (a borrow): each byte is tested again.
+        while m != 0 {
+            let i = at + (m.trailing_zeros() / 8) as usize;
+            if hay.get(i).is_some_and(|&b| ends(i, b)) {
+                return Some(i);
+            }
+            m &= m - 1;
+        }
+        at += 8;
+    }
+    (at..hay.len()).find(|&i| hay.get(i).is_some_and(|&b| ends(i, b)))
+}
+
+/// Whether `hay` holds a stop byte where a token may begin ([`StopByte::may_begin`]).
+#[inline]
+pub(crate) fn has_stop(stop: StopByte, hay: &[u8]) -> bool {
+    memchr::memchr_iter(stop.first, hay).any(|i| stop.may_begin(hay.get(i + 1)))
 }
 
 /// [`find_json_special`] or the byte `also` (Gemma 4's string content also ends at a `<`,
@@ -189,13 +216,82 @@ mod tests {
                         .iter()
                         .position(|&x| x < 0x20 || x == b'"' || x == b'\\' || x == also);
                     assert_eq!(find_json_special_or(also, &h), want, "{b} at {pos}");
-                    assert_eq!(find_string_end_or(also, &h), want, "{b} at {pos}");
-                    let head = &h[..pos + 1];
-                    let want_head = head
-                        .iter()
-                        .position(|&x| x < 0x20 || x == b'"' || x == b'\\' || x == also);
-                    assert_eq!(find_string_end_or(also, head), want_head, "{b} at {pos}");
                 }
+            }
+        }
+    }
+
+    /// The stopping scan's answer, one byte at a time.
+    fn string_end_stop_naive(stop: StopByte, hay: &[u8]) -> Option<usize> {
+        (0..hay.len()).find(|&i| {
+            let x = hay[i];
+            x < 0x20
+                || x == b'"'
+                || x == b'\\'
+                || (x == stop.first && stop.may_begin(hay.get(i + 1)))
+        })
+    }
+
+    /// `find_string_end_stop` against the byte-at-a-time answer: every byte value at
+    /// every position (after it each byte that matters, a borrowing byte elsewhere), then
+    /// pseudo-random inputs of the bytes that matter at every length up to 40 (content
+    /// stops before, after and in the same eight bytes as the answer).
+    #[test]
+    fn string_end_stop_on_every_byte_value_and_random_inputs() {
+        let stops = [
+            StopByte::of([b"<|a".as_slice(), b"<t".as_slice()]).unwrap(),
+            StopByte::of([b"[T".as_slice()]).unwrap(),
+            StopByte::of([b"<a".as_slice(), b"<b".as_slice(), b"<c".as_slice()]).unwrap(),
+        ];
+        for stop in stops {
+            for b in 0..=255u8 {
+                for next in [b'|', b't', b'T', b'a', stop.first, b'"'] {
+                    for pos in 0..20 {
+                        let mut h = vec![b'b'; 20];
+                        h[(pos + 7) % 20] = 0x80 ^ stop.first.wrapping_add(1);
+                        h[pos] = b;
+                        if pos + 1 < 20 {
+                            h[pos + 1] = next;
+                        }
+                        let want = string_end_stop_naive(stop, &h);
+                        assert_eq!(find_string_end_stop(stop, &h), want, "{b} at {pos}");
+                        let head = &h[..pos + 1];
+                        let want = string_end_stop_naive(stop, head);
+                        assert_eq!(find_string_end_stop(stop, head), want, "{b} at {pos}");
+                        assert_eq!(has_stop(stop, head), {
+                            (0..head.len())
+                                .any(|i| head[i] == stop.first && stop.may_begin(head.get(i + 1)))
+                        });
+                    }
+                }
+            }
+            let alphabet = [
+                b'x', stop.first, stop.first, b'|', b't', b'T', b'a', b'"', b'\\', 0x1f, 0x80,
+                0xff, 0x21, 0x5d, 0x3d,
+            ];
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..20_000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let len = (seed % 41) as usize;
+                let mut k = seed >> 8;
+                let h: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if i % 8 == 7 {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            k = seed;
+                        }
+                        let b = alphabet[(k % alphabet.len() as u64) as usize];
+                        k /= alphabet.len() as u64;
+                        // Mostly content: one byte in four from the alphabet's specials.
+                        if k.is_multiple_of(4) { b } else { b'x' }
+                    })
+                    .collect();
+                let want = string_end_stop_naive(stop, &h);
+                assert_eq!(find_string_end_stop(stop, &h), want, "{h:?}");
             }
         }
     }

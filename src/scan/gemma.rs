@@ -255,7 +255,17 @@ impl GemmaArgs {
     #[inline]
     pub(crate) fn string_piece(&self, input: &str, out: &mut String) -> bool {
         let bytes = input.as_bytes();
-        if !matches!(self.state, State::Str { m: 0, .. }) || self.in_key || bytes.contains(&b'<') {
+        if !matches!(self.state, State::Str { m: 0, .. }) || self.in_key {
+            return false;
+        }
+        // A `<` is content here only when the byte after it is in `input` and continues
+        // no token (`<b`): then `feed` writes it as it is, as this does.
+        if bytes.contains(&b'<')
+            && (self.skip_stop
+                || self
+                    .stop
+                    .is_none_or(|stop| crate::scan::find::has_stop(stop, bytes)))
+        {
             return false;
         }
         let mut i = 0;
@@ -329,8 +339,16 @@ impl GemmaArgs {
                 State::Str { m: 0, .. } => {
                     let rest = bytes.get(i..).unwrap_or_default();
                     Some(if rest.len() >= 16 {
-                        // Eight bytes at a time: the set `is_plain_content` excludes.
-                        crate::scan::find::find_json_special_or(b'<', rest).unwrap_or(rest.len())
+                        // Eight bytes at a time: the set `is_plain_content` excludes; with
+                        // stops, a `<` that begins no token (`<b`, written as it is) is
+                        // passed over in the same scan.
+                        match self.stop {
+                            Some(stop) if !self.skip_stop => {
+                                crate::scan::find::find_string_end_stop(stop, rest)
+                            }
+                            _ => crate::scan::find::find_json_special_or(b'<', rest),
+                        }
+                        .unwrap_or(rest.len())
                     } else {
                         plain_run(rest)
                     })

@@ -242,19 +242,25 @@ impl JsonScanner {
     }
 
     /// [`string_run`](Self::string_run) for a scanner fed with
-    /// [`feed_stop`](Self::feed_stop): `false` too when `input` holds the byte `stop`.
+    /// [`feed_stop`](Self::feed_stop): `false` too when `input` holds a stop byte where a
+    /// token may begin (one whose next byte is in `input` and continues no token, `<b`,
+    /// is string content and stays on this path).
     #[inline]
-    pub(crate) fn string_run_stop(&mut self, input: &[u8], stop: u8) -> bool {
+    pub(crate) fn string_run_stop(
+        &mut self,
+        input: &[u8],
+        stop: crate::scan::find::StopByte,
+    ) -> bool {
         match self.state {
             State::Str { .. } => {
-                if crate::scan::find::find_string_end_or(stop, input).is_none() {
+                if crate::scan::find::find_string_end_stop(stop, input).is_none() {
                     return true;
                 }
             }
             State::Escape { .. } => {}
             _ => return false,
         }
-        if crate::scan::find::find1(stop, input).is_some() {
+        if crate::scan::find::has_stop(stop, input) {
             return false;
         }
         self.escaped_run(input)
@@ -397,7 +403,7 @@ impl JsonScanner {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
                     let end = if STOP {
-                        crate::scan::find::find_string_end_or(stop.first, rest)
+                        crate::scan::find::find_string_end_stop(stop, rest)
                     } else {
                         crate::scan::find::find_string_end(rest)
                     };
@@ -763,7 +769,8 @@ mod tests {
     /// against `feed`, over every input of up to 5 bytes from an alphabet of the bytes
     /// that matter, after prefixes inside and outside strings: the same outcome and
     /// state; a stop exactly at each stop byte inside a string; `string_run_stop` is
-    /// `true` exactly when `feed` stays in the string and no stop byte came.
+    /// `true` exactly when `feed` stays in the string and no stop byte where a token may
+    /// begin came.
     #[test]
     fn feed_stop_is_feed_with_a_look_at_each_stop_byte() {
         let alphabet = [b'a', b'"', b'\\', b'<', b'|', b'n', b'}', b'\t'];
@@ -815,15 +822,17 @@ mod tests {
                     }
 
                     let mut fast = start.clone();
-                    if fast.string_run_stop(&input, b'<') {
-                        assert!(!input.contains(&b'<'));
+                    if fast.string_run_stop(&input, stop) {
+                        assert!(!crate::scan::find::has_stop(stop, &input));
                         assert_eq!(want, JsonStatus::NeedMore, "{input:?}");
                         assert_eq!(fast.state, slow.state, "{input:?}");
                     } else {
                         assert_eq!(fast.state, start.state);
                         let mut plain = start.clone();
                         // Refused only for a stop byte or what `string_run` refuses.
-                        assert!(input.contains(&b'<') || !plain.string_run(&input));
+                        assert!(
+                            crate::scan::find::has_stop(stop, &input) || !plain.string_run(&input)
+                        );
                     }
                 }
             }

@@ -527,17 +527,17 @@ impl PyArgs {
                     && !self.cont =>
             {
                 let q = s.quote;
-                // With stops, a `<` is left to `feed` (which stops there); without, the
-                // test repeats the quote's.
-                let lt = if self.stop.is_some() { b'<' } else { q };
-                input.iter().all(|&b| {
-                    b >= 0x80
-                        || ((0x20..0x7f).contains(&b)
-                            && b != q
-                            && b != b'"'
-                            && b != b'\\'
-                            && b != lt)
-                })
+                let plain = input.iter().all(|&b| {
+                    b >= 0x80 || ((0x20..0x7f).contains(&b) && b != q && b != b'"' && b != b'\\')
+                });
+                // With stops, a `<` is left to `feed` (which stops there) unless the byte
+                // after it is in `input` and continues no token (`<b`: content, which
+                // `feed` copies too).
+                plain
+                    && self.stop.is_none_or(|stop| {
+                        !(crate::scan::find::has_stop(stop, input)
+                            || self.skip_stop && input.contains(&b'<'))
+                    })
             }
             _ => false,
         }
@@ -559,7 +559,21 @@ impl PyArgs {
         let mut from = 0;
         loop {
             let rest = input.get(from..).unwrap_or_default();
-            let lt = crate::scan::find::find1(b'<', rest);
+            // The next `<` where a token may begin (the first one after a `past_stop`
+            // being content): a `<` followed by a byte that continues no token (`<b`) is
+            // read as `feed_plain` reads it wherever it is, so the plain feed goes on
+            // over it.
+            let mut lt = None;
+            let mut k = 0;
+            while let Some(p) = crate::scan::find::find1(b'<', rest.get(k..).unwrap_or_default()) {
+                let at = k + p;
+                if std::mem::take(&mut self.skip_stop) || !stop.may_begin(rest.get(at + 1)) {
+                    k = at + 1;
+                    continue;
+                }
+                lt = Some(at);
+                break;
+            }
             let status = self.feed_plain(
                 rest.get(..lt.unwrap_or(rest.len())).unwrap_or_default(),
                 out,
@@ -571,8 +585,7 @@ impl PyArgs {
                 return PyStatus::NeedMore;
             };
             from += p;
-            let skip = std::mem::take(&mut self.skip_stop);
-            if self.in_string_body() && !skip && stop.may_begin(input.get(from + 1)) {
+            if self.in_string_body() {
                 self.stopped = Some(from);
                 return PyStatus::NeedMore;
             }

@@ -359,7 +359,7 @@ impl ArgValue {
     pub(crate) fn string_run(&mut self, bytes: &[u8]) -> bool {
         match self.stop {
             None => self.scanner.string_run(bytes),
-            Some(stop) => self.scanner.string_run_stop(bytes, stop.first),
+            Some(stop) => self.scanner.string_run_stop(bytes, stop),
         }
     }
 

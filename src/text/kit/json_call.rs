@@ -594,7 +594,7 @@ impl JsonCall {
         }
         let run = match self.stop {
             None => self.value.string_run(s.as_bytes()),
-            Some(stop) => self.value.string_run_stop(s.as_bytes(), stop.first),
+            Some(stop) => self.value.string_run_stop(s.as_bytes(), stop),
         };
         if !run {
             return false;
