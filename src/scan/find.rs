@@ -126,15 +126,49 @@ impl StopByte {
 
 /// [`find_string_end`] or a stop byte where a token may begin ([`StopByte::may_begin`]):
 /// a stop byte whose next byte is in `hay` and continues no token (`<b`) is passed over
-/// in the same eight-byte scan, so content full of `<` or `[` does not leave it.
+/// in the same eight-byte scan, so content full of `<` or `[` does not leave it. Short
+/// input inline, long out of line (the pieces of a streamed string are short; the scan
+/// of whole input inlines [`find_string_end_stop_inline`]).
 #[inline]
 pub(crate) fn find_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
-    let ends = |i: usize, b: u8| {
-        b < 0x20 || b == b'"' || b == b'\\' || (b == stop.first && stop.may_begin(hay.get(i + 1)))
-    };
     if hay.len() < SHORT {
-        return (0..hay.len()).find(|&i| hay.get(i).is_some_and(|&b| ends(i, b)));
+        short_string_end_stop(stop, hay)
+    } else {
+        long_string_end_stop(stop, hay)
     }
+}
+
+/// [`find_string_end_stop`] all inlined.
+#[inline(always)]
+pub(crate) fn find_string_end_stop_inline(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        short_string_end_stop(stop, hay)
+    } else {
+        special_stop(stop, hay)
+    }
+}
+
+/// Whether byte `i` of `hay`, `b`, ends a stopping string scan.
+#[inline(always)]
+fn ends_at(stop: StopByte, hay: &[u8], i: usize, b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\' || (b == stop.first && stop.may_begin(hay.get(i + 1)))
+}
+
+#[inline(always)]
+fn short_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    hay.iter()
+        .enumerate()
+        .position(|(i, &b)| ends_at(stop, hay, i, b))
+}
+
+#[inline(never)]
+fn long_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    special_stop(stop, hay)
+}
+
+/// The eight-bytes-at-a-time search of [`find_string_end_stop`].
+#[inline(always)]
+fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
     let mut chunks = hay.chunks_exact(8);
     let mut at = 0;
     for c in chunks.by_ref() {
@@ -148,19 +182,30 @@ pub(crate) fn find_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> 
         // Flags above the lowest may be false (a borrow): each byte is tested again.
         while m != 0 {
             let i = at + (m.trailing_zeros() / 8) as usize;
-            if hay.get(i).is_some_and(|&b| ends(i, b)) {
+            if hay.get(i).is_some_and(|&b| ends_at(stop, hay, i, b)) {
                 return Some(i);
             }
             m &= m - 1;
         }
         at += 8;
     }
-    (at..hay.len()).find(|&i| hay.get(i).is_some_and(|&b| ends(i, b)))
+    chunks
+        .remainder()
+        .iter()
+        .enumerate()
+        .position(|(k, &b)| ends_at(stop, hay, at + k, b))
+        .map(|k| at + k)
 }
 
 /// Whether `hay` holds a stop byte where a token may begin ([`StopByte::may_begin`]).
 #[inline]
 pub(crate) fn has_stop(stop: StopByte, hay: &[u8]) -> bool {
+    if hay.len() < SHORT {
+        return hay
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| b == stop.first && stop.may_begin(hay.get(i + 1)));
+    }
     memchr::memchr_iter(stop.first, hay).any(|i| stop.may_begin(hay.get(i + 1)))
 }
 
@@ -255,6 +300,7 @@ mod tests {
                         }
                         let want = string_end_stop_naive(stop, &h);
                         assert_eq!(find_string_end_stop(stop, &h), want, "{b} at {pos}");
+                        assert_eq!(find_string_end_stop_inline(stop, &h), want);
                         let head = &h[..pos + 1];
                         let want = string_end_stop_naive(stop, head);
                         assert_eq!(find_string_end_stop(stop, head), want, "{b} at {pos}");
@@ -292,6 +338,9 @@ mod tests {
                     .collect();
                 let want = string_end_stop_naive(stop, &h);
                 assert_eq!(find_string_end_stop(stop, &h), want, "{h:?}");
+                assert_eq!(find_string_end_stop_inline(stop, &h), want, "{h:?}");
+                let lt = (0..h.len()).any(|i| h[i] == stop.first && stop.may_begin(h.get(i + 1)));
+                assert_eq!(has_stop(stop, &h), lt, "{h:?}");
             }
         }
     }

@@ -344,7 +344,7 @@ impl GemmaArgs {
                         // passed over in the same scan.
                         match self.stop {
                             Some(stop) if !self.skip_stop => {
-                                crate::scan::find::find_string_end_stop(stop, rest)
+                                crate::scan::find::find_string_end_stop_inline(stop, rest)
                             }
                             _ => crate::scan::find::find_json_special_or(b'<', rest),
                         }

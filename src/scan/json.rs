@@ -245,7 +245,7 @@ impl JsonScanner {
     /// [`feed_stop`](Self::feed_stop): `false` too when `input` holds a stop byte where a
     /// token may begin (one whose next byte is in `input` and continues no token, `<b`,
     /// is string content and stays on this path).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn string_run_stop(
         &mut self,
         input: &[u8],
@@ -403,7 +403,7 @@ impl JsonScanner {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
                     let end = if STOP {
-                        crate::scan::find::find_string_end_stop(stop, rest)
+                        crate::scan::find::find_string_end_stop_inline(stop, rest)
                     } else {
                         crate::scan::find::find_string_end(rest)
                     };
