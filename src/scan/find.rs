@@ -4,7 +4,7 @@
 //! handling, ~60 instructions) costs more than looking at the bytes one by one.
 
 /// Haystacks shorter than this are searched with a plain loop.
-const SHORT: usize = 16;
+pub(crate) const SHORT: usize = 16;
 
 /// Position of the first `a` in `hay`.
 #[inline]
@@ -66,6 +66,35 @@ pub(crate) fn find_string_end(hay: &[u8]) -> Option<usize> {
     }
 }
 
+/// Class of a byte in a string scan's table ([`StopByte::class`]): string content.
+pub(crate) const CONTENT: u8 = 0;
+/// Class: `"`, `\\` or a control character (the string ends or needs a look).
+pub(crate) const END: u8 = 1;
+/// Class: the stop byte (a special token may begin there).
+pub(crate) const STOP: u8 = 2;
+
+/// The class table of a string scan stopping at `stop` (a byte that is not `"`, `\\` or a
+/// control character; otherwise the table has no stop).
+const fn classes(stop: u8) -> [u8; 256] {
+    let mut t = [CONTENT; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = if b < 0x20 || b == b'"' as usize || b == b'\\' as usize {
+            END
+        } else if b == stop as usize {
+            STOP
+        } else {
+            CONTENT
+        };
+        b += 1;
+    }
+    t
+}
+
+/// The tables of the stop bytes the syntaxes have: `<` (`<|..|>`, `<｜..｜>` tokens) and
+/// `[` (`[TOOL_CALLS]`); the first is the table of no stop.
+static CLASSES: [[u8; 256]; 3] = [classes(b'"'), classes(b'<'), classes(b'[')];
+
 /// Where a string scan stops for a syntax's special tokens: at `first`, their first
 /// byte, unless the byte after it is known and continues none of them (`<b` in content
 /// goes on in the same scan: no stop, no split of the arguments).
@@ -75,6 +104,9 @@ pub(crate) struct StopByte {
     /// The tokens' second bytes (`any`: more than two kinds, every byte may continue).
     second: [u8; 2],
     any: bool,
+    /// Each byte's class ([`CONTENT`], [`END`], [`STOP`]): one load per byte tells the
+    /// short scans what they need.
+    pub(crate) class: &'static [u8; 256],
 }
 
 impl StopByte {
@@ -83,10 +115,13 @@ impl StopByte {
         first: b'"',
         second: [b'"', b'"'],
         any: false,
+        class: &CLASSES[0],
     };
 
     /// The stop of `tokens`, which all begin with the same byte (and are at least two
-    /// bytes long).
+    /// bytes long). `None` for tokens of different first bytes or a first byte with no
+    /// table (only `<` and `[` have one: every special token of the built-in syntaxes and
+    /// of spec tables begins with one of them).
     pub(crate) fn of<'a>(tokens: impl IntoIterator<Item = &'a [u8]>) -> Option<StopByte> {
         let mut first = None;
         let mut second: Vec<u8> = Vec::new();
@@ -103,6 +138,11 @@ impl StopByte {
             }
         }
         let first = first?;
+        let class = match first {
+            b'<' => &CLASSES[1],
+            b'[' => &CLASSES[2],
+            _ => return None,
+        };
         let any = second.len() > 2;
         let a = second.first().copied().unwrap_or(first);
         let b = second.get(1).copied().unwrap_or(a);
@@ -110,6 +150,7 @@ impl StopByte {
             first,
             second: [a, b],
             any,
+            class,
         })
     }
 
@@ -121,6 +162,25 @@ impl StopByte {
             None => true,
             Some(&n) => self.any || n == self.second[0] || n == self.second[1],
         }
+    }
+
+    /// The stop byte as text (`""` for [`NONE`](Self::NONE)).
+    #[inline]
+    pub(crate) fn as_str(&self) -> &'static str {
+        match self.first {
+            b'<' => "<",
+            b'[' => "[",
+            _ => "",
+        }
+    }
+
+    /// Whether every byte of `hay` is string content (no `"`, `\\`, control character or
+    /// stop byte): one table load and an or per byte, no branch.
+    #[inline(always)]
+    pub(crate) fn all_content(&self, hay: &[u8]) -> bool {
+        hay.iter()
+            .fold(CONTENT, |acc, &b| acc | self.class[usize::from(b)])
+            == CONTENT
     }
 }
 
@@ -156,9 +216,16 @@ fn ends_at(stop: StopByte, hay: &[u8], i: usize, b: u8) -> bool {
 
 #[inline(always)]
 fn short_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    if stop.all_content(hay) {
+        return None;
+    }
     hay.iter()
         .enumerate()
-        .position(|(i, &b)| ends_at(stop, hay, i, b))
+        .position(|(i, &b)| match stop.class[usize::from(b)] {
+            CONTENT => false,
+            END => true,
+            _ => stop.may_begin(hay.get(i + 1)),
+        })
 }
 
 #[inline(never)]

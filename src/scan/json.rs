@@ -217,6 +217,12 @@ impl JsonScanner {
         )
     }
 
+    /// Whether the scanner is in a string's plain content (not after a backslash).
+    #[inline]
+    pub(crate) fn in_plain_string(&self) -> bool {
+        matches!(self.state, State::Str { .. })
+    }
+
     /// Whether the input was rejected.
     pub fn is_failed(&self) -> bool {
         self.state == State::Failed
@@ -229,16 +235,22 @@ impl JsonScanner {
     /// bytes on without a call into the state machine.
     #[inline]
     pub fn string_run(&mut self, input: &[u8]) -> bool {
+        use crate::scan::find::{SHORT, StopByte};
         match self.state {
             State::Str { .. } => {
-                if crate::scan::find::find_string_end(input).is_none() {
+                let plain = if input.len() < SHORT {
+                    StopByte::NONE.all_content(input)
+                } else {
+                    crate::scan::find::find_json_special(input).is_none()
+                };
+                if plain {
                     return true;
                 }
             }
             State::Escape { .. } => {}
             _ => return false,
         }
-        self.escaped_run(input)
+        self.escaped_run(input, StopByte::NONE)
     }
 
     /// [`string_run`](Self::string_run) for a scanner fed with
@@ -253,42 +265,57 @@ impl JsonScanner {
     ) -> bool {
         match self.state {
             State::Str { .. } => {
-                if crate::scan::find::find_string_end_stop(stop, input).is_none() {
+                let plain = if input.len() < crate::scan::find::SHORT {
+                    stop.all_content(input)
+                } else {
+                    crate::scan::find::find_string_end_stop(stop, input).is_none()
+                };
+                if plain {
                     return true;
                 }
             }
             State::Escape { .. } => {}
             _ => return false,
         }
-        if crate::scan::find::has_stop(stop, input) {
-            return false;
-        }
-        self.escaped_run(input)
+        self.escaped_run(input, stop)
     }
 
-    /// [`string_run`](Self::string_run) over input with escapes.
+    /// [`string_run_stop`](Self::string_run_stop) over input with escapes or stop bytes,
+    /// in one pass: one-byte escapes (`\u` goes the long way) and stop bytes that begin
+    /// no token are taken, the state set as [`feed`](Self::feed) would leave it.
     #[inline(never)]
-    fn escaped_run(&mut self, input: &[u8]) -> bool {
-        if memchr::memchr(b'"', input).is_some() {
-            return false;
-        }
-        // Every escape is a one-byte one (`\u` goes the long way), or cut at the end.
-        let mut esc = matches!(self.state, State::Escape { .. });
-        for &b in input {
-            if b < 0x20 {
-                return false;
-            }
+    fn escaped_run(&mut self, input: &[u8], stop: crate::scan::find::StopByte) -> bool {
+        use crate::scan::find::{CONTENT, END};
+        let (key, mut esc) = match self.state {
+            State::Str { key } => (key, false),
+            State::Escape { key } => (key, true),
+            _ => return false,
+        };
+        for (i, &b) in input.iter().enumerate() {
             if esc {
-                if !matches!(b, b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') {
+                if !matches!(b, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') {
                     return false;
                 }
                 esc = false;
-            } else {
-                esc = b == b'\\';
+                continue;
+            }
+            match stop.class[usize::from(b)] {
+                CONTENT => {}
+                END if b == b'\\' => esc = true,
+                END => return false,
+                _ => {
+                    if stop.may_begin(input.get(i + 1)) {
+                        return false;
+                    }
+                }
             }
         }
-        // Inside the string throughout: `feed` only moves between `Str` and `Escape`.
-        matches!(self.feed(input), JsonStatus::NeedMore)
+        self.state = if esc {
+            State::Escape { key }
+        } else {
+            State::Str { key }
+        };
+        true
     }
 
     /// Current nesting depth.

@@ -261,6 +261,18 @@ impl CallList {
         self.walker.set_stop(stop);
     }
 
+    /// The stop byte of [`set_stop`](Self::set_stop).
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<crate::scan::find::StopByte> {
+        self.walker.stop()
+    }
+
+    /// Whether the open call's arguments are in a string's plain content.
+    #[inline]
+    pub(crate) fn in_plain_string(&self) -> bool {
+        self.walker.in_plain_string()
+    }
+
     /// After [`List::Special`]: the stop byte at the start of `s` is string content;
     /// handed on (`s` advanced past it), or the call breaks there.
     pub(crate) fn past_stop(
@@ -512,16 +524,43 @@ reads_chars!(JsonCalls;
     fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         // Inside a call's arguments most pieces are only more of a string: straight to
         // the call, without the state machine.
-        if self.st == St::List
-            && self.input.utf8.held() == 0
-            && let Some(s) = crate::scan::utf8::whole_str(bytes)
-        {
-            if !self.list.args_run(s, &mut self.raw, calls, out) {
-                self.run(s, calls, out);
-            }
-            return true;
+        if self.input.utf8.held() != 0 {
+            return false;
         }
-        false
+        match self.st {
+            St::List => {}
+            // The stop byte held at the end of the last piece, and this one's first byte
+            // continues no token: it was string content (what `St::Special` finds,
+            // without the token match), then this piece goes on as below.
+            St::Special
+                if self.specials.held() == 1
+                    && self
+                        .list
+                        .stop()
+                        .is_some_and(|stop| !stop.may_begin(bytes.first())) =>
+            {
+                let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+                    return false;
+                };
+                self.specials.reset();
+                self.st = St::List;
+                self.past = true;
+                self.run(self.list.stop().map_or("", |stop| stop.as_str()), calls, out);
+                if self.st != St::List {
+                    self.run(s, calls, out);
+                    return true;
+                }
+            }
+            _ => return false,
+        }
+        let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+            return false;
+        };
+        if !self.list.args_run(s, &mut self.raw, calls, out) && !self.stop_at_end(s, calls, out)
+        {
+            self.run(s, calls, out);
+        }
+        true
     }
 
     #[inline]
@@ -952,6 +991,33 @@ impl JsonCalls {
     fn release(&mut self, out: &mut dyn EventSink) {
         released(&mut self.raw, &mut self.text, out);
         self.end_call();
+    }
+
+    /// The hot path's piece that is more of an argument string but for a stop byte at
+    /// its end (the byte after it not seen yet): the bytes before it go to the call, the
+    /// stop byte is held as `St::Special` holds it (what the full scan does, without
+    /// it). `false`, nothing done, for any other piece.
+    #[inline]
+    fn stop_at_end(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        let Some(stop) = self.list.stop() else {
+            return false;
+        };
+        let Some(head) = s.strip_suffix(stop.as_str()) else {
+            return false;
+        };
+        if !self.list.args_run(head, &mut self.raw, calls, out) {
+            return false;
+        }
+        if !self.list.in_plain_string() {
+            // After a backslash: the stop byte is the escape's, the full scan's to judge.
+            self.run(stop.as_str(), calls, out);
+            return true;
+        }
+        self.specials.reset();
+        self.st = St::Special;
+        // Every token is longer than its first byte: a prefix, held.
+        let _ = self.specials.look(stop.as_str());
+        true
     }
 
     fn end_call(&mut self) {

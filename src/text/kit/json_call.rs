@@ -259,6 +259,18 @@ impl JsonCall {
         self.stop = stop;
     }
 
+    /// Whether the arguments are in a string's plain content (where a stop byte stops).
+    #[inline]
+    pub(crate) fn in_plain_string(&self) -> bool {
+        self.w == W::Args && self.value.in_plain_string()
+    }
+
+    /// The stop byte of [`set_stop`](Self::set_stop).
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<crate::scan::find::StopByte> {
+        self.stop
+    }
+
     /// After [`Walk::Special`]: the stop byte (the first byte of `s`, ASCII) is string
     /// content after all; hands it to the call as [`feed`](Self::feed) would. `false`
     /// (nothing consumed) when the call breaks there, past the argument bound.
