@@ -45,6 +45,21 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(LO) & !x & HI
 }
 
+/// High bit set in each byte of `x` below `n` (at most 0x80; exact for the lowest such
+/// byte).
+#[inline(always)]
+fn less_bytes(x: u64, n: u8) -> u64 {
+    x.wrapping_sub(LO * u64::from(n)) & !x & HI
+}
+
+/// High bit set in each byte of `x` that ends a JSON string's plain content: a control
+/// character, `"` or `\\` (exact for the lowest such byte). `"` (0x22) xor 2 is 0x20 and a
+/// control character xor 2 stays below 0x20: one test finds both.
+#[inline(always)]
+fn end_bytes(x: u64) -> u64 {
+    less_bytes(x ^ (LO * 2), 0x21) | zero_bytes(x ^ (LO * u64::from(b'\\')))
+}
+
 /// Position of the first byte that must be escaped in a JSON string: a control
 /// character (below 0x20), `"` or `\`. Eight bytes at a time (SWAR: the lowest flagged
 /// byte of each test is exact, so the lowest flag of all is the answer).
@@ -211,7 +226,11 @@ pub(crate) fn find_string_end_stop_inline(stop: StopByte, hay: &[u8]) -> Option<
 /// Whether byte `i` of `hay`, `b`, ends a stopping string scan.
 #[inline(always)]
 fn ends_at(stop: StopByte, hay: &[u8], i: usize, b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\' || (b == stop.first && stop.may_begin(hay.get(i + 1)))
+    match stop.class[usize::from(b)] {
+        CONTENT => false,
+        END => true,
+        _ => stop.may_begin(hay.get(i + 1)),
+    }
 }
 
 #[inline(always)]
@@ -242,17 +261,17 @@ fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
         let x = u64::from_le_bytes(w);
-        let mut m = (x.wrapping_sub(LO * 0x20) & !x & HI)
-            | zero_bytes(x ^ (LO * u64::from(b'"')))
-            | zero_bytes(x ^ (LO * u64::from(b'\\')))
-            | zero_bytes(x ^ (LO * u64::from(stop.first)));
-        // Flags above the lowest may be false (a borrow): each byte is tested again.
+        let mut m = end_bytes(x) | zero_bytes(x ^ (LO * u64::from(stop.first)));
+        // The lowest flag is exact; above a stop byte passed over as content, a flag
+        // may be false (a borrow): each byte is looked up again.
         while m != 0 {
             let i = at + (m.trailing_zeros() / 8) as usize;
-            if hay.get(i).is_some_and(|&b| ends_at(stop, hay, i, b)) {
-                return Some(i);
+            let b = hay.get(i).copied().unwrap_or_default();
+            match stop.class[usize::from(b)] {
+                END => return Some(i),
+                STOP if stop.may_begin(hay.get(i + 1)) => return Some(i),
+                _ => m &= m - 1,
             }
-            m &= m - 1;
         }
         at += 8;
     }
@@ -293,9 +312,7 @@ fn find_special(also: Option<u8>, hay: &[u8]) -> Option<usize> {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
         let x = u64::from_le_bytes(w);
-        let mut m = (x.wrapping_sub(LO * 0x20) & !x & HI)
-            | zero_bytes(x ^ (LO * u64::from(b'"')))
-            | zero_bytes(x ^ (LO * u64::from(b'\\')));
+        let mut m = end_bytes(x);
         if let Some(a) = also {
             m |= zero_bytes(x ^ (LO * u64::from(a)));
         }

@@ -125,7 +125,7 @@ pub(crate) struct Mistral {
     past: bool,
 }
 
-reads_chars!(Mistral, args: St::Args, text: St::Text => opened);
+reads_chars!(Mistral, args: St::Args, special: St::Special, text: St::Text => opened);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {

@@ -353,6 +353,18 @@ impl ArgValue {
         *s = rest;
     }
 
+    /// The stop byte of [`set_stop`](Self::set_stop).
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<crate::scan::find::StopByte> {
+        self.stop
+    }
+
+    /// Whether the value is in a string's plain content (where a stop byte stops).
+    #[inline]
+    pub(crate) fn in_plain_string(&self) -> bool {
+        self.scanner.in_plain_string()
+    }
+
     /// Whether all of `bytes` is more of a string inside the value, with nothing that
     /// ends it or needs the full scanner (then consumed); otherwise nothing done.
     #[inline]

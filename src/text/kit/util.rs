@@ -362,6 +362,70 @@ macro_rules! reads_chars {
             )?
         );
     };
+    ($scanner:ty, args: $args:path, special: $special:path $(, text: $text:path => $opened:ident)?) => {
+        reads_chars!($scanner;
+            #[inline]
+            fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+                if self.st == $special {
+                    // The stop byte held at the end of the last piece, and this piece's
+                    // first byte continues no token: it was string content (what
+                    // `$special` finds, without the token match); the piece goes on below.
+                    if self.in_string.held() != 1
+                        || self.input.utf8.held() != 0
+                        || !self.args.stop().is_some_and(|stop| !stop.may_begin(bytes.first()))
+                    {
+                        return false;
+                    }
+                    let Some(s) = crate::scan::utf8::whole_str(bytes) else {
+                        return false;
+                    };
+                    self.in_string.reset();
+                    self.st = $args;
+                    self.past = true;
+                    self.run(self.args.stop().map_or("", |stop| stop.as_str()), calls, out);
+                    if self.st != $args {
+                        self.run(s, calls, out);
+                        return true;
+                    }
+                } else if self.st != $args {
+                    return false;
+                }
+                if args_string_run(&self.input, &mut self.args, bytes, &mut self.raw, self.slot, calls, out) {
+                    return true;
+                }
+                // More of an argument string but for a stop byte at the end (the byte
+                // after it not seen yet): the bytes before it go to the call, the stop
+                // byte is held as `$special` holds it.
+                let Some(stop) = self.args.stop() else {
+                    return false;
+                };
+                let Some(head) = bytes.strip_suffix(stop.as_str().as_bytes()) else {
+                    return false;
+                };
+                if !args_string_run(&self.input, &mut self.args, head, &mut self.raw, self.slot, calls, out) {
+                    return false;
+                }
+                if self.args.in_plain_string() {
+                    self.in_string.reset();
+                    self.st = $special;
+                    // Every token is longer than its first byte: a prefix, held.
+                    let _ = self.in_string.look(stop.as_str());
+                } else {
+                    // After a backslash: the stop byte is the escape's, for the full scan.
+                    self.run(stop.as_str(), calls, out);
+                }
+                true
+            }
+            $(
+                #[inline]
+                fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+                    if self.st == $text && self.text.run(s, out).is_some() {
+                        self.$opened();
+                    }
+                }
+            )?
+        );
+    };
     ($scanner:ty; $($items:tt)*) => {
         impl ReadsChars for $scanner {
             fn input(&mut self) -> &mut CharInput {

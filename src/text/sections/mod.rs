@@ -148,7 +148,7 @@ pub(crate) struct DeepSeek {
     stray: Raw,
 }
 
-reads_chars!(DeepSeek, args: St::Json, text: St::Text => begin);
+reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => begin);
 
 impl DeepSeek {
     /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`).
