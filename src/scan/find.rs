@@ -261,9 +261,18 @@ fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
         let x = u64::from_le_bytes(w);
-        let mut m = end_bytes(x) | zero_bytes(x ^ (LO * u64::from(stop.first)));
-        // The lowest flag is exact; above a stop byte passed over as content, a flag
-        // may be false (a borrow): each byte is looked up again.
+        let end = end_bytes(x);
+        let mut m = end | zero_bytes(x ^ (LO * u64::from(stop.first)));
+        if m == 0 {
+            at += 8;
+            continue;
+        }
+        // The lowest flag is exact: an end byte is the answer at once.
+        if m & m.wrapping_neg() & end != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        // A stop byte; past one that is content, a flag may be false (a borrow): each
+        // byte is looked up again.
         while m != 0 {
             let i = at + (m.trailing_zeros() / 8) as usize;
             let b = hay.get(i).copied().unwrap_or_default();

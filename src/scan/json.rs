@@ -400,7 +400,7 @@ impl JsonScanner {
     /// at the bytes from there; when they are content after all, it hands the stop byte
     /// on with [`feed`](Self::feed) and goes on. `stop` is not `"`, `\\` or a control
     /// character.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn feed_stop(
         &mut self,
         input: &[u8],
