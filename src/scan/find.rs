@@ -292,6 +292,19 @@ fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
         .map(|k| at + k)
 }
 
+/// Position of the first stop byte in `hay` where a token may begin
+/// ([`StopByte::may_begin`]): `memchr` for long haystacks, so a content stop (`<b`) costs
+/// no return from its vector search.
+#[inline]
+pub(crate) fn find_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        return (0..hay.len()).find(|&i| {
+            hay.get(i) == Some(&stop.first) && stop.may_begin(hay.get(i + 1))
+        });
+    }
+    memchr::memchr_iter(stop.first, hay).find(|&i| stop.may_begin(hay.get(i + 1)))
+}
+
 /// Whether `hay` holds a stop byte where a token may begin ([`StopByte::may_begin`]).
 #[inline]
 pub(crate) fn has_stop(stop: StopByte, hay: &[u8]) -> bool {

@@ -160,8 +160,6 @@ pub struct JsonScanner {
     /// Open containers: `true` for an object, `false` for an array.
     stack: Vec<bool>,
     max_depth: usize,
-    /// Where [`feed_stop`](Self::feed_stop) stopped in its input, at its stop byte.
-    stopped: Option<usize>,
 }
 
 impl Default for JsonScanner {
@@ -189,7 +187,6 @@ impl JsonScanner {
             low: false,
             stack: Vec::new(),
             max_depth,
-            stopped: None,
         }
     }
 
@@ -391,7 +388,7 @@ impl JsonScanner {
     /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
     /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
     pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
-        self.scan::<false>(input, crate::scan::find::StopByte::NONE)
+        self.scan(input)
     }
 
     /// [`feed`](Self::feed) that also stops inside a string at the byte `stop` (the first
@@ -406,21 +403,43 @@ impl JsonScanner {
         input: &[u8],
         stop: crate::scan::find::StopByte,
     ) -> Result<JsonStatus, usize> {
-        let status = self.scan::<true>(input, stop);
-        match self.stopped.take() {
-            Some(at) => Err(at),
-            None => Ok(status),
+        // The plain scan up to each stop byte where a token may begin (found with
+        // `memchr` in long input: content stops such as `<b` cost no return from the
+        // scan's eight-byte search): inside a string's plain content the feed stops
+        // there, anywhere else the plain scan reads the byte and goes on.
+        let shifted = |status: JsonStatus, by: usize| match status {
+            JsonStatus::Complete { consumed } => JsonStatus::Complete {
+                consumed: consumed + by,
+            },
+            JsonStatus::Invalid { at, error } => JsonStatus::Invalid { at: at + by, error },
+            JsonStatus::NeedMore => JsonStatus::NeedMore,
+        };
+        let mut from = 0;
+        loop {
+            let rest = input.get(from..).unwrap_or_default();
+            let at = crate::scan::find::find_stop(stop, rest);
+            let head = rest.get(..at.unwrap_or(rest.len())).unwrap_or_default();
+            match self.feed(head) {
+                JsonStatus::NeedMore => {}
+                status => return Ok(shifted(status, from)),
+            }
+            let Some(at) = at else {
+                return Ok(JsonStatus::NeedMore);
+            };
+            if matches!(self.state, State::Str { .. }) {
+                return Err(from + at);
+            }
+            match self.feed(rest.get(at..at + 1).unwrap_or_default()) {
+                JsonStatus::NeedMore => {}
+                status => return Ok(shifted(status, from + at)),
+            }
+            from += at + 1;
         }
     }
 
-    /// [`feed`](Self::feed), and with `STOP` [`feed_stop`](Self::feed_stop) (its stop in
-    /// `self.stopped`): the test for the stop byte is compiled in or out.
+    /// Consumes bytes of the value (the body of [`feed`](Self::feed)).
     #[inline(always)]
-    fn scan<const STOP: bool>(
-        &mut self,
-        input: &[u8],
-        stop: crate::scan::find::StopByte,
-    ) -> JsonStatus {
+    fn scan(&mut self, input: &[u8]) -> JsonStatus {
         let mut i = 0usize;
         let len = input.len();
         while i < len {
@@ -429,25 +448,11 @@ impl JsonScanner {
                 State::Str { key } => {
                     // Fast path: skip ordinary string bytes.
                     let rest = input.get(i..).unwrap_or_default();
-                    let end = if STOP {
-                        crate::scan::find::find_string_end_stop_inline(stop, rest)
-                    } else {
-                        crate::scan::find::find_string_end(rest)
-                    };
-                    match end {
+                    match crate::scan::find::find_string_end(rest) {
                         None => return JsonStatus::NeedMore,
                         Some(off) => {
                             i += off;
                             let c = rest.get(off).copied().unwrap_or_default();
-                            if STOP && c == stop.first {
-                                if stop.may_begin(rest.get(off + 1)) {
-                                    self.stopped = Some(i);
-                                    return JsonStatus::NeedMore;
-                                }
-                                // Content (`<b`): the scan goes on after it.
-                                i += 1;
-                                continue;
-                            }
                             if c < 0x20 {
                                 // A control character JSON forbids in a string: the
                                 // value breaks at this byte, not when it is parsed.
