@@ -163,6 +163,9 @@ pub(crate) struct GemmaArgs {
     stop: Option<crate::scan::find::StopByte>,
     /// The next such `<` is content (the caller looked: no token).
     skip_stop: bool,
+    /// The open and close tokens (with [`stop`](Self::stop)): a `<` where neither may
+    /// begin is read as without stops.
+    others: [&'static str; 2],
     /// Where the last feed stopped.
     stopped: Option<usize>,
     /// Inside a key of the arguments object: its JSON (`,"k":`) is written to `key`,
@@ -201,6 +204,7 @@ impl GemmaArgs {
             deepest: 0,
             stop: None,
             skip_stop: false,
+            others: ["", ""],
             stopped: None,
             in_key: false,
             key: String::new(),
@@ -212,7 +216,20 @@ impl GemmaArgs {
     /// caller looks for the syntax's tokens (the open and close tokens are never content).
     pub(crate) fn stop_at_tokens(mut self, tokens: [&'static str; 3]) -> Self {
         self.stop = crate::scan::find::StopByte::of(tokens.map(str::as_bytes));
+        let [_, open, close] = tokens;
+        self.others = [open, close];
         self
+    }
+
+    /// Whether a token other than the string token may begin at the start of `rest` (a
+    /// `<`), given the bytes of it there are: the string token itself (`<|"|>`) is read
+    /// by the transducer, as without stops.
+    #[inline]
+    fn other_token_may_begin(&self, rest: &[u8]) -> bool {
+        self.others.iter().any(|t| {
+            let k = rest.len().min(t.len());
+            rest.get(..k) == t.as_bytes().get(..k)
+        })
     }
 
     /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
@@ -372,11 +389,12 @@ impl GemmaArgs {
                 continue;
             }
             if b == b'<'
-                && let Some(stop) = self.stop
+                && self.stop.is_some()
                 && matches!(self.state, State::Str { m: 0, .. })
-                && !stop.may_begin(bytes.get(i + 1))
+                && !self.other_token_may_begin(bytes.get(i..).unwrap_or_default())
             {
-                // `<b`: no token begins here, the `<` is read as without stops.
+                // `<b`, or the string token: no other token begins here, the `<` is read
+                // as without stops.
                 self.skip_stop = true;
             }
             let step = self.step(b, sink);

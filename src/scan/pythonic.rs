@@ -603,6 +603,13 @@ impl PyArgs {
         self.stop = stop;
     }
 
+    /// The stop byte of [`set_stop`](Self::set_stop), unless the next stop byte is to
+    /// be read as content ([`past_stop`](Self::past_stop) pending).
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<crate::scan::find::StopByte> {
+        self.stop.filter(|_| !self.skip_stop)
+    }
+
     /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
     /// (nothing from there consumed), if it did.
     pub(crate) fn take_stop(&mut self) -> Option<usize> {

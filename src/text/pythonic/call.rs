@@ -216,6 +216,12 @@ impl PyCall {
         self.args.set_stop(stop);
     }
 
+    /// The stop byte of [`set_stop`](Self::set_stop).
+    #[inline]
+    pub(crate) fn stop(&self) -> Option<crate::scan::find::StopByte> {
+        self.args.stop()
+    }
+
     /// Whether the last [`step`](Self::step) (its bytes used, the call going on) stopped
     /// at a `<` in string content: the caller looks for its tokens there.
     pub(crate) fn take_stopped(&mut self) -> bool {

@@ -557,6 +557,14 @@ impl LlamaJson {
         self.text.commit(out);
     }
 
+    /// [`scan`](Self::scan) out of line: the bytes read again from inside it (rare), so
+    /// that `scan` has one caller besides this and is inlined into `feed`.
+    #[inline(never)]
+    fn rescan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        self.scan(bytes, calls, out);
+    }
+
+    #[inline(always)]
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
@@ -976,7 +984,7 @@ impl LlamaJson {
     fn tag_mismatch(&mut self, n: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         self.st = St::Obj(Obj::AfterValue);
         self.object_failed(ErrorKind::InvalidArguments, calls, out);
-        self.scan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
+        self.rescan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
     }
 
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {

@@ -231,13 +231,63 @@ impl LlamaPythonic {
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         // Inside a call's arguments most pieces are only more of a string: what `scan`'s
         // `Args` state does with them, without its loop and the transducer's.
-        if self.st == St::Args && self.call.string_run(self.slot, bytes, calls, out) {
+        if self.args_run(bytes, calls, out) {
             return;
         }
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }
 
+    /// The hot path of [`feed`](Self::feed): `bytes` is more of an argument string
+    /// ([`PyCall::string_run`]), also when a stop byte held at the end of the last piece
+    /// turns out content (this piece's first byte continues no token: what `St::InStr`
+    /// finds, without the token match), or when this piece ends on a stop byte (held as
+    /// `St::InStr` holds it). `false`, nothing done, otherwise.
+    #[inline]
+    fn args_run(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
+        match self.st {
+            St::Args => {}
+            St::InStr
+                if self.held.len() == 1
+                    && self
+                        .call
+                        .stop()
+                        .is_some_and(|stop| !stop.may_begin(bytes.first())) =>
+            {
+                self.held.clear();
+                self.call.past_stop();
+                self.st = St::Args;
+                self.rescan(b"<", calls, out);
+                if self.st != St::Args {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+        if self.call.string_run(self.slot, bytes, calls, out) {
+            return true;
+        }
+        let Some(head) = bytes.strip_suffix(b"<") else {
+            return false;
+        };
+        if self.call.stop().is_none() || !self.call.string_run(self.slot, head, calls, out) {
+            return false;
+        }
+        // In a string's body (what `string_run` takes): the `<` stops there.
+        self.held.clear();
+        self.held.push(b'<');
+        self.st = St::InStr;
+        true
+    }
+
+    /// [`scan`](Self::scan) out of line: the bytes read again from inside it (rare), so
+    /// that `scan` has one caller besides this and is inlined into `feed`.
+    #[inline(never)]
+    fn rescan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        self.scan(bytes, calls, out);
+    }
+
+    #[inline(always)]
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
@@ -382,7 +432,7 @@ impl LlamaPythonic {
                             let given = std::mem::take(&mut self.held);
                             self.call.past_stop();
                             self.st = St::Args;
-                            self.scan(&given, calls, out);
+                            self.rescan(&given, calls, out);
                             if self.held.is_empty() {
                                 // The buffer kept (a `<` in content is common).
                                 self.held = given;
@@ -499,7 +549,7 @@ impl LlamaPythonic {
             let given = std::mem::take(&mut self.held);
             self.call.past_stop();
             self.st = St::Args;
-            self.scan(&given, calls, out);
+            self.rescan(&given, calls, out);
         }
         match self.st {
             St::Text => {}
