@@ -516,30 +516,48 @@ impl PyArgs {
     /// is: ordinary content (no quote, backslash, control or DEL byte) of a string with
     /// nothing pending, given that `input` is complete UTF-8 (the caller checks). The
     /// text scanners' hot path hands such input on without the state machine.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn string_run(&self, input: &[u8]) -> bool {
-        match &self.state {
-            State::Str(s)
-                if s.phase == StrPhase::Body
-                    && s.utf8_len == 0
-                    && s.high == 0
-                    && !self.comment
-                    && !self.cont =>
-            {
-                let q = s.quote;
-                let plain = input.iter().all(|&b| {
-                    b >= 0x80 || ((0x20..0x7f).contains(&b) && b != q && b != b'"' && b != b'\\')
-                });
-                // With stops, a `<` is left to `feed` (which stops there) unless the byte
-                // after it is in `input` and continues no token (`<b`: content, which
-                // `feed` copies too).
-                plain
-                    && self.stop.is_none_or(|stop| {
-                        !(crate::scan::find::has_stop(stop, input)
-                            || self.skip_stop && input.contains(&b'<'))
-                    })
-            }
-            _ => false,
+        self.string_span(input) == Span::All
+    }
+
+    /// [`string_run`](Self::string_run), and whether all of `input` but a stop byte at
+    /// its end (where a token may begin, the byte after it not seen yet) is such a run
+    /// ([`Span::Head`]: the feed would stop there). One table load per byte.
+    #[inline]
+    pub(crate) fn string_span(&self, input: &[u8]) -> Span {
+        let State::Str(s) = &self.state else {
+            return Span::No;
+        };
+        if s.phase != StrPhase::Body || s.utf8_len != 0 || s.high != 0 || self.comment || self.cont
+        {
+            return Span::No;
+        }
+        let table = &PY_CLASSES[usize::from(s.quote == b'\'')];
+        let acc = input
+            .iter()
+            .fold(0u8, |acc, &b| acc | table[usize::from(b)]);
+        if acc == 0 {
+            return Span::All;
+        }
+        if acc & PY_END != 0 {
+            return Span::No;
+        }
+        // Only `<`: content without stops; with them, the first one where a token may
+        // begin stops the feed (at the end of `input`: the head is a run).
+        let Some(stop) = self.stop else {
+            return Span::All;
+        };
+        if self.skip_stop {
+            return Span::No;
+        }
+        let last = input.len().saturating_sub(1);
+        match (0..input.len())
+            .find(|&i| input.get(i) == Some(&b'<') && stop.may_begin(input.get(i + 1)))
+        {
+            None => Span::All,
+            Some(i) if i == last => Span::Head,
+            Some(_) => Span::No,
         }
     }
 
@@ -551,28 +569,30 @@ impl PyArgs {
     /// that cannot be part of a literal keyword-argument list, and
     /// [`PyStatus::NeedMore`] otherwise.
     pub fn feed(&mut self, input: &[u8], out: &mut String) -> PyStatus {
-        let Some(stop) = self.stop else {
-            return self.feed_plain(input, out);
-        };
-        // With stops: the input up to each `<`, which stops the feed when it is string
-        // content (the caller looks there), or is read as `feed_plain` reads it.
+        // With stops: the input up to each `<` where a token may begin, which stops the
+        // feed when it is string content (the caller looks there), or is read as the
+        // plain feed reads it (the next segment starts with it). One call of the plain
+        // feed in the loop, so it is inlined here.
         let mut from = 0;
+        let mut past = 0;
         loop {
             let rest = input.get(from..).unwrap_or_default();
-            // The next `<` where a token may begin (the first one after a `past_stop`
-            // being content): a `<` followed by a byte that continues no token (`<b`) is
-            // read as `feed_plain` reads it wherever it is, so the plain feed goes on
-            // over it.
             let mut lt = None;
-            let mut k = 0;
-            while let Some(p) = crate::scan::find::find1(b'<', rest.get(k..).unwrap_or_default()) {
-                let at = k + p;
-                if std::mem::take(&mut self.skip_stop) || !stop.may_begin(rest.get(at + 1)) {
-                    k = at + 1;
-                    continue;
+            if let Some(stop) = self.stop {
+                // A `<` followed by a byte that continues no token (`<b`) is read as the
+                // plain feed reads it wherever it is: the segment goes on over it.
+                let mut k = past;
+                while let Some(p) =
+                    crate::scan::find::find1(b'<', rest.get(k..).unwrap_or_default())
+                {
+                    let at = k + p;
+                    if std::mem::take(&mut self.skip_stop) || !stop.may_begin(rest.get(at + 1)) {
+                        k = at + 1;
+                        continue;
+                    }
+                    lt = Some(at);
+                    break;
                 }
-                lt = Some(at);
-                break;
             }
             let status = self.feed_plain(
                 rest.get(..lt.unwrap_or(rest.len())).unwrap_or_default(),
@@ -589,11 +609,8 @@ impl PyArgs {
                 self.stopped = Some(from);
                 return PyStatus::NeedMore;
             }
-            let status = self.feed_plain(b"<", out);
-            if let Some(st) = shifted(status, from) {
-                return st;
-            }
-            from += 1;
+            // Not string content: the next segment starts with it.
+            past = 1;
         }
     }
 
@@ -630,6 +647,7 @@ impl PyArgs {
     }
 
     /// [`feed`](Self::feed) without stops.
+    #[inline(always)]
     fn feed_plain(&mut self, input: &[u8], out: &mut String) -> PyStatus {
         match self.state {
             State::Done => return PyStatus::Done { consumed: 0 },
@@ -1698,6 +1716,44 @@ fn digit_val(b: u8) -> u32 {
         _ => 99,
     }
 }
+
+/// What [`PyArgs::string_span`] found in a piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Span {
+    /// All of it is more of the string, copied unchanged.
+    All,
+    /// All but its last byte, a stop byte where a token may begin.
+    Head,
+    /// Neither: the full feed reads it.
+    No,
+}
+
+/// Class of a byte the transducer does not copy unchanged in a string (a control or DEL
+/// byte, `"`, `\\`, the string's quote).
+const PY_END: u8 = 1;
+/// Class of `<` (content unless a token may begin there, with stops).
+const PY_LT: u8 = 2;
+
+/// The class table of a string quoted with `'` (`single`) or `"`.
+const fn py_classes(single: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let quote = b == b'"' as usize || (single && b == b'\'' as usize);
+        t[b] = if b < 0x20 || b == 0x7f || b == b'\\' as usize || quote {
+            PY_END
+        } else if b == b'<' as usize {
+            PY_LT
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+}
+
+/// [`py_classes`] of `"` strings, then of `'` strings.
+static PY_CLASSES: [[u8; 256]; 2] = [py_classes(false), py_classes(true)];
 
 #[cfg(test)]
 mod tests {

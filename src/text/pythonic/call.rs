@@ -7,6 +7,7 @@ use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
+use crate::scan::pythonic::Span;
 use crate::scan::pythonic::{PyArgs, PyStatus};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::kit::call::{Raw, report};
@@ -306,23 +307,28 @@ impl PyCall {
         result
     }
 
+
     /// The hot path of [`feed`](Self::feed): when all of `input` is more of a string
-    /// that the transducer copies unchanged ([`PyArgs::string_run`]) and complete UTF-8,
-    /// takes it as `feed` would (the raw text, the call) and returns `true`; otherwise
-    /// `false`, nothing done.
+    /// that the transducer copies unchanged ([`PyArgs::string_span`]) and complete UTF-8,
+    /// takes it as `feed` would (the raw text, the call): [`Span::All`]; all of it but a
+    /// stop byte at its end, taken the same way: [`Span::Head`] (the caller holds that
+    /// byte); otherwise [`Span::No`], nothing done.
     #[inline]
-    pub(crate) fn string_run(
+    pub(crate) fn string_span_run(
         &mut self,
         slot: Option<Slot>,
         input: &[u8],
         calls: &mut Calls,
         out: &mut dyn EventSink,
-    ) -> bool {
-        if !self.args.string_run(input) {
-            return false;
-        }
+    ) -> Span {
+        let span = self.args.string_span(input);
+        let input = match span {
+            Span::All => input,
+            Span::Head => input.get(..input.len().saturating_sub(1)).unwrap_or_default(),
+            Span::No => return Span::No,
+        };
         let Some(s) = crate::scan::utf8::whole_str(input) else {
-            return false;
+            return Span::No;
         };
         if !push_bounded(&mut self.raw, input, self.max_raw) {
             self.raw_lost = true;
@@ -339,7 +345,7 @@ impl PyCall {
                 out,
             );
         }
-        true
+        span
     }
 
     /// The arguments broke (`reason`): fails the call and starts skipping it.

@@ -71,6 +71,7 @@
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::limits::Limits;
+use crate::scan::pythonic::Span;
 use crate::scan::find::{find1, find2};
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::special::{Match, special};
@@ -264,20 +265,17 @@ impl LlamaPythonic {
             }
             _ => return false,
         }
-        if self.call.string_run(self.slot, bytes, calls, out) {
-            return true;
+        match self.call.string_span_run(self.slot, bytes, calls, out) {
+            Span::All => true,
+            Span::Head => {
+                // In a string's body: the `<` at the end stops there.
+                self.held.clear();
+                self.held.push(b'<');
+                self.st = St::InStr;
+                true
+            }
+            Span::No => false,
         }
-        let Some(head) = bytes.strip_suffix(b"<") else {
-            return false;
-        };
-        if self.call.stop().is_none() || !self.call.string_run(self.slot, head, calls, out) {
-            return false;
-        }
-        // In a string's body (what `string_run` takes): the `<` stops there.
-        self.held.clear();
-        self.held.push(b'<');
-        self.st = St::InStr;
-        true
     }
 
     /// [`scan`](Self::scan) out of line: the bytes read again from inside it (rare), so
