@@ -213,16 +213,6 @@ pub(crate) fn find_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> 
     }
 }
 
-/// [`find_string_end_stop`] all inlined.
-#[inline(always)]
-pub(crate) fn find_string_end_stop_inline(stop: StopByte, hay: &[u8]) -> Option<usize> {
-    if hay.len() < SHORT {
-        short_string_end_stop(stop, hay)
-    } else {
-        special_stop(stop, hay)
-    }
-}
-
 /// Whether byte `i` of `hay`, `b`, ends a stopping string scan.
 #[inline(always)]
 fn ends_at(stop: StopByte, hay: &[u8], i: usize, b: u8) -> bool {
@@ -298,9 +288,15 @@ fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
 #[inline]
 pub(crate) fn find_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
     if hay.len() < SHORT {
-        return (0..hay.len()).find(|&i| {
-            hay.get(i) == Some(&stop.first) && stop.may_begin(hay.get(i + 1))
-        });
+        return (0..hay.len())
+            .find(|&i| hay.get(i) == Some(&stop.first) && stop.may_begin(hay.get(i + 1)));
+    }
+    if !stop.any && stop.second[0] == stop.second[1] {
+        // One kind of token: its first two bytes, found with `memmem` (content stops
+        // such as `[0` cost nothing), or the stop byte ending `hay`.
+        let pair = [stop.first, stop.second[0]];
+        return memchr::memmem::find(hay, &pair)
+            .or_else(|| (hay.last() == Some(&stop.first)).then(|| hay.len() - 1));
     }
     memchr::memchr_iter(stop.first, hay).find(|&i| stop.may_begin(hay.get(i + 1)))
 }
@@ -406,7 +402,6 @@ mod tests {
                         }
                         let want = string_end_stop_naive(stop, &h);
                         assert_eq!(find_string_end_stop(stop, &h), want, "{b} at {pos}");
-                        assert_eq!(find_string_end_stop_inline(stop, &h), want);
                         let head = &h[..pos + 1];
                         let want = string_end_stop_naive(stop, head);
                         assert_eq!(find_string_end_stop(stop, head), want, "{b} at {pos}");
@@ -444,9 +439,11 @@ mod tests {
                     .collect();
                 let want = string_end_stop_naive(stop, &h);
                 assert_eq!(find_string_end_stop(stop, &h), want, "{h:?}");
-                assert_eq!(find_string_end_stop_inline(stop, &h), want, "{h:?}");
                 let lt = (0..h.len()).any(|i| h[i] == stop.first && stop.may_begin(h.get(i + 1)));
                 assert_eq!(has_stop(stop, &h), lt, "{h:?}");
+                let first =
+                    (0..h.len()).find(|&i| h[i] == stop.first && stop.may_begin(h.get(i + 1)));
+                assert_eq!(find_stop(stop, &h), first, "{h:?}");
             }
         }
     }

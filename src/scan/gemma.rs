@@ -356,16 +356,10 @@ impl GemmaArgs {
                 State::Str { m: 0, .. } => {
                     let rest = bytes.get(i..).unwrap_or_default();
                     Some(if rest.len() >= 16 {
-                        // Eight bytes at a time: the set `is_plain_content` excludes; with
-                        // stops, a `<` that begins no token (`<b`, written as it is) is
-                        // passed over in the same scan.
-                        match self.stop {
-                            Some(stop) if !self.skip_stop => {
-                                crate::scan::find::find_string_end_stop_inline(stop, rest)
-                            }
-                            _ => crate::scan::find::find_json_special_or(b'<', rest),
-                        }
-                        .unwrap_or(rest.len())
+                        // Eight bytes at a time: the set `is_plain_content` excludes (a
+                        // `<` too: the string token, another token with stops, or
+                        // content, decided below).
+                        crate::scan::find::find_json_special_or(b'<', rest).unwrap_or(rest.len())
                     } else {
                         plain_run(rest)
                     })

@@ -307,7 +307,6 @@ impl PyCall {
         result
     }
 
-
     /// The hot path of [`feed`](Self::feed): when all of `input` is more of a string
     /// that the transducer copies unchanged ([`PyArgs::string_span`]) and complete UTF-8,
     /// takes it as `feed` would (the raw text, the call): [`Span::All`]; all of it but a
@@ -324,7 +323,9 @@ impl PyCall {
         let span = self.args.string_span(input);
         let input = match span {
             Span::All => input,
-            Span::Head => input.get(..input.len().saturating_sub(1)).unwrap_or_default(),
+            Span::Head => input
+                .get(..input.len().saturating_sub(1))
+                .unwrap_or_default(),
             Span::No => return Span::No,
         };
         let Some(s) = crate::scan::utf8::whole_str(input) else {

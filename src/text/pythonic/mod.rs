@@ -71,8 +71,8 @@
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::limits::Limits;
-use crate::scan::pythonic::Span;
 use crate::scan::find::{find1, find2};
+use crate::scan::pythonic::Span;
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::special::{Match, special};
 use crate::text::kit::util::{TextOut, is_name_byte, is_name_start, is_ws};
