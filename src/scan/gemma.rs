@@ -226,10 +226,10 @@ impl GemmaArgs {
     /// by the transducer, as without stops.
     #[inline]
     fn other_token_may_begin(&self, rest: &[u8]) -> bool {
-        self.others.iter().any(|t| {
-            let k = rest.len().min(t.len());
-            rest.get(..k) == t.as_bytes().get(..k)
-        })
+        // Byte by byte (`<b` differs at its second byte: no call to `memcmp`).
+        self.others
+            .iter()
+            .any(|t| rest.iter().zip(t.as_bytes()).all(|(a, b)| a == b))
     }
 
     /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
