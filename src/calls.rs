@@ -1037,7 +1037,8 @@ impl Calls {
     /// A call without a name yet that holds no more refuses them: `Err` with the bytes of
     /// `delta` that would fit, none of them taken (the dialect reports the call with its
     /// raw text). A named call never refuses bytes.
-    #[inline]
+    // (Always inlined: the common case is a few checks in each dialect's hot loop.)
+    #[inline(always)]
     pub(crate) fn push_args(
         &mut self,
         slot: Slot,
@@ -1071,6 +1072,7 @@ impl Calls {
     }
 
     /// [`push_args`](Self::push_args) off its common case.
+    #[inline(never)]
     fn push_args_slow(
         &mut self,
         slot: Slot,

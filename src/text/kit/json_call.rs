@@ -552,9 +552,10 @@ impl JsonCall {
         if !self.named && self.slot.is_none() {
             self.slot = Some(calls.open_unnamed(raw));
         }
-        calls
-            .raw_or(self.slot, raw)
-            .push(s.get(self.synced..at).unwrap_or_default());
+        // (An empty push changes nothing: the call is not looked up for it.)
+        if let Some(t) = s.get(self.synced..at).filter(|t| !t.is_empty()) {
+            calls.raw_or(self.slot, raw).push(t);
+        }
         self.synced = at;
         let Some(slot) = self.slot else {
             // No call (named past the call limit): the bytes are only call text.
@@ -607,9 +608,9 @@ impl JsonCall {
     ) -> (usize, Walk) {
         self.synced = 0;
         let (n, walk) = self.walk(s, raw, calls, out);
-        calls
-            .raw_or(self.slot, raw)
-            .push(s.get(self.synced..n).unwrap_or_default());
+        if let Some(t) = s.get(self.synced..n).filter(|t| !t.is_empty()) {
+            calls.raw_or(self.slot, raw).push(t);
+        }
         (n, walk)
     }
 
