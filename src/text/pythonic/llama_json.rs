@@ -214,8 +214,10 @@ pub(crate) struct LlamaJson {
     /// Length of the current name / type string.
     str_len: usize,
     json: JsonScanner,
-    /// The call's raw text from its first marker byte (after Start), bounded; it keeps the
-    /// argument bytes, which the call (opened with [`Calls::open_raw`]) reads from it.
+    /// The call's raw text from its first marker byte (after Start), bounded, while the
+    /// call table does not hold it: from [`Calls::open_raw`] on it is the call's own (its
+    /// argument bytes in it), reached through [`Calls::raw_or`], and its buffer comes back
+    /// here when the call closes.
     raw: Forming,
     /// Where the call object's `{` is in `raw`.
     raw_obj: usize,
