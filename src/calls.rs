@@ -12,13 +12,16 @@
 //! fragments and text a dialect converted to JSON ([`Calls::open`]), or the dialect, which
 //! has scanned the argument bytes once and hands them over with where the value closed
 //! ([`Calls::open_scanned`], [`Calls::scanned_args`]). A text scanner's arguments are the
-//! model's own bytes, which its raw text of the call holds anyway: for those calls
-//! ([`Calls::open_raw`], [`Calls::open_unnamed`], [`Calls::raw_args`]) the argument
-//! bytes are kept once, by the dialect, and [`Calls`] only counts them; whenever it needs
-//! their text (the `ToolCallEnd`'s value, arguments held before the name, an error's raw
-//! arguments) the dialect hands it the bytes it keeps ([`Calls::raw_args`],
-//! [`Calls::set_name_with_args`], [`Calls::close_raw`]). A dialect that finds a call
-//! broken reports it with its own message and the call's raw text ([`Calls::error`]).
+//! model's own bytes, inside the call's raw text (markers included, bounded: [`Raw`]):
+//! for those calls ([`Calls::open_raw`], [`Calls::open_unnamed`]) the call owns its raw
+//! text from its first byte, the dialect's bytes of it so far ([`Forming`]) handed over
+//! as it opens; the dialect pushes the rest there ([`Calls::raw_or`],
+//! [`Calls::push_args`]), the argument bytes are kept once, in it, and read from it
+//! whenever their text is needed (the `ToolCallEnd`'s value, arguments held before the
+//! name, an error's raw arguments). The dialect closes or reports such a call
+//! ([`Calls::close_own`], [`Calls::report`]), which gives the buffer back to it for the
+//! next call ([`Calls::give_back`]). A dialect that finds a call broken reports it with
+//! its own message and the call's raw text ([`Calls::error`]).
 //!
 //! ```text
 //!            name known                 value closed
@@ -51,6 +54,9 @@ use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::tools::Tools;
 use serde_json::Value;
 use std::sync::Arc;
+
+mod raw;
+pub(crate) use raw::{Forming, Raw};
 
 /// The prefix of generated call ids unless one is set: `call_0`, `call_1`, ...
 pub(crate) const DEFAULT_ID_PREFIX: &str = "call_";
@@ -175,9 +181,9 @@ enum Scan {
         /// The value closed.
         closed: bool,
     },
-    /// The dialect does, once, and keeps the argument bytes itself (in its raw text of the
-    /// call: the model's own bytes): the call's `args` stays empty, `raw_len` counts them,
-    /// and the dialect hands their text over whenever it is needed ([`Calls::raw_args`]).
+    /// The dialect does, once; the argument bytes are the model's own, in the call's raw
+    /// text ([`Calls::push_args`]): the call's `args` stays empty (unless they were
+    /// decoded, [`Calls::decoded_args`]) and `raw_len` counts them.
     Raw {
         /// The value closed.
         closed: bool,
@@ -193,12 +199,12 @@ impl Scan {
         }
     }
 
-    /// Whether the dialect keeps the argument bytes.
+    /// Whether the argument bytes are in the call's raw text.
     fn is_raw(&self) -> bool {
         matches!(self, Scan::Raw { .. })
     }
 
-    /// A dialect's scan of a value that closed (`raw`: the dialect keeps its bytes).
+    /// A dialect's scan of a value that closed (`raw`: its bytes are in the call's raw text).
     fn dialect_closed(raw: bool) -> Scan {
         if raw {
             Scan::Raw { closed: true }
@@ -240,6 +246,15 @@ struct Call {
     /// Set when the name is not a declared tool: the call's events are discarded and its
     /// close reports it.
     rejected: Option<Box<Rejected>>,
+    /// The call's raw text, the model's own bytes, for a call opened with
+    /// [`Calls::open_raw`] / [`Calls::open_unnamed`] (`owns_raw`) until its dialect takes
+    /// the buffer back ([`Calls::give_back`]): its argument bytes are read from here.
+    raw: Raw,
+    owns_raw: bool,
+    /// The arguments of a [`Scan::Raw`] call are text its dialect decoded from the
+    /// model's bytes (string-encoded arguments, [`Calls::decoded_args`]), kept in `args`
+    /// (the raw text holds the model's bytes).
+    decoded: bool,
 }
 
 impl Call {
@@ -248,14 +263,14 @@ impl Call {
         self.kept_as(self.scan.is_raw())
     }
 
-    /// [`kept`](Self::kept) for a call whose dialect keeps its argument bytes (`raw`) or
+    /// [`kept`](Self::kept) for a call whose argument bytes are in its raw text (`raw`) or
     /// not.
     fn kept_as(&self, raw: bool) -> usize {
         if raw { self.raw_len } else { self.args.len() }
     }
 
-    /// Keeps argument text `s`: in `args`, or, for a call whose dialect keeps its
-    /// argument bytes (`raw`), only counted.
+    /// Keeps argument text `s`: in `args`, or, for a call whose argument bytes are in its
+    /// raw text (`raw`), only counted.
     fn keep_as(&mut self, raw: bool, s: &str) {
         if raw {
             self.raw_len += s.len();
@@ -264,14 +279,24 @@ impl Call {
         }
     }
 
-    /// The argument text received, for an error: taken from `args`, or `lent` (its text,
-    /// handed over by the dialect) for a call whose dialect keeps it.
-    fn take_args(&mut self, lent: &str) -> String {
+    /// The argument text received, for an error (`own`: a [`Scan::Raw`] call's text is
+    /// read from it; otherwise it has none here, see [`Calls::close`]).
+    fn take_args(&mut self, own: bool) -> String {
         if self.scan.is_raw() {
-            lent.to_owned()
+            if own {
+                self.raw_args().to_owned()
+            } else {
+                String::new()
+            }
         } else {
             std::mem::take(&mut self.args)
         }
+    }
+
+    /// The argument text of a [`Scan::Raw`] call: in its raw text, or the text its dialect
+    /// decoded.
+    fn raw_args(&self) -> &str {
+        raw_args_of(&self.raw, &self.args, self.decoded)
     }
 
     /// Emits the field events the end of the value completes (a top-level number closes
@@ -284,11 +309,16 @@ impl Call {
     }
 }
 
+/// `Call::raw_args` from the call's fields.
+fn raw_args_of<'a>(raw: &'a Raw, args: &'a str, decoded: bool) -> &'a str {
+    if decoded { args } else { raw.args() }
+}
+
 /// What a rejected call keeps until it is reported.
 #[derive(Debug, Default)]
 struct Rejected {
     /// The argument text received, bounded by `max_argument_bytes` (not kept for a call
-    /// whose dialect keeps its argument bytes: it hands its raw text at the close).
+    /// whose argument bytes are in its raw text: the error carries that).
     raw: String,
     /// Bytes not kept.
     dropped: usize,
@@ -494,10 +524,18 @@ impl Calls {
             .iter()
             .map(|c| {
                 c.args.capacity()
+                    + c.raw.retained()
                     + c.trailing.capacity()
                     + c.rejected.as_ref().map_or(0, |r| r.raw.capacity())
             })
             .sum()
+    }
+
+    /// Heap bytes held besides the calls' raw text (argument copies, trailing text,
+    /// rejected calls' text).
+    #[cfg(test)]
+    pub(crate) fn retained_besides_raw(&self) -> usize {
+        self.retained() - self.calls.iter().map(|c| c.raw.retained()).sum::<usize>()
     }
 
     /// A new call appeared. Returns its slot, or `None` (after an error event) when the
@@ -511,21 +549,63 @@ impl Calls {
 
     /// [`open`](Self::open) for a call whose dialect scans its arguments itself and hands
     /// them over with [`scanned_args`](Self::scanned_args), the call keeping them (JSON
-    /// the dialect converted from the model's text; for the model's own bytes, which the
-    /// dialect keeps anyway, [`open_raw`](Self::open_raw)).
+    /// the dialect converted from the model's text; for the model's own bytes, kept in the
+    /// call's raw text, [`open_raw`](Self::open_raw)).
     pub(crate) fn open_scanned(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
         self.open_with(Scan::Dialect { closed: false }, out)
     }
 
-    /// [`open`](Self::open) for a call whose dialect scans its arguments itself and keeps
-    /// their bytes (a text scanner's raw text of the call: the model's own bytes), handing
-    /// them over with [`raw_args`](Self::raw_args) and at the close
-    /// ([`close_raw`](Self::close_raw)): the argument bytes are kept once. Its dialect
-    /// closes or reports it itself ([`close_raw`](Self::close_raw),
-    /// [`error`](Self::error)), before [`close_all`](Self::close_all), which has no text
-    /// for it.
-    pub(crate) fn open_raw(&mut self, out: &mut dyn EventSink) -> Option<Slot> {
-        self.open_with(Scan::Raw { closed: false }, out)
+    /// [`open`](Self::open) for a call whose dialect scans its arguments itself, the
+    /// model's own bytes, kept once in the call's raw text ([`push_args`](Self::push_args)).
+    /// Its dialect closes or reports it itself ([`close_own`](Self::close_own),
+    /// [`report`](Self::report)), before [`close_all`](Self::close_all), which closes it
+    /// without its argument text.
+    ///
+    /// The call owns its raw text from here: `forming` (what its dialect read of it so
+    /// far) becomes the call's, reached through [`raw_or`](Self::raw_or), until
+    /// [`give_back`](Self::give_back).
+    pub(crate) fn open_raw(
+        &mut self,
+        forming: &mut Forming,
+        out: &mut dyn EventSink,
+    ) -> Option<Slot> {
+        let slot = self.open_with(Scan::Raw { closed: false }, out)?;
+        self.own_raw(slot, forming);
+        Some(slot)
+    }
+
+    /// The call in `slot` takes `forming`'s text as its own.
+    fn own_raw(&mut self, slot: Slot, forming: &mut Forming) {
+        if let Some(c) = self.calls.get_mut(slot) {
+            let fresh = forming.0.fresh();
+            c.raw = std::mem::replace(&mut forming.0, fresh);
+            c.owns_raw = true;
+        }
+    }
+
+    /// The raw text of the call in `slot` when the call owns it, else `forming` (no
+    /// call, or one that gave it back).
+    #[inline]
+    pub(crate) fn raw_or<'a>(
+        &'a mut self,
+        slot: Option<Slot>,
+        forming: &'a mut Forming,
+    ) -> &'a mut Raw {
+        match slot.and_then(|s| self.calls.get_mut(s)) {
+            Some(c) if c.owns_raw => &mut c.raw,
+            _ => &mut forming.0,
+        }
+    }
+
+    /// The call in `slot` is over for its dialect: its raw text (the buffer) goes back to
+    /// `forming`, which keeps it until the next call starts ([`Raw::start`]).
+    pub(crate) fn give_back(&mut self, slot: Option<Slot>, forming: &mut Forming) {
+        if let Some(c) = slot.and_then(|s| self.calls.get_mut(s))
+            && c.owns_raw
+        {
+            forming.0 = std::mem::take(&mut c.raw);
+            c.owns_raw = false;
+        }
     }
 
     /// A call opened with [`open_scanned`](Self::open_scanned) whose dialect stops
@@ -544,17 +624,19 @@ impl Calls {
         }
     }
 
-    /// A call whose arguments come before its name (the dialect scans them and keeps their
-    /// bytes, as for [`open_raw`](Self::open_raw)): they are held until
-    /// [`set_name_with_args`](Self::set_name_with_args), and it counts against
+    /// A call whose arguments come before its name (the dialect scans them, kept in the
+    /// call's raw text as for [`open_raw`](Self::open_raw), which takes `forming`): they are
+    /// held until [`set_name`](Self::set_name), and it counts against
     /// `max_calls` only from then (named past the limit, it is dropped with the limit's
     /// error). Given up without a name ([`error`](Self::error), or left open at
     /// [`close_all`](Self::close_all)), it leaves no trace.
-    pub(crate) fn open_unnamed(&mut self) -> Slot {
+    pub(crate) fn open_unnamed(&mut self, forming: &mut Forming) -> Slot {
         self.forget_given_up();
         self.calls
             .push(self.new_call(Scan::Raw { closed: false }, false));
-        self.calls.len() - 1
+        let slot = self.calls.len() - 1;
+        self.own_raw(slot, forming);
+        slot
     }
 
     /// Removes the calls at the end of the table that were opened before their name and
@@ -588,6 +670,9 @@ impl Calls {
             trailing_dropped: 0,
             counted,
             rejected: None,
+            raw: Raw::default(),
+            owns_raw: false,
+            decoded: false,
         }
     }
 
@@ -679,21 +764,9 @@ impl Calls {
 
     /// Records the tool name; emits `ToolCallStart` (and any buffered arguments) the
     /// first time. Later names are ignored.
+    /// The arguments a call holds from before its name ([`open_unnamed`](Self::open_unnamed):
+    /// in its raw text) are flushed after the Start.
     pub(crate) fn set_name(&mut self, slot: Slot, name: &str, out: &mut dyn EventSink) {
-        self.set_name_with_args(slot, name, "", out);
-    }
-
-    /// [`set_name`](Self::set_name) for a call whose dialect keeps its argument bytes
-    /// ([`open_unnamed`](Self::open_unnamed)): `args` is the argument text it holds (what
-    /// it handed to [`raw_args`](Self::raw_args) so far, as far as it was kept), flushed
-    /// after the Start. Ignored for other calls.
-    pub(crate) fn set_name_with_args(
-        &mut self,
-        slot: Slot,
-        name: &str,
-        args: &str,
-        out: &mut dyn EventSink,
-    ) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -732,7 +805,7 @@ impl Calls {
         c.name.push_str(name);
         if c.rejected.is_some() {
             // Past `max_calls`: rejected already, whatever its name.
-            self.discarding(|calls, sink| calls.start(slot, args, sink));
+            self.discarding(|calls, sink| calls.start(slot, sink));
             return;
         }
         if self.declared.as_ref().is_some_and(|t| !t.is_declared(name)) {
@@ -745,15 +818,14 @@ impl Calls {
                 reported: false,
                 over_limit: false,
             }));
-            self.discarding(|calls, sink| calls.start(slot, args, sink));
+            self.discarding(|calls, sink| calls.start(slot, sink));
             return;
         }
-        self.start(slot, args, out);
+        self.start(slot, out);
     }
 
-    /// Emits the Start, then the arguments held (`lent`: their text, for a call whose
-    /// dialect keeps them).
-    fn start(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
+    /// Emits the Start, then the arguments held.
+    fn start(&mut self, slot: Slot, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get_mut(slot) else {
             return;
         };
@@ -783,14 +855,18 @@ impl Calls {
         let closed = c.scan.closed();
         let upto = if closed { c.value_end } else { c.kept() };
         if c.phase == Phase::Streaming && upto > c.emitted {
-            let held = if c.scan.is_raw() { lent } else { &c.args };
+            let held = if c.scan.is_raw() {
+                raw_args_of(&c.raw, &c.args, c.decoded)
+            } else {
+                &c.args
+            };
             if let Some(d) = held.get(c.emitted..upto) {
                 emit_args(index, &mut c.fields, d, out);
             }
             c.emitted = upto;
         }
         if closed && c.phase == Phase::Streaming {
-            Self::end(c, lent, out);
+            Self::end(c, out);
         }
     }
 
@@ -874,10 +950,10 @@ impl Calls {
             Scan::Own(scanner) => scanner,
             Scan::Dialect { .. } => {
                 // A call whose dialect scans its arguments: text handed here continues them.
-                let _ = self.dialect_inner::<false>(slot, delta, false, "", out);
+                let _ = self.dialect_inner::<false>(slot, delta, false, out);
                 return;
             }
-            // Not reached: such a call's argument bytes come only through `raw_args`,
+            // Not reached: such a call's argument bytes come only through `push_args`,
             // which passes here only once the call is no longer open.
             Scan::Raw { .. } => return,
         };
@@ -918,7 +994,7 @@ impl Calls {
             }
             if c.scan.closed() {
                 c.args.truncate(c.value_end);
-                Self::end(c, "", out);
+                Self::end(c, out);
                 if let Some(t) = tail {
                     Self::trailing(c, t);
                 }
@@ -948,81 +1024,134 @@ impl Calls {
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         self.route(slot, delta, out, |calls, out| {
-            calls.dialect_inner::<false>(slot, delta, closed, "", out)
+            calls.dialect_inner::<false>(slot, delta, closed, out)
         })
     }
 
-    /// [`scanned_args`](Self::scanned_args) for a call whose dialect keeps its argument
-    /// bytes ([`open_raw`](Self::open_raw), [`open_unnamed`](Self::open_unnamed)):
-    /// `delta` continues the value as there, and `args` is all the argument text the
-    /// dialect keeps for the call, `delta` included at its end as far as it was kept (the
-    /// first `max_argument_bytes` bytes of the arguments). Nothing is copied here: the
-    /// `ToolCallEnd`'s value is parsed from `args` when `closed`.
+    /// Argument bytes `delta` of a call opened with [`open_raw`](Self::open_raw) or
+    /// [`open_unnamed`](Self::open_unnamed), the model's own (scanned by the dialect as
+    /// for [`scanned_args`](Self::scanned_args); `closed`: the value closed with them):
+    /// kept once, in the call's raw text ([`Raw::push_args`]), which the call reads them
+    /// from (in `forming` when the call does not own its raw text any more).
     ///
-    /// A call without a name yet refuses bytes that would not fit, as
-    /// [`scanned_args`](Self::scanned_args) does; [`held_room`](Self::held_room) says so
-    /// beforehand, so that the dialect keeps only what the call takes.
-    pub(crate) fn raw_args(
+    /// A call without a name yet that holds no more refuses them: `Err` with the bytes of
+    /// `delta` that would fit, none of them taken (the dialect reports the call with its
+    /// raw text). A named call never refuses bytes.
+    // (Always inlined: the common case is a few checks in each dialect's hot loop.)
+    #[inline(always)]
+    pub(crate) fn push_args(
+        &mut self,
+        slot: Slot,
+        forming: &mut Forming,
+        delta: &str,
+        closed: bool,
+        out: &mut dyn EventSink,
+    ) -> Result<(), usize> {
+        let max_args = self.limits.max_argument_bytes;
+        // The common case: more of the open value of a started call that takes it whole
+        // (not rejected, within the limit); the call does not read the text until the
+        // value closes.
+        if let Some(c) = self.calls.get_mut(slot)
+            && !closed
+            && c.phase == Phase::Streaming
+            && c.dropped == 0
+            && c.rejected.is_none()
+            && c.owns_raw
+            && !c.decoded
+            && c.scan.is_raw()
+            && !delta.is_empty()
+            && delta.len() <= max_args.saturating_sub(c.raw_len)
+        {
+            c.raw_len += delta.len();
+            emit_args(c.index, &mut c.fields, delta, out);
+            c.emitted = c.raw_len;
+            c.raw.push_args(delta);
+            return Ok(());
+        }
+        self.push_args_slow(slot, forming, delta, closed, out)
+    }
+
+    /// [`push_args`](Self::push_args) off its common case.
+    #[inline(never)]
+    fn push_args_slow(
+        &mut self,
+        slot: Slot,
+        forming: &mut Forming,
+        delta: &str,
+        closed: bool,
+        out: &mut dyn EventSink,
+    ) -> Result<(), usize> {
+        if let Some(room) = self.held_room(slot)
+            && delta.len() > room
+        {
+            return Err(split_at_room(delta, room).0.len());
+        }
+        self.raw_or(Some(slot), forming).push_args(delta);
+        // (A rejected call keeps none besides its raw text.)
+        self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<true>(slot, delta, closed, out)
+        })
+    }
+
+    /// Arguments of a call opened with [`open_raw`](Self::open_raw) that its dialect
+    /// decoded from the model's bytes (string-encoded arguments: the model's bytes are
+    /// the call's raw text, pushed as such): `delta` continues the decoded JSON value as
+    /// for [`scanned_args`](Self::scanned_args), its first `max_argument_bytes` bytes kept
+    /// here; `whole`: kept whatever the bound (the value's last, empty or `{}`, piece).
+    pub(crate) fn decoded_args(
         &mut self,
         slot: Slot,
         delta: &str,
         closed: bool,
-        args: &str,
+        whole: bool,
         out: &mut dyn EventSink,
-    ) -> Result<(), usize> {
-        // (A rejected call whose dialect keeps its argument bytes keeps none here.)
-        self.route(slot, delta, out, |calls, out| {
-            calls.dialect_inner::<true>(slot, delta, closed, args, out)
-        })
-    }
-
-    /// The common case of [`raw_args`](Self::raw_args), for the hot loops: `delta` (not
-    /// empty) is more of the open value of a started call that takes it whole (not
-    /// rejected, within the limit); then it is streamed and counted and `true` returned,
-    /// otherwise nothing is done.
-    #[inline]
-    pub(crate) fn raw_args_streaming(
-        &mut self,
-        slot: Slot,
-        delta: &str,
-        out: &mut dyn EventSink,
-    ) -> bool {
+    ) {
         let max_args = self.limits.max_argument_bytes;
         let Some(c) = self.calls.get_mut(slot) else {
-            return false;
+            return;
         };
-        if c.phase != Phase::Streaming
-            || c.dropped != 0
-            || c.rejected.is_some()
-            || !c.scan.is_raw()
-            || delta.is_empty()
-            || delta.len() > max_args.saturating_sub(c.raw_len)
-        {
-            return false;
+        c.decoded = true;
+        if whole {
+            c.args.push_str(delta);
+        } else {
+            let room = max_args.saturating_sub(c.args.len());
+            c.args.push_str(split_at_room(delta, room).0);
         }
-        c.raw_len += delta.len();
-        emit_args(c.index, &mut c.fields, delta, out);
-        c.emitted = c.raw_len;
-        true
+        if !closed
+            && c.phase == Phase::Streaming
+            && c.dropped == 0
+            && c.rejected.is_none()
+            && c.scan.is_raw()
+            && !delta.is_empty()
+            && delta.len() <= max_args.saturating_sub(c.raw_len)
+        {
+            c.raw_len += delta.len();
+            emit_args(c.index, &mut c.fields, delta, out);
+            c.emitted = c.raw_len;
+            return;
+        }
+        // (A named call never refuses argument bytes.)
+        let _ = self.route(slot, delta, out, |calls, out| {
+            calls.dialect_inner::<true>(slot, delta, closed, out)
+        });
     }
 
     /// For a call of [`open_unnamed`](Self::open_unnamed) without a name yet: how many
     /// more argument bytes it holds (`None`: any number, the call takes what it gets).
-    pub(crate) fn held_room(&self, slot: Slot) -> Option<usize> {
+    fn held_room(&self, slot: Slot) -> Option<usize> {
         let c = self.calls.get(slot)?;
         (c.phase == Phase::Pending && c.dropped == 0 && c.scan.is_raw())
             .then(|| self.limits.max_argument_bytes.saturating_sub(c.raw_len))
     }
 
-    /// [`scanned_args`](Self::scanned_args) (`RAW` false) and [`raw_args`](Self::raw_args)
-    /// (`RAW`: the dialect keeps the argument bytes; `lent` is their text). One body, made
-    /// twice: each as lean as the hot loops of its dialects need.
+    /// [`scanned_args`](Self::scanned_args) (`RAW` false) and [`push_args`](Self::push_args)
+    /// (`RAW`: the argument bytes are in the call's raw text, only counted here). One body,
+    /// made twice: each as lean as the hot loops of its dialects need.
     fn dialect_inner<const RAW: bool>(
         &mut self,
         slot: Slot,
         delta: &str,
         closed: bool,
-        lent: &str,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         let max_args = self.limits.max_argument_bytes;
@@ -1067,7 +1196,7 @@ impl Calls {
             c.finish_fields(out);
             c.value_end = c.kept_as(RAW);
             c.scan = Scan::dialect_closed(RAW);
-            Self::end(c, lent, out);
+            Self::end(c, out);
         }
         Ok(())
     }
@@ -1081,12 +1210,15 @@ impl Calls {
         c.trailing_dropped += over.len();
     }
 
-    /// Emits ToolCallEnd for a complete call (phase Streaming, value complete). `lent`:
-    /// the argument text of a call whose dialect keeps it.
-    fn end(c: &mut Call, lent: &str, out: &mut dyn EventSink) {
+    /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
+    fn end(c: &mut Call, out: &mut dyn EventSink) {
         c.fields = None;
         let own = std::mem::take(&mut c.args);
-        let all = if c.scan.is_raw() { lent } else { own.as_str() };
+        let all = if c.scan.is_raw() {
+            raw_args_of(&c.raw, &own, c.decoded)
+        } else {
+            own.as_str()
+        };
         // `value_end` ≤ the text's length on a character boundary: it is set where the
         // value closed (after an ASCII byte of JSON syntax) or at the end of the text.
         let text = all.get(..c.value_end).unwrap_or(all);
@@ -1102,11 +1234,7 @@ impl Calls {
             }
             Err(e) => {
                 c.phase = Phase::Closed;
-                let raw = if c.scan.is_raw() {
-                    lent.to_owned()
-                } else {
-                    own
-                };
+                let raw = if c.scan.is_raw() { all.to_owned() } else { own };
                 out.push(Event::Error {
                     kind: ErrorKind::InvalidArguments,
                     message: format!("arguments of tool call {} are not valid JSON: {e}", c.index),
@@ -1119,43 +1247,93 @@ impl Calls {
 
     /// The provider says this call is over (or the response ended).
     pub(crate) fn close(&mut self, slot: Slot, out: &mut dyn EventSink) {
-        self.close_as(slot, None, "", out);
+        self.close_as(slot, None, out);
     }
 
     /// [`close`](Self::close) for a text scanner that kept the call's raw text (the
     /// model's own bytes, markers included): a rejected call's error carries `raw`
     /// instead of the argument text.
     pub(crate) fn close_with_raw(&mut self, slot: Slot, raw: &str, out: &mut dyn EventSink) {
-        self.close_raw(slot, raw, "", out);
+        self.close_as(slot, Some(raw), out);
     }
 
-    /// [`close_with_raw`](Self::close_with_raw) for a call whose dialect keeps its
-    /// argument bytes ([`open_raw`](Self::open_raw)): `args` is the argument text it
-    /// keeps (as for [`raw_args`](Self::raw_args)), for what the close reports about the
-    /// arguments (an error's raw arguments). Ignored for other calls.
-    pub(crate) fn close_raw(&mut self, slot: Slot, raw: &str, args: &str, out: &mut dyn EventSink) {
-        self.close_as(slot, Some(raw), args, out);
-    }
-
-    /// [`close`](Self::close), [`close_raw`](Self::close_raw): a rejected call's error
-    /// carries `raw` when given; `lent`: the argument text of a call whose dialect keeps
-    /// it.
-    fn close_as(&mut self, slot: Slot, raw: Option<&str>, lent: &str, out: &mut dyn EventSink) {
+    /// Closes the call in `slot` (opened with [`open_raw`](Self::open_raw)), if any, with
+    /// its raw text (a rejected call's error carries it), which then goes back to
+    /// `forming` ([`give_back`](Self::give_back)).
+    pub(crate) fn close_own(
+        &mut self,
+        slot: Option<Slot>,
+        forming: &mut Forming,
+        out: &mut dyn EventSink,
+    ) {
+        let Some(slot) = slot else {
+            return;
+        };
         if self.is_rejected(slot) {
-            self.discarding(|calls, sink| calls.close_inner(slot, lent, sink));
+            let raw = self.raw_or(Some(slot), forming).as_str().to_owned();
+            self.discarding(|calls, sink| calls.close_inner(slot, true, sink));
+            self.report_rejected(slot, Some(raw), None, out);
+        } else {
+            self.close_inner(slot, true, out);
+        }
+        self.give_back(Some(slot), forming);
+    }
+
+    /// [`close_own`](Self::close_own) for a call whose rejected error carries its
+    /// argument text (no markers around it).
+    pub(crate) fn close_own_args(
+        &mut self,
+        slot: Slot,
+        forming: &mut Forming,
+        out: &mut dyn EventSink,
+    ) {
+        if self.is_rejected(slot) {
+            let raw = self.raw_or(Some(slot), forming).args().to_owned();
+            self.discarding(|calls, sink| calls.close_inner(slot, true, sink));
+            self.report_rejected(slot, Some(raw), None, out);
+        } else {
+            self.close_inner(slot, true, out);
+        }
+        self.give_back(Some(slot), forming);
+    }
+
+    /// Reports a malformed or cut-off call with `what` and its raw text (taken): the
+    /// call's own error when it was started, otherwise an error without an index (see
+    /// [`error`](Self::error)). The raw text's buffer goes back to `forming`.
+    pub(crate) fn report(
+        &mut self,
+        slot: Option<Slot>,
+        kind: ErrorKind,
+        what: &str,
+        forming: &mut Forming,
+        out: &mut dyn EventSink,
+    ) {
+        let (text, note) = self.raw_or(slot, forming).take();
+        self.give_back(slot, forming);
+        self.error(slot, kind, format!("{what}{note}"), text, out);
+    }
+
+    /// [`close`](Self::close), [`close_with_raw`](Self::close_with_raw): a rejected
+    /// call's error carries `raw` when given.
+    fn close_as(&mut self, slot: Slot, raw: Option<&str>, out: &mut dyn EventSink) {
+        if self.is_rejected(slot) {
+            self.discarding(|calls, sink| calls.close_inner(slot, false, sink));
             self.report_rejected(slot, raw.map(str::to_owned), None, out);
             return;
         }
-        self.close_inner(slot, lent, out);
+        self.close_inner(slot, false, out);
     }
 
-    /// `lent`: the argument text of a call whose dialect keeps it.
-    fn close_inner(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
+    /// `own`: a call opened with [`open_raw`](Self::open_raw) is closed by its dialect
+    /// ([`close_own`](Self::close_own)), its argument text read from its raw text;
+    /// otherwise ([`close`](Self::close), [`close_all`](Self::close_all)) such a call has
+    /// none here (what an error about it carries).
+    fn close_inner(&mut self, slot: Slot, own: bool, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get(slot) else {
             return;
         };
         if c.phase == Phase::Pending {
-            self.close_pending(slot, lent, out);
+            self.close_pending(slot, own, out);
             return;
         }
         let Some(c) = self.calls.get_mut(slot) else {
@@ -1196,10 +1374,11 @@ impl Calls {
                     Scan::Own(scanner) => (scanner.is_empty(), scanner.finish()),
                     Scan::Dialect { .. } | Scan::Raw { .. } => (true, false),
                 };
-                // (A call whose dialect keeps its argument bytes and did not hand them
-                // here, `lent.len() != raw_len`, had some: not a call without arguments.)
+                // (A call whose raw text lost its argument bytes, `raw_len` more than
+                // it holds, had some: not a call without arguments.)
                 let blank = if c.scan.is_raw() {
-                    lent.len() == c.raw_len && lent.trim().is_empty()
+                    let held = if own { c.raw_args() } else { "" };
+                    held.len() == c.raw_len && held.trim().is_empty()
                 } else {
                     c.args.trim().is_empty()
                 };
@@ -1208,8 +1387,10 @@ impl Calls {
                     c.args.clear();
                     c.args.push_str("{}");
                     c.value_end = 2;
+                    // (For a raw call too, the text read is `args`.)
+                    c.decoded = true;
                     emit_args(c.index, &mut c.fields, "{}", out);
-                    Self::end(c, "{}", out);
+                    Self::end(c, out);
                     c.phase = Phase::Closed;
                 } else if closed_at_end {
                     c.value_end = c.args.len();
@@ -1220,10 +1401,10 @@ impl Calls {
                     }
                     // A top-level number closes at the end.
                     c.finish_fields(out);
-                    Self::end(c, "", out);
+                    Self::end(c, out);
                     c.phase = Phase::Closed;
                 } else {
-                    let raw = c.take_args(lent);
+                    let raw = c.take_args(own);
                     out.push(Event::Error {
                         kind: ErrorKind::Truncated,
                         message: format!(
@@ -1251,7 +1432,7 @@ impl Calls {
                     ),
                     _ => format!("arguments of tool call {} are not valid JSON", c.index),
                 };
-                let raw = c.take_args(lent);
+                let raw = c.take_args(own);
                 out.push(Event::Error {
                     kind,
                     message,
@@ -1309,9 +1490,8 @@ impl Calls {
         });
     }
 
-    /// A call closed before its name arrived (`lent`: the argument text of a call whose
-    /// dialect keeps it).
-    fn close_pending(&mut self, slot: Slot, lent: &str, out: &mut dyn EventSink) {
+    /// A call closed before its name arrived.
+    fn close_pending(&mut self, slot: Slot, own: bool, out: &mut dyn EventSink) {
         let max_depth = self.limits.max_depth;
         let Some(c) = self.calls.get_mut(slot) else {
             return;
@@ -1323,7 +1503,7 @@ impl Calls {
             c.args = String::new();
             return;
         }
-        let args = c.take_args(lent);
+        let args = c.take_args(own);
         if only_end_tokens(&args) && c.trailing.is_empty() {
             // `<|eot_id|>` sent as a call (TGI): not a call at all.
             return;
@@ -1508,41 +1688,54 @@ mod tests {
     fn raw_args_before_name_are_held_then_flushed_once() {
         let mut calls = Calls::new(Limits::default());
         let mut out = Vec::new();
-        let s = calls.open_unnamed();
+        let mut f = Forming::new(Limits::default().max_argument_bytes);
+        let s = calls.open_unnamed(&mut f);
         assert_eq!(
             calls.held_room(s),
             Some(Limits::default().max_argument_bytes)
         );
-        let held = "{\"a\":1}";
         assert_eq!(
-            calls.raw_args(s, "{\"a\":", false, &held[..5], &mut out),
+            calls.push_args(s, &mut f, "{\"a\":", false, &mut out),
             Ok(())
         );
-        assert_eq!(calls.raw_args(s, "1}", true, held, &mut out), Ok(()));
+        assert_eq!(calls.push_args(s, &mut f, "1}", true, &mut out), Ok(()));
         assert!(out.is_empty());
-        // The dialect keeps the bytes, not the call table.
-        assert_eq!(calls.retained(), 0);
+        // Kept once, in the call's raw text (not in `args`, not by the dialect).
+        assert_eq!(calls.raw_or(Some(s), &mut f).args(), "{\"a\":1}");
+        assert_eq!(f.retained(), 0);
+        assert!(calls.calls.iter().all(|c| c.args.is_empty()));
         assert!(!calls.args_in_progress(s));
-        calls.set_name_with_args(s, "f", held, &mut out);
+        calls.set_name(s, "f", &mut out);
         assert_eq!(out, call_f_a1());
         assert_eq!(calls.held_room(s), None);
     }
 
     #[test]
-    fn raw_args_streamed_and_parsed_from_the_dialects_text() {
+    fn raw_args_streamed_and_parsed_from_the_calls_raw_text() {
         let mut calls = Calls::new(Limits::default());
         let mut out = Vec::new();
-        let s = calls.open_raw(&mut out).unwrap_or_default();
+        let mut f = Forming::new(Limits::default().max_argument_bytes);
+        f.start("<call>");
+        let s = calls.open_raw(&mut f, &mut out).unwrap_or_default();
         calls.set_name(s, "f", &mut out);
-        let held = "{\"a\":1}";
         assert_eq!(
-            calls.raw_args(s, "{\"a\":", false, &held[..5], &mut out),
+            calls.push_args(s, &mut f, "{\"a\":", false, &mut out),
             Ok(())
         );
         assert!(calls.args_in_progress(s));
+        // The call holds its raw text, the arguments in it (no copy in `args`).
+        assert_eq!(f.retained(), 0);
+        assert_eq!(calls.retained(), calls.raw_or(Some(s), &mut f).retained());
+        assert_eq!(calls.push_args(s, &mut f, "1}", true, &mut out), Ok(()));
+        calls.raw_or(Some(s), &mut f).push("</call>");
+        assert_eq!(
+            calls.raw_or(Some(s), &mut f).as_str(),
+            "<call>{\"a\":1}</call>"
+        );
+        calls.close_own(Some(s), &mut f, &mut out);
+        // The buffer went back to the dialect, for the next call.
         assert_eq!(calls.retained(), 0);
-        assert_eq!(calls.raw_args(s, "1}", true, held, &mut out), Ok(()));
-        calls.close_raw(s, "<call>{\"a\":1}</call>", held, &mut out);
+        assert_eq!(f.text(), "<call>{\"a\":1}</call>");
         let mut want = call_f_a1();
         want.insert(
             2,
@@ -1562,13 +1755,14 @@ mod tests {
         let limits = max_args(8);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
-        let s = calls.open_raw(&mut out).unwrap_or_default();
+        let mut f = Forming::new(8);
+        let s = calls.open_raw(&mut f, &mut out).unwrap_or_default();
         calls.set_name(s, "f", &mut out);
-        // A named call takes what it gets; the dialect keeps the first 8 bytes.
+        // A named call takes what it gets; its raw text keeps the first 8 bytes.
         assert_eq!(calls.held_room(s), None);
-        let _ = calls.raw_args(s, "{\"a\":\"0123", false, "{\"a\":\"01", &mut out);
-        let _ = calls.raw_args(s, "\"}", true, "{\"a\":\"01", &mut out);
-        calls.close_raw(s, "<call>", "{\"a\":\"01", &mut out);
+        let _ = calls.push_args(s, &mut f, "{\"a\":\"0123", false, &mut out);
+        let _ = calls.push_args(s, &mut f, "\"}", true, &mut out);
+        calls.close_own(Some(s), &mut f, &mut out);
         assert!(matches!(
             out.last(),
             Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
@@ -1581,17 +1775,20 @@ mod tests {
         let limits = max_args(8);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
-        let s = calls.open_unnamed();
+        let mut f = Forming::new(8);
+        let s = calls.open_unnamed(&mut f);
         assert_eq!(
-            calls.raw_args(s, "{\"a\":", false, "{\"a\":", &mut out),
+            calls.push_args(s, &mut f, "{\"a\":", false, &mut out),
             Ok(())
         );
         // 5 bytes held, 3 more fit.
         assert_eq!(calls.held_room(s), Some(3));
         assert_eq!(
-            calls.raw_args(s, "\"0123\"}", false, "{\"a\":\"01", &mut out),
+            calls.push_args(s, &mut f, "\"0123\"}", false, &mut out),
             Err(3)
         );
+        // Refused: none of it taken.
+        assert_eq!(calls.raw_or(Some(s), &mut f).args(), "{\"a\":");
         calls.error(
             Some(s),
             ErrorKind::LimitExceeded,
@@ -1604,6 +1801,7 @@ mod tests {
             [Event::Error { kind: ErrorKind::LimitExceeded, index: None, raw, message }]
                 if raw == "<raw>" && message == "too long"
         ));
+        calls.give_back(Some(s), &mut f);
         assert_eq!(calls.retained(), 0);
     }
 
@@ -1612,8 +1810,9 @@ mod tests {
         let limits = max_calls(1);
         let mut calls = Calls::new(limits);
         let mut out = Vec::new();
-        let u = calls.open_unnamed();
-        let _ = calls.raw_args(u, "{}", true, "{}", &mut out);
+        let mut f = Forming::new(Limits::default().max_argument_bytes);
+        let u = calls.open_unnamed(&mut f);
+        let _ = calls.push_args(u, &mut f, "{}", true, &mut out);
         calls.error(
             Some(u),
             ErrorKind::MissingName,
@@ -1622,8 +1821,9 @@ mod tests {
             &mut out,
         );
         // Another left open at the end is dropped silently.
-        let v = calls.open_unnamed();
-        let _ = calls.raw_args(v, "{", false, "{", &mut out);
+        calls.give_back(Some(u), &mut f);
+        let v = calls.open_unnamed(&mut f);
+        let _ = calls.push_args(v, &mut f, "{", false, &mut out);
         calls.close_all(&mut out);
         assert_eq!(out.len(), 1);
         // Neither counted against max_calls, nor is kept.
@@ -1661,11 +1861,12 @@ mod tests {
         let f = calls.open_scanned(&mut out).unwrap_or_default();
         calls.set_name(f, "f", &mut out);
         let _ = calls.scanned_args(f, "{}", true, &mut out);
-        let g = calls.open_unnamed();
-        let _ = calls.raw_args(g, "{\"a\":", false, "{\"a\":", &mut out);
-        calls.set_name_with_args(g, "g", "{\"a\":", &mut out);
-        assert_eq!(calls.raw_args(g, "1}", true, "{\"a\":1}", &mut out), Ok(()));
-        calls.close_raw(g, "", "{\"a\":1}", &mut out);
+        let mut fg = Forming::new(Limits::default().max_argument_bytes);
+        let g = calls.open_unnamed(&mut fg);
+        let _ = calls.push_args(g, &mut fg, "{\"a\":", false, &mut out);
+        calls.set_name(g, "g", &mut out);
+        assert_eq!(calls.push_args(g, &mut fg, "1}", true, &mut out), Ok(()));
+        calls.close_own(Some(g), &mut fg, &mut out);
         calls.close_all(&mut out);
         let kinds: Vec<_> = out
             .iter()

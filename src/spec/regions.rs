@@ -46,7 +46,7 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::pattern::{Delimiter, PatternMatcher, PatternSet, Step, Watch};
 use crate::scan::utf8::Utf8Holder;
-use crate::text::kit::call::{Raw, close as close_raw};
+use crate::text::kit::call::Forming;
 use crate::text::kit::json_call::{CallShape, JsonCall, Walk};
 
 /// What a region's bytes are.
@@ -170,7 +170,7 @@ struct State {
     utf8: Utf8Holder,
     scratch: String,
     /// The current call's bytes, from its open.
-    raw: Raw,
+    raw: Forming,
     slot: Option<Slot>,
     /// [`Body::Args`]: the arguments value.
     value: JsonScanner,
@@ -202,7 +202,7 @@ impl Regions {
                 at: At::Out,
                 utf8: Utf8Holder::new(),
                 scratch: String::new(),
-                raw: Raw::new(limits.max_argument_bytes),
+                raw: Forming::new(limits.max_argument_bytes),
                 slot: None,
                 value: JsonScanner::with_max_depth(limits.max_depth),
                 walker,
@@ -347,7 +347,7 @@ impl State {
             }
             match at {
                 CallAt::Skip(_) => {
-                    self.raw.push(rest);
+                    calls.raw_or(self.owner(), &mut self.raw).push(rest);
                     rest = "";
                 }
                 CallAt::After => {
@@ -355,7 +355,7 @@ impl State {
                     // other byte on, everything up to the close is text.
                     let ws = rest.len() - rest.trim_start_matches([' ', '\t', '\n', '\r']).len();
                     let (w, t) = rest.split_at(ws);
-                    self.raw.push(w);
+                    calls.raw_or(self.owner(), &mut self.raw).push(w);
                     if !t.is_empty() {
                         at = CallAt::Trailing;
                     }
@@ -375,11 +375,11 @@ impl State {
                             }
                         };
                         let (v, after) = rest.split_at_checked(taken).unwrap_or((rest, ""));
-                        self.raw.push(v);
+                        calls.raw_or(self.owner(), &mut self.raw).push(v);
                         if let Some(slot) = self.slot {
                             calls.args(slot, v, out);
                             if next == CallAt::After {
-                                calls.close_with_raw(slot, self.raw.as_str(), out);
+                                calls.close_with_raw(slot, self.raw.text(), out);
                             }
                         }
                         at = next;
@@ -407,7 +407,7 @@ impl State {
                             Walk::Done => {
                                 self.slot = w.slot();
                                 if w.named() {
-                                    close_raw(calls, w.slot(), &self.raw, out);
+                                    calls.close_own(w.slot(), &mut self.raw, out);
                                     at = CallAt::After;
                                 } else {
                                     at = CallAt::Skip(ErrorKind::MissingName);
@@ -422,7 +422,7 @@ impl State {
                     }
                     Body::Tags { .. } => {
                         // Bytes no parameter matched: the call's structure.
-                        self.raw.push(rest);
+                        calls.raw_or(self.owner(), &mut self.raw).push(rest);
                         rest = "";
                     }
                 },
@@ -462,7 +462,7 @@ impl State {
             && p == tag
         {
             let s = String::from_utf8_lossy(bytes).into_owned();
-            self.raw.push(&s);
+            calls.raw_or(self.owner(), &mut self.raw).push(&s);
             if at == CallAt::Body {
                 self.param(capture("key"), capture("value"), json, calls, out);
             }
@@ -470,7 +470,7 @@ impl State {
         }
         if Some(p) == region.close {
             let s = String::from_utf8_lossy(bytes).into_owned();
-            self.raw.push(&s);
+            calls.raw_or(self.owner(), &mut self.raw).push(&s);
             self.end_call(at, true, calls, out);
             self.at = At::Out;
             return Some(self.plan.watch_out());
@@ -581,7 +581,7 @@ impl State {
     /// or the end of the stream).
     fn end_call(&mut self, at: CallAt, closed: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(rep) = self.utf8.finish() {
-            self.raw.push(rep);
+            calls.raw_or(self.owner(), &mut self.raw).push(rep);
         }
         let what = if closed { "closed" } else { "cut short" };
         // A call object whose arguments closed is complete (its End was emitted then),
@@ -592,8 +592,8 @@ impl State {
             && w.named()
             && w.args_done()
         {
-            close_raw(calls, w.slot(), &self.raw, out);
-            self.raw.take();
+            calls.close_own(w.slot(), &mut self.raw, out);
+            calls.raw_or(None, &mut self.raw).take();
             self.slot = None;
             return;
         }
@@ -606,7 +606,7 @@ impl State {
                 Body::Tags { .. } if closed => {
                     if let Some(slot) = self.slot {
                         calls.args(slot, if self.keys.is_empty() { "{}" } else { "}" }, out);
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
+                        calls.close_with_raw(slot, self.raw.text(), out);
                     } else {
                         self.report(
                             ErrorKind::MissingName,
@@ -618,7 +618,7 @@ impl State {
                 }
                 Body::Args { .. } if !closed && self.value.finish() => {
                     if let Some(slot) = self.slot {
-                        calls.close_with_raw(slot, self.raw.as_str(), out);
+                        calls.close_with_raw(slot, self.raw.text(), out);
                     }
                 }
                 _ => {
@@ -650,8 +650,13 @@ impl State {
             Body::Object(_) => self.walker.as_ref().and_then(JsonCall::slot),
             _ => self.slot,
         };
-        let (text, note) = self.raw.take();
-        calls.error(slot, kind, format!("{what}{note}"), text, out);
+        calls.report(slot, kind, &what, &mut self.raw, out);
+    }
+
+    /// The call whose raw text is being read, when the call table holds it (a call
+    /// object's, [`JsonCall`]).
+    fn owner(&self) -> Option<Slot> {
+        self.walker.as_ref().and_then(JsonCall::slot)
     }
 
     /// The end of the stream, after the matcher's last steps.

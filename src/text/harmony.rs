@@ -49,9 +49,9 @@ use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::kit::call::{self, ArgStep, ArgValue, Raw, report};
+use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
-use crate::text::kit::recovery::interrupted;
+use crate::text::kit::recovery::interrupted_own;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
@@ -104,7 +104,7 @@ pub(crate) struct Harmony {
     tokens: MarkerSet,
     matcher: MarkerMatcher,
     header: String,
-    raw: Raw,
+    raw: Forming,
     /// Body text of a call that is not JSON.
     body: Raw,
     /// Longest header kept: `MAX_HEADER`, or `max_held_bytes` when smaller.
@@ -183,7 +183,7 @@ impl Harmony {
             tokens: MarkerSet::new(TOKENS),
             matcher: MarkerMatcher::new(),
             header: String::new(),
-            raw: Raw::new(limits.max_argument_bytes),
+            raw: Forming::new(limits.max_argument_bytes),
             body: Raw::new(MAX_HEADER.min(limits.max_argument_bytes)),
             header_max: MAX_HEADER.min(limits.max_held_bytes),
             slot: None,
@@ -229,7 +229,7 @@ impl Harmony {
             .unwrap_or(r)
             .to_owned();
         self.started = true;
-        self.slot = calls.open_raw(out);
+        self.slot = calls.open_raw(&mut self.raw, out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &name, out);
         }
@@ -272,7 +272,7 @@ impl Harmony {
                                 // recipient they settle starts its call here too, as it
                                 // does when they arrive in pieces within the bound.
                                 let kept = t.get(..cut).unwrap_or_default();
-                                self.raw.push(kept);
+                                calls.raw_or(self.slot, &mut self.raw).push(kept);
                                 self.header.push_str(kept);
                                 self.try_start(false, calls, out);
                                 let mut rest = t.get(cut..).unwrap_or_default().to_owned();
@@ -286,13 +286,13 @@ impl Harmony {
                                 self.run(&rest, calls, out);
                                 continue;
                             }
-                            self.raw.push(t);
+                            calls.raw_or(self.slot, &mut self.raw).push(t);
                             self.header.push_str(t);
                             self.try_start(false, calls, out);
                         }
                         Some(Found::Marker(m)) => {
                             let tok = TOKENS.get(m).copied().unwrap_or_default();
-                            self.raw.push(tok);
+                            calls.raw_or(self.slot, &mut self.raw).push(tok);
                             match m {
                                 T_CHANNEL | T_CONSTRAIN => {
                                     self.header.push_str(tok);
@@ -324,7 +324,9 @@ impl Harmony {
                 }
                 St::Args => {
                     let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
+                    calls
+                        .raw_or(self.slot, &mut self.raw)
+                        .push(s.get(..n).unwrap_or_default());
                     s = s.get(n..).unwrap_or_default();
                     match s.chars().next() {
                         None => {}
@@ -341,11 +343,11 @@ impl Harmony {
                 St::Json => match self.args.feed(&mut s, self.slot, &mut self.raw, calls, out) {
                     ArgStep::NeedMore => {}
                     ArgStep::Closed => {
-                        call::close(calls, self.slot, &self.raw, out);
+                        calls.close_own(self.slot, &mut self.raw, out);
                         self.body.start("");
                         // The call is over: its raw text (kept for an error) is freed;
                         // text after the arguments is reported from `body`.
-                        drop(self.raw.take());
+                        drop(calls.raw_or(self.slot, &mut self.raw).take());
                         self.st = St::After;
                     }
                     // (`Special` is not asked for: no stop byte is set on these arguments.)
@@ -364,7 +366,7 @@ impl Harmony {
                         None => {}
                         Some(Found::Text(t)) => {
                             if self.st != St::After {
-                                self.raw.push(t);
+                                calls.raw_or(self.slot, &mut self.raw).push(t);
                             }
                             self.body.push(t);
                         }
@@ -372,7 +374,7 @@ impl Harmony {
                             if self.st != St::After =>
                         {
                             let tok = TOKENS.get(m).copied().unwrap_or_default();
-                            self.raw.push(tok);
+                            calls.raw_or(self.slot, &mut self.raw).push(tok);
                             self.body.push(tok);
                         }
                         Some(Found::Marker(m)) => {
@@ -410,18 +412,18 @@ impl Harmony {
                 let body = self.body.as_str();
                 if (body == "x" || body.trim_matches(is_ws).is_empty()) && self.body.dropped() == 0
                 {
-                    interrupted(calls, self.slot, tok, &mut self.raw, out);
+                    interrupted_own(calls, self.slot, tok, &mut self.raw, out);
                 } else {
-                    report(calls, self.slot, kind, NOT_JSON, &mut self.raw, out);
+                    calls.report(self.slot, kind, NOT_JSON, &mut self.raw, out);
                 }
             }
             St::RawBody(kind) => {
-                self.raw.push(tok);
+                calls.raw_or(self.slot, &mut self.raw).push(tok);
                 if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
                     // `<|message|><|call|>`: no arguments.
-                    call::close(calls, self.slot, &self.raw, out);
+                    calls.close_own(self.slot, &mut self.raw, out);
                 } else {
-                    report(calls, self.slot, kind, NOT_JSON, &mut self.raw, out);
+                    calls.report(self.slot, kind, NOT_JSON, &mut self.raw, out);
                 }
             }
             _ => {}
@@ -437,8 +439,7 @@ impl Harmony {
 
     /// A header that cannot be completed: reported with its raw text.
     fn bad_header(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut dyn EventSink) {
-        report(
-            calls,
+        calls.report(
             self.slot,
             kind,
             "a harmony message header without <|message|>",
@@ -457,9 +458,8 @@ impl Harmony {
         match self.st {
             St::Body => {}
             St::Header => {
-                self.raw.push(&tail);
-                report(
-                    calls,
+                calls.raw_or(self.slot, &mut self.raw).push(&tail);
+                calls.report(
                     self.slot,
                     ErrorKind::Truncated,
                     "the text ended inside a harmony header",
@@ -470,8 +470,7 @@ impl Harmony {
             St::Args => {
                 // `<|message|>` and nothing more: a call without arguments is not known
                 // to be complete.
-                report(
-                    calls,
+                calls.report(
                     self.slot,
                     ErrorKind::Truncated,
                     "the text ended before a harmony call's arguments",
@@ -481,10 +480,9 @@ impl Harmony {
             }
             St::Json => {
                 if self.args.finish(self.slot, &mut self.raw, calls, out) {
-                    call::close(calls, self.slot, &self.raw, out);
+                    calls.close_own(self.slot, &mut self.raw, out);
                 } else {
-                    report(
-                        calls,
+                    calls.report(
                         self.slot,
                         ErrorKind::Truncated,
                         "the text ended inside a harmony tool call",
@@ -494,9 +492,8 @@ impl Harmony {
                 }
             }
             St::RawBody(kind) => {
-                self.raw.push(&tail);
-                report(
-                    calls,
+                calls.raw_or(self.slot, &mut self.raw).push(&tail);
+                calls.report(
                     self.slot,
                     kind,
                     "the text ended inside a harmony tool call that is not JSON",

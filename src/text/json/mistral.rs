@@ -41,10 +41,10 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::json::{CallList, List, skip_object, skip_to_end};
-use crate::text::kit::call::{self, ArgStep, ArgValue, Raw, report, report_at};
+use crate::text::kit::call::{ArgStep, ArgValue, Forming, report_at};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
-use crate::text::kit::recovery::{InString, Look, interrupted};
+use crate::text::kit::recovery::{InString, Look, interrupted_own};
 use crate::text::kit::skip::Skip;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -98,7 +98,7 @@ pub(crate) struct Mistral {
     name_set: MarkerSet,
     id_set: MarkerSet,
     matcher: MarkerMatcher,
-    raw: Raw,
+    raw: Forming,
     name: String,
     id: String,
     slot: Option<Slot>,
@@ -143,7 +143,7 @@ impl Mistral {
             name_set: MarkerSet::new([ARGS, CALL_ID]),
             id_set: MarkerSet::new([ARGS]),
             matcher: MarkerMatcher::new(),
-            raw: Raw::new(limits.max_argument_bytes),
+            raw: Forming::new(limits.max_argument_bytes),
             name: String::new(),
             id: String::new(),
             slot: None,
@@ -176,6 +176,11 @@ impl Mistral {
             + self.in_string.held()
     }
 
+    /// The call whose raw text is being read: the v11 call, or the v3 list's.
+    fn owner(&self) -> Option<Slot> {
+        self.slot.or(self.list.slot())
+    }
+
     /// The text stage found `[TOOL_CALLS]`.
     fn opened(&mut self) {
         self.raw.start(TOOL_CALLS);
@@ -197,18 +202,20 @@ impl Mistral {
                 }
                 St::Open => {
                     let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
+                    calls
+                        .raw_or(self.owner(), &mut self.raw)
+                        .push(s.get(..n).unwrap_or_default());
                     s = s.get(n..).unwrap_or_default();
                     match s.as_bytes().first() {
                         None => {}
                         Some(b'[') => {
-                            self.raw.push("[");
+                            calls.raw_or(self.owner(), &mut self.raw).push("[");
                             s = s.get(1..).unwrap_or_default();
                             self.list.array();
                             self.st = St::List;
                         }
                         Some(b'{') => {
-                            self.json_from = self.raw.len();
+                            self.json_from = calls.raw_or(self.owner(), &mut self.raw).len();
                             self.list.object();
                             self.st = St::List;
                         }
@@ -219,11 +226,12 @@ impl Mistral {
                     List::NeedMore => {}
                     List::Done => self.end(),
                     // (Not asked for: no stop byte set on this list.)
-                    List::Special => self.broke(self.list.slot(), ErrorKind::InvalidArguments),
+                    List::Special => {
+                        self.broke(self.list.slot(), ErrorKind::InvalidArguments, calls)
+                    }
                     List::Nameless { in_array } => {
                         // The call it opened, if its arguments came first, is given up.
-                        report(
-                            calls,
+                        calls.report(
                             self.list.slot(),
                             ErrorKind::MissingName,
                             "a [TOOL_CALLS] call object without a name",
@@ -239,7 +247,7 @@ impl Mistral {
                         if let Some(from) = self.list.broken_from() {
                             self.json_from = from;
                         }
-                        self.broke(slot, kind);
+                        self.broke(slot, kind, calls);
                     }
                 },
                 St::Name | St::Id => {
@@ -260,7 +268,7 @@ impl Mistral {
                     ) {
                         match f {
                             Found::Text(t) => {
-                                self.raw.push(t);
+                                calls.raw_or(self.owner(), &mut self.raw).push(t);
                                 let buf = if self.st == St::Name {
                                     &mut self.name
                                 } else {
@@ -278,10 +286,10 @@ impl Mistral {
                             }
                             Found::Marker(m) => {
                                 if self.st == St::Name && m == 1 {
-                                    self.raw.push(CALL_ID);
+                                    calls.raw_or(self.owner(), &mut self.raw).push(CALL_ID);
                                     self.st = St::Id;
                                 } else {
-                                    self.raw.push(ARGS);
+                                    calls.raw_or(self.owner(), &mut self.raw).push(ARGS);
                                     self.start(calls, out);
                                 }
                                 break;
@@ -292,7 +300,7 @@ impl Mistral {
                     s = s.get(consumed..).unwrap_or_default();
                     if matches!(self.st, St::Name | St::Id) && consumed == bad && !s.is_empty() {
                         let held = matcher.finish().to_owned();
-                        self.raw.push(&held);
+                        calls.raw_or(self.owner(), &mut self.raw).push(&held);
                         self.matcher = matcher;
                         s = self.malformed(s, None, ErrorKind::MissingName, calls, out);
                         continue;
@@ -308,7 +316,7 @@ impl Mistral {
                     Look::Token { consumed, .. } => {
                         // The next call began inside this one's argument string.
                         s = s.get(consumed..).unwrap_or_default();
-                        interrupted(calls, self.slot, TOOL_CALLS, &mut self.raw, out);
+                        interrupted_own(calls, self.slot, TOOL_CALLS, &mut self.raw, out);
                         self.end();
                         self.opened();
                     }
@@ -334,7 +342,7 @@ impl Mistral {
                         self.args_closed(calls, out);
                         self.end();
                     }
-                    ArgStep::Broken(kind) => self.broke(self.slot, kind),
+                    ArgStep::Broken(kind) => self.broke(self.slot, kind, calls),
                 },
                 St::Skip => {
                     let mut matcher = std::mem::take(&mut self.matcher);
@@ -348,7 +356,12 @@ impl Mistral {
                         Some(Some(t)) => {
                             self.fresh = false;
                             let mut t: &str = &t;
-                            if skip_to_end(&mut self.skip, &mut t, &mut self.raw) {
+                            let owner = self.owner();
+                            if skip_to_end(
+                                &mut self.skip,
+                                &mut t,
+                                calls.raw_or(owner, &mut self.raw),
+                            ) {
                                 // The bytes after the bracket (and any the matcher held
                                 // behind them) are read again in the next state.
                                 let mut again = t.to_owned();
@@ -365,11 +378,11 @@ impl Mistral {
                             let slot = self.skip_slot;
                             if !self.fresh {
                                 let kind = self.skip_kind;
-                                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                                calls.report(slot, kind, MALFORMED, &mut self.raw, out);
                             } else if self.skip_list && self.list.complete() {
-                                call::close(calls, slot, &self.raw, out);
+                                calls.close_own(slot, &mut self.raw, out);
                             } else {
-                                interrupted(calls, slot, TOOL_CALLS, &mut self.raw, out);
+                                interrupted_own(calls, slot, TOOL_CALLS, &mut self.raw, out);
                             }
                             self.end();
                             self.opened();
@@ -384,7 +397,7 @@ impl Mistral {
     /// later calls go on.
     fn skipped(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let (slot, kind) = (self.skip_slot, self.skip_kind);
-        report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+        calls.report(slot, kind, MALFORMED, &mut self.raw, out);
         if self.skip_list && self.list.skipped() {
             // The array's later calls stand on their own.
             self.raw.start("");
@@ -402,21 +415,21 @@ impl Mistral {
         if self.overflow || name.is_empty() || !name.chars().all(name_char) {
             self.slot = None;
         } else {
-            self.slot = calls.open_raw(out);
+            self.slot = calls.open_raw(&mut self.raw, out);
             if let Some(slot) = self.slot {
                 calls.set_id(slot, &self.id);
                 calls.set_name(slot, name, out);
             }
         }
         self.args.reset();
-        self.json_from = self.raw.len();
+        self.json_from = calls.raw_or(self.owner(), &mut self.raw).len();
         self.st = St::Args;
     }
 
     /// The call's JSON broke at the start of the rest: skip to the bracket that
     /// balances their `{` (the call's end), then report the call with all its bytes.
-    fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind) {
-        self.skip = skip_object(&self.raw, self.json_from);
+    fn broke(&mut self, slot: Option<Slot>, kind: ErrorKind, calls: &mut Calls) {
+        self.skip = skip_object(calls.raw_or(self.owner(), &mut self.raw), self.json_from);
         self.skip_slot = slot;
         self.skip_kind = kind;
         self.skip_list = self.st == St::List;
@@ -428,15 +441,8 @@ impl Mistral {
     /// reported with its whole text.
     fn args_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.slot {
-            Some(_) => call::close(calls, self.slot, &self.raw, out),
-            None => report(
-                calls,
-                None,
-                ErrorKind::MissingName,
-                NAMELESS,
-                &mut self.raw,
-                out,
-            ),
+            Some(_) => calls.close_own(self.slot, &mut self.raw, out),
+            None => calls.report(None, ErrorKind::MissingName, NAMELESS, &mut self.raw, out),
         }
     }
 
@@ -474,15 +480,14 @@ impl Mistral {
             self.run(&given, calls, out);
         }
         let tail = self.matcher.finish().to_owned();
-        self.raw.push(&tail);
+        calls.raw_or(self.owner(), &mut self.raw).push(&tail);
         // A call cut off inside its JSON (its slot if started).
         let cut_off = match self.st {
             St::Text | St::Special => None,
-            St::List => self.list.finish(&self.raw, calls, out).err(),
+            St::List => self.list.finish(&mut self.raw, calls, out).err(),
             // `[TOOL_CALLS]` and nothing else (but whitespace) is cut off like a call.
             St::Open | St::Name | St::Id => {
-                report(
-                    calls,
+                calls.report(
                     None,
                     ErrorKind::Truncated,
                     "the text ended inside [TOOL_CALLS]",
@@ -493,7 +498,7 @@ impl Mistral {
             }
             St::Skip => {
                 let (slot, kind) = (self.skip_slot, self.skip_kind);
-                report(calls, slot, kind, MALFORMED, &mut self.raw, out);
+                calls.report(slot, kind, MALFORMED, &mut self.raw, out);
                 None
             }
             St::Args => {
@@ -507,8 +512,7 @@ impl Mistral {
             }
         };
         if let Some(slot) = cut_off {
-            report(
-                calls,
+            calls.report(
                 slot,
                 ErrorKind::Truncated,
                 "the text ended inside a [TOOL_CALLS] call",

@@ -67,10 +67,10 @@ use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
-use crate::text::kit::call::{self, Raw, report, report_at};
+use crate::text::kit::call::{Forming, Raw, report_at};
 use crate::text::kit::json_call::{CallShape, JsonCall, Shape, Walk};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
-use crate::text::kit::recovery::{InString, Look, interrupted, released};
+use crate::text::kit::recovery::{InString, Look, interrupted_own, released_own};
 use crate::text::kit::skip::{Skip, SkipEnd};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -278,7 +278,7 @@ impl CallList {
     pub(crate) fn past_stop(
         &mut self,
         s: &mut &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> List {
@@ -327,7 +327,7 @@ impl CallList {
     pub(crate) fn args_run(
         &mut self,
         s: &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
@@ -338,7 +338,7 @@ impl CallList {
     pub(crate) fn feed(
         &mut self,
         s: &mut &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> List {
@@ -347,28 +347,30 @@ impl CallList {
                 && self.at != (At::Object { in_array: false })
             {
                 let rest = s.trim_start_matches(is_ws);
-                raw.push(s.get(..s.len() - rest.len()).unwrap_or_default());
+                calls
+                    .raw_or(self.walker.slot(), raw)
+                    .push(s.get(..s.len() - rest.len()).unwrap_or_default());
                 *s = rest;
             }
             let first = s.as_bytes().first().copied();
             match (self.at, first) {
                 (At::Elem { .. } | At::AfterElem, None) => return List::NeedMore,
                 (At::Elem { first }, Some(b'{')) => {
+                    self.walker.reset();
                     if !first {
                         // A later call's raw text starts at its own `{`.
                         raw.start("");
                     }
-                    self.elem_from = raw.len();
-                    self.walker.reset();
+                    self.elem_from = calls.raw_or(None, raw).len();
                     self.at = At::Object { in_array: true };
                 }
                 (At::Elem { first: true }, Some(b']')) | (At::AfterElem, Some(b']')) => {
-                    raw.push("]");
+                    calls.raw_or(self.walker.slot(), raw).push("]");
                     *s = s.get(1..).unwrap_or_default();
                     return List::Done;
                 }
                 (At::AfterElem, Some(b',')) => {
-                    raw.push(",");
+                    calls.raw_or(self.walker.slot(), raw).push(",");
                     *s = s.get(1..).unwrap_or_default();
                     self.at = At::Elem { first: false };
                 }
@@ -385,7 +387,7 @@ impl CallList {
                         Walk::Done => {
                             let named = self.walker.named();
                             if named {
-                                call::close(calls, self.walker.slot(), raw, out);
+                                calls.close_own(self.walker.slot(), raw, out);
                             }
                             if !in_array {
                                 return if named {
@@ -399,7 +401,7 @@ impl CallList {
                                 return List::Nameless { in_array };
                             }
                             // The next element's error carries its own bytes.
-                            raw.start("");
+                            calls.raw_or(self.walker.slot(), raw).start("");
                         }
                     }
                 }
@@ -412,14 +414,14 @@ impl CallList {
     /// `Err` with the cut-off call's slot.
     pub(crate) fn finish(
         &mut self,
-        raw: &Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> Result<(), Option<Slot>> {
         match self.at {
             At::AfterElem => Ok(()),
             At::Object { .. } if self.walker.named() && self.walker.args_done() => {
-                call::close(calls, self.walker.slot(), raw, out);
+                calls.close_own(self.walker.slot(), raw, out);
                 Ok(())
             }
             At::Elem { .. } | At::Object { .. } => Err(self.walker.slot()),
@@ -509,7 +511,7 @@ pub(crate) struct JsonCalls {
     /// marker is optional, a broken call is skipped to its balancing bracket.
     open_array: bool,
     list: CallList,
-    raw: Raw,
+    raw: Forming,
     /// Where a lone call object's `{` is in `raw`.
     object_from: usize,
     /// For [`St::Balance`]: the skipper and the broken call's slot.
@@ -634,7 +636,7 @@ impl JsonCalls {
             past: false,
             fresh: false,
             open_array: false,
-            raw: Raw::new(limits.max_argument_bytes),
+            raw: Forming::new(limits.max_argument_bytes),
             object_from: 0,
             skip: Skip::default(),
             skip_slot: None,
@@ -715,14 +717,16 @@ impl JsonCalls {
                 St::Open => {
                     if self.expect.matched() == 0 {
                         let rest = s.trim_start_matches(is_ws);
-                        self.raw
+                        calls
+                            .raw_or(self.list.slot(), &mut self.raw)
                             .push(s.get(..s.len() - rest.len()).unwrap_or_default());
                         s = rest;
                         let payload = self.payload();
                         match s.as_bytes().first() {
                             None => continue,
                             Some(b'{') => {
-                                self.object_from = self.raw.len();
+                                self.object_from =
+                                    calls.raw_or(self.list.slot(), &mut self.raw).len();
                                 self.list.object();
                                 self.st = St::List;
                                 continue;
@@ -734,7 +738,7 @@ impl JsonCalls {
                                 ) =>
                             {
                                 self.open_array = payload == Payload::EitherOpenArray;
-                                self.raw.push("[");
+                                calls.raw_or(self.list.slot(), &mut self.raw).push("[");
                                 s = s.get(1..).unwrap_or_default();
                                 self.list.array();
                                 self.st = St::List;
@@ -745,7 +749,7 @@ impl JsonCalls {
                     }
                     let Some(close) = self.closes.get(self.cur).and_then(Option::as_ref) else {
                         // Nothing after the marker can begin a call: it was text.
-                        self.release(out);
+                        self.release(calls, out);
                         continue;
                     };
                     match self.expect.feed(close, s) {
@@ -762,7 +766,7 @@ impl JsonCalls {
                             // the whitespace after it are text; the close marker's bytes
                             // held from earlier pieces (and the input's own, not consumed)
                             // are scanned again, as text.
-                            self.release(out);
+                            self.release(calls, out);
                             self.text.give_back(&held, out);
                         }
                     }
@@ -774,7 +778,7 @@ impl JsonCalls {
                         // call (its bytes up to the token) and starts the new one.
                         s = s.get(consumed..).unwrap_or_default();
                         let marker = self.specials.token(index).to_owned();
-                        interrupted(calls, self.list.slot(), &marker, &mut self.raw, out);
+                        interrupted_own(calls, self.list.slot(), &marker, &mut self.raw, out);
                         self.end_call();
                         self.opened(self.special_of.get(index).copied().unwrap_or(0));
                     }
@@ -809,8 +813,7 @@ impl JsonCalls {
                         // Reported at its `}`: the calls beside it still count.
                         let what = format!("a {} call object without a name", self.label());
                         // The call it opened, if its arguments came first, is given up.
-                        report(
-                            calls,
+                        calls.report(
                             self.list.slot(),
                             ErrorKind::MissingName,
                             &what,
@@ -827,7 +830,8 @@ impl JsonCalls {
                         // No close marker to skip to: skip the object to its balancing
                         // bracket (nothing of it is text; an array's later calls count).
                         let from = self.list.broken_from().unwrap_or(self.object_from);
-                        self.skip = skip_object(&self.raw, from);
+                        self.skip =
+                            skip_object(calls.raw_or(self.list.slot(), &mut self.raw), from);
                         self.skip_slot = slot;
                         self.fresh = true;
                         self.st = St::Balance(kind);
@@ -881,7 +885,11 @@ impl JsonCalls {
                         Ok(t) => {
                             self.fresh = false;
                             let mut t: &str = &t;
-                            if skip_to_end(&mut self.skip, &mut t, &mut self.raw) {
+                            if skip_to_end(
+                                &mut self.skip,
+                                &mut t,
+                                calls.raw_or(self.list.slot(), &mut self.raw),
+                            ) {
                                 // The bytes after the bracket (and any the matcher held
                                 // behind them) are read again in the next state.
                                 let mut again = t.to_owned();
@@ -895,9 +903,9 @@ impl JsonCalls {
                             let slot = self.skip_slot;
                             if !self.fresh {
                                 let what = skip_message(kind, self.label());
-                                report(calls, slot, kind, &what, &mut self.raw, out);
+                                calls.report(slot, kind, &what, &mut self.raw, out);
                             } else {
-                                interrupted(calls, slot, &marker, &mut self.raw, out);
+                                interrupted_own(calls, slot, &marker, &mut self.raw, out);
                             }
                             self.end_call();
                             self.opened(m);
@@ -915,7 +923,7 @@ impl JsonCalls {
                     match found {
                         Found::Text(t) => {
                             self.fresh &= t.is_empty();
-                            self.raw.push(t);
+                            calls.raw_or(self.list.slot(), &mut self.raw).push(t);
                         }
                         Found::Marker(m) if m > 0 => {
                             // An opener inside the call: it ends the call and starts the
@@ -925,19 +933,21 @@ impl JsonCalls {
                             let slot = self.list.slot();
                             if !self.fresh {
                                 let what = skip_message(kind, self.label());
-                                report(calls, slot, kind, &what, &mut self.raw, out);
+                                calls.report(slot, kind, &what, &mut self.raw, out);
                             } else if self.list.complete() {
-                                call::close(calls, slot, &self.raw, out);
+                                calls.close_own(slot, &mut self.raw, out);
                             } else {
-                                interrupted(calls, slot, marker, &mut self.raw, out);
+                                interrupted_own(calls, slot, marker, &mut self.raw, out);
                             }
                             self.end_call();
                             self.opened(m - 1);
                         }
                         Found::Marker(_) => {
-                            self.raw.push(set.get(0));
+                            calls
+                                .raw_or(self.list.slot(), &mut self.raw)
+                                .push(set.get(0));
                             let what = skip_message(kind, self.label());
-                            report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
+                            calls.report(self.list.slot(), kind, &what, &mut self.raw, out);
                             self.end_call();
                         }
                     }
@@ -960,7 +970,7 @@ impl JsonCalls {
     /// array's later calls go on.
     fn balanced(&mut self, kind: ErrorKind, calls: &mut Calls, out: &mut dyn EventSink) {
         let what = skip_message(kind, self.label());
-        report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
+        calls.report(self.skip_slot, kind, &what, &mut self.raw, out);
         if self.list.skipped() {
             // The array's later calls stand on their own.
             self.raw.start("");
@@ -988,8 +998,8 @@ impl JsonCalls {
     }
 
     /// The marker (and the whitespace after it) cannot begin a call: text, now.
-    fn release(&mut self, out: &mut dyn EventSink) {
-        released(&mut self.raw, &mut self.text, out);
+    fn release(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        released_own(calls, &mut self.raw, &mut self.text, out);
         self.end_call();
     }
 
@@ -1050,10 +1060,10 @@ impl JsonCalls {
             St::Open => {
                 if let Some(close) = self.close_set() {
                     let given = self.expect.text(close).to_owned();
-                    self.raw.push(&given);
+                    calls.raw_or(self.list.slot(), &mut self.raw).push(&given);
                 }
                 let what = format!("the text ended after {label}, before its call");
-                report(calls, None, ErrorKind::Truncated, &what, &mut self.raw, out);
+                calls.report(None, ErrorKind::Truncated, &what, &mut self.raw, out);
             }
             St::After => {
                 let given = match self.close_set() {
@@ -1064,20 +1074,20 @@ impl JsonCalls {
                 self.text.give_back(&given, out);
             }
             St::List => {
-                if let Err(slot) = self.list.finish(&self.raw, calls, out) {
+                if let Err(slot) = self.list.finish(&mut self.raw, calls, out) {
                     let what = format!("the text ended inside a {label}");
-                    report(calls, slot, ErrorKind::Truncated, &what, &mut self.raw, out);
+                    calls.report(slot, ErrorKind::Truncated, &what, &mut self.raw, out);
                 }
             }
             St::Balance(kind) => {
                 let tail = self.matcher.finish().to_owned();
-                self.raw.push(&tail);
+                calls.raw_or(self.list.slot(), &mut self.raw).push(&tail);
                 let what = format!("the text ended inside a malformed {label}");
-                report(calls, self.skip_slot, kind, &what, &mut self.raw, out);
+                calls.report(self.skip_slot, kind, &what, &mut self.raw, out);
             }
             St::Skip(kind) => {
                 let tail = self.matcher.finish().to_owned();
-                self.raw.push(&tail);
+                calls.raw_or(self.list.slot(), &mut self.raw).push(&tail);
                 let what = match kind {
                     ErrorKind::MissingName => format!(
                         "a {label} without a name (the text ended before {})",
@@ -1085,7 +1095,7 @@ impl JsonCalls {
                     ),
                     _ => format!("the text ended inside a malformed {label}"),
                 };
-                report(calls, self.list.slot(), kind, &what, &mut self.raw, out);
+                calls.report(self.list.slot(), kind, &what, &mut self.raw, out);
             }
         }
         self.end_call();

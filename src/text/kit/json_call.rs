@@ -26,7 +26,7 @@ use crate::event::ErrorKind;
 use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
-use crate::text::kit::call::{Raw, to_call};
+use crate::text::kit::call::Forming;
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -191,7 +191,6 @@ pub(crate) struct JsonCall {
     max_depth: usize,
     /// The first byte of the syntax's special tokens, where an argument string stops.
     stop: Option<crate::scan::find::StopByte>,
-    max_args: usize,
     /// String-encoded arguments being decoded (allocated only for them).
     enc: Option<Box<Encoded>>,
 }
@@ -212,8 +211,7 @@ enum Esc {
 }
 
 /// The state of string-encoded arguments: the escape being read, the decoded object's
-/// scanner, the decoded text (kept, as the call reads it at its close: bounded by
-/// `max_argument_bytes`).
+/// scanner (the decoded text is the call's, [`Calls::decoded_args`]).
 #[derive(Debug)]
 struct Encoded {
     esc: Esc,
@@ -222,7 +220,6 @@ struct Encoded {
     began: bool,
     /// The object closed.
     done: bool,
-    decoded: String,
 }
 
 /// Why decoded text is refused.
@@ -247,7 +244,6 @@ impl JsonCall {
             max_str: limits.max_held_bytes,
             max_depth: limits.max_depth,
             stop: None,
-            max_args: limits.max_argument_bytes,
             enc: None,
         }
     }
@@ -277,7 +273,7 @@ impl JsonCall {
     pub(crate) fn past_stop(
         &mut self,
         s: &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
@@ -346,9 +342,7 @@ impl JsonCall {
 
     /// Bytes retained.
     pub(crate) fn retained(&self) -> usize {
-        self.sbuf.capacity()
-            + self.key.capacity()
-            + self.enc.as_ref().map_or(0, |e| e.decoded.capacity())
+        self.sbuf.capacity() + self.key.capacity()
     }
 
     /// Decoded text `piece` of string-encoded arguments goes to the decoded object's
@@ -387,17 +381,13 @@ impl JsonCall {
             JsonStatus::Invalid { at, .. } => (at, false, true),
         };
         let value = piece.get(..take).unwrap_or_default();
-        let room = self.max_args.saturating_sub(e.decoded.len());
-        e.decoded.push_str(split_at_room(value, room).0);
         // (The arguments close at the string's closing quote, once nothing but
         // whitespace followed the object.)
         e.done = closed;
         if let Some(slot) = self.slot
             && !value.is_empty()
-            && !calls.raw_args_streaming(slot, value, out)
         {
-            // (A named call never refuses argument bytes.)
-            let _ = calls.raw_args(slot, value, false, &e.decoded, out);
+            calls.decoded_args(slot, value, false, false, out);
         }
         let rest = piece.get(take..).unwrap_or_default();
         if bad || !rest.bytes().all(is_ws) {
@@ -453,11 +443,7 @@ impl JsonCall {
                             if let Some(slot) = self.slot {
                                 // An empty string: `{}`.
                                 let delta = if began { "" } else { "{}" };
-                                if let Some(e) = self.enc.as_mut() {
-                                    e.decoded.push_str(delta);
-                                }
-                                let args = self.enc.as_ref().map_or("{}", |e| &e.decoded);
-                                let _ = calls.raw_args(slot, delta, true, args, out);
+                                calls.decoded_args(slot, delta, true, true, out);
                             }
                             self.args_done = true;
                             self.w = W::After;
@@ -547,15 +533,15 @@ impl JsonCall {
         (bytes.len(), None)
     }
 
-    fn start(&mut self, name: &str, raw: &Raw, calls: &mut Calls, out: &mut dyn EventSink) {
+    fn start(&mut self, name: &str, raw: &mut Forming, calls: &mut Calls, out: &mut dyn EventSink) {
         self.named = true;
         if self.slot.is_none() {
-            self.slot = calls.open_raw(out);
+            self.slot = calls.open_raw(raw, out);
         }
         if let Some(slot) = self.slot {
             calls.set_id(slot, &self.id);
-            // Emits the arguments the call held since before its name (kept in `raw`).
-            calls.set_name_with_args(slot, name, raw.args(), out);
+            // Emits the arguments the call held since before its name (in its raw text).
+            calls.set_name(slot, name, out);
         }
     }
 
@@ -571,20 +557,23 @@ impl JsonCall {
         at: usize,
         piece: &str,
         complete: bool,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
         if !self.named && self.slot.is_none() {
-            self.slot = Some(calls.open_unnamed());
+            self.slot = Some(calls.open_unnamed(raw));
         }
-        raw.push(s.get(self.synced..at).unwrap_or_default());
+        // (An empty push changes nothing: the call is not looked up for it.)
+        if let Some(t) = s.get(self.synced..at).filter(|t| !t.is_empty()) {
+            calls.raw_or(self.slot, raw).push(t);
+        }
         self.synced = at;
         let Some(slot) = self.slot else {
             // No call (named past the call limit): the bytes are only call text.
             return Ok(());
         };
-        to_call(calls, slot, raw, piece, complete, out)?;
+        calls.push_args(slot, raw, piece, complete, out)?;
         self.synced = at + piece.len();
         Ok(())
     }
@@ -597,7 +586,7 @@ impl JsonCall {
     pub(crate) fn args_run(
         &mut self,
         s: &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> bool {
@@ -613,8 +602,8 @@ impl JsonCall {
         }
         match self.slot {
             // Named: the call never refuses argument bytes.
-            Some(slot) => drop(to_call(calls, slot, raw, s, false, out)),
-            None => raw.push(s),
+            Some(slot) => drop(calls.push_args(slot, raw, s, false, out)),
+            None => calls.raw_or(None, raw).push(s),
         }
         true
     }
@@ -625,20 +614,22 @@ impl JsonCall {
     pub(crate) fn feed(
         &mut self,
         s: &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> (usize, Walk) {
         self.synced = 0;
         let (n, walk) = self.walk(s, raw, calls, out);
-        raw.push(s.get(self.synced..n).unwrap_or_default());
+        if let Some(t) = s.get(self.synced..n).filter(|t| !t.is_empty()) {
+            calls.raw_or(self.slot, raw).push(t);
+        }
         (n, walk)
     }
 
     fn walk(
         &mut self,
         s: &str,
-        raw: &mut Raw,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> (usize, Walk) {
@@ -726,7 +717,6 @@ impl JsonCall {
                                     inner: JsonScanner::with_max_depth(self.max_depth),
                                     began: false,
                                     done: false,
-                                    decoded: String::new(),
                                 }));
                                 self.w = W::ArgsStr;
                                 i += 1;

@@ -57,7 +57,7 @@
 use crate::calls::{Calls, Slot};
 use crate::event::{ErrorKind, EventSink};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
-use crate::text::kit::call::{Raw, report};
+use crate::text::kit::call::{Forming, Raw, report};
 use crate::text::kit::reasoning::TextStage;
 
 /// Ends the call in `slot` (or the call text with no Start yet) because the syntax's
@@ -74,11 +74,35 @@ pub(crate) fn interrupted(
     report(calls, slot, ErrorKind::Truncated, &what, raw, out);
 }
 
+/// [`interrupted`] for a call that owns its raw text ([`Calls::open_raw`]; `raw` holds
+/// it when the table does not).
+pub(crate) fn interrupted_own(
+    calls: &mut Calls,
+    slot: Option<Slot>,
+    marker: &str,
+    raw: &mut Forming,
+    out: &mut dyn EventSink,
+) {
+    let what = format!("a new call ({marker}) began inside this one");
+    calls.report(slot, ErrorKind::Truncated, &what, raw, out);
+}
+
 /// A marker and the whitespace after it turned out not to open a call (the next byte
 /// cannot begin a call body): they are text, emitted now by the text stage `text` (which
 /// goes on after them).
 pub(crate) fn released(raw: &mut Raw, text: &mut TextStage, out: &mut dyn EventSink) {
     let (s, _) = raw.take();
+    text.emit(&s, out);
+}
+
+/// [`released`] for a scanner whose call text is a [`Forming`] (no call opened).
+pub(crate) fn released_own(
+    calls: &mut Calls,
+    raw: &mut Forming,
+    text: &mut TextStage,
+    out: &mut dyn EventSink,
+) {
+    let (s, _) = calls.raw_or(None, raw).take();
     text.emit(&s, out);
 }
 

@@ -6,7 +6,7 @@ use crate::calls::{Calls, Slot};
 use crate::event::{EventRef, EventSink};
 use crate::scan::marker::{Expect, Expected, MarkerSet};
 use crate::scan::utf8::Utf8Holder;
-use crate::text::kit::call::{ArgValue, Raw};
+use crate::text::kit::call::{ArgValue, Forming};
 
 /// Whether `c` is JSON / Python insignificant whitespace ([`is_ws`] for `char`s).
 #[inline]
@@ -70,7 +70,7 @@ pub(crate) fn args_string_run(
     input: &CharInput,
     args: &mut ArgValue,
     bytes: &[u8],
-    raw: &mut Raw,
+    raw: &mut Forming,
     slot: Option<Slot>,
     calls: &mut Calls,
     out: &mut dyn EventSink,
@@ -87,10 +87,8 @@ pub(crate) fn args_string_run(
     match slot {
         // A named call never refuses argument bytes (these scanners open the call at its
         // name).
-        Some(slot) => drop(crate::text::kit::call::to_call(
-            calls, slot, raw, s, false, out,
-        )),
-        None => raw.push(s),
+        Some(slot) => drop(calls.push_args(slot, raw, s, false, out)),
+        None => calls.raw_or(None, raw).push(s),
     }
     true
 }

@@ -76,7 +76,7 @@ use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
 use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
 use crate::scan::utf8::{Utf8Holder, whole_str};
-use crate::text::kit::call::{self, Raw};
+use crate::text::kit::call::{Forming, Raw};
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::skip::Skip;
 use crate::text::kit::special::{Match, special};
@@ -214,9 +214,11 @@ pub(crate) struct LlamaJson {
     /// Length of the current name / type string.
     str_len: usize,
     json: JsonScanner,
-    /// The call's raw text from its first marker byte (after Start), bounded; it keeps the
-    /// argument bytes, which the call (opened with [`Calls::open_raw`]) reads from it.
-    raw: Raw,
+    /// The call's raw text from its first marker byte (after Start), bounded, while the
+    /// call table does not hold it: from [`Calls::open_raw`] on it is the call's own (its
+    /// argument bytes in it), reached through [`Calls::raw_or`], and its buffer comes back
+    /// here when the call closes.
+    raw: Forming,
     /// Where the call object's `{` is in `raw`.
     raw_obj: usize,
     /// `<|python_tag|>` and the whitespace after it, when they open the current group.
@@ -259,7 +261,7 @@ impl LlamaJson {
             key_len: 0,
             str_len: 0,
             json: JsonScanner::with_max_depth(limits.max_depth),
-            raw: Raw::new(limits.max_argument_bytes),
+            raw: Forming::new(limits.max_argument_bytes),
             raw_obj: 0,
             lead: Vec::new(),
             first: true,
@@ -320,10 +322,10 @@ impl LlamaJson {
 
     /// Takes object bytes other than the arguments value's: held before Start, raw text
     /// after.
-    fn take(&mut self, bytes: &[u8]) {
+    fn take(&mut self, bytes: &[u8], calls: &mut Calls) {
         if self.started {
             let t = self.raw_utf8.push(bytes, &mut self.scratch);
-            self.raw.push(&t);
+            calls.raw_or(self.slot, &mut self.raw).push(&t);
         } else {
             self.held.extend_from_slice(bytes);
         }
@@ -352,7 +354,7 @@ impl LlamaJson {
     /// call closes, as that scanner's `finish` would.
     fn mark_closed(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let Some(s) = self.slot {
-            let _ = call::to_call(calls, s, &mut self.raw, "", true, out);
+            let _ = calls.push_args(s, &mut self.raw, "", true, out);
         }
     }
 
@@ -371,20 +373,21 @@ impl LlamaJson {
             // reports (a rejected call's error carries it, as it did when the call table
             // kept the arguments), before `broken.begin` closes it (then a no-op).
             if let Some(s) = self.slot {
-                let args = self.raw.args();
-                calls.close_raw(s, args, args, out);
+                calls.close_own_args(s, &mut self.raw, out);
             }
         }
         self.st = St::Broken;
         // The error's raw text: the call's own bytes from its first marker byte (after
         // its arguments closed too: the `trailing_arguments` error carries the call, as
         // every engine's does).
-        let (send, lost) = raw_from(
-            &self.raw,
-            0,
-            [&self.args_utf8, &self.raw_utf8],
-            self.max_raw,
-        );
+        let raw = calls.raw_or(self.slot, &mut self.raw);
+        let (send, lost) = raw_from(raw, 0, [&self.args_utf8, &self.raw_utf8], self.max_raw);
+        let send = send.into_owned();
+        let replay = raw
+            .as_str()
+            .get(self.raw_obj..)
+            .unwrap_or_default()
+            .to_owned();
         // Where it broke, in the error's raw text (the call's bytes up to the offending
         // one, unless cut at the limit).
         let at = if lost {
@@ -394,11 +397,7 @@ impl LlamaJson {
         };
         let done = self.broken.begin(
             Skip::new(false, if lost { 1 } else { 0 }),
-            self.raw
-                .as_str()
-                .get(self.raw_obj..)
-                .unwrap_or_default()
-                .as_bytes(),
+            replay.as_bytes(),
             lost,
             self.slot,
             self.args_done,
@@ -417,6 +416,7 @@ impl LlamaJson {
             out,
         );
         drop(send);
+        calls.give_back(self.slot, &mut self.raw);
         self.clear_raw();
         if done {
             self.broken.end(calls, out);
@@ -446,52 +446,56 @@ impl LlamaJson {
             return false;
         }
         self.text.flush(out);
-        self.slot = calls.open_raw(out);
-        if let Some(s) = self.slot {
-            calls.set_name(s, name, out);
-        }
-        self.started = true;
         // The raw text: from the group's marker (`<|python_tag|>`, `[`) for its first
         // call, from the `{` for a later one; arguments held before the name go to it as
         // the call's arguments (the call reads them there). Each piece starts and ends
         // next to an ASCII byte, so converting them one by one is converting the whole.
-        self.clear_raw();
+        // (What `clear_raw` does, beside the name borrowed from `held`.)
+        self.raw.start("");
+        self.args_utf8 = Utf8Holder::new();
+        self.raw_utf8 = Utf8Holder::new();
+        self.slot = calls.open_raw(&mut self.raw, out);
+        if let Some(s) = self.slot {
+            calls.set_name(s, name, out);
+        }
+        self.started = true;
         let from = if self.first { 0 } else { self.obj_from };
         if self.first {
-            self.raw.push(&String::from_utf8_lossy(&self.lead));
+            calls
+                .raw_or(self.slot, &mut self.raw)
+                .push(&String::from_utf8_lossy(&self.lead));
         }
         let held = std::mem::take(&mut self.held);
-        self.raw.push(&String::from_utf8_lossy(
-            held.get(from..self.obj_from).unwrap_or_default(),
-        ));
-        self.raw_obj = self.raw.len();
+        calls
+            .raw_or(self.slot, &mut self.raw)
+            .push(&String::from_utf8_lossy(
+                held.get(from..self.obj_from).unwrap_or_default(),
+            ));
+        self.raw_obj = calls.raw_or(self.slot, &mut self.raw).len();
         let (args_from, args_to) = if self.args_done {
             self.args_range
         } else {
             (held.len(), held.len())
         };
-        self.raw.push(&String::from_utf8_lossy(
-            held.get(self.obj_from..args_from).unwrap_or_default(),
-        ));
+        calls
+            .raw_or(self.slot, &mut self.raw)
+            .push(&String::from_utf8_lossy(
+                held.get(self.obj_from..args_from).unwrap_or_default(),
+            ));
         if let Some(args) = held.get(args_from..args_to)
             && !args.is_empty()
         {
             let t = String::from_utf8_lossy(args);
             match self.slot {
-                Some(s) => drop(call::to_call(
-                    calls,
-                    s,
-                    &mut self.raw,
-                    &t,
-                    args_closed(args),
-                    out,
-                )),
-                None => self.raw.push(&t),
+                Some(s) => drop(calls.push_args(s, &mut self.raw, &t, args_closed(args), out)),
+                None => calls.raw_or(self.slot, &mut self.raw).push(&t),
             }
         }
-        self.raw.push(&String::from_utf8_lossy(
-            held.get(args_to..).unwrap_or_default(),
-        ));
+        calls
+            .raw_or(self.slot, &mut self.raw)
+            .push(&String::from_utf8_lossy(
+                held.get(args_to..).unwrap_or_default(),
+            ));
         self.held = held;
         self.first = false;
         self.lead.clear();
@@ -545,8 +549,8 @@ impl LlamaJson {
             match whole_str(bytes) {
                 Some(s) if self.args_utf8.held() == 0 => match self.slot {
                     // A named call never refuses argument bytes.
-                    Some(slot) => drop(call::to_call(calls, slot, &mut self.raw, s, false, out)),
-                    None => self.raw.push(s),
+                    Some(slot) => drop(calls.push_args(slot, &mut self.raw, s, false, out)),
+                    None => calls.raw_or(self.slot, &mut self.raw).push(s),
                 },
                 _ => self.send_args(bytes, calls, out),
             }
@@ -678,10 +682,10 @@ impl LlamaJson {
                         i += 1;
                     } else {
                         if let Some(t) = self.raw_utf8.finish() {
-                            self.raw.push(t);
+                            calls.raw_or(self.slot, &mut self.raw).push(t);
                         }
                         self.mark_closed(calls, out);
-                        call::close(calls, self.slot, &self.raw, out);
+                        calls.close_own(self.slot, &mut self.raw, out);
                         self.clear_raw();
                         self.held.clear();
                         self.lead.clear();
@@ -839,7 +843,7 @@ impl LlamaJson {
             }
             JsonStatus::Complete { .. } => {
                 self.args_done = true;
-                self.raw_after_args = self.raw.len();
+                self.raw_after_args = calls.raw_or(self.slot, &mut self.raw).len();
                 if self.started {
                     self.finish_args(calls, out);
                     if args_closed(value) {
@@ -910,7 +914,7 @@ impl LlamaJson {
                     self.has_name = true;
                     if self.start(calls, out) {
                         // The closing quote belongs to the call.
-                        self.take(b"\"");
+                        self.take(b"\"", calls);
                         self.st = St::Obj(Obj::AfterValue);
                         return true;
                     }
@@ -938,11 +942,11 @@ impl LlamaJson {
                 if !self.started {
                     None
                 } else {
-                    self.take(b"}");
+                    self.take(b"}", calls);
                     if self.args_done {
                         self.mark_closed(calls, out);
                     }
-                    call::close(calls, self.slot, &self.raw, out);
+                    calls.close_own(self.slot, &mut self.raw, out);
                     self.clear_raw();
                     self.held.clear();
                     self.st = St::After;
@@ -953,7 +957,7 @@ impl LlamaJson {
         };
         match next {
             Some(o) => {
-                self.take(&[b]);
+                self.take(&[b], calls);
                 self.st = St::Obj(o);
                 true
             }
@@ -1004,18 +1008,16 @@ impl LlamaJson {
                         // The value is complete (a number: here, at the end).
                         self.mark_closed(calls, out);
                         if let Some(t) = self.raw_utf8.finish() {
-                            self.raw.push(t);
+                            calls.raw_or(self.slot, &mut self.raw).push(t);
                         }
-                        call::close(calls, Some(s), &self.raw, out);
+                        calls.close_own(Some(s), &mut self.raw, out);
                     }
                 } else {
                     // Cut off: the call's error carries its raw text.
-                    let (send, _) = raw_from(
-                        &self.raw,
-                        0,
-                        [&self.args_utf8, &self.raw_utf8],
-                        self.max_raw,
-                    );
+                    let raw = calls.raw_or(self.slot, &mut self.raw);
+                    let (send, _) =
+                        raw_from(raw, 0, [&self.args_utf8, &self.raw_utf8], self.max_raw);
+                    let send = send.into_owned();
                     self.broken.begin(
                         Skip::new(false, 0),
                         &[],
@@ -1059,7 +1061,7 @@ impl LlamaJson {
 /// once (see [`LlamaJson::send_args`]).
 fn send_text(
     slot: Option<Slot>,
-    raw: &mut Raw,
+    raw: &mut Forming,
     t: &str,
     calls: &mut Calls,
     out: &mut dyn EventSink,
@@ -1069,9 +1071,9 @@ fn send_text(
     }
     match slot {
         // A named call never refuses argument bytes.
-        Some(s) => drop(call::to_call(calls, s, raw, t, false, out)),
+        Some(s) => drop(calls.push_args(s, raw, t, false, out)),
         // No call (past the call limit): the bytes are only call text.
-        None => raw.push(t),
+        None => calls.raw_or(None, raw).push(t),
     }
 }
 

@@ -45,9 +45,9 @@ use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
-use crate::text::kit::call::{self, ArgStep, ArgValue, Raw, report};
+use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
 use crate::text::kit::reasoning::{ReasoningOptions, THINK, TextStage};
-use crate::text::kit::recovery::{InString, Look, interrupted};
+use crate::text::kit::recovery::{InString, Look, interrupted_own};
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -135,7 +135,7 @@ pub(crate) struct DeepSeek {
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
     matcher: MarkerMatcher,
-    raw: Raw,
+    raw: Forming,
     name: String,
     slot: Option<Slot>,
     started: bool,
@@ -177,7 +177,7 @@ impl DeepSeek {
             end_set: MarkerSet::new([t.call_end, t.call_begin]),
             fresh: false,
             matcher: MarkerMatcher::new(),
-            raw: Raw::new(limits.max_argument_bytes),
+            raw: Forming::new(limits.max_argument_bytes),
             name: String::new(),
             slot: None,
             started: false,
@@ -214,7 +214,7 @@ impl DeepSeek {
 
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         self.started = true;
-        self.slot = calls.open_raw(out);
+        self.slot = calls.open_raw(&mut self.raw, out);
         if let Some(slot) = self.slot {
             let head = self.name.trim_matches(is_ws);
             if self.tokens.head == Head::KimiId {
@@ -242,7 +242,7 @@ impl DeepSeek {
                     match matcher.next(&self.head_set, &mut s) {
                         None => {}
                         Some(Found::Text(t)) => {
-                            self.raw.push(t);
+                            calls.raw_or(self.slot, &mut self.raw).push(t);
                             // A name over the bound is not kept (the raw text has it).
                             if self.name.len() + t.len() > MAX_NAME {
                                 self.st = St::Skip(ErrorKind::MissingName);
@@ -251,7 +251,7 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(0)) => {
-                            self.raw.push(self.tokens.sep);
+                            calls.raw_or(self.slot, &mut self.raw).push(self.tokens.sep);
                             let head = self.name.trim_matches(is_ws);
                             let kimi = self.tokens.head == Head::KimiId;
                             if head.is_empty()
@@ -267,9 +267,10 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(_)) => {
-                            self.raw.push(self.tokens.call_end);
-                            report(
-                                calls,
+                            calls
+                                .raw_or(self.slot, &mut self.raw)
+                                .push(self.tokens.call_end);
+                            calls.report(
                                 None,
                                 ErrorKind::MissingName,
                                 &format!(
@@ -288,7 +289,7 @@ impl DeepSeek {
                     let t = s.trim_start_matches(is_ws);
                     match t.as_bytes().first() {
                         None => {
-                            self.raw.push(s);
+                            calls.raw_or(self.slot, &mut self.raw).push(s);
                             s = "";
                         }
                         Some(b'{') | Some(b'[') => {
@@ -312,14 +313,14 @@ impl DeepSeek {
                         ),
                         None => (s, "", false),
                     };
-                    self.raw.push(part);
+                    calls.raw_or(self.slot, &mut self.raw).push(part);
                     s = rest;
                     let over = self.name.len() + part.len() > MAX_NAME;
                     if !over {
                         self.name.push_str(part);
                     }
                     if nl {
-                        self.raw.push("\n");
+                        calls.raw_or(self.slot, &mut self.raw).push("\n");
                     }
                     if over || self.name.contains('<') {
                         // The newline (if this piece had one) is in the raw text, as it
@@ -341,24 +342,30 @@ impl DeepSeek {
                         match s.find(['\n', '{', '[']) {
                             Some(i) if s.as_bytes().get(i) != Some(&b'\n') => {
                                 // The JSON starts on the fence's own line.
-                                self.raw.push(s.get(..i).unwrap_or_default());
+                                calls
+                                    .raw_or(self.slot, &mut self.raw)
+                                    .push(s.get(..i).unwrap_or_default());
                                 s = s.get(i..).unwrap_or_default();
                                 self.st = St::Json;
                             }
                             Some(i) => {
-                                self.raw.push(s.get(..=i).unwrap_or_default());
+                                calls
+                                    .raw_or(self.slot, &mut self.raw)
+                                    .push(s.get(..=i).unwrap_or_default());
                                 s = s.get(i + 1..).unwrap_or_default();
                                 self.st = St::Fence { in_line: false };
                             }
                             None => {
-                                self.raw.push(s);
+                                calls.raw_or(self.slot, &mut self.raw).push(s);
                                 s = "";
                             }
                         }
                         continue;
                     }
                     let n = s.len() - s.trim_start_matches(is_ws).len();
-                    self.raw.push(s.get(..n).unwrap_or_default());
+                    calls
+                        .raw_or(self.slot, &mut self.raw)
+                        .push(s.get(..n).unwrap_or_default());
                     s = s.get(n..).unwrap_or_default();
                     match s.as_bytes().first() {
                         None => {}
@@ -376,7 +383,7 @@ impl DeepSeek {
                         // The next call began inside this one's argument string.
                         s = s.get(consumed..).unwrap_or_default();
                         let begin = self.tokens.call_begin;
-                        interrupted(calls, self.slot, begin, &mut self.raw, out);
+                        interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                         self.end();
                         self.begin();
                     }
@@ -399,7 +406,7 @@ impl DeepSeek {
                         self.st = St::Special;
                     }
                     ArgStep::Closed => {
-                        call::close(calls, self.slot, &self.raw, out);
+                        calls.close_own(self.slot, &mut self.raw, out);
                         self.st = St::After;
                     }
                     ArgStep::Broken(kind) => {
@@ -429,17 +436,16 @@ impl DeepSeek {
                         None => {}
                         Some(Found::Text(t)) => {
                             self.fresh &= t.is_empty();
-                            self.raw.push(t);
+                            calls.raw_or(self.slot, &mut self.raw).push(t);
                         }
                         Some(Found::Marker(1)) => {
                             // The next call began inside this one: it ends here (cut
                             // short, when its JSON broke right at the token).
                             if self.fresh {
                                 let begin = self.tokens.call_begin;
-                                interrupted(calls, self.slot, begin, &mut self.raw, out);
+                                interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                             } else {
-                                report(
-                                    calls,
+                                calls.report(
                                     self.slot,
                                     kind,
                                     &format!("a malformed {} tool call", self.tokens.label),
@@ -451,9 +457,10 @@ impl DeepSeek {
                             self.begin();
                         }
                         Some(Found::Marker(_)) => {
-                            self.raw.push(self.tokens.call_end);
-                            report(
-                                calls,
+                            calls
+                                .raw_or(self.slot, &mut self.raw)
+                                .push(self.tokens.call_end);
+                            calls.report(
                                 self.slot,
                                 kind,
                                 &format!("a malformed {} tool call", self.tokens.label),
@@ -514,7 +521,7 @@ impl DeepSeek {
                 self.end_stray(out);
             }
             St::Json if self.args.finish(self.slot, &mut self.raw, calls, out) => {
-                call::close(calls, self.slot, &self.raw, out);
+                calls.close_own(self.slot, &mut self.raw, out);
             }
             St::Head
             | St::Decide
@@ -523,13 +530,12 @@ impl DeepSeek {
             | St::Json
             | St::Special
             | St::Skip(_) => {
-                self.raw.push(&tail);
+                calls.raw_or(self.slot, &mut self.raw).push(&tail);
                 let kind = match self.st {
                     St::Skip(k) => k,
                     _ => ErrorKind::Truncated,
                 };
-                report(
-                    calls,
+                calls.report(
                     self.slot,
                     kind,
                     &format!("the text ended inside a {} tool call", self.tokens.label),
