@@ -149,8 +149,8 @@ pub(crate) struct GemmaArgs {
     state: State,
     stack: Vec<Frame>,
     max_depth: usize,
-    /// The string delimiter token.
-    quote: &'static [u8],
+    /// The string delimiter token (owned: a spec's may be any token that fits).
+    quote: Box<[u8]>,
     /// Bytes of a string token read where the input failed (see [`Self::failed_in_token`]).
     failed_in_token: u8,
     word: [u8; 5],
@@ -178,7 +178,7 @@ impl GemmaArgs {
             state: State::Start,
             stack: Vec::with_capacity(max_depth.clamp(1, 16)),
             max_depth: max_depth.max(1),
-            quote: QUOTE,
+            quote: QUOTE.into(),
             failed_in_token: 0,
             word: [0; 5],
             word_len: 0,
@@ -189,9 +189,9 @@ impl GemmaArgs {
     /// The same transducer with `quote` as the string delimiter token (FunctionGemma's
     /// `<escape>`). Like `<|"|>` it must begin with `<` and hold no other `<` (a string's
     /// content is plain up to a `<`; a `<` that breaks a partial token begins it again).
-    pub(crate) fn quote(mut self, quote: &'static str) -> Self {
+    pub(crate) fn quote(mut self, quote: &str) -> Self {
         debug_assert!(quote.starts_with('<') && !quote.get(1..).unwrap_or_default().contains('<'));
-        self.quote = quote.as_bytes();
+        self.quote = quote.as_bytes().into();
         self
     }
 

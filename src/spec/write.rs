@@ -26,8 +26,9 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
     let mut ext = Map::new();
     ext.insert("name".into(), json!(syntax.name));
     let (reasoning, drops) = match &syntax.engine {
-        Engine::Json(t) => (&t.reasoning, &t.drops),
-        Engine::Xml(t) => (&t.reasoning, &t.drops),
+        Engine::Json(t) => (&t.reasoning[..], &t.drops[..]),
+        Engine::Xml(t) => (&t.reasoning[..], &t.drops[..]),
+        Engine::Gemma(d) => (&d.reasoning[..], &d.drops[..]),
         Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {
@@ -50,6 +51,10 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
         Engine::Xml(t) => {
             ext.insert("engine".into(), json!("xml"));
             xml_calls(t, &mut ext)
+        }
+        Engine::Gemma(d) => {
+            ext.insert("engine".into(), json!("gemma"));
+            super::lax::field(d)
         }
         Engine::Regions(_) => return Value::Null,
     };

@@ -35,6 +35,8 @@
 //!   the call's own error (with its index) once its Start was emitted. A call cut off by
 //!   the end of input → `Error` of kind `Truncated` with its bytes.
 
+use std::borrow::Cow;
+
 use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
@@ -64,18 +66,30 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-')
 }
 
-/// A syntax of the Gemma family: its tokens.
-#[derive(Debug)]
+/// A syntax of the Gemma family: its tokens. The built-ins' are borrowed constants; a
+/// spec's ([`Syntax`](crate::Syntax) with `content_args.string_delims`) owns its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Dialect {
     /// Opens a call (`<|tool_call>`).
-    pub(crate) open: &'static str,
+    pub(crate) open: Cow<'static, str>,
     /// Closes a call (`<tool_call|>`).
-    pub(crate) close: &'static str,
+    pub(crate) close: Cow<'static, str>,
     /// Quotes a string (`<|"|>`): begins with `<` and holds no other `<`.
-    pub(crate) quote: &'static str,
-    pub(crate) reasoning: &'static [(&'static str, &'static str)],
+    pub(crate) quote: Cow<'static, str>,
+    pub(crate) reasoning: Cow<'static, [(Cow<'static, str>, Cow<'static, str>)]>,
     /// End-of-turn tokens dropped from the text.
-    pub(crate) drops: &'static [&'static str],
+    pub(crate) drops: Cow<'static, [Cow<'static, str>]>,
+}
+
+impl Dialect {
+    /// Whether `quote` can be this engine's string token: it begins with `<` and holds
+    /// no other `<` (a string's content is plain up to a `<`; a `<` that breaks a
+    /// partial token begins it again).
+    pub(crate) fn quote_fits(quote: &str) -> bool {
+        quote.len() > 1
+            && quote.starts_with('<')
+            && !quote.get(1..).unwrap_or_default().contains('<')
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +110,7 @@ enum St {
 /// Scanner for the Gemma family (`gemma4`, `functiongemma`). See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Gemma4 {
-    dialect: &'static Dialect,
+    dialect: Dialect,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -135,31 +149,36 @@ reads_chars!(Gemma4;
 );
 
 impl Gemma4 {
-    pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    pub(crate) fn new(dialect: Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        let tags: Vec<(&str, &str)> = dialect
+            .reasoning
+            .iter()
+            .map(|(o, c)| (&**o, &**c))
+            .collect();
         Gemma4 {
-            dialect,
             input: CharInput::default(),
             text: TextStage::new(
-                &[dialect.open],
-                dialect.drops,
-                dialect.reasoning,
+                std::slice::from_ref(&dialect.open),
+                &dialect.drops,
+                &tags,
                 opts,
                 limits,
             ),
             st: St::Text,
             name: String::new(),
             args: GemmaArgs::with_max_depth(limits.max_depth.saturating_add(1))
-                .quote(dialect.quote),
+                .quote(&dialect.quote),
             json: String::new(),
             slot: None,
             raw: Raw::new(limits.max_argument_bytes),
-            close: MarkerSet::new([dialect.close]),
-            skip_set: MarkerSet::new([dialect.close, dialect.open]),
+            close: MarkerSet::new([dialect.close.clone()]),
+            skip_set: MarkerSet::new([dialect.close.clone(), dialect.open.clone()]),
             fresh: false,
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
             max_depth: limits.max_depth,
             own: false,
+            dialect,
         }
     }
 
@@ -296,7 +315,7 @@ impl Gemma4 {
                     if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
                         self.end_call();
                         // No close token: what follows the call is text again.
-                        let close = self.dialect.close;
+                        let close = &self.dialect.close;
                         self.text
                             .give_back(close.get(..given).unwrap_or_default(), out);
                     }
@@ -313,19 +332,20 @@ impl Gemma4 {
                         Found::Marker(1) => {
                             // A new call began inside this one: it ends here (cut short,
                             // when its arguments broke right at the marker).
-                            let open = self.dialect.open;
+                            // Borrowed for the built-ins (a spec's owns its token).
+                            let open = self.dialect.open.clone();
                             if self.fresh {
-                                interrupted(calls, self.slot, open, &mut self.raw, out);
+                                interrupted(calls, self.slot, &open, &mut self.raw, out);
                             } else {
                                 let what = self.skip_message(kind);
                                 report(calls, self.slot, kind, &what, &mut self.raw, out);
                             }
                             self.end_call();
-                            self.raw.start(open);
+                            self.raw.start(&open);
                             self.st = St::Prefix(0);
                         }
                         Found::Marker(_) => {
-                            self.raw.push(self.dialect.close);
+                            self.raw.push(&self.dialect.close);
                             let what = self.skip_message(kind);
                             report(calls, self.slot, kind, &what, &mut self.raw, out);
                             self.end_call();
@@ -362,7 +382,7 @@ impl Gemma4 {
     #[inline]
     fn text_run(&mut self, s: &mut &str, out: &mut dyn EventSink) {
         if self.text.run(s, out).is_some() {
-            self.raw.start(self.dialect.open);
+            self.raw.start(&self.dialect.open);
             self.name.clear();
             self.slot = None;
             self.st = St::Prefix(0);
@@ -422,7 +442,7 @@ impl Gemma4 {
     }
 
     fn skip_message(&self, kind: ErrorKind) -> String {
-        let open = self.dialect.open;
+        let open = &self.dialect.open;
         match kind {
             ErrorKind::MissingName => format!("a {open} without call:NAME{{"),
             _ => format!("the arguments of a {open} are malformed"),

@@ -154,6 +154,47 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     out
 }
 
+/// A JSON value in the gemma engine's syntax: bare keys, strings between `quote`.
+fn gemma_value(v: &Value, quote: &str) -> String {
+    match v {
+        Value::String(t) => format!("{quote}{t}{quote}"),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter()
+                .map(|x| gemma_value(x, quote))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, x)| format!("{k}:{}", gemma_value(x, quote)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The marker a gemma spec's `open_pattern` spells before `call:(?P<name>\w+)`.
+fn gemma_open(spec: &Value) -> String {
+    let p = s(&spec["response_template"]["fields"]["tool_calls"]["open_pattern"]);
+    p.strip_suffix("call:(?P<name>\\w+)")
+        .unwrap_or_default()
+        .replace('\\', "")
+}
+
+fn gemma_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    let field = &spec["response_template"]["fields"]["tool_calls"];
+    let quote = s(&field["content_args"]["string_delims"][0][0]);
+    let (open, close) = (gemma_open(spec), s(&field["close"]));
+    let call = |(name, args): &(&str, &str)| {
+        let v: Value = serde_json::from_str(args).unwrap();
+        format!("{open}call:{name}{}{close}", gemma_value(&v, &quote))
+    };
+    vec![calls.iter().map(call).collect::<Vec<_>>().join("\n")]
+}
+
 /// `s` up to byte `n`, or the character boundary before it.
 fn cut(s: &str, mut n: usize) -> &str {
     while !s.is_char_boundary(n) {
@@ -165,13 +206,11 @@ fn cut(s: &str, mut n: usize) -> &str {
 /// The corpus for one syntax, from its spec.
 fn corpus(spec: &Value) -> Vec<String> {
     let fields = &spec["response_template"]["fields"];
-    let xml = spec["toolstream"]["engine"] == "xml";
-    let render = |calls: &[(&str, &str)]| {
-        if xml {
-            xml_calls(spec, calls)
-        } else {
-            json_calls(spec, calls)
-        }
+    let engine = spec["toolstream"]["engine"].as_str().unwrap_or_default();
+    let render = |calls: &[(&str, &str)]| match engine {
+        "xml" => xml_calls(spec, calls),
+        "gemma" => gemma_calls(spec, calls),
+        _ => json_calls(spec, calls),
     };
     let one = render(&[("get_weather", r#"{"city": "Paris"}"#)]);
     let several = render(&[
@@ -187,7 +226,10 @@ fn corpus(spec: &Value) -> Vec<String> {
         .first()
         .cloned()
         .unwrap_or_default();
-    let opens = list(&fields["tool_calls"]["open"]);
+    let mut opens = list(&fields["tool_calls"]["open"]);
+    if engine == "gemma" {
+        opens.push(gemma_open(spec));
+    }
     let mut out = Vec::new();
     for c in one.iter().chain(&several).chain(&empty) {
         out.push(c.clone());
@@ -260,6 +302,8 @@ fn every_table_driven_builtin_is_a_spec() {
         "minicpm5",
         "step3",
         "inkling",
+        "gemma4",
+        "functiongemma",
     ] {
         assert!(
             names.contains(&expected),
@@ -288,8 +332,6 @@ fn every_table_driven_builtin_is_a_spec() {
         "harmony",
         "llama-pythonic",
         "llama-json",
-        "gemma4",
-        "functiongemma",
         "auto",
         "openai-chat",
     ] {
