@@ -121,8 +121,8 @@ fn errors_name_the_key_path() {
             "fields.tool_calls.content: unknown content parser \"yaml\"",
         ),
         (
-            json!({"fields": {"tool_calls": {"open": "<a>", "content": "python-call-list"}}}),
-            "fields.tool_calls.content: no engine reads \"python-call-list\" calls from a spec yet",
+            json!({"fields": {"tool_calls": {"open": "<a>", "content": "kv-lines"}}}),
+            "fields.tool_calls.content: no engine reads \"kv-lines\" calls from a spec yet",
         ),
         (
             json!({"fields": {"tool_calls": {"open": "<a>", "content": "json"}}}),
@@ -161,8 +161,12 @@ fn errors_name_the_key_path() {
             "fields.tool_calls.content_args: xml-inline calls need content_args.tag_pattern (or toolstream.xml",
         ),
         (
+            json!({"response_template": hermes_template(), "toolstream": {"engine": "harmony"}}),
+            "toolstream.engine: unknown engine \"harmony\"",
+        ),
+        (
             json!({"response_template": hermes_template(), "toolstream": {"engine": "pythonic"}}),
-            "toolstream.engine: unknown engine \"pythonic\"",
+            "toolstream.engine: \"pythonic\" reads python-call-list calls",
         ),
         (
             json!({"response_template": hermes_template(), "toolstream": {"keys": {"name": ["name"]}}}),
@@ -655,6 +659,105 @@ fn gemma4_template_decodes_its_fixtures() {
     assert_eq!(echoed, ev);
 }
 
+/// transformers.js' LFM template (its chat-parsing tests mirror transformers').
+fn lfm_template() -> Value {
+    json!({
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {"open": "<|tool_call_start|>", "close": "<|tool_call_end|>",
+                           "content": "python-call-list", "transform_each": true,
+                           "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}}},
+            "content": {"close": "<|im_end|>", "content": "text"},
+        },
+    })
+}
+
+#[test]
+fn lfm_template_calls_decode_on_the_pythonic_engine() {
+    // The pythonic engine has no reasoning stage and drops no end tokens: the template
+    // as transformers.js writes it is refused naming the field that asks for one.
+    let e = Syntax::from_value(&lfm_template()).unwrap_err();
+    assert!(
+        e.path() == "fields.thinking" || e.path() == "fields.content",
+        "{e}"
+    );
+    assert!(e.message().contains("no reasoning stage"), "{e}");
+    // Its tool_calls field alone reads transformers.js' `lfm pythonic tool calls`
+    // fixture's calls.
+    let mut t = lfm_template();
+    let fields = t["fields"].as_object_mut().unwrap();
+    fields.remove("thinking");
+    fields.remove("content");
+    let syntax = Syntax::from_value(&t).unwrap();
+    let out = r#"<|tool_call_start|>[get_weather(city="Paris", options={"units": "C", "days": [1, 2]}), set_alarm(hour=7, enabled=True, note=None)]<|tool_call_end|>Checking now."#;
+    let ev = events(&syntax, out);
+    let got = calls(&ev);
+    assert_eq!(got.len(), 2, "{ev:?}");
+    assert_eq!(got[0].name, "get_weather");
+    assert_eq!(
+        got[0].arguments,
+        json!({"city": "Paris", "options": {"units": "C", "days": [1, 2]}})
+    );
+    assert_eq!(got[1].name, "set_alarm");
+    assert_eq!(
+        got[1].arguments,
+        json!({"hour": 7, "enabled": true, "note": null})
+    );
+    assert_eq!(text(&ev), "Checking now.");
+    // The same events as `--format lfm2`, and the anchor skipped.
+    let builtin = run_whole(
+        &|| Parser::with_config(Format::Lfm2, ParserConfig::new().id_prefix("call_")),
+        out.as_bytes(),
+    );
+    assert_eq!(ev, builtin);
+    assert_eq!(
+        events(&syntax, &format!("<|im_start|>assistant\n{out}")),
+        ev
+    );
+    // transformers.js' `rejects malformed lfm pythonic tool calls without evaluating them`:
+    // an error with the call's raw bytes, never a call.
+    let ev = events(
+        &syntax,
+        "<|tool_call_start|>[get_weather(__proto__=process.exit())]<|tool_call_end|>",
+    );
+    assert!(calls(&ev).is_empty(), "{ev:?}");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Error { raw, .. } if raw.contains("process.exit()"))),
+        "{ev:?}"
+    );
+    // What the engine cannot read is refused naming the key.
+    for (edit, path) in [
+        (
+            json!({"transform_each": false}),
+            "fields.tool_calls.transform_each",
+        ),
+        (
+            json!({"transform": {"type": "function", "function": "{content}"}}),
+            "fields.tool_calls.transform",
+        ),
+        (
+            json!({"content_args": {"strip": true}}),
+            "fields.tool_calls.content_args.strip",
+        ),
+        (json!({"close": "eos"}), "fields.tool_calls.close"),
+    ] {
+        let mut t2 = t.clone();
+        for (k, v) in edit.as_object().unwrap() {
+            t2["fields"]["tool_calls"][k] = v.clone();
+        }
+        let e = Syntax::from_value(&t2).unwrap_err();
+        assert_eq!(e.path(), path, "{e}");
+    }
+    let bad = json!({"response_template": t, "toolstream": {"pythonic": {"bare": true}}});
+    assert_eq!(
+        Syntax::from_value(&bad).unwrap_err().path(),
+        "toolstream.pythonic.bare"
+    );
+}
+
 #[test]
 fn gemma_calls_the_engine_cannot_read_are_refused_naming_the_key() {
     let with = |f: &dyn Fn(&mut Value)| {
@@ -807,11 +910,26 @@ fn cli_spec_then_parse_syntax_gives_the_formats_events() {
         "Hi <start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call><end_of_turn>",
     )
     .unwrap();
+    let lfm2 = dir.join("lfm2.txt");
+    std::fs::write(
+        &lfm2,
+        "Checking. <|tool_call_start|>[get_weather(city='Paris', days=3), now()]<|tool_call_end|> then <|tool_call_start|>[bad(1)]<|tool_call_end|> and <|tool_call_start|>[cut(a=\"x",
+    )
+    .unwrap();
+    let olmo3 = dir.join("olmo3.txt");
+    std::fs::write(
+        &olmo3,
+        "<function_calls>\nget_weather(city=\"Paris\")\nnow()\n</function_calls> done",
+    )
+    .unwrap();
     let inputs = [
         ("hermes", "samples/hermes.txt"),
         ("qwen-xml", "samples/qwen-xml.txt"),
         ("gemma4", gemma.to_str().unwrap()),
         ("functiongemma", functiongemma.to_str().unwrap()),
+        ("llama-pythonic", "samples/llama-pythonic.txt"),
+        ("lfm2", lfm2.to_str().unwrap()),
+        ("olmo3", olmo3.to_str().unwrap()),
     ];
     for (name, file) in inputs {
         let (code, spec, e) = toolstream(&["spec", name], b"");

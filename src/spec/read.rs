@@ -61,6 +61,7 @@ const TOOLSTREAM_KEYS: &[&str] = &[
     "xml",
     "reasoning",
     "citations",
+    "pythonic",
 ];
 
 /// Keys that say an object is a `tokenizer_config.json` (it holds other things than a
@@ -550,6 +551,45 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 drops,
             )?))
         }
+        ("python-call-list", None | Some("pythonic")) => {
+            for key in ["xml", "openers", "keys", "citations", "reasoning"] {
+                if ext_get(ext, key).is_some() {
+                    return Err(SpecError::new(
+                        format!("toolstream.{key}"),
+                        "is not read by the pythonic engine (python-call-list calls)",
+                    ));
+                }
+            }
+            // The engine streams text as it is: no reasoning stage, no dropped tokens.
+            for (fname, f) in &read.fields {
+                let texty = REASONING_FIELDS.contains(&fname.as_str())
+                    || (fname == "content" && (f.open.is_some() || f.close.is_some()));
+                if texty {
+                    return Err(SpecError::new(
+                        f.path.clone(),
+                        "the pythonic engine (python-call-list calls) has no reasoning stage and drops no tokens from the text",
+                    ));
+                }
+            }
+            let fields = super::pylist::Fields {
+                path: &calls.path,
+                open: calls.open.as_deref(),
+                close: calls.close.as_deref(),
+                args: calls.args,
+                transform: calls.transform,
+                transform_each: calls.transform_each,
+            };
+            Engine::Pythonic(Box::new(super::pylist::frame(
+                fields,
+                ext_get(ext, "pythonic"),
+            )?))
+        }
+        (_, Some("pythonic")) => {
+            return Err(SpecError::new(
+                engine_path,
+                "\"pythonic\" reads python-call-list calls",
+            ));
+        }
         ("json", Some("gemma")) => {
             return Err(SpecError::new(
                 engine_path,
@@ -581,7 +621,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
         (_, Some(e)) if e != "json" && e != "xml" && e != "gemma" => {
             return Err(SpecError::new(
                 engine_path,
-                format!("unknown engine {e:?} (known: \"json\", \"xml\", \"gemma\")"),
+                format!("unknown engine {e:?} (known: \"json\", \"xml\", \"gemma\", \"pythonic\")"),
             ));
         }
         ("json" | "xml-inline", Some(e)) => {

@@ -29,6 +29,7 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
         Engine::Json(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Xml(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Gemma(d) => (&d.reasoning[..], &d.drops[..]),
+        Engine::Pythonic(_) => (&[][..], &[][..]),
         Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {
@@ -55,6 +56,12 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
         Engine::Gemma(d) => {
             ext.insert("engine".into(), json!("gemma"));
             super::lax::field(d)
+        }
+        Engine::Pythonic(f) => {
+            ext.insert("engine".into(), json!("pythonic"));
+            let (field, flags) = super::pylist::field(f);
+            ext.insert("pythonic".into(), flags);
+            field
         }
         Engine::Regions(_) => return Value::Null,
     };

@@ -308,6 +308,9 @@ pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
         Format::FunctionGemma => {
             return Some(Engine::Gemma(Box::new(gemma::functiongemma::FUNCTIONGEMMA)));
         }
+        Format::LlamaPythonic => return Some(Engine::Pythonic(Box::new(pythonic::llama::LLAMA))),
+        Format::Lfm2 => return Some(Engine::Pythonic(Box::new(pythonic::lfm2::LFM2))),
+        Format::Olmo3 => return Some(Engine::Pythonic(Box::new(pythonic::olmo3::OLMO3))),
         _ => {}
     }
     match xml_table(format) {

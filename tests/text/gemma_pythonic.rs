@@ -408,6 +408,12 @@ fn olmo3_fixtures() {
 }
 
 #[test]
+fn lfm2_and_olmo3_fixtures_through_their_specs() {
+    run_cases_through_spec(Format::Lfm2, &lfm2_cases());
+    run_cases_through_spec(Format::Olmo3, &olmo3_cases());
+}
+
+#[test]
 fn auto_detects_each_syntax() {
     for (input, name) in [
         ("a <|tool_call>call:f{x:1}<tool_call|>", "f"),

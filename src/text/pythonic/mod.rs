@@ -60,6 +60,12 @@
 //!
 //! Invalid UTF-8 in text becomes U+FFFD; a UTF-8 character split across feeds is held
 //! until complete.
+//!
+//! A [`Frame`]'s tokens are borrowed constants for the built-ins and owned for a spec's
+//! `python-call-list` field ([`Syntax`](crate::Syntax); `src/spec/pylist.rs`): they are
+//! compared only while a tag is held, never in the argument loop.
+
+use std::borrow::Cow;
 
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
@@ -76,13 +82,17 @@ pub(crate) mod llama;
 pub(crate) mod llama_json;
 pub(crate) mod olmo3;
 
+/// The special tokens of a [`Frame`]: borrowed constants for the built-ins, owned for a
+/// spec's.
+pub(crate) type Tokens = Cow<'static, [Cow<'static, [u8]>]>;
+
 /// How a pythonic call list is framed: the special tokens around it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Frame {
     /// Tokens that introduce a call list (consumed as its marker when one follows).
-    pub(crate) open: &'static [&'static [u8]],
+    pub(crate) open: Tokens,
     /// Tokens that close a call list (consumed right after one).
-    pub(crate) close: &'static [&'static [u8]],
+    pub(crate) close: Tokens,
     /// A bare `[` starts a list too (no opening token needed).
     pub(crate) bare_list: bool,
     /// After an opening token, calls may come without brackets, one per line.
@@ -256,7 +266,7 @@ impl LlamaPythonic {
                 }
                 St::Tag => {
                     self.held.push(b);
-                    match special(&self.held, self.frame.open) {
+                    match special(&self.held, &self.frame.open) {
                         Match::Full(_) => {
                             self.marked = true;
                             self.st = St::Lead;
@@ -379,7 +389,7 @@ impl LlamaPythonic {
                 St::CloseTag => {
                     self.held.push(b);
                     let tag = self.held.get(self.tag_from..).unwrap_or_default();
-                    match special(tag, self.frame.close) {
+                    match special(tag, &self.frame.close) {
                         Match::Full(_) => {
                             // The list's closing token (and the whitespace before it).
                             self.held.clear();
@@ -387,7 +397,7 @@ impl LlamaPythonic {
                             i += 1;
                         }
                         Match::Prefix => i += 1,
-                        Match::No => match special(tag, self.frame.open) {
+                        Match::No => match special(tag, &self.frame.open) {
                             // An opening token after a list (the kit's recovery rule:
                             // a special token is never text): the next list's marker.
                             // What was held before it is text.

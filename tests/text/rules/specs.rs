@@ -25,7 +25,7 @@ fn s(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_owned()
 }
 
-fn list(v: &Value) -> Vec<String> {
+fn list_of(v: &Value) -> Vec<String> {
     match v {
         Value::String(x) => vec![x.clone()],
         Value::Array(a) => a.iter().map(s).collect(),
@@ -59,8 +59,8 @@ fn json_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
             .collect(),
         _ => {
             let each = field["transform_each"] == Value::Bool(true);
-            let close = list(&field["close"]).first().cloned();
-            list(&field["open"])
+            let close = list_of(&field["close"]).first().cloned();
+            list_of(&field["open"])
                 .into_iter()
                 .map(|o| {
                     let payload = if each { "either" } else { "object" };
@@ -195,6 +195,63 @@ fn gemma_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     vec![calls.iter().map(call).collect::<Vec<_>>().join("\n")]
 }
 
+/// A JSON value as a Python literal (strings double-quoted with JSON's escapes, which
+/// Python reads the same).
+fn py_value(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(py_value).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, x)| format!("{}: {}", Value::String(k.clone()), py_value(x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn pythonic_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    let field = &spec["response_template"]["fields"]["tool_calls"];
+    let flags = &spec["toolstream"]["pythonic"];
+    let call = |(name, args): &(&str, &str)| {
+        let v: serde_json::Map<String, Value> = serde_json::from_str(args).unwrap();
+        let kw: Vec<String> = v
+            .iter()
+            .map(|(k, x)| format!("{k}={}", py_value(x)))
+            .collect();
+        format!("{name}({})", kw.join(", "))
+    };
+    let list = format!(
+        "[{}]",
+        calls.iter().map(call).collect::<Vec<_>>().join(", ")
+    );
+    let close = list_of(&field["close"])
+        .first()
+        .cloned()
+        .unwrap_or_default();
+    let mut out: Vec<String> = list_of(&field["open"])
+        .iter()
+        .map(|o| format!("{o}{list}{close}"))
+        .collect();
+    if flags["bare_list"] == Value::Bool(true) {
+        out.push(list.clone());
+    }
+    if flags["bracketless"] == Value::Bool(true) {
+        let lines: Vec<String> = calls.iter().map(call).collect();
+        for o in list_of(&field["open"]) {
+            out.push(format!("{o}\n{}\n{close}", lines.join("\n")));
+        }
+    }
+    out
+}
+
 /// `s` up to byte `n`, or the character boundary before it.
 fn cut(s: &str, mut n: usize) -> &str {
     while !s.is_char_boundary(n) {
@@ -210,6 +267,7 @@ fn corpus(spec: &Value) -> Vec<String> {
     let render = |calls: &[(&str, &str)]| match engine {
         "xml" => xml_calls(spec, calls),
         "gemma" => gemma_calls(spec, calls),
+        "pythonic" => pythonic_calls(spec, calls),
         _ => json_calls(spec, calls),
     };
     let one = render(&[("get_weather", r#"{"city": "Paris"}"#)]);
@@ -222,11 +280,11 @@ fn corpus(spec: &Value) -> Vec<String> {
         Value::Object(t) => format!("{}plan it{}", s(&t["open"]), s(&t["close"])),
         _ => String::new(),
     };
-    let drop = list(&fields["content"]["close"])
+    let drop = list_of(&fields["content"]["close"])
         .first()
         .cloned()
         .unwrap_or_default();
-    let mut opens = list(&fields["tool_calls"]["open"]);
+    let mut opens = list_of(&fields["tool_calls"]["open"]);
     if engine == "gemma" {
         opens.push(gemma_open(spec));
     }
@@ -304,6 +362,9 @@ fn every_table_driven_builtin_is_a_spec() {
         "inkling",
         "gemma4",
         "functiongemma",
+        "llama-pythonic",
+        "lfm2",
+        "olmo3",
     ] {
         assert!(
             names.contains(&expected),
@@ -330,7 +391,6 @@ fn every_table_driven_builtin_is_a_spec() {
         "deepseek",
         "kimi-k2",
         "harmony",
-        "llama-pythonic",
         "llama-json",
         "auto",
         "openai-chat",
