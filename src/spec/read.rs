@@ -1012,6 +1012,7 @@ const XML_KEYS: &[&str] = &[
     "json_body",
     "py_literals",
     "entities",
+    "name_sep",
 ];
 
 fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
@@ -1173,7 +1174,13 @@ fn xml_table(
         bare_calls,
         multi,
         name_end,
-        name_sep: Cow::Borrowed(""),
+        name_sep: match m.get("name_sep") {
+            None => Cow::Borrowed(""),
+            Some(v) => {
+                let p = join(base, "name_sep");
+                Cow::Owned(nonempty(&p, string(&p, v)?)?)
+            }
+        },
         call_close,
         param_open: req_str("param_open")?,
         key_end,

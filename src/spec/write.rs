@@ -214,6 +214,9 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
             m.insert(key.into(), json!(true));
         }
     }
+    if let (false, Some(m)) = (t.name_sep.is_empty(), xml.as_object_mut()) {
+        m.insert("name_sep".into(), json!(t.name_sep));
+    }
     ext.insert("xml".into(), xml);
     json!({
         "open": lits(&opens),

@@ -111,6 +111,11 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     };
     let call = |(name, args): &(&str, &str)| {
         let params: serde_json::Map<String, Value> = serde_json::from_str(args).unwrap();
+        // A separator tag after the name (hy-v3's `<tool_sep>`), then a newline.
+        let name_end = |n: &str| match x["name_sep"].as_str() {
+            Some(sep) => format!("{n}{sep}\n"),
+            None => name_end(n),
+        };
         let mut c = format!("{}{}", s(&x["call_open"]), name_end(name));
         for (k, v) in &params {
             let v = match v {
@@ -365,6 +370,7 @@ fn every_table_driven_builtin_is_a_spec() {
         "llama-pythonic",
         "lfm2",
         "olmo3",
+        "hy-v3",
     ] {
         assert!(
             names.contains(&expected),
@@ -376,7 +382,6 @@ fn every_table_driven_builtin_is_a_spec() {
         ("deepseek-dsml", "variants"),
         ("kimi-k3", "type="),
         ("minimax-m3", "tags"),
-        ("hy-v3", "<tool_sep>"),
     ] {
         let f: Format = refused.parse().unwrap();
         assert!(Syntax::builtin(f).is_none(), "{refused}");
