@@ -758,6 +758,44 @@ fn lfm_template_calls_decode_on_the_pythonic_engine() {
     );
 }
 
+/// The fallback template `transformers serve` uses for Qwen models (as transformers.js'
+/// chat-parsing tests quote it): `\s*`-prefixed patterns with no literal prefix.
+fn qwen_serve_template() -> Value {
+    json!({
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {"open_pattern": "\\s*<tool_call>", "close": "</tool_call>", "repeats": true,
+                           "content": "json", "transform": {"type": "function", "function": "{content}"}},
+            "content": {"close_pattern": "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)", "content": "text"},
+        },
+    })
+}
+
+#[test]
+fn qwen_serve_fallback_template_decodes_its_fixture() {
+    let syntax = Syntax::from_value(&qwen_serve_template()).unwrap();
+    // transformers.js' streaming fixture for it.
+    let out = "<think>\nhmm\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"fn\", \"arguments\": {\"x\": 1}}\n</tool_call>\n<|im_end|>\n<|endoftext|>";
+    let ev = events(&syntax, out);
+    // transformers strips the values; the events keep the model's bytes.
+    assert_eq!(reasoning(&ev), "\nhmm\n");
+    let got = calls(&ev);
+    assert_eq!(got.len(), 1, "{ev:?}");
+    assert_eq!(got[0].name, "fn");
+    assert_eq!(got[0].arguments, json!({"x": 1}));
+    // The whitespace the open and close patterns match is theirs (`\s*<tool_call>`,
+    // `\s*<|im_end|>`): the text is what is left, the end tokens dropped.
+    assert_eq!(text(&ev), "\n\nSure.");
+    // The echoed generation prompt is skipped; the template reads back to itself.
+    assert_eq!(
+        events(&syntax, &format!("<|im_start|>assistant\n{out}")),
+        ev
+    );
+    assert_eq!(Syntax::from_value(&syntax.to_json()).unwrap(), syntax);
+}
+
 #[test]
 fn gemma_calls_the_engine_cannot_read_are_refused_naming_the_key() {
     let with = |f: &dyn Fn(&mut Value)| {
