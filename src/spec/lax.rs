@@ -21,7 +21,10 @@
 //!   (see [`scan::gemma`](crate::scan::gemma)), and reads a key written as a string.
 //! - transformers replaces every `Q…Q` of the body first, so a `Q` can stand anywhere;
 //!   the engine reads one as a value or key only. Bare values other than numbers,
-//!   `true`, `false`, `null` (and Python's `True`, `False`, `None`) are an error.
+//!   `true`, `false`, `null` (and Python's `True`, `False`, `None`) are an error, and so
+//!   is a JSON-quoted string value (`{location: "London"}`, which transformers' rewrite
+//!   leaves as JSON and transformers.js' whitespace test reads): the gemma engine's
+//!   grammar is the chat template's, which writes every string between `Q`s.
 //! - The name: `\w+` in the pattern; the engine reads `[A-Za-z0-9_.:-]` (Gemma 4's
 //!   dotted and namespaced names), whitespace before `call:`, and Gemma 4's bare
 //!   `<|tool_call>:NAME{` opener (vllm#53431), which the pattern does not match.
