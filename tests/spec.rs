@@ -121,8 +121,8 @@ fn errors_name_the_key_path() {
             "fields.tool_calls.content: unknown content parser \"yaml\"",
         ),
         (
-            json!({"fields": {"tool_calls": {"open": "<a>", "content": "python-call-list"}}}),
-            "fields.tool_calls.content: no engine reads \"python-call-list\" calls from a spec yet",
+            json!({"fields": {"tool_calls": {"open": "<a>", "content": "kv-lines"}}}),
+            "fields.tool_calls.content: no engine reads \"kv-lines\" calls from a spec yet",
         ),
         (
             json!({"fields": {"tool_calls": {"open": "<a>", "content": "json"}}}),
@@ -161,8 +161,12 @@ fn errors_name_the_key_path() {
             "fields.tool_calls.content_args: xml-inline calls need content_args.tag_pattern (or toolstream.xml",
         ),
         (
+            json!({"response_template": hermes_template(), "toolstream": {"engine": "harmony"}}),
+            "toolstream.engine: unknown engine \"harmony\"",
+        ),
+        (
             json!({"response_template": hermes_template(), "toolstream": {"engine": "pythonic"}}),
-            "toolstream.engine: unknown engine \"pythonic\"",
+            "toolstream.engine: \"pythonic\" reads python-call-list calls",
         ),
         (
             json!({"response_template": hermes_template(), "toolstream": {"keys": {"name": ["name"]}}}),
@@ -599,16 +603,295 @@ fn inkling_template_decodes_its_fixture() {
 }
 
 #[test]
-fn gemma4_template_is_refused_naming_its_bare_keys() {
-    // Gemma 4's calls are bare-key objects with `<|"|>` strings: the gemma4 engine's
-    // syntax, which no spec key drives yet. Refused naming the key and the reason.
-    let e = Syntax::from_value(&gemma4_template()).unwrap_err();
+fn gemma4_template_decodes_its_fixtures() {
+    // transformers' Gemma 4 template: `json` calls with `unquoted_keys` and `<|"|>` string
+    // delimiters, compiled onto the gemma engine (the events are gemma4's).
+    let syntax = Syntax::from_value(&gemma4_template()).unwrap();
+    // transformers' `test_gemma4_tool_call`.
+    let thought = "The user is asking for the current temperature in Paris. I should check the available tools to see if there's a function that can provide this information.";
+    let out = format!(
+        "<|channel>thought\n{thought}<channel|><|tool_call>call:get_current_temperature{{detail_level:0,location:<|\"|>Paris, France<|\"|>,unit:<|\"|>celsius<|\"|>}}<tool_call|><|tool_response>"
+    );
+    let ev = events(&syntax, &out);
+    assert_eq!(reasoning(&ev), thought);
+    let got = calls(&ev);
+    assert_eq!(got.len(), 1, "{ev:?}");
+    assert_eq!(got[0].name, "get_current_temperature");
+    assert_eq!(
+        got[0].arguments,
+        json!({"detail_level": 0, "location": "Paris, France", "unit": "celsius"})
+    );
+    // `<|tool_response>` closes the content field: dropped from the text.
+    assert_eq!(text(&ev), "");
+    // The argument deltas are the JSON the bare-key object converts to.
+    assert_eq!(
+        args_text(&ev, 0),
+        r#"{"detail_level":0,"location":"Paris, France","unit":"celsius"}"#
+    );
+
+    // transformers' `test_gemma4_complex_tool_call`.
+    let out = "<|channel>thought\nLet me call the tool.<channel|><|tool_call>call:foo{bool_value:true,list_value:[<|\"|>foo<|\"|>,<|\"|>bar<|\"|>],null_value:null,number_value:1,string_value:<|\"|>foo<|\"|>,struct_value:{foo:<|\"|>bar<|\"|>}}<tool_call|>";
+    let ev = events(&syntax, out);
+    assert_eq!(reasoning(&ev), "Let me call the tool.");
+    let got = calls(&ev);
+    assert_eq!(got.len(), 1, "{ev:?}");
+    assert_eq!(got[0].name, "foo");
+    assert_eq!(
+        got[0].arguments,
+        json!({"bool_value": true, "list_value": ["foo", "bar"], "null_value": null,
+               "number_value": 1, "string_value": "foo", "struct_value": {"foo": "bar"}})
+    );
+    assert_eq!(text(&ev), "");
+
+    // The same syntax as the built-in, with the template's own tokens: the events of
+    // `--format gemma4` on input whose reasoning has no newline after `thought` and no
+    // end tokens the template does not drop.
+    let input = "Sure.<|tool_call>call:f{s:<|\"|>a<tool_call|>b<|\"|>}<tool_call|> ok<turn|>";
+    let builtin = run_whole(
+        &|| Parser::with_config(Format::Gemma4, ParserConfig::new().id_prefix("call_")),
+        input.as_bytes(),
+    );
+    assert_eq!(events(&syntax, input), builtin);
+    assert_eq!(calls(&builtin)[0].arguments, json!({"s": "a<tool_call|>b"}));
+
+    // An echoed prompt end (either anchor) is skipped.
+    let echoed = events(&syntax, &format!("<tool_response|>{out}"));
+    assert_eq!(echoed, ev);
+}
+
+/// transformers.js' LFM template (its chat-parsing tests mirror transformers').
+fn lfm_template() -> Value {
+    json!({
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {"open": "<|tool_call_start|>", "close": "<|tool_call_end|>",
+                           "content": "python-call-list", "transform_each": true,
+                           "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}}},
+            "content": {"close": "<|im_end|>", "content": "text"},
+        },
+    })
+}
+
+#[test]
+fn lfm_template_calls_decode_on_the_pythonic_engine() {
+    // The pythonic engine has no reasoning stage and drops no end tokens: the template
+    // as transformers.js writes it is refused naming the field that asks for one.
+    let e = Syntax::from_value(&lfm_template()).unwrap_err();
+    assert!(
+        e.path() == "fields.thinking" || e.path() == "fields.content",
+        "{e}"
+    );
+    assert!(e.message().contains("no reasoning stage"), "{e}");
+    // Its tool_calls field alone reads transformers.js' `lfm pythonic tool calls`
+    // fixture's calls.
+    let mut t = lfm_template();
+    let fields = t["fields"].as_object_mut().unwrap();
+    fields.remove("thinking");
+    fields.remove("content");
+    let syntax = Syntax::from_value(&t).unwrap();
+    let out = r#"<|tool_call_start|>[get_weather(city="Paris", options={"units": "C", "days": [1, 2]}), set_alarm(hour=7, enabled=True, note=None)]<|tool_call_end|>Checking now."#;
+    let ev = events(&syntax, out);
+    let got = calls(&ev);
+    assert_eq!(got.len(), 2, "{ev:?}");
+    assert_eq!(got[0].name, "get_weather");
+    assert_eq!(
+        got[0].arguments,
+        json!({"city": "Paris", "options": {"units": "C", "days": [1, 2]}})
+    );
+    assert_eq!(got[1].name, "set_alarm");
+    assert_eq!(
+        got[1].arguments,
+        json!({"hour": 7, "enabled": true, "note": null})
+    );
+    assert_eq!(text(&ev), "Checking now.");
+    // The same events as `--format lfm2`, and the anchor skipped.
+    let builtin = run_whole(
+        &|| Parser::with_config(Format::Lfm2, ParserConfig::new().id_prefix("call_")),
+        out.as_bytes(),
+    );
+    assert_eq!(ev, builtin);
+    assert_eq!(
+        events(&syntax, &format!("<|im_start|>assistant\n{out}")),
+        ev
+    );
+    // transformers.js' `rejects malformed lfm pythonic tool calls without evaluating them`:
+    // an error with the call's raw bytes, never a call.
+    let ev = events(
+        &syntax,
+        "<|tool_call_start|>[get_weather(__proto__=process.exit())]<|tool_call_end|>",
+    );
+    assert!(calls(&ev).is_empty(), "{ev:?}");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Error { raw, .. } if raw.contains("process.exit()"))),
+        "{ev:?}"
+    );
+    // What the engine cannot read is refused naming the key.
+    for (edit, path) in [
+        (
+            json!({"transform_each": false}),
+            "fields.tool_calls.transform_each",
+        ),
+        (
+            json!({"transform": {"type": "function", "function": "{content}"}}),
+            "fields.tool_calls.transform",
+        ),
+        (
+            json!({"content_args": {"strip": true}}),
+            "fields.tool_calls.content_args.strip",
+        ),
+        (json!({"close": "eos"}), "fields.tool_calls.close"),
+    ] {
+        let mut t2 = t.clone();
+        for (k, v) in edit.as_object().unwrap() {
+            t2["fields"]["tool_calls"][k] = v.clone();
+        }
+        let e = Syntax::from_value(&t2).unwrap_err();
+        assert_eq!(e.path(), path, "{e}");
+    }
+    let bad = json!({"response_template": t, "toolstream": {"pythonic": {"bare": true}}});
+    assert_eq!(
+        Syntax::from_value(&bad).unwrap_err().path(),
+        "toolstream.pythonic.bare"
+    );
+}
+
+/// The fallback template `transformers serve` uses for Qwen models (as transformers.js'
+/// chat-parsing tests quote it): `\s*`-prefixed patterns with no literal prefix.
+fn qwen_serve_template() -> Value {
+    json!({
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {"open_pattern": "\\s*<tool_call>", "close": "</tool_call>", "repeats": true,
+                           "content": "json", "transform": {"type": "function", "function": "{content}"}},
+            "content": {"close_pattern": "\\s*(?:<\\|im_end\\|>|<\\|endoftext\\|>|<\\|eot_id\\|>)", "content": "text"},
+        },
+    })
+}
+
+#[test]
+fn qwen_serve_fallback_template_decodes_its_fixture() {
+    let syntax = Syntax::from_value(&qwen_serve_template()).unwrap();
+    // transformers.js' streaming fixture for it.
+    let out = "<think>\nhmm\n</think>\n\nSure.\n<tool_call>\n{\"name\": \"fn\", \"arguments\": {\"x\": 1}}\n</tool_call>\n<|im_end|>\n<|endoftext|>";
+    let ev = events(&syntax, out);
+    // transformers strips the values; the events keep the model's bytes.
+    assert_eq!(reasoning(&ev), "\nhmm\n");
+    let got = calls(&ev);
+    assert_eq!(got.len(), 1, "{ev:?}");
+    assert_eq!(got[0].name, "fn");
+    assert_eq!(got[0].arguments, json!({"x": 1}));
+    // The whitespace the open and close patterns match is theirs (`\s*<tool_call>`,
+    // `\s*<|im_end|>`): the text is what is left, the end tokens dropped.
+    assert_eq!(text(&ev), "\n\nSure.");
+    // The echoed generation prompt is skipped; the template reads back to itself.
+    assert_eq!(
+        events(&syntax, &format!("<|im_start|>assistant\n{out}")),
+        ev
+    );
+    assert_eq!(Syntax::from_value(&syntax.to_json()).unwrap(), syntax);
+}
+
+#[test]
+fn gemma_calls_the_engine_cannot_read_are_refused_naming_the_key() {
+    let with = |f: &dyn Fn(&mut Value)| {
+        let mut t = gemma4_template();
+        f(&mut t["fields"]["tool_calls"]);
+        Syntax::from_value(&t).map(|_| ()).unwrap_err()
+    };
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Edit, &str, &str)> = vec![
+        (
+            Box::new(|c| c["content_args"]["unquoted_keys"] = json!(false)),
+            "fields.tool_calls.content_args.unquoted_keys",
+            "always reads bare keys",
+        ),
+        (
+            Box::new(|c| {
+                c["content_args"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("string_delims");
+            }),
+            "fields.tool_calls.content_args.unquoted_keys",
+            "with strings between a token",
+        ),
+        (
+            Box::new(|c| {
+                c["content_args"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("unquoted_keys");
+            }),
+            "fields.tool_calls.content_args.unquoted_keys",
+            "is required",
+        ),
+        (
+            Box::new(|c| {
+                c["content_args"]["string_delims"] = json!([["<|\"|>", "<|\"|>"], ["'", "'"]])
+            }),
+            "fields.tool_calls.content_args.string_delims",
+            "one [open, close] pair",
+        ),
+        (
+            Box::new(|c| c["content_args"]["string_delims"] = json!([["<a>", "</a>"]])),
+            "fields.tool_calls.content_args.string_delims[0]",
+            "the same token",
+        ),
+        (
+            Box::new(|c| c["content_args"]["string_delims"] = json!([["'", "'"]])),
+            "fields.tool_calls.content_args.string_delims[0]",
+            "begin with `<`",
+        ),
+        (
+            Box::new(|c| c["content_args"]["allow_non_json"] = json!(true)),
+            "fields.tool_calls.content_args.allow_non_json",
+            "never text",
+        ),
+        (
+            Box::new(|c| c["open_pattern"] = json!("<\\|tool_call>\\s*call:(?P<name>\\w+)")),
+            "fields.tool_calls.open_pattern",
+            "call:(?P<name>",
+        ),
+        (
+            Box::new(|c| c["close_pattern"] = json!("<tool_call\\|>\\s*")),
+            "fields.tool_calls.close_pattern",
+            "",
+        ),
+        (
+            Box::new(|c| c["transform"]["function"]["name"] = json!("{fn}")),
+            "fields.tool_calls.transform.function.name",
+            "name group",
+        ),
+        (
+            Box::new(|c| c["transform"] = json!({"type": "function", "function": "{content}"})),
+            "fields.tool_calls.transform",
+            "",
+        ),
+    ];
+    for (edit, path, says) in &cases {
+        let e = with(edit);
+        assert!(e.path().starts_with(path), "{path}: {e}");
+        assert!(e.message().contains(says), "{path}: {e}");
+    }
+    // The close_pattern case: the field is read by the pattern engine, which names the
+    // key that asks for the gemma engine.
+    let mut t = gemma4_template();
+    t["fields"]["tool_calls"]["close_pattern"] = json!("<tool_call\\|>");
+    t["fields"]["tool_calls"]
+        .as_object_mut()
+        .unwrap()
+        .remove("close");
+    let e = Syntax::from_value(&t).unwrap_err();
     assert_eq!(
         e.path(),
         "fields.tool_calls.content_args.unquoted_keys",
         "{e}"
     );
-    assert!(e.message().contains("gemma4's own engine"), "{e}");
 }
 
 #[test]
@@ -618,6 +901,7 @@ fn pattern_specs_read_back_to_the_same_syntax() {
         gpt_oss_template(),
         qwen3_template(),
         inkling_template(),
+        gemma4_template(),
     ] {
         let s = Syntax::from_value(&t).unwrap();
         assert_eq!(Syntax::from_value(&s.to_json()).unwrap(), s, "{t}");
@@ -650,9 +934,40 @@ fn toolstream(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
 fn cli_spec_then_parse_syntax_gives_the_formats_events() {
     let dir = std::env::temp_dir().join(format!("toolstream-spec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // No sample file for the gemma family: one written here (a call, reasoning, a
+    // close token inside a string, the bare opener, a broken call, a call cut off).
+    let gemma = dir.join("gemma4.txt");
+    std::fs::write(
+        &gemma,
+        "<|channel>thoughtplan<channel|>Hi <|tool_call>call:get_weather{city:<|\"|>Z\u{fc}rich <tool_call|><|\"|>,days:3,opts:{deep:[1,true,null]}}<tool_call|>\n<|tool_call>:now{}<tool_call|><|tool_call>call:bad{x:y}<tool_call|> then <|tool_call>call:cut{a:<|\"|>half<turn|>",
+    )
+    .unwrap();
+    let functiongemma = dir.join("functiongemma.txt");
+    std::fs::write(
+        &functiongemma,
+        "Hi <start_function_call>call:get_weather{city:<escape>Paris<escape>,days:3}<end_function_call><end_of_turn>",
+    )
+    .unwrap();
+    let lfm2 = dir.join("lfm2.txt");
+    std::fs::write(
+        &lfm2,
+        "Checking. <|tool_call_start|>[get_weather(city='Paris', days=3), now()]<|tool_call_end|> then <|tool_call_start|>[bad(1)]<|tool_call_end|> and <|tool_call_start|>[cut(a=\"x",
+    )
+    .unwrap();
+    let olmo3 = dir.join("olmo3.txt");
+    std::fs::write(
+        &olmo3,
+        "<function_calls>\nget_weather(city=\"Paris\")\nnow()\n</function_calls> done",
+    )
+    .unwrap();
     let inputs = [
         ("hermes", "samples/hermes.txt"),
         ("qwen-xml", "samples/qwen-xml.txt"),
+        ("gemma4", gemma.to_str().unwrap()),
+        ("functiongemma", functiongemma.to_str().unwrap()),
+        ("llama-pythonic", "samples/llama-pythonic.txt"),
+        ("lfm2", lfm2.to_str().unwrap()),
+        ("olmo3", olmo3.to_str().unwrap()),
     ];
     for (name, file) in inputs {
         let (code, spec, e) = toolstream(&["spec", name], b"");
@@ -728,7 +1043,7 @@ fn cli_bad_spec_exits_2_naming_the_key() {
     assert!(e.contains("cannot read --syntax"), "{e}");
     let (code, _, e) = toolstream(&["parse", "--syntax", "x.json", "--format", "hermes"], b"");
     assert_eq!(code, 2, "{e}");
-    for name in ["mistral", "harmony", "gemma4", "openai-chat"] {
+    for name in ["mistral", "harmony", "openai-chat"] {
         let (code, out, e) = toolstream(&["spec", name], b"");
         assert_eq!(code, 2, "{name}");
         assert!(

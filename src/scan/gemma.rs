@@ -150,8 +150,8 @@ pub(crate) struct GemmaArgs {
     state: State,
     stack: Vec<Frame>,
     max_depth: usize,
-    /// The string delimiter token.
-    quote: &'static [u8],
+    /// The string delimiter token (owned: a spec's may be any token that fits).
+    quote: Box<[u8]>,
     /// Bytes of a string token read where the input failed (see [`Self::failed_in_token`]).
     failed_in_token: u8,
     word: [u8; 5],
@@ -165,7 +165,7 @@ pub(crate) struct GemmaArgs {
     skip_stop: bool,
     /// The open and close tokens (with [`stop`](Self::stop)): a `<` where neither may
     /// begin is read as without stops.
-    others: [&'static str; 2],
+    others: [Box<[u8]>; 2],
     /// Where the last feed stopped.
     stopped: Option<usize>,
     /// Inside a key of the arguments object: its JSON (`,"k":`) is written to `key`,
@@ -197,14 +197,14 @@ impl GemmaArgs {
             state: State::Start,
             stack: Vec::with_capacity(max_depth.clamp(1, 16)),
             max_depth: max_depth.max(1),
-            quote: QUOTE,
+            quote: QUOTE.into(),
             failed_in_token: 0,
             word: [0; 5],
             word_len: 0,
             deepest: 0,
             stop: None,
             skip_stop: false,
-            others: ["", ""],
+            others: [Box::default(), Box::default()],
             stopped: None,
             in_key: false,
             key: String::new(),
@@ -214,10 +214,10 @@ impl GemmaArgs {
 
     /// String content stops at each `<` ([`take_stop`](Self::take_stop)), where the
     /// caller looks for the syntax's tokens (the open and close tokens are never content).
-    pub(crate) fn stop_at_tokens(mut self, tokens: [&'static str; 3]) -> Self {
+    pub(crate) fn stop_at_tokens(mut self, tokens: [&str; 3]) -> Self {
         self.stop = crate::scan::find::StopByte::of(tokens.map(str::as_bytes));
         let [_, open, close] = tokens;
-        self.others = [open, close];
+        self.others = [open.as_bytes().into(), close.as_bytes().into()];
         self
     }
 
@@ -229,7 +229,7 @@ impl GemmaArgs {
         // Byte by byte (`<b` differs at its second byte: no call to `memcmp`).
         self.others
             .iter()
-            .any(|t| rest.iter().zip(t.as_bytes()).all(|(a, b)| a == b))
+            .any(|t| rest.iter().zip(t.iter()).all(|(a, b)| a == b))
     }
 
     /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
@@ -252,9 +252,9 @@ impl GemmaArgs {
     /// The same transducer with `quote` as the string delimiter token (FunctionGemma's
     /// `<escape>`). Like `<|"|>` it must begin with `<` and hold no other `<` (a string's
     /// content is plain up to a `<`; a `<` that breaks a partial token begins it again).
-    pub(crate) fn quote(mut self, quote: &'static str) -> Self {
+    pub(crate) fn quote(mut self, quote: &str) -> Self {
         debug_assert!(quote.starts_with('<') && !quote.get(1..).unwrap_or_default().contains('<'));
-        self.quote = quote.as_bytes();
+        self.quote = quote.as_bytes().into();
         self
     }
 

@@ -28,7 +28,7 @@
 //! | `defaults` | an object; not used (it fills transformers' output message) |
 //! | `start_anchor` | a literal or a list: when the input begins with one, it is skipped (a server that echoes the prompt's end); otherwise the input is the model's output from its first byte |
 //! | `start_anchor_pattern`, `open_pattern`, `close_pattern` | regular expressions (Python `re` syntax, `re.DOTALL`; see [`scan::pattern`](crate::scan::pattern) for what a DFA can run): a spec with one runs on the regions engine (below); `start_anchor_pattern` is skipped when the input begins with a match |
-//! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`) or `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) |
+//! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`; with `content_args` `unquoted_keys` and `string_delims`, bare-key objects, the engine of `gemma4`: below), `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) or `python-call-list` (the engine of `lfm2`: below) |
 //! | `fields.thinking` (or `reasoning`, `reasoning_content`) | `open` / `close` literals: a reasoning tag pair |
 //! | `fields.content` | the visible text; its `open` / `close` literals are tokens dropped from the text (`<\|im_end\|>`) |
 //! | any other field | an error: no event carries it |
@@ -73,33 +73,59 @@
 //! `toolstream` takes only `name` here. Reasoning options of [`ParserConfig`](crate::ParserConfig)
 //! (`reasoning_open`, ...) do not apply: the spec's fields say where reasoning is.
 //!
+//! # Bare keys and string tokens (the gemma engine)
+//!
+//! A `json` calls field with `content_args` `{"unquoted_keys": true, "string_delims":
+//! [[Q, Q]]}` (one token, the same for open and close, beginning with `<` and holding no
+//! other `<`), an `open_pattern` `<MARKER>call:(?P<G>\w+)` (the marker a literal, its
+//! metacharacters escaped), one `close` literal and the transform `{"type": "function",
+//! "function": {"name": "{G}", "arguments": "{content}"}}` runs on the engine of `gemma4`
+//! and `functiongemma` (`src/text/gemma/`): transformers' Gemma 4 template is such a spec,
+//! and `toolstream spec gemma4` prints one (with `toolstream.engine` `"gemma"`). Its other
+//! fields are read as on the literal engines. What the engine reads beyond transformers'
+//! rewrite (keys after whitespace, names with `.`, `:` or `-`, the bare `<|tool_call>:NAME{`
+//! opener; a close marker inside a string is string content) is in `src/spec/lax.rs`. Any
+//! other use of `unquoted_keys` / `string_delims` is an error naming the key (bare keys
+//! with JSON strings, two different delimiters, `allow_non_json: true`).
+//!
+//! # Pythonic call lists (the pythonic engine)
+//!
+//! A `python-call-list` calls field (`open` / `close` literals, `transform_each: true`,
+//! `{"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}}`,
+//! as transformers.js' LFM template) runs on the engine of `llama-pythonic`, `lfm2` and
+//! `olmo3` (`src/text/pythonic/`), with `toolstream.pythonic` `{"bare_list": true}` when a
+//! bare `[` opens a list too and `{"bracketless": true}` for one call per line after the
+//! token. The engine streams each call (Start at its `(`); a broken call is an error with
+//! its bytes and the calls around it stand (transformers' parser fails the list). It has
+//! no reasoning stage and drops no end tokens: a reasoning field, or a `content` field
+//! with delimiters, beside such calls is an error naming it. `src/spec/pylist.rs` says
+//! what differs from transformers' parser.
+//!
 //! The `toolstream` object (every key optional):
 //!
 //! | key | what |
 //! | --- | --- |
 //! | `name` | the syntax's name, for messages |
-//! | `engine` | `"json"` or `"xml"`; must agree with `fields.tool_calls.content` |
+//! | `engine` | `"json"`, `"xml"`, `"gemma"` or `"pythonic"`; must agree with `fields.tool_calls.content` (and `"gemma"` with its `content_args`) |
+//! | `pythonic` | pythonic engine: `{"bare_list": bool, "bracketless": bool}` (both default `false`) |
 //! | `openers` | JSON engine: `[{"open": "<\|tool_call\|>", "close": null, "payload": "either"}, ..]`, one per call-opening marker, each with its own close marker (`null`: none; the call ends where its JSON value does) and payload (`object`; `either`: a list of calls or one; `either-open-array`: as `either`, but a list's close marker is optional and a broken call in it is skipped to its balancing bracket, as granite's `<tool_call>[..]`; `array-body`: the elements of a list whose `[` ends the marker, as `functools[`) |
 //! | `citations` | JSON engine: `[open, close_head]`, citation markup dropped from text and reasoning with the cited text kept: `["<co>", "</co: "]` drops `<co>` and `</co: 0:[1,2]>` (command-r) |
 //! | `keys` | JSON engine: `{"name": [..], "arguments": [..], "id": [..]}` (every key accepted for each, the first arguments key seen is used), or `"name-as-key"` (`{"get_weather": {..}}`) |
-//! | `xml` | XML engine: its markers (see [`Syntax::to_json`] of `qwen-xml`, `glm`, `minimax`); `tool_calls.open` / `close` must be its sections' tags (or its call tags without sections); the flags `string_attr` (DSML's `string="true\|false"` says a value's kind), `json_body` (a call's body may be one JSON object), `py_literals` (Python's `True`/`False`/`None` without a schema) and `entities` (XML character references in values decoded) default to `false`. The field's `content_args` (`tag_pattern`, `value_parser`) are transformers' and only type-checked here; `merge_duplicates: true` is an error (a repeated parameter is an error with the raw call) |
+//! | `xml` | XML engine: its markers (see [`Syntax::to_json`] of `qwen-xml`, `glm`, `minimax`); `tool_calls.open` / `close` must be its sections' tags (or its call tags without sections); the flags `string_attr` (DSML's `string="true\|false"` says a value's kind), `json_body` (a call's body may be one JSON object), `py_literals` (Python's `True`/`False`/`None` without a schema) and `entities` (XML character references in values decoded) default to `false`; `name_sep` is a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too). The field's `content_args` (`tag_pattern`, `value_parser`) are transformers' and only type-checked here; `merge_duplicates: true` is an error (a repeated parameter is an error with the raw call) |
 //! | `reasoning` | every reasoning tag pair `[[open, close], ..]` when there is more than one (the first must be the `thinking` field's) |
 //!
 //! # What cannot be a spec yet
 //!
 //! The built-ins on engines that are not table-driven: `mistral` (its v11 `name[ARGS]`
 //! calls), `deepseek` and `kimi-k2` (special-token sections with a head per call),
-//! `harmony` (channels), `llama-pythonic`, `lfm2`, `olmo3` and `llama-json` (pythonic
-//! lists, bare JSON), `gemma4` and `functiongemma` (bare-key objects with `<|"|>` /
-//! `<escape>` strings) and `auto`.
+//! `harmony` (channels), `llama-json` (bare JSON and `<|python_tag|>`) and `auto`.
 //! XML-engine built-ins whose table has a field no key says yet
 //! ([`Syntax::unwritable`] says which): `deepseek-dsml` (several spellings of its
 //! markers: V4.1's spaced tags and the doubled-bar leak), `kimi-k3` (XTML: attributes
 //! ending at `<|sep|>`, `type="..."` value kinds, escaped attribute values, the
 //! `<|open|>json` block) and `minimax-m3` (parameters named by their tags).
-//! transformers' `python-call-list`, `kv-lines`, `int`/`float`/`bool` call contents and
-//! `json`'s `unquoted_keys` / `string_delims` (transformers' Gemma 4 template) are errors
-//! for the same reason.
+//! transformers' `kv-lines` and `int`/`float`/`bool` call contents are errors for the same
+//! reason.
 //!
 //! ```
 //! use toolstream::{Event, Parser, ParserConfig, Syntax};
@@ -127,8 +153,10 @@ use std::fmt;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::kit::options::TextOptions;
-use crate::text::{TextScanner, json, xml};
+use crate::text::{TextScanner, gemma, json, pythonic, xml};
 
+mod lax;
+mod pylist;
 mod read;
 pub(crate) mod regions;
 mod write;
@@ -153,6 +181,10 @@ pub(crate) enum Engine {
     Xml(Box<xml::Table>),
     /// Regular-expression delimiters ([`regions::Regions`]).
     Regions(Box<regions::Plan>),
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
+    Gemma(Box<gemma::Dialect>),
+    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
+    Pythonic(Box<pythonic::Frame>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -265,6 +297,14 @@ impl Syntax {
             Engine::Regions(p) => {
                 TextScanner::Regions(Box::new(regions::Regions::new((**p).clone(), limits)))
             }
+            Engine::Gemma(d) => TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
+                (**d).clone(),
+                limits,
+                &options.reasoning,
+            ))),
+            Engine::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
+                pythonic::LlamaPythonic::framed((**f).clone(), limits, options),
+            )),
         };
         if self.anchors.is_empty() {
             inner

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::lax::LAX_KEYS;
 use super::regions::{Body, Kind, Plan, Region};
 use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
@@ -60,6 +61,7 @@ const TOOLSTREAM_KEYS: &[&str] = &[
     "xml",
     "reasoning",
     "citations",
+    "pythonic",
 ];
 
 /// Keys that say an object is a `tokenizer_config.json` (it holds other things than a
@@ -310,6 +312,14 @@ fn text_args(f: &Field<'_>) -> Result<()> {
     Ok(())
 }
 
+/// A `json` field with transformers' `unquoted_keys` / `string_delims`: the gemma
+/// engine's calls.
+fn lax(f: &Field<'_>) -> bool {
+    f.content == "json"
+        && f.args
+            .is_some_and(|a| LAX_KEYS.iter().any(|k| a.contains_key(*k)))
+}
+
 /// What a spec says, before it is compiled onto an engine.
 struct Read<'a> {
     anchors: Vec<String>,
@@ -374,10 +384,12 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
         }
         all.push((name.clone(), f));
     }
+    // The open pattern of gemma-engine calls is read by that engine (`gemma::dialect`).
     let patterned = anchor_pattern.is_some()
-        || all
-            .iter()
-            .any(|(_, f)| f.open_pattern.is_some() || f.close_pattern.is_some());
+        || all.iter().any(|(n, f)| {
+            (f.open_pattern.is_some() && !(n == "tool_calls" && lax(f)))
+                || f.close_pattern.is_some()
+        });
     for (name, f) in all.iter().cloned() {
         if patterned {
             if name == "tool_calls" {
@@ -516,6 +528,74 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
         None => None,
     };
     let engine = match (calls.content, wanted) {
+        ("json", None | Some("gemma")) if lax(calls) => {
+            for key in ["xml", "openers", "keys", "citations"] {
+                if ext_get(ext, key).is_some() {
+                    return Err(SpecError::new(
+                        format!("toolstream.{key}"),
+                        "is not read by the gemma engine (json calls with string_delims)",
+                    ));
+                }
+            }
+            let fields = super::lax::Fields {
+                open_pattern: calls.open_pattern.as_deref(),
+                close: calls.close.as_deref(),
+                args: calls.args,
+                transform: calls.transform,
+                transform_each: calls.transform_each,
+            };
+            Engine::Gemma(Box::new(super::lax::dialect(
+                &calls.path,
+                fields,
+                reasoning,
+                drops,
+            )?))
+        }
+        ("python-call-list", None | Some("pythonic")) => {
+            for key in ["xml", "openers", "keys", "citations", "reasoning"] {
+                if ext_get(ext, key).is_some() {
+                    return Err(SpecError::new(
+                        format!("toolstream.{key}"),
+                        "is not read by the pythonic engine (python-call-list calls)",
+                    ));
+                }
+            }
+            // The engine streams text as it is: no reasoning stage, no dropped tokens.
+            for (fname, f) in &read.fields {
+                let texty = REASONING_FIELDS.contains(&fname.as_str())
+                    || (fname == "content" && (f.open.is_some() || f.close.is_some()));
+                if texty {
+                    return Err(SpecError::new(
+                        f.path.clone(),
+                        "the pythonic engine (python-call-list calls) has no reasoning stage and drops no tokens from the text",
+                    ));
+                }
+            }
+            let fields = super::pylist::Fields {
+                path: &calls.path,
+                open: calls.open.as_deref(),
+                close: calls.close.as_deref(),
+                args: calls.args,
+                transform: calls.transform,
+                transform_each: calls.transform_each,
+            };
+            Engine::Pythonic(Box::new(super::pylist::frame(
+                fields,
+                ext_get(ext, "pythonic"),
+            )?))
+        }
+        (_, Some("pythonic")) => {
+            return Err(SpecError::new(
+                engine_path,
+                "\"pythonic\" reads python-call-list calls",
+            ));
+        }
+        ("json", Some("gemma")) => {
+            return Err(SpecError::new(
+                engine_path,
+                "\"gemma\" reads json calls with content_args.unquoted_keys and string_delims",
+            ));
+        }
         ("json", None | Some("json")) => {
             for key in ["xml"] {
                 if ext_get(ext, key).is_some() {
@@ -538,10 +618,10 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             }
             Engine::Xml(Box::new(xml_table(calls, ext, reasoning, drops)?))
         }
-        (_, Some(e)) if e != "json" && e != "xml" => {
+        (_, Some(e)) if e != "json" && e != "xml" && e != "gemma" => {
             return Err(SpecError::new(
                 engine_path,
-                format!("unknown engine {e:?} (known: \"json\", \"xml\")"),
+                format!("unknown engine {e:?} (known: \"json\", \"xml\", \"gemma\", \"pythonic\")"),
             ));
         }
         ("json" | "xml-inline", Some(e)) => {
@@ -696,7 +776,7 @@ fn json_table(
                 p,
                 match k.as_str() {
                     "unquoted_keys" | "string_delims" => {
-                        "the json engine reads standard JSON call objects only (bare keys and custom string delimiters are gemma4's own engine, not a spec yet)"
+                        "the json engine reads standard JSON call objects only (bare keys and string delimiters run on the gemma engine: open_pattern `<MARKER>call:(?P<name>\\w+)`, the name and arguments from the transform {\"name\": \"{name}\", \"arguments\": \"{content}\"})"
                     }
                     "allow_non_json" => {
                         "a call whose content is not JSON is an error here, never text"
@@ -932,6 +1012,7 @@ const XML_KEYS: &[&str] = &[
     "json_body",
     "py_literals",
     "entities",
+    "name_sep",
 ];
 
 fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
@@ -1093,7 +1174,13 @@ fn xml_table(
         bare_calls,
         multi,
         name_end,
-        name_sep: Cow::Borrowed(""),
+        name_sep: match m.get("name_sep") {
+            None => Cow::Borrowed(""),
+            Some(v) => {
+                let p = join(base, "name_sep");
+                Cow::Owned(nonempty(&p, string(&p, v)?)?)
+            }
+        },
         call_close,
         param_open: req_str("param_open")?,
         key_end,
@@ -1307,7 +1394,7 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
                 join(&base, k),
                 match k.as_str() {
                     "unquoted_keys" | "string_delims" => {
-                        "the json engine reads standard JSON only (bare keys and custom string delimiters are gemma4's own engine, not a spec yet)"
+                        "bare keys and string delimiters run on the gemma engine, whose other delimiters are literals (only the call's open_pattern `<MARKER>call:(?P<name>\\w+)` is a pattern)"
                     }
                     "allow_non_json" => {
                         "a call whose content is not JSON is an error here, never text"

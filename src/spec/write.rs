@@ -26,8 +26,10 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
     let mut ext = Map::new();
     ext.insert("name".into(), json!(syntax.name));
     let (reasoning, drops) = match &syntax.engine {
-        Engine::Json(t) => (&t.reasoning, &t.drops),
-        Engine::Xml(t) => (&t.reasoning, &t.drops),
+        Engine::Json(t) => (&t.reasoning[..], &t.drops[..]),
+        Engine::Xml(t) => (&t.reasoning[..], &t.drops[..]),
+        Engine::Gemma(d) => (&d.reasoning[..], &d.drops[..]),
+        Engine::Pythonic(_) => (&[][..], &[][..]),
         Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {
@@ -50,6 +52,16 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
         Engine::Xml(t) => {
             ext.insert("engine".into(), json!("xml"));
             xml_calls(t, &mut ext)
+        }
+        Engine::Gemma(d) => {
+            ext.insert("engine".into(), json!("gemma"));
+            super::lax::field(d)
+        }
+        Engine::Pythonic(f) => {
+            ext.insert("engine".into(), json!("pythonic"));
+            let (field, flags) = super::pylist::field(f);
+            ext.insert("pythonic".into(), flags);
+            field
         }
         Engine::Regions(_) => return Value::Null,
     };
@@ -201,6 +213,9 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
         if let (true, Some(m)) = (on, xml.as_object_mut()) {
             m.insert(key.into(), json!(true));
         }
+    }
+    if let (false, Some(m)) = (t.name_sep.is_empty(), xml.as_object_mut()) {
+        m.insert("name_sep".into(), json!(t.name_sep));
     }
     ext.insert("xml".into(), xml);
     json!({

@@ -159,12 +159,12 @@ impl TextScanner {
                 limits, options,
             )))),
             Format::Gemma4 => Some(TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
-                &gemma::gemma4::GEMMA4,
+                gemma::gemma4::GEMMA4,
                 limits,
                 &options.reasoning,
             )))),
             Format::FunctionGemma => Some(TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
-                &gemma::functiongemma::FUNCTIONGEMMA,
+                gemma::functiongemma::FUNCTIONGEMMA,
                 limits,
                 &options.reasoning,
             )))),
@@ -303,6 +303,16 @@ fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
 /// for those whose table has a field no spec key says yet ([`unwritable`]).
 pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
     use crate::spec::Engine;
+    match format {
+        Format::Gemma4 => return Some(Engine::Gemma(Box::new(gemma::gemma4::GEMMA4))),
+        Format::FunctionGemma => {
+            return Some(Engine::Gemma(Box::new(gemma::functiongemma::FUNCTIONGEMMA)));
+        }
+        Format::LlamaPythonic => return Some(Engine::Pythonic(Box::new(pythonic::llama::LLAMA))),
+        Format::Lfm2 => return Some(Engine::Pythonic(Box::new(pythonic::lfm2::LFM2))),
+        Format::Olmo3 => return Some(Engine::Pythonic(Box::new(pythonic::olmo3::OLMO3))),
+        _ => {}
+    }
     match xml_table(format) {
         Some(t) if t.unwritable().is_some() => None,
         Some(t) => Some(Engine::Xml(Box::new(t))),

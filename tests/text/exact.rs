@@ -125,9 +125,23 @@ pub(crate) fn make(format: Format) -> impl Fn() -> Parser {
 /// of it (see the module doc).
 pub(crate) fn check_fixtures(format: Format, fixtures: &[Fx]) {
     let make = make(format);
+    // A format that can be written as a spec: the spec `toolstream spec FORMAT` prints,
+    // read back from its text, gives the same events on every fixture.
+    let spec = toolstream::Syntax::builtin(format).map(|s| {
+        let text = serde_json::to_string(&s.to_json()).unwrap_or_default();
+        toolstream::Syntax::from_json(&text).unwrap_or_else(|e| panic!("{format}: {e}"))
+    });
     for f in fixtures {
         let got = assert_split_invariant(&make, f.input.as_bytes(), 30);
         assert_eq!(evs(&got), f.want, "{format} — {}: {:?}", f.what, f.input);
+        if let Some(syntax) = &spec {
+            let via = assert_split_invariant(
+                &|| Parser::with_syntax(syntax.clone(), ParserConfig::new().id_prefix("call_")),
+                f.input.as_bytes(),
+                8,
+            );
+            assert_eq!(via, got, "{format} (spec) — {}: {:?}", f.what, f.input);
+        }
         check_prefixes(&make, &f.input, &got);
     }
 }

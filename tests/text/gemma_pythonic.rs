@@ -7,7 +7,7 @@
 use crate::common::*;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use toolstream::{ErrorKind, Event, Format, Parser};
+use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, Syntax};
 
 /// One fixture: input, the visible text, the calls that end, and the errors (`(kind,
 /// raw)` of each `Error`: a call's own once its Start was emitted).
@@ -52,10 +52,25 @@ fn bad(
 }
 
 fn run_cases(format: Format, cases: &[Case]) {
-    let make = move || Parser::new(format);
+    run_cases_on(&format.to_string(), &move || Parser::new(format), cases);
+}
+
+/// `format`'s cases through the spec `toolstream spec FORMAT` prints, read back from
+/// its text (as `parse --syntax FILE` reads it): the same events as the built-in.
+fn run_cases_through_spec(format: Format, cases: &[Case]) {
+    let text = serde_json::to_string_pretty(&Syntax::builtin(format).unwrap().to_json()).unwrap();
+    let syntax = Syntax::from_json(&text).unwrap();
+    run_cases_on(
+        &format!("{format} (spec)"),
+        &move || Parser::with_syntax(syntax.clone(), ParserConfig::new()),
+        cases,
+    );
+}
+
+fn run_cases_on(label: &str, make: &dyn Fn() -> Parser, cases: &[Case]) {
     for c in cases {
-        let events = assert_split_invariant(&make, c.input.as_bytes(), 40);
-        let label = format!("{format} {}: {events:?}", c.name);
+        let events = assert_split_invariant(make, c.input.as_bytes(), 40);
+        let label = format!("{label} {}: {events:?}", c.name);
         assert_eq!(text(&events), c.text, "{label}");
         let got: Vec<(String, Value)> = calls(&events)
             .into_iter()
@@ -211,6 +226,11 @@ fn gemma_cases() -> Vec<Case> {
 #[test]
 fn gemma4_fixtures() {
     run_cases(Format::Gemma4, &gemma_cases());
+}
+
+#[test]
+fn gemma4_fixtures_through_its_spec() {
+    run_cases_through_spec(Format::Gemma4, &gemma_cases());
 }
 
 #[test]
@@ -385,6 +405,12 @@ fn lfm2_fixtures() {
 #[test]
 fn olmo3_fixtures() {
     run_cases(Format::Olmo3, &olmo3_cases());
+}
+
+#[test]
+fn lfm2_and_olmo3_fixtures_through_their_specs() {
+    run_cases_through_spec(Format::Lfm2, &lfm2_cases());
+    run_cases_through_spec(Format::Olmo3, &olmo3_cases());
 }
 
 #[test]

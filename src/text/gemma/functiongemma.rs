@@ -11,13 +11,15 @@
 //! values, nested objects and arrays are read too. No reasoning tags (a 270M
 //! non-thinking model); `<end_of_turn>` is dropped.
 
+use std::borrow::Cow;
+
 use crate::text::gemma::Dialect;
 
 /// `functiongemma`'s tokens.
 pub(crate) const FUNCTIONGEMMA: Dialect = Dialect {
-    open: "<start_function_call>",
-    close: "<end_function_call>",
-    quote: "<escape>",
-    reasoning: &[],
-    drops: &["<end_of_turn>"],
+    open: Cow::Borrowed("<start_function_call>"),
+    close: Cow::Borrowed("<end_function_call>"),
+    quote: Cow::Borrowed("<escape>"),
+    reasoning: Cow::Borrowed(&[]),
+    drops: Cow::Borrowed(&[Cow::Borrowed("<end_of_turn>")]),
 };

@@ -39,6 +39,8 @@
 //!   the call's own error (with its index) once its Start was emitted. A call cut off by
 //!   the end of input → `Error` of kind `Truncated` with its bytes.
 
+use std::borrow::Cow;
+
 use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
@@ -68,18 +70,30 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-')
 }
 
-/// A syntax of the Gemma family: its tokens.
-#[derive(Debug)]
+/// A syntax of the Gemma family: its tokens. The built-ins' are borrowed constants; a
+/// spec's ([`Syntax`](crate::Syntax) with `content_args.string_delims`) owns its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Dialect {
     /// Opens a call (`<|tool_call>`).
-    pub(crate) open: &'static str,
+    pub(crate) open: Cow<'static, str>,
     /// Closes a call (`<tool_call|>`).
-    pub(crate) close: &'static str,
+    pub(crate) close: Cow<'static, str>,
     /// Quotes a string (`<|"|>`): begins with `<` and holds no other `<`.
-    pub(crate) quote: &'static str,
-    pub(crate) reasoning: &'static [(&'static str, &'static str)],
+    pub(crate) quote: Cow<'static, str>,
+    pub(crate) reasoning: Cow<'static, [(Cow<'static, str>, Cow<'static, str>)]>,
     /// End-of-turn tokens dropped from the text.
-    pub(crate) drops: &'static [&'static str],
+    pub(crate) drops: Cow<'static, [Cow<'static, str>]>,
+}
+
+impl Dialect {
+    /// Whether `quote` can be this engine's string token: it begins with `<` and holds
+    /// no other `<` (a string's content is plain up to a `<`; a `<` that breaks a
+    /// partial token begins it again).
+    pub(crate) fn quote_fits(quote: &str) -> bool {
+        quote.len() > 1
+            && quote.starts_with('<')
+            && !quote.get(1..).unwrap_or_default().contains('<')
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,7 +118,7 @@ enum St {
 /// Scanner for the Gemma family (`gemma4`, `functiongemma`). See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Gemma4 {
-    dialect: &'static Dialect,
+    dialect: Dialect,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -146,33 +160,42 @@ reads_chars!(Gemma4;
 );
 
 impl Gemma4 {
-    pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    pub(crate) fn new(dialect: Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        let tags: Vec<(&str, &str)> = dialect
+            .reasoning
+            .iter()
+            .map(|(o, c)| (&**o, &**c))
+            .collect();
         Gemma4 {
-            dialect,
             input: CharInput::default(),
             text: TextStage::new(
-                &[dialect.open],
-                dialect.drops,
-                dialect.reasoning,
+                std::slice::from_ref(&dialect.open),
+                &dialect.drops,
+                &tags,
                 opts,
                 limits,
             ),
             st: St::Text,
             name: String::new(),
             args: GemmaArgs::with_max_depth(limits.max_depth.saturating_add(1))
-                .quote(dialect.quote)
-                .stop_at_tokens([dialect.quote, dialect.open, dialect.close]),
+                .quote(&dialect.quote)
+                .stop_at_tokens([&dialect.quote, &dialect.open, &dialect.close]),
             json: String::new(),
             slot: None,
             raw: Raw::new(limits.max_argument_bytes),
-            close: MarkerSet::new([dialect.close]),
-            skip_set: MarkerSet::new([dialect.close, dialect.open]),
+            close: MarkerSet::new([dialect.close.clone()]),
+            skip_set: MarkerSet::new([dialect.close.clone(), dialect.open.clone()]),
             fresh: false,
-            in_string: InString::new([dialect.quote, dialect.open, dialect.close]),
+            in_string: InString::new([
+                dialect.quote.clone(),
+                dialect.open.clone(),
+                dialect.close.clone(),
+            ]),
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
             max_depth: limits.max_depth,
             own: false,
+            dialect,
         }
     }
 
@@ -321,17 +344,17 @@ impl Gemma4 {
                     Look::Token { index: 1, consumed } => {
                         // A new call began inside this one's string: it ends here.
                         s = s.get(consumed..).unwrap_or_default();
-                        let open = self.dialect.open;
-                        interrupted(calls, self.slot, open, &mut self.raw, out);
+                        let open = self.dialect.open.clone();
+                        interrupted(calls, self.slot, &open, &mut self.raw, out);
                         self.end_call();
-                        self.raw.start(open);
+                        self.raw.start(&open);
                         self.st = St::Prefix(0);
                     }
                     Look::Token { index: 2, consumed } => {
                         // The close token inside a string (its closing string token
                         // missing): the call ends, broken, the token with it.
                         s = s.get(consumed..).unwrap_or_default();
-                        self.raw.push(self.dialect.close);
+                        self.raw.push(&self.dialect.close);
                         let kind = ErrorKind::InvalidArguments;
                         let what = self.skip_message(kind);
                         report(calls, self.slot, kind, &what, &mut self.raw, out);
@@ -342,7 +365,8 @@ impl Gemma4 {
                         s = s.get(consumed..).unwrap_or_default();
                         self.args.past_stop();
                         self.st = St::Args;
-                        self.run(self.dialect.quote, calls, out);
+                        let quote = self.dialect.quote.clone();
+                        self.run(&quote, calls, out);
                     }
                     Look::Content { consumed } => {
                         // No token: the `<` is content, the bytes after it read again.
@@ -358,7 +382,7 @@ impl Gemma4 {
                     if let Some(given) = closing(&mut self.expect, &self.close, &mut s) {
                         self.end_call();
                         // No close token: what follows the call is text again.
-                        let close = self.dialect.close;
+                        let close = &self.dialect.close;
                         self.text
                             .give_back(close.get(..given).unwrap_or_default(), out);
                     }
@@ -375,19 +399,20 @@ impl Gemma4 {
                         Found::Marker(1) => {
                             // A new call began inside this one: it ends here (cut short,
                             // when its arguments broke right at the marker).
-                            let open = self.dialect.open;
+                            // Borrowed for the built-ins (a spec's owns its token).
+                            let open = self.dialect.open.clone();
                             if self.fresh {
-                                interrupted(calls, self.slot, open, &mut self.raw, out);
+                                interrupted(calls, self.slot, &open, &mut self.raw, out);
                             } else {
                                 let what = self.skip_message(kind);
                                 report(calls, self.slot, kind, &what, &mut self.raw, out);
                             }
                             self.end_call();
-                            self.raw.start(open);
+                            self.raw.start(&open);
                             self.st = St::Prefix(0);
                         }
                         Found::Marker(_) => {
-                            self.raw.push(self.dialect.close);
+                            self.raw.push(&self.dialect.close);
                             let what = self.skip_message(kind);
                             report(calls, self.slot, kind, &what, &mut self.raw, out);
                             self.end_call();
@@ -424,7 +449,7 @@ impl Gemma4 {
     #[inline]
     fn text_run(&mut self, s: &mut &str, out: &mut dyn EventSink) {
         if self.text.run(s, out).is_some() {
-            self.raw.start(self.dialect.open);
+            self.raw.start(&self.dialect.open);
             self.name.clear();
             self.slot = None;
             self.st = St::Prefix(0);
@@ -495,7 +520,7 @@ impl Gemma4 {
     }
 
     fn skip_message(&self, kind: ErrorKind) -> String {
-        let open = self.dialect.open;
+        let open = &self.dialect.open;
         match kind {
             ErrorKind::MissingName => format!("a {open} without call:NAME{{"),
             _ => format!("the arguments of a {open} are malformed"),

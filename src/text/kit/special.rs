@@ -3,9 +3,9 @@
 //! frames, `llama-json`'s `<|python_tag|>` and end-of-message tokens) use it.
 
 /// How held bytes compare with a set of special tokens ([`special`]).
-pub(crate) enum Match {
+pub(crate) enum Match<'t> {
     /// One of the tokens, whole.
-    Full(&'static [u8]),
+    Full(&'t [u8]),
     /// A proper prefix of one.
     Prefix,
     /// Neither.
@@ -13,10 +13,11 @@ pub(crate) enum Match {
 }
 
 /// Whether `held` is one of `tokens` or a proper prefix of one.
-pub(crate) fn special(held: &[u8], tokens: &[&'static [u8]]) -> Match {
+pub(crate) fn special<'t, T: AsRef<[u8]>>(held: &[u8], tokens: &'t [T]) -> Match<'t> {
     let mut prefix = false;
     for t in tokens {
-        if *t == held {
+        let t = t.as_ref();
+        if t == held {
             return Match::Full(t);
         }
         prefix |= t.starts_with(held);

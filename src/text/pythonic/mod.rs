@@ -67,6 +67,12 @@
 //!
 //! Invalid UTF-8 in text becomes U+FFFD; a UTF-8 character split across feeds is held
 //! until complete.
+//!
+//! A [`Frame`]'s tokens are borrowed constants for the built-ins and owned for a spec's
+//! `python-call-list` field ([`Syntax`](crate::Syntax); `src/spec/pylist.rs`): they are
+//! compared only while a tag is held, never in the argument loop.
+
+use std::borrow::Cow;
 
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
@@ -84,13 +90,17 @@ pub(crate) mod llama;
 pub(crate) mod llama_json;
 pub(crate) mod olmo3;
 
+/// The special tokens of a [`Frame`]: borrowed constants for the built-ins, owned for a
+/// spec's.
+pub(crate) type Tokens = Cow<'static, [Cow<'static, [u8]>]>;
+
 /// How a pythonic call list is framed: the special tokens around it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Frame {
     /// Tokens that introduce a call list (consumed as its marker when one follows).
-    pub(crate) open: &'static [&'static [u8]],
+    pub(crate) open: Tokens,
     /// Tokens that close a call list (consumed right after one).
-    pub(crate) close: &'static [&'static [u8]],
+    pub(crate) close: Tokens,
     /// A bare `[` starts a list too (no opening token needed).
     pub(crate) bare_list: bool,
     /// After an opening token, calls may come without brackets, one per line.
@@ -159,6 +169,14 @@ pub(crate) struct LlamaPythonic {
 impl LlamaPythonic {
     /// A scanner for calls framed by `frame`'s markers.
     pub(crate) fn framed(frame: Frame, limits: &Limits, options: &TextOptions) -> Self {
+        // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
+        // `<function_calls>`) are never string content: strings stop at `<`.
+        let mut call = PyCall::new(limits);
+        if frame.open.iter().all(|t| t.starts_with(b"<|")) {
+            call.set_stop(crate::scan::find::StopByte::of(
+                frame.open.iter().map(|t| t.as_ref()),
+            ));
+        }
         LlamaPythonic {
             frame,
             st: St::Text,
@@ -169,15 +187,7 @@ impl LlamaPythonic {
             first: true,
             in_list: false,
             marked: false,
-            call: {
-                // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
-                // `<function_calls>`) are never string content: strings stop at `<`.
-                let mut call = PyCall::new(limits);
-                if frame.open.iter().all(|t| t.starts_with(b"<|")) {
-                    call.set_stop(crate::scan::find::StopByte::of(frame.open.iter().copied()));
-                }
-                call
-            },
+            call,
             slot: None,
             broken: Broken::default(),
             options: options.clone(),
@@ -322,7 +332,7 @@ impl LlamaPythonic {
                 }
                 St::Tag => {
                     self.held.push(b);
-                    match special(&self.held, self.frame.open) {
+                    match special(&self.held, &self.frame.open) {
                         Match::Full(_) => {
                             self.marked = true;
                             self.st = St::Lead;
@@ -411,7 +421,7 @@ impl LlamaPythonic {
                 }
                 St::InStr => {
                     self.held.push(b);
-                    match special(&self.held, self.frame.open) {
+                    match special(&self.held, &self.frame.open) {
                         Match::Full(_) => {
                             // An opening token inside a string: the call ends there
                             // (cut short, its bytes up to the token) and the token is
@@ -478,7 +488,7 @@ impl LlamaPythonic {
                 St::CloseTag => {
                     self.held.push(b);
                     let tag = self.held.get(self.tag_from..).unwrap_or_default();
-                    match special(tag, self.frame.close) {
+                    match special(tag, &self.frame.close) {
                         Match::Full(_) => {
                             // The list's closing token (and the whitespace before it).
                             self.held.clear();
@@ -486,7 +496,7 @@ impl LlamaPythonic {
                             i += 1;
                         }
                         Match::Prefix => i += 1,
-                        Match::No => match special(tag, self.frame.open) {
+                        Match::No => match special(tag, &self.frame.open) {
                             // An opening token after a list (the kit's recovery rule:
                             // a special token is never text): the next list's marker.
                             // What was held before it is text.

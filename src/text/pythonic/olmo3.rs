@@ -1,12 +1,14 @@
 //! `olmo3`: OLMo 3's calls between `<function_calls>` and `</function_calls>`, one per
 //! line. The [pythonic engine](super) with this [`Frame`]:
 
+use std::borrow::Cow;
+
 use crate::text::pythonic::Frame;
 
 /// `olmo3`: `<function_calls>\nf(a=1)\ng()\n</function_calls>` (brackets optional).
 pub(crate) const OLMO3: Frame = Frame {
-    open: &[b"<function_calls>"],
-    close: &[b"</function_calls>"],
+    open: Cow::Borrowed(&[Cow::Borrowed(b"<function_calls>")]),
+    close: Cow::Borrowed(&[Cow::Borrowed(b"</function_calls>")]),
     bare_list: false,
     bracketless: true,
 };

@@ -324,10 +324,6 @@ impl Table {
             )
         } else if self.tag_params {
             Some("parameters named by their tags cannot be written as a spec yet")
-        } else if !self.name_sep.is_empty() {
-            Some(
-                "a separator tag after the function name (<tool_sep>) cannot be written as a spec yet",
-            )
         } else {
             None
         }

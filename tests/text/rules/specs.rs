@@ -25,7 +25,7 @@ fn s(v: &Value) -> String {
     v.as_str().unwrap_or_default().to_owned()
 }
 
-fn list(v: &Value) -> Vec<String> {
+fn list_of(v: &Value) -> Vec<String> {
     match v {
         Value::String(x) => vec![x.clone()],
         Value::Array(a) => a.iter().map(s).collect(),
@@ -59,8 +59,8 @@ fn json_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
             .collect(),
         _ => {
             let each = field["transform_each"] == Value::Bool(true);
-            let close = list(&field["close"]).first().cloned();
-            list(&field["open"])
+            let close = list_of(&field["close"]).first().cloned();
+            list_of(&field["open"])
                 .into_iter()
                 .map(|o| {
                     let payload = if each { "either" } else { "object" };
@@ -111,6 +111,11 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     };
     let call = |(name, args): &(&str, &str)| {
         let params: serde_json::Map<String, Value> = serde_json::from_str(args).unwrap();
+        // A separator tag after the name (hy-v3's `<tool_sep>`), then a newline.
+        let name_end = |n: &str| match x["name_sep"].as_str() {
+            Some(sep) => format!("{n}{sep}\n"),
+            None => name_end(n),
+        };
         let mut c = format!("{}{}", s(&x["call_open"]), name_end(name));
         for (k, v) in &params {
             let v = match v {
@@ -154,6 +159,104 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     out
 }
 
+/// A JSON value in the gemma engine's syntax: bare keys, strings between `quote`.
+fn gemma_value(v: &Value, quote: &str) -> String {
+    match v {
+        Value::String(t) => format!("{quote}{t}{quote}"),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter()
+                .map(|x| gemma_value(x, quote))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, x)| format!("{k}:{}", gemma_value(x, quote)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The marker a gemma spec's `open_pattern` spells before `call:(?P<name>\w+)`.
+fn gemma_open(spec: &Value) -> String {
+    let p = s(&spec["response_template"]["fields"]["tool_calls"]["open_pattern"]);
+    p.strip_suffix("call:(?P<name>\\w+)")
+        .unwrap_or_default()
+        .replace('\\', "")
+}
+
+fn gemma_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    let field = &spec["response_template"]["fields"]["tool_calls"];
+    let quote = s(&field["content_args"]["string_delims"][0][0]);
+    let (open, close) = (gemma_open(spec), s(&field["close"]));
+    let call = |(name, args): &(&str, &str)| {
+        let v: Value = serde_json::from_str(args).unwrap();
+        format!("{open}call:{name}{}{close}", gemma_value(&v, &quote))
+    };
+    vec![calls.iter().map(call).collect::<Vec<_>>().join("\n")]
+}
+
+/// A JSON value as a Python literal (strings double-quoted with JSON's escapes, which
+/// Python reads the same).
+fn py_value(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(py_value).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, x)| format!("{}: {}", Value::String(k.clone()), py_value(x)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn pythonic_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    let field = &spec["response_template"]["fields"]["tool_calls"];
+    let flags = &spec["toolstream"]["pythonic"];
+    let call = |(name, args): &(&str, &str)| {
+        let v: serde_json::Map<String, Value> = serde_json::from_str(args).unwrap();
+        let kw: Vec<String> = v
+            .iter()
+            .map(|(k, x)| format!("{k}={}", py_value(x)))
+            .collect();
+        format!("{name}({})", kw.join(", "))
+    };
+    let list = format!(
+        "[{}]",
+        calls.iter().map(call).collect::<Vec<_>>().join(", ")
+    );
+    let close = list_of(&field["close"])
+        .first()
+        .cloned()
+        .unwrap_or_default();
+    let mut out: Vec<String> = list_of(&field["open"])
+        .iter()
+        .map(|o| format!("{o}{list}{close}"))
+        .collect();
+    if flags["bare_list"] == Value::Bool(true) {
+        out.push(list.clone());
+    }
+    if flags["bracketless"] == Value::Bool(true) {
+        let lines: Vec<String> = calls.iter().map(call).collect();
+        for o in list_of(&field["open"]) {
+            out.push(format!("{o}\n{}\n{close}", lines.join("\n")));
+        }
+    }
+    out
+}
+
 /// `s` up to byte `n`, or the character boundary before it.
 fn cut(s: &str, mut n: usize) -> &str {
     while !s.is_char_boundary(n) {
@@ -165,13 +268,12 @@ fn cut(s: &str, mut n: usize) -> &str {
 /// The corpus for one syntax, from its spec.
 fn corpus(spec: &Value) -> Vec<String> {
     let fields = &spec["response_template"]["fields"];
-    let xml = spec["toolstream"]["engine"] == "xml";
-    let render = |calls: &[(&str, &str)]| {
-        if xml {
-            xml_calls(spec, calls)
-        } else {
-            json_calls(spec, calls)
-        }
+    let engine = spec["toolstream"]["engine"].as_str().unwrap_or_default();
+    let render = |calls: &[(&str, &str)]| match engine {
+        "xml" => xml_calls(spec, calls),
+        "gemma" => gemma_calls(spec, calls),
+        "pythonic" => pythonic_calls(spec, calls),
+        _ => json_calls(spec, calls),
     };
     let one = render(&[("get_weather", r#"{"city": "Paris"}"#)]);
     let several = render(&[
@@ -183,11 +285,14 @@ fn corpus(spec: &Value) -> Vec<String> {
         Value::Object(t) => format!("{}plan it{}", s(&t["open"]), s(&t["close"])),
         _ => String::new(),
     };
-    let drop = list(&fields["content"]["close"])
+    let drop = list_of(&fields["content"]["close"])
         .first()
         .cloned()
         .unwrap_or_default();
-    let opens = list(&fields["tool_calls"]["open"]);
+    let mut opens = list_of(&fields["tool_calls"]["open"]);
+    if engine == "gemma" {
+        opens.push(gemma_open(spec));
+    }
     let mut out = Vec::new();
     for c in one.iter().chain(&several).chain(&empty) {
         out.push(c.clone());
@@ -260,6 +365,12 @@ fn every_table_driven_builtin_is_a_spec() {
         "minicpm5",
         "step3",
         "inkling",
+        "gemma4",
+        "functiongemma",
+        "llama-pythonic",
+        "lfm2",
+        "olmo3",
+        "hy-v3",
     ] {
         assert!(
             names.contains(&expected),
@@ -271,7 +382,6 @@ fn every_table_driven_builtin_is_a_spec() {
         ("deepseek-dsml", "variants"),
         ("kimi-k3", "type="),
         ("minimax-m3", "tags"),
-        ("hy-v3", "<tool_sep>"),
     ] {
         let f: Format = refused.parse().unwrap();
         assert!(Syntax::builtin(f).is_none(), "{refused}");
@@ -286,10 +396,7 @@ fn every_table_driven_builtin_is_a_spec() {
         "deepseek",
         "kimi-k2",
         "harmony",
-        "llama-pythonic",
         "llama-json",
-        "gemma4",
-        "functiongemma",
         "auto",
         "openai-chat",
     ] {
