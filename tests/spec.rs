@@ -646,13 +646,13 @@ fn gemma4_template_decodes_its_fixtures() {
     // The same syntax as the built-in, with the template's own tokens: the events of
     // `--format gemma4` on input whose reasoning has no newline after `thought` and no
     // end tokens the template does not drop.
-    let input = "Sure.<|tool_call>call:f{s:<|\"|>a<tool_call|>b<|\"|>}<tool_call|> ok<turn|>";
+    let input = "Sure.<|tool_call>call:f{s:<|\"|>a<b <|x<|\"|>}<tool_call|> ok<turn|>";
     let builtin = run_whole(
         &|| Parser::with_config(Format::Gemma4, ParserConfig::new().id_prefix("call_")),
         input.as_bytes(),
     );
     assert_eq!(events(&syntax, input), builtin);
-    assert_eq!(calls(&builtin)[0].arguments, json!({"s": "a<tool_call|>b"}));
+    assert_eq!(calls(&builtin)[0].arguments, json!({"s": "a<b <|x"}));
 
     // An echoed prompt end (either anchor) is skipped.
     let echoed = events(&syntax, &format!("<tool_response|>{out}"));
