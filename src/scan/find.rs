@@ -88,6 +88,7 @@ pub(crate) const END: u8 = 1;
 /// Class: the stop byte (a special token may begin there).
 pub(crate) const STOP: u8 = 2;
 
+#[allow(clippy::indexing_slicing)] // `b` < 256 in a 256-entry table
 /// The class table of a string scan stopping at `stop` (a byte that is not `"`, `\\` or a
 /// control character; otherwise the table has no stop).
 const fn classes(stop: u8) -> [u8; 256] {
@@ -179,6 +180,13 @@ impl StopByte {
         }
     }
 
+    /// The class of byte `b` ([`CONTENT`], [`END`], [`STOP`]).
+    #[inline(always)]
+    #[allow(clippy::indexing_slicing)] // a `u8` indexes a 256-entry table: always in bounds
+    pub(crate) fn class_of(&self, b: u8) -> u8 {
+        self.class[usize::from(b)]
+    }
+
     /// The stop byte as text (`""` for [`NONE`](Self::NONE)).
     #[inline]
     pub(crate) fn as_str(&self) -> &'static str {
@@ -194,7 +202,7 @@ impl StopByte {
     #[inline(always)]
     pub(crate) fn all_content(&self, hay: &[u8]) -> bool {
         hay.iter()
-            .fold(CONTENT, |acc, &b| acc | self.class[usize::from(b)])
+            .fold(CONTENT, |acc, &b| acc | self.class_of(b))
             == CONTENT
     }
 }
@@ -216,7 +224,7 @@ pub(crate) fn find_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> 
 /// Whether byte `i` of `hay`, `b`, ends a stopping string scan.
 #[inline(always)]
 fn ends_at(stop: StopByte, hay: &[u8], i: usize, b: u8) -> bool {
-    match stop.class[usize::from(b)] {
+    match stop.class_of(b) {
         CONTENT => false,
         END => true,
         _ => stop.may_begin(hay.get(i + 1)),
@@ -230,7 +238,7 @@ fn short_string_end_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
     }
     hay.iter()
         .enumerate()
-        .position(|(i, &b)| match stop.class[usize::from(b)] {
+        .position(|(i, &b)| match stop.class_of(b) {
             CONTENT => false,
             END => true,
             _ => stop.may_begin(hay.get(i + 1)),
@@ -266,7 +274,7 @@ fn special_stop(stop: StopByte, hay: &[u8]) -> Option<usize> {
         while m != 0 {
             let i = at + (m.trailing_zeros() / 8) as usize;
             let b = hay.get(i).copied().unwrap_or_default();
-            match stop.class[usize::from(b)] {
+            match stop.class_of(b) {
                 END => return Some(i),
                 STOP if stop.may_begin(hay.get(i + 1)) => return Some(i),
                 _ => m &= m - 1,

@@ -296,7 +296,7 @@ impl JsonScanner {
                 esc = false;
                 continue;
             }
-            match stop.class[usize::from(b)] {
+            match stop.class_of(b) {
                 CONTENT => {}
                 END if b == b'\\' => esc = true,
                 END => return false,

@@ -533,10 +533,14 @@ impl PyArgs {
         {
             return Span::No;
         }
-        let table = &PY_CLASSES[usize::from(s.quote == b'\'')];
+        let table = if s.quote == b'\'' {
+            &PY_CLASSES[1]
+        } else {
+            &PY_CLASSES[0]
+        };
         let acc = input
             .iter()
-            .fold(0u8, |acc, &b| acc | table[usize::from(b)]);
+            .fold(0u8, |acc, &b| acc | py_class(table, b));
         if acc == 0 {
             return Span::All;
         }
@@ -1734,6 +1738,14 @@ const PY_END: u8 = 1;
 /// Class of `<` (content unless a token may begin there, with stops).
 const PY_LT: u8 = 2;
 
+/// The class of byte `b` in `table`.
+#[inline(always)]
+#[allow(clippy::indexing_slicing)] // a `u8` indexes a 256-entry table: always in bounds
+fn py_class(table: &[u8; 256], b: u8) -> u8 {
+    table[usize::from(b)]
+}
+
+#[allow(clippy::indexing_slicing)] // `b` < 256 in a 256-entry table
 /// The class table of a string quoted with `'` (`single`) or `"`.
 const fn py_classes(single: bool) -> [u8; 256] {
     let mut t = [0u8; 256];
