@@ -201,9 +201,7 @@ impl StopByte {
     /// stop byte): one table load and an or per byte, no branch.
     #[inline(always)]
     pub(crate) fn all_content(&self, hay: &[u8]) -> bool {
-        hay.iter()
-            .fold(CONTENT, |acc, &b| acc | self.class_of(b))
-            == CONTENT
+        hay.iter().fold(CONTENT, |acc, &b| acc | self.class_of(b)) == CONTENT
     }
 }
 

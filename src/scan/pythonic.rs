@@ -538,9 +538,7 @@ impl PyArgs {
         } else {
             &PY_CLASSES[0]
         };
-        let acc = input
-            .iter()
-            .fold(0u8, |acc, &b| acc | py_class(table, b));
+        let acc = input.iter().fold(0u8, |acc, &b| acc | py_class(table, b));
         if acc == 0 {
             return Span::All;
         }
