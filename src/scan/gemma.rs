@@ -346,8 +346,35 @@ impl GemmaArgs {
             State::Error(reason) => return GemmaStatus::Invalid { at: 0, reason },
             _ => {}
         }
-        let bytes = input.as_bytes();
         let mut i = 0;
+        // The common loop writes to `out`; a key of the arguments object (written to
+        // `key` until it is whole) has its own copy of the loop, so the common one does
+        // not pick a sink per byte.
+        loop {
+            let done = if self.in_key {
+                self.feed_run::<true>(input, &mut i, key, out)
+            } else {
+                self.feed_run::<false>(input, &mut i, out, key)
+            };
+            if let Some(status) = done {
+                return status;
+            }
+        }
+    }
+
+    /// The loop of [`feed_to`](Self::feed_to) while `in_key` is `KEY`: bytes from `*i`
+    /// written to `sink` (`key` when `KEY`, else `out`; `other` is the other one). `None`
+    /// when `in_key` changed, the status to return otherwise.
+    #[inline(always)]
+    fn feed_run<const KEY: bool>(
+        &mut self,
+        input: &str,
+        at: &mut usize,
+        sink: &mut String,
+        other: &mut String,
+    ) -> Option<GemmaStatus> {
+        let bytes = input.as_bytes();
+        let mut i = *at;
         while let Some(&b) = bytes.get(i) {
             // A run of ordinary string content or of key bytes, copied in one piece: it
             // ends at an ASCII byte or at the end of `input`, so on a character boundary.
@@ -374,7 +401,6 @@ impl GemmaArgs {
                 }
                 _ => None,
             };
-            let sink: &mut String = if self.in_key { key } else { out };
             if let Some(n) = run
                 && n > 0
             {
@@ -392,42 +418,48 @@ impl GemmaArgs {
                 self.skip_stop = true;
             }
             let step = self.step(b, sink);
-            if self.in_key && self.state == State::Colon {
+            if KEY && self.state == State::Colon {
                 // The key is whole: a repeated one breaks the call before it is written.
                 self.in_key = false;
-                let name = key.trim_start_matches(',').trim_end_matches(':');
+                let name = sink.trim_start_matches(',').trim_end_matches(':');
                 if !self.keys.insert(name) {
-                    key.clear();
+                    sink.clear();
                     self.state = State::Error(R_REPEATED);
-                    return GemmaStatus::Invalid {
+                    return Some(GemmaStatus::Invalid {
                         at: i,
                         reason: R_REPEATED,
-                    };
+                    });
                 }
-                out.push_str(key);
-                key.clear();
+                other.push_str(sink);
+                sink.clear();
             }
             match step {
                 Step::Next => i += 1,
                 Step::Again => {}
                 Step::Stop => {
                     self.stopped = Some(i);
-                    return GemmaStatus::NeedMore;
+                    return Some(GemmaStatus::NeedMore);
                 }
                 Step::Done => {
                     self.state = State::Done;
-                    return GemmaStatus::Done { consumed: i + 1 };
+                    return Some(GemmaStatus::Done { consumed: i + 1 });
                 }
                 Step::Fail(reason) => {
                     if let State::Open { n, .. } = self.state {
                         self.failed_in_token = n;
                     }
                     self.state = State::Error(reason);
-                    return GemmaStatus::Invalid { at: i, reason };
+                    return Some(GemmaStatus::Invalid { at: i, reason });
                 }
             }
+            // Only a step enters or leaves a key.
+            if self.in_key != KEY {
+                *at = i;
+                return None;
+            }
         }
-        GemmaStatus::NeedMore
+        *at = i;
+        Some(GemmaStatus::NeedMore)
     }
 
     /// Opens a container, or fails past the depth limit.
