@@ -501,6 +501,7 @@ impl GemmaArgs {
         }
     }
 
+    #[inline(always)]
     fn step(&mut self, b: u8, out: &mut String) -> Step {
         let ws = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         match self.state {
