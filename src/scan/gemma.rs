@@ -185,8 +185,6 @@ enum Step {
     /// The arguments closed with this byte.
     Done,
     Fail(&'static str),
-    /// A `<` at the start of string content, with [`GemmaArgs::stop`] set (not used).
-    Stop,
 }
 
 impl GemmaArgs {
@@ -411,11 +409,14 @@ impl GemmaArgs {
             if b == b'<'
                 && self.stop.is_some()
                 && matches!(self.state, State::Str { m: 0, .. })
-                && !self.other_token_may_begin(bytes.get(i..).unwrap_or_default())
+                && !std::mem::take(&mut self.skip_stop)
+                && self.other_token_may_begin(bytes.get(i..).unwrap_or_default())
             {
-                // `<b`, or the string token: no other token begins here, the `<` is read
-                // as without stops.
-                self.skip_stop = true;
+                // The open or close token may begin here: the feed stops (nothing from
+                // here consumed). `<b`, or the string token: read as without stops.
+                self.stopped = Some(i);
+                *at = i;
+                return Some(GemmaStatus::NeedMore);
             }
             let step = self.step(b, sink);
             if KEY && self.state == State::Colon {
@@ -436,10 +437,6 @@ impl GemmaArgs {
             match step {
                 Step::Next => i += 1,
                 Step::Again => {}
-                Step::Stop => {
-                    self.stopped = Some(i);
-                    return Some(GemmaStatus::NeedMore);
-                }
                 Step::Done => {
                     self.state = State::Done;
                     return Some(GemmaStatus::Done { consumed: i + 1 });
@@ -572,13 +569,6 @@ impl GemmaArgs {
                 Step::Next
             }
             State::Str { m, key } => {
-                if m == 0
-                    && b == b'<'
-                    && self.stop.is_some()
-                    && !std::mem::take(&mut self.skip_stop)
-                {
-                    return Step::Stop;
-                }
                 if self.quote.get(usize::from(m)) == Some(&b) {
                     if usize::from(m) + 1 == self.quote.len() {
                         out.push('"');
