@@ -419,6 +419,7 @@ impl GemmaArgs {
                 return Some(GemmaStatus::NeedMore);
             }
             let step = self.step(b, sink);
+            let mut left = false;
             if KEY && self.state == State::Colon {
                 // The key is whole: a repeated one breaks the call before it is written.
                 self.in_key = false;
@@ -433,9 +434,15 @@ impl GemmaArgs {
                 }
                 other.push_str(sink);
                 sink.clear();
+                left = true;
             }
             match step {
                 Step::Next => i += 1,
+                // A step enters a key only with `Again` (the byte is the key's).
+                Step::Again if !KEY && self.in_key => {
+                    *at = i;
+                    return None;
+                }
                 Step::Again => {}
                 Step::Done => {
                     self.state = State::Done;
@@ -449,8 +456,7 @@ impl GemmaArgs {
                     return Some(GemmaStatus::Invalid { at: i, reason });
                 }
             }
-            // Only a step enters or leaves a key.
-            if self.in_key != KEY {
+            if left {
                 *at = i;
                 return None;
             }
