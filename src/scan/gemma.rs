@@ -224,10 +224,13 @@ impl GemmaArgs {
     /// by the transducer, as without stops.
     #[inline]
     fn other_token_may_begin(&self, rest: &[u8]) -> bool {
-        // Byte by byte (`<b` differs at its second byte: no call to `memcmp`).
-        self.others
-            .iter()
-            .any(|t| rest.iter().zip(t.iter()).all(|(a, b)| a == b))
+        // `<b` (the common content `<`) is told by its second byte alone; the rest byte
+        // by byte (no call to `memcmp`).
+        self.stop.is_some_and(|stop| stop.may_begin(rest.get(1)))
+            && self
+                .others
+                .iter()
+                .any(|t| rest.iter().zip(t.iter()).all(|(a, b)| a == b))
     }
 
     /// After a feed answered `NeedMore`: where it stopped at a `<` in string content
