@@ -385,12 +385,6 @@ impl JsonScanner {
         };
     }
 
-    /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
-    /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
-    pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
-        self.scan(input)
-    }
-
     /// [`feed`](Self::feed) that also stops inside a string at the byte `stop` (the first
     /// byte of a syntax's special tokens, which are never string content): `Err(at)`,
     /// the bytes before `at` consumed, the scanner still in the string. The caller looks
@@ -437,9 +431,9 @@ impl JsonScanner {
         }
     }
 
-    /// Consumes bytes of the value (the body of [`feed`](Self::feed)).
-    #[inline(always)]
-    fn scan(&mut self, input: &[u8]) -> JsonStatus {
+    /// Consumes bytes of the value. After `Complete` or `Invalid`, further feeds return
+    /// the same kind of answer without looking at the input (`Complete { consumed: 0 }`).
+    pub fn feed(&mut self, input: &[u8]) -> JsonStatus {
         let mut i = 0usize;
         let len = input.len();
         while i < len {
@@ -704,6 +698,22 @@ mod tests {
     }
     use super::*;
 
+    /// Every input of up to `max_len` bytes from `alphabet`.
+    fn every_input(alphabet: &[u8], max_len: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
+        (0..=max_len).flat_map(move |len| {
+            (0..alphabet.len().pow(len)).map(move |n| {
+                let mut k = n;
+                (0..len)
+                    .map(|_| {
+                        let b = alphabet[k % alphabet.len()];
+                        k /= alphabet.len();
+                        b
+                    })
+                    .collect()
+            })
+        })
+    }
+
     /// `string_run` against `feed` (the oracle) from inside a string, after a backslash,
     /// and outside strings, over every input of up to 4 bytes from an alphabet of the
     /// bytes that matter: `true` exactly when `feed` would answer `NeedMore` from a string
@@ -721,34 +731,22 @@ mod tests {
         ] {
             let mut start = JsonScanner::new();
             assert_eq!(start.feed(prefix), JsonStatus::NeedMore);
-            for len in 0..=4u32 {
-                for n in 0..alphabet.len().pow(len) {
-                    let mut k = n;
-                    let input: Vec<u8> = (0..len)
-                        .map(|_| {
-                            let b = alphabet[k % alphabet.len()];
-                            k /= alphabet.len();
-                            b
-                        })
-                        .collect();
-                    let mut fast = start.clone();
-                    let mut slow = start.clone();
-                    if fast.string_run(&input) {
-                        assert!(matches!(
-                            start.state,
-                            State::Str { .. } | State::Escape { .. }
-                        ));
-                        assert_eq!(slow.feed(&input), JsonStatus::NeedMore, "{input:?}");
-                        assert_eq!(fast.state, slow.state, "{input:?}");
-                        assert_eq!(fast.stack, slow.stack);
-                    } else {
-                        assert_eq!(fast.state, start.state);
-                        let in_string = matches!(slow.state, State::Str { .. });
-                        // A plain run inside a string is never refused.
-                        assert!(
-                            !in_string || input.iter().any(|b| matches!(b, b'"' | b'\\' | b'\t'))
-                        );
-                    }
+            for input in every_input(&alphabet, 4) {
+                let mut fast = start.clone();
+                let mut slow = start.clone();
+                if fast.string_run(&input) {
+                    assert!(matches!(
+                        start.state,
+                        State::Str { .. } | State::Escape { .. }
+                    ));
+                    assert_eq!(slow.feed(&input), JsonStatus::NeedMore, "{input:?}");
+                    assert_eq!(fast.state, slow.state, "{input:?}");
+                    assert_eq!(fast.stack, slow.stack);
+                } else {
+                    assert_eq!(fast.state, start.state);
+                    let in_string = matches!(slow.state, State::Str { .. });
+                    // A plain run inside a string is never refused.
+                    assert!(!in_string || input.iter().any(|b| matches!(b, b'"' | b'\\' | b'\t')));
                 }
             }
         }
@@ -818,54 +816,42 @@ mod tests {
         ] {
             let mut start = JsonScanner::new();
             assert_eq!(start.feed(prefix), JsonStatus::NeedMore);
-            for len in 0..=5u32 {
-                for n in 0..alphabet.len().pow(len) {
-                    let mut k = n;
-                    let input: Vec<u8> = (0..len)
-                        .map(|_| {
-                            let b = alphabet[k % alphabet.len()];
-                            k /= alphabet.len();
-                            b
-                        })
-                        .collect();
-                    let mut slow = start.clone();
-                    let want = slow.feed(&input);
-                    let mut stopping = start.clone();
-                    let (got, stops) = feed_stopping(&mut stopping, &input, stop);
-                    assert_eq!(got, want, "{prefix:?} {input:?}");
-                    assert_eq!(stopping.state, slow.state, "{prefix:?} {input:?}");
-                    assert_eq!(stopping.stack, slow.stack);
-                    // Each stop is a `<` the plain scan read as string content, and
-                    // every such `<` that may begin a token stops.
-                    for &at in &stops {
-                        let mut upto = start.clone();
-                        assert_eq!(upto.feed(&input[..at]), JsonStatus::NeedMore);
-                        assert!(matches!(upto.state, State::Str { .. }));
+            for input in every_input(&alphabet, 5) {
+                let mut slow = start.clone();
+                let want = slow.feed(&input);
+                let mut stopping = start.clone();
+                let (got, stops) = feed_stopping(&mut stopping, &input, stop);
+                assert_eq!(got, want, "{prefix:?} {input:?}");
+                assert_eq!(stopping.state, slow.state, "{prefix:?} {input:?}");
+                assert_eq!(stopping.stack, slow.stack);
+                // Each stop is a `<` the plain scan read as string content, and
+                // every such `<` that may begin a token stops.
+                for &at in &stops {
+                    let mut upto = start.clone();
+                    assert_eq!(upto.feed(&input[..at]), JsonStatus::NeedMore);
+                    assert!(matches!(upto.state, State::Str { .. }));
+                }
+                let n_lt = input.iter().filter(|&&b| b == b'<').count();
+                assert!(stops.len() <= n_lt);
+                for (at, _) in input.iter().enumerate().filter(|(_, b)| **b == b'<') {
+                    let mut upto = start.clone();
+                    let in_str = upto.feed(&input[..at]) == JsonStatus::NeedMore
+                        && matches!(upto.state, State::Str { .. });
+                    if in_str && stop.may_begin(input.get(at + 1)) {
+                        assert!(stops.contains(&at), "{prefix:?} {input:?} {at}");
                     }
-                    let n_lt = input.iter().filter(|&&b| b == b'<').count();
-                    assert!(stops.len() <= n_lt);
-                    for (at, _) in input.iter().enumerate().filter(|(_, b)| **b == b'<') {
-                        let mut upto = start.clone();
-                        let in_str = upto.feed(&input[..at]) == JsonStatus::NeedMore
-                            && matches!(upto.state, State::Str { .. });
-                        if in_str && stop.may_begin(input.get(at + 1)) {
-                            assert!(stops.contains(&at), "{prefix:?} {input:?} {at}");
-                        }
-                    }
+                }
 
-                    let mut fast = start.clone();
-                    if fast.string_run_stop(&input, stop) {
-                        assert!(!crate::scan::find::has_stop(stop, &input));
-                        assert_eq!(want, JsonStatus::NeedMore, "{input:?}");
-                        assert_eq!(fast.state, slow.state, "{input:?}");
-                    } else {
-                        assert_eq!(fast.state, start.state);
-                        let mut plain = start.clone();
-                        // Refused only for a stop byte or what `string_run` refuses.
-                        assert!(
-                            crate::scan::find::has_stop(stop, &input) || !plain.string_run(&input)
-                        );
-                    }
+                let mut fast = start.clone();
+                if fast.string_run_stop(&input, stop) {
+                    assert!(!crate::scan::find::has_stop(stop, &input));
+                    assert_eq!(want, JsonStatus::NeedMore, "{input:?}");
+                    assert_eq!(fast.state, slow.state, "{input:?}");
+                } else {
+                    assert_eq!(fast.state, start.state);
+                    let mut plain = start.clone();
+                    // Refused only for a stop byte or what `string_run` refuses.
+                    assert!(crate::scan::find::has_stop(stop, &input) || !plain.string_run(&input));
                 }
             }
         }

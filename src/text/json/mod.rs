@@ -534,20 +534,19 @@ reads_chars!(JsonCalls;
             // The stop byte held at the end of the last piece, and this one's first byte
             // continues no token: it was string content (what `St::Special` finds,
             // without the token match), then this piece goes on as below.
-            St::Special
-                if self.specials.held() == 1
-                    && self
-                        .list
-                        .stop()
-                        .is_some_and(|stop| !stop.may_begin(bytes.first())) =>
-            {
+            St::Special => {
+                let Some(stop) = self.list.stop() else {
+                    return false;
+                };
                 let Some(s) = crate::scan::utf8::whole_str(bytes) else {
                     return false;
                 };
-                self.specials.reset();
+                if !self.specials.release_content(stop, bytes.first()) {
+                    return false;
+                }
                 self.st = St::List;
                 self.past = true;
-                self.run(self.list.stop().map_or("", |stop| stop.as_str()), calls, out);
+                self.run(stop.as_str(), calls, out);
                 if self.st != St::List {
                     self.run(s, calls, out);
                     return true;
@@ -1023,10 +1022,8 @@ impl JsonCalls {
             self.run(stop.as_str(), calls, out);
             return true;
         }
-        self.specials.reset();
+        self.specials.hold(stop);
         self.st = St::Special;
-        // Every token is longer than its first byte: a prefix, held.
-        let _ = self.specials.look(stop.as_str());
         true
     }
 

@@ -171,6 +171,31 @@ impl InString {
         self.expect.reset();
     }
 
+    /// A piece ended on the stop byte `stop` (the byte after it not seen yet): holds it,
+    /// as [`look`](Self::look) holds a token's prefix (every token is longer than its
+    /// first byte).
+    #[inline]
+    pub(crate) fn hold(&mut self, stop: crate::scan::find::StopByte) {
+        self.reset();
+        let _ = self.look(stop.as_str());
+    }
+
+    /// Whether only the stop byte `stop` is held and `next`, the byte after it, continues
+    /// no token: then it is string content and nothing is held any more (what `look`
+    /// finds there, without the token match).
+    #[inline]
+    pub(crate) fn release_content(
+        &mut self,
+        stop: crate::scan::find::StopByte,
+        next: Option<&u8>,
+    ) -> bool {
+        if self.held() != 1 || stop.may_begin(next) {
+            return false;
+        }
+        self.reset();
+        true
+    }
+
     /// Bytes held (a prefix of a token).
     pub(crate) fn held(&self) -> usize {
         self.expect.matched()

@@ -368,19 +368,21 @@ macro_rules! reads_chars {
                     // The stop byte held at the end of the last piece, and this piece's
                     // first byte continues no token: it was string content (what
                     // `$special` finds, without the token match); the piece goes on below.
-                    if self.in_string.held() != 1
-                        || self.input.utf8.held() != 0
-                        || !self.args.stop().is_some_and(|stop| !stop.may_begin(bytes.first()))
-                    {
+                    let Some(stop) = self.args.stop() else {
+                        return false;
+                    };
+                    if self.input.utf8.held() != 0 {
                         return false;
                     }
                     let Some(s) = crate::scan::utf8::whole_str(bytes) else {
                         return false;
                     };
-                    self.in_string.reset();
+                    if !self.in_string.release_content(stop, bytes.first()) {
+                        return false;
+                    }
                     self.st = $args;
                     self.past = true;
-                    self.run(self.args.stop().map_or("", |stop| stop.as_str()), calls, out);
+                    self.run(stop.as_str(), calls, out);
                     if self.st != $args {
                         self.run(s, calls, out);
                         return true;
@@ -404,10 +406,8 @@ macro_rules! reads_chars {
                     return false;
                 }
                 if self.args.in_plain_string() {
-                    self.in_string.reset();
+                    self.in_string.hold(stop);
                     self.st = $special;
-                    // Every token is longer than its first byte: a prefix, held.
-                    let _ = self.in_string.look(stop.as_str());
                 } else {
                     // After a backslash: the stop byte is the escape's, for the full scan.
                     self.run(stop.as_str(), calls, out);
