@@ -1325,13 +1325,16 @@ impl Calls {
     }
 
     /// `own`: a call opened with [`open_raw`](Self::open_raw) is closed by its dialect
-    /// ([`close_own`](Self::close_own)), its argument text read from its raw text;
-    /// otherwise ([`close`](Self::close), [`close_all`](Self::close_all)) such a call has
-    /// none here (what an error about it carries).
+    /// ([`close_own`](Self::close_own)), its argument text read from its raw text. A call
+    /// that still holds its raw text (`owns_raw`) reads it from there whoever closes it
+    /// ([`close`](Self::close), [`close_all`](Self::close_all) at the end of a response):
+    /// an error about it carries its bytes. Only a call whose dialect took its raw text
+    /// back ([`give_back`](Self::give_back)) has none here; its dialect reports it.
     fn close_inner(&mut self, slot: Slot, own: bool, out: &mut dyn EventSink) {
         let Some(c) = self.calls.get(slot) else {
             return;
         };
+        let own = own || c.owns_raw;
         if c.phase == Phase::Pending {
             self.close_pending(slot, own, out);
             return;
@@ -1748,6 +1751,45 @@ mod tests {
             *delta = "{\"a\":".into();
         }
         assert_eq!(out, want);
+    }
+
+    /// A raw call still holding its text when the response ends (`close_all`, not its
+    /// dialect's `close_own`): its error carries the argument bytes it received, and a
+    /// raw call without argument bytes is `{}`.
+    #[test]
+    fn close_all_reports_a_raw_calls_argument_text() {
+        let mut calls = Calls::new(Limits::default());
+        let mut out = Vec::new();
+        let mut f = Forming::new(Limits::default().max_argument_bytes);
+        f.start("<call>");
+        let s = calls.open_raw(&mut f, &mut out).unwrap_or_default();
+        calls.set_name(s, "f", &mut out);
+        assert_eq!(
+            calls.push_args(s, &mut f, "{\"a\": [1,", false, &mut out),
+            Ok(())
+        );
+        let mut g = Forming::new(Limits::default().max_argument_bytes);
+        g.start("<call>");
+        let t = calls.open_raw(&mut g, &mut out).unwrap_or_default();
+        calls.set_name(t, "g", &mut out);
+        out.clear();
+        calls.close_all(&mut out);
+        assert!(
+            matches!(
+                out.first(),
+                Some(Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. })
+                    if raw == "{\"a\": [1,"
+            ),
+            "{out:?}"
+        );
+        assert!(
+            matches!(
+                out.get(1..),
+                Some([Event::ToolCallArgs { index: 1, delta }, Event::ToolCallEnd { index: 1, .. }])
+                    if delta == "{}"
+            ),
+            "{out:?}"
+        );
     }
 
     #[test]
