@@ -1,4 +1,5 @@
 //! `auto`: raw model output whose tool-call syntax is detected from its first markers.
+//! Not a syntax of its own (so not a spec): it picks one of the others and hands over.
 //!
 //! Until a syntax is recognised, text passes through; only bytes that may still be the
 //! start of a detection pattern are held (bounded), exactly like the marker-less rules

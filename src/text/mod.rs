@@ -13,13 +13,22 @@
 //! | --- | --- |
 //! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
-//! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`deepseek_dsml`](xml::deepseek_dsml) |
+//! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`minimax_m3`](xml::minimax_m3), [`deepseek_dsml`](xml::deepseek_dsml), [`kimi_k3`](xml::kimi_k3), [`hy_v3`](xml::hy_v3), [`hy_v4`](xml::hy_v4), [`minicpm5`](xml::minicpm5), [`gigachat35`](xml::gigachat35), [`step3`](xml::step3) |
 //! | [`sections`]: special-token sections with a head per call ([`DeepSeek`](sections::DeepSeek)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
 //! | [`pythonic`]: pythonic call lists, bare or in sentinels ([`LlamaPythonic`](pythonic::LlamaPythonic)) | [`llama`](pythonic::llama) (`llama-pythonic`), [`lfm2`](pythonic::lfm2), [`olmo3`](pythonic::olmo3) |
 //! | [`pythonic::llama_json`]: Llama 3's bare JSON calls and `<\|python_tag\|>` (its built-in calls run on the pythonic family's [`PyCall`](pythonic::call::PyCall)) | `llama-json` |
 //! | [`gemma`]: Gemma-style bare-key objects | [`gemma4`](gemma::gemma4), [`functiongemma`](gemma::functiongemma) |
 //! | [`harmony`]: gpt-oss channels, its own engine | `harmony` |
 //! | [`auto`]: detects the syntax from the first markers, then hands over | `auto` |
+//!
+//! Every format of the table-driven families is also a spec file (`toolstream spec
+//! NAME`, [`crate::spec`]): the spec compiles to the same table. Four have their own
+//! code, each for a reason its module doc gives: `mistral` (v11's `name[ARGS]{..}` is a
+//! name and a bare arguments value per `[TOOL_CALLS]`, no call object a JSON table
+//! reads), `llama-json` (marker-less: a call may begin at any `{`, recognised by its
+//! members, plus the `<|python_tag|>` code interpreter), `harmony` (a sequence of
+//! messages whose headers route each to text, reasoning or a call) and `auto` (no
+//! syntax of its own: it picks one).
 //!
 //! Code two engines share lives in [`kit`] (its module doc maps which engine uses
 //! what); a family's own shared code lives in its `mod.rs`. Imports never run in a

@@ -1,6 +1,12 @@
 //! `llama-json`: Llama 3.x tool calls written as bare JSON objects in the text,
 //! `{"name": "get_weather", "parameters": {"city": "Paris"}}`.
 //!
+//! Its own scanner, not a table of the [JSON-call engine](crate::text::json): the
+//! engine's calls begin at a marker, these at any `{` of the text (or a `[` before one),
+//! recognised by their members as they arrive (the marker-less rules below), and one
+//! marker, `<|python_tag|>`, opens three shapes (JSON calls, a built-in's pythonic call,
+//! code for the interpreter). No spec describes it (`toolstream spec llama-json` says so).
+//!
 //! Accepted shapes:
 //!
 //! - `{"name": .., "parameters": ..}`, also `"arguments"` for `"parameters"`, in either
