@@ -58,22 +58,39 @@
 //! format. With nothing detected the output is text.
 //!
 //! Adding a syntax is one row of [`DETECT`] plus its arm in [`TextScanner::with_options`].
-//! Reasoning tags before the first call marker are passed through as text (the syntax,
-//! and so its reasoning rules, is not known yet).
+//!
+//! # Reasoning before the syntax is known
+//!
+//! An opening reasoning tag (`<think>`, or the first tag of each pair of
+//! [`ParserConfig::reasoning_tags`](crate::ParserConfig::reasoning_tags)) found by
+//! detection, like a pattern, opens a block read by the kit's
+//! [text stage](crate::text::kit::reasoning) until its closing tag: reasoning, with the
+//! stage's rules (line breaks next to the tags dropped; a call marker inside is
+//! reasoning, except Kimi K2's section markers, which end it as in `kimi-k2`). Then
+//! detection goes on; the detected scanner starts outside reasoning. With
+//! [`ParserConfig::reasoning_open`](crate::ParserConfig::reasoning_open) the output
+//! starts inside such a block. So `auto` gives what the detected format gives for the
+//! same bytes (`tests/text/rules/auto_reasoning.rs`). Detection does not look inside
+//! reasoning: [`ParserConfig::calls_in_reasoning`](crate::ParserConfig::calls_in_reasoning)
+//! applies once a syntax is detected. Reasoning tags of one syntax only (Magistral's
+//! `[THINK]`, MiniMax M3's `<mm:think>`, harmony's channels) are that syntax's: before
+//! it is detected they are text unless set in the options.
 
 use crate::calls::Calls;
 use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::scan::utf8::Utf8Holder;
 use crate::text::TextScanner;
 use crate::text::kit::options::TextOptions;
+use crate::text::kit::reasoning::{CLOSED, THINK, TextStage};
 use crate::text::kit::util::{TextOut, is_name_byte, is_ws};
 
 /// One step of a detection pattern.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Tok {
+pub(crate) enum Tok<'a> {
     /// These bytes exactly.
-    Lit(&'static [u8]),
+    Lit(&'a [u8]),
     /// Zero or more JSON whitespace bytes.
     Ws,
     /// One or more name bytes (`[A-Za-z0-9_.-]`), at most [`MAX_IDENT`].
@@ -84,7 +101,7 @@ pub(crate) enum Tok {
 const MAX_IDENT: usize = 128;
 
 /// Detection patterns and the format each picks, by priority.
-pub(crate) const DETECT: &[(&[Tok], Format)] = &[
+pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
     (
         &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
         Format::QwenXml,
@@ -269,7 +286,7 @@ enum Row {
 }
 
 impl Row {
-    fn step(self, toks: &[Tok], b: u8) -> Row {
+    fn step(self, toks: &[Tok<'_>], b: u8) -> Row {
         let Row::At { mut tok, mut n } = self else {
             return self;
         };
@@ -324,20 +341,72 @@ pub(crate) struct Auto {
     /// The patterns still followed from the held start (their index in [`DETECT`], in
     /// its order), each with its progress: a dead one is dropped at once, so each byte
     /// costs only the patterns it can still continue.
+    /// Past [`DETECT`]'s rows: the opening reasoning tags, `DETECT.len() + k` for
+    /// `tags[k]`.
     rows: Vec<(usize, Row)>,
+    /// The opening reasoning tags (the options' or `<think>`).
+    tags: Vec<String>,
+    /// Inside a reasoning block before the syntax is known.
+    think: Option<Box<Think>>,
+    /// A reasoning block just closed: line breaks are dropped until other text.
+    skip_nl: bool,
     limits: Limits,
+    /// The detected scanner's options (`reasoning_open` is this scanner's: the
+    /// detected one starts outside reasoning).
     options: TextOptions,
+}
+
+/// A reasoning block read before the syntax is known ([`TextStage::one_block`]), and
+/// the start of a character its last feed cut.
+#[derive(Debug)]
+struct Think {
+    stage: TextStage,
+    utf8: Utf8Holder,
+    scratch: String,
 }
 
 impl Auto {
     pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
-        Auto {
+        let tags = match &options.reasoning.tags {
+            Some(t) => t
+                .iter()
+                .filter(|(o, c)| !o.is_empty() && !c.is_empty())
+                .map(|(o, _)| o.clone())
+                .collect(),
+            None => THINK.iter().map(|(o, _)| (*o).to_owned()).collect(),
+        };
+        let mut inner = options.clone();
+        inner.reasoning.open = false;
+        let mut auto = Auto {
             inner: None,
-            text: TextOut::default(),
+            text: TextOut::holding_line_breaks(),
             held: Vec::new(),
-            rows: Vec::with_capacity(DETECT.len()),
+            rows: Vec::with_capacity(DETECT.len() + 1),
+            tags,
+            think: None,
+            skip_nl: false,
             limits: *limits,
-            options: options.clone(),
+            options: inner,
+        };
+        if options.reasoning.open {
+            auto.think = Some(Box::new(auto.think_stage(true)));
+        }
+        auto
+    }
+
+    /// A stage for one reasoning block (`open`: the output starts inside it).
+    fn think_stage(&self, open: bool) -> Think {
+        let mut reasoning = self.options.reasoning.clone();
+        reasoning.open = open;
+        reasoning.calls = false;
+        let none: &[&str] = &[];
+        let ends = reasoning_enders();
+        Think {
+            stage: TextStage::new(&ends, none, THINK, &reasoning, &self.limits)
+                .calls_end_reasoning(&ends)
+                .one_block(),
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
         }
     }
 
@@ -351,7 +420,14 @@ impl Auto {
     pub(crate) fn retained(&self) -> usize {
         match &self.inner {
             Some(s) => s.retained(),
-            None => self.held.len() + self.text.held(),
+            None => {
+                self.held.len()
+                    + self.text.held()
+                    + self
+                        .think
+                        .as_ref()
+                        .map_or(0, |t| t.stage.retained() + t.utf8.held())
+            }
         }
     }
 
@@ -374,16 +450,49 @@ impl Auto {
 
     /// Scans bytes while no format is detected; once one is, feeds it the rest.
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        // A reasoning block that closes hands back the bytes after it (a loop, not
+        // recursion: a feed may hold any number of blocks).
+        let Some(mut after) = self.scan_part(bytes, calls, out) else {
+            return;
+        };
+        while let Some(next) = self.scan_part(&after, calls, out) {
+            after = next;
+        }
+    }
+
+    /// [`scan`](Self::scan) up to the end of `bytes`, or up to the end of a reasoning
+    /// block: then the bytes after it (and a character start held with them).
+    fn scan_part(
+        &mut self,
+        bytes: &[u8],
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> Option<Vec<u8>> {
         let mut i = 0;
-        while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+        while let Some(mut rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             if let Some(s) = &mut self.inner {
                 s.feed(rest, calls, out);
-                return;
+                return None;
+            }
+            if self.think.is_some() {
+                return self.reason(rest, out);
+            }
+            if self.skip_nl && self.held.is_empty() {
+                let n = rest
+                    .iter()
+                    .position(|b| !matches!(b, b'\n' | b'\r'))
+                    .unwrap_or(rest.len());
+                i += n;
+                rest = rest.get(n..).unwrap_or_default();
+                if rest.is_empty() {
+                    return None;
+                }
+                self.skip_nl = false;
             }
             if self.held.is_empty() {
                 let Some(p) = pattern_start(rest) else {
                     self.text.emit_last(rest, out);
-                    return;
+                    return None;
                 };
                 self.text.emit(rest.get(..p).unwrap_or_default());
                 i += p;
@@ -397,12 +506,18 @@ impl Auto {
                             _ => Some((k, Row::At { tok: 0, n: 0 })),
                         },
                     ));
+                let tags = self.tags.iter().enumerate();
+                self.rows.extend(tags.filter_map(|(k, t)| {
+                    (t.as_bytes().first().copied() == first)
+                        .then_some((DETECT.len() + k, Row::At { tok: 0, n: 0 }))
+                }));
             }
             let Some(&b) = bytes.get(i) else { break };
             i += 1;
             match self.step(b) {
                 Step::More => {}
-                Step::Detected(format) => self.detect(format, calls, out),
+                Step::Detected(Pick::Format(format)) => self.detect(format, calls, out),
+                Step::Detected(Pick::Reasoning) => self.open_reasoning(out),
                 Step::None => {
                     // No pattern from the held start: its first byte is text; another
                     // pattern may start later in the held bytes (`[[f(`).
@@ -423,6 +538,49 @@ impl Auto {
                 }
             }
         }
+        None
+    }
+
+    /// An opening reasoning tag (held) before the syntax is known: the block is
+    /// reasoning up to its closing tag, as in the text stage of every marker syntax
+    /// (the line breaks right before the tag are dropped).
+    fn open_reasoning(&mut self, out: &mut dyn EventSink) {
+        self.text.drop_line_breaks();
+        self.text.flush(out);
+        let mut think = self.think_stage(false);
+        let held = std::mem::take(&mut self.held);
+        let mut tag = std::str::from_utf8(&held).unwrap_or_default();
+        let _ = think.stage.run(&mut tag, out);
+        self.think = Some(Box::new(think));
+    }
+
+    /// Bytes inside a reasoning block: `None` when the block takes them all, else the
+    /// bytes after its closing tag.
+    fn reason(&mut self, bytes: &[u8], out: &mut dyn EventSink) -> Option<Vec<u8>> {
+        let think = self.think.as_deref_mut()?;
+        let mut scratch = std::mem::take(&mut think.scratch);
+        let text = think.utf8.push(bytes, &mut scratch);
+        let mut s: &str = &text;
+        let ended = think.stage.run(&mut s, out);
+        // After the closing tag, the rest; after a call marker that ends reasoning, the
+        // marker and the rest, for detection.
+        let after = ended.map(|c| {
+            let marker = match c {
+                CLOSED => "",
+                c => reasoning_enders().get(c).copied().unwrap_or_default(),
+            };
+            let mut after = marker.as_bytes().to_vec();
+            after.extend_from_slice(s.as_bytes());
+            after.extend_from_slice(think.utf8.held_bytes());
+            after
+        });
+        drop(text);
+        think.scratch = scratch;
+        if after.is_some() {
+            self.think = None;
+            self.skip_nl = ended == Some(CLOSED);
+        }
+        after
     }
 
     /// Advances every pattern by one held byte. A matched pattern wins unless an
@@ -431,14 +589,25 @@ impl Auto {
         self.held.push(b);
         let mut alive = false;
         for (k, row) in self.rows.iter_mut() {
-            let Some((toks, format)) = DETECT.get(*k) else {
-                *row = Row::Dead;
-                continue;
+            let pick = match DETECT.get(*k) {
+                Some((toks, format)) => {
+                    *row = row.step(toks, b);
+                    Pick::Format(*format)
+                }
+                None => match self.tags.get(*k - DETECT.len()) {
+                    Some(tag) => {
+                        *row = row.step(&[Tok::Lit(tag.as_bytes())], b);
+                        Pick::Reasoning
+                    }
+                    None => {
+                        *row = Row::Dead;
+                        continue;
+                    }
+                },
             };
-            *row = row.step(toks, b);
             match *row {
                 // (A match waits for the patterns before it that may still match.)
-                Row::Matched if !alive => return Step::Detected(*format),
+                Row::Matched if !alive => return Step::Detected(pick),
                 Row::At { .. } => alive = true,
                 _ => {}
             }
@@ -462,18 +631,23 @@ impl Auto {
         // A pattern that matched while an earlier one could still match: with the input
         // at its end, it wins (a bare `<tool_call>` at the end is `hermes`'s).
         if self.inner.is_none() && !self.held.is_empty() {
-            let won = self
-                .rows
-                .iter()
-                .find(|(_, r)| *r == Row::Matched)
-                .and_then(|(k, _)| DETECT.get(*k));
-            if let Some((_, format)) = won {
-                self.detect(*format, calls, out);
+            let won = self.rows.iter().find(|(_, r)| *r == Row::Matched);
+            match won.map(|(k, _)| DETECT.get(*k)) {
+                Some(Some((_, format))) => self.detect(*format, calls, out),
+                Some(None) => self.open_reasoning(out),
+                None => {}
             }
         }
         if let Some(s) = &mut self.inner {
             s.finish(calls, out);
             return;
+        }
+        if let Some(mut think) = self.think.take() {
+            // A character cut off by the end is U+FFFD, as in text.
+            let tail = String::from_utf8_lossy(think.utf8.held_bytes()).into_owned();
+            let mut tail = tail.as_str();
+            let _ = think.stage.run(&mut tail, out);
+            think.stage.finish(out);
         }
         let held = std::mem::take(&mut self.held);
         self.text.emit(&held);
@@ -481,11 +655,33 @@ impl Auto {
     }
 }
 
+/// The call markers that end reasoning in the syntax they pick (Kimi K2 may omit
+/// `</think>` before its calls: [`TextStage::calls_end_reasoning`]): the same inside a
+/// block `auto` reads before it knows the syntax.
+fn reasoning_enders() -> Vec<&'static str> {
+    DETECT
+        .iter()
+        .filter(|(_, f)| *f == Format::KimiK2)
+        .filter_map(|(toks, _)| match toks {
+            [Tok::Lit(l)] => std::str::from_utf8(l).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a matched pattern picks.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    Format(Format),
+    /// An opening reasoning tag.
+    Reasoning,
+}
+
 enum Step {
     /// A pattern may still match.
     More,
-    /// This format's pattern matched.
-    Detected(Format),
+    /// This pattern matched.
+    Detected(Pick),
     /// No pattern can match from the held start.
     None,
 }

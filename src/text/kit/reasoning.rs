@@ -129,7 +129,14 @@ pub(crate) struct TextStage {
     max_held: usize,
     /// Text outside reasoning tags is reasoning.
     forced: bool,
+    /// [`run`](TextStage::run) returns [`CLOSED`] right after a closing tag
+    /// ([`TextStage::one_block`]).
+    stop_at_close: bool,
 }
+
+/// What [`TextStage::run`] returns after a closing reasoning tag, for a stage reading
+/// one block ([`TextStage::one_block`]).
+pub(crate) const CLOSED: usize = usize::MAX;
 
 impl TextStage {
     /// A text stage looking for `calls` (call-start markers, reported by index),
@@ -215,7 +222,17 @@ impl TextStage {
             skip_nl: reasoning.is_some(),
             max_held: limits.max_held_bytes,
             forced: false,
+            stop_at_close: false,
         }
+    }
+
+    /// A stage that reads one reasoning block for a scanner that does not know its
+    /// syntax yet (`auto`): [`run`](Self::run) returns [`CLOSED`] right after the
+    /// block's closing tag (the rest of the input left in it; the line breaks after the
+    /// tag are the caller's to drop).
+    pub(crate) fn one_block(mut self) -> Self {
+        self.stop_at_close = true;
+        self
     }
 
     /// These markers (call starts or dropped tokens given to [`new`](Self::new)) end
@@ -409,7 +426,12 @@ impl TextStage {
                     self.skip_nl = true;
                     match role {
                         Role::Open(p) => self.reasoning = Some(p),
-                        _ => self.reasoning = None,
+                        _ => {
+                            self.reasoning = None;
+                            if self.stop_at_close {
+                                return Some(CLOSED);
+                            }
+                        }
                     }
                 }
             }

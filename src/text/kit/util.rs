@@ -150,9 +150,28 @@ pub(crate) struct TextOut {
     pending: Vec<u8>,
     /// Non-whitespace text has been emitted.
     seen: bool,
+    /// Line breaks at the end of a feed are held too, until what follows them is known
+    /// ([`drop_line_breaks`](Self::drop_line_breaks): `auto` drops those right before a
+    /// reasoning tag, as the text stage does).
+    hold_nl: bool,
 }
 
 impl TextOut {
+    /// A `TextOut` that holds the line breaks at the end of a feed.
+    pub(crate) fn holding_line_breaks() -> Self {
+        TextOut {
+            hold_nl: true,
+            ..TextOut::default()
+        }
+    }
+
+    /// Drops the line breaks at the end of the pending text.
+    pub(crate) fn drop_line_breaks(&mut self) {
+        while matches!(self.pending.last(), Some(b'\n' | b'\r')) {
+            self.pending.pop();
+        }
+    }
+
     /// Whether non-whitespace text has been emitted.
     pub(crate) fn seen(&self) -> bool {
         self.seen
@@ -180,6 +199,7 @@ impl TextOut {
     /// an event at once (the common case of a token of prose).
     pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut dyn EventSink) {
         if self.pending.is_empty()
+            && !(self.hold_nl && matches!(bytes.last(), Some(b'\n' | b'\r')))
             && !bytes.is_empty()
             && let Ok(s) = std::str::from_utf8(bytes)
         {
@@ -197,6 +217,7 @@ impl TextOut {
     pub(crate) fn commit(&mut self, out: &mut dyn EventSink) {
         match self.pending.last() {
             None => return,
+            Some(b'\n' | b'\r') if self.hold_nl => return self.commit_before_line_breaks(out),
             Some(&b) if b < 0x80 => return self.flush(out),
             Some(_) => {}
         }
@@ -213,6 +234,24 @@ impl TextOut {
         self.flush(out);
         self.pending
             .extend_from_slice(tail.get(..tail_len).unwrap_or_default());
+    }
+
+    /// [`commit`](Self::commit) holding the line breaks at the end (`hold_nl`). The text
+    /// before them ends on a complete character or on bytes that are not UTF-8 (a line
+    /// break never continues a character).
+    #[cold]
+    fn commit_before_line_breaks(&mut self, out: &mut dyn EventSink) {
+        let cut = self
+            .pending
+            .iter()
+            .rposition(|b| !matches!(b, b'\n' | b'\r'))
+            .map_or(0, |i| i + 1);
+        if let Some(head) = self.pending.get(..cut).filter(|h| !h.is_empty()) {
+            out.event(EventRef::Text {
+                delta: &String::from_utf8_lossy(head),
+            });
+            self.pending.drain(..cut);
+        }
     }
 
     /// Emits all text now (before a call starts, and at the end): an incomplete UTF-8

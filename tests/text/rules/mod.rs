@@ -17,3 +17,7 @@ mod calls_in_reasoning;
 /// Syntaxes as data: each table-driven built-in written as a spec and read back parses
 /// like the built-in.
 mod specs;
+
+/// `auto` reads a reasoning block before it knows the syntax, as the detected format
+/// reads it.
+mod auto_reasoning;
