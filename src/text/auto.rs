@@ -273,6 +273,28 @@ fn pattern_start(h: &[u8]) -> Option<usize> {
         .position(|b| matches!(b, b'<' | b'[' | b'{' | b'f' | b']'))
 }
 
+/// Per byte that may start a pattern, the patterns of [`DETECT`] that start with it (a
+/// pattern opening with something other than a literal with every byte), in order.
+fn starting() -> &'static [(u8, Vec<usize>)] {
+    static STARTING: std::sync::OnceLock<Vec<(u8, Vec<usize>)>> = std::sync::OnceLock::new();
+    STARTING.get_or_init(|| {
+        [b'<', b'[', b'{', b'f', b']']
+            .into_iter()
+            .map(|first| {
+                let ks =
+                    DETECT
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, (toks, _))| match toks.first() {
+                            Some(Tok::Lit(l)) if l.first() != Some(&first) => None,
+                            _ => Some(k),
+                        });
+                (first, ks.collect())
+            })
+            .collect()
+    })
+}
+
 /// Progress of one pattern over the held bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Row {
@@ -346,6 +368,8 @@ pub(crate) struct Auto {
     rows: Vec<(usize, Row)>,
     /// The opening reasoning tags (the options' or `<think>`).
     tags: Vec<String>,
+    /// Their first bytes that start no pattern of [`DETECT`] (none for `<think>`).
+    odd_starts: Vec<u8>,
     /// Inside a reasoning block before the syntax is known.
     think: Option<Box<Think>>,
     /// A reasoning block just closed: line breaks are dropped until other text.
@@ -361,13 +385,31 @@ pub(crate) struct Auto {
 #[derive(Debug)]
 struct Think {
     stage: TextStage,
+    /// The first bytes of the stage's markers.
+    firsts: Firsts,
     utf8: Utf8Holder,
     scratch: String,
 }
 
+/// A few bytes to find (the first bytes of a stage's markers).
+#[derive(Debug)]
+struct Firsts(Vec<u8>);
+
+impl Firsts {
+    /// Where the first of these bytes is in `h`.
+    fn find(&self, h: &[u8]) -> Option<usize> {
+        match *self.0.as_slice() {
+            [a] => memchr::memchr(a, h),
+            [a, b] => memchr::memchr2(a, b, h),
+            [a, b, c] => memchr::memchr3(a, b, c, h),
+            _ => h.iter().position(|x| self.0.contains(x)),
+        }
+    }
+}
+
 impl Auto {
     pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
-        let tags = match &options.reasoning.tags {
+        let tags: Vec<String> = match &options.reasoning.tags {
             Some(t) => t
                 .iter()
                 .filter(|(o, c)| !o.is_empty() && !c.is_empty())
@@ -375,6 +417,13 @@ impl Auto {
                 .collect(),
             None => THINK.iter().map(|(o, _)| (*o).to_owned()).collect(),
         };
+        let mut odd_starts: Vec<u8> = tags
+            .iter()
+            .filter_map(|t| t.bytes().next())
+            .filter(|b| !matches!(b, b'<' | b'[' | b'{' | b'f' | b']'))
+            .collect();
+        odd_starts.sort_unstable();
+        odd_starts.dedup();
         let mut inner = options.clone();
         inner.reasoning.open = false;
         let mut auto = Auto {
@@ -383,6 +432,7 @@ impl Auto {
             held: Vec::new(),
             rows: Vec::with_capacity(DETECT.len() + 1),
             tags,
+            odd_starts,
             think: None,
             skip_nl: false,
             limits: *limits,
@@ -394,6 +444,18 @@ impl Auto {
         auto
     }
 
+    /// Where the first byte that may start a pattern or an opening reasoning tag is.
+    #[inline]
+    fn pattern_start(&self, h: &[u8]) -> Option<usize> {
+        if self.odd_starts.is_empty() {
+            pattern_start(h)
+        } else {
+            h.iter().position(|b| {
+                matches!(b, b'<' | b'[' | b'{' | b'f' | b']') || self.odd_starts.contains(b)
+            })
+        }
+    }
+
     /// A stage for one reasoning block (`open`: the output starts inside it).
     fn think_stage(&self, open: bool) -> Think {
         let mut reasoning = self.options.reasoning.clone();
@@ -401,7 +463,20 @@ impl Auto {
         reasoning.calls = false;
         let none: &[&str] = &[];
         let ends = reasoning_enders();
+        let pairs: Vec<(&str, &str)> = match &reasoning.tags {
+            Some(t) => t.iter().map(|(o, c)| (o.as_str(), c.as_str())).collect(),
+            None => THINK.to_vec(),
+        };
+        let mut firsts: Vec<u8> = pairs
+            .iter()
+            .flat_map(|(o, c)| [o.bytes().next(), c.bytes().next()])
+            .chain(ends.iter().map(|e| e.bytes().next()))
+            .flatten()
+            .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
         Think {
+            firsts: Firsts(firsts),
             stage: TextStage::new(&ends, none, THINK, &reasoning, &self.limits)
                 .calls_end_reasoning(&ends)
                 .one_block(),
@@ -450,24 +525,25 @@ impl Auto {
 
     /// Scans bytes while no format is detected; once one is, feeds it the rest.
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        // A reasoning block that closes hands back the bytes after it (a loop, not
-        // recursion: a feed may hold any number of blocks).
-        let Some(mut after) = self.scan_part(bytes, calls, out) else {
-            return;
-        };
-        while let Some(next) = self.scan_part(&after, calls, out) {
-            after = next;
+        // A reasoning block that closes hands back where the bytes after it begin (a
+        // loop, not recursion: a feed may hold any number of blocks).
+        let mut at = 0;
+        while let Some(rest) = bytes.get(at..).filter(|r| !r.is_empty()) {
+            match self.scan_part(rest, calls, out) {
+                Some(n) => at += n,
+                None => return,
+            }
         }
     }
 
-    /// [`scan`](Self::scan) up to the end of `bytes`, or up to the end of a reasoning
-    /// block: then the bytes after it (and a character start held with them).
+    /// [`scan`](Self::scan) up to the end of `bytes` (`None`), or up to the end of a
+    /// reasoning block: then where the bytes after it begin.
     fn scan_part(
         &mut self,
         bytes: &[u8],
         calls: &mut Calls,
         out: &mut dyn EventSink,
-    ) -> Option<Vec<u8>> {
+    ) -> Option<usize> {
         let mut i = 0;
         while let Some(mut rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             if let Some(s) = &mut self.inner {
@@ -475,7 +551,7 @@ impl Auto {
                 return None;
             }
             if self.think.is_some() {
-                return self.reason(rest, out);
+                return self.reason(rest, calls, out).map(|n| i + n);
             }
             if self.skip_nl && self.held.is_empty() {
                 let n = rest
@@ -490,7 +566,7 @@ impl Auto {
                 self.skip_nl = false;
             }
             if self.held.is_empty() {
-                let Some(p) = pattern_start(rest) else {
+                let Some(p) = self.pattern_start(rest) else {
                     self.text.emit_last(rest, out);
                     return None;
                 };
@@ -499,17 +575,13 @@ impl Auto {
                 // Only the patterns that start with this byte are followed.
                 let first = rest.get(p).copied();
                 self.rows.clear();
-                self.rows
-                    .extend(DETECT.iter().enumerate().filter_map(
-                        |(k, (toks, _))| match toks.first() {
-                            Some(Tok::Lit(l)) if l.first().copied() != first => None,
-                            _ => Some((k, Row::At { tok: 0, n: 0 })),
-                        },
-                    ));
+                let start = Row::At { tok: 0, n: 0 };
+                if let Some((_, ks)) = starting().iter().find(|(b, _)| Some(*b) == first) {
+                    self.rows.extend(ks.iter().map(|&k| (k, start)));
+                }
                 let tags = self.tags.iter().enumerate();
                 self.rows.extend(tags.filter_map(|(k, t)| {
-                    (t.as_bytes().first().copied() == first)
-                        .then_some((DETECT.len() + k, Row::At { tok: 0, n: 0 }))
+                    (t.as_bytes().first().copied() == first).then_some((DETECT.len() + k, start))
                 }));
             }
             let Some(&b) = bytes.get(i) else { break };
@@ -521,7 +593,8 @@ impl Auto {
                 Step::None => {
                     // No pattern from the held start: its first byte is text; another
                     // pattern may start later in the held bytes (`[[f(`).
-                    let again = self.held.get(1..).and_then(pattern_start).map(|p| p + 1);
+                    let again = self.held.get(1..).and_then(|h| self.pattern_start(h));
+                    let again = again.map(|p| p + 1);
                     match again {
                         None => {
                             self.text.emit(&self.held);
@@ -554,33 +627,62 @@ impl Auto {
         self.think = Some(Box::new(think));
     }
 
-    /// Bytes inside a reasoning block: `None` when the block takes them all, else the
-    /// bytes after its closing tag.
-    fn reason(&mut self, bytes: &[u8], out: &mut dyn EventSink) -> Option<Vec<u8>> {
+    /// Bytes inside a reasoning block: `None` when the block takes them all, else where
+    /// the bytes after it begin in `bytes`. The stage reads pieces that end before each
+    /// byte that may start one of its markers, so only the piece that closes the block
+    /// is read past its end, and that piece holds no marker after it.
+    fn reason(
+        &mut self,
+        bytes: &[u8],
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> Option<usize> {
         let think = self.think.as_deref_mut()?;
         let mut scratch = std::mem::take(&mut think.scratch);
-        let text = think.utf8.push(bytes, &mut scratch);
-        let mut s: &str = &text;
-        let ended = think.stage.run(&mut s, out);
-        // After the closing tag, the rest; after a call marker that ends reasoning, the
-        // marker and the rest, for detection.
-        let after = ended.map(|c| {
-            let marker = match c {
-                CLOSED => "",
-                c => reasoning_enders().get(c).copied().unwrap_or_default(),
-            };
-            let mut after = marker.as_bytes().to_vec();
-            after.extend_from_slice(s.as_bytes());
-            after.extend_from_slice(think.utf8.held_bytes());
-            after
-        });
-        drop(text);
-        think.scratch = scratch;
-        if after.is_some() {
-            self.think = None;
-            self.skip_nl = ended == Some(CLOSED);
+        let mut start = 0;
+        let mut ended = None;
+        while start < bytes.len() {
+            let end = bytes
+                .get(start + 1..)
+                .and_then(|b| think.firsts.find(b))
+                .map_or(bytes.len(), |p| start + 1 + p);
+            let piece = bytes.get(start..end).unwrap_or_default();
+            let text = think.utf8.push(piece, &mut scratch);
+            let borrowed = matches!(text, std::borrow::Cow::Borrowed(_));
+            let mut s: &str = &text;
+            if let Some(c) = think.stage.run(&mut s, out) {
+                // Where the piece's unread bytes begin, and those the stage read that
+                // detection must see again: none after a closing tag; the marker after
+                // one that ends reasoning (Kimi K2's).
+                let held = think.utf8.held();
+                let again = match c {
+                    CLOSED => "",
+                    c => reasoning_enders().get(c).copied().unwrap_or_default(),
+                };
+                ended = Some(if borrowed && again.is_empty() {
+                    // The piece's text is its bytes: resume in `bytes`.
+                    (end - held - s.len(), Vec::new(), c == CLOSED)
+                } else {
+                    let mut v = again.as_bytes().to_vec();
+                    v.extend_from_slice(s.as_bytes());
+                    (end - held, v, c == CLOSED)
+                });
+                break;
+            }
+            start = end;
         }
-        after
+        think.scratch = scratch;
+        let (at, owned, closed) = ended?;
+        self.think = None;
+        self.skip_nl = closed;
+        if !owned.is_empty() {
+            // Bytes the stage read (a character completed from the last feed, or the
+            // marker that ended reasoning): scanned again, before the piece's rest.
+            // They hold no byte that may start a reasoning tag after their first, so
+            // this does not come back here.
+            self.scan(&owned, calls, out);
+        }
+        Some(at)
     }
 
     /// Advances every pattern by one held byte. A matched pattern wins unless an
@@ -589,15 +691,14 @@ impl Auto {
         self.held.push(b);
         let mut alive = false;
         for (k, row) in self.rows.iter_mut() {
-            let pick = match DETECT.get(*k) {
-                Some((toks, format)) => {
-                    *row = row.step(toks, b);
-                    Pick::Format(*format)
-                }
+            // (One call of `Row::step`, so it stays inlined.)
+            let tag;
+            let (toks, pick): (&[Tok<'_>], Pick) = match DETECT.get(*k) {
+                Some((toks, format)) => (toks, Pick::Format(*format)),
                 None => match self.tags.get(*k - DETECT.len()) {
-                    Some(tag) => {
-                        *row = row.step(&[Tok::Lit(tag.as_bytes())], b);
-                        Pick::Reasoning
+                    Some(t) => {
+                        tag = [Tok::Lit(t.as_bytes())];
+                        (&tag, Pick::Reasoning)
                     }
                     None => {
                         *row = Row::Dead;
@@ -605,6 +706,7 @@ impl Auto {
                     }
                 },
             };
+            *row = row.step(toks, b);
             match *row {
                 // (A match waits for the patterns before it that may still match.)
                 Row::Matched if !alive => return Step::Detected(pick),

@@ -108,4 +108,10 @@ fn auto_reads_the_options_reasoning_tags() {
         (reasoning(&got), text(&got)),
         ("plan".into(), "AB\n".into())
     );
+    // Tags that begin with a byte no call pattern begins with.
+    let config = ParserConfig::new().reasoning_tags(&[("«r»", "«/r»")]);
+    let input = format!("«r»\nplan «\n«/r»\n{call} «");
+    let got = run(Format::Auto, &config, &input);
+    assert_eq!(got, run(format, &config, &input));
+    assert_eq!(reasoning(&got), "plan «");
 }
