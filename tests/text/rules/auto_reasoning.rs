@@ -115,3 +115,19 @@ fn auto_reads_the_options_reasoning_tags() {
     assert_eq!(got, run(format, &config, &input));
     assert_eq!(reasoning(&got), "plan «");
 }
+
+#[test]
+fn auto_reads_many_blocks_in_one_feed() {
+    // Each block hands back where the bytes after it begin (no copy of the rest of the
+    // feed): thousands of blocks in one feed, then a call, read like the format.
+    let (format, call) = CALLS[0];
+    let input = format!("{}\n{call}", "<think>x</think>y".repeat(3000));
+    let make = |f: Format| move || Parser::with_config(f, ParserConfig::new().id_prefix("call_"));
+    let want = crate::common::run_whole(&make(format), input.as_bytes());
+    for size in [input.len(), 1, 7] {
+        let got = crate::common::run_sized(&make(Format::Auto), input.as_bytes(), size);
+        assert_eq!(got, want, "pieces of {size}");
+    }
+    assert_eq!(reasoning(&want), "x".repeat(3000));
+    assert_eq!(text(&want), format!("{}\n", "y".repeat(3000)));
+}
