@@ -80,10 +80,9 @@ use crate::calls::Calls;
 use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::scan::utf8::Utf8Holder;
 use crate::text::TextScanner;
 use crate::text::kit::options::TextOptions;
-use crate::text::kit::reasoning::{CLOSED, THINK, TextStage};
+use crate::text::kit::reasoning::{Block, THINK};
 use crate::text::kit::util::{TextOut, is_name_byte, is_ws};
 
 /// One step of a detection pattern.
@@ -371,7 +370,7 @@ pub(crate) struct Auto {
     /// Their first bytes that start no pattern of [`DETECT`] (none for `<think>`).
     odd_starts: Vec<u8>,
     /// Inside a reasoning block before the syntax is known.
-    think: Option<Box<Think>>,
+    think: Option<Box<Block>>,
     /// A reasoning block just closed: line breaks are dropped until other text.
     skip_nl: bool,
     limits: Limits,
@@ -380,43 +379,9 @@ pub(crate) struct Auto {
     options: TextOptions,
 }
 
-/// A reasoning block read before the syntax is known ([`TextStage::one_block`]), and
-/// the start of a character its last feed cut.
-#[derive(Debug)]
-struct Think {
-    stage: TextStage,
-    /// The first bytes of the stage's markers.
-    firsts: Firsts,
-    utf8: Utf8Holder,
-    scratch: String,
-}
-
-/// A few bytes to find (the first bytes of a stage's markers).
-#[derive(Debug)]
-struct Firsts(Vec<u8>);
-
-impl Firsts {
-    /// Where the first of these bytes is in `h`.
-    fn find(&self, h: &[u8]) -> Option<usize> {
-        match *self.0.as_slice() {
-            [a] => memchr::memchr(a, h),
-            [a, b] => memchr::memchr2(a, b, h),
-            [a, b, c] => memchr::memchr3(a, b, c, h),
-            _ => h.iter().position(|x| self.0.contains(x)),
-        }
-    }
-}
-
 impl Auto {
     pub(crate) fn new(limits: &Limits, options: &TextOptions) -> Self {
-        let tags: Vec<String> = match &options.reasoning.tags {
-            Some(t) => t
-                .iter()
-                .filter(|(o, c)| !o.is_empty() && !c.is_empty())
-                .map(|(o, _)| o.clone())
-                .collect(),
-            None => THINK.iter().map(|(o, _)| (*o).to_owned()).collect(),
-        };
+        let tags = Block::opening_tags(&options.reasoning, THINK);
         let mut odd_starts: Vec<u8> = tags
             .iter()
             .filter_map(|t| t.bytes().next())
@@ -439,7 +404,7 @@ impl Auto {
             options: inner,
         };
         if options.reasoning.open {
-            auto.think = Some(Box::new(auto.think_stage(true)));
+            auto.think = Some(Box::new(auto.block(true)));
         }
         auto
     }
@@ -456,33 +421,15 @@ impl Auto {
         }
     }
 
-    /// A stage for one reasoning block (`open`: the output starts inside it).
-    fn think_stage(&self, open: bool) -> Think {
-        let mut reasoning = self.options.reasoning.clone();
-        reasoning.open = open;
-        reasoning.calls = false;
-        let none: &[&str] = &[];
-        let ends = reasoning_enders();
-        let pairs: Vec<(&str, &str)> = match &reasoning.tags {
-            Some(t) => t.iter().map(|(o, c)| (o.as_str(), c.as_str())).collect(),
-            None => THINK.to_vec(),
-        };
-        let mut firsts: Vec<u8> = pairs
-            .iter()
-            .flat_map(|(o, c)| [o.bytes().next(), c.bytes().next()])
-            .chain(ends.iter().map(|e| e.bytes().next()))
-            .flatten()
-            .collect();
-        firsts.sort_unstable();
-        firsts.dedup();
-        Think {
-            firsts: Firsts(firsts),
-            stage: TextStage::new(&ends, none, THINK, &reasoning, &self.limits)
-                .calls_end_reasoning(&ends)
-                .one_block(),
-            utf8: Utf8Holder::new(),
-            scratch: String::new(),
-        }
+    /// A reasoning block (`open`: the output starts inside it).
+    fn block(&self, open: bool) -> Block {
+        Block::new(
+            &self.options.reasoning,
+            THINK,
+            reasoning_enders(),
+            open,
+            &self.limits,
+        )
     }
 
     pub(crate) fn set_text_seen(&mut self, seen: bool) {
@@ -496,12 +443,7 @@ impl Auto {
         match &self.inner {
             Some(s) => s.retained(),
             None => {
-                self.held.len()
-                    + self.text.held()
-                    + self
-                        .think
-                        .as_ref()
-                        .map_or(0, |t| t.stage.retained() + t.utf8.held())
+                self.held.len() + self.text.held() + self.think.as_ref().map_or(0, |t| t.retained())
             }
         }
     }
@@ -620,69 +562,28 @@ impl Auto {
     fn open_reasoning(&mut self, out: &mut dyn EventSink) {
         self.text.drop_line_breaks();
         self.text.flush(out);
-        let mut think = self.think_stage(false);
-        let held = std::mem::take(&mut self.held);
-        let mut tag = std::str::from_utf8(&held).unwrap_or_default();
-        let _ = think.stage.run(&mut tag, out);
-        self.think = Some(Box::new(think));
+        let mut block = self.block(false);
+        block.start(&self.held, out);
+        self.held.clear();
+        self.think = Some(Box::new(block));
     }
 
     /// Bytes inside a reasoning block: `None` when the block takes them all, else where
-    /// the bytes after it begin in `bytes`. The stage reads pieces that end before each
-    /// byte that may start one of its markers, so only the piece that closes the block
-    /// is read past its end, and that piece holds no marker after it.
+    /// the bytes after it begin in `bytes`.
     fn reason(
         &mut self,
         bytes: &[u8],
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> Option<usize> {
-        let think = self.think.as_deref_mut()?;
-        let mut scratch = std::mem::take(&mut think.scratch);
-        let mut start = 0;
-        let mut ended = None;
-        while start < bytes.len() {
-            let end = bytes
-                .get(start + 1..)
-                .and_then(|b| think.firsts.find(b))
-                .map_or(bytes.len(), |p| start + 1 + p);
-            let piece = bytes.get(start..end).unwrap_or_default();
-            let text = think.utf8.push(piece, &mut scratch);
-            let borrowed = matches!(text, std::borrow::Cow::Borrowed(_));
-            let mut s: &str = &text;
-            if let Some(c) = think.stage.run(&mut s, out) {
-                // Where the piece's unread bytes begin, and those the stage read that
-                // detection must see again: none after a closing tag; the marker after
-                // one that ends reasoning (Kimi K2's).
-                let held = think.utf8.held();
-                let again = match c {
-                    CLOSED => "",
-                    c => reasoning_enders().get(c).copied().unwrap_or_default(),
-                };
-                ended = Some(if borrowed && again.is_empty() {
-                    // The piece's text is its bytes: resume in `bytes`.
-                    (end - held - s.len(), Vec::new(), c == CLOSED)
-                } else {
-                    let mut v = again.as_bytes().to_vec();
-                    v.extend_from_slice(s.as_bytes());
-                    (end - held, v, c == CLOSED)
-                });
-                break;
-            }
-            start = end;
-        }
-        think.scratch = scratch;
-        let (at, owned, closed) = ended?;
+        let ended = self.think.as_mut()?.read(bytes, out)?;
         self.think = None;
-        self.skip_nl = closed;
-        if !owned.is_empty() {
-            // Bytes the stage read (a character completed from the last feed, or the
-            // marker that ended reasoning): scanned again, before the piece's rest.
-            // They hold no byte that may start a reasoning tag after their first, so
-            // this does not come back here.
-            self.scan(&owned, calls, out);
+        self.skip_nl = ended.closed;
+        if !ended.again.is_empty() {
+            // (No reasoning tag can start in them: this does not come back here.)
+            self.scan(&ended.again, calls, out);
         }
-        Some(at)
+        Some(ended.at)
     }
 
     /// Advances every pattern by one held byte. A matched pattern wins unless an
@@ -744,12 +645,8 @@ impl Auto {
             s.finish(calls, out);
             return;
         }
-        if let Some(mut think) = self.think.take() {
-            // A character cut off by the end is U+FFFD, as in text.
-            let tail = String::from_utf8_lossy(think.utf8.held_bytes()).into_owned();
-            let mut tail = tail.as_str();
-            let _ = think.stage.run(&mut tail, out);
-            think.stage.finish(out);
+        if let Some(think) = self.think.take() {
+            think.finish(out);
         }
         let held = std::mem::take(&mut self.held);
         self.text.emit(&held);
@@ -760,15 +657,18 @@ impl Auto {
 /// The call markers that end reasoning in the syntax they pick (Kimi K2 may omit
 /// `</think>` before its calls: [`TextStage::calls_end_reasoning`]): the same inside a
 /// block `auto` reads before it knows the syntax.
-fn reasoning_enders() -> Vec<&'static str> {
-    DETECT
-        .iter()
-        .filter(|(_, f)| *f == Format::KimiK2)
-        .filter_map(|(toks, _)| match toks {
-            [Tok::Lit(l)] => std::str::from_utf8(l).ok(),
-            _ => None,
-        })
-        .collect()
+fn reasoning_enders() -> &'static [&'static str] {
+    static ENDERS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    ENDERS.get_or_init(|| {
+        DETECT
+            .iter()
+            .filter(|(_, f)| *f == Format::KimiK2)
+            .filter_map(|(toks, _)| match toks {
+                [Tok::Lit(l)] => std::str::from_utf8(l).ok(),
+                _ => None,
+            })
+            .collect()
+    })
 }
 
 /// What a matched pattern picks.

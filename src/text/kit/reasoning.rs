@@ -54,6 +54,7 @@
 use crate::event::{EventRef, EventSink};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
+use crate::scan::utf8::Utf8Holder;
 use crate::text::kit::util::is_ws;
 
 /// Reasoning options of a text scanner (set on the [`Parser`](crate::Parser)).
@@ -558,6 +559,167 @@ impl TextStage {
         if !delta.is_empty() {
             push(out, reasoning, &delta);
         }
+    }
+}
+
+/// One reasoning block read by a scanner whose text is bytes, not a [`TextStage`]
+/// (`auto` before it knows the syntax, the pythonic engine): the block's bytes go to a
+/// stage that reads one block ([`TextStage::one_block`]) until its closing tag, or
+/// until a marker of `enders` (call markers that end reasoning,
+/// [`TextStage::calls_end_reasoning`]). The stage reads pieces that end before each
+/// byte that may start one of its markers, so each byte is checked as UTF-8 once and
+/// only the piece that ends the block is read past that end (no copy of the rest of a
+/// feed).
+#[derive(Debug)]
+pub(crate) struct Block {
+    stage: TextStage,
+    /// The first bytes of the stage's markers.
+    firsts: Vec<u8>,
+    enders: &'static [&'static str],
+    utf8: Utf8Holder,
+    scratch: String,
+}
+
+/// Where a [`Block`] ended in the bytes [`Block::read`] got.
+#[derive(Debug)]
+pub(crate) struct Ended {
+    /// The bytes after the block begin here.
+    pub(crate) at: usize,
+    /// Bytes the stage read that the scanner must read again, before those at `at`: the
+    /// marker that ended the block (an ender), or the text after the closing tag when it
+    /// was not the input's own bytes (a character completed from the last feed, bytes
+    /// that were not UTF-8). They hold no byte that may start a tag after their first.
+    pub(crate) again: Vec<u8>,
+    /// The closing tag ended it (the line breaks after it are to be dropped), not an
+    /// ender.
+    pub(crate) closed: bool,
+}
+
+impl Block {
+    /// The opening tags of the reasoning pairs: the options' or `defaults`.
+    pub(crate) fn opening_tags(opts: &ReasoningOptions, defaults: &[(&str, &str)]) -> Vec<String> {
+        match &opts.tags {
+            Some(t) => t
+                .iter()
+                .filter(|(o, c)| !o.is_empty() && !c.is_empty())
+                .map(|(o, _)| o.clone())
+                .collect(),
+            None => defaults.iter().map(|(o, _)| (*o).to_owned()).collect(),
+        }
+    }
+
+    /// A block of `opts`' reasoning pairs (or `defaults`); `open`: the output starts
+    /// inside it, else [`start`](Self::start) gives it its opening tag.
+    pub(crate) fn new(
+        opts: &ReasoningOptions,
+        defaults: &[(&str, &str)],
+        enders: &'static [&'static str],
+        open: bool,
+        limits: &Limits,
+    ) -> Self {
+        let mut reasoning = opts.clone();
+        reasoning.open = open;
+        reasoning.calls = false;
+        let none: &[&str] = &[];
+        let mut firsts: Vec<u8> = match &reasoning.tags {
+            Some(t) => t
+                .iter()
+                .flat_map(|(o, c)| [o.bytes().next(), c.bytes().next()])
+                .collect::<Vec<_>>(),
+            None => defaults
+                .iter()
+                .flat_map(|(o, c)| [o.bytes().next(), c.bytes().next()])
+                .collect(),
+        }
+        .into_iter()
+        .chain(enders.iter().map(|e| e.bytes().next()))
+        .flatten()
+        .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        Block {
+            stage: TextStage::new(enders, none, defaults, &reasoning, limits)
+                .calls_end_reasoning(enders)
+                .one_block(),
+            firsts,
+            enders,
+            utf8: Utf8Holder::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// The block's opening tag (complete, as the scanner matched it).
+    pub(crate) fn start(&mut self, tag: &[u8], out: &mut dyn EventSink) {
+        let mut tag = std::str::from_utf8(tag).unwrap_or_default();
+        let _ = self.stage.run(&mut tag, out);
+    }
+
+    /// Bytes held (the stage's, a cut character).
+    pub(crate) fn retained(&self) -> usize {
+        self.stage.retained() + self.utf8.held()
+    }
+
+    /// Where the first byte that may start one of the stage's markers is in `h`.
+    fn find_first(&self, h: &[u8]) -> Option<usize> {
+        match *self.firsts.as_slice() {
+            [a] => memchr::memchr(a, h),
+            [a, b] => memchr::memchr2(a, b, h),
+            [a, b, c] => memchr::memchr3(a, b, c, h),
+            _ => h.iter().position(|x| self.firsts.contains(x)),
+        }
+    }
+
+    /// Reads bytes of the block: `None` when it takes them all, else where it ended.
+    pub(crate) fn read(&mut self, bytes: &[u8], out: &mut dyn EventSink) -> Option<Ended> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut start = 0;
+        let mut ended = None;
+        while start < bytes.len() {
+            let end = bytes
+                .get(start + 1..)
+                .and_then(|b| self.find_first(b))
+                .map_or(bytes.len(), |p| start + 1 + p);
+            let piece = bytes.get(start..end).unwrap_or_default();
+            let text = self.utf8.push(piece, &mut scratch);
+            let borrowed = matches!(text, std::borrow::Cow::Borrowed(_));
+            let mut s: &str = &text;
+            if let Some(c) = self.stage.run(&mut s, out) {
+                let held = self.utf8.held();
+                let marker = match c {
+                    CLOSED => "",
+                    c => self.enders.get(c).copied().unwrap_or_default(),
+                };
+                ended = Some(if borrowed && marker.is_empty() {
+                    // The piece's text is its bytes: the rest is in `bytes`.
+                    Ended {
+                        at: end - held - s.len(),
+                        again: Vec::new(),
+                        closed: true,
+                    }
+                } else {
+                    let mut again = marker.as_bytes().to_vec();
+                    again.extend_from_slice(s.as_bytes());
+                    Ended {
+                        at: end - held,
+                        again,
+                        closed: c == CLOSED,
+                    }
+                });
+                break;
+            }
+            start = end;
+        }
+        self.scratch = scratch;
+        ended
+    }
+
+    /// The end of the input inside the block: what is held is reasoning (a character
+    /// cut off is U+FFFD, as in text).
+    pub(crate) fn finish(mut self, out: &mut dyn EventSink) {
+        let tail = String::from_utf8_lossy(self.utf8.held_bytes()).into_owned();
+        let mut tail = tail.as_str();
+        let _ = self.stage.run(&mut tail, out);
+        self.stage.finish(out);
     }
 }
 
