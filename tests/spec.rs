@@ -676,20 +676,39 @@ fn lfm_template() -> Value {
 
 #[test]
 fn lfm_template_calls_decode_on_the_pythonic_engine() {
-    // The pythonic engine has no reasoning stage and drops no end tokens: the template
-    // as transformers.js writes it is refused naming the field that asks for one.
-    let e = Syntax::from_value(&lfm_template()).unwrap_err();
-    assert!(
-        e.path() == "fields.thinking" || e.path() == "fields.content",
-        "{e}"
+    // The template as transformers.js writes it: its reasoning field and its end token
+    // are read by the pythonic engine as by the others.
+    let t = lfm_template();
+    let syntax = Syntax::from_value(&t).unwrap();
+    let thinking = "<think>\nThe user asks for the weather.\n</think>\n\n<|tool_call_start|>[get_weather(city=\"Paris\")]<|tool_call_end|>On it.<|im_end|>";
+    let ev = events(&syntax, thinking);
+    assert_eq!(reasoning(&ev), "The user asks for the weather.");
+    assert_eq!(text(&ev), "On it.");
+    assert_eq!(calls(&ev)[0].arguments, json!({"city": "Paris"}));
+    let builtin = run_whole(
+        &|| Parser::with_config(Format::Lfm2, ParserConfig::new().id_prefix("call_")),
+        thinking.as_bytes(),
     );
-    assert!(e.message().contains("no reasoning stage"), "{e}");
-    // Its tool_calls field alone reads transformers.js' `lfm pythonic tool calls`
-    // fixture's calls.
-    let mut t = lfm_template();
-    let fields = t["fields"].as_object_mut().unwrap();
-    fields.remove("thinking");
-    fields.remove("content");
+    assert_eq!(ev, builtin);
+    // It is `lfm2`'s own spec, field for field (bar the anchor and `toolstream`).
+    let written = Syntax::builtin(Format::Lfm2).unwrap().to_json();
+    for field in ["thinking", "tool_calls"] {
+        assert_eq!(
+            written["response_template"]["fields"][field]["open"], t["fields"][field]["open"],
+            "{field}"
+        );
+    }
+    assert_eq!(
+        written["response_template"]["fields"]["content"]["close"],
+        t["fields"]["content"]["close"]
+    );
+    // Tags the engine cannot find in its text are refused naming the field.
+    let mut odd = lfm_template();
+    odd["fields"]["thinking"]["open"] = json!("[THINK]");
+    let e = Syntax::from_value(&odd).unwrap_err();
+    assert_eq!(e.path(), "fields.thinking.open", "{e}");
+    // The calls field alone reads transformers.js' `lfm pythonic tool calls` fixture's
+    // calls.
     let syntax = Syntax::from_value(&t).unwrap();
     let out = r#"<|tool_call_start|>[get_weather(city="Paris", options={"units": "C", "days": [1, 2]}), set_alarm(hour=7, enabled=True, note=None)]<|tool_call_end|>Checking now."#;
     let ev = events(&syntax, out);

@@ -96,9 +96,10 @@
 //! `olmo3` (`src/text/pythonic/`), with `toolstream.pythonic` `{"bare_list": true}` when a
 //! bare `[` opens a list too and `{"bracketless": true}` for one call per line after the
 //! token. The engine streams each call (Start at its `(`); a broken call is an error with
-//! its bytes and the calls around it stand (transformers' parser fails the list). It has
-//! no reasoning stage and drops no end tokens: a reasoning field, or a `content` field
-//! with delimiters, beside such calls is an error naming it. `src/spec/pylist.rs` says
+//! its bytes and the calls around it stand (transformers' parser fails the list). Its
+//! reasoning field and the `content` field's end tokens are read as on the other engines
+//! (they must begin with `<`: the engine reads its text up to each `<` or `[`), so
+//! transformers.js' LFM template loads as written and is `lfm2`'s spec. `src/spec/pylist.rs` says
 //! what differs from transformers' parser.
 //!
 //! The `toolstream` object (every key optional):

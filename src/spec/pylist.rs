@@ -21,8 +21,12 @@
 //! around it stand (the parser fails the whole list); a list's text after its `]` is
 //! text (the parser fails on trailing content); positional arguments are an error (the
 //! parser fails too); Python's `b''` bytes, sets and expressions are errors in both.
-//! The pythonic engine has no reasoning stage and drops no end tokens: a spec with a
-//! reasoning field or a `content` field with delimiters is refused naming it.
+//! The template's reasoning field (`thinking`: `<think>` / `</think>`) and the `content`
+//! field's end tokens (`<|im_end|>`) are read as by the other engines: a reasoning block
+//! is read by the kit's text stage, end tokens are dropped from the text. Both must
+//! begin with `<` here (the engine reads its text byte by byte up to each `<` or `[`);
+//! other tags are refused naming the field. So transformers.js' LFM template loads as
+//! written (`lfm2`'s own spec).
 
 use std::borrow::Cow;
 
@@ -62,8 +66,14 @@ fn flag(path: &str, m: &Map<String, Value>, key: &str) -> Result<bool> {
     }
 }
 
-/// The frame of a `python-call-list` field; `ext` is `toolstream.pythonic`.
-pub(super) fn frame(f: Fields<'_>, ext: Option<&Value>) -> Result<Frame> {
+/// The frame of a `python-call-list` field; `ext` is `toolstream.pythonic`; `reasoning`
+/// and `drops` the template's reasoning pairs and dropped end tokens.
+pub(super) fn frame(
+    f: Fields<'_>,
+    ext: Option<&Value>,
+    reasoning: Vec<(Cow<'static, str>, Cow<'static, str>)>,
+    drops: Vec<Cow<'static, str>>,
+) -> Result<Frame> {
     let path = f.path;
     let (bare_list, bracketless) = match ext {
         None => (false, false),
@@ -115,11 +125,27 @@ pub(super) fn frame(f: Fields<'_>, ext: Option<&Value>) -> Result<Frame> {
             "\"eos\" is not read here: a list needs no close (the end of the input ends it)",
         ));
     }
+    if let Some((o, _)) = reasoning.iter().find(|(o, _)| !o.starts_with('<')) {
+        return Err(SpecError::new(
+            "fields.thinking.open",
+            format!(
+                "{o:?}: the pythonic engine finds reasoning tags that begin with `<` (its text is read byte by byte up to each `<` or `[`)"
+            ),
+        ));
+    }
+    if let Some(d) = drops.iter().find(|d| !d.starts_with('<')) {
+        return Err(SpecError::new(
+            "fields.content.close",
+            format!("{d:?}: the pythonic engine drops tokens that begin with `<`"),
+        ));
+    }
     Ok(Frame {
         open: tokens(open),
         close: tokens(close),
         bare_list,
         bracketless,
+        reasoning: Cow::Owned(reasoning),
+        drops: Cow::Owned(drops),
     })
 }
 

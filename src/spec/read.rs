@@ -552,22 +552,11 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             )?))
         }
         ("python-call-list", None | Some("pythonic")) => {
-            for key in ["xml", "openers", "keys", "citations", "reasoning"] {
+            for key in ["xml", "openers", "keys", "citations"] {
                 if ext_get(ext, key).is_some() {
                     return Err(SpecError::new(
                         format!("toolstream.{key}"),
                         "is not read by the pythonic engine (python-call-list calls)",
-                    ));
-                }
-            }
-            // The engine streams text as it is: no reasoning stage, no dropped tokens.
-            for (fname, f) in &read.fields {
-                let texty = REASONING_FIELDS.contains(&fname.as_str())
-                    || (fname == "content" && (f.open.is_some() || f.close.is_some()));
-                if texty {
-                    return Err(SpecError::new(
-                        f.path.clone(),
-                        "the pythonic engine (python-call-list calls) has no reasoning stage and drops no tokens from the text",
                     ));
                 }
             }
@@ -582,6 +571,8 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             Engine::Pythonic(Box::new(super::pylist::frame(
                 fields,
                 ext_get(ext, "pythonic"),
+                reasoning,
+                drops,
             )?))
         }
         (_, Some("pythonic")) => {

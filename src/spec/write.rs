@@ -29,7 +29,7 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
         Engine::Json(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Xml(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Gemma(d) => (&d.reasoning[..], &d.drops[..]),
-        Engine::Pythonic(_) => (&[][..], &[][..]),
+        Engine::Pythonic(f) => (&f.reasoning[..], &f.drops[..]),
         Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {

@@ -38,7 +38,8 @@
 //! through it.
 //!
 //! All but harmony and the byte-level marker-less engines (`pythonic`, `llama-json`)
-//! run their text through the [`reasoning`] stage (`<think>` tags, whitespace
+//! run their text through the [`reasoning`] stage (`pythonic` and `auto` run a reasoning
+//! block through it) (`<think>` tags, whitespace
 //! before markers, end-of-turn tokens), and find markers with
 //! [`scan::marker`](crate::scan::marker): invalid UTF-8 in text becomes U+FFFD, a
 //! marker (or a character) split across chunks is held, and released verbatim the

@@ -407,6 +407,55 @@ fn olmo3_fixtures() {
     run_cases(Format::Olmo3, &olmo3_cases());
 }
 
+/// LFM2 (Thinking) and OLMo 3 Think write `<think>` before their calls: reasoning,
+/// read with the rules of every marker syntax (line breaks next to the tags dropped, a
+/// call inside reasoning is reasoning); `lfm2` drops `<|im_end|>`. Every split, whole and
+/// through the format's spec.
+#[test]
+fn lfm2_and_olmo3_read_reasoning() {
+    let lfm = "<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>";
+    let olmo = "<function_calls>\nget_weather(city='Paris')\n</function_calls>";
+    for (format, call) in [(Format::Lfm2, lfm), (Format::Olmo3, olmo)] {
+        let syntax = Syntax::builtin(format).unwrap();
+        let spec = Syntax::from_json(&syntax.to_json().to_string()).unwrap();
+        let makers: [Box<dyn Fn() -> Parser>; 2] = [
+            Box::new(move || Parser::with_config(format, ParserConfig::new().id_prefix("call_"))),
+            Box::new(move || {
+                Parser::with_syntax(spec.clone(), ParserConfig::new().id_prefix("call_"))
+            }),
+        ];
+        for make in &makers {
+            let input = format!("<think>\nIt is [f(x=1)] é.\n</think>\n\n{call} Done.");
+            let ev = assert_split_invariant(make, input.as_bytes(), 20);
+            assert_eq!(reasoning(&ev), "It is [f(x=1)] é.", "{format}");
+            assert_eq!(text(&ev), " Done.", "{format}");
+            assert_eq!(calls(&ev).len(), 1, "{format}: {ev:?}");
+            assert_eq!(calls(&ev)[0].arguments, json!({"city": "Paris"}));
+            // Cut off inside reasoning: all of it is reasoning.
+            let ev = assert_split_invariant(make, b"A\n<think>\nstill <thinking", 0);
+            assert_eq!(
+                (text(&ev), reasoning(&ev)),
+                ("A".into(), "still <thinking".into())
+            );
+        }
+        // The output starts inside reasoning (the prompt opened `<think>`).
+        let make = move || Parser::with_config(format, ParserConfig::new().reasoning_open(true));
+        let input = format!("plan {call}</think>\n{call}");
+        let ev = assert_split_invariant(&make, input.as_bytes(), 20);
+        assert_eq!(reasoning(&ev), format!("plan {call}"), "{format}");
+        assert_eq!(calls(&ev).len(), 1, "{format}");
+    }
+    // LFM2's end of turn is dropped; OLMo 3 has no such token (text).
+    let ev = crate::exact::split(Format::Lfm2, "Done.<|im_end|>");
+    assert_eq!(text(&ev), "Done.");
+    let ev = crate::exact::split(Format::Olmo3, "Done.<|im_end|>");
+    assert_eq!(text(&ev), "Done.<|im_end|>");
+    // Llama has no reasoning tags: text.
+    let ev = crate::exact::split(Format::LlamaPythonic, "<think>a</think>[f(x=1)]");
+    assert_eq!(text(&ev), "<think>a</think>");
+    assert_eq!(calls(&ev).len(), 1);
+}
+
 #[test]
 fn lfm2_and_olmo3_fixtures_through_their_specs() {
     run_cases_through_spec(Format::Lfm2, &lfm2_cases());

@@ -4,7 +4,7 @@
 //! | --- | --- | --- |
 //! | [`call`] | a call's raw text ([`Raw`](call::Raw)), reporting a broken call with it, the arguments value read as the model wrote it ([`ArgValue`](call::ArgValue)) | every engine |
 //! | [`util`] | byte classes, bounded buffers, [`TextOut`](util::TextOut), [`CharInput`](util::CharInput) / [`ReadsChars`](util::ReadsChars), [`closing`](util::closing) (whitespace then a close marker) | every engine; `closing`: `json`, `gemma` |
-//! | [`reasoning`] | the text stage outside calls: reasoning tags, markers, end-of-turn tokens, whitespace before a marker | `json`, `mistral`, `xml`, `sections`, `gemma` (and `harmony`'s options) |
+//! | [`reasoning`] | the text stage outside calls: reasoning tags, markers, end-of-turn tokens, whitespace before a marker; [`Block`](reasoning::Block), one reasoning block for a scanner whose text is bytes | `json`, `mistral`, `xml`, `sections`, `gemma` (and `harmony`'s options); `Block`: `pythonic`, `auto` |
 //! | [`options`] | [`TextOptions`](options::TextOptions): tool names, declared tools, calls at the start only | `xml`, `pythonic`, `llama-json`, `auto` |
 //! | [`json_call`] | [`JsonCall`](json_call::JsonCall), the streaming walker of one JSON call object, and its [`Shape`](json_call::Shape)s | `json` (every table), `mistral` |
 //! | [`skip`] | [`Skip`](skip::Skip): a broken call skipped to its balancing bracket | `json`, `mistral`, `pythonic`'s broken calls, `llama-json` |

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::text::pythonic::Frame;
+use crate::text::pythonic::{Frame, THINK_PAIR};
 
 /// `lfm2`: `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`.
 pub(crate) const LFM2: Frame = Frame {
@@ -11,4 +11,6 @@ pub(crate) const LFM2: Frame = Frame {
     close: Cow::Borrowed(&[Cow::Borrowed(b"<|tool_call_end|>")]),
     bare_list: false,
     bracketless: false,
+    reasoning: THINK_PAIR,
+    drops: Cow::Borrowed(&[Cow::Borrowed("<|im_end|>")]),
 };

@@ -14,4 +14,6 @@ pub(crate) const LLAMA: Frame = Frame {
     close: Cow::Borrowed(&[Cow::Borrowed(b"<|python_end|>")]),
     bare_list: true,
     bracketless: false,
+    reasoning: Cow::Borrowed(&[]),
+    drops: Cow::Borrowed(&[]),
 };

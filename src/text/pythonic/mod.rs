@@ -68,6 +68,18 @@
 //! Invalid UTF-8 in text becomes U+FFFD; a UTF-8 character split across feeds is held
 //! until complete.
 //!
+//! # Reasoning
+//!
+//! A frame's reasoning pairs (`<think>` / `</think>` for `lfm2` and `olmo3`; none for
+//! `llama-pythonic`; replaced by [`ParserConfig::reasoning_tags`](crate::ParserConfig::reasoning_tags))
+//! are found where the text's `<` is (only tags that begin with `<`): a block is read by
+//! the kit's text stage ([`Block`]) with the rules of every marker syntax (line breaks
+//! next to the tags dropped, a call inside reasoning is reasoning,
+//! [`ParserConfig::reasoning_open`](crate::ParserConfig::reasoning_open) starts inside
+//! one). A frame's end-of-turn tokens (`lfm2`'s `<|im_end|>`) are dropped from the text.
+//! [`ParserConfig::calls_in_reasoning`](crate::ParserConfig::calls_in_reasoning) is not
+//! read here: no call is extracted from inside reasoning.
+//!
 //! A [`Frame`]'s tokens are borrowed constants for the built-ins and owned for a spec's
 //! `python-call-list` field ([`Syntax`](crate::Syntax); `src/spec/pylist.rs`): they are
 //! compared only while a tag is held, never in the argument loop.
@@ -80,6 +92,7 @@ use crate::limits::Limits;
 use crate::scan::find::{find1, find2};
 use crate::scan::pythonic::Span;
 use crate::text::kit::options::TextOptions;
+use crate::text::kit::reasoning::Block;
 use crate::text::kit::special::{Match, special};
 use crate::text::kit::util::{TextOut, is_name_byte, is_name_start, is_ws};
 use crate::text::pythonic::call::{Broken, MAX_NAME, PyCall, callee_name};
@@ -94,6 +107,13 @@ pub(crate) mod olmo3;
 /// spec's.
 pub(crate) type Tokens = Cow<'static, [Cow<'static, [u8]>]>;
 
+/// A [`Frame`]'s reasoning tag pairs.
+pub(crate) type Pairs = Cow<'static, [(Cow<'static, str>, Cow<'static, str>)]>;
+
+/// `<think>` / `</think>`, the reasoning pair of `lfm2` and `olmo3`.
+pub(crate) const THINK_PAIR: Pairs =
+    Cow::Borrowed(&[(Cow::Borrowed("<think>"), Cow::Borrowed("</think>"))]);
+
 /// How a pythonic call list is framed: the special tokens around it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Frame {
@@ -105,6 +125,12 @@ pub(crate) struct Frame {
     pub(crate) bare_list: bool,
     /// After an opening token, calls may come without brackets, one per line.
     pub(crate) bracketless: bool,
+    /// Reasoning tag pairs (replaced by the options' `reasoning_tags`); only tags that
+    /// begin with `<` are found in the text.
+    pub(crate) reasoning: Pairs,
+    /// End-of-turn tokens dropped from the text (`<|im_end|>`; only tokens that begin
+    /// with `<`).
+    pub(crate) drops: Cow<'static, [Cow<'static, str>]>,
 }
 
 // States (bytes in `held` are not yet released as text):
@@ -136,6 +162,8 @@ enum St {
     End,
     /// A proper prefix of a closing token held (from `tag_from`).
     CloseTag,
+    /// Inside a reasoning block ([`Block`]).
+    Think,
     /// A string of the arguments reached `<` (frames whose opening tokens are special
     /// tokens): held, a proper prefix of an opening token, which would end the call.
     InStr,
@@ -164,6 +192,15 @@ pub(crate) struct LlamaPythonic {
     broken: Broken,
     options: TextOptions,
     max_held: usize,
+    /// The opening reasoning tags found in the text (those that begin with `<`).
+    think_tags: Vec<Vec<u8>>,
+    /// The frame's end-of-turn tokens that begin with `<`.
+    drops: Vec<Vec<u8>>,
+    /// The reasoning block being read ([`St::Think`]).
+    think: Option<Box<Block>>,
+    /// A reasoning block just closed: line breaks are dropped until other text.
+    skip_nl: bool,
+    limits: Limits,
 }
 
 impl LlamaPythonic {
@@ -177,10 +214,35 @@ impl LlamaPythonic {
                 frame.open.iter().map(|t| t.as_ref()),
             ));
         }
+        let defaults = pairs_of(&frame.reasoning);
+        let think_tags: Vec<Vec<u8>> = Block::opening_tags(&options.reasoning, &defaults)
+            .into_iter()
+            .filter(|t| t.starts_with('<'))
+            .map(String::into_bytes)
+            .collect();
+        let (st, think) = if options.reasoning.open && !think_tags.is_empty() {
+            let block = Block::new(&options.reasoning, &defaults, &[], true, limits);
+            (St::Think, Some(Box::new(block)))
+        } else {
+            (St::Text, None)
+        };
         LlamaPythonic {
+            text: if think_tags.is_empty() {
+                TextOut::default()
+            } else {
+                TextOut::holding_line_breaks()
+            },
+            drops: frame
+                .drops
+                .iter()
+                .filter(|d| d.starts_with('<'))
+                .map(|d| d.as_bytes().to_vec())
+                .collect(),
+            think_tags,
+            think,
+            skip_nl: false,
             frame,
-            st: St::Text,
-            text: TextOut::default(),
+            st,
             held: Vec::new(),
             name_from: 0,
             tag_from: 0,
@@ -192,6 +254,7 @@ impl LlamaPythonic {
             broken: Broken::default(),
             options: options.clone(),
             max_held: limits.max_held_bytes.clamp(2, MAX_NAME + 64),
+            limits: *limits,
         }
     }
 
@@ -200,7 +263,10 @@ impl LlamaPythonic {
     }
 
     pub(crate) fn retained(&self) -> usize {
-        self.held.capacity() + self.text.held() + self.call.retained()
+        self.held.capacity()
+            + self.text.held()
+            + self.call.retained()
+            + self.think.as_ref().map_or(0, |t| t.retained())
     }
 
     /// Whether a bare `[` may start a call list here.
@@ -302,6 +368,19 @@ impl LlamaPythonic {
             let Some(&b) = rest.first() else { break };
             match self.st {
                 St::Text => {
+                    if self.skip_nl {
+                        // After a reasoning block: its line breaks are dropped.
+                        let n = rest
+                            .iter()
+                            .take_while(|b| matches!(b, b'\n' | b'\r'))
+                            .count();
+                        if n == rest.len() {
+                            return;
+                        }
+                        i += n;
+                        self.skip_nl = false;
+                        continue;
+                    }
                     let found = if self.may_start() {
                         find2(b'[', b'<', rest)
                     } else {
@@ -324,7 +403,10 @@ impl LlamaPythonic {
                         self.in_list = true;
                         self.marked = false;
                         self.st = St::Open;
-                    } else if self.frame.open.is_empty() {
+                    } else if self.frame.open.is_empty()
+                        && self.think_tags.is_empty()
+                        && self.drops.is_empty()
+                    {
                         self.release();
                     } else {
                         self.st = St::Tag;
@@ -338,12 +420,43 @@ impl LlamaPythonic {
                             self.st = St::Lead;
                             i += 1;
                         }
-                        Match::Prefix => i += 1,
-                        Match::No => {
-                            self.held.pop();
-                            self.release();
-                        }
+                        m => match (
+                            m,
+                            special(&self.held, &self.think_tags),
+                            special(&self.held, &self.drops),
+                        ) {
+                            (_, Match::Full(_), _) => {
+                                self.open_reasoning(out);
+                                i += 1;
+                            }
+                            (_, _, Match::Full(_)) => {
+                                // An end-of-turn token: dropped.
+                                self.held.clear();
+                                self.st = St::Text;
+                                i += 1;
+                            }
+                            (Match::Prefix, _, _)
+                            | (_, Match::Prefix, _)
+                            | (_, _, Match::Prefix) => i += 1,
+                            _ => {
+                                self.held.pop();
+                                self.release();
+                            }
+                        },
                     }
+                }
+                St::Think => {
+                    let Some(ended) = self.think.as_mut().and_then(|t| t.read(rest, out)) else {
+                        return;
+                    };
+                    self.think = None;
+                    self.skip_nl = ended.closed;
+                    self.st = St::Text;
+                    if !ended.again.is_empty() {
+                        // (No reasoning tag can start in them: this does not come back.)
+                        self.rescan(&ended.again, calls, out);
+                    }
+                    i += ended.at;
                 }
                 St::Lead => {
                     if self.hold_ws(b) {
@@ -524,6 +637,19 @@ impl LlamaPythonic {
         }
     }
 
+    /// An opening reasoning tag (held): the block is reasoning up to its closing tag,
+    /// read by the kit's text stage (the line breaks right before the tag dropped).
+    fn open_reasoning(&mut self, out: &mut dyn EventSink) {
+        self.text.drop_line_breaks();
+        self.text.flush(out);
+        let defaults = pairs_of(&self.frame.reasoning);
+        let mut block = Block::new(&self.options.reasoning, &defaults, &[], false, &self.limits);
+        block.start(&self.held, out);
+        self.held.clear();
+        self.think = Some(Box::new(block));
+        self.st = St::Think;
+    }
+
     /// The `(` after a name arrived: starts the call. `false` when the name is not
     /// allowed (the header is text).
     fn start(&mut self, calls: &mut Calls, out: &mut dyn EventSink) -> bool {
@@ -561,6 +687,11 @@ impl LlamaPythonic {
         }
         match self.st {
             St::Text => {}
+            St::Think => {
+                if let Some(t) = self.think.take() {
+                    t.finish(out);
+                }
+            }
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
                 self.release()
             }
@@ -570,4 +701,9 @@ impl LlamaPythonic {
         self.st = St::Text;
         self.text.flush(out);
     }
+}
+
+/// A frame's reasoning pairs as the kit's [`Block`] takes them.
+fn pairs_of(p: &Pairs) -> Vec<(&str, &str)> {
+    p.iter().map(|(o, c)| (&**o, &**c)).collect()
 }

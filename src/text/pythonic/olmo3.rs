@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::text::pythonic::Frame;
+use crate::text::pythonic::{Frame, THINK_PAIR};
 
 /// `olmo3`: `<function_calls>\nf(a=1)\ng()\n</function_calls>` (brackets optional).
 pub(crate) const OLMO3: Frame = Frame {
@@ -11,4 +11,6 @@ pub(crate) const OLMO3: Frame = Frame {
     close: Cow::Borrowed(&[Cow::Borrowed(b"</function_calls>")]),
     bare_list: false,
     bracketless: true,
+    reasoning: THINK_PAIR,
+    drops: Cow::Borrowed(&[]),
 };

@@ -43,10 +43,11 @@ fn reasoning_tags(f: Format) -> Option<(&'static str, &'static str)> {
         Harmony => None,
         // Llama 3.x / 4 have no reasoning tags.
         LlamaPythonic | LlamaJson => None,
-        // Reasoning tags are text until a syntax is detected.
-        Auto => None,
-        // These run on the pythonic scanner, which has no reasoning stage: tags are text.
-        Lfm2 | Olmo3 => None,
+        // A `<think>` block before the syntax is known is reasoning (and the detected
+        // syntax's own after it).
+        Auto => Some(THINK),
+        // The pythonic engine reads a reasoning block with the kit's text stage.
+        Lfm2 | Olmo3 => Some(THINK),
         _ => panic!("{f}: add its reasoning tags (or None, with the reason) here"),
     }
 }
