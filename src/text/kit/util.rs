@@ -199,8 +199,8 @@ impl TextOut {
     /// an event at once (the common case of a token of prose).
     pub(crate) fn emit_last(&mut self, bytes: &[u8], out: &mut dyn EventSink) {
         if self.pending.is_empty()
-            && !(self.hold_nl && matches!(bytes.last(), Some(b'\n' | b'\r')))
-            && !bytes.is_empty()
+            && let Some(&last) = bytes.last()
+            && !(self.hold_nl && matches!(last, b'\n' | b'\r'))
             && let Ok(s) = std::str::from_utf8(bytes)
         {
             if !self.seen && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
@@ -214,11 +214,17 @@ impl TextOut {
 
     /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
     /// character at its end.
+    #[inline]
     pub(crate) fn commit(&mut self, out: &mut dyn EventSink) {
         match self.pending.last() {
             None => return,
-            Some(b'\n' | b'\r') if self.hold_nl => return self.commit_before_line_breaks(out),
-            Some(&b) if b < 0x80 => return self.flush(out),
+            Some(&b) if b < 0x80 => {
+                return if self.hold_nl && matches!(b, b'\n' | b'\r') {
+                    self.commit_before_line_breaks(out)
+                } else {
+                    self.flush(out)
+                };
+            }
             Some(_) => {}
         }
         let cut = incomplete_tail(&self.pending);
@@ -239,7 +245,7 @@ impl TextOut {
     /// [`commit`](Self::commit) holding the line breaks at the end (`hold_nl`). The text
     /// before them ends on a complete character or on bytes that are not UTF-8 (a line
     /// break never continues a character).
-    #[cold]
+    #[inline(never)]
     fn commit_before_line_breaks(&mut self, out: &mut dyn EventSink) {
         let cut = self
             .pending

@@ -164,6 +164,8 @@ enum St {
     CloseTag,
     /// Inside a reasoning block ([`Block`]).
     Think,
+    /// After a reasoning block: its line breaks are dropped, then `Text`.
+    Skip,
     /// A string of the arguments reached `<` (frames whose opening tokens are special
     /// tokens): held, a proper prefix of an opening token, which would end the call.
     InStr,
@@ -198,8 +200,6 @@ pub(crate) struct LlamaPythonic {
     drops: Vec<Vec<u8>>,
     /// The reasoning block being read ([`St::Think`]).
     think: Option<Box<Block>>,
-    /// A reasoning block just closed: line breaks are dropped until other text.
-    skip_nl: bool,
     limits: Limits,
 }
 
@@ -240,7 +240,6 @@ impl LlamaPythonic {
                 .collect(),
             think_tags,
             think,
-            skip_nl: false,
             frame,
             st,
             held: Vec::new(),
@@ -367,20 +366,19 @@ impl LlamaPythonic {
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             let Some(&b) = rest.first() else { break };
             match self.st {
-                St::Text => {
-                    if self.skip_nl {
-                        // After a reasoning block: its line breaks are dropped.
-                        let n = rest
-                            .iter()
-                            .take_while(|b| matches!(b, b'\n' | b'\r'))
-                            .count();
-                        if n == rest.len() {
-                            return;
-                        }
-                        i += n;
-                        self.skip_nl = false;
-                        continue;
+                St::Skip => {
+                    // After a reasoning block: its line breaks are dropped.
+                    let n = rest
+                        .iter()
+                        .take_while(|b| matches!(b, b'\n' | b'\r'))
+                        .count();
+                    if n == rest.len() {
+                        return;
                     }
+                    i += n;
+                    self.st = St::Text;
+                }
+                St::Text => {
                     let found = if self.may_start() {
                         find2(b'[', b'<', rest)
                     } else {
@@ -450,8 +448,7 @@ impl LlamaPythonic {
                         return;
                     };
                     self.think = None;
-                    self.skip_nl = ended.closed;
-                    self.st = St::Text;
+                    self.st = if ended.closed { St::Skip } else { St::Text };
                     if !ended.again.is_empty() {
                         // (No reasoning tag can start in them: this does not come back.)
                         self.rescan(&ended.again, calls, out);
@@ -686,7 +683,7 @@ impl LlamaPythonic {
             self.rescan(&given, calls, out);
         }
         match self.st {
-            St::Text => {}
+            St::Text | St::Skip => {}
             St::Think => {
                 if let Some(t) = self.think.take() {
                     t.finish(out);
