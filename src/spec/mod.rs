@@ -159,6 +159,7 @@ mod lax;
 mod pylist;
 mod read;
 pub(crate) mod regions;
+mod sections;
 mod write;
 
 /// A tool-call syntax read from a spec (or a built-in's table): what
@@ -185,6 +186,9 @@ pub(crate) enum Engine {
     Gemma(Box<gemma::Dialect>),
     /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
     Pythonic(Box<pythonic::Frame>),
+    /// Special-token sections with a head per call
+    /// ([`DeepSeek`](crate::text::sections::DeepSeek)).
+    Sections(Box<crate::text::sections::Tokens>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -305,6 +309,13 @@ impl Syntax {
             Engine::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
                 pythonic::LlamaPythonic::framed((**f).clone(), limits, options),
             )),
+            Engine::Sections(t) => {
+                TextScanner::DeepSeek(Box::new(crate::text::sections::DeepSeek::with_tokens(
+                    (**t).clone(),
+                    limits,
+                    &options.reasoning,
+                )))
+            }
         };
         if self.anchors.is_empty() {
             inner

@@ -40,6 +40,8 @@
 //!   arguments and `<｜tool▁call▁end｜>` (besides the fence) → an `Error` without index
 //!   carrying it. Cut off → `Error` (`Truncated`) unless the arguments had closed.
 
+use std::borrow::Cow;
+
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
@@ -57,26 +59,41 @@ pub(crate) mod kimi_k2;
 
 const MAX_NAME: usize = 256;
 
-/// The special tokens of a syntax of this shape, and how its call head reads.
-#[derive(Debug)]
+/// A token of a [`Tokens`] table: borrowed in a built-in's, owned in a spec's.
+pub(crate) type Token = Cow<'static, str>;
+
+/// The special tokens of a syntax of this shape, and how its call head reads: a
+/// built-in's `const` (borrowed) or a spec's (owned, [`spec`](crate::spec)). The
+/// scanner's marker sets are built from it once, at construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tokens {
     /// The syntax's name, for messages.
-    pub(crate) label: &'static str,
+    pub(crate) label: Token,
     /// Opens the section of calls (dropped from the text).
-    pub(crate) calls_begin: &'static str,
+    pub(crate) calls_begin: Token,
     /// Closes the section of calls (dropped from the text).
-    pub(crate) calls_end: &'static str,
+    pub(crate) calls_end: Token,
     /// Opens one call.
-    pub(crate) call_begin: &'static str,
+    pub(crate) call_begin: Token,
     /// Closes one call.
-    pub(crate) call_end: &'static str,
+    pub(crate) call_end: Token,
     /// Between the head and the arguments.
-    pub(crate) sep: &'static str,
+    pub(crate) sep: Token,
     /// End-of-turn tokens dropped from the text.
-    pub(crate) eos: &'static [&'static str],
+    pub(crate) eos: Cow<'static, [Token]>,
     /// How the head reads.
     pub(crate) head: Head,
+    /// The reasoning tag pairs ([`THINK`] for the built-ins; replaced by
+    /// [`ReasoningOptions::tags`] when set).
+    pub(crate) reasoning: Cow<'static, [(Token, Token)]>,
+    /// `calls_begin` and `call_begin` end an open reasoning block (Kimi K2 may start its
+    /// calls without closing `<think>`: [`TextStage::calls_end_reasoning`]).
+    pub(crate) calls_end_reasoning: bool,
 }
+
+/// [`THINK`] as a [`Tokens::reasoning`] list.
+pub(crate) const THINK_TAGS: &[(Token, Token)] =
+    &[(Cow::Borrowed(THINK[0].0), Cow::Borrowed(THINK[0].1))];
 
 /// What the text between the call's begin token and the separator is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +140,7 @@ enum St {
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
-    tokens: &'static Tokens,
+    tokens: Tokens,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -151,30 +168,36 @@ pub(crate) struct DeepSeek {
 reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => begin);
 
 impl DeepSeek {
-    /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`).
-    pub(crate) fn with_tokens(
-        tokens: &'static Tokens,
-        limits: &Limits,
-        opts: &ReasoningOptions,
-    ) -> Self {
-        let t = tokens;
-        let mut drops = vec![t.calls_begin, t.calls_end];
-        drops.extend_from_slice(t.eos);
+    /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
+    pub(crate) fn with_tokens(tokens: Tokens, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        let t = &tokens;
+        let mut drops: Vec<Token> = vec![t.calls_begin.clone(), t.calls_end.clone()];
+        drops.extend(t.eos.iter().cloned());
+        let tags: Vec<(&str, &str)> = t.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
+        let text = TextStage::new(
+            std::slice::from_ref(&t.call_begin),
+            &drops,
+            &tags,
+            opts,
+            limits,
+        );
+        // Kimi K2 may start its calls without closing `<think>`.
+        let text = if t.calls_end_reasoning {
+            text.calls_end_reasoning(&[&t.calls_begin, &t.call_begin])
+        } else {
+            text
+        };
         DeepSeek {
-            tokens,
             input: CharInput::default(),
-            text: {
-                let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
-                match t.head {
-                    // Kimi K2 may start its calls without closing `<think>`.
-                    Head::KimiId => text.calls_end_reasoning(&[t.calls_begin, t.call_begin]),
-                    Head::DeepSeek => text,
-                }
-            },
+            text,
             st: St::Text,
-            head_set: MarkerSet::new([t.sep, t.call_end]),
-            after_set: MarkerSet::new([t.call_end, t.calls_end, t.call_begin]),
-            end_set: MarkerSet::new([t.call_end, t.call_begin]),
+            head_set: MarkerSet::new([t.sep.clone(), t.call_end.clone()]),
+            after_set: MarkerSet::new([
+                t.call_end.clone(),
+                t.calls_end.clone(),
+                t.call_begin.clone(),
+            ]),
+            end_set: MarkerSet::new([t.call_end.clone(), t.call_begin.clone()]),
             fresh: false,
             matcher: MarkerMatcher::new(),
             raw: Forming::new(limits.max_argument_bytes),
@@ -186,9 +209,10 @@ impl DeepSeek {
                 args.set_stop(crate::scan::find::StopByte::of([t.call_begin.as_bytes()]));
                 args
             },
-            in_string: InString::new([t.call_begin]),
+            in_string: InString::new([t.call_begin.clone()]),
             past: false,
             stray: Raw::new(MAX_NAME * 16),
+            tokens,
         }
     }
 
@@ -203,7 +227,7 @@ impl DeepSeek {
     }
 
     fn begin(&mut self) {
-        self.raw.start(self.tokens.call_begin);
+        self.raw.start(&self.tokens.call_begin);
         self.name.clear();
         self.slot = None;
         self.started = false;
@@ -251,7 +275,9 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(0)) => {
-                            calls.raw_or(self.slot, &mut self.raw).push(self.tokens.sep);
+                            calls
+                                .raw_or(self.slot, &mut self.raw)
+                                .push(&self.tokens.sep);
                             let head = self.name.trim_matches(is_ws);
                             let kimi = self.tokens.head == Head::KimiId;
                             if head.is_empty()
@@ -269,7 +295,7 @@ impl DeepSeek {
                         Some(Found::Marker(_)) => {
                             calls
                                 .raw_or(self.slot, &mut self.raw)
-                                .push(self.tokens.call_end);
+                                .push(&self.tokens.call_end);
                             calls.report(
                                 None,
                                 ErrorKind::MissingName,
@@ -382,7 +408,7 @@ impl DeepSeek {
                     Look::Token { consumed, .. } => {
                         // The next call began inside this one's argument string.
                         s = s.get(consumed..).unwrap_or_default();
-                        let begin = self.tokens.call_begin;
+                        let begin = &self.tokens.call_begin;
                         interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                         self.end();
                         self.begin();
@@ -442,7 +468,7 @@ impl DeepSeek {
                             // The next call began inside this one: it ends here (cut
                             // short, when its JSON broke right at the token).
                             if self.fresh {
-                                let begin = self.tokens.call_begin;
+                                let begin = &self.tokens.call_begin;
                                 interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                             } else {
                                 calls.report(
@@ -459,7 +485,7 @@ impl DeepSeek {
                         Some(Found::Marker(_)) => {
                             calls
                                 .raw_or(self.slot, &mut self.raw)
-                                .push(self.tokens.call_end);
+                                .push(&self.tokens.call_end);
                             calls.report(
                                 self.slot,
                                 kind,
