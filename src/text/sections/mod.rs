@@ -331,12 +331,23 @@ impl DeepSeek {
                     }
                 }
                 St::Name => {
-                    let (part, rest, nl) = match s.find('\n') {
-                        Some(i) => (
+                    // A name ends at its newline; `<` (or the first byte of the begin
+                    // token) makes it malformed, and is left to the skipped text, where
+                    // the next call's begin token is looked for (whatever the chunking).
+                    let first = self.tokens.call_begin.chars().next().unwrap_or('<');
+                    let (part, rest, nl) = match s.find(|c| c == '\n' || c == '<' || c == first) {
+                        Some(i) if s.as_bytes().get(i) == Some(&b'\n') => (
                             s.get(..i).unwrap_or_default(),
                             s.get(i + 1..).unwrap_or_default(),
                             true,
                         ),
+                        Some(i) => {
+                            let part = s.get(..i).unwrap_or_default();
+                            calls.raw_or(self.slot, &mut self.raw).push(part);
+                            s = s.get(i..).unwrap_or_default();
+                            self.st = St::Skip(ErrorKind::MissingName);
+                            continue;
+                        }
                         None => (s, "", false),
                     };
                     calls.raw_or(self.slot, &mut self.raw).push(part);
@@ -348,7 +359,7 @@ impl DeepSeek {
                     if nl {
                         calls.raw_or(self.slot, &mut self.raw).push("\n");
                     }
-                    if over || self.name.contains('<') {
+                    if over {
                         // The newline (if this piece had one) is in the raw text, as it
                         // is when it arrives later, in the skipped text.
                         self.st = St::Skip(ErrorKind::MissingName);
