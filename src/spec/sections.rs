@@ -192,11 +192,15 @@ pub(super) fn tokens(
         Some(_) => token(m, "label")?,
     };
     // The drops: the section tokens, then the end-of-turn tokens.
+    let content = match f.path.strip_suffix("tool_calls") {
+        Some(fields) => format!("{fields}content.close"),
+        None => "fields.content.close".to_owned(),
+    };
     let (calls_begin, calls_end) = (tok("calls_begin"), tok("calls_end"));
     for t in [&calls_begin, &calls_end] {
         if !drops.iter().any(|d| d == t) {
             return Err(SpecError::new(
-                "fields.content.close",
+                content.clone(),
                 format!(
                     "must list {t:?}: the section tokens of toolstream.sections are dropped from the text"
                 ),
@@ -209,7 +213,7 @@ pub(super) fn tokens(
         .collect();
     if let Some(d) = eos.iter().find(|d| seen.iter().any(|(_, t)| t == &***d)) {
         return Err(SpecError::new(
-            "fields.content.close",
+            content,
             format!("{d:?} is a call token of toolstream.sections, never dropped from the text"),
         ));
     }
