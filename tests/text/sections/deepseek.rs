@@ -74,3 +74,37 @@ fn deepseek_malformed_and_truncated() {
 }
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+
+/// A V3 name running into a token: the call is malformed up to the token, and a call's
+/// begin token there starts the next call, whole as byte by byte (the name once took
+/// the rest of a piece, token and next call with it, when it came in one piece).
+#[test]
+fn deepseek_v3_name_into_a_token() {
+    let broken = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>s";
+    let next = "<｜tool▁call▁begin｜>g<｜tool▁sep｜>{\"b\": 2}<｜tool▁call▁end｜>";
+    let input = format!("{broken}{CALLS_BEGIN}{next}<｜tool▁calls▁end｜>");
+    let ev = split(Format::DeepSeek, &input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::MissingName,
+            None,
+            format!("{broken}{CALLS_BEGIN}")
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_0", "g", json!({"b": 2}))]);
+    assert_eq!(text(&ev), "");
+    // Other text with `<` in the name: malformed through the call's end token.
+    let input =
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>a<b>\n```json\n{}\n```<｜tool▁call▁end｜>x";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::MissingName,
+            None,
+            input.trim_end_matches('x').into()
+        )]
+    );
+    assert_eq!(text(&ev), "x");
+}
