@@ -2,7 +2,10 @@
 //! begin token, a head (the name, or the model's own call id), a separator, the JSON
 //! arguments and an end token. One scanner, [`DeepSeek`], driven by a [`Tokens`] table
 //! per syntax: [`deepseek`] (DeepSeek's tokens; note the full-width `｜` and the `▁`
-//! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`].
+//! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`], or a
+//! spec's (`toolstream.engine` `"sections"`, its tokens in `toolstream.sections`: see
+//! [`spec`](crate::spec); `toolstream spec deepseek` prints this engine's table for
+//! `deepseek`). The rules below are the engine's, whichever table drives it.
 //!
 //! - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n`
 //!   `` ```json\n{..}\n``` ``<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`
@@ -23,7 +26,8 @@
 //! Rules:
 //!
 //! - Start: V3.1 at `<｜tool▁sep｜>` (the name is what came before it); V3 at the newline
-//!   after the name. A V3.1 head of `function` is only settled by the next character
+//!   after the name. A V3 name that runs into a `<` is malformed there: the `<` is read
+//!   with the skipped text, so a begin token right after the name starts the next call. A V3.1 head of `function` is only settled by the next character
 //!   (`{` → a tool named `function`).
 //! - The arguments are the model's own JSON bytes; the optional `` ```json `` fence
 //!   around them is skipped (the JSON may start on the fence's own line:
