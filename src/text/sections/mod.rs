@@ -52,7 +52,7 @@ use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
-use crate::text::kit::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -87,7 +87,7 @@ pub(crate) struct Tokens {
     pub(crate) eos: Cow<'static, [Token]>,
     /// How the head reads.
     pub(crate) head: Head,
-    /// The reasoning tag pairs ([`THINK`] for the built-ins; replaced by
+    /// The reasoning tag pairs ([`THINK_TAGS`] for the built-ins; replaced by
     /// [`ReasoningOptions::tags`] when set).
     pub(crate) reasoning: Cow<'static, [(Token, Token)]>,
     /// `calls_begin` and `call_begin` end an open reasoning block (Kimi K2 may start its
@@ -95,9 +95,10 @@ pub(crate) struct Tokens {
     pub(crate) calls_end_reasoning: bool,
 }
 
-/// [`THINK`] as a [`Tokens::reasoning`] list.
+/// The pair of [`THINK`](crate::text::kit::reasoning::THINK) (`<think>` / `</think>`)
+/// as a [`Tokens::reasoning`] list.
 pub(crate) const THINK_TAGS: &[(Token, Token)] =
-    &[(Cow::Borrowed(THINK[0].0), Cow::Borrowed(THINK[0].1))];
+    &[(Cow::Borrowed("<think>"), Cow::Borrowed("</think>"))];
 
 /// What the text between the call's begin token and the separator is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,7 +340,7 @@ impl DeepSeek {
                     // token) makes it malformed, and is left to the skipped text, where
                     // the next call's begin token is looked for (whatever the chunking).
                     let first = self.tokens.call_begin.chars().next().unwrap_or('<');
-                    let (part, rest, nl) = match s.find(|c| c == '\n' || c == '<' || c == first) {
+                    let (part, rest, nl) = match s.find(['\n', '<', first]) {
                         Some(i) if s.as_bytes().get(i) == Some(&b'\n') => (
                             s.get(..i).unwrap_or_default(),
                             s.get(i + 1..).unwrap_or_default(),
