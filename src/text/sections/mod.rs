@@ -33,9 +33,10 @@
 //!   around them is skipped (the JSON may start on the fence's own line:
 //!   `` ```json {"a": 1}``` ``); End when the value closes.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call's begin token where
-//!   its JSON broke, or in the text of a broken call, ends that call as an error carrying
-//!   its bytes and starts the new call; so does a begin token inside an argument string
-//!   (a special token is never content: the string scan stops at its `<`).
+//!   its JSON broke, in its head (before the separator), or in the text of a broken call,
+//!   ends that call as an error carrying its bytes and starts the new call; so does a
+//!   begin token inside an argument string (a special token is never content: the string
+//!   scan stops at its `<`).
 //! - `<｜tool▁calls▁begin｜>`, `<｜tool▁calls▁end｜>` and `<｜end▁of▁sentence｜>` are
 //!   dropped from the text (the whitespace before them is text); `<think>` reasoning (R1)
 //!   and whitespace: see [`reasoning`](crate::text::kit::reasoning).
@@ -196,7 +197,7 @@ impl DeepSeek {
             input: CharInput::default(),
             text,
             st: St::Text,
-            head_set: MarkerSet::new([t.sep.clone(), t.call_end.clone()]),
+            head_set: MarkerSet::new([t.sep.clone(), t.call_end.clone(), t.call_begin.clone()]),
             after_set: MarkerSet::new([
                 t.call_end.clone(),
                 t.calls_end.clone(),
@@ -296,6 +297,14 @@ impl DeepSeek {
                                 self.start(calls, out);
                                 self.st = St::Fence { in_line: false };
                             }
+                        }
+                        Some(Found::Marker(2)) => {
+                            // The next call began inside this one's head: this one ends
+                            // here, with its own bytes (never the next call's).
+                            let begin = &self.tokens.call_begin;
+                            interrupted_own(calls, None, begin, &mut self.raw, out);
+                            self.end();
+                            self.begin();
                         }
                         Some(Found::Marker(_)) => {
                             calls

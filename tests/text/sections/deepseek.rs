@@ -108,3 +108,38 @@ fn deepseek_v3_name_into_a_token() {
     );
     assert_eq!(text(&ev), "x");
 }
+
+/// A begin token inside a call's head (before its separator) ends that call as a
+/// `truncated` error with its own bytes and starts the next one: no call is named with
+/// another call's token (it once gave a call named `foo<｜tool▁call▁begin｜>g`).
+#[test]
+fn a_begin_token_in_a_head_starts_the_next_call() {
+    let input =
+        "<｜tool▁call▁begin｜>foo<｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜> ok";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            None,
+            "<｜tool▁call▁begin｜>foo".into()
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_0", "g", json!({}))]);
+    assert_eq!(text(&ev), " ok");
+    // Kimi K2: the head is the model's id; the same rule.
+    let input = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>";
+    let ev = split(Format::KimiK2, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            None,
+            "<|tool_call_begin|>functions.f:0".into()
+        )]
+    );
+    assert_eq!(
+        calls(&ev),
+        vec![call("functions.g:1", "g", json!({"a": 1}))]
+    );
+}
