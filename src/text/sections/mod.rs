@@ -31,7 +31,9 @@
 //!   (`{` → a tool named `function`).
 //! - The arguments are the model's own JSON bytes; the optional `` ```json `` fence
 //!   around them is skipped (the JSON may start on the fence's own line:
-//!   `` ```json {"a": 1}``` ``); End when the value closes.
+//!   `` ```json {"a": 1}``` ``; a `<` on that line is where the JSON starts, so a begin
+//!   token there is the next call, and anything else a malformed call); End when the
+//!   value closes.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call's begin token where
 //!   its JSON broke, in its head (before the separator), or in the text of a broken call,
 //!   ends that call as an error carrying its bytes and starts the new call; so does a
@@ -390,7 +392,11 @@ impl DeepSeek {
                 }
                 St::Fence { in_line } => {
                     if in_line {
-                        match s.find(['\n', '{', '[']) {
+                        // A `<` (or the begin token's first byte) on the fence line is
+                        // read as the JSON's first byte: a begin token there ends the
+                        // call and starts the next one, never taken into this call.
+                        let first = self.tokens.call_begin.chars().next().unwrap_or('<');
+                        match s.find(['\n', '{', '[', '<', first]) {
                             Some(i) if s.as_bytes().get(i) != Some(&b'\n') => {
                                 // The JSON starts on the fence's own line.
                                 calls

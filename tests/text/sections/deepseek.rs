@@ -143,3 +143,25 @@ fn a_begin_token_in_a_head_starts_the_next_call() {
         vec![call("functions.g:1", "g", json!({"a": 1}))]
     );
 }
+
+/// A begin token on the fence line (before the JSON) is the next call, not part of this
+/// one's fence: the call never completes with the next call's arguments.
+#[test]
+fn a_begin_token_on_the_fence_line_starts_the_next_call() {
+    let input = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>```json<｜tool▁call▁begin｜>g<｜tool▁sep｜>{\"b\": 2}<｜tool▁call▁end｜>";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            Some(0),
+            "<｜tool▁call▁begin｜>f<｜tool▁sep｜>```json".into()
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"b": 2}))]);
+    // The JSON on the fence's own line still reads.
+    let input = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json {\"a\": \"<b>\"}```<｜tool▁call▁end｜>";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": "<b>"}))]);
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+}
