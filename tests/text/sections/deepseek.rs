@@ -1,4 +1,6 @@
-//! `deepseek`: V3 fenced and V3.1 calls, malformed and truncated, at every chunking.
+//! `deepseek`: V3 fenced and V3.1 calls, malformed and truncated, at every chunking; the
+//! engine's recovery rules (a begin token in a head, on a fence line, after a broken name),
+//! for `kimi-k2` too. Every run here also runs from the syntax's spec (`exact::split`).
 
 use crate::common::*;
 use crate::exact::split;
