@@ -210,7 +210,7 @@ fn main() -> ExitCode {
                 Ok(())
             }
             None => Err(format!(
-                "{name} cannot be written as a spec yet: {} (the spec engines are json and xml; see the toolstream::spec docs)",
+                "{name} cannot be written as a spec yet: {} (the spec engines are json, xml, gemma, pythonic, sections and regions; see the toolstream::spec docs)",
                 if let Some(why) = toolstream::Syntax::unwritable(name) {
                     why
                 } else if name.default_framing() == Framing::Text {

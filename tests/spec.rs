@@ -927,6 +927,325 @@ fn pattern_specs_read_back_to_the_same_syntax() {
     }
 }
 
+// ------------------------------------------------------------------ the sections engine
+
+/// A made-up syntax on the special-token section engine, written by hand: the literal
+/// `open` / `close` forms, its own tokens, `<t>` reasoning, an end-of-turn token.
+fn sections_spec(head: &str) -> Value {
+    let transform = if head == "kimi-id" {
+        json!({"type": "function", "id": "{id}", "function": {"name": "{name}", "arguments": "{content}"}})
+    } else {
+        json!({"type": "function", "function": {"name": "{name}", "arguments": "{content}"}})
+    };
+    json!({
+        "response_template": {
+            "version": 1,
+            "fields": {
+                "thinking": {"open": "<t>", "close": "</t>", "content": "text"},
+                "tool_calls": {"open": "<|call|>", "close": "<|/call|>", "content": "json",
+                               "repeats": true, "transform": transform},
+                "content": {"close": ["<|calls|>", "<|/calls|>", "<|end|>"], "content": "text"},
+            },
+        },
+        "toolstream": {"name": "made-up", "engine": "sections", "sections": {
+            "calls_begin": "<|calls|>", "calls_end": "<|/calls|>", "call_begin": "<|call|>",
+            "sep": "<|args|>", "call_end": "<|/call|>", "head": head}},
+    })
+}
+
+#[test]
+fn sections_builtins_round_trip() {
+    for f in [Format::DeepSeek, Format::KimiK2] {
+        assert_eq!(Syntax::unwritable(f), None, "{f}");
+        let builtin = Syntax::builtin(f).unwrap();
+        let text = serde_json::to_string_pretty(&builtin.to_json()).unwrap();
+        let read = Syntax::from_json(&text).unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
+        assert_eq!(read, builtin, "{f}");
+        assert_eq!(read.to_json(), builtin.to_json(), "{f}");
+        assert_eq!(read.name(), f.name());
+        let spec = builtin.to_json();
+        assert_eq!(spec["toolstream"]["engine"], "sections");
+        // What transformers runs: the call's name (and Kimi's id) from named groups.
+        let open = spec["response_template"]["fields"]["tool_calls"]["open_pattern"]
+            .as_str()
+            .unwrap();
+        assert!(open.contains("(?P<name>"), "{open}");
+        assert_eq!(open.contains("(?P<id>"), f == Format::KimiK2, "{open}");
+    }
+    for head in ["deepseek", "kimi-id"] {
+        let s = Syntax::from_value(&sections_spec(head)).unwrap();
+        assert_eq!(s.name(), "made-up");
+        // Written back in the pattern form, read back to the same syntax.
+        assert_eq!(Syntax::from_value(&s.to_json()).unwrap(), s, "{head}");
+    }
+}
+
+#[test]
+fn sections_specs_refuse_what_the_engine_cannot_read_naming_the_key() {
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let tool = |k: &'static str, v: Value| -> Edit {
+        Box::new(move |s: &mut Value| s["response_template"]["fields"]["tool_calls"][k] = v.clone())
+    };
+    let sect = |k: &'static str, v: Value| -> Edit {
+        Box::new(move |s: &mut Value| s["toolstream"]["sections"][k] = v.clone())
+    };
+    let cases: Vec<(Edit, &str, &str)> = vec![
+        // Unknown key, empty token, wrong type, unknown head, missing keys.
+        (
+            sect("begin", json!("<|b|>")),
+            "toolstream.sections.begin",
+            "unknown key",
+        ),
+        (
+            sect("sep", json!("")),
+            "toolstream.sections.sep",
+            "must not be empty",
+        ),
+        (
+            sect("call_end", json!(5)),
+            "toolstream.sections.call_end",
+            "must be a string",
+        ),
+        (
+            sect("head", json!("qwen")),
+            "toolstream.sections.head",
+            "\"deepseek\" or \"kimi-id\"",
+        ),
+        (
+            sect("head", json!(1)),
+            "toolstream.sections.head",
+            "\"deepseek\" or \"kimi-id\"",
+        ),
+        (
+            sect("calls_end_reasoning", json!("yes")),
+            "toolstream.sections.calls_end_reasoning",
+            "true or false",
+        ),
+        (
+            sect("label", json!("")),
+            "toolstream.sections.label",
+            "must not be empty",
+        ),
+        (
+            Box::new(|s| {
+                s["toolstream"]["sections"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("call_begin");
+            }),
+            "toolstream.sections.call_begin",
+            "is required",
+        ),
+        (
+            Box::new(|s| {
+                s["toolstream"]["sections"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("head");
+            }),
+            "toolstream.sections.head",
+            "is required",
+        ),
+        (
+            Box::new(|s| {
+                s["toolstream"].as_object_mut().unwrap().remove("sections");
+            }),
+            "toolstream.sections",
+            "is required",
+        ),
+        (
+            Box::new(|s| s["toolstream"]["sections"] = json!(["<|call|>"])),
+            "toolstream.sections",
+            "must be an object",
+        ),
+        // Tokens the engine cannot tell apart, or that could be string content.
+        (
+            sect("call_end", json!("<|args|>")),
+            "toolstream.sections.call_end",
+            "must differ from toolstream.sections.sep",
+        ),
+        (
+            Box::new(|s| {
+                s["toolstream"]["sections"]["call_begin"] = json!("CALL:");
+                s["response_template"]["fields"]["tool_calls"]["open"] = json!("CALL:");
+            }),
+            "toolstream.sections.call_begin",
+            "must begin with `<` or `[`",
+        ),
+        // The template says something else than the tokens.
+        (
+            tool("open", json!("<|cal|>")),
+            "response_template.fields.tool_calls.open",
+            "call_begin",
+        ),
+        (
+            tool("close", json!("</call>")),
+            "response_template.fields.tool_calls.close",
+            "call_end",
+        ),
+        (
+            Box::new(|s| {
+                let f = s["response_template"]["fields"]["tool_calls"]
+                    .as_object_mut()
+                    .unwrap();
+                f.remove("open");
+                f.insert(
+                    "open_pattern".into(),
+                    json!("<\\|call\\|>(?P<name>\\w+)<\\|args\\|>"),
+                );
+            }),
+            "response_template.fields.tool_calls.open_pattern",
+            "must be",
+        ),
+        (
+            Box::new(|s| {
+                let f = s["response_template"]["fields"]["tool_calls"]
+                    .as_object_mut()
+                    .unwrap();
+                f.remove("close");
+                f.insert("close_pattern".into(), json!("\\s*<\\|/call\\|>"));
+            }),
+            "response_template.fields.tool_calls.close_pattern",
+            "must be",
+        ),
+        (
+            tool("content", json!("xml-inline")),
+            "response_template.fields.tool_calls.content",
+            "\"json\"",
+        ),
+        (
+            tool("content_args", json!({"strip": true})),
+            "response_template.fields.tool_calls.content_args.strip",
+            "no content_args",
+        ),
+        (
+            tool("transform_each", json!(true)),
+            "response_template.fields.tool_calls.transform_each",
+            "false",
+        ),
+        (
+            tool(
+                "transform",
+                json!({"type": "function", "function": "{content}"}),
+            ),
+            "response_template.fields.tool_calls.transform",
+            "{name}",
+        ),
+        (
+            Box::new(|s| {
+                s["response_template"]["fields"]["content"]["close"] =
+                    json!(["<|calls|>", "<|end|>"]);
+            }),
+            "response_template.fields.content.close",
+            "must list \"<|/calls|>\"",
+        ),
+        (
+            Box::new(|s| {
+                s["response_template"]["fields"]["content"]["close"] =
+                    json!(["<|calls|>", "<|/calls|>", "<|/call|>"]);
+            }),
+            "response_template.fields.content.close",
+            "is a call token",
+        ),
+        // Keys of other engines, and the tokens without the engine.
+        (
+            Box::new(|s| s["toolstream"]["xml"] = json!({})),
+            "toolstream.xml",
+            "not read by the sections engine",
+        ),
+        (
+            Box::new(|s| s["toolstream"]["engine"] = json!("json")),
+            "toolstream.sections",
+            "sections engine only",
+        ),
+    ];
+    for (edit, path, says) in &cases {
+        let mut spec = sections_spec("deepseek");
+        edit(&mut spec);
+        let e = Syntax::from_value(&spec).map(|_| ()).unwrap_err();
+        assert_eq!(e.path(), *path, "{e}");
+        assert!(e.message().contains(says), "{path}: {e}");
+    }
+    // The kimi-id head's transform names the id group too.
+    let mut spec = sections_spec("kimi-id");
+    spec["toolstream"]["sections"]["head"] = json!("deepseek");
+    let e = Syntax::from_value(&spec).unwrap_err();
+    assert_eq!(
+        e.path(),
+        "response_template.fields.tool_calls.transform",
+        "{e}"
+    );
+}
+
+#[test]
+fn a_made_up_sections_syntax_decodes_at_every_chunking() {
+    let syntax = Syntax::from_value(&sections_spec("deepseek")).unwrap();
+    let input = "<t>plan</t>Hi <|calls|><|call|>get_weather<|args|>{\"city\": \"Z\u{fc}rich\"}<|/call|>\n<|call|>now<|args|>\n```json\n{}\n```<|/call|><|/calls|> done<|end|>";
+    let ev = events(&syntax, input);
+    assert_eq!(reasoning(&ev), "plan");
+    assert_eq!(text(&ev), "Hi \n done");
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "get_weather", json!({"city": "Z\u{fc}rich"})),
+            call("call_1", "now", json!({}))
+        ]
+    );
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+    // Start the byte the separator completes, not before.
+    let started = |cut: usize| {
+        let mut p = Parser::with_syntax(syntax.clone(), ParserConfig::new());
+        let mut out = Vec::new();
+        p.feed(&input.as_bytes()[..cut], &mut out).unwrap();
+        out.iter().any(|e| matches!(e, Event::ToolCallStart { .. }))
+    };
+    let sep = input.find("<|args|>").unwrap() + "<|args|>".len();
+    assert!(started(sep) && !started(sep - 1));
+    // A call begins inside a broken one: that one ends as an error with its own bytes.
+    let ev = events(
+        &syntax,
+        "<|call|>f<|args|>{\"a\": <|call|>g<|args|>{\"b\": 2}<|/call|>",
+    );
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"b": 2}))]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            toolstream::ErrorKind::Truncated,
+            Some(0),
+            "<|call|>f<|args|>{\"a\": ".into()
+        )]
+    );
+    // No separator: an error carrying the call, in the syntax's words.
+    let ev = events(&syntax, "<|call|>f{}<|/call|>x");
+    assert_eq!(text(&ev), "x");
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, Event::Error { message, raw, .. }
+            if message.contains("made-up") && raw == "<|call|>f{}<|/call|>")),
+        "{ev:?}"
+    );
+    // Cut off: truncated.
+    let ev = events(&syntax, "<|call|>f<|args|>{\"a\": 1");
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            toolstream::ErrorKind::Truncated,
+            Some(0),
+            "<|call|>f<|args|>{\"a\": 1".into()
+        )]
+    );
+    // The kimi-id head: the model's id kept, the name inside it.
+    let kimi = Syntax::from_value(&sections_spec("kimi-id")).unwrap();
+    let ev = events(
+        &kimi,
+        "<|calls|><|call|>functions.get:3<|args|>{\"q\": 1}<|/call|><|/calls|>",
+    );
+    assert_eq!(
+        calls(&ev),
+        vec![call("functions.get:3", "get", json!({"q": 1}))]
+    );
+}
+
 // ------------------------------------------------------------------ the CLI
 
 fn toolstream(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
@@ -979,7 +1298,21 @@ fn cli_spec_then_parse_syntax_gives_the_formats_events() {
         "<function_calls>\nget_weather(city=\"Paris\")\nnow()\n</function_calls> done",
     )
     .unwrap();
+    let deepseek = dir.join("deepseek.txt");
+    std::fs::write(
+        &deepseek,
+        "<think>\nwhich city?\n</think>\n\nChecking.<\u{ff5c}tool\u{2581}calls\u{2581}begin\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>function<\u{ff5c}tool\u{2581}sep\u{ff5c}>get_weather\n```json\n{\"city\": \"Z\u{fc}rich\"}\n```<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>now<\u{ff5c}tool\u{2581}sep\u{ff5c}>{}<\u{ff5c}tool\u{2581}call\u{2581}end\u{ff5c}><\u{ff5c}tool\u{2581}calls\u{2581}end\u{ff5c}> then <\u{ff5c}tool\u{2581}call\u{2581}begin\u{ff5c}>cut<\u{ff5c}tool\u{2581}sep\u{ff5c}>{\"a\": \"x<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>",
+    )
+    .unwrap();
+    let kimi = dir.join("kimi-k2.txt");
+    std::fs::write(
+        &kimi,
+        "<think>plan<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.now:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>Done.<|im_end|> <|tool_call_begin|>bad{}<|tool_call_end|>",
+    )
+    .unwrap();
     let inputs = [
+        ("deepseek", deepseek.to_str().unwrap()),
+        ("kimi-k2", kimi.to_str().unwrap()),
         ("hermes", "samples/hermes.txt"),
         ("qwen-xml", "samples/qwen-xml.txt"),
         ("gemma4", gemma.to_str().unwrap()),

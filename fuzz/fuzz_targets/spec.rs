@@ -1,6 +1,8 @@
 //! Syntax specs: a random valid spec (markers from a small alphabet; literal and
 //! pattern delimiters; `json` call objects, `json` arguments named by an open pattern's
-//! group, or `xml-inline` parameters; optional reasoning and content fields) and a random
+//! group, `xml-inline` parameters, or special-token sections (`toolstream.engine`
+//! `"sections"`, either head, the literal or the pattern form of its `tool_calls`
+//! field); optional reasoning and content fields) and a random
 //! input built from the spec's own markers and noise. Checks that the input fed whole and
 //! cut by a fuzzer-chosen chunking gives the same merged events, that they keep the
 //! event contract, and the recovery rule: no completed call's arguments hold a call-open
@@ -33,7 +35,9 @@ fn build(a: u8, b: u8) -> Spec {
         " ", "\n", "x", "\"", "{", "}", "[", "]", ",", ":", "\\", "<", ">", "é",
     ];
     // The calls.
-    let (calls, heads): (Value, Vec<&'static str>) = match a % 6 {
+    let sections = a % 7 == 6;
+    let kimi = b / 16 % 2 == 1;
+    let (calls, heads): (Value, Vec<&'static str>) = match a % 7 {
         // Literal open and close, call objects: the json engine.
         0 => {
             tokens.extend(["<c>", "</c>", "{\"name\": \"f\", \"arguments\": {\"a\": \"<c>\"}}", "{\"name\": \"g\", \"arguments\": {}}"]);
@@ -81,6 +85,21 @@ fn build(a: u8, b: u8) -> Spec {
                 vec!["<c="],
             )
         }
+        // Special-token sections: `<|ks|><|k|>HEAD<|a|>{..}<|/k|><|/ks|>`.
+        6 => {
+            tokens.extend(["<|ks|>", "<|/ks|>", "<|k|>", "<|a|>", "<|/k|>", "f", "g", "function",
+                           "\n```json\n", "\n```", "{\"a\": \"<|k|>\"}", "{}", "functions.f:0", ":1"]);
+            let function = json!({"name": "{name}", "arguments": "{content}"});
+            let transform = if kimi {
+                json!({"type": "function", "id": "{id}", "function": function})
+            } else {
+                json!({"type": "function", "function": function})
+            };
+            (
+                json!({"open": "<|k|>", "close": "<|/k|>", "content": "json", "transform": transform}),
+                vec!["<|k|>"],
+            )
+        }
         // Optional header before the open, as Inkling's blocks.
         _ => {
             tokens.extend(["<m>", "<c>", "</c>", "hdr", "{\"name\": \"f\", \"args\": {\"q\": \"<c>\"}}"]);
@@ -93,6 +112,13 @@ fn build(a: u8, b: u8) -> Spec {
     };
     fields.insert("tool_calls".into(), calls);
     match b % 4 {
+        // The sections engine reads literal reasoning tags, and its content field is
+        // its dropped tokens (below).
+        1 | 2 if sections => {
+            tokens.extend(["<t>", "</t>"]);
+            fields.insert("thinking".into(), json!({"open": "<t>", "close": "</t>"}));
+        }
+        _ if sections => {}
         1 => {
             tokens.extend(["<t>", "</t>"]);
             fields.insert("thinking".into(), json!({"open": "<t>", "close": "</t>"}));
@@ -107,7 +133,14 @@ fn build(a: u8, b: u8) -> Spec {
         }
         _ => {}
     }
-    if b / 4 % 2 == 1 && !fields.contains_key("content") {
+    if sections {
+        let mut drops = vec!["<|ks|>", "<|/ks|>"];
+        if b / 4 % 2 == 1 {
+            tokens.push("<e>");
+            drops.push("<e>");
+        }
+        fields.insert("content".into(), json!({"close": drops}));
+    } else if b / 4 % 2 == 1 && !fields.contains_key("content") {
         tokens.push("<e>");
         fields.insert("content".into(), json!({"close": "<e>"}));
     }
@@ -115,6 +148,18 @@ fn build(a: u8, b: u8) -> Spec {
     if b / 8 % 2 == 1 {
         tokens.push("<s>");
         spec["start_anchor"] = json!("<s>");
+    }
+    if sections {
+        spec = json!({"response_template": spec, "toolstream": {"engine": "sections", "sections": {
+            "calls_begin": "<|ks|>", "calls_end": "<|/ks|>", "call_begin": "<|k|>", "sep": "<|a|>",
+            "call_end": "<|/k|>", "head": if kimi { "kimi-id" } else { "deepseek" },
+            "calls_end_reasoning": b / 64 % 2 == 1}}});
+        // The pattern form `toolstream spec` writes (what transformers runs).
+        if b / 32 % 2 == 1
+            && let Ok(s) = Syntax::from_value(&spec)
+        {
+            spec = s.to_json();
+        }
     }
     Spec {
         spec,

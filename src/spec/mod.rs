@@ -28,7 +28,7 @@
 //! | `defaults` | an object; not used (it fills transformers' output message) |
 //! | `start_anchor` | a literal or a list: when the input begins with one, it is skipped (a server that echoes the prompt's end); otherwise the input is the model's output from its first byte |
 //! | `start_anchor_pattern`, `open_pattern`, `close_pattern` | regular expressions (Python `re` syntax, `re.DOTALL`; see [`scan::pattern`](crate::scan::pattern) for what a DFA can run): a spec with one runs on the regions engine (below); `start_anchor_pattern` is skipped when the input begins with a match |
-//! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`; with `content_args` `unquoted_keys` and `string_delims`, bare-key objects, the engine of `gemma4`: below), `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) or `python-call-list` (the engine of `lfm2`: below) |
+//! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`; with `content_args` `unquoted_keys` and `string_delims`, bare-key objects, the engine of `gemma4`: below; with `toolstream.engine` `"sections"`, special-token sections, the engine of `deepseek`: below), `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) or `python-call-list` (the engine of `lfm2`: below) |
 //! | `fields.thinking` (or `reasoning`, `reasoning_content`) | `open` / `close` literals: a reasoning tag pair |
 //! | `fields.content` | the visible text; its `open` / `close` literals are tokens dropped from the text (`<\|im_end\|>`) |
 //! | any other field | an error: no event carries it |
@@ -102,24 +102,44 @@
 //! transformers.js' LFM template loads as written and is `lfm2`'s spec. `src/spec/pylist.rs` says
 //! what differs from transformers' parser.
 //!
+//! # Special-token sections (the sections engine)
+//!
+//! With `toolstream.engine` `"sections"` a spec runs on the engine of `deepseek` and
+//! `kimi-k2` (`src/text/sections/`): a section token around the calls, per call a begin
+//! token, a head (the name, or the model's own call id), a separator, the JSON arguments
+//! and an end token. The tokens are in `toolstream.sections` (`calls_begin`,
+//! `calls_end`, `call_begin`, `sep`, `call_end`, `head` `"deepseek"` or `"kimi-id"`,
+//! `calls_end_reasoning`, `label`: the table below); `fields.content.close` lists the
+//! dropped tokens (the two section tokens and the end-of-turn ones) and the reasoning
+//! field the reasoning tags, as for the other engines. The `tool_calls` field is what
+//! transformers runs: an `open_pattern` whose named group `name` (and, for `kimi-id`,
+//! `id`) is the head, a `close_pattern` with the optional fence, `content` `json` and the
+//! transform `{"type": "function", "function": {"name": "{name}", "arguments":
+//! "{content}"}}` (`kimi-id`: with `"id": "{id}"`), or the literals `open` =
+//! `call_begin` and `close` = `call_end` (a hand-written spec). Here the key
+//! `toolstream.engine` decides: the patterns are not compiled (a pattern would otherwise
+//! send the spec to the regions engine) but checked to be the ones written for the
+//! tokens, so the spec never says one thing to transformers and another here.
+//! `toolstream spec deepseek` prints one; `src/spec/sections.rs` has the details.
+//!
 //! The `toolstream` object (every key optional):
 //!
 //! | key | what |
 //! | --- | --- |
 //! | `name` | the syntax's name, for messages |
-//! | `engine` | `"json"`, `"xml"`, `"gemma"` or `"pythonic"`; must agree with `fields.tool_calls.content` (and `"gemma"` with its `content_args`) |
+//! | `engine` | `"json"`, `"xml"`, `"gemma"`, `"pythonic"` or `"sections"`; must agree with `fields.tool_calls.content` (and `"gemma"` with its `content_args`); `"sections"` takes `json` calls and is never inferred |
 //! | `pythonic` | pythonic engine: `{"bare_list": bool, "bracketless": bool}` (both default `false`) |
 //! | `openers` | JSON engine: `[{"open": "<\|tool_call\|>", "close": null, "payload": "either"}, ..]`, one per call-opening marker, each with its own close marker (`null`: none; the call ends where its JSON value does) and payload (`object`; `either`: a list of calls or one; `either-open-array`: as `either`, but a list's close marker is optional and a broken call in it is skipped to its balancing bracket, as granite's `<tool_call>[..]`; `array-body`: the elements of a list whose `[` ends the marker, as `functools[`) |
 //! | `citations` | JSON engine: `[open, close_head]`, citation markup dropped from text and reasoning with the cited text kept: `["<co>", "</co: "]` drops `<co>` and `</co: 0:[1,2]>` (command-r) |
 //! | `keys` | JSON engine: `{"name": [..], "arguments": [..], "id": [..]}` (every key accepted for each, the first arguments key seen is used), or `"name-as-key"` (`{"get_weather": {..}}`) |
 //! | `xml` | XML engine: its markers (see [`Syntax::to_json`] of `qwen-xml`, `glm`, `minimax`); `tool_calls.open` / `close` must be its sections' tags (or its call tags without sections); the flags `string_attr` (DSML's `string="true\|false"` says a value's kind), `json_body` (a call's body may be one JSON object), `py_literals` (Python's `True`/`False`/`None` without a schema) and `entities` (XML character references in values decoded) default to `false`; `name_sep` is a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too). The field's `content_args` (`tag_pattern`, `value_parser`) are transformers' and only type-checked here; `merge_duplicates: true` is an error (a repeated parameter is an error with the raw call) |
 //! | `reasoning` | every reasoning tag pair `[[open, close], ..]` when there is more than one (the first must be the `thinking` field's) |
+//! | `sections` | sections engine (required there, an error elsewhere): `calls_begin`, `calls_end` (the section of calls, dropped from the text; required), `call_begin` (opens a call; required; begins with `<` or `[`, at least two bytes), `sep` (after the head; required), `call_end` (closes a call; required): non-empty and all different; `head` (required) `"deepseek"` (the name, or V3's `function` then the name on its line) or `"kimi-id"` (the model's call id `functions.NAME:IDX`, kept as the call id); `calls_end_reasoning` (`calls_begin` / `call_begin` end an open reasoning block, as Kimi K2's; default `false`); `label` (what messages call the syntax; default `name`) |
 //!
 //! # What cannot be a spec yet
 //!
 //! The built-ins on engines that are not table-driven: `mistral` (its v11 `name[ARGS]`
-//! calls), `deepseek` and `kimi-k2` (special-token sections with a head per call),
-//! `harmony` (channels), `llama-json` (bare JSON and `<|python_tag|>`) and `auto`.
+//! calls), `harmony` (channels), `llama-json` (bare JSON and `<|python_tag|>`) and `auto`.
 //! XML-engine built-ins whose table has a field no key says yet
 //! ([`Syntax::unwritable`] says which): `deepseek-dsml` (several spellings of its
 //! markers: V4.1's spaced tags and the doubled-bar leak), `kimi-k3` (XTML: attributes
@@ -160,6 +180,7 @@ mod lax;
 mod pylist;
 mod read;
 pub(crate) mod regions;
+mod sections;
 mod write;
 
 /// A tool-call syntax read from a spec (or a built-in's table): what
@@ -186,6 +207,9 @@ pub(crate) enum Engine {
     Gemma(Box<gemma::Dialect>),
     /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
     Pythonic(Box<pythonic::Frame>),
+    /// Special-token sections with a head per call
+    /// ([`DeepSeek`](crate::text::sections::DeepSeek)).
+    Sections(Box<crate::text::sections::Tokens>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -306,6 +330,13 @@ impl Syntax {
             Engine::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
                 pythonic::LlamaPythonic::framed((**f).clone(), limits, options),
             )),
+            Engine::Sections(t) => {
+                TextScanner::DeepSeek(Box::new(crate::text::sections::DeepSeek::with_tokens(
+                    (**t).clone(),
+                    limits,
+                    &options.reasoning,
+                )))
+            }
         };
         if self.anchors.is_empty() {
             inner

@@ -62,6 +62,7 @@ const TOOLSTREAM_KEYS: &[&str] = &[
     "reasoning",
     "citations",
     "pythonic",
+    "sections",
 ];
 
 /// Keys that say an object is a `tokenizer_config.json` (it holds other things than a
@@ -334,7 +335,9 @@ struct Read<'a> {
     patterned: bool,
 }
 
-fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
+/// `sections`: the spec runs on the sections engine, whose `tool_calls` patterns are
+/// checked, not compiled (`super::sections`).
+fn template<'a>(base: &str, v: &'a Value, sections: bool) -> Result<Read<'a>> {
     let map = object(base, v)?;
     known(base, map, TEMPLATE_KEYS)?;
     if let Some(version) = map.get("version")
@@ -387,8 +390,8 @@ fn template<'a>(base: &str, v: &'a Value) -> Result<Read<'a>> {
     // The open pattern of gemma-engine calls is read by that engine (`gemma::dialect`).
     let patterned = anchor_pattern.is_some()
         || all.iter().any(|(n, f)| {
-            (f.open_pattern.is_some() && !(n == "tool_calls" && lax(f)))
-                || f.close_pattern.is_some()
+            (f.open_pattern.is_some() && !(n == "tool_calls" && (lax(f) || sections)))
+                || (f.close_pattern.is_some() && !(n == "tool_calls" && sections))
         });
     for (name, f) in all.iter().cloned() {
         if patterned {
@@ -475,7 +478,8 @@ pub(super) fn syntax(v: &Value) -> Result<Syntax> {
             "not a spec: expected a response_template object (with `fields`), a tokenizer_config.json holding `response_template`, or {\"response_template\": .., \"toolstream\": ..}",
         ));
     };
-    let read = template(base, template_value)?;
+    let sections = ext.and_then(|e| e.get("engine")) == Some(&Value::from("sections"));
+    let read = template(base, template_value, sections)?;
     let ext = match ext {
         Some(e) => {
             let m = object("toolstream", e)?;
@@ -485,7 +489,7 @@ pub(super) fn syntax(v: &Value) -> Result<Syntax> {
         None => None,
     };
     // xml-inline calls without toolstream.xml are read with their tag_pattern.
-    let tags = read.calls.content == "xml-inline" && ext_get(ext, "xml").is_none();
+    let tags = read.calls.content == "xml-inline" && ext_get(ext, "xml").is_none() && !sections;
     if read.patterned || tags {
         return regions(&read, ext, template_value);
     }
@@ -527,7 +531,41 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
         Some(e) => Some(string(engine_path, e)?),
         None => None,
     };
+    if wanted != Some("sections") && ext_get(ext, "sections").is_some() {
+        return Err(SpecError::new(
+            "toolstream.sections",
+            "is read by the sections engine only (toolstream.engine \"sections\")",
+        ));
+    }
     let engine = match (calls.content, wanted) {
+        (_, Some("sections")) => {
+            for key in ["xml", "openers", "keys", "citations", "pythonic"] {
+                if ext_get(ext, key).is_some() {
+                    return Err(SpecError::new(
+                        format!("toolstream.{key}"),
+                        "is not read by the sections engine",
+                    ));
+                }
+            }
+            let fields = super::sections::Fields {
+                path: &calls.path,
+                open: calls.open.as_deref(),
+                open_pattern: calls.open_pattern.as_deref(),
+                close: calls.close.as_deref(),
+                close_pattern: calls.close_pattern.as_deref(),
+                content: calls.content,
+                args: calls.args,
+                transform: calls.transform,
+                transform_each: calls.transform_each,
+            };
+            Engine::Sections(Box::new(super::sections::tokens(
+                fields,
+                ext_get(ext, "sections"),
+                &name,
+                reasoning,
+                drops,
+            )?))
+        }
         ("json", None | Some("gemma")) if lax(calls) => {
             for key in ["xml", "openers", "keys", "citations"] {
                 if ext_get(ext, key).is_some() {
@@ -612,7 +650,9 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
         (_, Some(e)) if e != "json" && e != "xml" && e != "gemma" => {
             return Err(SpecError::new(
                 engine_path,
-                format!("unknown engine {e:?} (known: \"json\", \"xml\", \"gemma\", \"pythonic\")"),
+                format!(
+                    "unknown engine {e:?} (known: \"json\", \"xml\", \"gemma\", \"pythonic\", \"sections\")"
+                ),
             ));
         }
         ("json" | "xml-inline", Some(e)) => {

@@ -25,11 +25,16 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
     let mut fields = Map::new();
     let mut ext = Map::new();
     ext.insert("name".into(), json!(syntax.name));
+    let section_drops = match &syntax.engine {
+        Engine::Sections(t) => super::sections::drops(t),
+        _ => Vec::new(),
+    };
     let (reasoning, drops) = match &syntax.engine {
         Engine::Json(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Xml(t) => (&t.reasoning[..], &t.drops[..]),
         Engine::Gemma(d) => (&d.reasoning[..], &d.drops[..]),
         Engine::Pythonic(f) => (&f.reasoning[..], &f.drops[..]),
+        Engine::Sections(t) => (&t.reasoning[..], &section_drops[..]),
         Engine::Regions(_) => return Value::Null,
     };
     if let Some((open, close)) = reasoning.first() {
@@ -61,6 +66,12 @@ pub(super) fn spec(syntax: &Syntax) -> Value {
             ext.insert("engine".into(), json!("pythonic"));
             let (field, flags) = super::pylist::field(f);
             ext.insert("pythonic".into(), flags);
+            field
+        }
+        Engine::Sections(t) => {
+            ext.insert("engine".into(), json!("sections"));
+            let (field, tokens) = super::sections::field(t);
+            ext.insert("sections".into(), tokens);
             field
         }
         Engine::Regions(_) => return Value::Null,

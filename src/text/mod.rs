@@ -150,7 +150,7 @@ impl TextScanner {
             )))),
             Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(
                 sections::DeepSeek::with_tokens(
-                    &sections::deepseek::DEEPSEEK,
+                    sections::deepseek::DEEPSEEK,
                     limits,
                     &options.reasoning,
                 ),
@@ -186,7 +186,7 @@ impl TextScanner {
             ))),
             Format::KimiK2 => Some(TextScanner::DeepSeek(Box::new(
                 sections::DeepSeek::with_tokens(
-                    &sections::kimi_k2::KIMI_K2,
+                    sections::kimi_k2::KIMI_K2,
                     limits,
                     &options.reasoning,
                 ),
@@ -321,6 +321,8 @@ pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
         Format::LlamaPythonic => return Some(Engine::Pythonic(Box::new(pythonic::llama::LLAMA))),
         Format::Lfm2 => return Some(Engine::Pythonic(Box::new(pythonic::lfm2::LFM2))),
         Format::Olmo3 => return Some(Engine::Pythonic(Box::new(pythonic::olmo3::OLMO3))),
+        Format::DeepSeek => return Some(Engine::Sections(Box::new(sections::deepseek::DEEPSEEK))),
+        Format::KimiK2 => return Some(Engine::Sections(Box::new(sections::kimi_k2::KIMI_K2))),
         _ => {}
     }
     match xml_table(format) {

@@ -1,16 +1,20 @@
 //! `deepseek`: DeepSeek V3 / R1 and V3.1's special-token calls. The
 //! [special-token section engine](super) with these [`Tokens`]:
 
-use crate::text::sections::{Head, Tokens};
+use std::borrow::Cow::Borrowed;
+
+use crate::text::sections::{Head, THINK_TAGS, Tokens};
 
 /// `deepseek`: V3 / R1 and V3.1.
 pub(crate) const DEEPSEEK: Tokens = Tokens {
-    label: "DeepSeek",
-    calls_begin: "<｜tool▁calls▁begin｜>",
-    calls_end: "<｜tool▁calls▁end｜>",
-    call_begin: "<｜tool▁call▁begin｜>",
-    call_end: "<｜tool▁call▁end｜>",
-    sep: "<｜tool▁sep｜>",
-    eos: &["<｜end▁of▁sentence｜>"],
+    label: Borrowed("DeepSeek"),
+    calls_begin: Borrowed("<｜tool▁calls▁begin｜>"),
+    calls_end: Borrowed("<｜tool▁calls▁end｜>"),
+    call_begin: Borrowed("<｜tool▁call▁begin｜>"),
+    call_end: Borrowed("<｜tool▁call▁end｜>"),
+    sep: Borrowed("<｜tool▁sep｜>"),
+    eos: Borrowed(&[Borrowed("<｜end▁of▁sentence｜>")]),
     head: Head::DeepSeek,
+    reasoning: Borrowed(THINK_TAGS),
+    calls_end_reasoning: false,
 };

@@ -2,7 +2,10 @@
 //! begin token, a head (the name, or the model's own call id), a separator, the JSON
 //! arguments and an end token. One scanner, [`DeepSeek`], driven by a [`Tokens`] table
 //! per syntax: [`deepseek`] (DeepSeek's tokens; note the full-width `｜` and the `▁`
-//! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`].
+//! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`], or a
+//! spec's (`toolstream.engine` `"sections"`, its tokens in `toolstream.sections`: see
+//! [`spec`](crate::spec); `toolstream spec deepseek` prints this engine's table for
+//! `deepseek`). The rules below are the engine's, whichever table drives it.
 //!
 //! - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n`
 //!   `` ```json\n{..}\n``` ``<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`
@@ -23,15 +26,19 @@
 //! Rules:
 //!
 //! - Start: V3.1 at `<｜tool▁sep｜>` (the name is what came before it); V3 at the newline
-//!   after the name. A V3.1 head of `function` is only settled by the next character
+//!   after the name. A V3 name that runs into a `<` is malformed there: the `<` is read
+//!   with the skipped text, so a begin token right after the name starts the next call. A V3.1 head of `function` is only settled by the next character
 //!   (`{` → a tool named `function`).
 //! - The arguments are the model's own JSON bytes; the optional `` ```json `` fence
 //!   around them is skipped (the JSON may start on the fence's own line:
-//!   `` ```json {"a": 1}``` ``); End when the value closes.
+//!   `` ```json {"a": 1}``` ``; a `<` on that line is where the JSON starts, so a begin
+//!   token there is the next call, and anything else a malformed call); End when the
+//!   value closes.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call's begin token where
-//!   its JSON broke, or in the text of a broken call, ends that call as an error carrying
-//!   its bytes and starts the new call; so does a begin token inside an argument string
-//!   (a special token is never content: the string scan stops at its `<`).
+//!   its JSON broke, in its head (before the separator), or in the text of a broken call,
+//!   ends that call as an error carrying its bytes and starts the new call; so does a
+//!   begin token inside an argument string (a special token is never content: the string
+//!   scan stops at its `<`).
 //! - `<｜tool▁calls▁begin｜>`, `<｜tool▁calls▁end｜>` and `<｜end▁of▁sentence｜>` are
 //!   dropped from the text (the whitespace before them is text); `<think>` reasoning (R1)
 //!   and whitespace: see [`reasoning`](crate::text::kit::reasoning).
@@ -40,13 +47,15 @@
 //!   arguments and `<｜tool▁call▁end｜>` (besides the fence) → an `Error` without index
 //!   carrying it. Cut off → `Error` (`Truncated`) unless the arguments had closed.
 
+use std::borrow::Cow;
+
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
-use crate::text::kit::reasoning::{ReasoningOptions, THINK, TextStage};
+use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
@@ -57,26 +66,42 @@ pub(crate) mod kimi_k2;
 
 const MAX_NAME: usize = 256;
 
-/// The special tokens of a syntax of this shape, and how its call head reads.
-#[derive(Debug)]
+/// A token of a [`Tokens`] table: borrowed in a built-in's, owned in a spec's.
+pub(crate) type Token = Cow<'static, str>;
+
+/// The special tokens of a syntax of this shape, and how its call head reads: a
+/// built-in's `const` (borrowed) or a spec's (owned, [`spec`](crate::spec)). The
+/// scanner's marker sets are built from it once, at construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tokens {
     /// The syntax's name, for messages.
-    pub(crate) label: &'static str,
+    pub(crate) label: Token,
     /// Opens the section of calls (dropped from the text).
-    pub(crate) calls_begin: &'static str,
+    pub(crate) calls_begin: Token,
     /// Closes the section of calls (dropped from the text).
-    pub(crate) calls_end: &'static str,
+    pub(crate) calls_end: Token,
     /// Opens one call.
-    pub(crate) call_begin: &'static str,
+    pub(crate) call_begin: Token,
     /// Closes one call.
-    pub(crate) call_end: &'static str,
+    pub(crate) call_end: Token,
     /// Between the head and the arguments.
-    pub(crate) sep: &'static str,
+    pub(crate) sep: Token,
     /// End-of-turn tokens dropped from the text.
-    pub(crate) eos: &'static [&'static str],
+    pub(crate) eos: Cow<'static, [Token]>,
     /// How the head reads.
     pub(crate) head: Head,
+    /// The reasoning tag pairs ([`THINK_TAGS`] for the built-ins; replaced by
+    /// [`ReasoningOptions::tags`] when set).
+    pub(crate) reasoning: Cow<'static, [(Token, Token)]>,
+    /// `calls_begin` and `call_begin` end an open reasoning block (Kimi K2 may start its
+    /// calls without closing `<think>`: [`TextStage::calls_end_reasoning`]).
+    pub(crate) calls_end_reasoning: bool,
 }
+
+/// The pair of [`THINK`](crate::text::kit::reasoning::THINK) (`<think>` / `</think>`)
+/// as a [`Tokens::reasoning`] list.
+pub(crate) const THINK_TAGS: &[(Token, Token)] =
+    &[(Cow::Borrowed("<think>"), Cow::Borrowed("</think>"))];
 
 /// What the text between the call's begin token and the separator is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +148,7 @@ enum St {
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
-    tokens: &'static Tokens,
+    tokens: Tokens,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -151,30 +176,36 @@ pub(crate) struct DeepSeek {
 reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => begin);
 
 impl DeepSeek {
-    /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`).
-    pub(crate) fn with_tokens(
-        tokens: &'static Tokens,
-        limits: &Limits,
-        opts: &ReasoningOptions,
-    ) -> Self {
-        let t = tokens;
-        let mut drops = vec![t.calls_begin, t.calls_end];
-        drops.extend_from_slice(t.eos);
+    /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
+    pub(crate) fn with_tokens(tokens: Tokens, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        let t = &tokens;
+        let mut drops: Vec<Token> = vec![t.calls_begin.clone(), t.calls_end.clone()];
+        drops.extend(t.eos.iter().cloned());
+        let tags: Vec<(&str, &str)> = t.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
+        let text = TextStage::new(
+            std::slice::from_ref(&t.call_begin),
+            &drops,
+            &tags,
+            opts,
+            limits,
+        );
+        // Kimi K2 may start its calls without closing `<think>`.
+        let text = if t.calls_end_reasoning {
+            text.calls_end_reasoning(&[&t.calls_begin, &t.call_begin])
+        } else {
+            text
+        };
         DeepSeek {
-            tokens,
             input: CharInput::default(),
-            text: {
-                let text = TextStage::new(&[t.call_begin], &drops, THINK, opts, limits);
-                match t.head {
-                    // Kimi K2 may start its calls without closing `<think>`.
-                    Head::KimiId => text.calls_end_reasoning(&[t.calls_begin, t.call_begin]),
-                    Head::DeepSeek => text,
-                }
-            },
+            text,
             st: St::Text,
-            head_set: MarkerSet::new([t.sep, t.call_end]),
-            after_set: MarkerSet::new([t.call_end, t.calls_end, t.call_begin]),
-            end_set: MarkerSet::new([t.call_end, t.call_begin]),
+            head_set: MarkerSet::new([t.sep.clone(), t.call_end.clone(), t.call_begin.clone()]),
+            after_set: MarkerSet::new([
+                t.call_end.clone(),
+                t.calls_end.clone(),
+                t.call_begin.clone(),
+            ]),
+            end_set: MarkerSet::new([t.call_end.clone(), t.call_begin.clone()]),
             fresh: false,
             matcher: MarkerMatcher::new(),
             raw: Forming::new(limits.max_argument_bytes),
@@ -186,9 +217,10 @@ impl DeepSeek {
                 args.set_stop(crate::scan::find::StopByte::of([t.call_begin.as_bytes()]));
                 args
             },
-            in_string: InString::new([t.call_begin]),
+            in_string: InString::new([t.call_begin.clone()]),
             past: false,
             stray: Raw::new(MAX_NAME * 16),
+            tokens,
         }
     }
 
@@ -203,7 +235,7 @@ impl DeepSeek {
     }
 
     fn begin(&mut self) {
-        self.raw.start(self.tokens.call_begin);
+        self.raw.start(&self.tokens.call_begin);
         self.name.clear();
         self.slot = None;
         self.started = false;
@@ -251,7 +283,9 @@ impl DeepSeek {
                             }
                         }
                         Some(Found::Marker(0)) => {
-                            calls.raw_or(self.slot, &mut self.raw).push(self.tokens.sep);
+                            calls
+                                .raw_or(self.slot, &mut self.raw)
+                                .push(&self.tokens.sep);
                             let head = self.name.trim_matches(is_ws);
                             let kimi = self.tokens.head == Head::KimiId;
                             if head.is_empty()
@@ -266,10 +300,18 @@ impl DeepSeek {
                                 self.st = St::Fence { in_line: false };
                             }
                         }
+                        Some(Found::Marker(2)) => {
+                            // The next call began inside this one's head: this one ends
+                            // here, with its own bytes (never the next call's).
+                            let begin = &self.tokens.call_begin;
+                            interrupted_own(calls, None, begin, &mut self.raw, out);
+                            self.end();
+                            self.begin();
+                        }
                         Some(Found::Marker(_)) => {
                             calls
                                 .raw_or(self.slot, &mut self.raw)
-                                .push(self.tokens.call_end);
+                                .push(&self.tokens.call_end);
                             calls.report(
                                 None,
                                 ErrorKind::MissingName,
@@ -305,12 +347,23 @@ impl DeepSeek {
                     }
                 }
                 St::Name => {
-                    let (part, rest, nl) = match s.find('\n') {
-                        Some(i) => (
+                    // A name ends at its newline; `<` (or the first byte of the begin
+                    // token) makes it malformed, and is left to the skipped text, where
+                    // the next call's begin token is looked for (whatever the chunking).
+                    let first = self.tokens.call_begin.chars().next().unwrap_or('<');
+                    let (part, rest, nl) = match s.find(['\n', '<', first]) {
+                        Some(i) if s.as_bytes().get(i) == Some(&b'\n') => (
                             s.get(..i).unwrap_or_default(),
                             s.get(i + 1..).unwrap_or_default(),
                             true,
                         ),
+                        Some(i) => {
+                            let part = s.get(..i).unwrap_or_default();
+                            calls.raw_or(self.slot, &mut self.raw).push(part);
+                            s = s.get(i..).unwrap_or_default();
+                            self.st = St::Skip(ErrorKind::MissingName);
+                            continue;
+                        }
                         None => (s, "", false),
                     };
                     calls.raw_or(self.slot, &mut self.raw).push(part);
@@ -322,7 +375,7 @@ impl DeepSeek {
                     if nl {
                         calls.raw_or(self.slot, &mut self.raw).push("\n");
                     }
-                    if over || self.name.contains('<') {
+                    if over {
                         // The newline (if this piece had one) is in the raw text, as it
                         // is when it arrives later, in the skipped text.
                         self.st = St::Skip(ErrorKind::MissingName);
@@ -339,7 +392,11 @@ impl DeepSeek {
                 }
                 St::Fence { in_line } => {
                     if in_line {
-                        match s.find(['\n', '{', '[']) {
+                        // A `<` (or the begin token's first byte) on the fence line is
+                        // read as the JSON's first byte: a begin token there ends the
+                        // call and starts the next one, never taken into this call.
+                        let first = self.tokens.call_begin.chars().next().unwrap_or('<');
+                        match s.find(['\n', '{', '[', '<', first]) {
                             Some(i) if s.as_bytes().get(i) != Some(&b'\n') => {
                                 // The JSON starts on the fence's own line.
                                 calls
@@ -382,7 +439,7 @@ impl DeepSeek {
                     Look::Token { consumed, .. } => {
                         // The next call began inside this one's argument string.
                         s = s.get(consumed..).unwrap_or_default();
-                        let begin = self.tokens.call_begin;
+                        let begin = &self.tokens.call_begin;
                         interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                         self.end();
                         self.begin();
@@ -442,7 +499,7 @@ impl DeepSeek {
                             // The next call began inside this one: it ends here (cut
                             // short, when its JSON broke right at the token).
                             if self.fresh {
-                                let begin = self.tokens.call_begin;
+                                let begin = &self.tokens.call_begin;
                                 interrupted_own(calls, self.slot, begin, &mut self.raw, out);
                             } else {
                                 calls.report(
@@ -459,7 +516,7 @@ impl DeepSeek {
                         Some(Found::Marker(_)) => {
                             calls
                                 .raw_or(self.slot, &mut self.raw)
-                                .push(self.tokens.call_end);
+                                .push(&self.tokens.call_end);
                             calls.report(
                                 self.slot,
                                 kind,

@@ -402,11 +402,27 @@ fn make(format: Format) -> impl Fn() -> Parser {
     move || Parser::new(format)
 }
 
+/// `format`'s events for `input` at every chunking ([`assert_split_invariant`] with
+/// `random` random splits); a format that can be written as a spec (`kimi-k2` and the
+/// JSON family's) gives the same events from its spec.
+fn split_both(format: Format, input: &str, random: usize) -> Vec<Event> {
+    let got = assert_split_invariant(&make(format), input.as_bytes(), random);
+    if let Some(syntax) = crate::exact::spec_of(format) {
+        let via = assert_split_invariant(
+            &|| Parser::with_syntax(syntax.clone(), ParserConfig::new()),
+            input.as_bytes(),
+            random.min(8),
+        );
+        assert_eq!(via, got, "{format} (spec): {input:?}");
+    }
+    got
+}
+
 /// Streams `input` at every chunking and compares with the oracle: text, ids, names,
 /// the model's own argument bytes, parsed arguments; no error.
 fn check(syn: &Syn, input: &str) -> Vec<Event> {
     let want = oracle(syn, input);
-    let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 20);
+    let ev = split_both(syn.format, input, 20);
     assert!(errors(&ev).is_empty(), "{}: {input:?}: {ev:?}", syn.format);
     assert_eq!(text(&ev), want.text, "{}: {input:?}", syn.format);
     let got = calls(&ev);
@@ -537,7 +553,7 @@ fn truncated_calls_carry_their_bytes_from_the_marker() {
         ];
         for cut in cuts {
             let input = format!("{before}{}", &call[..cut]);
-            let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+            let ev = split_both(syn.format, &input, 10);
             let errs: Vec<_> = ev
                 .iter()
                 .filter_map(|e| match e {
@@ -602,7 +618,7 @@ fn malformed_calls_are_errors_with_the_raw_text() {
                     // text, and so is all of it (the recovery rule).
                     let lit = format!("{}nope{}", syn.open, syn.close.unwrap_or_default());
                     let input = format!("Hi {lit} {good}");
-                    let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+                    let ev = split_both(syn.format, &input, 10);
                     assert!(errors(&ev).is_empty(), "{}: {ev:?}", syn.format);
                     assert_eq!(text(&ev), format!("Hi {lit} "), "{}", syn.format);
                     assert_eq!(calls(&ev).len(), 1, "{}: {ev:?}", syn.format);
@@ -621,7 +637,7 @@ fn malformed_calls_are_errors_with_the_raw_text() {
                 Payload::Kimi => (KIMI_CALL, body.clone()),
                 _ => (syn.open, bad),
             };
-            let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+            let ev = split_both(syn.format, &input, 10);
             let errs: Vec<_> = ev
                 .iter()
                 .filter_map(|e| match e {
@@ -665,7 +681,7 @@ fn a_nameless_element_does_not_take_its_neighbours_down() {
             syn.open,
             syn.close.unwrap_or_default()
         );
-        let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+        let ev = split_both(syn.format, &input, 10);
         let names: Vec<_> = calls(&ev).into_iter().map(|c| c.name).collect();
         assert_eq!(names, ["a", "c"], "{}: {ev:?}", syn.format);
         assert_eq!(errors(&ev).len(), 1, "{}: {ev:?}", syn.format);
@@ -676,13 +692,13 @@ fn a_nameless_element_does_not_take_its_neighbours_down() {
 fn an_empty_call_block_is_no_call() {
     for syn in SYNTAXES.iter().filter(|s| s.close.is_some()) {
         let input = format!("a{}{}b", syn.open, syn.close.unwrap());
-        let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+        let ev = split_both(syn.format, &input, 10);
         assert!(calls(&ev).is_empty() && errors(&ev).is_empty(), "{ev:?}");
         assert_eq!(text(&ev), "ab", "{}", syn.format);
     }
     for syn in SYNTAXES {
         let input = format!("a {}", syn.open);
-        let ev = assert_split_invariant(&make(syn.format), input.as_bytes(), 10);
+        let ev = split_both(syn.format, &input, 10);
         assert!(calls(&ev).is_empty(), "{ev:?}");
     }
 }
@@ -771,7 +787,7 @@ fn reasoning_wrappers_and_end_of_turn_tokens() {
         ),
     ];
     for (format, input, reasoning_want, text_want, n) in cases {
-        let ev = assert_split_invariant(&make(*format), input.as_bytes(), 20);
+        let ev = split_both(*format, input, 20);
         assert!(errors(&ev).is_empty(), "{format}: {ev:?}");
         assert_eq!(reasoning(&ev), *reasoning_want, "{format}: {ev:?}");
         assert_eq!(text(&ev), *text_want, "{format}: {ev:?}");
@@ -784,7 +800,7 @@ fn reasoning_wrappers_and_end_of_turn_tokens() {
 #[test]
 fn kimi_ids_are_the_models_own() {
     let input = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>search:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.a.b:2<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
-    let ev = assert_split_invariant(&make(Format::KimiK2), input.as_bytes(), 20);
+    let ev = split_both(Format::KimiK2, input, 20);
     assert_eq!(
         calls(&ev),
         vec![
@@ -807,8 +823,8 @@ fn auto_detects_each_syntax() {
             "Hello there.{} bye",
             render(syn, 0, &[("get_weather", r#"{"city": "Paris"}"#)])
         );
-        let want = assert_split_invariant(&make(syn.format), input.as_bytes(), 0);
-        let got = assert_split_invariant(&make(Format::Auto), input.as_bytes(), 10);
+        let want = split_both(syn.format, &input, 0);
+        let got = split_both(Format::Auto, &input, 10);
         assert_eq!(calls(&got), calls(&want), "{}: {got:?}", syn.format);
         assert_eq!(text(&got), text(&want), "{}", syn.format);
         assert_eq!(calls(&got).len(), 1, "{}", syn.format);

@@ -39,8 +39,8 @@
 //! fails once an engine gives the expected events, so the mark goes with the fix.
 
 use crate::common::*;
-use crate::exact::{Ev, args, call, err, evs, start, t};
-use toolstream::{ErrorKind, Event, Format, Parser};
+use crate::exact::{Ev, args, call, err, evs, spec_of, start, t};
+use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig};
 
 struct Fx {
     format: &'static str,
@@ -1537,10 +1537,21 @@ fn all() -> Vec<Fx> {
 }
 
 /// Runs one fixture at every chunking; `Ok(true)` when it gives its expected events.
+///
+/// A format that can be written as a spec runs from its spec too and must give the same
+/// events (ids and messages included).
 fn run(fx: &Fx) -> bool {
     let f: Format = fx.format.parse().expect("format name");
     let make = move || parser(f);
     let got = assert_split_invariant(&make, fx.input.as_bytes(), 40);
+    if let Some(syntax) = spec_of(f) {
+        let via = assert_split_invariant(
+            &|| Parser::with_syntax(syntax.clone(), ParserConfig::new()),
+            fx.input.as_bytes(),
+            8,
+        );
+        assert_eq!(via, got, "{} (spec) — {}", fx.format, fx.what);
+    }
     evs(&got) == fx.want
 }
 

@@ -257,6 +257,47 @@ fn pythonic_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
     out
 }
 
+/// Calls in a sections-engine spec's tokens: a section of calls (V3's fenced form and
+/// V3.1's for the `deepseek` head, the model's ids for `kimi-id`), and a call alone.
+fn sections_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    let x = &spec["toolstream"]["sections"];
+    let tok = |k: &str| s(&x[k]);
+    let call = |i: usize, (name, args): &(&str, &str), fenced: bool| {
+        let head = match x["head"].as_str() {
+            Some("kimi-id") => format!("functions.{name}:{i}"),
+            _ if fenced => format!("function{}{name}\n```json", tok("sep")),
+            _ => (*name).to_owned(),
+        };
+        let sep = if fenced && x["head"] == "deepseek" {
+            "\n".to_owned()
+        } else {
+            tok("sep")
+        };
+        let tail = if fenced { "\n```" } else { "" };
+        format!(
+            "{}{head}{sep}{args}{tail}{}",
+            tok("call_begin"),
+            tok("call_end")
+        )
+    };
+    let mut out = Vec::new();
+    for fenced in [false, true] {
+        let body: Vec<String> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| call(i, c, fenced))
+            .collect();
+        out.push(format!(
+            "{}{}{}",
+            tok("calls_begin"),
+            body.join(""),
+            tok("calls_end")
+        ));
+    }
+    out.push(call(0, &calls[0], false));
+    out
+}
+
 /// `s` up to byte `n`, or the character boundary before it.
 fn cut(s: &str, mut n: usize) -> &str {
     while !s.is_char_boundary(n) {
@@ -273,6 +314,7 @@ fn corpus(spec: &Value) -> Vec<String> {
         "xml" => xml_calls(spec, calls),
         "gemma" => gemma_calls(spec, calls),
         "pythonic" => pythonic_calls(spec, calls),
+        "sections" => sections_calls(spec, calls),
         _ => json_calls(spec, calls),
     };
     let one = render(&[("get_weather", r#"{"city": "Paris"}"#)]);
@@ -292,6 +334,10 @@ fn corpus(spec: &Value) -> Vec<String> {
     let mut opens = list_of(&fields["tool_calls"]["open"]);
     if engine == "gemma" {
         opens.push(gemma_open(spec));
+    }
+    if engine == "sections" {
+        opens.push(s(&spec["toolstream"]["sections"]["call_begin"]));
+        opens.push(s(&spec["toolstream"]["sections"]["calls_begin"]));
     }
     let mut out = Vec::new();
     for c in one.iter().chain(&several).chain(&empty) {
@@ -371,6 +417,8 @@ fn every_table_driven_builtin_is_a_spec() {
         "lfm2",
         "olmo3",
         "hy-v3",
+        "deepseek",
+        "kimi-k2",
     ] {
         assert!(
             names.contains(&expected),
@@ -391,15 +439,7 @@ fn every_table_driven_builtin_is_a_spec() {
     for f in &formats {
         assert_eq!(Syntax::unwritable(*f), None, "{f}");
     }
-    for not in [
-        "mistral",
-        "deepseek",
-        "kimi-k2",
-        "harmony",
-        "llama-json",
-        "auto",
-        "openai-chat",
-    ] {
+    for not in ["mistral", "harmony", "llama-json", "auto", "openai-chat"] {
         let f: Format = not.parse().unwrap();
         assert!(Syntax::builtin(f).is_none(), "{not}");
     }

@@ -1,4 +1,6 @@
-//! `deepseek`: V3 fenced and V3.1 calls, malformed and truncated, at every chunking.
+//! `deepseek`: V3 fenced and V3.1 calls, malformed and truncated, at every chunking; the
+//! engine's recovery rules (a begin token in a head, on a fence line, after a broken name),
+//! for `kimi-k2` too. Every run here also runs from the syntax's spec (`exact::split`).
 
 use crate::common::*;
 use crate::exact::split;
@@ -74,3 +76,94 @@ fn deepseek_malformed_and_truncated() {
 }
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
+
+/// A V3 name running into a token: the call is malformed up to the token, and a call's
+/// begin token there starts the next call, whole as byte by byte (the name once took
+/// the rest of a piece, token and next call with it, when it came in one piece).
+#[test]
+fn deepseek_v3_name_into_a_token() {
+    let broken = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>s";
+    let next = "<｜tool▁call▁begin｜>g<｜tool▁sep｜>{\"b\": 2}<｜tool▁call▁end｜>";
+    let input = format!("{broken}{CALLS_BEGIN}{next}<｜tool▁calls▁end｜>");
+    let ev = split(Format::DeepSeek, &input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::MissingName,
+            None,
+            format!("{broken}{CALLS_BEGIN}")
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_0", "g", json!({"b": 2}))]);
+    assert_eq!(text(&ev), "");
+    // Other text with `<` in the name: malformed through the call's end token.
+    let input =
+        "<｜tool▁call▁begin｜>function<｜tool▁sep｜>a<b>\n```json\n{}\n```<｜tool▁call▁end｜>x";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::MissingName,
+            None,
+            input.trim_end_matches('x').into()
+        )]
+    );
+    assert_eq!(text(&ev), "x");
+}
+
+/// A begin token inside a call's head (before its separator) ends that call as a
+/// `truncated` error with its own bytes and starts the next one: no call is named with
+/// another call's token (it once gave a call named `foo<｜tool▁call▁begin｜>g`).
+#[test]
+fn a_begin_token_in_a_head_starts_the_next_call() {
+    let input =
+        "<｜tool▁call▁begin｜>foo<｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜> ok";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            None,
+            "<｜tool▁call▁begin｜>foo".into()
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_0", "g", json!({}))]);
+    assert_eq!(text(&ev), " ok");
+    // Kimi K2: the head is the model's id; the same rule.
+    let input = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|><|tool_calls_section_end|>";
+    let ev = split(Format::KimiK2, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            None,
+            "<|tool_call_begin|>functions.f:0".into()
+        )]
+    );
+    assert_eq!(
+        calls(&ev),
+        vec![call("functions.g:1", "g", json!({"a": 1}))]
+    );
+}
+
+/// A begin token on the fence line (before the JSON) is the next call, not part of this
+/// one's fence: the call never completes with the next call's arguments.
+#[test]
+fn a_begin_token_on_the_fence_line_starts_the_next_call() {
+    let input = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>```json<｜tool▁call▁begin｜>g<｜tool▁sep｜>{\"b\": 2}<｜tool▁call▁end｜>";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::Truncated,
+            Some(0),
+            "<｜tool▁call▁begin｜>f<｜tool▁sep｜>```json".into()
+        )]
+    );
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"b": 2}))]);
+    // The JSON on the fence's own line still reads.
+    let input = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json {\"a\": \"<b>\"}```<｜tool▁call▁end｜>";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": "<b>"}))]);
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+}
