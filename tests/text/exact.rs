@@ -89,10 +89,34 @@ pub(crate) fn split(format: Format, input: &str) -> Vec<Event> {
 
 /// Runs `input` through `format` set up by `config`, whole, byte by byte, at every split
 /// point and at random splits, the contract checked on each; the events of the whole run
-/// (the shared driver of the per-syntax files' runs with options).
+/// (the shared driver of the per-syntax files' runs with options). A format that can be
+/// written as a spec is also run through the spec `toolstream spec FORMAT` prints, read
+/// back from its text, with the same options: whole and byte by byte, the same events.
 pub(crate) fn split_with(format: Format, config: ParserConfig, input: &str) -> Vec<Event> {
-    let make = move || Parser::with_config(format, config.clone());
-    assert_split_invariant(&make, input.as_bytes(), 30)
+    let spec = spec_of(format);
+    let given = config.clone();
+    let make = move || Parser::with_config(format, given.clone());
+    let got = assert_split_invariant(&make, input.as_bytes(), 30);
+    if let Some(syntax) = spec {
+        let via = move || Parser::with_syntax(syntax.clone(), config.clone());
+        for n in [input.len(), 1] {
+            let spec_events = run_sized(&via, input.as_bytes(), n);
+            assert_eq!(
+                spec_events, got,
+                "{format} (spec), chunks of {n}: {input:?}"
+            );
+        }
+    }
+    got
+}
+
+/// The spec of `format` as `toolstream spec FORMAT` prints it, read back from its text
+/// (`None`: the format cannot be written as a spec).
+pub(crate) fn spec_of(format: Format) -> Option<toolstream::Syntax> {
+    toolstream::Syntax::builtin(format).map(|s| {
+        let text = serde_json::to_string(&s.to_json()).unwrap_or_default();
+        toolstream::Syntax::from_json(&text).unwrap_or_else(|e| panic!("{format}: {e}"))
+    })
 }
 
 /// One fixture: what it shows, the model's text, the events it must give.
@@ -127,10 +151,7 @@ pub(crate) fn check_fixtures(format: Format, fixtures: &[Fx]) {
     let make = make(format);
     // A format that can be written as a spec: the spec `toolstream spec FORMAT` prints,
     // read back from its text, gives the same events on every fixture.
-    let spec = toolstream::Syntax::builtin(format).map(|s| {
-        let text = serde_json::to_string(&s.to_json()).unwrap_or_default();
-        toolstream::Syntax::from_json(&text).unwrap_or_else(|e| panic!("{format}: {e}"))
-    });
+    let spec = spec_of(format);
     for f in fixtures {
         let got = assert_split_invariant(&make, f.input.as_bytes(), 30);
         assert_eq!(evs(&got), f.want, "{format} — {}: {:?}", f.what, f.input);

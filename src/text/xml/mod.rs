@@ -308,28 +308,6 @@ impl From<&'static Dialect> for Table {
     }
 }
 
-impl Table {
-    /// Why this table cannot be written as a spec yet (`None`: it can): the fields
-    /// [`spec`](crate::spec) has no key for.
-    pub(crate) fn unwritable(&self) -> Option<&'static str> {
-        if !self.variants.is_empty() {
-            Some("several spellings of the same markers (variants) cannot be written as a spec yet")
-        } else if self.kind_attr == KindAttr::XtmlType {
-            Some(
-                "a type=\"...\" attribute saying each value's kind cannot be written as a spec yet",
-            )
-        } else if self.attrs_end != ">" || self.json_block.is_some() || self.attr_entities {
-            Some(
-                "attributes ending at a tag, JSON-block tags and escaped attribute values cannot be written as a spec yet",
-            )
-        } else if self.tag_params {
-            Some("parameters named by their tags cannot be written as a spec yet")
-        } else {
-            None
-        }
-    }
-}
-
 /// The marker sets of one dialect table (built once per table; the scanner swaps the
 /// table of the call it reads into [`XmlCalls::sets`]).
 #[derive(Debug)]
@@ -547,6 +525,9 @@ pub(crate) struct XmlCalls {
     json_tried: bool,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
+    /// Text to read again from [`St::Text`] (a section tag that turned out to be text,
+    /// and what followed it in the piece); [`steps`](Self::steps) reads it next.
+    replay: String,
     /// A partial character reference held at the end of a value piece.
     entity: String,
     /// [Tag-named parameters](Dialect::tag_params): the tag being read.
@@ -640,6 +621,7 @@ impl XmlCalls {
             json_done: false,
             json_tried: false,
             fresh: false,
+            replay: String::new(),
             entity: String::new(),
             tag: String::new(),
             elem: String::new(),
@@ -806,7 +788,18 @@ impl XmlCalls {
         }
     }
 
-    fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+    /// Runs `s` through the states, then the text a released section tag gave back
+    /// ([`replay`](Self::replay)), until none is left.
+    #[inline]
+    fn steps(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.steps_in(s, calls, out);
+        while !self.replay.is_empty() {
+            let again = std::mem::take(&mut self.replay);
+            self.steps_in(&again, calls, out);
+        }
+    }
+
+    fn steps_in(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -828,12 +821,16 @@ impl XmlCalls {
                         {
                             // Nothing after the section's tag can begin a call (not even
                             // a malformed tag): the tag was text (a literal `<tool_call>`
-                            // in prose), and so is this, with a partial tag held after it.
-                            let mut given = t.to_owned();
-                            given.push_str(self.matcher.finish());
+                            // in prose), and so is this, with a partial tag held after it,
+                            // and the rest: all read as text again, where another
+                            // spelling's opener in it (not in this table's `wrap`) opens
+                            // its call. (Replayed by `steps`, not read here: no recursion.)
+                            self.replay.push_str(t);
+                            self.replay.push_str(self.matcher.finish());
+                            self.replay.push_str(s);
+                            s = "";
                             released(&mut self.raw, &mut self.text, out);
                             self.end_call();
-                            self.text.give_back(&given, out);
                         }
                         Found::Marker(i) if i >= opens => {
                             // A section's tag again: the first one opened nothing.
@@ -948,6 +945,9 @@ impl XmlCalls {
                         self.raw.push(&self.d.param_open);
                         self.raw.push(&self.tag);
                         self.raw.push(part);
+                        // The call's valid bytes so far are its own, before the tag
+                        // breaks it (as when the break comes in a later feed).
+                        self.args(calls, out);
                         self.st = St::Skip(ErrorKind::InvalidArguments);
                         continue;
                     }
@@ -961,6 +961,7 @@ impl XmlCalls {
                         Some(_) => {
                             self.raw.push(&self.d.param_open);
                             self.raw.push(&self.tag);
+                            self.args(calls, out);
                             self.st = St::Skip(ErrorKind::InvalidArguments);
                         }
                     }

@@ -225,3 +225,30 @@ fn spellings_do_not_mix_within_a_call() {
     assert_eq!(text(&ev), " ");
     assert!(ev.iter().all(|e| !matches!(e, Event::Error { .. })));
 }
+
+#[test]
+fn a_literal_section_tag_in_prose_then_another_spellings_call() {
+    // The literal tag is text again, and so is what follows it, where the other
+    // spelling's section opens its call (it was lost when the input came in one piece).
+    for (literal, section, tag) in [
+        ("<｜DSML｜ calls>", "function_calls", "｜DSML｜"),
+        ("<｜DSML｜function_calls>", "calls", "｜DSML｜ "),
+        ("<｜｜DSML｜｜tool_calls>", "tool_calls", "｜DSML｜"),
+    ] {
+        let input = format!(
+            "Use a literal {literal} tag in prose, then <{tag}{section}>\n<{tag}invoke name=\"get_weather\">\n<{tag}parameter name=\"city\" string=\"true\">Paris</{tag}parameter>\n</{tag}invoke>\n</{tag}{section}> ok"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![call("call_0", "get_weather", json!({"city": "Paris"}))],
+            "{input}"
+        );
+        assert_eq!(
+            text(&ev),
+            format!("Use a literal {literal} tag in prose, then  ok"),
+            "{input}"
+        );
+        assert!(errors(&ev).is_empty(), "{ev:?}");
+    }
+}
