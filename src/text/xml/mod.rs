@@ -1230,22 +1230,21 @@ impl XmlCalls {
                 return;
             }
         }
-        // (Cheap: a built-in table's tags are borrowed; a spec has none.)
-        let (open_tag, close_tag) = self.d.json_block.clone().unwrap_or_default();
+        // The tag is its marker set's one marker (no copy of a spec's owned tags).
         let Some(set) = self.sets.json_block.get(usize::from(close)) else {
             return;
         };
+        let tag = set.get(0);
         match self.expect.feed(set, s) {
             Expected::NeedMore => *s = "",
             Expected::Matched { consumed, .. } => {
                 *s = s.get(consumed..).unwrap_or_default();
                 self.expect.reset();
+                self.raw.push(tag);
                 if close {
-                    self.raw.push(&close_tag);
                     self.json_done = true;
                     self.st = St::Body;
                 } else {
-                    self.raw.push(&open_tag);
                     self.st = St::JsonBody;
                 }
             }
@@ -1253,13 +1252,14 @@ impl XmlCalls {
                 *s = s.get(consumed..).unwrap_or_default();
                 self.expect.reset();
                 if close {
-                    self.raw.push(close_tag.get(..len).unwrap_or_default());
+                    self.raw.push(tag.get(..len).unwrap_or_default());
                     self.st = St::Skip(ErrorKind::InvalidArguments);
                 } else {
                     // Not the block: the body as usual, from the matched bytes on.
+                    let given = tag.get(..len).unwrap_or_default().to_owned();
                     self.json_tried = true;
                     self.st = St::Body;
-                    self.steps(open_tag.get(..len).unwrap_or_default(), calls, out);
+                    self.steps(&given, calls, out);
                 }
             }
         }
