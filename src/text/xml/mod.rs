@@ -525,9 +525,6 @@ pub(crate) struct XmlCalls {
     json_tried: bool,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
-    /// Text to read again from [`St::Text`] (a section tag that turned out to be text,
-    /// and what followed it in the piece); [`steps`](Self::steps) reads it next.
-    replay: String,
     /// A partial character reference held at the end of a value piece.
     entity: String,
     /// [Tag-named parameters](Dialect::tag_params): the tag being read.
@@ -621,7 +618,6 @@ impl XmlCalls {
             json_done: false,
             json_tried: false,
             fresh: false,
-            replay: String::new(),
             entity: String::new(),
             tag: String::new(),
             elem: String::new(),
@@ -788,18 +784,9 @@ impl XmlCalls {
         }
     }
 
-    /// Runs `s` through the states, then the text a released section tag gave back
-    /// ([`replay`](Self::replay)), until none is left.
-    #[inline]
-    fn steps(&mut self, s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        self.steps_in(s, calls, out);
-        while !self.replay.is_empty() {
-            let again = std::mem::take(&mut self.replay);
-            self.steps_in(&again, calls, out);
-        }
-    }
-
-    fn steps_in(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+    fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        // The piece as given (a released section tag's text is read again from it).
+        let piece = s;
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -821,16 +808,26 @@ impl XmlCalls {
                         {
                             // Nothing after the section's tag can begin a call (not even
                             // a malformed tag): the tag was text (a literal `<tool_call>`
-                            // in prose), and so is this, with a partial tag held after it,
-                            // and the rest: all read as text again, where another
-                            // spelling's opener in it (not in this table's `wrap`) opens
-                            // its call. (Replayed by `steps`, not read here: no recursion.)
-                            self.replay.push_str(t);
-                            self.replay.push_str(self.matcher.finish());
-                            self.replay.push_str(s);
-                            s = "";
+                            // in prose), and so is this, with a partial tag held after it.
+                            // Where `t` is of this piece, the piece is read again from
+                            // it as text (no copy): another spelling's opener in it (not
+                            // in this table's `wrap`) opens its call.
+                            let again = again_from(piece, t);
+                            let given = match again {
+                                Some(_) => String::new(),
+                                None => {
+                                    let mut given = t.to_owned();
+                                    given.push_str(self.matcher.finish());
+                                    given
+                                }
+                            };
                             released(&mut self.raw, &mut self.text, out);
                             self.end_call();
+                            match again {
+                                Some(rest) => s = rest,
+                                // Held bytes of an earlier piece (shorter than a tag).
+                                None => self.text.give_back(&given, out),
+                            }
                         }
                         Found::Marker(i) if i >= opens => {
                             // A section's tag again: the first one opened nothing.
@@ -2052,6 +2049,13 @@ fn entity_at(s: &str) -> Entity {
         Some(c) => Entity::Char(c, end + 2),
         None => Entity::No,
     }
+}
+
+/// `piece` from where `t` begins, when `t` is a part of it (`None`: `t` is elsewhere, the
+/// marker matcher's bytes held from an earlier piece). Only addresses are compared.
+fn again_from<'p>(piece: &'p str, t: &str) -> Option<&'p str> {
+    let at = (t.as_ptr() as usize).checked_sub(piece.as_ptr() as usize)?;
+    piece.get(at..).filter(|rest| rest.len() >= t.len())
 }
 
 /// `s` split at byte `at` (all of `s` first when `at` is not a character boundary).

@@ -252,3 +252,17 @@ fn a_literal_section_tag_in_prose_then_another_spellings_call() {
         assert!(errors(&ev).is_empty(), "{ev:?}");
     }
 }
+
+#[test]
+fn literal_section_tags_of_alternating_spellings_then_a_call() {
+    // Each literal tag is text; the text after it is read again from where it began,
+    // so the next spelling's literal tag (and then the call) is found in the same piece.
+    let prose = "<｜DSML｜ calls> a <｜DSML｜function_calls> b ".repeat(20);
+    let input = format!(
+        "{prose}<｜｜DSML｜｜invoke name=\"f\"><｜｜DSML｜｜parameter name=\"x\" string=\"false\">1</｜｜DSML｜｜parameter></｜｜DSML｜｜invoke>."
+    );
+    let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"x": 1}))]);
+    assert_eq!(text(&ev), format!("{prose}."));
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+}
