@@ -525,6 +525,8 @@ pub(crate) struct XmlCalls {
     json_tried: bool,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
+    /// The matched part of a [`Dialect::json_block`] tag that was not there, read again.
+    again: String,
     /// A partial character reference held at the end of a value piece.
     entity: String,
     /// [Tag-named parameters](Dialect::tag_params): the tag being read.
@@ -618,6 +620,7 @@ impl XmlCalls {
             json_done: false,
             json_tried: false,
             fresh: false,
+            again: String::new(),
             entity: String::new(),
             tag: String::new(),
             elem: String::new(),
@@ -657,6 +660,7 @@ impl XmlCalls {
             + self.held.capacity()
             + self.stray.retained()
             + self.entity.capacity()
+            + self.again.capacity()
             + self.tag.capacity()
             + self.elem.capacity()
             + self.frames.iter().map(Frame::retained).sum::<usize>()
@@ -785,8 +789,6 @@ impl XmlCalls {
     }
 
     fn steps(&mut self, mut s: &str, calls: &mut Calls, out: &mut dyn EventSink) {
-        // The piece as given (a released section tag's text is read again from it).
-        let piece = s;
         while !s.is_empty() {
             match self.st {
                 St::Text => {
@@ -796,6 +798,9 @@ impl XmlCalls {
                 }
                 St::Wrap => {
                     let blank = self.raw_is_blank();
+                    // Where this step's text begins, unless it begins with bytes held
+                    // from an earlier piece.
+                    let from = (self.matcher.held() == 0).then_some(s);
                     let Some(f) = self.matcher.next(&self.sets.wrap, &mut s) else {
                         continue;
                     };
@@ -809,13 +814,14 @@ impl XmlCalls {
                             // Nothing after the section's tag can begin a call (not even
                             // a malformed tag): the tag was text (a literal `<tool_call>`
                             // in prose), and so is this, with a partial tag held after it.
-                            // Where `t` is of this piece, the piece is read again from
-                            // it as text (no copy): another spelling's opener in it (not
-                            // in this table's `wrap`) opens its call.
-                            let again = again_from(piece, t);
-                            let given = match again {
+                            // It is read again as text from where it begins in the piece
+                            // (the held tail included; no copy): another spelling's opener
+                            // in it (not in this table's `wrap`) opens its call.
+                            let given = match from {
                                 Some(_) => String::new(),
                                 None => {
+                                    // Bytes held from an earlier piece (shorter than a
+                                    // tag): given back.
                                     let mut given = t.to_owned();
                                     given.push_str(self.matcher.finish());
                                     given
@@ -823,9 +829,8 @@ impl XmlCalls {
                             };
                             released(&mut self.raw, &mut self.text, out);
                             self.end_call();
-                            match again {
-                                Some(rest) => s = rest,
-                                // Held bytes of an earlier piece (shorter than a tag).
+                            match from {
+                                Some(from) => s = from,
                                 None => self.text.give_back(&given, out),
                             }
                         }
@@ -939,13 +944,7 @@ impl XmlCalls {
                     };
                     s = rest;
                     if self.tag.len() + part.len() > MAX_NAME {
-                        self.raw.push(&self.d.param_open);
-                        self.raw.push(&self.tag);
-                        self.raw.push(part);
-                        // The call's valid bytes so far are its own, before the tag
-                        // breaks it (as when the break comes in a later feed).
-                        self.args(calls, out);
-                        self.st = St::Skip(ErrorKind::InvalidArguments);
+                        self.tag_broken(part, calls, out);
                         continue;
                     }
                     self.tag.push_str(part);
@@ -955,12 +954,7 @@ impl XmlCalls {
                             s = s.get(1..).unwrap_or_default();
                             self.tag_done(value, calls, out);
                         }
-                        Some(_) => {
-                            self.raw.push(&self.d.param_open);
-                            self.raw.push(&self.tag);
-                            self.args(calls, out);
-                            self.st = St::Skip(ErrorKind::InvalidArguments);
-                        }
+                        Some(_) => self.tag_broken("", calls, out),
                     }
                 }
                 St::JsonBody => {
@@ -1029,6 +1023,20 @@ impl XmlCalls {
                 }
             }
         }
+    }
+
+    /// A tag of a call with [tag-named parameters](Dialect::tag_params) is broken (too
+    /// long, or a line break or `<` in it; `part`: its bytes not yet in [`tag`](Self::tag)):
+    /// the call is malformed from here. The arguments converted so far go out first:
+    /// they are the call's own, as when the break comes in a later feed.
+    #[cold]
+    #[inline(never)]
+    fn tag_broken(&mut self, part: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.raw.push(&self.d.param_open);
+        self.raw.push(&self.tag);
+        self.raw.push(part);
+        self.args(calls, out);
+        self.st = St::Skip(ErrorKind::InvalidArguments);
     }
 
     /// Reports a malformed call whose raw text ends here; `at_call_close`: at the
@@ -1252,11 +1260,16 @@ impl XmlCalls {
                     self.raw.push(tag.get(..len).unwrap_or_default());
                     self.st = St::Skip(ErrorKind::InvalidArguments);
                 } else {
-                    // Not the block: the body as usual, from the matched bytes on.
-                    let given = tag.get(..len).unwrap_or_default().to_owned();
+                    // Not the block: the body as usual, from the matched bytes on (in
+                    // a buffer kept for it: `tag` is the marker set's, and a spec's is
+                    // owned).
+                    let mut given = std::mem::take(&mut self.again);
+                    given.clear();
+                    given.push_str(tag.get(..len).unwrap_or_default());
                     self.json_tried = true;
                     self.st = St::Body;
                     self.steps(&given, calls, out);
+                    self.again = given;
                 }
             }
         }
@@ -2049,13 +2062,6 @@ fn entity_at(s: &str) -> Entity {
         Some(c) => Entity::Char(c, end + 2),
         None => Entity::No,
     }
-}
-
-/// `piece` from where `t` begins, when `t` is a part of it (`None`: `t` is elsewhere, the
-/// marker matcher's bytes held from an earlier piece). Only addresses are compared.
-fn again_from<'p>(piece: &'p str, t: &str) -> Option<&'p str> {
-    let at = (t.as_ptr() as usize).checked_sub(piece.as_ptr() as usize)?;
-    piece.get(at..).filter(|rest| rest.len() >= t.len())
 }
 
 /// `s` split at byte `at` (all of `s` first when `at` is not a character boundary).
