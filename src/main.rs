@@ -210,11 +210,9 @@ fn main() -> ExitCode {
                 Ok(())
             }
             None => Err(format!(
-                "{name} cannot be written as a spec yet: {} (the spec engines are json, xml, gemma, pythonic, sections and regions; see the toolstream::spec docs)",
-                if let Some(why) = toolstream::Syntax::unwritable(name) {
-                    why
-                } else if name.default_framing() == Framing::Text {
-                    "its engine is not driven by a table"
+                "{name} cannot be written as a spec yet: {}",
+                if name.default_framing() == Framing::Text {
+                    "its engine is not driven by a syntax table (the toolstream::spec docs, \"What cannot be a spec yet\", list these formats)"
                 } else {
                     "it is a provider's wire format, not a text syntax"
                 }

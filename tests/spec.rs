@@ -956,7 +956,6 @@ fn sections_spec(head: &str) -> Value {
 #[test]
 fn sections_builtins_round_trip() {
     for f in [Format::DeepSeek, Format::KimiK2] {
-        assert_eq!(Syntax::unwritable(f), None, "{f}");
         let builtin = Syntax::builtin(f).unwrap();
         let text = serde_json::to_string_pretty(&builtin.to_json()).unwrap();
         let read = Syntax::from_json(&text).unwrap_or_else(|e| panic!("{f}: {e}\n{text}"));
@@ -1403,4 +1402,511 @@ fn cli_bad_spec_exits_2_naming_the_key() {
             "{e}"
         );
     }
+}
+
+// ------------------------------------------------------------------ toolstream.xml: spellings, kinds, tags
+
+/// `toolstream spec NAME`'s output, read back.
+fn cli_spec(name: &str) -> (Value, Syntax) {
+    let (code, text, e) = toolstream(&["spec", name], b"");
+    assert_eq!(code, 0, "{name}: {e}");
+    let json: Value = serde_json::from_str(&text).unwrap();
+    let syntax = Syntax::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (json, syntax)
+}
+
+#[test]
+fn the_xml_builtins_with_spellings_kinds_and_tags_round_trip() {
+    for (name, keys) in [
+        ("deepseek-dsml", &["variants", "kind_attr", "json_body"][..]),
+        (
+            "kimi-k3",
+            &[
+                "kind_attr",
+                "attrs_end",
+                "json_block",
+                "attr_entities",
+                "json_body",
+            ][..],
+        ),
+        ("minimax-m3", &["tag_params"][..]),
+    ] {
+        let (json, syntax) = cli_spec(name);
+        let format: Format = name.parse().unwrap();
+        assert_eq!(syntax, Syntax::builtin(format).unwrap(), "{name}");
+        assert_eq!(syntax.to_json(), json, "{name}");
+        let xml = &json["toolstream"]["xml"];
+        for key in keys {
+            assert!(xml.get(*key).is_some(), "{name}: {key} missing from {xml}");
+        }
+        // The older key is read, never written.
+        assert!(xml.get("string_attr").is_none(), "{name}");
+    }
+    let (json, _) = cli_spec("deepseek-dsml");
+    let xml = &json["toolstream"]["xml"];
+    assert_eq!(xml["kind_attr"], "dsml-string");
+    let variants = xml["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 3);
+    assert_eq!(variants[0]["call_open"], "<｜DSML｜ invoke name=\"");
+    assert_eq!(variants[1]["call_open"], "<｜｜DSML｜｜invoke name=\"");
+    // The field lists every spelling's section tags, the top level's first.
+    let open = &json["response_template"]["fields"]["tool_calls"]["open"];
+    assert_eq!(open[0], "<｜DSML｜function_calls>");
+    assert_eq!(open[2], "<｜DSML｜ calls>");
+    assert_eq!(open.as_array().unwrap().len(), 6);
+    let (json, _) = cli_spec("kimi-k3");
+    assert_eq!(json["toolstream"]["xml"]["kind_attr"], "xtml-type");
+    assert_eq!(json["toolstream"]["xml"]["attrs_end"], "<|sep|>");
+    // A spec of an earlier version says DSML's kinds with string_attr: the same syntax.
+    let (mut json, syntax) = cli_spec("deepseek-dsml");
+    let xml = json["toolstream"]["xml"].as_object_mut().unwrap();
+    xml.remove("kind_attr");
+    xml.insert("string_attr".into(), json!(true));
+    assert_eq!(Syntax::from_value(&json).unwrap(), syntax);
+    // Both keys, agreeing: the same syntax too.
+    json["toolstream"]["xml"]["kind_attr"] = json!("dsml-string");
+    assert_eq!(Syntax::from_value(&json).unwrap(), syntax);
+    // And a syntax without kinds reads `"string_attr": false` as `"kind_attr": "none"`.
+    let (mut json, syntax) = cli_spec("qwen-xml");
+    json["toolstream"]["xml"]["string_attr"] = json!(false);
+    json["toolstream"]["xml"]["kind_attr"] = json!("none");
+    assert_eq!(Syntax::from_value(&json).unwrap(), syntax);
+}
+
+/// The spec of `name` with `edit` applied to its `toolstream.xml`: the error's path and
+/// message (it must be refused).
+fn xml_refusal(name: &str, edit: impl Fn(&mut serde_json::Map<String, Value>)) -> (String, String) {
+    let format: Format = name.parse().unwrap();
+    let mut spec = Syntax::builtin(format).unwrap().to_json();
+    edit(spec["toolstream"]["xml"].as_object_mut().unwrap());
+    match Syntax::from_value(&spec) {
+        Ok(_) => panic!("{name}: read {}", spec["toolstream"]["xml"]),
+        Err(e) => (e.path().to_owned(), e.message().to_owned()),
+    }
+}
+
+fn assert_refused(got: (String, String), path: &str, message: &str) {
+    assert_eq!(got.0, path, "{got:?}");
+    assert!(got.1.contains(message), "{got:?}\n  want: {message}");
+}
+
+#[test]
+fn kind_attr_refusals_name_the_key() {
+    assert_refused(
+        xml_refusal("kimi-k3", |x| {
+            x.insert("kind_attr".into(), json!(true));
+        }),
+        "toolstream.xml.kind_attr",
+        "must be a string, not a boolean",
+    );
+    assert_refused(
+        xml_refusal("kimi-k3", |x| {
+            x.insert("kind_attr".into(), json!("xtml"));
+        }),
+        "toolstream.xml.kind_attr",
+        "unknown value-kind attribute \"xtml\"",
+    );
+    // Both keys, disagreeing (either way).
+    assert_refused(
+        xml_refusal("kimi-k3", |x| {
+            x.insert("string_attr".into(), json!(true));
+        }),
+        "toolstream.xml.kind_attr",
+        "disagrees with string_attr",
+    );
+    assert_refused(
+        xml_refusal("deepseek-dsml", |x| {
+            x.insert("string_attr".into(), json!(false));
+        }),
+        "toolstream.xml.kind_attr",
+        "disagrees with string_attr",
+    );
+    assert_refused(
+        xml_refusal("deepseek-dsml", |x| {
+            x.insert("string_attr".into(), json!("yes"));
+        }),
+        "toolstream.xml.string_attr",
+        "must be true or false",
+    );
+    // Kinds are read from a quoted key's attributes.
+    assert_refused(
+        xml_refusal("qwen-xml", |x| {
+            x.insert("kind_attr".into(), json!("xtml-type"));
+        }),
+        "toolstream.xml.kind_attr",
+        "needs key_end \"quote\"",
+    );
+}
+
+#[test]
+fn attrs_end_refusals_name_the_key() {
+    for (value, message) in [
+        (json!(""), "must not be empty"),
+        (json!(["<|sep|>"]), "must be a string"),
+        (json!("|sep|"), "a tag beginning with '<'"),
+    ] {
+        assert_refused(
+            xml_refusal("kimi-k3", |x| {
+                x.insert("attrs_end".into(), value.clone());
+            }),
+            "toolstream.xml.attrs_end",
+            message,
+        );
+    }
+    // Attributes follow a quoted name or key only.
+    assert_refused(
+        xml_refusal("qwen-xml", |x| {
+            x.insert("attrs_end".into(), json!("<|sep|>"));
+        }),
+        "toolstream.xml.attrs_end",
+        "needs name_end or key_end \"quote\"",
+    );
+}
+
+#[test]
+fn json_block_refusals_name_the_key() {
+    for value in [
+        json!("<json>"),
+        json!(["<json>"]),
+        json!(["<json>", ""]),
+        json!(["<json>", 1]),
+    ] {
+        assert_refused(
+            xml_refusal("kimi-k3", |x| {
+                x.insert("json_block".into(), value.clone());
+            }),
+            "toolstream.xml.json_block",
+            "must be a pair [open tag, close tag] of non-empty strings",
+        );
+    }
+    assert_refused(
+        xml_refusal("kimi-k3", |x| {
+            x.remove("json_body");
+        }),
+        "toolstream.xml.json_block",
+        "need json_body: true",
+    );
+    assert_refused(
+        xml_refusal("kimi-k3", |x| {
+            x.insert("json_block".into(), json!(["json{", "}json"]));
+        }),
+        "toolstream.xml.json_block[0]",
+        "must begin with '<'",
+    );
+}
+
+#[test]
+fn flag_refusals_name_the_key() {
+    for key in ["attr_entities", "tag_params", "json_body"] {
+        assert_refused(
+            xml_refusal("kimi-k3", |x| {
+                x.insert(key.into(), json!("true"));
+            }),
+            &format!("toolstream.xml.{key}"),
+            "must be true or false, not a string",
+        );
+    }
+}
+
+#[test]
+fn tag_params_refusals_name_the_key() {
+    const NS: &str = "]<]minimax[>[<";
+    let cases: Vec<(&str, Value, &str, &str)> = vec![
+        (
+            "key_end",
+            json!("quote"),
+            "toolstream.xml.key_end",
+            "must be \"gt\" with tag_params",
+        ),
+        (
+            "name_end",
+            json!("gt"),
+            "toolstream.xml.name_end",
+            "must be \"quote\" with tag_params",
+        ),
+        (
+            "call_open",
+            json!(format!("{NS}call name=\"")),
+            "toolstream.xml.call_open",
+            "must be \"]<]minimax[>[<invoke name=\\\"\" with tag_params",
+        ),
+        (
+            "call_close",
+            json!(format!("{NS}/call>")),
+            "toolstream.xml.call_close",
+            "must be \"]<]minimax[>[</invoke>\" with tag_params",
+        ),
+        (
+            "param_close",
+            json!("</"),
+            "toolstream.xml.param_close",
+            "must be \"]<]minimax[>[</\" with tag_params",
+        ),
+        (
+            "sections",
+            json!([[format!("{NS}calls>"), format!("{NS}/calls>")]]),
+            "toolstream.xml.sections[0]",
+            "the section's tag is `tool_call`",
+        ),
+        (
+            "kind_attr",
+            json!("dsml-string"),
+            "toolstream.xml.kind_attr",
+            "",
+        ),
+        (
+            "attrs_end",
+            json!("<|sep|>"),
+            "toolstream.xml.attrs_end",
+            "must be \">\" with tag_params",
+        ),
+        (
+            "json_body",
+            json!(true),
+            "toolstream.xml.json_body",
+            "no JSON body",
+        ),
+    ];
+    for (key, value, path, message) in cases {
+        let got = xml_refusal("minimax-m3", |x| {
+            x.insert(key.into(), value.clone());
+        });
+        assert_refused(got, path, message);
+    }
+    // Changing a section needs the field to say so too; the section check comes first.
+    let format = Format::MiniMaxM3;
+    let mut spec = Syntax::builtin(format).unwrap().to_json();
+    spec["toolstream"]["xml"]["sections"] = json!([[format!("{NS}x>"), format!("{NS}/x>")]]);
+    spec["response_template"]["fields"]["tool_calls"]["open"] = json!(format!("{NS}x>"));
+    spec["response_template"]["fields"]["tool_calls"]["close"] = json!(format!("{NS}/x>"));
+    let e = Syntax::from_value(&spec).unwrap_err();
+    assert_eq!(e.path(), "toolstream.xml.sections[0]", "{e}");
+}
+
+#[test]
+fn variants_refusals_name_the_key() {
+    let dsml = |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        xml_refusal("deepseek-dsml", |x| edit(x))
+    };
+    assert_refused(
+        dsml(&|x| {
+            x.insert("variants".into(), json!({"call_open": "<a"}));
+        }),
+        "toolstream.xml.variants",
+        "must be a list of toolstream.xml objects (one per spelling), not an object",
+    );
+    assert_refused(
+        dsml(&|x| {
+            x.insert("variants".into(), json!([]));
+        }),
+        "toolstream.xml.variants",
+        "must hold at least one spelling",
+    );
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][1] = json!("<｜｜DSML｜｜invoke name=\"");
+        }),
+        "toolstream.xml.variants[1]",
+        "must be an object, not a string",
+    );
+    // A variant is a whole spelling: its required keys are required.
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][1]
+                .as_object_mut()
+                .unwrap()
+                .remove("call_open");
+        }),
+        "toolstream.xml.variants[1].call_open",
+        "is required",
+    );
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][2]["param_close"] = json!("");
+        }),
+        "toolstream.xml.variants[2].param_close",
+        "must not be empty",
+    );
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][0]["kind_attr"] = json!("string");
+        }),
+        "toolstream.xml.variants[0].kind_attr",
+        "unknown value-kind attribute",
+    );
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][0]["reasoning"] = json!([["<think>", "</think>"]]);
+        }),
+        "toolstream.xml.variants[0].reasoning",
+        "unknown key",
+    );
+    // No nested variants.
+    assert_refused(
+        dsml(&|x| {
+            let inner = x["variants"][2].clone();
+            x["variants"][0]["variants"] = json!([inner]);
+        }),
+        "toolstream.xml.variants[0].variants",
+        "no variants of its own",
+    );
+    // A spelling whose opener an earlier one has would never be read.
+    assert_refused(
+        dsml(&|x| {
+            x["variants"][2]["sections"][0][0] = json!("<｜DSML｜ calls>");
+        }),
+        "toolstream.xml.variants[2].sections[0][0]",
+        "already opens calls of an earlier spelling",
+    );
+    assert_refused(
+        dsml(&|x| {
+            // V4.1's bare invoke, spelled as the doubled-bar one's.
+            x["variants"][0]["call_open"] = json!("<｜｜DSML｜｜invoke name=\"");
+        }),
+        "toolstream.xml.variants[1].call_open",
+        "already opens calls of an earlier spelling",
+    );
+    // The field must list every spelling's tags, the top level's first.
+    let mut spec = Syntax::builtin(Format::DeepSeekDsml).unwrap().to_json();
+    let open = &mut spec["response_template"]["fields"]["tool_calls"]["open"];
+    open.as_array_mut().unwrap().pop();
+    let e = Syntax::from_value(&spec).unwrap_err();
+    assert_eq!(e.path(), "response_template.fields.tool_calls.open", "{e}");
+    assert!(
+        e.message().contains("the top level's then each variant's"),
+        "{e}"
+    );
+    let mut spec = Syntax::builtin(Format::DeepSeekDsml).unwrap().to_json();
+    spec["response_template"]["fields"]["tool_calls"]["close"]
+        .as_array_mut()
+        .unwrap()
+        .reverse();
+    let e = Syntax::from_value(&spec).unwrap_err();
+    assert_eq!(e.path(), "response_template.fields.tool_calls.close", "{e}");
+}
+
+/// A syntax no built-in has, written by hand: `<calls>` sections of `<call name="..">`
+/// calls, and a second spelling `[[call name=".."]]` .. `[[/call]]` without sections,
+/// whose parameters say their kind (`type="..."`) and whose attributes end at `|]]`.
+fn two_spellings_spec() -> Value {
+    json!({
+        "response_template": {
+            "version": 1,
+            "fields": {
+                "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+                "tool_calls": {
+                    "open": ["<calls>", "[[call name=\""],
+                    "close": ["</calls>", "[[/call]]"],
+                    "content": "xml-inline"
+                },
+                "content": {"close": "<eot>", "content": "text"}
+            }
+        },
+        "toolstream": {
+            "name": "two-spellings",
+            "xml": {
+                "sections": [["<calls>", "</calls>"]],
+                "call_open": "<call name=\"",
+                "multi": true,
+                "name_end": "quote",
+                "call_close": "</call>",
+                "param_open": "<arg name=\"",
+                "key_end": "quote",
+                "param_close": "</arg>",
+                "variants": [{
+                    "what": "[[call]]",
+                    "call_open": "[[call name=\"",
+                    "bare_calls": true,
+                    "name_end": "quote",
+                    "call_close": "[[/call]]",
+                    "param_open": "[[arg key=\"",
+                    "key_end": "quote",
+                    "param_close": "[[/arg]]",
+                    "kind_attr": "xtml-type",
+                    "attrs_end": "<|]]"
+                }]
+            }
+        }
+    })
+}
+
+#[test]
+fn a_hand_written_spec_with_variants_decodes_both_spellings() {
+    let syntax = Syntax::from_value(&two_spellings_spec()).unwrap();
+    assert_eq!(syntax.name(), "two-spellings");
+    // Written back and read again: the same syntax.
+    assert_eq!(Syntax::from_value(&syntax.to_json()).unwrap(), syntax);
+    let input = "<think>plan</think>Sure. <calls>\n<call name=\"get_weather\">\n<arg name=\"city\">Paris</arg>\n<arg name=\"days\">3</arg>\n</call>\n</calls> and [[call name=\"search\" id=\"7\"<|]][[arg key=\"q\" type=\"string\"<|]]42[[/arg]][[arg key=\"n\" type=\"number\"<|]]5[[/arg]][[arg key=\"tag\"<|]][[/call]] literal <call name=\"x\"> [[call name=\"now\"<|]][[/call]] done<eot>";
+    let ev = events(&syntax, input);
+    assert_eq!(
+        calls(&ev),
+        vec![
+            call("call_0", "get_weather", json!({"city": "Paris", "days": 3})),
+            // The variant's kinds: `type="string"` (or none) a string, others JSON.
+            call("call_1", "search", json!({"q": "42", "n": 5, "tag": ""})),
+            call("call_2", "now", json!({})),
+        ]
+    );
+    assert_eq!(
+        text(&ev),
+        "Sure.  and  literal <call name=\"x\">  done",
+        "{ev:?}"
+    );
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+    let reasoning: String = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reasoning { delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasoning, "plan");
+    // A call of one spelling holding the other's opener: value text, not a new call.
+    let ev = events(
+        &syntax,
+        "[[call name=\"f\"<|]][[arg key=\"a\"<|]]see <calls><call name=\"g\">[[/arg]][[/call]]",
+    );
+    assert_eq!(
+        calls(&ev),
+        vec![call(
+            "call_0",
+            "f",
+            json!({"a": "see <calls><call name=\"g\">"})
+        )]
+    );
+}
+
+#[test]
+fn cli_spec_file_of_the_new_xml_syntaxes_parses_like_the_format() {
+    let dir = std::env::temp_dir().join(format!("toolstream-xmlspec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["kimi-k3", "minimax-m3", "deepseek-dsml"] {
+        // `toolstream spec NAME > f; toolstream parse --syntax f SAMPLE`.
+        let (code, spec, e) = toolstream(&["spec", name], b"");
+        assert_eq!(code, 0, "{e}");
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, &spec).unwrap();
+        let sample = format!("samples/{name}.txt");
+        for chunk in ["1", "5", "100000"] {
+            let (c1, via_spec, e1) = toolstream(
+                &[
+                    "parse",
+                    "--syntax",
+                    path.to_str().unwrap(),
+                    "--chunk-size",
+                    chunk,
+                    &sample,
+                ],
+                b"",
+            );
+            let (c2, via_format, e2) = toolstream(
+                &["parse", "--format", name, "--chunk-size", chunk, &sample],
+                b"",
+            );
+            assert_eq!((c1, c2), (0, 0), "{e1} {e2}");
+            assert_eq!(via_spec, via_format, "{name} --chunk-size {chunk}");
+            assert!(via_spec.contains("tool_call_end"), "{name}: {via_spec}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

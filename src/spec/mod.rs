@@ -132,21 +132,48 @@
 //! | `openers` | JSON engine: `[{"open": "<\|tool_call\|>", "close": null, "payload": "either"}, ..]`, one per call-opening marker, each with its own close marker (`null`: none; the call ends where its JSON value does) and payload (`object`; `either`: a list of calls or one; `either-open-array`: as `either`, but a list's close marker is optional and a broken call in it is skipped to its balancing bracket, as granite's `<tool_call>[..]`; `array-body`: the elements of a list whose `[` ends the marker, as `functools[`) |
 //! | `citations` | JSON engine: `[open, close_head]`, citation markup dropped from text and reasoning with the cited text kept: `["<co>", "</co: "]` drops `<co>` and `</co: 0:[1,2]>` (command-r) |
 //! | `keys` | JSON engine: `{"name": [..], "arguments": [..], "id": [..]}` (every key accepted for each, the first arguments key seen is used), or `"name-as-key"` (`{"get_weather": {..}}`) |
-//! | `xml` | XML engine: its markers (see [`Syntax::to_json`] of `qwen-xml`, `glm`, `minimax`); `tool_calls.open` / `close` must be its sections' tags (or its call tags without sections); the flags `string_attr` (DSML's `string="true\|false"` says a value's kind), `json_body` (a call's body may be one JSON object), `py_literals` (Python's `True`/`False`/`None` without a schema) and `entities` (XML character references in values decoded) default to `false`; `name_sep` is a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too). The field's `content_args` (`tag_pattern`, `value_parser`) are transformers' and only type-checked here; `merge_duplicates: true` is an error (a repeated parameter is an error with the raw call) |
+//! | `xml` | XML engine: its markers, one object per spelling (see [`Syntax::to_json`] of `qwen-xml`, `glm`, `minimax`, `kimi-k3`, `minimax-m3`, `deepseek-dsml`; its keys below) |
 //! | `reasoning` | every reasoning tag pair `[[open, close], ..]` when there is more than one (the first must be the `thinking` field's) |
 //! | `sections` | sections engine (required there, an error elsewhere): `calls_begin`, `calls_end` (the section of calls, dropped from the text; required), `call_begin` (opens a call; required; begins with `<` or `[`, at least two bytes), `sep` (after the head; required), `call_end` (closes a call; required): non-empty and all different; `head` (required) `"deepseek"` (the name, or V3's `function` then the name on its line) or `"kimi-id"` (the model's call id `functions.NAME:IDX`, kept as the call id); `calls_end_reasoning` (`calls_begin` / `call_begin` end an open reasoning block, as Kimi K2's; default `false`); `label` (what messages call the syntax; default `name`) |
+//!
+//! ## `toolstream.xml`
+//!
+//! The markers of `xml-inline` calls, for the engine of `qwen-xml` (`src/text/xml/`). The
+//! field's `open` / `close` must list its sections' tags (or its call tags without
+//! sections), the top level's first, then each variant's, each tag once. The field's
+//! `content_args` (`tag_pattern`, `value_parser`) are transformers' and only type-checked
+//! here; `merge_duplicates: true` is an error (a repeated parameter is an error with the
+//! raw call).
+//!
+//! | key | what |
+//! | --- | --- |
+//! | `call_open`, `call_close`, `param_open`, `param_close` | required, non-empty: a call's and a parameter's tags (`<function=`, `</function>`, `<parameter=`, `</parameter>`) |
+//! | `name_end`, `key_end` | required: where a function name / a parameter key ends: `"gt"` (at `>`), `"quote"` (at `"`, then attributes), `"line"` (at the line's end or the next `<`), or (keys only) `[key close tag, value open tag]` (`["</arg_key>", "<arg_value>"]`) |
+//! | `sections` | `[[open, close], ..]` around calls (default none); `multi`: a section holds several calls; `bare_calls`: `call_open` also opens a call outside a section (required without sections) |
+//! | `what` | what messages call a call (default `"call"`) |
+//! | `trim_newline` | one leading and one trailing newline of a value are layout |
+//! | `kind_attr` | the attribute that says a value's kind (a declared schema takes precedence): `"none"` (default), `"dsml-string"` (DSML's `string="true"`: a string, `"false"`: JSON) or `"xtml-type"` (XTML's `type="string"` or none: a string; any other type: JSON); needs `key_end` `"quote"`. Specs of earlier versions say `"string_attr": true` (`"dsml-string"`) / `false` (`"none"`): still read; given with `kind_attr`, the two must agree |
+//! | `attrs_end` | what ends the attributes after a quoted name or key: `">"` (default) or a tag beginning with `<` (XTML's `<\|sep\|>`; `>` ends them too); needs a `"quote"` ending |
+//! | `json_body` | a call's body may be one JSON object instead of parameters (its bytes are the arguments) |
+//! | `json_block` | with `json_body`: `[open, close]` tags around that object (XTML's `<\|open\|>json type="object"<\|sep\|>` .. `<\|close\|>json<\|sep\|>`; the open tag begins with `<`); absent: a bare `{` |
+//! | `py_literals` | Python's `True`/`False`/`None` are JSON values without a schema |
+//! | `entities` | XML character references in values are decoded |
+//! | `attr_entities` | `&quot;` and `&amp;` in a function name or key are decoded (XTML escapes its attribute values) |
+//! | `name_sep` | a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too) |
+//! | `tag_params` | parameters are named by their tags and nest (MiniMax M3's `]<]minimax[>[<city>Paris]<]minimax[>[</city>`; child elements make an object, `<item>` children an array). The engine reads every tag in a call as `param_open` (`P`), a name and `>`, and knows the call and section by the names `invoke` and `tool_call`: so `call_open` must be `P` then `invoke name="`, `call_close` `P` then `/invoke>`, `param_close` `P` then `/`, each section `P` then `tool_call>` and `P` then `/tool_call>`, `name_end` `"quote"`, `key_end` `"gt"`, and `kind_attr`, `attrs_end` and `json_body` left at their defaults |
+//! | `variants` | further spellings of the same syntax (DSML's V4.1 spaced tags and the doubled-bar leak): a non-empty list of objects with the keys above (no `variants` of their own; reasoning and dropped tokens are the top level's). The text looks for every spelling's call-opening tags; a call is read with the spelling its first tag has (another spelling's tag inside it is value text). A spelling whose opening tag an earlier one has is an error (it would never be read) |
+//!
+//! Flags default to `false`. `toolstream spec NAME` writes the keys added after the first
+//! specs (`kind_attr`, `attrs_end`, `json_block`, `attr_entities`, `tag_params`,
+//! `variants`, and the flags but `trim_newline`) only when set, and never `string_attr`.
 //!
 //! # What cannot be a spec yet
 //!
 //! The built-ins on engines that are not table-driven: `mistral` (its v11 `name[ARGS]`
-//! calls), `harmony` (channels), `llama-json` (bare JSON and `<|python_tag|>`) and `auto`.
-//! XML-engine built-ins whose table has a field no key says yet
-//! ([`Syntax::unwritable`] says which): `deepseek-dsml` (several spellings of its
-//! markers: V4.1's spaced tags and the doubled-bar leak), `kimi-k3` (XTML: attributes
-//! ending at `<|sep|>`, `type="..."` value kinds, escaped attribute values, the
-//! `<|open|>json` block) and `minimax-m3` (parameters named by their tags).
-//! transformers' `kv-lines` and `int`/`float`/`bool` call contents are errors for the same
-//! reason.
+//! calls), `harmony` (channels), `llama-json` (bare JSON and `<|python_tag|>`) and `auto`
+//! (`toolstream spec NAME` says so; each module says why it has its own code).
+//! transformers' `kv-lines` and `int`/`float`/`bool` call contents are errors: no engine
+//! reads them.
 //!
 //! ```
 //! use toolstream::{Event, Parser, ParserConfig, Syntax};
@@ -277,20 +304,6 @@ impl Syntax {
             engine,
             anchors: Vec::new(),
         })
-    }
-
-    /// Why [`builtin`](Self::builtin) gives no syntax for a table-driven `format`: a
-    /// field of its table that no spec key says yet (see the [module docs](self));
-    /// `None` when it gives one, or when `format`'s engine is not table-driven.
-    ///
-    /// ```
-    /// use toolstream::{Format, Syntax};
-    /// assert!(Syntax::builtin(Format::DeepSeekDsml).is_none());
-    /// assert!(Syntax::unwritable(Format::DeepSeekDsml).unwrap().contains("variants"));
-    /// assert!(Syntax::unwritable(Format::QwenXml).is_none());
-    /// ```
-    pub fn unwritable(format: Format) -> Option<&'static str> {
-        crate::text::unwritable(format)
     }
 
     /// The syntax's name: the built-in's, or the spec's `toolstream.name` (`"spec"`

@@ -1044,6 +1044,12 @@ const XML_KEYS: &[&str] = &[
     "py_literals",
     "entities",
     "name_sep",
+    "kind_attr",
+    "attrs_end",
+    "json_block",
+    "attr_entities",
+    "tag_params",
+    "variants",
 ];
 
 fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
@@ -1119,6 +1125,138 @@ fn xml_table(
         }
     }
     let m = object(base, x)?;
+    let mut table = xml_spelling(base, m)?;
+    let variants_path = join(base, "variants");
+    let variants = match m.get("variants") {
+        None => Vec::new(),
+        Some(Value::Array(items)) if items.is_empty() => {
+            return Err(SpecError::new(
+                variants_path,
+                "must hold at least one spelling (leave it out for none)",
+            ));
+        }
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let p = format!("{variants_path}[{i}]");
+                let vm = object(&p, item)?;
+                if vm.contains_key("variants") {
+                    return Err(SpecError::new(
+                        join(&p, "variants"),
+                        "a variant is one spelling: it has no variants of its own",
+                    ));
+                }
+                out.push(xml_spelling(&p, vm)?);
+            }
+            out
+        }
+        Some(v) => {
+            return Err(SpecError::new(
+                variants_path,
+                format!(
+                    "must be a list of toolstream.xml objects (one per spelling), not {}",
+                    type_name(v)
+                ),
+            ));
+        }
+    };
+    // A spelling whose call-opening marker an earlier one has would never be read (the
+    // text stage gives a marker to the first spelling that has it).
+    let mut starts: Vec<&str> = Vec::new();
+    for (t, table) in std::iter::once(&table).chain(&variants).enumerate() {
+        let p = if t == 0 {
+            base.to_owned()
+        } else {
+            format!("{variants_path}[{}]", t - 1)
+        };
+        let mine: Vec<(String, &str)> = table
+            .sections
+            .iter()
+            .enumerate()
+            .map(|(j, (o, _))| (format!("{p}.sections[{j}][0]"), &**o))
+            .chain(
+                std::iter::once((join(&p, "call_open"), &*table.call_open))
+                    .filter(|_| table.bare_calls),
+            )
+            .collect();
+        for (path, marker) in &mine {
+            if t > 0 && starts.contains(marker) {
+                return Err(SpecError::new(
+                    path.clone(),
+                    format!(
+                        "{marker:?} already opens calls of an earlier spelling (this one would never be read)"
+                    ),
+                ));
+            }
+        }
+        starts.extend(mine.iter().map(|(_, m)| *m));
+    }
+    // The template's tool_calls field says what opens and closes the calls: each
+    // spelling's sections' tags (or its call tags without sections), the top level's
+    // first, then each variant's (a tag listed once).
+    let mut want_open: Vec<&str> = Vec::new();
+    let mut want_close: Vec<&str> = Vec::new();
+    for t in std::iter::once(&table).chain(&variants) {
+        let (o, c): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
+            (vec![&*t.call_open], vec![&*t.call_close])
+        } else {
+            t.sections.iter().map(|(o, c)| (&**o, &**c)).unzip()
+        };
+        for (want, tags) in [(&mut want_open, o), (&mut want_close, c)] {
+            for tag in tags {
+                if !want.contains(&tag) {
+                    want.push(tag);
+                }
+            }
+        }
+    }
+    let which = if variants.is_empty() {
+        ""
+    } else {
+        ", the top level's then each variant's"
+    };
+    let opens: Vec<&str> = f.open.iter().flatten().map(String::as_str).collect();
+    if opens != want_open {
+        return Err(SpecError::new(
+            join(&f.path, "open"),
+            format!(
+                "must be {want_open:?}: the sections' opening tags (or toolstream.xml.call_open without sections){which}"
+            ),
+        ));
+    }
+    let closes: Vec<&str> = f.close.iter().flatten().map(String::as_str).collect();
+    if closes != want_close {
+        return Err(SpecError::new(
+            join(&f.path, "close"),
+            format!(
+                "must be {want_close:?}: the sections' closing tags (or toolstream.xml.call_close without sections){which}"
+            ),
+        ));
+    }
+    table.variants = variants;
+    table.reasoning = reasoning;
+    table.drops = drops;
+    Ok(table)
+}
+
+/// Value-kind attribute schemes (`toolstream.xml.kind_attr`).
+const KIND_ATTRS: &[(&str, KindAttr)] = &[
+    ("none", KindAttr::None),
+    ("dsml-string", KindAttr::DsmlString),
+    ("xtml-type", KindAttr::XtmlType),
+];
+
+/// The spelling of a [`KindAttr`] in a spec.
+pub(super) fn kind_attr_name(k: KindAttr) -> &'static str {
+    KIND_ATTRS
+        .iter()
+        .find(|(_, v)| *v == k)
+        .map_or("none", |(n, _)| n)
+}
+
+/// One spelling of an XML syntax: a `toolstream.xml` object (the top level, or one of
+/// its `variants`, at `base`), without reasoning, dropped tokens and variants.
+fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
     known(base, m, XML_KEYS)?;
     let req_str = |k: &str| -> Result<Cow<'static, str>> {
         let p = join(base, k);
@@ -1171,32 +1309,159 @@ fn xml_table(
             "must be true when there are no sections (nothing would open a call)",
         ));
     }
-    // The template's tool_calls field says what opens and closes the calls.
-    let (want_open, want_close): (Vec<&str>, Vec<&str>) = if sections.is_empty() {
-        (vec![&*call_open], vec![&*call_close])
-    } else {
-        (
-            sections.iter().map(|(o, _)| &**o).collect(),
-            sections.iter().map(|(_, c)| &**c).collect(),
-        )
+    let param_open = req_str("param_open")?;
+    let param_close = req_str("param_close")?;
+    // The value-kind attribute: `kind_attr`, or the older `string_attr` (`true` is
+    // "dsml-string", `false` "none"); both given must agree.
+    let legacy = match m.get("string_attr") {
+        Some(v) => Some(if boolean(&join(base, "string_attr"), v)? {
+            KindAttr::DsmlString
+        } else {
+            KindAttr::None
+        }),
+        None => None,
     };
-    let opens: Vec<&str> = f.open.iter().flatten().map(String::as_str).collect();
-    if opens != want_open {
+    let kind_path = join(base, "kind_attr");
+    let kind_attr = match m.get("kind_attr") {
+        None => legacy.unwrap_or(KindAttr::None),
+        Some(v) => {
+            let s = string(&kind_path, v)?;
+            let Some(&(_, k)) = KIND_ATTRS.iter().find(|(n, _)| *n == s) else {
+                return Err(SpecError::new(
+                    kind_path,
+                    format!(
+                        "unknown value-kind attribute {s:?} (known: \"none\", \"dsml-string\", \"xtml-type\")"
+                    ),
+                ));
+            };
+            if let Some(l) = legacy.filter(|l| *l != k) {
+                return Err(SpecError::new(
+                    kind_path,
+                    format!(
+                        "{s:?} disagrees with string_attr ({}, which says {:?}); give one of them",
+                        l == KindAttr::DsmlString,
+                        kind_attr_name(l)
+                    ),
+                ));
+            }
+            k
+        }
+    };
+    let quoted = name_end == Ending::Quote || key_end == Ending::Quote;
+    if kind_attr != KindAttr::None && key_end != Ending::Quote {
         return Err(SpecError::new(
-            join(&f.path, "open"),
-            format!(
-                "must be {want_open:?}: the sections' opening tags (or toolstream.xml.call_open without sections)"
-            ),
+            kind_path,
+            "a value-kind attribute is read after a quoted key: needs key_end \"quote\"",
         ));
     }
-    let closes: Vec<&str> = f.close.iter().flatten().map(String::as_str).collect();
-    if closes != want_close {
-        return Err(SpecError::new(
-            join(&f.path, "close"),
-            format!(
-                "must be {want_close:?}: the sections' closing tags (or toolstream.xml.call_close without sections)"
-            ),
-        ));
+    let attrs_path = join(base, "attrs_end");
+    let attrs_end = match m.get("attrs_end") {
+        None => Cow::Borrowed(">"),
+        Some(v) => {
+            let s = nonempty(&attrs_path, string(&attrs_path, v)?)?;
+            if s != ">" && !s.starts_with('<') {
+                return Err(SpecError::new(
+                    attrs_path,
+                    "must be \">\" or a tag beginning with '<' (attributes stop at '<')",
+                ));
+            }
+            if s != ">" && !quoted {
+                return Err(SpecError::new(
+                    attrs_path,
+                    "attributes are read after a quoted name or key: needs name_end or key_end \"quote\"",
+                ));
+            }
+            Cow::Owned(s)
+        }
+    };
+    let json_body = flag("json_body")?;
+    let block_path = join(base, "json_block");
+    let json_block = match m.get("json_block") {
+        None => None,
+        Some(v) => {
+            let mut p = pairs(&format!("[{block_path}]"), &Value::Array(vec![v.clone()])).map_err(
+                |_| {
+                    SpecError::new(
+                        block_path.clone(),
+                        "must be a pair [open tag, close tag] of non-empty strings",
+                    )
+                },
+            )?;
+            let (open, close) = p.pop().unwrap_or_default();
+            if !json_body {
+                return Err(SpecError::new(
+                    block_path,
+                    "tags around a JSON body need json_body: true",
+                ));
+            }
+            if !open.starts_with('<') {
+                return Err(SpecError::new(
+                    format!("{block_path}[0]"),
+                    "must begin with '<' (the body is told from a parameter by it)",
+                ));
+            }
+            Some((Cow::Owned(open), Cow::Owned(close)))
+        }
+    };
+    let tag_params = flag("tag_params")?;
+    if tag_params {
+        // The scanner reads every tag in a call as `param_open` + name + `>` and knows
+        // the call's and the section's by their names `invoke` and `tool_call`.
+        let p = &*param_open;
+        let want = |key: &str, want: String, got: &str| -> Result<()> {
+            if got == want {
+                Ok(())
+            } else {
+                Err(SpecError::new(
+                    join(base, key),
+                    format!(
+                        "must be {want:?} with tag_params (every tag in a call is param_open, a name and '>'; the call's is `invoke`)"
+                    ),
+                ))
+            }
+        };
+        want("call_open", format!("{p}invoke name=\""), &call_open)?;
+        want("call_close", format!("{p}/invoke>"), &call_close)?;
+        want("param_close", format!("{p}/"), &param_close)?;
+        for (j, (o, c)) in sections.iter().enumerate() {
+            let (wo, wc) = (format!("{p}tool_call>"), format!("{p}/tool_call>"));
+            if (&**o, &**c) != (wo.as_str(), wc.as_str()) {
+                return Err(SpecError::new(
+                    format!("{}[{j}]", join(base, "sections")),
+                    format!(
+                        "must be [{wo:?}, {wc:?}] with tag_params (the section's tag is `tool_call`)"
+                    ),
+                ));
+            }
+        }
+        let refuse = |key: &str, why: &str| Err(SpecError::new(join(base, key), why.to_owned()));
+        if name_end != Ending::Quote {
+            return refuse(
+                "name_end",
+                "must be \"quote\" with tag_params (`invoke name=\"..\"`)",
+            );
+        }
+        if key_end != Ending::Gt {
+            return refuse(
+                "key_end",
+                "must be \"gt\" with tag_params (a parameter's tag name ends at '>')",
+            );
+        }
+        if kind_attr != KindAttr::None {
+            return refuse("kind_attr", "tag-named parameters have no attributes");
+        }
+        if attrs_end != ">" {
+            return refuse(
+                "attrs_end",
+                "must be \">\" with tag_params (a call opened inside another is read to its '>')",
+            );
+        }
+        if json_body {
+            return refuse(
+                "json_body",
+                "a call with tag-named parameters has no JSON body",
+            );
+        }
     }
     let key_tags = key_tags.unwrap_or_default();
     Ok(XmlTable {
@@ -1213,27 +1478,23 @@ fn xml_table(
             }
         },
         call_close,
-        param_open: req_str("param_open")?,
+        param_open,
         key_end,
         key_tags: (Cow::Owned(key_tags.0), Cow::Owned(key_tags.1)),
-        param_close: req_str("param_close")?,
+        param_close,
         trim_newline: flag("trim_newline")?,
-        kind_attr: if flag("string_attr")? {
-            KindAttr::DsmlString
-        } else {
-            KindAttr::None
-        },
-        attrs_end: Cow::Borrowed(">"),
-        json_body: flag("json_body")?,
-        json_block: None,
+        kind_attr,
+        attrs_end,
+        json_body,
+        json_block,
         py_literals: flag("py_literals")?,
         entities: flag("entities")?,
-        attr_entities: false,
-        tag_params: false,
+        attr_entities: flag("attr_entities")?,
+        tag_params,
         variants: Vec::new(),
         sections,
-        reasoning,
-        drops,
+        reasoning: Vec::new(),
+        drops: Vec::new(),
     })
 }
 

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::read::kind_attr_name;
 use super::{Engine, Syntax};
 use crate::text::json::{Payload, Table as JsonTable};
 use crate::text::kit::json_call::CallShape;
@@ -195,44 +196,96 @@ fn ending(
 }
 
 fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
-    let (opens, closes): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
-        (vec![&*t.call_open], vec![&*t.call_close])
-    } else {
-        t.sections.iter().map(|(o, c)| (&**o, &**c)).unzip()
-    };
-    let mut xml = json!({
-        "what": t.what,
-        "sections": t.sections.iter().map(|(o, c)| json!([o, c])).collect::<Vec<_>>(),
-        "call_open": t.call_open,
-        "bare_calls": t.bare_calls,
-        "multi": t.multi,
-        "name_end": ending(t.name_end, &t.key_tags),
-        "call_close": t.call_close,
-        "param_open": t.param_open,
-        "key_end": ending(t.key_end, &t.key_tags),
-        "param_close": t.param_close,
-        "trim_newline": t.trim_newline,
-        "string_attr": t.kind_attr == KindAttr::DsmlString,
-    });
-    // The flags added after the first specs are written only when set (a table
-    // [`unwritable`](XmlTable::unwritable) never comes here).
-    for (key, on) in [
-        ("json_body", t.json_body),
-        ("py_literals", t.py_literals),
-        ("entities", t.entities),
-    ] {
-        if let (true, Some(m)) = (on, xml.as_object_mut()) {
-            m.insert(key.into(), json!(true));
+    // Each spelling's sections' tags (or its call tags without sections), the top
+    // level's first, then each variant's; a tag listed once.
+    let mut opens: Vec<&str> = Vec::new();
+    let mut closes: Vec<&str> = Vec::new();
+    for t in std::iter::once(t).chain(&t.variants) {
+        let (o, c): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
+            (vec![&*t.call_open], vec![&*t.call_close])
+        } else {
+            t.sections.iter().map(|(o, c)| (&**o, &**c)).unzip()
+        };
+        for (all, tags) in [(&mut opens, o), (&mut closes, c)] {
+            for tag in tags {
+                if !all.contains(&tag) {
+                    all.push(tag);
+                }
+            }
         }
     }
-    if let (false, Some(m)) = (t.name_sep.is_empty(), xml.as_object_mut()) {
-        m.insert("name_sep".into(), json!(t.name_sep));
+    let mut xml = xml_spelling(t);
+    if !t.variants.is_empty() {
+        xml.insert(
+            "variants".into(),
+            Value::Array(
+                t.variants
+                    .iter()
+                    .map(|v| Value::Object(xml_spelling(v)))
+                    .collect(),
+            ),
+        );
     }
-    ext.insert("xml".into(), xml);
+    ext.insert("xml".into(), Value::Object(xml));
     json!({
         "open": lits(&opens),
         "close": lits(&closes),
         "content": "xml-inline",
         "repeats": true,
     })
+}
+
+/// One spelling's `toolstream.xml` object (its variants aside).
+fn xml_spelling(t: &XmlTable) -> Map<String, Value> {
+    let mut xml = Map::new();
+    for (key, value) in [
+        ("what", json!(t.what)),
+        (
+            "sections",
+            json!(
+                t.sections
+                    .iter()
+                    .map(|(o, c)| json!([o, c]))
+                    .collect::<Vec<_>>()
+            ),
+        ),
+        ("call_open", json!(t.call_open)),
+        ("bare_calls", json!(t.bare_calls)),
+        ("multi", json!(t.multi)),
+        ("name_end", ending(t.name_end, &t.key_tags)),
+        ("call_close", json!(t.call_close)),
+        ("param_open", json!(t.param_open)),
+        ("key_end", ending(t.key_end, &t.key_tags)),
+        ("param_close", json!(t.param_close)),
+        ("trim_newline", json!(t.trim_newline)),
+    ] {
+        xml.insert(key.into(), value);
+    }
+    // The keys added after the first specs are written only when set, so that a spec
+    // of a syntax that does not use them reads in the versions before them too (the
+    // older `string_attr` is read, never written: `kind_attr` says it).
+    if t.kind_attr != KindAttr::None {
+        xml.insert("kind_attr".into(), json!(kind_attr_name(t.kind_attr)));
+    }
+    if t.attrs_end != ">" {
+        xml.insert("attrs_end".into(), json!(t.attrs_end));
+    }
+    for (key, on) in [
+        ("json_body", t.json_body),
+        ("py_literals", t.py_literals),
+        ("entities", t.entities),
+        ("attr_entities", t.attr_entities),
+        ("tag_params", t.tag_params),
+    ] {
+        if on {
+            xml.insert(key.into(), json!(true));
+        }
+    }
+    if let Some((open, close)) = &t.json_block {
+        xml.insert("json_block".into(), json!([open, close]));
+    }
+    if !t.name_sep.is_empty() {
+        xml.insert("name_sep".into(), json!(t.name_sep));
+    }
+    xml
 }

@@ -309,8 +309,7 @@ fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
 }
 
 /// The table a text format runs on, for [`Syntax::builtin`](crate::Syntax::builtin):
-/// `None` for the formats whose engine is not table-driven (and envelope formats), and
-/// for those whose table has a field no spec key says yet ([`unwritable`]).
+/// `None` for the formats whose engine is not table-driven (and envelope formats).
 pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
     use crate::spec::Engine;
     match format {
@@ -326,17 +325,10 @@ pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
         _ => {}
     }
     match xml_table(format) {
-        Some(t) if t.unwritable().is_some() => None,
         Some(t) => Some(Engine::Xml(Box::new(t))),
         None if format == Format::CommandR => Some(Engine::Json(json::command_r::table())),
         None => json_dialect(format).map(|d| Engine::Json(json::Table::from(d))),
     }
-}
-
-/// Why a table-driven format cannot be written as a spec yet (`None`: it can, or its
-/// engine is not table-driven).
-pub(crate) fn unwritable(format: Format) -> Option<&'static str> {
-    xml_table(format).and_then(|t| t.unwritable())
 }
 
 /// The XML engine's table of `format`, if it runs on that engine.

@@ -308,28 +308,6 @@ impl From<&'static Dialect> for Table {
     }
 }
 
-impl Table {
-    /// Why this table cannot be written as a spec yet (`None`: it can): the fields
-    /// [`spec`](crate::spec) has no key for.
-    pub(crate) fn unwritable(&self) -> Option<&'static str> {
-        if !self.variants.is_empty() {
-            Some("several spellings of the same markers (variants) cannot be written as a spec yet")
-        } else if self.kind_attr == KindAttr::XtmlType {
-            Some(
-                "a type=\"...\" attribute saying each value's kind cannot be written as a spec yet",
-            )
-        } else if self.attrs_end != ">" || self.json_block.is_some() || self.attr_entities {
-            Some(
-                "attributes ending at a tag, JSON-block tags and escaped attribute values cannot be written as a spec yet",
-            )
-        } else if self.tag_params {
-            Some("parameters named by their tags cannot be written as a spec yet")
-        } else {
-            None
-        }
-    }
-}
-
 /// The marker sets of one dialect table (built once per table; the scanner swaps the
 /// table of the call it reads into [`XmlCalls::sets`]).
 #[derive(Debug)]
@@ -547,6 +525,8 @@ pub(crate) struct XmlCalls {
     json_tried: bool,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
+    /// The matched part of a [`Dialect::json_block`] tag that was not there, read again.
+    again: String,
     /// A partial character reference held at the end of a value piece.
     entity: String,
     /// [Tag-named parameters](Dialect::tag_params): the tag being read.
@@ -640,6 +620,7 @@ impl XmlCalls {
             json_done: false,
             json_tried: false,
             fresh: false,
+            again: String::new(),
             entity: String::new(),
             tag: String::new(),
             elem: String::new(),
@@ -679,6 +660,7 @@ impl XmlCalls {
             + self.held.capacity()
             + self.stray.retained()
             + self.entity.capacity()
+            + self.again.capacity()
             + self.tag.capacity()
             + self.elem.capacity()
             + self.frames.iter().map(Frame::retained).sum::<usize>()
@@ -816,6 +798,9 @@ impl XmlCalls {
                 }
                 St::Wrap => {
                     let blank = self.raw_is_blank();
+                    // Where this step's text begins, unless it begins with bytes held
+                    // from an earlier piece.
+                    let from = (self.matcher.held() == 0).then_some(s);
                     let Some(f) = self.matcher.next(&self.sets.wrap, &mut s) else {
                         continue;
                     };
@@ -829,11 +814,25 @@ impl XmlCalls {
                             // Nothing after the section's tag can begin a call (not even
                             // a malformed tag): the tag was text (a literal `<tool_call>`
                             // in prose), and so is this, with a partial tag held after it.
-                            let mut given = t.to_owned();
-                            given.push_str(self.matcher.finish());
+                            // It is read again as text from where it begins in the piece
+                            // (the held tail included; no copy): another spelling's opener
+                            // in it (not in this table's `wrap`) opens its call.
+                            let given = match from {
+                                Some(_) => String::new(),
+                                None => {
+                                    // Bytes held from an earlier piece (shorter than a
+                                    // tag): given back.
+                                    let mut given = t.to_owned();
+                                    given.push_str(self.matcher.finish());
+                                    given
+                                }
+                            };
                             released(&mut self.raw, &mut self.text, out);
                             self.end_call();
-                            self.text.give_back(&given, out);
+                            match from {
+                                Some(from) => s = from,
+                                None => self.text.give_back(&given, out),
+                            }
                         }
                         Found::Marker(i) if i >= opens => {
                             // A section's tag again: the first one opened nothing.
@@ -945,10 +944,7 @@ impl XmlCalls {
                     };
                     s = rest;
                     if self.tag.len() + part.len() > MAX_NAME {
-                        self.raw.push(&self.d.param_open);
-                        self.raw.push(&self.tag);
-                        self.raw.push(part);
-                        self.st = St::Skip(ErrorKind::InvalidArguments);
+                        self.tag_broken(part, calls, out);
                         continue;
                     }
                     self.tag.push_str(part);
@@ -958,11 +954,7 @@ impl XmlCalls {
                             s = s.get(1..).unwrap_or_default();
                             self.tag_done(value, calls, out);
                         }
-                        Some(_) => {
-                            self.raw.push(&self.d.param_open);
-                            self.raw.push(&self.tag);
-                            self.st = St::Skip(ErrorKind::InvalidArguments);
-                        }
+                        Some(_) => self.tag_broken("", calls, out),
                     }
                 }
                 St::JsonBody => {
@@ -1031,6 +1023,20 @@ impl XmlCalls {
                 }
             }
         }
+    }
+
+    /// A tag of a call with [tag-named parameters](Dialect::tag_params) is broken (too
+    /// long, or a line break or `<` in it; `part`: its bytes not yet in [`tag`](Self::tag)):
+    /// the call is malformed from here. The arguments converted so far go out first:
+    /// they are the call's own, as when the break comes in a later feed.
+    #[cold]
+    #[inline(never)]
+    fn tag_broken(&mut self, part: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.raw.push(&self.d.param_open);
+        self.raw.push(&self.tag);
+        self.raw.push(part);
+        self.args(calls, out);
+        self.st = St::Skip(ErrorKind::InvalidArguments);
     }
 
     /// Reports a malformed call whose raw text ends here; `at_call_close`: at the
@@ -1229,22 +1235,21 @@ impl XmlCalls {
                 return;
             }
         }
-        // (Cheap: a built-in table's tags are borrowed; a spec has none.)
-        let (open_tag, close_tag) = self.d.json_block.clone().unwrap_or_default();
+        // The tag is its marker set's one marker (no copy of a spec's owned tags).
         let Some(set) = self.sets.json_block.get(usize::from(close)) else {
             return;
         };
+        let tag = set.get(0);
         match self.expect.feed(set, s) {
             Expected::NeedMore => *s = "",
             Expected::Matched { consumed, .. } => {
                 *s = s.get(consumed..).unwrap_or_default();
                 self.expect.reset();
+                self.raw.push(tag);
                 if close {
-                    self.raw.push(&close_tag);
                     self.json_done = true;
                     self.st = St::Body;
                 } else {
-                    self.raw.push(&open_tag);
                     self.st = St::JsonBody;
                 }
             }
@@ -1252,13 +1257,19 @@ impl XmlCalls {
                 *s = s.get(consumed..).unwrap_or_default();
                 self.expect.reset();
                 if close {
-                    self.raw.push(close_tag.get(..len).unwrap_or_default());
+                    self.raw.push(tag.get(..len).unwrap_or_default());
                     self.st = St::Skip(ErrorKind::InvalidArguments);
                 } else {
-                    // Not the block: the body as usual, from the matched bytes on.
+                    // Not the block: the body as usual, from the matched bytes on (in
+                    // a buffer kept for it: `tag` is the marker set's, and a spec's is
+                    // owned).
+                    let mut given = std::mem::take(&mut self.again);
+                    given.clear();
+                    given.push_str(tag.get(..len).unwrap_or_default());
                     self.json_tried = true;
                     self.st = St::Body;
-                    self.steps(open_tag.get(..len).unwrap_or_default(), calls, out);
+                    self.steps(&given, calls, out);
+                    self.again = given;
                 }
             }
         }

@@ -98,15 +98,35 @@ fn json_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
 }
 
 fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
-    let x = &spec["toolstream"]["xml"];
+    let top = &spec["toolstream"]["xml"];
+    let mut out = xml_spelling_calls(top, calls);
+    // Each further spelling of the markers reads the same calls.
+    for x in top["variants"].as_array().into_iter().flatten() {
+        out.extend(xml_spelling_calls(x, calls));
+    }
+    out
+}
+
+/// Calls written in one spelling (`toolstream.xml` or one of its `variants`).
+fn xml_spelling_calls(x: &Value, calls: &[(&str, &str)]) -> Vec<String> {
+    // What ends the attributes after a quoted name (`>`; XTML's `<|sep|>`).
+    let attrs_end = x["attrs_end"].as_str().unwrap_or(">");
+    let tag_params = x["tag_params"] == Value::Bool(true);
     let name_end = |name: &str| match x["name_end"].as_str() {
         Some("gt") => format!("{name}>"),
-        Some("quote") => format!("{name}\">"),
+        Some("quote") => format!("{name}\"{attrs_end}"),
         _ => format!("{name}\n"),
     };
-    let key = |k: &str| match &x["key_end"] {
+    // The value-kind attribute, when the syntax has one.
+    let kind = |v: &Value| match (x["kind_attr"].as_str(), v.is_string()) {
+        (Some("dsml-string"), string) => format!(" string=\"{string}\""),
+        (Some("xtml-type"), true) => " type=\"string\"".to_owned(),
+        (Some("xtml-type"), false) => " type=\"number\"".to_owned(),
+        _ => String::new(),
+    };
+    let key = |k: &str, v: &Value| match &x["key_end"] {
         Value::Array(tags) => format!("{k}{}\n{}", s(&tags[0]), s(&tags[1])),
-        Value::String(e) if e == "quote" => format!("{k}\">"),
+        Value::String(e) if e == "quote" => format!("{k}\"{}{attrs_end}", kind(v)),
         _ => format!("{k}>"),
     };
     let call = |(name, args): &(&str, &str)| {
@@ -118,15 +138,20 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
         };
         let mut c = format!("{}{}", s(&x["call_open"]), name_end(name));
         for (k, v) in &params {
-            let v = match v {
+            let text = match v {
                 Value::String(t) => t.clone(),
                 other => other.to_string(),
             };
-            c.push_str(&format!(
-                "{}{}{v}{}\n",
-                s(&x["param_open"]),
-                key(k),
+            // Tag-named parameters close with their own name.
+            let close = if tag_params {
+                format!("{}{k}>", s(&x["param_close"]))
+            } else {
                 s(&x["param_close"])
+            };
+            c.push_str(&format!(
+                "{}{}{text}{close}\n",
+                s(&x["param_open"]),
+                key(k, v),
             ));
         }
         c.push_str(&s(&x["call_close"]));
@@ -139,7 +164,7 @@ fn xml_calls(spec: &Value, calls: &[(&str, &str)]) -> Vec<String> {
         .map(|p| (s(&p[0]), s(&p[1])))
         .collect();
     let mut out = Vec::new();
-    if sections.is_empty() {
+    if sections.is_empty() || x["bare_calls"] == Value::Bool(true) {
         out.push(calls.iter().map(call).collect::<Vec<_>>().join("\n"));
     }
     for (open, close) in &sections {
@@ -419,25 +444,14 @@ fn every_table_driven_builtin_is_a_spec() {
         "hy-v3",
         "deepseek",
         "kimi-k2",
+        "deepseek-dsml",
+        "kimi-k3",
+        "minimax-m3",
     ] {
         assert!(
             names.contains(&expected),
             "{expected} missing from {names:?}"
         );
-    }
-    // Table-driven, but with a field no spec key says yet: refused, with the reason.
-    for (refused, why) in [
-        ("deepseek-dsml", "variants"),
-        ("kimi-k3", "type="),
-        ("minimax-m3", "tags"),
-    ] {
-        let f: Format = refused.parse().unwrap();
-        assert!(Syntax::builtin(f).is_none(), "{refused}");
-        let reason = Syntax::unwritable(f).unwrap_or_default();
-        assert!(reason.contains(why), "{refused}: {reason}");
-    }
-    for f in &formats {
-        assert_eq!(Syntax::unwritable(*f), None, "{f}");
     }
     for not in ["mistral", "harmony", "llama-json", "auto", "openai-chat"] {
         let f: Format = not.parse().unwrap();

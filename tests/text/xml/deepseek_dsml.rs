@@ -225,3 +225,44 @@ fn spellings_do_not_mix_within_a_call() {
     assert_eq!(text(&ev), " ");
     assert!(ev.iter().all(|e| !matches!(e, Event::Error { .. })));
 }
+
+#[test]
+fn a_literal_section_tag_in_prose_then_another_spellings_call() {
+    // The literal tag is text again, and so is what follows it, where the other
+    // spelling's section opens its call (it was lost when the input came in one piece).
+    for (literal, section, tag) in [
+        ("<｜DSML｜ calls>", "function_calls", "｜DSML｜"),
+        ("<｜DSML｜function_calls>", "calls", "｜DSML｜ "),
+        ("<｜｜DSML｜｜tool_calls>", "tool_calls", "｜DSML｜"),
+    ] {
+        let input = format!(
+            "Use a literal {literal} tag in prose, then <{tag}{section}>\n<{tag}invoke name=\"get_weather\">\n<{tag}parameter name=\"city\" string=\"true\">Paris</{tag}parameter>\n</{tag}invoke>\n</{tag}{section}> ok"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![call("call_0", "get_weather", json!({"city": "Paris"}))],
+            "{input}"
+        );
+        assert_eq!(
+            text(&ev),
+            format!("Use a literal {literal} tag in prose, then  ok"),
+            "{input}"
+        );
+        assert!(errors(&ev).is_empty(), "{ev:?}");
+    }
+}
+
+#[test]
+fn literal_section_tags_of_alternating_spellings_then_a_call() {
+    // Each literal tag is text; the text after it is read again from where it began,
+    // so the next spelling's literal tag (and then the call) is found in the same piece.
+    let prose = "<｜DSML｜ calls> a <｜DSML｜function_calls> b ".repeat(20);
+    let input = format!(
+        "{prose}<｜｜DSML｜｜invoke name=\"f\"><｜｜DSML｜｜parameter name=\"x\" string=\"false\">1</｜｜DSML｜｜parameter></｜｜DSML｜｜invoke>."
+    );
+    let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"x": 1}))]);
+    assert_eq!(text(&ev), format!("{prose}."));
+    assert!(errors(&ev).is_empty(), "{ev:?}");
+}

@@ -5,7 +5,7 @@
 use crate::common::*;
 use crate::exact::{split, split_with};
 use serde_json::json;
-use toolstream::{ErrorKind, Format, ParserConfig, Tools};
+use toolstream::{ErrorKind, Event, Format, ParserConfig, Tools};
 
 const F: Format = Format::MiniMaxM3;
 const NS: &str = "]<]minimax[>[";
@@ -138,6 +138,32 @@ fn slips_are_errors_with_the_calls_bytes() {
         calls(&ev),
         vec![call("call_0", "f", json!({"o": {"k": 1}}))]
     );
+    // A tag broken by the next call's section (`NS</c` then `NS<tool_call>`): the
+    // string streamed so far is the broken call's at every chunking (it was dropped
+    // when the break came in the same piece), the next call reads.
+    let broken = format!("{NS}<invoke name=\"f\">{NS}<city>Paris{NS}</c");
+    let input = format!(
+        "{NS}<tool_call>\n{broken}{}",
+        section(&[invoke("g", &el("a", "1"))])
+    );
+    let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"a": 1}))]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            format!("{broken}{NS}<tool_call>\n")
+        )]
+    );
+    let args: String = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallArgs { index: 0, delta } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(args, "{\"city\":\"Paris");
     // Cut off inside a nested value and inside a tag.
     for input in [
         format!("{NS}<tool_call>{NS}<invoke name=\"f\">{NS}<o>{NS}<k>1"),
