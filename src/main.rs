@@ -206,16 +206,15 @@ fn main() -> ExitCode {
         Some(Command::Spec { name }) => match toolstream::Syntax::builtin(name) {
             Some(syntax) => {
                 let text = serde_json::to_string_pretty(&syntax.to_json()).unwrap_or_default();
-                println!("{text}");
+                // (A closed pipe, `| head`, is not an error to report.)
+                let _ = writeln!(io::stdout().lock(), "{text}");
                 Ok(())
             }
+            None if name.default_framing() == Framing::Text => Err(format!(
+                "{name} cannot be written as a spec yet: its engine is not driven by a syntax table (the toolstream::spec docs, \"What cannot be a spec yet\", list these formats)"
+            )),
             None => Err(format!(
-                "{name} cannot be written as a spec yet: {}",
-                if name.default_framing() == Framing::Text {
-                    "its engine is not driven by a syntax table (the toolstream::spec docs, \"What cannot be a spec yet\", list these formats)"
-                } else {
-                    "it is a provider's wire format, not a text syntax"
-                }
+                "{name} is a provider's wire format, not a text syntax: it has no spec"
             )),
         },
         Some(Command::Parse {
