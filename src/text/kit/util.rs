@@ -213,9 +213,18 @@ impl TextOut {
     }
 
     /// The feed ends: the text so far becomes one event, except an incomplete UTF-8
-    /// character at its end.
-    #[inline]
+    /// character at its end. (Nothing pending, the common case after a feed of prose
+    /// that went out at once, is one test in the scanner's `feed`.)
+    #[inline(always)]
     pub(crate) fn commit(&mut self, out: &mut dyn EventSink) {
+        if !self.pending.is_empty() {
+            self.commit_pending(out);
+        }
+    }
+
+    /// [`commit`](Self::commit) with text pending.
+    #[inline(never)]
+    fn commit_pending(&mut self, out: &mut dyn EventSink) {
         match self.pending.last() {
             None => return,
             Some(&b) if b < 0x80 => {
