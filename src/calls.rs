@@ -280,7 +280,8 @@ impl Call {
     }
 
     /// The argument text received, for an error (`own`: a [`Scan::Raw`] call's text is
-    /// read from it; otherwise it has none here, see [`Calls::close`]).
+    /// read from its raw text; otherwise its dialect took the raw text back and reports
+    /// the call itself, see `Calls::close_inner`).
     fn take_args(&mut self, own: bool) -> String {
         if self.scan.is_raw() {
             if own {
@@ -1266,17 +1267,9 @@ impl Calls {
         forming: &mut Forming,
         out: &mut dyn EventSink,
     ) {
-        let Some(slot) = slot else {
-            return;
-        };
-        if self.is_rejected(slot) {
-            let raw = self.raw_or(Some(slot), forming).as_str().to_owned();
-            self.discarding(|calls, sink| calls.close_inner(slot, true, sink));
-            self.report_rejected(slot, Some(raw), None, out);
-        } else {
-            self.close_inner(slot, true, out);
+        if let Some(slot) = slot {
+            self.close_owned(slot, forming, false, out);
         }
-        self.give_back(Some(slot), forming);
     }
 
     /// [`close_own`](Self::close_own) for a call whose rejected error carries its
@@ -1287,8 +1280,21 @@ impl Calls {
         forming: &mut Forming,
         out: &mut dyn EventSink,
     ) {
+        self.close_owned(slot, forming, true, out);
+    }
+
+    /// [`close_own`](Self::close_own) and [`close_own_args`](Self::close_own_args): a
+    /// rejected call's error carries its raw text, or (`args_only`) its argument text.
+    fn close_owned(
+        &mut self,
+        slot: Slot,
+        forming: &mut Forming,
+        args_only: bool,
+        out: &mut dyn EventSink,
+    ) {
         if self.is_rejected(slot) {
-            let raw = self.raw_or(Some(slot), forming).args().to_owned();
+            let raw = self.raw_or(Some(slot), forming);
+            let raw = if args_only { raw.args() } else { raw.as_str() }.to_owned();
             self.discarding(|calls, sink| calls.close_inner(slot, true, sink));
             self.report_rejected(slot, Some(raw), None, out);
         } else {
