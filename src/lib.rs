@@ -444,6 +444,8 @@ mod event;
 mod format;
 #[doc(hidden)]
 pub mod framing;
+#[cfg(feature = "proxy")]
+mod http;
 mod limits;
 mod parser;
 pub mod partial;

@@ -1,0 +1,251 @@
+//! The early policy of a reply: which calls go out. Sans-IO: events in, verdicts out; the
+//! relay ([`super::stream`]) writes what the verdicts let through.
+//!
+//! ```text
+//!   ToolCallStart ──declared, within parallel_tool_calls──▶ Pass (call counted, open)
+//!        │ otherwise
+//!        ▼
+//!   Refuse { kind, message } ──▶ ending(): a `truncated` error per open call,
+//!                                 the refusal's error, a finish
+//! ```
+
+use crate::{ErrorKind, Event, FinishReason, Tools};
+
+/// What to do with one event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Verdict {
+    /// Write it for the client.
+    Pass,
+    /// A call the request does not allow: write [`Policy::ending`] instead of it, cut the
+    /// upstream and write nothing more.
+    Refuse {
+        /// `undeclared_tool` or `limit_exceeded`.
+        kind: ErrorKind,
+        /// Names the call and why it was refused.
+        message: String,
+    },
+}
+
+/// The early policy of one reply.
+#[derive(Debug)]
+pub(super) struct Policy {
+    /// The request's declared tools (`None`: any name goes).
+    tools: Option<Tools>,
+    /// `parallel_tool_calls` (false: one call at most).
+    parallel: bool,
+    /// Calls let through.
+    allowed: usize,
+    /// Open calls let through: index and argument text so far.
+    open: Vec<(usize, String)>,
+}
+
+impl Policy {
+    /// The policy of a request declaring `tools`, with `parallel_tool_calls` = `parallel`.
+    pub(super) fn new(tools: Option<Tools>, parallel: bool) -> Self {
+        Policy {
+            tools,
+            parallel,
+            allowed: 0,
+            open: Vec::new(),
+        }
+    }
+
+    /// Whether `name` is among the request's tools (any name when it declared none).
+    fn declared(&self, name: &str) -> bool {
+        self.tools.as_ref().is_none_or(|t| t.is_declared(name))
+    }
+
+    /// The verdict on `event`, the next event of the reply.
+    pub(super) fn check(&mut self, event: &Event) -> Verdict {
+        match event {
+            Event::ToolCallStart { index, id, name } => {
+                if !self.declared(name) {
+                    return Verdict::Refuse {
+                        kind: ErrorKind::UndeclaredTool,
+                        message: format!(
+                            "a call to \"{name}\" (id {id}), which the request did not declare: refused, and the upstream reply cut off there"
+                        ),
+                    };
+                }
+                if !self.parallel && self.allowed >= 1 {
+                    return Verdict::Refuse {
+                        kind: ErrorKind::LimitExceeded,
+                        message: format!(
+                            "a second call (\"{name}\", id {id}) while the request set parallel_tool_calls false: refused, and the upstream reply cut off there"
+                        ),
+                    };
+                }
+                self.allowed += 1;
+                self.open.push((*index, String::new()));
+            }
+            Event::ToolCallArgs { index, delta } => {
+                if let Some(c) = self.open.iter_mut().find(|(i, _)| i == index) {
+                    c.1.push_str(delta);
+                }
+            }
+            Event::ToolCallEnd { index, .. }
+            | Event::Error {
+                index: Some(index), ..
+            } => self.open.retain(|(i, _)| i != index),
+            _ => {}
+        }
+        Verdict::Pass
+    }
+
+    /// The events that end the client's reply after a refusal of `kind` (`message`): a
+    /// `truncated` error for each call still open (with its argument text), the refusal,
+    /// and a finish (`tool_calls` if a call went out, else `stop`).
+    pub(super) fn ending(&mut self, kind: ErrorKind, message: String) -> Vec<Event> {
+        let mut out: Vec<Event> = std::mem::take(&mut self.open)
+            .into_iter()
+            .map(|(index, raw)| Event::Error {
+                kind: ErrorKind::Truncated,
+                message: "the call was still open when the proxy cut the upstream reply off".into(),
+                index: Some(index),
+                raw,
+            })
+            .collect();
+        out.push(Event::Error {
+            kind,
+            message,
+            index: None,
+            raw: String::new(),
+        });
+        let reason = if self.allowed > 0 {
+            FinishReason::ToolCalls
+        } else {
+            FinishReason::Stop
+        };
+        out.push(Event::Finish {
+            reason: Some(reason),
+            usage: None,
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tools(names: &[&str]) -> Option<Tools> {
+        let list: Vec<_> = names
+            .iter()
+            .map(|n| json!({"type": "function", "function": {"name": n, "parameters": {}}}))
+            .collect();
+        Tools::from_value(&json!({ "tools": list })).ok()
+    }
+
+    fn start(index: usize, name: &str) -> Event {
+        Event::ToolCallStart {
+            index,
+            id: format!("call_{index}"),
+            name: name.into(),
+        }
+    }
+
+    fn args(index: usize, delta: &str) -> Event {
+        Event::ToolCallArgs {
+            index,
+            delta: delta.into(),
+        }
+    }
+
+    #[test]
+    fn declared_calls_pass_and_an_undeclared_one_is_refused() {
+        let mut p = Policy::new(tools(&["ls", "cat"]), true);
+        assert_eq!(p.check(&Event::Text { delta: "hi".into() }), Verdict::Pass);
+        assert_eq!(p.check(&start(0, "ls")), Verdict::Pass);
+        assert_eq!(p.check(&args(0, "{\"a\":")), Verdict::Pass);
+        let Verdict::Refuse { kind, message } = p.check(&start(1, "rm_rf")) else {
+            panic!("rm_rf passed");
+        };
+        assert_eq!(kind, ErrorKind::UndeclaredTool);
+        assert!(message.contains("\"rm_rf\" (id call_1)"), "{message}");
+        // The open call is reported cut with its text, then the refusal, then a finish
+        // saying a call went out.
+        let ending = p.ending(kind, message);
+        assert!(matches!(
+            &ending[0],
+            Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. } if raw == "{\"a\":"
+        ));
+        assert!(matches!(
+            &ending[1],
+            Event::Error {
+                kind: ErrorKind::UndeclaredTool,
+                index: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            ending[2],
+            Event::Finish {
+                reason: Some(FinishReason::ToolCalls),
+                ..
+            }
+        ));
+        assert_eq!(ending.len(), 3);
+    }
+
+    #[test]
+    fn a_second_call_is_refused_without_parallel_calls() {
+        let mut p = Policy::new(tools(&["ls"]), false);
+        assert_eq!(p.check(&start(0, "ls")), Verdict::Pass);
+        assert_eq!(
+            p.check(&Event::ToolCallEnd {
+                index: 0,
+                id: "call_0".into(),
+                name: "ls".into(),
+                arguments: json!({}),
+            }),
+            Verdict::Pass
+        );
+        let v = p.check(&start(1, "ls"));
+        assert!(
+            matches!(&v, Verdict::Refuse { kind: ErrorKind::LimitExceeded, message } if message.contains("parallel_tool_calls false")),
+            "{v:?}"
+        );
+        // No call left open: the ending is the refusal and the finish.
+        let Verdict::Refuse { kind, message } = v else {
+            return;
+        };
+        assert_eq!(p.ending(kind, message).len(), 2);
+    }
+
+    #[test]
+    fn without_declared_tools_any_name_goes_and_a_refusal_before_any_call_finishes_stop() {
+        let mut p = Policy::new(None, true);
+        for i in 0..3 {
+            assert_eq!(p.check(&start(i, "anything")), Verdict::Pass);
+        }
+        let mut q = Policy::new(tools(&["ls"]), true);
+        let Verdict::Refuse { kind, message } = q.check(&start(0, "rm")) else {
+            panic!("rm passed");
+        };
+        let ending = q.ending(kind, message);
+        assert!(matches!(
+            ending.last(),
+            Some(Event::Finish {
+                reason: Some(FinishReason::Stop),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_failed_call_is_no_longer_open() {
+        let mut p = Policy::new(tools(&["ls"]), true);
+        p.check(&start(0, "ls"));
+        p.check(&Event::Error {
+            kind: ErrorKind::InvalidArguments,
+            message: "bad".into(),
+            index: Some(0),
+            raw: "{x".into(),
+        });
+        let Verdict::Refuse { kind, message } = p.check(&start(1, "rm")) else {
+            panic!("rm passed");
+        };
+        assert_eq!(p.ending(kind, message).len(), 2);
+    }
+}

@@ -1,0 +1,216 @@
+//! The upstream side: its client's CAs, its base URL, the headers that cross, its reply's
+//! chunks, and a reply passed through unchanged.
+
+use super::State;
+use crate::http::{Body, chain, channel_response};
+use bytes::Bytes;
+use hyper::Response;
+use hyper::header::{self, HeaderMap};
+use std::io;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// The CAs given with [`ProxyConfig::upstream_ca_pem`], trusted besides the system's roots.
+#[cfg(feature = "tls")]
+pub(super) fn with_upstream_ca(
+    mut client: reqwest::ClientBuilder,
+    pems: &[Vec<u8>],
+) -> io::Result<reqwest::ClientBuilder> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    for pem in pems {
+        let certs = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| invalid(format!("--upstream-ca: {}", chain(&e))))?;
+        if certs.is_empty() {
+            return Err(invalid("--upstream-ca: no PEM certificate in it".into()));
+        }
+        client = client.tls_certs_merge(certs);
+    }
+    Ok(client)
+}
+
+/// Without the `tls` feature no CA can be used (nor an `https` upstream).
+#[cfg(not(feature = "tls"))]
+pub(super) fn with_upstream_ca(
+    client: reqwest::ClientBuilder,
+    pems: &[Vec<u8>],
+) -> io::Result<reqwest::ClientBuilder> {
+    if pems.is_empty() {
+        Ok(client)
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--upstream-ca: this build has no TLS (build with the `tls` feature)",
+        ))
+    }
+}
+
+/// The upstream base URL the client's path is appended to.
+pub(super) fn upstream_base(upstream: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(upstream).map_err(|e| format!("--upstream {upstream}: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "--upstream {upstream}: expected an http:// or https:// URL"
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "--upstream {upstream}: a base URL has no query or fragment"
+        ));
+    }
+    let mut base = url.as_str().trim_end_matches('/').to_owned();
+    if base.ends_with("/v1") {
+        base.truncate(base.len() - 3);
+    }
+    Ok(base)
+}
+
+/// Headers that describe one connection, not the message (RFC 9110 §7.6.1).
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// `headers` without hop-by-hop ones (those named in `Connection` too), `Host` and
+/// `Content-Length` (the client library sets them); without `Accept-Encoding` when the
+/// reply is to be parsed (it must come uncompressed).
+pub(super) fn forward_headers(headers: &HeaderMap, parsed: bool) -> HeaderMap {
+    let named: Vec<String> = headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|s| s.trim().to_ascii_lowercase())
+        .collect();
+    let mut out = HeaderMap::new();
+    for (name, value) in headers {
+        let n = name.as_str();
+        if HOP_BY_HOP.contains(&n)
+            || named.iter().any(|x| x == n)
+            || name == header::HOST
+            || name == header::CONTENT_LENGTH
+            || (parsed && name == header::ACCEPT_ENCODING)
+        {
+            continue;
+        }
+        out.append(name.clone(), value.clone());
+    }
+    out
+}
+
+/// The upstream reply's headers for the client: without hop-by-hop ones and
+/// `Content-Length` (the body is streamed), and, for a rewritten body, without
+/// `Content-Type` and `Content-Encoding` too.
+pub(super) fn reply_headers(headers: &HeaderMap, rewritten: bool) -> HeaderMap {
+    let mut out = forward_headers(headers, false);
+    if rewritten {
+        out.remove(header::CONTENT_TYPE);
+        out.remove(header::CONTENT_ENCODING);
+    }
+    out
+}
+
+/// What reading the upstream's next chunk gave.
+pub(super) enum Next {
+    Chunk(Bytes),
+    End,
+    Failed(String),
+    /// The client went away.
+    Gone,
+}
+
+/// The upstream's next chunk, unless the client leaves first or the upstream stalls.
+pub(super) async fn next_chunk(
+    upstream: &mut reqwest::Response,
+    tx: &mpsc::Sender<Result<Bytes, io::Error>>,
+    stall: Duration,
+) -> Next {
+    tokio::select! {
+        () = tx.closed() => Next::Gone,
+        r = tokio::time::timeout(stall, upstream.chunk()) => match r {
+            Ok(Ok(Some(chunk))) => Next::Chunk(chunk),
+            Ok(Ok(None)) => Next::End,
+            Ok(Err(e)) => Next::Failed(format!(
+                "toolstream proxy: the upstream connection failed mid-reply: {}",
+                chain(&e)
+            )),
+            Err(_) => Next::Failed(format!(
+                "toolstream proxy: the upstream sent nothing for {} s mid-reply",
+                stall.as_secs_f64()
+            )),
+        },
+    }
+}
+
+/// Streams the upstream reply back unchanged.
+pub(super) fn pass_through(mut upstream: reqwest::Response, state: &State) -> Response<Body> {
+    let headers = reply_headers(upstream.headers(), false);
+    let (response, tx) = channel_response(upstream.status(), headers);
+    let stall = state.config.upstream_timeout;
+    tokio::spawn(async move {
+        loop {
+            match next_chunk(&mut upstream, &tx, stall).await {
+                Next::Chunk(chunk) => {
+                    if tx.send(Ok(chunk)).await.is_err() {
+                        return;
+                    }
+                }
+                Next::End | Next::Gone => return,
+                Next::Failed(message) => {
+                    // An error frame: hyper cuts the body, so the client never sees a
+                    // clean end.
+                    let _ = tx.send(Err(io::Error::other(message))).await;
+                    return;
+                }
+            }
+        }
+    });
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::header::{HeaderName, HeaderValue};
+
+    #[test]
+    pub(super) fn upstream_base_joins_v1_once() {
+        for (given, base) in [
+            ("http://127.0.0.1:8000", "http://127.0.0.1:8000"),
+            ("http://127.0.0.1:8000/", "http://127.0.0.1:8000"),
+            ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000"),
+            ("http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000"),
+            ("http://gw/openai", "http://gw/openai"),
+            ("http://gw/openai/v1", "http://gw/openai"),
+        ] {
+            assert_eq!(upstream_base(given).as_deref(), Ok(base), "{given}");
+        }
+        assert!(upstream_base("ftp://x").is_err());
+        assert!(upstream_base("not a url").is_err());
+        assert!(upstream_base("http://x/?a=1").is_err());
+    }
+
+    #[test]
+    pub(super) fn hop_by_hop_headers_are_dropped() {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer k"));
+        h.insert(
+            header::CONNECTION,
+            HeaderValue::from_static("close, x-private"),
+        );
+        h.insert("x-private", HeaderValue::from_static("1"));
+        h.insert(header::TE, HeaderValue::from_static("trailers"));
+        h.insert(header::HOST, HeaderValue::from_static("proxy"));
+        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+        h.insert("openai-organization", HeaderValue::from_static("org"));
+        let out = forward_headers(&h, true);
+        let names: Vec<&str> = out.keys().map(HeaderName::as_str).collect();
+        assert_eq!(names, ["authorization", "openai-organization"]);
+        assert!(forward_headers(&h, false).contains_key(header::ACCEPT_ENCODING));
+    }
+}
