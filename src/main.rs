@@ -148,13 +148,13 @@ enum Command {
         #[arg(long, value_name = "FILE", conflicts_with = "content")]
         syntax: Option<String>,
         /// Seconds to wait for the upstream's reply headers and for each next chunk.
-        #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+        #[arg(long, value_name = "SECONDS", default_value_t = toolstream::proxy::DEFAULT_UPSTREAM_TIMEOUT_SECS as f64)]
         upstream_timeout: f64,
         /// The largest request body accepted, in bytes.
-        #[arg(long, value_name = "BYTES", default_value_t = 32 << 20)]
+        #[arg(long, value_name = "BYTES", default_value_t = toolstream::proxy::DEFAULT_MAX_BODY_BYTES)]
         max_body_bytes: usize,
         /// How many client connections are served at once.
-        #[arg(long, value_name = "N", default_value_t = 1024)]
+        #[arg(long, value_name = "N", default_value_t = toolstream::proxy::DEFAULT_MAX_CONNECTIONS)]
         max_connections: usize,
         /// Also answer requests for this Host: NAME (any port) or NAME:PORT; repeatable;
         /// '*' answers any Host. Without it the proxy answers only its own address
@@ -163,12 +163,17 @@ enum Command {
         allow_host: Vec<String>,
         /// How many ended streams the live page (GET /live) keeps besides those in flight;
         /// 0 turns the page and the recording off.
-        #[arg(long, value_name = "N", default_value_t = 32)]
+        #[arg(long, value_name = "N", default_value_t = toolstream::proxy::DEFAULT_LIVE_RECENT)]
         live_recent: usize,
         /// Also trust the CA certificate(s) in this PEM file for an https:// upstream (a
         /// private CA, or a self-signed server's certificate); repeatable.
         #[arg(long, value_name = "FILE")]
         upstream_ca: Vec<String>,
+        /// The parser options of `parse` (limits, reasoning, ids); the declared tools are
+        /// each request's own (--tools and --allow-undeclared are refused here). Generated
+        /// ids are unique per response unless --id-prefix is given.
+        #[command(flatten)]
+        setup: SetupArgs,
     },
     /// List the format names, one line each.
     Formats,
@@ -295,7 +300,23 @@ fn main() -> ExitCode {
             allow_host,
             live_recent,
             upstream_ca,
+            setup,
         }) => {
+            if setup.tools.is_some() {
+                eprintln!(
+                    "toolstream: proxy does not take --tools: each request's own `tools` are the declared tools"
+                );
+                return ExitCode::from(2);
+            }
+            let keep_ids = setup.id_prefix.is_some();
+            let parser = match setup.load() {
+                Ok(p) if keep_ids => p,
+                Ok(p) => p.id_prefix(IdPrefix::Unique),
+                Err(e) => {
+                    eprintln!("toolstream: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let syntax = match syntax.as_deref().map(|path| read_syntax(path, "")) {
                 None => None,
                 Some(Ok(s)) => Some(s),
@@ -320,6 +341,7 @@ fn main() -> ExitCode {
                 })
                 .map(|config| {
                     let mut config = config
+                        .parser_config(parser)
                         .max_body_bytes(max_body_bytes)
                         .max_connections(max_connections)
                         .live_recent(live_recent);

@@ -145,7 +145,7 @@ pub use crate::http::host_allowed;
 pub use live::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
 
 use crate::http::chain;
-use crate::{Format, Syntax};
+use crate::{Format, IdPrefix, ParserConfig, Syntax};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use route::handle;
 use std::io;
@@ -155,6 +155,17 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use upstream::{upstream_base, with_upstream_ca};
+
+/// Seconds [`ProxyConfig::upstream_timeout`] is by default.
+pub const DEFAULT_UPSTREAM_TIMEOUT_SECS: u64 = 300;
+/// Seconds [`ProxyConfig::header_read_timeout`] is by default.
+pub const DEFAULT_HEADER_READ_TIMEOUT_SECS: u64 = 10;
+/// [`ProxyConfig::max_body_bytes`] by default (32 MiB).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
+/// [`ProxyConfig::max_connections`] by default.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// [`ProxyConfig::live_recent`] by default.
+pub const DEFAULT_LIVE_RECENT: usize = 32;
 
 /// Settings of a [`Proxy`]: the upstream, how its replies are parsed, and the server's
 /// bounds. Builder methods, as [`ParserConfig`]'s.
@@ -170,6 +181,8 @@ pub struct ProxyConfig {
     allowed_hosts: Vec<String>,
     live_recent: usize,
     upstream_ca: Vec<Vec<u8>>,
+    /// The parser settings every request's parser starts from.
+    parser: ParserConfig,
 }
 
 /// What reads the replies' visible text.
@@ -190,14 +203,27 @@ impl ProxyConfig {
             upstream: upstream.into(),
             format: Format::OpenAiChat,
             content: None,
-            upstream_timeout: Duration::from_secs(300),
-            header_read_timeout: Duration::from_secs(10),
-            max_body_bytes: 32 << 20,
-            max_connections: 1024,
+            upstream_timeout: Duration::from_secs(DEFAULT_UPSTREAM_TIMEOUT_SECS),
+            header_read_timeout: Duration::from_secs(DEFAULT_HEADER_READ_TIMEOUT_SECS),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
             allowed_hosts: Vec::new(),
-            live_recent: 32,
+            live_recent: DEFAULT_LIVE_RECENT,
             upstream_ca: Vec::new(),
+            parser: ParserConfig::new().id_prefix(IdPrefix::Unique),
         }
+    }
+
+    /// The parser settings every request's parser starts from (default:
+    /// `ParserConfig::new().id_prefix(IdPrefix::Unique)`): limits, reasoning options,
+    /// `tool_names`, ids. The proxy adds each request's declared tools to them (and the
+    /// content format given here with [`content_format`](Self::content_format) or
+    /// [`content_syntax`](Self::content_syntax)); set no `tools` here (a request that
+    /// declares none would be held to them).
+    #[must_use]
+    pub fn parser_config(mut self, config: ParserConfig) -> Self {
+        self.parser = config;
+        self
     }
 
     /// The format the upstream streams its chat replies in (default `openai-chat`).

@@ -3,7 +3,7 @@
 
 use super::Content;
 use crate::http::{Body, full};
-use crate::{IdPrefix, ParserConfig, Tools};
+use crate::{ParserConfig, Tools};
 
 use hyper::header::{self, HeaderValue};
 use hyper::{Response, StatusCode};
@@ -69,8 +69,13 @@ impl RequestInfo {
 
     /// The parser settings for this request (`reject`: whether undeclared calls are
     /// errors; off when the proxy checks names itself).
-    pub(super) fn parser_config(&self, content: Option<&Content>, reject: bool) -> ParserConfig {
-        let mut config = ParserConfig::new().id_prefix(IdPrefix::Unique);
+    pub(super) fn parser_config(
+        &self,
+        base: &ParserConfig,
+        content: Option<&Content>,
+        reject: bool,
+    ) -> ParserConfig {
+        let mut config = base.clone();
         match content {
             Some(Content::Format(f)) => config = config.content_format(*f),
             Some(Content::Syntax(s)) => config = config.content_syntax(Arc::clone(s)),

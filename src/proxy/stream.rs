@@ -72,7 +72,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
     let (response, tx) = channel_response(upstream.status(), headers);
     let parser = Parser::with_config(
         state.config.format,
-        info.parser_config(state.config.content.as_ref(), false),
+        info.parser_config(&state.config.parser, state.config.content.as_ref(), false),
     );
     let stall = state.config.upstream_timeout;
     let live = state.live.as_ref().map(|live| {

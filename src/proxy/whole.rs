@@ -61,7 +61,7 @@ pub(super) async fn fix_whole(
     }
     let mut response = match serde_json::from_slice::<Value>(&body) {
         Ok(mut reply) => {
-            let mut config = info.parser_config(None, true);
+            let mut config = info.parser_config(&state.config.parser, None, true);
             if !info.parallel {
                 config = config.max_calls(1);
             }
@@ -188,7 +188,7 @@ mod tests {
         .ok()
         .flatten();
         let config = info
-            .map(|i| i.parser_config(None, true))
+            .map(|i| i.parser_config(&ParserConfig::new(), None, true))
             .unwrap_or_default();
         fix_choice(&mut choice, &Content::Format(Format::Hermes), &config);
         assert_eq!(choice["finish_reason"], "tool_calls");
@@ -211,7 +211,7 @@ mod tests {
             .ok()
             .flatten();
         let config = info
-            .map(|i| i.parser_config(None, true))
+            .map(|i| i.parser_config(&ParserConfig::new(), None, true))
             .unwrap_or_default();
         fix_choice(&mut choice, &Content::Format(Format::Hermes), &config);
         assert_eq!(choice["finish_reason"], "stop");
