@@ -169,6 +169,25 @@ enum Command {
         /// private CA, or a self-signed server's certificate); repeatable.
         #[arg(long, value_name = "FILE")]
         upstream_ca: Vec<String>,
+        /// Seconds a client has to send a request's body once its headers arrived (slower:
+        /// 408).
+        #[arg(long, value_name = "SECONDS", default_value_t = toolstream::proxy::DEFAULT_REQUEST_TIMEOUT_SECS as f64)]
+        request_timeout: f64,
+        /// Also answer browser requests from web pages of this origin (e.g.
+        /// https://app.example; '*': any), with CORS headers; repeatable. Without it a
+        /// request from another origin gets 403.
+        #[arg(long, value_name = "ORIGIN")]
+        allow_origin: Vec<String>,
+        /// What an agent is told of a refused call: `text` (the reply ends with assistant
+        /// text naming the tool and the reason, beside the machine-readable error) or
+        /// `error` (the error only).
+        #[arg(long, value_enum, default_value_t = OnRefusedArg::Text)]
+        on_refused: OnRefusedArg,
+        /// The `tool_choice` sent upstream when --content/--syntax is set: `keep` (the
+        /// client's; on vLLM's 400 for a server without a tool parser, sent again as
+        /// "none"), `none` (the server renders the tools, parses nothing) or `auto`.
+        #[arg(long, value_enum, default_value_t = UpstreamToolChoiceArg::Keep)]
+        upstream_tool_choice: UpstreamToolChoiceArg,
         /// The parser options of `parse` (limits, reasoning, ids); the declared tools are
         /// each request's own (--tools and --allow-undeclared are refused here). Generated
         /// ids are unique per response unless --id-prefix is given.
@@ -300,8 +319,16 @@ fn main() -> ExitCode {
             allow_host,
             live_recent,
             upstream_ca,
+            request_timeout,
+            allow_origin,
+            on_refused,
+            upstream_tool_choice,
             setup,
         }) => {
+            if !(request_timeout.is_finite() && request_timeout > 0.0) {
+                eprintln!("toolstream: --request-timeout: expected a positive number of seconds");
+                return ExitCode::from(2);
+            }
             if setup.tools.is_some() {
                 eprintln!(
                     "toolstream: proxy does not take --tools: each request's own `tools` are the declared tools"
@@ -342,11 +369,17 @@ fn main() -> ExitCode {
                 .map(|config| {
                     let mut config = config
                         .parser_config(parser)
+                        .request_timeout(Duration::from_secs_f64(request_timeout.min(1e9)))
+                        .on_refused(on_refused.into())
+                        .upstream_tool_choice(upstream_tool_choice.into())
                         .max_body_bytes(max_body_bytes)
                         .max_connections(max_connections)
                         .live_recent(live_recent);
                     for host in allow_host {
                         config = config.allow_host(host);
+                    }
+                    for origin in allow_origin {
+                        config = config.allow_origin(origin);
                     }
                     config
                 })
@@ -358,6 +391,40 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("toolstream: {e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `--on-refused`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OnRefusedArg {
+    Text,
+    Error,
+}
+
+impl From<OnRefusedArg> for toolstream::proxy::OnRefused {
+    fn from(a: OnRefusedArg) -> Self {
+        match a {
+            OnRefusedArg::Text => Self::Text,
+            OnRefusedArg::Error => Self::Error,
+        }
+    }
+}
+
+/// `--upstream-tool-choice`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum UpstreamToolChoiceArg {
+    Keep,
+    None,
+    Auto,
+}
+
+impl From<UpstreamToolChoiceArg> for toolstream::proxy::UpstreamToolChoice {
+    fn from(a: UpstreamToolChoiceArg) -> Self {
+        match a {
+            UpstreamToolChoiceArg::Keep => Self::Keep,
+            UpstreamToolChoiceArg::None => Self::None,
+            UpstreamToolChoiceArg::Auto => Self::Auto,
         }
     }
 }
@@ -406,10 +473,9 @@ fn run_proxy(
         let addr = proxy.local_addr().map_err(|e| format!("proxy: {e}"))?;
         // One write, and no panic when nobody reads stderr any more (a script that read
         // the first line and closed the pipe).
-        let live = if proxy.live_page() {
-            format!("\ntoolstream proxy: live page on http://{addr}/live")
-        } else {
-            String::new()
+        let live = match proxy.live_url() {
+            Some(url) => format!("\ntoolstream proxy: live page on {url}"),
+            None => String::new(),
         };
         let _ = writeln!(
             io::stderr().lock(),

@@ -584,8 +584,14 @@ async fn undeclared_tool_cancels_the_upstream() {
         s.written
     );
     assert!(s.written >= settle);
-    // The text before the call, its line break included (the model's bytes).
-    assert_eq!(sse_content(&body), "I'll do that.\n", "{body}");
+    // The text before the call, its line break included (the model's bytes), then the
+    // refusal told as text (--on-refused text, the default): an agent never ends with
+    // empty output.
+    assert_eq!(
+        sse_content(&body),
+        "I'll do that.\ntoolstream: call to rm_rf refused: not among the request's tools",
+        "{body}"
+    );
     assert!(!body.contains("\"tool_calls\""), "{body}");
     assert!(!body.contains("much more"), "{body}");
     assert!(
@@ -1655,4 +1661,372 @@ async fn a_syntax_spec_repairs_leaked_calls_like_its_format() {
         assert_eq!(strip(&a), strip(&b), "stream: {stream}");
         assert!(a.contains("get_weather"), "{a}");
     }
+}
+
+// ---- Issue 29, "safe by default" and "honest to agents": each finding, over sockets ----
+
+/// A fake upstream answering every request with `head` and `body`.
+async fn fixed_upstream(head: &'static str, body: &'static str) -> Upstream {
+    Upstream::start(Arc::new(move |_| {
+        (head.to_owned(), vec![Step::Send(body.as_bytes().to_vec())])
+    }))
+    .await
+}
+
+fn tools_request(stream: bool) -> Value {
+    json!({"model": "m", "stream": stream, "messages": [], "tools": weather_tools()})
+}
+
+/// An upstream redirect is never followed: the client's key would reach another origin.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_redirects_are_not_followed() {
+    let elsewhere = fixed_upstream(SSE_HEAD, "data: [DONE]\n\n").await;
+    let location = format!("http://{}/v1/chat/completions", elsewhere.addr);
+    let head: &'static str = Box::leak(
+        format!("HTTP/1.1 307 Temporary Redirect\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .into_boxed_str(),
+    );
+    let upstream = fixed_upstream(head, "").await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url())).await;
+    for path in ["/v1/chat/completions", "/v1/models"] {
+        let response = reqwest::Client::new()
+            .post(format!("http://{addr}{path}"))
+            .header("x-api-key", "sk-secret")
+            .header("content-type", "application/json")
+            .body(tools_request(true).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 502, "{path}");
+        let body = response.text().await.unwrap();
+        assert!(
+            body.contains("upstream_redirect") && body.contains(&location),
+            "{body}"
+        );
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        elsewhere.seen.lock().unwrap().is_empty(),
+        "the redirect was followed"
+    );
+}
+
+/// A client trickling its body is cut off at --request-timeout with 408, and others are
+/// served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_request_body_times_out() {
+    let upstream = fixed_upstream(SSE_HEAD, "data: [DONE]\n\n").await;
+    let config = ProxyConfig::new(upstream.url()).request_timeout(Duration::from_millis(600));
+    let addr = start_proxy(config).await;
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(
+        format!("POST /v1/chat/completions HTTP/1.1\r\nHost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    let mut reply = Vec::new();
+    let trickle = async {
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if slow.write_all(b" ").await.is_err() {
+                break;
+            }
+        }
+    };
+    tokio::select! {
+        () = trickle => {}
+        _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(2), slow.read_to_end(&mut reply)).await;
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("--request-timeout"), "{reply}");
+    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(upstream.seen.lock().unwrap().is_empty());
+}
+
+/// A request the proxy cannot inspect (too deep for serde_json, not JSON) is refused with
+/// 400, never forwarded unpoliced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_uninspectable_request_is_refused() {
+    let upstream = fixed_upstream(SSE_HEAD, "data: [DONE]\n\n").await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url()).content_format(Format::Hermes)).await;
+    let deep = format!(
+        r#"{{"model":"m","stream":true,"messages":[],"tools":{},"x":{}1{}}}"#,
+        weather_tools(),
+        "[".repeat(130),
+        "]".repeat(130)
+    );
+    for body in [deep.as_str(), "{not json"] {
+        let response = reqwest::Client::new()
+            .post(format!("http://{addr}/v1/chat/completions"))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
+        let text = response.text().await.unwrap();
+        assert!(text.contains("cannot be inspected"), "{text}");
+    }
+    assert!(upstream.seen.lock().unwrap().is_empty());
+}
+
+/// Web pages: a foreign Origin gets 403 and a text/plain body 415 (what `fetch` with
+/// `no-cors` can send); an origin given with allow_origin is answered with CORS headers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_cross_origin_requests_are_refused() {
+    let upstream = fixed_upstream(SSE_HEAD, "data: [DONE]\n\n").await;
+    let addr =
+        start_proxy(ProxyConfig::new(upstream.url()).allow_origin("https://app.example")).await;
+    let client = reqwest::Client::new();
+    let send = |origin: Option<&str>, kind: &str| {
+        let mut r = client
+            .post(format!("http://{addr}/v1/chat/completions"))
+            .header("content-type", kind)
+            .body(json!({"model": "m", "messages": []}).to_string());
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        r.send()
+    };
+    let r = send(Some("https://evil.example"), "text/plain")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("--allow-origin https://evil.example")
+    );
+    assert_eq!(
+        send(Some("null"), "application/json")
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+    assert_eq!(send(None, "text/plain").await.unwrap().status(), 415);
+    assert_eq!(
+        send(None, "application/x-www-form-urlencoded")
+            .await
+            .unwrap()
+            .status(),
+        415
+    );
+    let ok = send(Some("https://app.example"), "application/json")
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(
+        ok.headers()["access-control-allow-origin"],
+        "https://app.example"
+    );
+    // The proxy's own origin (the live page) is not foreign.
+    let own = send(Some(&format!("http://{addr}")), "application/json")
+        .await
+        .unwrap();
+    assert_eq!(own.status(), 200);
+    // The preflight of an allowed origin.
+    let pre = client
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("http://{addr}/v1/chat/completions"),
+        )
+        .header("origin", "https://app.example")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization, content-type",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pre.status(), 204);
+    assert_eq!(
+        pre.headers()["access-control-allow-headers"],
+        "authorization, content-type"
+    );
+    // Only the allowed request and the own-origin one went upstream.
+    assert_eq!(upstream.seen(2).await.len(), 2);
+}
+
+/// Listening beyond loopback, `/live` needs the token the proxy prints; the page keeps it
+/// in a cookie.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_needs_a_token_beyond_loopback() {
+    let upstream = fixed_upstream(SSE_HEAD, "data: [DONE]\n\n").await;
+    let proxy = Proxy::bind(
+        "0.0.0.0:0".parse().unwrap(),
+        ProxyConfig::new(upstream.url()),
+    )
+    .await
+    .unwrap();
+    let port = proxy.local_addr().unwrap().port();
+    let url = proxy.live_url().unwrap();
+    let token = url
+        .split_once("?token=")
+        .map(|(_, t)| t.to_owned())
+        .unwrap();
+    assert_eq!(token.len(), 32, "{url}");
+    tokio::spawn(proxy.run());
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let host = addr.to_string();
+    for path in [
+        "/live",
+        "/live/events",
+        "/live.js",
+        &format!("/live?token={}", "0".repeat(32)),
+    ] {
+        let (status, _) = raw_get(addr, path, &host).await;
+        assert_eq!(status, 401, "{path}");
+    }
+    let client = reqwest::Client::new();
+    let page = client
+        .get(format!("http://{addr}/live?token={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let cookie = page.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let js = client
+        .get(format!("http://{addr}/live.js"))
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(js.status(), 200);
+    // On loopback no token is asked.
+    let local = Proxy::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        ProxyConfig::new(upstream.url()),
+    )
+    .await
+    .unwrap();
+    assert!(!local.live_url().unwrap().contains("token"));
+}
+
+/// A 200 event stream with an empty body is an error, never a complete empty reply.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_upstream_stream_is_an_error() {
+    let upstream = fixed_upstream(SSE_HEAD, "").await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url())).await;
+    let body = post(addr, &tools_request(true)).await.text().await.unwrap();
+    assert!(
+        body.contains("event: error") && body.contains("empty"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("[DONE]") && !body.contains("finish_reason\":\"stop"),
+        "{body}"
+    );
+}
+
+/// vLLM-style error bodies reach the client in OpenAI's shape with their message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_error_bodies_keep_their_message() {
+    let head =
+        "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+    let upstream = fixed_upstream(
+        head,
+        r#"{"object":"error","message":"This model's maximum context length is 4096 tokens","type":"BadRequestError","param":null,"code":400}"#,
+    )
+    .await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url())).await;
+    let response = post(addr, &tools_request(true)).await;
+    assert_eq!(response.status(), 400);
+    let v: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(
+        v["error"]["message"],
+        "This model's maximum context length is 4096 tokens"
+    );
+    assert_eq!(v["error"]["type"], "BadRequestError");
+    if let Some(got) = sdk(addr, &weather_tools(), true).await {
+        let status = &got["status_error"];
+        assert_eq!(status["status"], 400, "{got}");
+        assert!(got.to_string().contains("maximum context length"), "{got}");
+    }
+}
+
+/// The quick start in front of vLLM started without a tool parser: it answers a request
+/// with tools and `tool_choice` auto (or none given) with 400; the proxy asks once more
+/// with "none", and repairs the call the model leaks as text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn works_in_front_of_vllm_without_a_tool_parser() {
+    let text = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let steps = leaked_stream(text, 9, 0);
+    let upstream = Upstream::start(Arc::new(move |req: &Value| {
+        let has_tools = req.get("tools").is_some_and(|t| !t.is_null());
+        let choice = req.get("tool_choice").and_then(Value::as_str).unwrap_or("auto");
+        if has_tools && choice == "auto" {
+            let head = "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+            let body = r#"{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}"#;
+            return (head.to_owned(), vec![Step::Send(body.as_bytes().to_vec())]);
+        }
+        (SSE_HEAD.to_owned(), steps.clone())
+    }))
+    .await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url()).content_format(Format::Hermes)).await;
+    let body = post(addr, &tools_request(true)).await.text().await.unwrap();
+    assert!(body.contains("\"tool_calls\""), "{body}");
+    assert!(body.contains("get_weather"), "{body}");
+    let seen = upstream.seen(2).await;
+    let second: Value = serde_json::from_slice(&seen[1].body).unwrap();
+    assert_eq!(second["tool_choice"], "none");
+    if let Some(got) = sdk(addr, &weather_tools(), true).await {
+        assert_eq!(
+            got["tool_calls"][0]["function"]["name"], "get_weather",
+            "{got}"
+        );
+    }
+}
+
+/// A request that declares no tools gets no `tool_calls`: leaked markup stays text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_tools_declared_no_tool_calls() {
+    let text = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";
+    let steps = leaked_stream(text, 7, 0);
+    let upstream = Upstream::start(Arc::new(move |_| (SSE_HEAD.to_owned(), steps.clone()))).await;
+    let addr = start_proxy(ProxyConfig::new(upstream.url()).content_format(Format::Hermes)).await;
+    let body = post(addr, &json!({"model": "m", "stream": true, "messages": []}))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!body.contains("\"tool_calls\""), "{body}");
+    assert_eq!(sse_content(&body), text);
+}
+
+/// Arguments over the limit end the call as an error that does not carry them again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_limit_arguments_are_not_sent_twice() {
+    let big = "x".repeat(200_000);
+    let text = format!(
+        "<tool_call>\n{{\"name\": \"get_weather\", \"arguments\": {{\"city\": \"{big}\"}}}}\n</tool_call>"
+    );
+    let steps = leaked_stream(&text, 4096, 0);
+    let upstream = Upstream::start(Arc::new(move |_| (SSE_HEAD.to_owned(), steps.clone()))).await;
+    let parser = toolstream::ParserConfig::new()
+        .id_prefix(toolstream::IdPrefix::Unique)
+        .max_argument_bytes(100_000);
+    let config = ProxyConfig::new(upstream.url())
+        .content_format(Format::Hermes)
+        .parser_config(parser);
+    let addr = start_proxy(config).await;
+    let body = post(addr, &tools_request(true)).await.text().await.unwrap();
+    assert!(
+        body.contains("limit_exceeded"),
+        "{}",
+        &body[..body.len().min(2000)]
+    );
+    let longest = body.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 16_384, "an SSE line of {longest} bytes");
+    assert!(body.len() < 150_000, "{} bytes sent", body.len());
 }

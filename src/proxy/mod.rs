@@ -160,6 +160,8 @@ use upstream::{upstream_base, with_upstream_ca};
 pub const DEFAULT_UPSTREAM_TIMEOUT_SECS: u64 = 300;
 /// Seconds [`ProxyConfig::header_read_timeout`] is by default.
 pub const DEFAULT_HEADER_READ_TIMEOUT_SECS: u64 = 10;
+/// Seconds [`ProxyConfig::request_timeout`] is by default.
+pub const DEFAULT_REQUEST_TIMEOUT_SECS: u64 = 30;
 /// [`ProxyConfig::max_body_bytes`] by default (32 MiB).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
 /// [`ProxyConfig::max_connections`] by default.
@@ -183,6 +185,43 @@ pub struct ProxyConfig {
     upstream_ca: Vec<Vec<u8>>,
     /// The parser settings every request's parser starts from.
     parser: ParserConfig,
+    request_timeout: Duration,
+    allowed_origins: Vec<String>,
+    on_refused: OnRefused,
+    upstream_tool_choice: UpstreamToolChoice,
+}
+
+/// What the client is told when the proxy refuses a call (an undeclared tool, a second
+/// call under `parallel_tool_calls: false`): [`ProxyConfig::on_refused`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OnRefused {
+    /// The reply ends with assistant text naming the tool and the reason
+    /// (`toolstream: call to rm_rf refused: not among the request's tools`), beside the
+    /// machine-readable error: an agent shows it, or hands it to the model as its answer,
+    /// instead of ending with empty output.
+    #[default]
+    Text,
+    /// Only the machine-readable error (`toolstream_error` in OpenAI chunks, the error
+    /// event or object of the other APIs): the reply's text is what the model wrote.
+    Error,
+}
+
+/// What the proxy sends upstream as the request's `tool_choice` when a content format
+/// repairs leaked calls: [`ProxyConfig::upstream_tool_choice`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum UpstreamToolChoice {
+    /// The client's own `tool_choice`; if the upstream refuses it with vLLM's 400 for a
+    /// server started without `--enable-auto-tool-choice` / `--tool-call-parser`, the
+    /// request is sent once more with `"tool_choice": "none"` (the server then renders the
+    /// tools into the prompt and leaves the reply's calls as text, which the proxy reads).
+    #[default]
+    Keep,
+    /// Always `"none"` (the server renders the tools and parses nothing).
+    None,
+    /// Always `"auto"`.
+    Auto,
 }
 
 /// What reads the replies' visible text.
@@ -211,7 +250,51 @@ impl ProxyConfig {
             live_recent: DEFAULT_LIVE_RECENT,
             upstream_ca: Vec::new(),
             parser: ParserConfig::new().id_prefix(IdPrefix::Unique),
+            request_timeout: Duration::from_secs(DEFAULT_REQUEST_TIMEOUT_SECS),
+            allowed_origins: Vec::new(),
+            on_refused: OnRefused::Text,
+            upstream_tool_choice: UpstreamToolChoice::Keep,
         }
+    }
+
+    /// How long a client has to send a request's body once its headers arrived (default
+    /// 30 s): a slower one gets 408, so clients trickling bytes cannot hold the
+    /// connections.
+    #[must_use]
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Also answer browser requests from web pages of `origin` (`https://app.example`, as
+    /// the `Origin` header spells it; `*`: any). Without it a request whose `Origin` is not
+    /// the proxy's own gets 403, so no web page can spend the upstream on the user's key.
+    /// May be called more than once.
+    #[must_use]
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(
+            origin
+                .into()
+                .trim()
+                .trim_end_matches('/')
+                .to_ascii_lowercase(),
+        );
+        self
+    }
+
+    /// What the client is told of a refused call (default [`OnRefused::Text`]).
+    #[must_use]
+    pub fn on_refused(mut self, on: OnRefused) -> Self {
+        self.on_refused = on;
+        self
+    }
+
+    /// The `tool_choice` sent upstream when a content format is set (default
+    /// [`UpstreamToolChoice::Keep`]).
+    #[must_use]
+    pub fn upstream_tool_choice(mut self, choice: UpstreamToolChoice) -> Self {
+        self.upstream_tool_choice = choice;
+        self
     }
 
     /// The parser settings every request's parser starts from (default:
@@ -310,6 +393,19 @@ impl ProxyConfig {
     }
 }
 
+/// 128 random bits as 32 hex digits, for the live page's token: from the operating
+/// system's generator (`/dev/urandom`), else from [`fresh_uuid`](crate::emit) twice.
+fn random_token() -> String {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_ok() {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    } else {
+        format!("{}{}", crate::emit::fresh_uuid(), crate::emit::fresh_uuid()).replace('-', "")
+    }
+}
+
 /// A bound proxy server: [`bind`](Proxy::bind) it, read its address, then
 /// [`run`](Proxy::run) it.
 ///
@@ -338,6 +434,8 @@ pub(crate) struct State {
     local: SocketAddr,
     /// The records `/live` shows (`None`: off).
     live: Option<Arc<live::Live>>,
+    /// The token `/live` asks for (`None`: none, listening on loopback only).
+    live_token: Option<String>,
 }
 
 impl Proxy {
@@ -346,14 +444,18 @@ impl Proxy {
     pub async fn bind(addr: SocketAddr, config: ProxyConfig) -> io::Result<Proxy> {
         let base = upstream_base(&config.upstream)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        // No redirects: the request carries the client's credentials (`Authorization`,
+        // `x-api-key`), which must not reach another origin; a 3xx goes back as an error.
         let client = reqwest::Client::builder()
             .connect_timeout(config.upstream_timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .no_proxy();
         let client = with_upstream_ca(client, &config.upstream_ca)?
             .build()
             .map_err(|e| io::Error::other(chain(&e)))?;
         let listener = TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
+        let live_token = (config.live_recent > 0 && !local.ip().is_loopback()).then(random_token);
         Ok(Proxy {
             listener,
             state: Arc::new(State {
@@ -363,7 +465,20 @@ impl Proxy {
                     .then(|| Arc::new(live::Live::new(config.live_recent))),
                 config,
                 local,
+                live_token,
             }),
+        })
+    }
+
+    /// The live page's address as the user opens it: `http://ADDR/live`, with
+    /// `?token=…` when the proxy listens beyond loopback (then `/live` answers only with
+    /// the token, which the page keeps in a cookie); `None` when the page is off.
+    pub fn live_url(&self) -> Option<String> {
+        self.state.live.as_ref()?;
+        let addr = self.local_addr().ok()?;
+        Some(match &self.state.live_token {
+            Some(t) => format!("http://{addr}/live?token={t}"),
+            None => format!("http://{addr}/live"),
         })
     }
 

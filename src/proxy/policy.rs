@@ -23,7 +23,29 @@ pub(super) enum Verdict {
         kind: ErrorKind,
         /// Names the call and why it was refused.
         message: String,
+        /// The refused tool's name.
+        name: String,
     },
+}
+
+/// Why a call of `kind` was refused, in a few words.
+fn reason(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UndeclaredTool => "not among the request's tools",
+        ErrorKind::LimitExceeded => "a second call while the request set parallel_tool_calls false",
+        _ => "refused by the proxy's policy",
+    }
+}
+
+/// The assistant text that tells an agent (and its model) a call was refused:
+/// `toolstream: call to rm_rf refused: not among the request's tools`.
+pub(super) fn refusal_text(name: &str, kind: ErrorKind) -> String {
+    format!("toolstream: call to {name} refused: {}", reason(kind))
+}
+
+/// The machine-readable error's message for a refused call of a whole reply.
+pub(super) fn refusal_message(name: &str, kind: ErrorKind) -> String {
+    format!("a call to \"{name}\": refused ({})", reason(kind))
 }
 
 /// The early policy of one reply.
@@ -65,6 +87,7 @@ impl Policy {
                         message: format!(
                             "a call to \"{name}\" (id {id}), which the request did not declare: refused, and the upstream reply cut off there"
                         ),
+                        name: name.clone(),
                     };
                 }
                 if !self.parallel && self.allowed >= 1 {
@@ -73,6 +96,7 @@ impl Policy {
                         message: format!(
                             "a second call (\"{name}\", id {id}) while the request set parallel_tool_calls false: refused, and the upstream reply cut off there"
                         ),
+                        name: name.clone(),
                     };
                 }
                 self.allowed += 1;
@@ -93,9 +117,15 @@ impl Policy {
     }
 
     /// The events that end the client's reply after a refusal of `kind` (`message`): a
-    /// `truncated` error for each call still open (with its argument text), the refusal,
+    /// `truncated` error for each call still open (with its argument text), `text` (the
+    /// refusal told as assistant text, [`refusal_text`]) when given, the refusal's error,
     /// and a finish (`tool_calls` if a call went out, else `stop`).
-    pub(super) fn ending(&mut self, kind: ErrorKind, message: String) -> Vec<Event> {
+    pub(super) fn ending(
+        &mut self,
+        kind: ErrorKind,
+        message: String,
+        text: Option<String>,
+    ) -> Vec<Event> {
         let mut out: Vec<Event> = std::mem::take(&mut self.open)
             .into_iter()
             .map(|(index, raw)| Event::Error {
@@ -105,6 +135,9 @@ impl Policy {
                 raw,
             })
             .collect();
+        if let Some(text) = text {
+            out.push(Event::Text { delta: text });
+        }
         out.push(Event::Error {
             kind,
             message,
@@ -158,14 +191,26 @@ mod tests {
         assert_eq!(p.check(&Event::Text { delta: "hi".into() }), Verdict::Pass);
         assert_eq!(p.check(&start(0, "ls")), Verdict::Pass);
         assert_eq!(p.check(&args(0, "{\"a\":")), Verdict::Pass);
-        let Verdict::Refuse { kind, message } = p.check(&start(1, "rm_rf")) else {
+        let Verdict::Refuse {
+            kind,
+            message,
+            name,
+        } = p.check(&start(1, "rm_rf"))
+        else {
             panic!("rm_rf passed");
         };
         assert_eq!(kind, ErrorKind::UndeclaredTool);
+        assert_eq!(name, "rm_rf");
         assert!(message.contains("\"rm_rf\" (id call_1)"), "{message}");
-        // The open call is reported cut with its text, then the refusal, then a finish
-        // saying a call went out.
-        let ending = p.ending(kind, message);
+        // The open call is reported cut with its text, then the refusal told as text, its
+        // error, then a finish saying a call went out.
+        let text = refusal_text(&name, kind);
+        assert_eq!(
+            text,
+            "toolstream: call to rm_rf refused: not among the request's tools"
+        );
+        let mut ending = p.ending(kind, message, Some(text.clone()));
+        assert_eq!(ending.remove(1), Event::Text { delta: text });
         assert!(matches!(
             &ending[0],
             Event::Error { kind: ErrorKind::Truncated, index: Some(0), raw, .. } if raw == "{\"a\":"
@@ -203,14 +248,14 @@ mod tests {
         );
         let v = p.check(&start(1, "ls"));
         assert!(
-            matches!(&v, Verdict::Refuse { kind: ErrorKind::LimitExceeded, message } if message.contains("parallel_tool_calls false")),
+            matches!(&v, Verdict::Refuse { kind: ErrorKind::LimitExceeded, message, .. } if message.contains("parallel_tool_calls false")),
             "{v:?}"
         );
         // No call left open: the ending is the refusal and the finish.
-        let Verdict::Refuse { kind, message } = v else {
+        let Verdict::Refuse { kind, message, .. } = v else {
             return;
         };
-        assert_eq!(p.ending(kind, message).len(), 2);
+        assert_eq!(p.ending(kind, message, None).len(), 2);
     }
 
     #[test]
@@ -220,10 +265,10 @@ mod tests {
             assert_eq!(p.check(&start(i, "anything")), Verdict::Pass);
         }
         let mut q = Policy::new(tools(&["ls"]), true);
-        let Verdict::Refuse { kind, message } = q.check(&start(0, "rm")) else {
+        let Verdict::Refuse { kind, message, .. } = q.check(&start(0, "rm")) else {
             panic!("rm passed");
         };
-        let ending = q.ending(kind, message);
+        let ending = q.ending(kind, message, None);
         assert!(matches!(
             ending.last(),
             Some(Event::Finish {
@@ -243,9 +288,9 @@ mod tests {
             index: Some(0),
             raw: "{x".into(),
         });
-        let Verdict::Refuse { kind, message } = p.check(&start(1, "rm")) else {
+        let Verdict::Refuse { kind, message, .. } = p.check(&start(1, "rm")) else {
             panic!("rm passed");
         };
-        assert_eq!(p.ending(kind, message).len(), 2);
+        assert_eq!(p.ending(kind, message, None).len(), 2);
     }
 }

@@ -10,6 +10,15 @@ use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
+/// Why a request cannot be served.
+#[derive(Debug)]
+pub(super) enum RequestError {
+    /// Its body cannot be read as a JSON object (the message says why).
+    Unreadable(String),
+    /// Its `tools` cannot be read.
+    Tools(String),
+}
+
 /// What the proxy needs from a chat request.
 #[derive(Debug, Clone)]
 pub(super) struct RequestInfo {
@@ -24,24 +33,30 @@ pub(super) struct RequestInfo {
 }
 
 impl RequestInfo {
-    /// `Ok(None)` when the body is not a JSON object (then the reply is passed through);
-    /// an error when its `tools` cannot be read (a tool name declared twice, ...): the
-    /// proxy could not tell declared calls from undeclared ones, so it refuses the request
-    /// rather than let every name through.
-    pub(super) fn read(body: &[u8]) -> Result<Option<RequestInfo>, String> {
-        let Some(v) = serde_json::from_slice::<Value>(body).ok() else {
-            return Ok(None);
-        };
+    /// The request's info and its JSON; an error when the body is not a JSON object the
+    /// proxy can read (not JSON, nested deeper than serde_json's 128 levels, …: it would
+    /// go upstream unpoliced) or when its `tools` cannot be read (a tool name declared
+    /// twice, ...: the proxy could not tell declared calls from undeclared ones).
+    pub(super) fn read(body: &[u8]) -> Result<(RequestInfo, Value), RequestError> {
+        let v = serde_json::from_slice::<Value>(body)
+            .map_err(|e| RequestError::Unreadable(e.to_string()))?;
+        let info = Self::from_value(&v)?;
+        Ok((info, v))
+    }
+
+    /// The info of a request already read as JSON.
+    pub(super) fn from_value(v: &Value) -> Result<RequestInfo, RequestError> {
         let Some(o) = v.as_object() else {
-            return Ok(None);
+            return Err(RequestError::Unreadable(
+                "the body is JSON but not an object".into(),
+            ));
         };
         let tools = match o.get("tools") {
             None | Some(Value::Null) => None,
             Some(Value::Array(list)) if list.is_empty() => None,
-            Some(Value::Array(_)) => Some(
-                Tools::from_value(&v)
-                    .map_err(|e| format!("toolstream proxy: the request's tools: {e}"))?,
-            ),
+            Some(Value::Array(_)) => Some(Tools::from_value(v).map_err(|e| {
+                RequestError::Tools(format!("toolstream proxy: the request's tools: {e}"))
+            })?),
             Some(other) => {
                 let kind = match other {
                     Value::Bool(_) => "a boolean",
@@ -49,12 +64,12 @@ impl RequestInfo {
                     Value::String(_) => "a string",
                     _ => "an object",
                 };
-                return Err(format!(
+                return Err(RequestError::Tools(format!(
                     "toolstream proxy: the request's tools: {kind}, where an array of tools is expected"
-                ));
+                )));
             }
         };
-        Ok(Some(RequestInfo {
+        Ok(RequestInfo {
             model: o.get("model").and_then(Value::as_str).map(str::to_owned),
             stream: o.get("stream").and_then(Value::as_bool).unwrap_or(false),
             tools,
@@ -64,7 +79,7 @@ impl RequestInfo {
                 .and_then(|so| so.get("include_usage"))
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
-        }))
+        })
     }
 
     /// The parser settings for this request (`reject`: whether undeclared calls are
@@ -76,6 +91,8 @@ impl RequestInfo {
         reject: bool,
     ) -> ParserConfig {
         let mut config = base.clone();
+        // A request that declares no tools gets no calls: leaked markup stays its text.
+        let content = content.filter(|_| self.tools.is_some());
         match content {
             Some(Content::Format(f)) => config = config.content_format(*f),
             Some(Content::Syntax(s)) => config = config.content_syntax(Arc::clone(s)),
@@ -115,10 +132,17 @@ pub(super) fn invalid_tools(message: &str) -> Response<Body> {
 mod tests {
     use super::*;
 
+    fn tools_error(body: &[u8]) -> String {
+        match RequestInfo::read(body) {
+            Err(RequestError::Tools(m)) => m,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
-    pub(super) fn unreadable_tools_are_refused() {
+    fn unreadable_tools_are_refused() {
         let twice = br#"{"tools":[{"name":"ls","parameters":{}},{"name":"ls","parameters":{}}]}"#;
-        let err = RequestInfo::read(twice).err().unwrap_or_default();
+        let err = tools_error(twice);
         assert!(err.contains("declared twice"), "{err}");
         for (body, says) in [
             (&br#"{"tools":"ls"}"#[..], "a string"),
@@ -126,14 +150,26 @@ mod tests {
             (br#"{"tools":[{"parameters":{}}]}"#, "no \"name\""),
             (br#"{"tools":[1]}"#, "tools"),
         ] {
-            let err = RequestInfo::read(body).err().unwrap_or_default();
+            let err = tools_error(body);
             assert!(err.contains(says), "{err}");
         }
         // `null` and `[]` declare no tools.
         for body in [&br#"{"tools":null}"#[..], br#"{"tools":[]}"#] {
-            assert!(RequestInfo::read(body).unwrap().unwrap().tools.is_none());
+            assert!(RequestInfo::read(body).unwrap().0.tools.is_none());
         }
-        // Not a JSON object: passed through, no error.
-        assert!(matches!(RequestInfo::read(b"not json"), Ok(None)));
+    }
+
+    #[test]
+    fn a_body_the_proxy_cannot_inspect_is_refused() {
+        // Not JSON, not an object, or deeper than serde_json reads: refused, never
+        // forwarded unpoliced.
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        for body in [&b"not json"[..], b"[1]", deep.as_bytes()] {
+            assert!(
+                matches!(RequestInfo::read(body), Err(RequestError::Unreadable(_))),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
     }
 }

@@ -1,11 +1,15 @@
 //! A request's path through the proxy: host guard → route → read body → forward, and the
 //! `/live` routes.
 
-use super::request::{RequestInfo, invalid_tools};
+// The steps return the response that ends a request early as their `Err`: one per request,
+// moved once, so its size (a hyper `Response`) is not worth a box.
+#![allow(clippy::result_large_err)]
+
+use super::request::{RequestError, RequestInfo, invalid_tools};
 use super::stream::stream_fixed;
-use super::upstream::{forward_headers, pass_through};
+use super::upstream::{ErrorReply, UpstreamError, forward_headers, pass_through, read_error_body};
 use super::whole::fix_whole;
-use super::{Content, ProxyConfig, State, live};
+use super::{Content, ProxyConfig, State, UpstreamToolChoice, live};
 use super::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
 use crate::http::{Body, chain, channel_response, error_response, full, host_allowed};
 use bytes::Bytes;
@@ -16,62 +20,32 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
 use std::sync::Arc;
 
+/// A request's answer: the steps below return `Err` with the response that ends it early.
+type Step<T> = Result<T, Response<Body>>;
+
+/// Serves one request: host guard → origin guard → route → read body → read request →
+/// forward → reply.
 pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Response<Body> {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok());
-    if !host_allowed(host, state.local, &state.config.allowed_hosts) {
-        return error_response(
-            StatusCode::MISDIRECTED_REQUEST,
-            "misdirected_request",
-            &format!(
-                "toolstream proxy: this server answers only its own addresses (Host {}; got {}); name others with --allow-host",
-                state.local,
-                host.unwrap_or("none")
-            ),
-        );
+    match serve(req, &state).await {
+        Ok(r) | Err(r) => r,
     }
+}
+
+async fn serve(req: Request<Incoming>, state: &State) -> Step<Response<Body>> {
+    guard_host(&req, state)?;
+    let origin = guard_origin(&req, state)?;
     let path = req.uri().path().to_owned();
-    if matches!(
-        path.as_str(),
-        "/live" | "/live/" | "/live.js" | "/live.css" | "/live/events"
-    ) && let Some(live) = &state.live
-    {
-        return live_route(&req, &path, live, &state.config);
-    }
-    if !path.starts_with("/v1/") {
-        return error_response(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            &format!("toolstream proxy: no route {path} (it serves /v1/...)"),
-        );
-    }
-    let chat = req.method() == Method::POST && path == "/v1/chat/completions";
-    let (parts, body) = req.into_parts();
-    let body = match Limited::new(body, state.config.max_body_bytes)
-        .collect()
-        .await
-    {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            return error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request_too_large",
-                &format!(
-                    "toolstream proxy: the request body is larger than {} bytes",
-                    state.config.max_body_bytes
-                ),
-            );
-        }
-        Err(e) => {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                &format!("toolstream proxy: reading the request body: {e}"),
-            );
-        }
+    let route = route(&req, &path, state)?;
+    let Route::Forward { chat } = route else {
+        return Ok(match route {
+            Route::Live(live) => live_route(&req, &path, live, state),
+            Route::Preflight => preflight(&req, origin.as_deref()),
+            Route::Forward { .. } => unreachable_route(&path),
+        });
     };
+    let (parts, body) = req.into_parts();
+    guard_content_type(&parts, chat)?;
+    let body = read_body(body, state).await?;
     let target = format!(
         "{}{}",
         state.base,
@@ -80,42 +54,354 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
             .path_and_query()
             .map_or(path.as_str(), |p| p.as_str())
     );
-    let info = if chat {
-        match RequestInfo::read(&body) {
-            Ok(info) => info,
-            Err(message) => return invalid_tools(&message),
+    if !chat {
+        let headers = forward_headers(&parts.headers, false);
+        let response = forward(state, &parts.method, &target, &headers, body).await?;
+        let mut reply = pass_through(response, state);
+        if let Some(origin) = origin {
+            allow_origin_headers(reply.headers_mut(), &origin);
         }
-    } else {
-        None
+        return Ok(reply);
+    }
+    let (info, mut request) = RequestInfo::read(&body).map_err(|e| match e {
+        RequestError::Tools(message) => invalid_tools(&message),
+        RequestError::Unreadable(message) => error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            &format!("toolstream proxy: the request body cannot be inspected: {message}"),
+        ),
+    })?;
+    let headers = forward_headers(&parts.headers, true);
+    let choice = state.config.upstream_tool_choice;
+    let body = match (choice, &state.config.content, &info.tools) {
+        (UpstreamToolChoice::None | UpstreamToolChoice::Auto, Some(_), Some(_)) => {
+            set_tool_choice(&mut request, choice);
+            Bytes::from(request.to_string())
+        }
+        _ => body,
     };
+    let mut response = forward(state, &parts.method, &target, &headers, body).await?;
+    if !response.status().is_success() {
+        let error = read_error_body(response, state).await;
+        // vLLM without a tool parser refuses `tool_choice` auto: ask once more with
+        // "none" (it renders the tools and leaves the calls as text, which the proxy reads).
+        if !retry_with_tool_choice_none(error.status, &error.text, &info, state) {
+            return Ok(upstream_error(error));
+        }
+        set_tool_choice(&mut request, UpstreamToolChoice::None);
+        let body = Bytes::from(request.to_string());
+        response = forward(state, &parts.method, &target, &headers, body).await?;
+        if !response.status().is_success() {
+            return Ok(upstream_error(read_error_body(response, state).await));
+        }
+    }
+    let mut reply = reply(response, info, state).await;
+    if let Some(origin) = origin {
+        allow_origin_headers(reply.headers_mut(), &origin);
+    }
+    Ok(reply)
+}
+
+/// Sets the request's `tool_choice` as `choice` says (`Keep`: unchanged).
+fn set_tool_choice(request: &mut serde_json::Value, choice: UpstreamToolChoice) {
+    let value = match choice {
+        UpstreamToolChoice::None => "none",
+        UpstreamToolChoice::Auto => "auto",
+        _ => return,
+    };
+    if let Some(o) = request.as_object_mut() {
+        o.insert("tool_choice".into(), serde_json::Value::from(value));
+    }
+}
+
+/// Whether to send a chat request again with `"tool_choice": "none"`: the upstream
+/// refused it with vLLM's 400 for a server started without a tool parser
+/// (`--enable-auto-tool-choice` / `--tool-call-parser`), the proxy reads calls itself
+/// (a content format is set), the request declares tools and `--upstream-tool-choice`
+/// is `keep`.
+fn retry_with_tool_choice_none(
+    status: StatusCode,
+    text: &str,
+    info: &RequestInfo,
+    state: &State,
+) -> bool {
+    status == StatusCode::BAD_REQUEST
+        && state.config.content.is_some()
+        && info.tools.is_some()
+        && state.config.upstream_tool_choice == UpstreamToolChoice::Keep
+        && (text.contains("enable-auto-tool-choice") || text.contains("tool-call-parser"))
+}
+
+/// An upstream error for a chat client: OpenAI's shape (`{"error": {"message", "type",
+/// "param", "code"}}`, which every OpenAI SDK raises with the message) with the upstream's
+/// status, message and rate-limit headers; a body already in that shape goes unchanged.
+fn upstream_error(reply: ErrorReply) -> Response<Body> {
+    let openai_shaped = serde_json::from_str::<serde_json::Value>(&reply.text)
+        .ok()
+        .is_some_and(|v| v.get("error").is_some_and(serde_json::Value::is_object));
+    let body = if openai_shaped {
+        reply.text
+    } else {
+        let e = UpstreamError::read(reply.status, &reply.text);
+        json!({"error": {
+            "message": e.message,
+            "type": e.kind.unwrap_or_else(|| "upstream_error".into()),
+            "param": e.param,
+            "code": e.code.unwrap_or_else(|| reply.status.as_u16().into()),
+        }})
+        .to_string()
+    };
+    let mut response = Response::new(full(body));
+    *response.status_mut() = reply.status;
+    *response.headers_mut() = reply.headers;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// A CORS preflight from an allowed origin: 204 allowing `GET` and `POST` with the
+/// headers it asks for.
+fn preflight(req: &Request<Incoming>, origin: Option<&str>) -> Response<Body> {
+    let mut response = Response::new(full(""));
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    let h = response.headers_mut();
+    if let Some(origin) = origin {
+        allow_origin_headers(h, origin);
+    }
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, POST, OPTIONS"),
+    );
+    if let Some(asked) = req.headers().get(header::ACCESS_CONTROL_REQUEST_HEADERS) {
+        h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, asked.clone());
+    }
+    h.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    response
+}
+
+/// Lets a page of `origin` (allowed with `--allow-origin`) read the reply.
+fn allow_origin_headers(headers: &mut HeaderMap, origin: &str) {
+    if let Ok(v) = HeaderValue::from_str(origin) {
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        headers.append(header::VARY, HeaderValue::from_static("Origin"));
+    }
+}
+
+/// What a request is for.
+enum Route<'a> {
+    /// `/live`, its script, style sheet and feed.
+    Live(&'a Arc<live::Live>),
+    /// A CORS preflight (`OPTIONS`) from an allowed origin.
+    Preflight,
+    /// A `/v1/...` route forwarded upstream (`chat`: `POST /v1/chat/completions`, read and
+    /// repaired; otherwise passed through).
+    Forward { chat: bool },
+}
+
+/// Answers only requests whose `Host` names this server (the module's Host check).
+fn guard_host(req: &Request<Incoming>, state: &State) -> Step<()> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
+    if host_allowed(host, state.local, &state.config.allowed_hosts) {
+        return Ok(());
+    }
+    Err(error_response(
+        StatusCode::MISDIRECTED_REQUEST,
+        "misdirected_request",
+        &format!(
+            "toolstream proxy: this server answers only its own addresses (Host {}; got {}); name others with --allow-host",
+            state.local,
+            host.unwrap_or("none")
+        ),
+    ))
+}
+
+/// A browser request from a web page is answered only for the proxy's own origin and the
+/// origins given with `--allow-origin`: a foreign `Origin` gets 403. Returns the origin to
+/// name in the reply's CORS headers (an allowed foreign one), if any.
+fn guard_origin(req: &Request<Incoming>, state: &State) -> Step<Option<String>> {
+    let Some(origin) = req.headers().get(header::ORIGIN) else {
+        return Ok(None);
+    };
+    let origin = origin
+        .to_str()
+        .unwrap_or("null")
+        .trim()
+        .to_ascii_lowercase();
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if origin == format!("http://{host}") {
+        return Ok(None);
+    }
+    let allowed = &state.config.allowed_origins;
+    if allowed.iter().any(|a| a == "*" || *a == origin) {
+        return Ok(Some(origin));
+    }
+    Err(error_response(
+        StatusCode::FORBIDDEN,
+        "origin_not_allowed",
+        &format!(
+            "toolstream proxy: requests from web pages of {origin} are refused (a page could spend the upstream on your key); allow it with --allow-origin {origin}"
+        ),
+    ))
+}
+
+/// The route of a request whose host and origin passed.
+fn route<'a>(req: &Request<Incoming>, path: &str, state: &'a State) -> Step<Route<'a>> {
+    if matches!(
+        path,
+        "/live" | "/live/" | "/live.js" | "/live.css" | "/live/events"
+    ) && let Some(live) = &state.live
+    {
+        return Ok(Route::Live(live));
+    }
+    if !path.starts_with("/v1/") {
+        return Err(error_response(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            &format!("toolstream proxy: no route {path} (it serves /v1/...)"),
+        ));
+    }
+    if req.method() == Method::OPTIONS && req.headers().contains_key(header::ORIGIN) {
+        return Ok(Route::Preflight);
+    }
+    Ok(Route::Forward {
+        chat: req.method() == Method::POST && path == "/v1/chat/completions",
+    })
+}
+
+/// Never answered: [`serve`] matches every other route first.
+fn unreachable_route(path: &str) -> Response<Body> {
+    error_response(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        &format!("toolstream proxy: no route {path}"),
+    )
+}
+
+/// A `POST` body must be JSON (`multipart/form-data` too on a passed-through route, for
+/// uploads): a web page can send `text/plain` or a form without asking first, an API
+/// client never does. Anything else gets 415.
+fn guard_content_type(parts: &hyper::http::request::Parts, chat: bool) -> Step<()> {
+    if parts.method != Method::POST {
+        return Ok(());
+    }
+    let kind = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let essence = kind.split(';').next().unwrap_or("").trim();
+    let json = essence == "application/json" || essence.ends_with("+json");
+    if json || (!chat && essence == "multipart/form-data") {
+        return Ok(());
+    }
+    Err(error_response(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        &format!(
+            "toolstream proxy: a POST body must be application/json (got {})",
+            if kind.is_empty() { "none" } else { &kind }
+        ),
+    ))
+}
+
+/// The request body, up to `max_body_bytes`, within `request_timeout`.
+async fn read_body(body: Incoming, state: &State) -> Step<Bytes> {
+    let limit = state.config.max_body_bytes;
+    let read = Limited::new(body, limit).collect();
+    match tokio::time::timeout(state.config.request_timeout, read).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            &format!("toolstream proxy: the request body is larger than {limit} bytes"),
+        )),
+        Ok(Err(e)) => Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            &format!("toolstream proxy: reading the request body: {e}"),
+        )),
+        Err(_) => Err(error_response(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            &format!(
+                "toolstream proxy: the request body did not arrive within {} s (--request-timeout)",
+                state.config.request_timeout.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+/// Sends the request upstream and waits for its reply's head. A redirect is not followed
+/// (it would carry the client's credentials elsewhere): it is an error naming it.
+async fn forward(
+    state: &State,
+    method: &Method,
+    target: &str,
+    headers: &HeaderMap,
+    body: Bytes,
+) -> Step<reqwest::Response> {
     let request = state
         .client
-        .request(parts.method, target)
-        .headers(forward_headers(&parts.headers, info.is_some()))
+        .request(method.clone(), target)
+        .headers(headers.clone())
         .body(body);
-    let response = match tokio::time::timeout(state.config.upstream_timeout, request.send()).await {
+    let timeout = state.config.upstream_timeout;
+    let response = match tokio::time::timeout(timeout, request.send()).await {
         Err(_) => {
-            return error_response(
+            return Err(error_response(
                 StatusCode::GATEWAY_TIMEOUT,
                 "upstream_timeout",
                 &format!(
                     "toolstream proxy: the upstream sent no reply within {} s",
-                    state.config.upstream_timeout.as_secs_f64()
+                    timeout.as_secs_f64()
                 ),
-            );
+            ));
         }
         Ok(Err(e)) => {
-            return error_response(
+            return Err(error_response(
                 StatusCode::BAD_GATEWAY,
                 "upstream_unreachable",
                 &format!("toolstream proxy: upstream request failed: {}", chain(&e)),
-            );
+            ));
         }
         Ok(Ok(response)) => response,
     };
-    let Some(info) = info.filter(|_| response.status().is_success()) else {
-        return pass_through(response, &state);
-    };
+    if response.status().is_redirection() {
+        let location = response
+            .headers()
+            .get(header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("nowhere");
+        return Err(error_response(
+            StatusCode::BAD_GATEWAY,
+            "upstream_redirect",
+            &format!(
+                "toolstream proxy: the upstream answered {} redirecting to {location}: not followed (the request carries your credentials); give --upstream the final URL",
+                response.status()
+            ),
+        ));
+    }
+    Ok(response)
+}
+
+/// The client's reply to a chat request the upstream answered with 2xx: a stream parsed
+/// and repaired, a whole reply fixed, anything else passed through.
+async fn reply(response: reqwest::Response, info: RequestInfo, state: &State) -> Response<Body> {
     let content_type = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -123,14 +409,11 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
         .unwrap_or("")
         .to_ascii_lowercase();
     if content_type.starts_with("text/event-stream") {
-        stream_fixed(response, info, &state)
-    } else if content_type.starts_with("application/json")
-        && !info.stream
-        && let Some(content) = state.config.content.clone()
-    {
-        fix_whole(response, info, content, &state).await
+        stream_fixed(response, info, state)
+    } else if content_type.starts_with("application/json") && !info.stream {
+        fix_whole(response, info, state).await
     } else {
-        pass_through(response, &state)
+        pass_through(response, state)
     }
 }
 
@@ -139,14 +422,34 @@ pub(super) fn live_route(
     req: &Request<Incoming>,
     path: &str,
     live: &Arc<live::Live>,
-    config: &ProxyConfig,
+    state: &State,
 ) -> Response<Body> {
+    let config = &state.config;
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return error_response(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             "toolstream proxy: the live page answers GET and HEAD",
         );
+    }
+    let mut set_cookie = None;
+    if let Some(token) = &state.live_token {
+        match live_token_given(req) {
+            Some((given, from_query)) if same_secret(&given, token) => {
+                if from_query {
+                    set_cookie = Some(format!(
+                        "{LIVE_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+                    ));
+                }
+            }
+            _ => {
+                return error_response(
+                    StatusCode::UNAUTHORIZED,
+                    "live_token_required",
+                    "toolstream proxy: the live page needs its token (the proxy printed the page's address with ?token=... when it started)",
+                );
+            }
+        }
     }
     let (kind, body) = match path {
         "/live.js" => ("text/javascript; charset=utf-8", LIVE_JS),
@@ -156,6 +459,9 @@ pub(super) fn live_route(
     };
     let mut response = Response::new(full(body));
     let h = response.headers_mut();
+    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        h.insert(header::SET_COOKIE, cookie);
+    }
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(
@@ -167,6 +473,30 @@ pub(super) fn live_route(
         HeaderValue::from_static("nosniff"),
     );
     response
+}
+
+/// The cookie the live page's token is kept in once given in its address.
+const LIVE_COOKIE: &str = "toolstream_live";
+
+/// The live page's token a request carries: its `token=` query parameter (`true`) or its
+/// cookie (`false`).
+fn live_token_given(req: &Request<Incoming>) -> Option<(String, bool)> {
+    let query = req.uri().query().unwrap_or("");
+    if let Some(t) = query.split('&').find_map(|kv| kv.strip_prefix("token=")) {
+        return Some((t.to_owned(), true));
+    }
+    req.headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|c| c.trim().strip_prefix(LIVE_COOKIE)?.strip_prefix('='))
+        .map(|t| (t.to_owned(), false))
+}
+
+/// `a == b`, in a time that does not depend on where they differ.
+fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 /// The page's feed: a `meta` message, every record as it stands, then what is recorded

@@ -1,12 +1,12 @@
 //! Streamed replies: each upstream chunk parsed, policed and written for the client as soon
 //! as it arrives.
 
-use super::State;
 use super::live::LiveStream;
 use super::policy::Policy;
-use super::policy::Verdict;
+use super::policy::{Verdict, refusal_text};
 use super::request::RequestInfo;
-use super::upstream::{Next, next_chunk, reply_headers};
+use super::upstream::{Next, cut, next_chunk, reply_headers};
+use super::{OnRefused, State};
 use crate::emit::OpenAiChatEmitter;
 use crate::http::{Body, channel_response};
 use crate::{ErrorKind, Event, Parser, ResponseMeta};
@@ -84,6 +84,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
     });
     let relay = Relay {
         policy: Policy::new(info.tools, info.parallel),
+        on_refused: state.config.on_refused,
         emitter,
         live,
         offset: 0,
@@ -92,10 +93,14 @@ pub(super) fn stream_as<E: ClientEmitter>(
     response
 }
 
+/// The most bytes of a failed call's text an error event repeats.
+const RAW_ECHO_BYTES: usize = 4096;
+
 /// What a streamed reply's events go through on their way to the client: the policy, the
 /// emitter, the `/live` record.
 struct Relay<E> {
     policy: Policy,
+    on_refused: OnRefused,
     emitter: E,
     /// The record `/live` shows: every event the client is sent.
     live: Option<LiveStream>,
@@ -111,8 +116,32 @@ impl<E: ClientEmitter> Relay<E> {
         }
     }
 
-    /// Writes `event` for the client and records it.
+    /// Writes `event` for the client and records it. A call's error does not carry its
+    /// argument text again past [`RAW_ECHO_BYTES`] (the client had the arguments as they
+    /// streamed; a call over the argument limit would be re-sent whole in one event).
     fn emit(&mut self, event: &Event, out: &mut String) {
+        let short;
+        let event = if let Event::Error {
+            kind,
+            message,
+            index: Some(index),
+            raw,
+        } = event
+            && raw.len() > RAW_ECHO_BYTES
+        {
+            short = Event::Error {
+                kind: *kind,
+                message: format!(
+                    "{message} (its {} bytes of text, already streamed, are not repeated here past the first {RAW_ECHO_BYTES})",
+                    raw.len()
+                ),
+                index: Some(*index),
+                raw: cut(raw, RAW_ECHO_BYTES),
+            };
+            &short
+        } else {
+            event
+        };
         if let Some(live) = &mut self.live {
             live.event(event, self.offset);
         }
@@ -123,9 +152,15 @@ impl<E: ClientEmitter> Relay<E> {
     /// the stream (the events after that call are dropped) and returns `true`.
     fn pass(&mut self, events: &mut Vec<Event>, out: &mut String) -> bool {
         for event in events.drain(..) {
-            if let Verdict::Refuse { kind, message } = self.policy.check(&event) {
+            if let Verdict::Refuse {
+                kind,
+                message,
+                name,
+            } = self.policy.check(&event)
+            {
                 self.outcome("refused");
-                for e in self.policy.ending(kind, message) {
+                let text = (self.on_refused == OnRefused::Text).then(|| refusal_text(&name, kind));
+                for e in self.policy.ending(kind, message, text) {
                     self.emit(&e, out);
                 }
                 self.emitter.finish(out);
@@ -156,8 +191,19 @@ async fn pump<E: ClientEmitter>(
                 false
             }
             Next::End => {
+                if parser.bytes_fed() == 0 {
+                    // An empty 200 is no reply: it must not end like a complete one.
+                    relay.outcome("empty");
+                    events.push(Event::Error {
+                        kind: ErrorKind::Truncated,
+                        message: "toolstream proxy: the upstream's reply body was empty".into(),
+                        index: None,
+                        raw: String::new(),
+                    });
+                } else {
+                    relay.outcome("done");
+                }
                 let _ = parser.finish(&mut events);
-                relay.outcome("done");
                 true
             }
             Next::Failed(message) => {

@@ -4,8 +4,9 @@
 use super::State;
 use crate::http::{Body, chain, channel_response};
 use bytes::Bytes;
-use hyper::Response;
 use hyper::header::{self, HeaderMap};
+use hyper::{Response, StatusCode};
+use serde_json::Value;
 use std::io;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -173,10 +174,138 @@ pub(super) fn pass_through(mut upstream: reqwest::Response, state: &State) -> Re
     response
 }
 
+/// The most bytes of an upstream error body read (the rest is dropped).
+const ERROR_BODY_BYTES: usize = 1 << 20;
+
+/// A non-2xx upstream reply read whole (up to [`ERROR_BODY_BYTES`], within the upstream
+/// timeout): its status, the headers worth keeping for the client (`retry-after`, rate
+/// limits) and its body as text.
+pub(super) struct ErrorReply {
+    pub(super) status: StatusCode,
+    pub(super) headers: HeaderMap,
+    pub(super) text: String,
+}
+
+/// Reads a non-2xx upstream reply for [`UpstreamError::read`].
+pub(super) async fn read_error_body(mut upstream: reqwest::Response, state: &State) -> ErrorReply {
+    let status = upstream.status();
+    let headers = reply_headers(upstream.headers(), true);
+    let mut body = Vec::new();
+    let deadline = tokio::time::Instant::now() + state.config.upstream_timeout;
+    while body.len() < ERROR_BODY_BYTES {
+        match tokio::time::timeout_at(deadline, upstream.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(ERROR_BODY_BYTES);
+    ErrorReply {
+        status,
+        headers,
+        text: String::from_utf8_lossy(&body).into_owned(),
+    }
+}
+
+/// What an upstream error says, whatever shape the server wrote it in: OpenAI's
+/// `{"error": {"message", "type", "param", "code"}}`, vLLM's and SGLang's
+/// `{"object": "error", "message", "type", "code"}`, FastAPI's `{"detail": …}`,
+/// llama.cpp's and Ollama's `{"error": "…"}`, or plain text.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct UpstreamError {
+    /// The server's message (its body's text when it has no message field; cut to 4 KiB).
+    pub(super) message: String,
+    /// The server's error type, if it named one.
+    pub(super) kind: Option<String>,
+    /// The request parameter it blames, if any.
+    pub(super) param: Option<Value>,
+    /// The server's error code, if any.
+    pub(super) code: Option<Value>,
+}
+
+impl UpstreamError {
+    /// Reads the error in `text`, an upstream reply body of status `status`.
+    pub(super) fn read(status: StatusCode, text: &str) -> UpstreamError {
+        let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let (obj, message) = match &v {
+            Value::Object(o) => match o.get("error") {
+                Some(Value::Object(e)) => (Some(e), e.get("message").cloned()),
+                Some(Value::String(m)) => (None, Some(Value::String(m.clone()))),
+                _ => (
+                    Some(o),
+                    o.get("message").or_else(|| o.get("detail")).cloned(),
+                ),
+            },
+            _ => (None, None),
+        };
+        let message = match message {
+            Some(Value::String(m)) => m,
+            Some(other) if !other.is_null() => other.to_string(),
+            _ if text.trim().is_empty() => format!("the upstream answered {status} with no body"),
+            _ => cut(text.trim(), 4096),
+        };
+        let field = |k: &str| obj.and_then(|o| o.get(k)).filter(|v| !v.is_null()).cloned();
+        UpstreamError {
+            message,
+            kind: field("type").and_then(|t| t.as_str().map(str::to_owned)),
+            param: field("param"),
+            code: field("code"),
+        }
+    }
+}
+
+/// `text` cut to at most `n` bytes on a char boundary, with `…` when cut.
+pub(super) fn cut(text: &str, n: usize) -> String {
+    if text.len() <= n {
+        return text.to_owned();
+    }
+    let mut end = n;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", text.get(..end).unwrap_or(""))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use hyper::header::{HeaderName, HeaderValue};
+
+    #[test]
+    fn upstream_errors_are_read_in_every_servers_shape() {
+        let bad = StatusCode::BAD_REQUEST;
+        let openai = UpstreamError::read(
+            bad,
+            r#"{"error":{"message":"m1","type":"invalid_request_error","param":"tools","code":"c"}}"#,
+        );
+        assert_eq!(openai.message, "m1");
+        assert_eq!(openai.kind.as_deref(), Some("invalid_request_error"));
+        assert_eq!(openai.param, Some(Value::from("tools")));
+        let vllm = UpstreamError::read(
+            bad,
+            r#"{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}"#,
+        );
+        assert!(vllm.message.starts_with("\"auto\" tool choice"), "{vllm:?}");
+        assert_eq!(vllm.kind.as_deref(), Some("BadRequestError"));
+        assert_eq!(vllm.param, None);
+        assert_eq!(vllm.code, Some(Value::from(400)));
+        assert_eq!(
+            UpstreamError::read(bad, r#"{"detail":"Not Found"}"#).message,
+            "Not Found"
+        );
+        assert_eq!(
+            UpstreamError::read(bad, r#"{"error":"model 'x' not found"}"#).message,
+            "model 'x' not found"
+        );
+        assert_eq!(UpstreamError::read(bad, "  oops \n").message, "oops");
+        assert_eq!(
+            UpstreamError::read(StatusCode::BAD_GATEWAY, "").message,
+            "the upstream answered 502 Bad Gateway with no body"
+        );
+        assert_eq!(
+            UpstreamError::read(bad, &"é".repeat(5000)).message.len(),
+            4096 + 3
+        );
+    }
 
     #[test]
     pub(super) fn upstream_base_joins_v1_once() {

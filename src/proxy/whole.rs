@@ -1,11 +1,12 @@
 //! Non-streamed replies: a whole JSON chat reply read, each choice's message rebuilt from
 //! its content.
 
+use super::policy::{refusal_message, refusal_text};
 use super::request::RequestInfo;
 use super::upstream::reply_headers;
-use super::{Content, State};
+use super::{Content, OnRefused, State};
 use crate::http::{Body, chain, error_response, full};
-use crate::{Event, Parser, ParserConfig, Syntax};
+use crate::{ErrorKind, Event, Parser, ParserConfig, Syntax, Tools};
 use hyper::Response;
 use hyper::StatusCode;
 use hyper::header::{self, HeaderValue};
@@ -15,7 +16,6 @@ use serde_json::{Value, json};
 pub(super) async fn fix_whole(
     mut upstream: reqwest::Response,
     info: RequestInfo,
-    content: Content,
     state: &State,
 ) -> Response<Body> {
     let status = upstream.status();
@@ -65,9 +65,20 @@ pub(super) async fn fix_whole(
             if !info.parallel {
                 config = config.max_calls(1);
             }
+            let fix = Fix {
+                content: state
+                    .config
+                    .content
+                    .as_ref()
+                    .filter(|_| info.tools.is_some()),
+                config: &config,
+                tools: info.tools.as_ref(),
+                parallel: info.parallel,
+                on_refused: state.config.on_refused,
+            };
             if let Some(choices) = reply.get_mut("choices").and_then(Value::as_array_mut) {
                 for choice in choices {
-                    fix_choice(choice, &content, &config);
+                    fix_choice(choice, &fix);
                 }
             }
             let mut r = Response::new(full(reply.to_string()));
@@ -90,80 +101,116 @@ pub(super) async fn fix_whole(
     response
 }
 
-/// Runs one choice's `message.content` through the text scanner and rebuilds `content`,
-/// `tool_calls`, `reasoning_content` and `finish_reason`.
-pub(super) fn fix_choice(choice: &mut Value, content: &Content, config: &ParserConfig) {
-    let Some(text) = choice
-        .get("message")
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-    else {
-        return;
-    };
-    let mut parser = match content {
-        Content::Format(f) => Parser::with_config(*f, config.clone()),
-        Content::Syntax(s) => Parser::with_syntax(Syntax::clone(s), config.clone()),
-    };
-    let mut events = Vec::new();
-    let _ = parser.feed(text.as_bytes(), &mut events);
-    let _ = parser.finish(&mut events);
-    let (mut content, mut reasoning) = (String::new(), String::new());
-    let mut calls = Vec::new();
-    let mut errors = Vec::new();
-    for event in events {
-        match event {
-            Event::Text { delta } => content.push_str(&delta),
-            Event::Reasoning { delta } => reasoning.push_str(&delta),
-            Event::ToolCallEnd {
-                id,
-                name,
-                arguments,
-                ..
-            } => calls.push(json!({
-                "id": id,
-                "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()},
-            })),
-            Event::Error {
-                kind, message, raw, ..
-            } => {
-                // The model's own text of a call that failed stays where it was.
-                content.push_str(&raw);
-                errors.push(json!({"type": kind.as_str(), "message": message}));
-            }
-            _ => {}
-        }
-    }
-    let made_calls = !calls.is_empty();
+/// How a whole reply's choices are fixed: the request's content scanner and declared
+/// tools, and what a refusal says.
+pub(super) struct Fix<'a> {
+    /// The text scanner (`None`: calls are not looked for in the content).
+    pub(super) content: Option<&'a Content>,
+    /// The parser settings (the request's tools, undeclared calls rejected).
+    pub(super) config: &'a ParserConfig,
+    /// The request's declared tools (`None`: any name goes).
+    pub(super) tools: Option<&'a Tools>,
+    /// `parallel_tool_calls`.
+    pub(super) parallel: bool,
+    /// What the client is told of a refused call.
+    pub(super) on_refused: OnRefused,
+}
+
+/// Rebuilds one choice's message: its `content` run through the text scanner (calls
+/// leaked into it become `tool_calls`, reasoning `reasoning_content`), then every call,
+/// native or repaired, held to the request's policy as a streamed reply is (an undeclared
+/// tool, a second call under `parallel_tool_calls: false`: removed, named in the text as
+/// [`OnRefused`] says and listed in `toolstream_errors`); `finish_reason` follows.
+pub(super) fn fix_choice(choice: &mut Value, fix: &Fix<'_>) {
     let Some(message) = choice.get_mut("message").and_then(Value::as_object_mut) else {
         return;
     };
-    if !reasoning.is_empty() {
-        let before = message
-            .get("reasoning_content")
+    let mut errors = Vec::new();
+    let mut refusals = String::new();
+    let mut calls = match message.remove("tool_calls") {
+        Some(Value::Array(native)) => native,
+        _ => Vec::new(),
+    };
+    let text = message
+        .get("content")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    if let (Some(content), Some(text)) = (fix.content, text) {
+        let scanned = scan(&text, content, fix.config);
+        if !scanned.reasoning.is_empty() {
+            let before = message
+                .get("reasoning_content")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let joined = format!("{before}{}", scanned.reasoning);
+            message.insert("reasoning_content".into(), Value::String(joined));
+        }
+        let mut content = scanned.text;
+        for (kind, error_message, raw, refused) in scanned.errors {
+            match refused {
+                // A refused call's markup does not stay in the text.
+                Some(name) => refusals.push_str(&refusal_line(fix, &name, kind)),
+                // The model's own text of a call that failed stays where it was.
+                None => content.push_str(&raw),
+            }
+            errors.push(json!({"type": kind.as_str(), "message": error_message}));
+        }
+        message.insert("content".into(), Value::String(content));
+        calls.extend(scanned.calls);
+    }
+    // Every call, native or repaired, under the request's policy.
+    let mut kept = Vec::with_capacity(calls.len());
+    for call in calls {
+        let name = call
+            .get("function")
+            .and_then(|f| f.get("name"))
             .and_then(Value::as_str)
-            .unwrap_or("");
-        let joined = format!("{before}{reasoning}");
-        message.insert("reasoning_content".into(), Value::String(joined));
+            .unwrap_or("")
+            .to_owned();
+        let refusal = if fix.tools.is_some_and(|t| !t.is_declared(&name)) {
+            Some(ErrorKind::UndeclaredTool)
+        } else if !fix.parallel && !kept.is_empty() {
+            Some(ErrorKind::LimitExceeded)
+        } else {
+            None
+        };
+        match refusal {
+            Some(kind) => {
+                refusals.push_str(&refusal_line(fix, &name, kind));
+                errors
+                    .push(json!({"type": kind.as_str(), "message": refusal_message(&name, kind)}));
+            }
+            None => kept.push(call),
+        }
+    }
+    let made_calls = !kept.is_empty();
+    if !refusals.is_empty() {
+        let before = message.get("content").and_then(Value::as_str).unwrap_or("");
+        let sep = if before.is_empty() || before.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        let joined = format!("{before}{sep}{}", refusals.trim_end());
+        message.insert("content".into(), Value::String(joined));
     }
     if made_calls {
-        let mut all = match message.remove("tool_calls") {
-            Some(Value::Array(existing)) => existing,
-            _ => Vec::new(),
-        };
-        all.extend(calls);
-        message.insert("tool_calls".into(), Value::Array(all));
+        message.insert("tool_calls".into(), Value::Array(kept));
     }
-    let content = if content.is_empty() && made_calls {
-        Value::Null
-    } else {
-        Value::String(content)
-    };
-    message.insert("content".into(), content);
+    if made_calls
+        && message
+            .get("content")
+            .and_then(Value::as_str)
+            .is_some_and(str::is_empty)
+    {
+        message.insert("content".into(), Value::Null);
+    }
     if let Some(choice) = choice.as_object_mut() {
+        let was_calls = choice.get("finish_reason").and_then(Value::as_str) == Some("tool_calls");
         if made_calls {
             choice.insert("finish_reason".into(), Value::String("tool_calls".into()));
+        } else if was_calls {
+            choice.insert("finish_reason".into(), Value::String("stop".into()));
         }
         if !errors.is_empty() {
             choice.insert("toolstream_errors".into(), Value::Array(errors));
@@ -171,26 +218,104 @@ pub(super) fn fix_choice(choice: &mut Value, content: &Content, config: &ParserC
     }
 }
 
+/// The line a refusal adds to the text ([`OnRefused::Text`]), or nothing.
+fn refusal_line(fix: &Fix<'_>, name: &str, kind: ErrorKind) -> String {
+    match fix.on_refused {
+        OnRefused::Error => String::new(),
+        _ => format!("{}\n", refusal_text(name, kind)),
+    }
+}
+
+/// A content's text scanned: its text, reasoning, the calls it held (as OpenAI
+/// `tool_calls` entries) and its errors (kind, message, raw text, and the tool's name when
+/// the error is a refusal).
+struct Scanned {
+    text: String,
+    reasoning: String,
+    calls: Vec<Value>,
+    errors: Vec<(ErrorKind, String, String, Option<String>)>,
+}
+
+fn scan(text: &str, content: &Content, config: &ParserConfig) -> Scanned {
+    let mut parser = match content {
+        Content::Format(f) => Parser::with_config(*f, config.clone()),
+        Content::Syntax(s) => Parser::with_syntax(Syntax::clone(s), config.clone()),
+    };
+    let mut events = Vec::new();
+    let _ = parser.feed(text.as_bytes(), &mut events);
+    let _ = parser.finish(&mut events);
+    let mut out = Scanned {
+        text: String::new(),
+        reasoning: String::new(),
+        calls: Vec::new(),
+        errors: Vec::new(),
+    };
+    for event in events {
+        match event {
+            Event::Text { delta } => out.text.push_str(&delta),
+            Event::Reasoning { delta } => out.reasoning.push_str(&delta),
+            Event::ToolCallEnd {
+                id,
+                name,
+                arguments,
+                ..
+            } => out.calls.push(json!({
+                "id": id,
+                "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()},
+            })),
+            Event::Error {
+                kind, message, raw, ..
+            } => {
+                let refused = (kind == ErrorKind::UndeclaredTool)
+                    .then(|| undeclared_name(&message))
+                    .flatten();
+                out.errors.push((kind, message, raw, refused));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The tool's name in the parser's `undeclared_tool` message (`… "NAME" …`).
+fn undeclared_name(message: &str) -> Option<String> {
+    let start = message.find('"')? + 1;
+    let len = message.get(start..)?.find('"')?;
+    message.get(start..start + len).map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Format;
 
+    /// Fixes `choice` for a request `request` with hermes as the content format.
+    fn fixed(mut choice: Value, request: &[u8], on_refused: OnRefused) -> Value {
+        let (info, _) = RequestInfo::read(request).unwrap();
+        let config = info.parser_config(&ParserConfig::new(), None, true);
+        let content = Content::Format(Format::Hermes);
+        let fix = Fix {
+            content: Some(&content).filter(|_| info.tools.is_some()),
+            config: &config,
+            tools: info.tools.as_ref(),
+            parallel: info.parallel,
+            on_refused,
+        };
+        fix_choice(&mut choice, &fix);
+        choice
+    }
+
+    const WEATHER: &[u8] =
+        br#"{"tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]}"#;
+
     #[test]
-    pub(super) fn non_stream_reply_gets_its_leaked_calls() {
-        let mut choice = json!({"index": 0, "finish_reason": "stop", "message": {
+    fn non_stream_reply_gets_its_leaked_calls() {
+        let choice = json!({"index": 0, "finish_reason": "stop", "message": {
             "role": "assistant",
             "content": "Sure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
         }});
-        let info = RequestInfo::read(
-            br#"{"tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]}"#,
-        )
-        .ok()
-        .flatten();
-        let config = info
-            .map(|i| i.parser_config(&ParserConfig::new(), None, true))
-            .unwrap_or_default();
-        fix_choice(&mut choice, &Content::Format(Format::Hermes), &config);
+        let choice = fixed(choice, WEATHER, OnRefused::Text);
         assert_eq!(choice["finish_reason"], "tool_calls");
         // The text around the call, byte for byte: the line break before the marker is
         // the model's text too.
@@ -202,26 +327,81 @@ mod tests {
     }
 
     #[test]
-    pub(super) fn non_stream_undeclared_call_stays_text() {
+    fn non_stream_undeclared_leaked_call_is_named_not_kept() {
         let text = "<tool_call>\n{\"name\": \"rm\", \"arguments\": {}}\n</tool_call>";
-        let mut choice = json!({"index": 0, "finish_reason": "stop", "message": {
+        let choice = json!({"index": 0, "finish_reason": "stop", "message": {
             "role": "assistant", "content": text,
         }});
-        let info = RequestInfo::read(br#"{"tools":[{"name":"ls","parameters":{}}]}"#)
-            .ok()
-            .flatten();
-        let config = info
-            .map(|i| i.parser_config(&ParserConfig::new(), None, true))
-            .unwrap_or_default();
-        fix_choice(&mut choice, &Content::Format(Format::Hermes), &config);
-        assert_eq!(choice["finish_reason"], "stop");
-        // The call's raw text (as the scanner reports it) stays in the content.
-        let content = choice["message"]["content"].as_str().unwrap_or("");
+        let request = br#"{"tools":[{"name":"ls","parameters":{}}]}"#;
+        let told = fixed(choice.clone(), request, OnRefused::Text);
+        assert_eq!(told["finish_reason"], "stop");
+        let content = told["message"]["content"].as_str().unwrap_or("");
+        assert!(!content.contains("<tool_call>"), "{content}");
         assert!(
-            content.starts_with("<tool_call>\n{\"name\": \"rm\""),
+            content.contains("toolstream: call to rm refused: not among the request's tools"),
             "{content}"
         );
-        assert!(choice["message"].get("tool_calls").is_none());
-        assert_eq!(choice["toolstream_errors"][0]["type"], "undeclared_tool");
+        assert!(told["message"].get("tool_calls").is_none());
+        assert_eq!(told["toolstream_errors"][0]["type"], "undeclared_tool");
+        // --on-refused error: the error only, no markup either.
+        let quiet = fixed(choice, request, OnRefused::Error);
+        let content = quiet["message"]["content"].as_str().unwrap_or("?");
+        assert!(
+            !content.contains("toolstream:") && !content.contains("<tool_call>"),
+            "{content}"
+        );
+        assert_eq!(quiet["toolstream_errors"][0]["type"], "undeclared_tool");
+    }
+
+    #[test]
+    fn non_stream_native_calls_are_held_to_the_policy() {
+        let native = |names: &[&str]| {
+            let calls: Vec<Value> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    json!({"id": format!("call_{i}"), "type": "function",
+                    "function": {"name": n, "arguments": "{}"}})
+                })
+                .collect();
+            json!({"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": null, "tool_calls": calls}})
+        };
+        // An undeclared native call is removed and named; the declared one stays.
+        let c = fixed(native(&["get_weather", "rm_rf"]), WEATHER, OnRefused::Text);
+        assert_eq!(c["message"]["tool_calls"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            c["message"]["tool_calls"][0]["function"]["name"],
+            "get_weather"
+        );
+        assert_eq!(c["finish_reason"], "tool_calls");
+        assert_eq!(
+            c["message"]["content"],
+            "toolstream: call to rm_rf refused: not among the request's tools"
+        );
+        // Only undeclared calls: none left, finish `stop`.
+        let c = fixed(native(&["rm_rf"]), WEATHER, OnRefused::Text);
+        assert!(c["message"].get("tool_calls").is_none());
+        assert_eq!(c["finish_reason"], "stop");
+        // parallel_tool_calls false: the first call only.
+        let serial = br#"{"parallel_tool_calls":false,"tools":[{"type":"function","function":{"name":"get_weather","parameters":{}}}]}"#;
+        let c = fixed(
+            native(&["get_weather", "get_weather"]),
+            serial,
+            OnRefused::Text,
+        );
+        assert_eq!(c["message"]["tool_calls"].as_array().map(Vec::len), Some(1));
+        assert_eq!(c["toolstream_errors"][0]["type"], "limit_exceeded");
+    }
+
+    #[test]
+    fn non_stream_reply_without_declared_tools_keeps_leaked_markup_as_text() {
+        let text = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {}}\n</tool_call>";
+        let choice = json!({"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": text}});
+        let c = fixed(choice, br#"{"model":"m"}"#, OnRefused::Text);
+        assert_eq!(c["message"]["content"], text);
+        assert!(c["message"].get("tool_calls").is_none());
+        assert_eq!(c["finish_reason"], "stop");
     }
 }
