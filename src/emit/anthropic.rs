@@ -296,8 +296,13 @@ impl AnthropicEmitter {
             "stop_sequence": null,
             "usage": usage,
         });
-        if !self.errors.is_empty() {
-            m["toolstream_errors"] = Value::Array(self.errors.clone());
+        if !self.errors.is_empty()
+            && let Some(o) = m.as_object_mut()
+        {
+            o.insert(
+                "toolstream_errors".into(),
+                Value::Array(self.errors.clone()),
+            );
         }
         Ok(m)
     }
@@ -439,13 +444,15 @@ impl AnthropicEmitter {
             } => {
                 let object = error_object(*kind, message, *index, raw);
                 if super::ends_the_stream(*kind) {
+                    let error =
+                        json!({"type": anthropic_error_type(*kind, raw), "message": message});
                     let body = json!({
                         "type": "error",
-                        "error": {"type": anthropic_error_type(*kind, raw), "message": message},
+                        "error": error,
                         "toolstream_error": object,
                     });
                     push_sse(out, "error", &body);
-                    self.failed = Some(json!({"type": "error", "error": body["error"]}));
+                    self.failed = Some(json!({"type": "error", "error": error}));
                     self.done = true;
                     return;
                 }

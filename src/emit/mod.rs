@@ -7,21 +7,40 @@
 //!   SSE, so any provider's stream becomes one that every OpenAI client library reads. Our
 //!   own `openai-chat` decoder reads it back to the same events (tested for every recorded
 //!   capture of every format; the differences are listed on [`OpenAiChatEmitter`]);
+//! - an **OpenAI Responses API stream** ([`OpenAiResponsesEmitter`]): `response.created`,
+//!   `response.output_item.added` / `.done` for `message`, `reasoning` and `function_call`
+//!   items with their deltas, `response.completed` / `.incomplete` / `.failed`, as the openai
+//!   SDKs and Codex read it; [`OpenAiResponsesEmitter::response`] is the whole Response
+//!   object for a non-streamed reply;
+//! - an **Anthropic Messages stream** ([`AnthropicEmitter`]): `message_start`,
+//!   `content_block_*` for `text`, `thinking` and `tool_use` blocks, `message_delta`,
+//!   `message_stop`, as the Anthropic SDKs read it; [`AnthropicEmitter::message`] is the
+//!   whole Message for a non-streamed reply;
 //! - **AG-UI events** ([`AgUiEmitter`]): `RUN_STARTED`, `TEXT_MESSAGE_*`, `REASONING_*`,
 //!   `TOOL_CALL_START` / `TOOL_CALL_ARGS` / `TOOL_CALL_END`, `RUN_FINISHED` / `RUN_ERROR`, the
 //!   protocol agent UIs (CopilotKit and others) consume.
 //!
-//! Both emitters are sans-IO and stateful, like the [`Parser`](crate::Parser): give them each
+//! Our own decoders read the OpenAI Chat, Responses and Anthropic outputs back to the same
+//! calls, text and reasoning (tested for every recorded capture of every format).
+//!
+//! The emitters are sans-IO and stateful, like the [`Parser`](crate::Parser): give them each
 //! event as it arrives and call `finish` at the end of the stream; they append to a buffer
-//! you own. The CLI exposes them as `toolstream parse --emit openai-chat|ag-ui`.
+//! you own. The CLI exposes them as
+//! `toolstream parse --emit openai-chat|openai-responses|anthropic|ag-ui`.
+//!
+//! **One call at a time.** Anthropic content blocks and Responses output items are written
+//! one after another, as those APIs do: while a call's block is open, the events of other
+//! calls (an OpenAI stream's parallel calls interleave), text and reasoning wait, and go out
+//! in order when that call ends. Call ids are written in each API's legal form ([`ids`]).
 //!
 //! **Nothing invented.** A stream the parser reports cut (`truncated`), or that carries the
 //! provider's own error, never ends like a complete reply: the OpenAI output ends in
-//! `event: error` without `finish_reason` or `[DONE]`, the AG-UI run in `RUN_ERROR` without
-//! `RUN_FINISHED` ([`ends_the_stream`] says which errors do this). A recoverable error
+//! `event: error` without `finish_reason` or `[DONE]`, the Anthropic one in `event: error`
+//! without `message_delta` / `message_stop`, the Responses one in `response.failed`, the AG-UI
+//! run in `RUN_ERROR` without `RUN_FINISHED` ([`ends_the_stream`] says which errors do this). A recoverable error
 //! (one call failed, an undeclared tool, a payload skipped) does not end the OpenAI stream:
-//! clients would lose the calls and text around it (see [`openai_chat`] for where it is
-//! written instead). The provider's response id, model and time are kept whenever the
+//! clients would lose the calls and text around it (see [`openai_chat`], [`anthropic`] and
+//! [`openai_responses`] for where it is written instead). The provider's response id, model and time are kept whenever the
 //! parser read them ([`OpenAiChatEmitter::response_meta`]).
 //!
 //! Ids: `new()` makes up unique ones (a `chatcmpl-…` id and the current time for OpenAI,

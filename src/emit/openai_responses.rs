@@ -314,8 +314,13 @@ impl OpenAiResponsesEmitter {
             "usage": self.final_usage,
             "metadata": {},
         });
-        if !self.errors.is_empty() {
-            r["toolstream_errors"] = Value::Array(self.errors.clone());
+        if !self.errors.is_empty()
+            && let Some(o) = r.as_object_mut()
+        {
+            o.insert(
+                "toolstream_errors".into(),
+                Value::Array(self.errors.clone()),
+            );
         }
         r
     }
