@@ -5,7 +5,7 @@
 //! | the first event | `message_start` (`id` `msg_…`, `type: "message"`, `role: "assistant"`, `model`, `content: []`, `stop_reason: null`, `stop_sequence: null`, `usage: {input_tokens: 0, output_tokens: 0}`: the counts are not known yet) |
 //! | [`Event::Text`] | a `text` block (`content_block_start`, then `content_block_delta` `text_delta`) |
 //! | [`Event::Reasoning`] | a `thinking` block (`thinking_delta`); before it stops, a `signature_delta` with an empty signature (there is none to give; the SDKs take any string) |
-//! | [`Event::ToolCallStart`] | a `tool_use` block: `id` (see [`ids::to_anthropic`](super::ids::to_anthropic)), `name`, `input: {}` |
+//! | [`Event::ToolCallStart`] | a `tool_use` block: `id` (see [`ids::to_anthropic`]), `name`, `input: {}` |
 //! | [`Event::ToolCallArgs`] | `input_json_delta` with `partial_json`; a value that is not an object goes inside `{"input": ..}`, and a call that sent none gets `{}` |
 //! | [`Event::ToolCallEnd`] | `content_block_stop` |
 //! | [`Event::Finish`] | remembered: its reason and usage go out at `finish`, unless the stream turns out cut |

@@ -1,6 +1,6 @@
 //! Re-emit events in other wire formats: the proxy and UI use.
 //!
-//! Whatever format a response came in, its [`Event`](crate::Event)s can be written back
+//! Whatever format a response came in, its [`Event`]s can be written back
 //! out as
 //!
 //! - an **OpenAI Chat Completions stream** ([`OpenAiChatEmitter`]): `chat.completion.chunk`

@@ -8,7 +8,7 @@
 //! | the first event | `response.created`, `response.in_progress` (the Response object: `id` `resp_…`, `object: "response"`, `created_at`, `status: "in_progress"`, `model`, `output: []`, `usage: null`, ...) |
 //! | [`Event::Text`] | a `message` item: `response.output_item.added`, `response.content_part.added` (`output_text`), `response.output_text.delta`s; when something else starts, `response.output_text.done`, `response.content_part.done`, `response.output_item.done` |
 //! | [`Event::Reasoning`] | a `reasoning` item: `response.content_part.added` (`reasoning_text`) and `response.reasoning_text.delta`s (what gpt-oss servers send), or with [`reasoning_summary`](OpenAiResponsesEmitter::reasoning_summary) `response.reasoning_summary_part.added` and `response.reasoning_summary_text.delta`s (what OpenAI's reasoning models send); the matching `.done` events when it ends |
-//! | [`Event::ToolCallStart`] | a `function_call` item (`id` `fc_…`, `call_id` see [`ids::to_responses_call_id`](super::ids::to_responses_call_id), `name`, `arguments: ""`, `status: "in_progress"`) |
+//! | [`Event::ToolCallStart`] | a `function_call` item (`id` `fc_…`, `call_id` see [`ids::to_responses_call_id`], `name`, `arguments: ""`, `status: "in_progress"`) |
 //! | [`Event::ToolCallArgs`] | `response.function_call_arguments.delta`; a value that is not an object goes inside `{"input": ..}`, a call that sent none gets `{}` |
 //! | [`Event::ToolCallEnd`] | `response.function_call_arguments.done`, `response.output_item.done` (`status: "completed"`) |
 //! | [`Event::Finish`] | remembered: its reason and usage go out at `finish`, unless the stream turns out cut |
