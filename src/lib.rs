@@ -145,7 +145,7 @@
 //! | a body whose format you do not know | [`detect::detect`] on its first bytes, then [`Parser::with_config`] |
 //! | a model syntax that is not built in, as data (transformers' `response_template`) | [`Syntax::from_json`], [`Parser::with_syntax`]; CLI `toolstream parse --syntax FILE`, `toolstream spec NAME` ([`spec`]) |
 //! | a shell, another language | the `toolstream parse [--format F]` CLI: events as NDJSON |
-//! | a proxy or UI that speaks OpenAI chunks or AG-UI | [`emit`]: [`emit::OpenAiChatEmitter`], [`emit::AgUiEmitter`]; CLI `--emit openai-chat\|ag-ui` |
+//! | a proxy or UI that speaks OpenAI chunks, Responses, Anthropic Messages or AG-UI | [`emit`]: [`emit::OpenAiChatEmitter`], [`emit::OpenAiResponsesEmitter`], [`emit::AnthropicEmitter`], [`emit::AgUiEmitter`]; CLI `--emit openai-chat\|openai-responses\|anthropic\|ag-ui` |
 //!
 //! Runnable examples (each is run against a local server in the tests, so they stay
 //! correct):

@@ -74,8 +74,10 @@ enum Command {
         /// (for servers that leak unparsed calls into the content).
         #[arg(long, value_name = "F")]
         content: Option<Format>,
-        /// Output: our events as NDJSON, an OpenAI chat.completion.chunk SSE stream, or
-        /// AG-UI events as SSE.
+        /// Output: our events as NDJSON, or re-emitted as SSE: OpenAI chat.completion.chunk
+        /// (openai-chat), OpenAI Responses `response.*` events (openai-responses), Anthropic
+        /// Messages events (anthropic), or AG-UI events (ag-ui). A cut stream or a provider
+        /// error ends each in that API's own error, never as a complete reply.
         #[arg(long, value_enum, default_value_t = output::Emit::Ndjson)]
         emit: output::Emit,
         /// `--emit ag-ui`: the thread id of RUN_STARTED / RUN_FINISHED (e.g. the

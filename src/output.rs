@@ -1,9 +1,10 @@
-//! What `toolstream parse` writes: our events as NDJSON, re-emitted as OpenAI chunks or
-//! AG-UI events, or rendered for humans (`--pretty`).
+//! What `toolstream parse` writes: our events as NDJSON, re-emitted as OpenAI chunks, OpenAI
+//! Responses events, Anthropic Messages events or AG-UI events, or rendered for humans
+//! (`--pretty`).
 
 use crate::demo::Pretty;
 use std::io::Write;
-use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter};
+use toolstream::emit::{AgUiEmitter, AnthropicEmitter, OpenAiChatEmitter, OpenAiResponsesEmitter};
 use toolstream::{Event, Parser, ResponseMeta};
 
 /// The `--emit` choices.
@@ -13,6 +14,10 @@ pub(crate) enum Emit {
     Ndjson,
     /// An OpenAI `chat.completion.chunk` SSE stream.
     OpenaiChat,
+    /// An OpenAI Responses API SSE stream (`response.*` events).
+    OpenaiResponses,
+    /// An Anthropic Messages SSE stream (`message_start`, `content_block_*`, ...).
+    Anthropic,
     /// AG-UI events as SSE (`data: {..}`).
     AgUi,
 }
@@ -23,6 +28,8 @@ impl Emit {
         match self {
             Emit::Ndjson => "ndjson",
             Emit::OpenaiChat => "openai-chat",
+            Emit::OpenaiResponses => "openai-responses",
+            Emit::Anthropic => "anthropic",
             Emit::AgUi => "ag-ui",
         }
     }
@@ -37,6 +44,8 @@ pub(crate) struct AgUiIds {
 pub(crate) enum Output {
     Ndjson { offsets: bool },
     OpenAi(OpenAiChatEmitter, String),
+    Responses(Box<OpenAiResponsesEmitter>, String),
+    Anthropic(Box<AnthropicEmitter>, String),
     AgUi(Box<AgUiEmitter>, String),
     Pretty(Pretty),
 }
@@ -58,6 +67,10 @@ impl Output {
                 OpenAiChatEmitter::new().include_usage(include_usage),
                 String::new(),
             ),
+            Emit::OpenaiResponses => {
+                Output::Responses(Box::new(OpenAiResponsesEmitter::new()), String::new())
+            }
+            Emit::Anthropic => Output::Anthropic(Box::new(AnthropicEmitter::new()), String::new()),
             Emit::AgUi => {
                 let mut em = AgUiEmitter::new();
                 if let Some(t) = ids.thread_id {
@@ -103,6 +116,22 @@ impl Output {
                 out.write_all(buf.as_bytes()).map_err(write_error)?;
                 buf.clear();
             }
+            Output::Responses(em, buf) => {
+                em.response_meta(meta);
+                for e in events.drain(..) {
+                    em.event(&e, buf);
+                }
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+                buf.clear();
+            }
+            Output::Anthropic(em, buf) => {
+                em.response_meta(meta);
+                for e in events.drain(..) {
+                    em.event(&e, buf);
+                }
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+                buf.clear();
+            }
             Output::AgUi(em, buf) => {
                 for e in events.drain(..) {
                     em.event_sse(&e, buf);
@@ -128,6 +157,16 @@ impl Output {
         match self {
             Output::Ndjson { .. } => {}
             Output::OpenAi(em, buf) => {
+                em.response_meta(meta);
+                em.finish(buf);
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+            }
+            Output::Responses(em, buf) => {
+                em.response_meta(meta);
+                em.finish(buf);
+                out.write_all(buf.as_bytes()).map_err(write_error)?;
+            }
+            Output::Anthropic(em, buf) => {
                 em.response_meta(meta);
                 em.finish(buf);
                 out.write_all(buf.as_bytes()).map_err(write_error)?;

@@ -1,27 +1,46 @@
 //! Re-emit events in other wire formats: the proxy and UI use.
 //!
-//! Whatever format a response came in, its [`Event`](crate::Event)s can be written back
+//! Whatever format a response came in, its [`Event`]s can be written back
 //! out as
 //!
 //! - an **OpenAI Chat Completions stream** ([`OpenAiChatEmitter`]): `chat.completion.chunk`
 //!   SSE, so any provider's stream becomes one that every OpenAI client library reads. Our
 //!   own `openai-chat` decoder reads it back to the same events (tested for every recorded
 //!   capture of every format; the differences are listed on [`OpenAiChatEmitter`]);
+//! - an **OpenAI Responses API stream** ([`OpenAiResponsesEmitter`]): `response.created`,
+//!   `response.output_item.added` / `.done` for `message`, `reasoning` and `function_call`
+//!   items with their deltas, `response.completed` / `.incomplete` / `.failed`, as the openai
+//!   SDKs and Codex read it; [`OpenAiResponsesEmitter::response`] is the whole Response
+//!   object for a non-streamed reply;
+//! - an **Anthropic Messages stream** ([`AnthropicEmitter`]): `message_start`,
+//!   `content_block_*` for `text`, `thinking` and `tool_use` blocks, `message_delta`,
+//!   `message_stop`, as the Anthropic SDKs read it; [`AnthropicEmitter::message`] is the
+//!   whole Message for a non-streamed reply;
 //! - **AG-UI events** ([`AgUiEmitter`]): `RUN_STARTED`, `TEXT_MESSAGE_*`, `REASONING_*`,
 //!   `TOOL_CALL_START` / `TOOL_CALL_ARGS` / `TOOL_CALL_END`, `RUN_FINISHED` / `RUN_ERROR`, the
 //!   protocol agent UIs (CopilotKit and others) consume.
 //!
-//! Both emitters are sans-IO and stateful, like the [`Parser`](crate::Parser): give them each
+//! Our own decoders read the OpenAI Chat, Responses and Anthropic outputs back to the same
+//! calls, text and reasoning (tested for every recorded capture of every format).
+//!
+//! The emitters are sans-IO and stateful, like the [`Parser`](crate::Parser): give them each
 //! event as it arrives and call `finish` at the end of the stream; they append to a buffer
-//! you own. The CLI exposes them as `toolstream parse --emit openai-chat|ag-ui`.
+//! you own. The CLI exposes them as
+//! `toolstream parse --emit openai-chat|openai-responses|anthropic|ag-ui`.
+//!
+//! **One call at a time.** Anthropic content blocks and Responses output items are written
+//! one after another, as those APIs do: while a call's block is open, the events of other
+//! calls (an OpenAI stream's parallel calls interleave), text and reasoning wait, and go out
+//! in order when that call ends. Call ids are written in each API's legal form ([`ids`]).
 //!
 //! **Nothing invented.** A stream the parser reports cut (`truncated`), or that carries the
 //! provider's own error, never ends like a complete reply: the OpenAI output ends in
-//! `event: error` without `finish_reason` or `[DONE]`, the AG-UI run in `RUN_ERROR` without
-//! `RUN_FINISHED` ([`ends_the_stream`] says which errors do this). A recoverable error
+//! `event: error` without `finish_reason` or `[DONE]`, the Anthropic one in `event: error`
+//! without `message_delta` / `message_stop`, the Responses one in `response.failed`, the AG-UI
+//! run in `RUN_ERROR` without `RUN_FINISHED` ([`ends_the_stream`] says which errors do this). A recoverable error
 //! (one call failed, an undeclared tool, a payload skipped) does not end the OpenAI stream:
-//! clients would lose the calls and text around it (see [`openai_chat`] for where it is
-//! written instead). The provider's response id, model and time are kept whenever the
+//! clients would lose the calls and text around it (see [`openai_chat`], [`anthropic`] and
+//! [`openai_responses`] for where it is written instead). The provider's response id, model and time are kept whenever the
 //! parser read them ([`OpenAiChatEmitter::response_meta`]).
 //!
 //! Ids: `new()` makes up unique ones (a `chatcmpl-…` id and the current time for OpenAI,
@@ -51,13 +70,21 @@
 //! ```
 
 pub mod ag_ui;
+pub mod anthropic;
+pub mod ids;
 pub mod openai_chat;
+pub mod openai_responses;
 
 pub use ag_ui::{AgUiEmitter, AgUiEvent};
+pub use anthropic::AnthropicEmitter;
 pub use openai_chat::OpenAiChatEmitter;
+pub use openai_responses::OpenAiResponsesEmitter;
 
-use crate::event::{ErrorKind, Usage};
+use crate::event::{ErrorKind, Event, Usage};
+use serde::Serialize;
 use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -124,8 +151,278 @@ pub(crate) fn usage_counts(u: &Usage, names: [&str; 3]) -> Value {
     Value::Object(o)
 }
 
+/// Writes one named SSE event: `event: <name>`, `data: <json>`, a blank line. Serializing
+/// the emitters' borrowed structs and `Value`s cannot fail (string keys only); a failure
+/// would only lose the event.
+pub(crate) fn push_sse<T: Serialize>(out: &mut String, name: &str, data: &T) {
+    if let Ok(json) = serde_json::to_string(data) {
+        out.push_str("event: ");
+        out.push_str(name);
+        out.push_str("\ndata: ");
+        out.push_str(&json);
+        out.push_str("\n\n");
+    }
+}
+
+/// A recoverable error as the extension object the Anthropic and Responses emitters write
+/// (`{"type": <our kind>, "message", "index"?, "raw"}`).
+pub(crate) fn error_object(
+    kind: ErrorKind,
+    message: &str,
+    index: Option<usize>,
+    raw: &str,
+) -> Value {
+    let mut o = serde_json::Map::new();
+    o.insert("type".into(), Value::from(kind.as_str()));
+    o.insert("message".into(), Value::from(message));
+    if let Some(i) = index {
+        o.insert("index".into(), Value::from(i));
+    }
+    o.insert("raw".into(), Value::from(raw));
+    Value::Object(o)
+}
+
+/// Puts events in the order the block-structured APIs (Anthropic content blocks, Responses
+/// output items) need: one tool call at a time.
+///
+/// Events pass straight through, except while a tool call's block is open: then the events
+/// of every other call, text, reasoning and the finish are held back (in order) until that
+/// call ends (its [`Event::ToolCallEnd`] or its error). Then the held events are released
+/// in order; a held call that starts takes the block, and its own held events are released
+/// with it, ahead of the others. Errors without a call index pass at once (they open no
+/// block), and so does an error that [ends the stream](ends_the_stream) (the held events
+/// are then dropped: the stream is over). Memory: the held events, bounded by the
+/// parser's limits on calls and argument bytes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sequencer {
+    /// The call whose block is open.
+    current: Option<usize>,
+    held: VecDeque<Event>,
+}
+
+impl Sequencer {
+    /// The call whose block is open, if any.
+    pub(crate) fn current(&self) -> Option<usize> {
+        self.current
+    }
+
+    /// Hands `event` (and whatever it releases) to `write`, in the order to write them.
+    pub(crate) fn push(&mut self, event: &Event, write: &mut impl FnMut(&Event)) {
+        let Some(current) = self.current else {
+            self.pass(event, write);
+            self.release(write);
+            return;
+        };
+        match event {
+            e if e.index() == Some(current) => {
+                self.pass(e, write);
+                self.release(write);
+            }
+            Event::Error { kind, .. } if ends_the_stream(*kind) => {
+                self.held.clear();
+                write(event);
+            }
+            Event::Error { index: None, .. } => write(event),
+            e => self.held.push_back(e.clone()),
+        }
+    }
+
+    /// Writes `event` and tracks the open call.
+    fn pass(&mut self, event: &Event, write: &mut impl FnMut(&Event)) {
+        match event {
+            Event::ToolCallStart { index, .. } => self.current = Some(*index),
+            Event::Error { kind, .. } if ends_the_stream(*kind) => {
+                self.held.clear();
+                self.current = None;
+            }
+            e if e.is_call_end() && e.index() == self.current => self.current = None,
+            _ => {}
+        }
+        write(event);
+    }
+
+    /// Releases held events while no call is open; a call that starts takes its own held
+    /// events along.
+    fn release(&mut self, write: &mut impl FnMut(&Event)) {
+        while self.current.is_none() {
+            let Some(e) = self.held.pop_front() else {
+                return;
+            };
+            self.pass(&e, write);
+            if let Some(c) = self.current {
+                let mut i = 0;
+                while self.current == Some(c) {
+                    let Some(pos) = self
+                        .held
+                        .iter()
+                        .skip(i)
+                        .position(|h| h.index() == Some(c))
+                        .map(|p| p + i)
+                    else {
+                        break;
+                    };
+                    if let Some(own) = self.held.remove(pos) {
+                        self.pass(&own, write);
+                    }
+                    i = pos;
+                }
+            }
+        }
+    }
+}
+
+/// A call's arguments as the client APIs need them: an object. A call whose arguments are
+/// another JSON value (a custom tool's free-form input is a JSON string, see
+/// [`Format::OpenAiResponses`](crate::Format::OpenAiResponses)) is written inside
+/// `{"input": <value>}`; a call that sent no argument text gets `{}`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ObjectArgs {
+    /// The first non-whitespace byte has been seen.
+    decided: bool,
+    /// The arguments are not an object: wrapped.
+    wrapped: bool,
+}
+
+impl ObjectArgs {
+    /// The text to write for the argument delta `d`.
+    pub(crate) fn delta<'a>(&mut self, d: &'a str) -> Cow<'a, str> {
+        if self.decided {
+            return Cow::Borrowed(d);
+        }
+        let Some(at) = d.find(|c: char| !c.is_ascii_whitespace()) else {
+            return Cow::Borrowed(d);
+        };
+        self.decided = true;
+        let (space, value) = d.split_at_checked(at).unwrap_or(("", d));
+        self.wrapped = !value.starts_with('{');
+        if self.wrapped {
+            Cow::Owned(format!("{space}{{\"input\":{value}"))
+        } else {
+            Cow::Borrowed(d)
+        }
+    }
+
+    /// The text that closes the arguments at the call's end: `}` for wrapped ones, `{}`
+    /// when no value came, else nothing.
+    pub(crate) fn end(&self) -> &'static str {
+        if self.wrapped {
+            "}"
+        } else if !self.decided {
+            "{}"
+        } else {
+            ""
+        }
+    }
+
+    /// The parsed arguments as the client sees them (`{"input": v}` for a value that is
+    /// not an object).
+    pub(crate) fn value(arguments: &Value) -> Value {
+        if arguments.is_object() {
+            arguments.clone()
+        } else {
+            let mut o = serde_json::Map::new();
+            o.insert("input".into(), arguments.clone());
+            Value::Object(o)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn start(i: usize) -> Event {
+        Event::ToolCallStart {
+            index: i,
+            id: format!("c{i}"),
+            name: "f".into(),
+        }
+    }
+    fn args(i: usize, d: &str) -> Event {
+        Event::ToolCallArgs {
+            index: i,
+            delta: d.into(),
+        }
+    }
+    fn end(i: usize) -> Event {
+        Event::ToolCallEnd {
+            index: i,
+            id: format!("c{i}"),
+            name: "f".into(),
+            arguments: serde_json::json!({}),
+        }
+    }
+
+    fn sequenced(events: &[Event]) -> Vec<Event> {
+        let mut seq = Sequencer::default();
+        let mut out = Vec::new();
+        for e in events {
+            seq.push(e, &mut |e: &Event| out.push(e.clone()));
+        }
+        out
+    }
+
+    #[test]
+    fn interleaved_calls_come_out_one_after_the_other() {
+        let text = Event::Text { delta: "t".into() };
+        let events = [
+            start(0),
+            start(1),
+            args(1, "{"),
+            args(0, "{"),
+            text.clone(),
+            args(1, "}"),
+            end(1),
+            start(2),
+            args(0, "}"),
+            end(0),
+            args(2, "{}"),
+            end(2),
+        ];
+        assert_eq!(
+            sequenced(&events),
+            [
+                start(0),
+                args(0, "{"),
+                args(0, "}"),
+                end(0),
+                start(1),
+                args(1, "{"),
+                args(1, "}"),
+                end(1),
+                text,
+                start(2),
+                args(2, "{}"),
+                end(2),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fatal_error_passes_at_once_and_drops_what_was_held() {
+        let fatal = Event::Error {
+            kind: ErrorKind::Truncated,
+            message: "cut".into(),
+            index: Some(0),
+            raw: "{".into(),
+        };
+        let events = [start(0), start(1), args(1, "{}"), end(1), fatal.clone()];
+        assert_eq!(sequenced(&events), [start(0), fatal]);
+    }
+
+    #[test]
+    fn object_args_wrap_values_that_are_not_objects() {
+        let mut a = ObjectArgs::default();
+        assert_eq!(a.delta(" "), " ");
+        assert_eq!(a.delta("\"x"), " {\"input\":\"x".trim_start());
+        assert_eq!(a.delta("\""), "\"");
+        assert_eq!(a.end(), "}");
+        let mut b = ObjectArgs::default();
+        assert_eq!(b.delta("{\"a\":1}"), "{\"a\":1}");
+        assert_eq!(b.end(), "");
+        assert_eq!(ObjectArgs::default().end(), "{}");
+    }
+
     #[test]
     fn fresh_uuids_differ_and_have_the_v4_layout() {
         let ids: Vec<String> = (0..100).map(|_| super::fresh_uuid()).collect();
