@@ -499,11 +499,12 @@ fn flush(open: &mut Option<Assistant>, conv: &mut Conversation, notes: &mut Note
     }
 }
 
-/// The content parts of a message, each checked to be an object with a `type`.
-fn parts<'a>(
-    content: &'a Value,
-    param: &str,
-) -> Result<Option<Vec<(String, &'a Map<String, Value>, &'a str)>>> {
+/// A content part: its param path, its members, its `type`.
+type PartRef<'a> = (String, &'a Map<String, Value>, &'a str);
+
+/// The content parts of a message (`None` for a string), each checked to be an object
+/// with a `type`.
+fn parts<'a>(content: &'a Value, param: &str) -> Result<Option<Vec<PartRef<'a>>>> {
     let list = match content {
         Value::String(_) => return Ok(None),
         Value::Array(list) => list,
