@@ -28,9 +28,10 @@
 //!   `reasoning` items) goes back as the assistant message's `reasoning_content`, which
 //!   the templates that keep reasoning across tool calls read (Qwen3, GLM, Kimi,
 //!   DeepSeek); encrypted or redacted reasoning is dropped with a note.
-//! - Tool call ids in the history are the client API's ids; each becomes
-//!   [`upstream_id`] of it, in the assistant's `tool_calls[].id` and in the matching
-//!   `tool` message's `tool_call_id` alike, so pairs stay pairs.
+//! - Tool call ids in the history are the client API's ids (`toolu_…`, `call_…`); each
+//!   becomes its upstream id (the id without the prefix the reply emitter added), in the
+//!   assistant's `tool_calls[].id` and in the matching `tool` message's `tool_call_id`
+//!   alike, so pairs stay pairs.
 //! - Images in a tool result cannot be sent in a Chat `tool` message: each becomes the
 //!   text `[image omitted]`, with a note.
 //! - The declared tools ([`Translated::tools`]) are read from the translated Chat tools;
