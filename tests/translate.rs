@@ -407,6 +407,43 @@ fn responses_assistant_text_after_calls_starts_a_new_message() {
 }
 
 #[test]
+fn responses_reasoning_without_output_is_dropped() {
+    let t = from_responses(&json!({"input": [
+        {"role": "user", "content": "a"},
+        {"type": "reasoning", "content": [{"type": "reasoning_text", "text": "r"}],
+         "summary": [{"type": "summary_text", "text": "s"}]},
+        {"role": "assistant", "content": []},
+        {"role": "user", "content": "b"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "s"}]},
+        {"role": "user", "content": "c"},
+    ]}))
+    .unwrap();
+    assert_eq!(
+        t.body["messages"],
+        json!([
+            {"role": "user", "content": "a"},
+            {"role": "user", "content": "b"},
+            {"role": "user", "content": "c"},
+        ])
+    );
+    assert_eq!(
+        t.notes,
+        ["dropped reasoning that no assistant output follows"]
+    );
+    // The reasoning text wins over the summary.
+    let t = from_responses(&json!({"input": [
+        {"type": "reasoning", "content": [{"type": "reasoning_text", "text": "r"}],
+         "summary": [{"type": "summary_text", "text": "s"}]},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "no"}]},
+    ]}))
+    .unwrap();
+    assert_eq!(
+        t.body["messages"],
+        json!([{"role": "assistant", "content": "no", "reasoning_content": "r"}])
+    );
+}
+
+#[test]
 fn responses_namespaced_call_and_choices() {
     let t = from_responses(&json!({
         "input": [{"type": "function_call", "call_id": "call_9", "namespace": "mcp__s__",

@@ -488,13 +488,14 @@ fn input(items: &[Value], conv: &mut Conversation, notes: &mut Notes) -> Result<
     Ok(())
 }
 
-/// Ends the open assistant message (one holding only reasoning is dropped).
+/// Ends the open assistant message (one holding only reasoning is dropped, with a note;
+/// one holding nothing at all, an assistant item with no content parts, silently).
 fn flush(open: &mut Option<Assistant>, conv: &mut Conversation, notes: &mut Notes) {
     if let Some(a) = open.take() {
-        if a.text.is_none() && a.calls.is_empty() {
-            notes.add("dropped reasoning that no assistant output follows");
-        } else {
+        if a.text.is_some() || !a.calls.is_empty() {
             conv.messages.push(a.into_message());
+        } else if a.reasoning.is_some() {
+            notes.add("dropped reasoning that no assistant output follows");
         }
     }
 }
