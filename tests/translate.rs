@@ -318,6 +318,37 @@ fn messages_documents_images_and_choices() {
     }
 }
 
+/// Tool results come right after the assistant's calls, before the text they were sent
+/// with, wherever that text stood in the user message; assistant texts around a call join.
+#[test]
+fn messages_tool_results_go_first() {
+    let t = from_messages(&json!({"messages": [
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "a"},
+            {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"n": 12345678901234567890u64}},
+            {"type": "text", "text": "b"},
+        ]},
+        {"role": "user", "content": [
+            {"type": "text", "text": "before"},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "r"},
+            {"type": "text", "text": "after"},
+        ]},
+    ]}))
+    .unwrap();
+    assert_eq!(
+        t.body["messages"],
+        json!([
+            {"role": "assistant", "content": "a\nb", "tool_calls": [
+                {"id": "1", "type": "function", "function": {"name": "f",
+                 "arguments": "{\"n\":12345678901234567890}"}}]},
+            {"role": "tool", "tool_call_id": "1", "content": "r"},
+            {"role": "user", "content": [
+                {"type": "text", "text": "before"}, {"type": "text", "text": "after"}]},
+        ])
+    );
+    assert!(t.notes.is_empty());
+}
+
 #[test]
 fn messages_user_with_only_tool_results_has_no_user_message() {
     let t = from_messages(&json!({"messages": [
