@@ -459,6 +459,7 @@ pub mod spec;
 pub mod stream;
 mod text;
 mod tools;
+pub mod translate;
 
 pub use config::{IdPrefix, ParserConfig};
 pub use error::{Error, ParseErrorKind};
