@@ -49,6 +49,8 @@ use super::{ObjectArgs, Sequencer, error_object, ids, push_sse};
 use crate::event::{ErrorKind, Event, FinishReason, ResponseMeta, Usage};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+use crate::translate::ToolOrigin;
+use std::collections::BTreeMap;
 
 /// Writes events as an OpenAI Responses API SSE stream, and keeps the whole Response for
 /// a non-streamed reply ([`response`](OpenAiResponsesEmitter::response)).
@@ -118,6 +120,8 @@ pub struct OpenAiResponsesEmitter {
     incomplete_reason: Option<&'static str>,
     error: Option<Value>,
     final_usage: Value,
+    /// Functions standing for a client tool of another kind, by function name.
+    origins: BTreeMap<String, ToolOrigin>,
 }
 
 #[derive(Debug, Clone)]
@@ -130,6 +134,8 @@ enum Open {
 
 #[derive(Debug, Clone)]
 struct CallItem {
+    /// What client tool the call's function stands for (`None`: a plain function).
+    origin: Option<ToolOrigin>,
     index: usize,
     item_id: String,
     call_id: String,
@@ -174,6 +180,7 @@ impl OpenAiResponsesEmitter {
             incomplete_reason: None,
             error: None,
             final_usage: Value::Null,
+            origins: BTreeMap::new(),
         }
     }
 
@@ -202,6 +209,17 @@ impl OpenAiResponsesEmitter {
     /// text only with `show_raw_agent_reasoning`.
     pub fn reasoning_summary(mut self, yes: bool) -> Self {
         self.summary = yes;
+        self
+    }
+
+    /// Functions that stand for client tools of another kind
+    /// ([`Translated::tool_origins`](crate::translate::Translated::tool_origins)): a call
+    /// of a [`ToolOrigin::Namespaced`] function is written as a `function_call` with the
+    /// function's own `name` and its `namespace`; a call of a [`ToolOrigin::Custom`] one as
+    /// a `custom_tool_call` whose `input` is the call's `input` argument, written whole
+    /// when the call ends (`response.output_item.added` and `.done`, no argument deltas).
+    pub fn tool_origins(mut self, origins: BTreeMap<String, ToolOrigin>) -> Self {
+        self.origins = origins;
         self
     }
 
@@ -463,6 +481,7 @@ impl OpenAiResponsesEmitter {
                 self.start(out);
                 self.close_item(out);
                 let call = CallItem {
+                    origin: self.origins.get(name.as_str()).cloned(),
                     index: *index,
                     item_id: self.next_item_id("fc"),
                     call_id: ids::to_responses_call_id(id),
@@ -472,11 +491,14 @@ impl OpenAiResponsesEmitter {
                     args: ObjectArgs::default(),
                 };
                 let output_index = self.output.len();
-                self.push(
-                    out,
-                    "response.output_item.added",
-                    json!({"output_index": output_index, "item": call_item(&call, "in_progress")}),
-                );
+                // A custom tool's call is written whole at its end.
+                if !matches!(call.origin, Some(ToolOrigin::Custom { .. })) {
+                    self.push(
+                        out,
+                        "response.output_item.added",
+                        json!({"output_index": output_index, "item": call_item(&call, "in_progress")}),
+                    );
+                }
                 self.open = Open::Call(Box::new(call));
             }
             Event::ToolCallArgs { index, delta } if !delta.is_empty() => {
@@ -498,6 +520,22 @@ impl OpenAiResponsesEmitter {
                     }
                     if let Open::Call(c) = std::mem::replace(&mut self.open, Open::None) {
                         let output_index = self.output.len();
+                        if matches!(c.origin, Some(ToolOrigin::Custom { .. })) {
+                            self.push(
+                                out,
+                                "response.output_item.added",
+                                json!({"output_index": output_index, "item": call_item(&c, "in_progress")}),
+                            );
+                            let item = call_item(&c, "completed");
+                            self.push(
+                                out,
+                                "response.output_item.done",
+                                json!({"output_index": output_index, "item": item}),
+                            );
+                            self.output.push(item);
+                            self.any_call = true;
+                            return;
+                        }
                         self.push(
                             out,
                             "response.function_call_arguments.done",
@@ -568,6 +606,9 @@ impl OpenAiResponsesEmitter {
         let output_index = self.output.len();
         if let Open::Call(c) = &mut self.open {
             c.written.push_str(text);
+            if matches!(c.origin, Some(ToolOrigin::Custom { .. })) {
+                return;
+            }
             let d = TextDelta {
                 kind: "response.function_call_arguments.delta",
                 sequence_number: self.sequence,
@@ -665,6 +706,38 @@ fn reasoning_item(id: &str, summary: bool, text: &str) -> Value {
 }
 
 fn call_item(c: &CallItem, status: &str) -> Value {
+    match &c.origin {
+        Some(ToolOrigin::Custom { name }) => {
+            let input = if status == "in_progress" {
+                String::new()
+            } else {
+                serde_json::from_str::<Value>(&c.written)
+                    .ok()
+                    .and_then(|v| v.get("input").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_default()
+            };
+            return json!({
+                "id": c.item_id,
+                "type": "custom_tool_call",
+                "status": status,
+                "call_id": c.call_id,
+                "name": name,
+                "input": input,
+            });
+        }
+        Some(ToolOrigin::Namespaced { namespace, name }) => {
+            return json!({
+                "id": c.item_id,
+                "type": "function_call",
+                "status": status,
+                "arguments": if status == "in_progress" { "" } else { c.written.as_str() },
+                "call_id": c.call_id,
+                "name": name,
+                "namespace": namespace,
+            });
+        }
+        None => {}
+    }
     json!({
         "id": c.item_id,
         "type": "function_call",

@@ -133,6 +133,7 @@
 //! `policy` decides which calls go out (sans-IO: events in, verdicts out); `live` records
 //! streams for `/live`. The HTTP helpers below both servers are in `crate::http`.
 
+mod front;
 mod live;
 mod policy;
 mod request;

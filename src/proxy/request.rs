@@ -30,6 +30,8 @@ pub(super) struct RequestInfo {
     /// `stream_options.include_usage`: usage in a chunk of its own (`"choices": []`), as
     /// OpenAI writes it only when asked; otherwise on the finish chunk.
     pub(super) include_usage: bool,
+    /// The route the client asked on (its API), for `/live` and the log.
+    pub(super) route: &'static str,
 }
 
 impl RequestInfo {
@@ -79,6 +81,7 @@ impl RequestInfo {
                 .and_then(|so| so.get("include_usage"))
                 .and_then(Value::as_bool)
                 .unwrap_or(false),
+            route: "/v1/chat/completions",
         })
     }
 

@@ -6,8 +6,9 @@
 #![allow(clippy::result_large_err)]
 
 use super::request::{RequestError, RequestInfo, invalid_tools};
-use super::stream::stream_fixed;
-use super::upstream::{ErrorReply, UpstreamError, forward_headers, pass_through, read_error_body};
+use super::front::{Front, anthropic_emitter, request_info, responses_emitter};
+use super::stream::{collect_as, stream_as, stream_fixed};
+use super::upstream::{forward_headers, pass_through, read_error_body};
 use super::whole::fix_whole;
 use super::{Content, ProxyConfig, State, UpstreamToolChoice, live};
 use super::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
@@ -32,74 +33,192 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
 }
 
 async fn serve(req: Request<Incoming>, state: &State) -> Step<Response<Body>> {
-    guard_host(&req, state)?;
-    let origin = guard_origin(&req, state)?;
     let path = req.uri().path().to_owned();
-    let route = route(&req, &path, state)?;
-    let Route::Forward { chat } = route else {
-        return Ok(match route {
-            Route::Live(live) => live_route(&req, &path, live, state),
-            Route::Preflight => preflight(&req, origin.as_deref()),
-            Route::Forward { .. } => unreachable_route(&path),
-        });
+    // The API the client speaks, so that even a refusal is written in its shape.
+    let front = (req.method() == Method::POST).then(|| Front::of(&path)).flatten();
+    let speaks = front.unwrap_or(Front::Chat);
+    guard_host(&req, state, speaks)?;
+    let origin = guard_origin(&req, state, speaks)?;
+    let route = route(&req, &path, state, front)?;
+    let mut reply = match route {
+        Route::Live(live) => return Ok(live_route(&req, &path, live, state)),
+        Route::Preflight => return Ok(preflight(&req, origin.as_deref())),
+        Route::CountTokens => count_tokens(req, state).await?,
+        Route::Forward { front: None } => forward_unparsed(req, &path, state).await?,
+        Route::Forward { front: Some(front) } => forward_parsed(req, front, state).await?,
     };
+    if let Some(origin) = origin {
+        allow_origin_headers(reply.headers_mut(), &origin);
+    }
+    Ok(reply)
+}
+
+/// A `/v1/...` route no front answers: passed through as it is (body read first, within
+/// the request's bounds).
+async fn forward_unparsed(
+    req: Request<Incoming>,
+    path: &str,
+    state: &State,
+) -> Step<Response<Body>> {
     let (parts, body) = req.into_parts();
-    guard_content_type(&parts, chat)?;
-    let body = read_body(body, state).await?;
+    guard_content_type(&parts, false, Front::Chat)?;
+    let body = read_body(body, state, Front::Chat).await?;
     let target = format!(
         "{}{}",
         state.base,
-        parts
-            .uri
-            .path_and_query()
-            .map_or(path.as_str(), |p| p.as_str())
+        parts.uri.path_and_query().map_or(path, |p| p.as_str())
     );
-    if !chat {
-        let headers = forward_headers(&parts.headers, false);
-        let response = forward(state, &parts.method, &target, &headers, body).await?;
-        let mut reply = pass_through(response, state);
-        if let Some(origin) = origin {
-            allow_origin_headers(reply.headers_mut(), &origin);
-        }
-        return Ok(reply);
-    }
-    let (info, mut request) = RequestInfo::read(&body).map_err(|e| match e {
-        RequestError::Tools(message) => invalid_tools(&message),
-        RequestError::Unreadable(message) => error_response(
+    let headers = forward_headers(&parts.headers, false);
+    let response = forward(state, &parts.method, &target, &headers, body, Front::Chat).await?;
+    Ok(pass_through(response, state))
+}
+
+/// A request of one of the fronts: read, translated to the upstream's Chat request,
+/// forwarded, and its reply parsed, repaired, policed and written in the front's API.
+async fn forward_parsed(
+    req: Request<Incoming>,
+    front: Front,
+    state: &State,
+) -> Step<Response<Body>> {
+    let (parts, body) = req.into_parts();
+    guard_content_type(&parts, true, front)?;
+    let body = read_body(body, state, front).await?;
+    let unreadable = |message: String| {
+        front.error(
             StatusCode::BAD_REQUEST,
             "invalid_request",
             &format!("toolstream proxy: the request body cannot be inspected: {message}"),
+            None,
+        )
+    };
+    let (info, mut request, translated) = if front == Front::Chat {
+        let (info, request) = RequestInfo::read(&body).map_err(|e| match e {
+            RequestError::Tools(message) => invalid_tools(&message),
+            RequestError::Unreadable(message) => unreadable(message),
+        })?;
+        (info, request, None)
+    } else {
+        let client: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| unreadable(e.to_string()))?;
+        let t = front.translate(client).map_err(|e| {
+            let param = (!e.param().is_empty()).then(|| e.param());
+            front.error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                &format!("toolstream proxy: {e}"),
+                param,
+            )
+        })?;
+        (request_info(&t, front), t.body.clone(), Some(t))
+    };
+    // The fronts' requests all go to the upstream's Chat route (the query a client adds,
+    // like Claude Code's `?beta=true`, is its API's, not the upstream's).
+    let target = match &translated {
+        None => format!(
+            "{}{}",
+            state.base,
+            parts
+                .uri
+                .path_and_query()
+                .map_or("/v1/chat/completions", |p| p.as_str())
         ),
-    })?;
-    let headers = forward_headers(&parts.headers, true);
+        Some(_) => format!("{}/v1/chat/completions", state.base),
+    };
+    let headers = upstream_headers(&parts.headers, front);
     let choice = state.config.upstream_tool_choice;
-    let body = match (choice, &state.config.content, &info.tools) {
-        (UpstreamToolChoice::None | UpstreamToolChoice::Auto, Some(_), Some(_)) => {
+    let body = match (choice, &state.config.content, &info.tools, &translated) {
+        (UpstreamToolChoice::None | UpstreamToolChoice::Auto, Some(_), Some(_), _) => {
             set_tool_choice(&mut request, choice);
             Bytes::from(request.to_string())
         }
+        (_, _, _, Some(_)) => Bytes::from(request.to_string()),
         _ => body,
     };
-    let mut response = forward(state, &parts.method, &target, &headers, body).await?;
+    let mut response = forward(state, &Method::POST, &target, &headers, body, front).await?;
     if !response.status().is_success() {
         let error = read_error_body(response, state).await;
         // vLLM without a tool parser refuses `tool_choice` auto: ask once more with
         // "none" (it renders the tools and leaves the calls as text, which the proxy reads).
         if !retry_with_tool_choice_none(error.status, &error.text, &info, state) {
-            return Ok(upstream_error(error));
+            return Ok(front.upstream_error(error));
         }
         set_tool_choice(&mut request, UpstreamToolChoice::None);
         let body = Bytes::from(request.to_string());
-        response = forward(state, &parts.method, &target, &headers, body).await?;
+        response = forward(state, &Method::POST, &target, &headers, body, front).await?;
         if !response.status().is_success() {
-            return Ok(upstream_error(read_error_body(response, state).await));
+            return Ok(front.upstream_error(read_error_body(response, state).await));
         }
     }
-    let mut reply = reply(response, info, state).await;
-    if let Some(origin) = origin {
-        allow_origin_headers(reply.headers_mut(), &origin);
+    let Some(t) = translated else {
+        return Ok(reply(response, info, state).await);
+    };
+    let streamed = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+    if !streamed {
+        return Err(front.error(
+            StatusCode::BAD_GATEWAY,
+            "upstream_not_streamed",
+            "toolstream proxy: the upstream answered a streamed chat request without an event stream",
+            None,
+        ));
     }
-    Ok(reply)
+    Ok(match (front, t.stream) {
+        (Front::Messages, true) => stream_as(response, info, state, anthropic_emitter(&t)),
+        (Front::Messages, false) => {
+            collect_as(response, info, state, anthropic_emitter(&t)).await
+        }
+        (_, true) => stream_as(response, info, state, responses_emitter(&t)),
+        (_, false) => collect_as(response, info, state, responses_emitter(&t)).await,
+    })
+}
+
+/// The client's headers for the upstream: without hop-by-hop ones (and, parsed, without
+/// `Accept-Encoding`); an Anthropic client's `x-api-key` becomes the `Authorization:
+/// Bearer` an OpenAI-compatible server reads, and the Anthropic API's own headers
+/// (`anthropic-version`, `anthropic-beta`, ...) stay here.
+fn upstream_headers(client: &HeaderMap, front: Front) -> HeaderMap {
+    let mut headers = forward_headers(client, true);
+    if front == Front::Messages {
+        if let Some(key) = headers.remove("x-api-key")
+            && !headers.contains_key(header::AUTHORIZATION)
+            && let Ok(v) = HeaderValue::from_str(&format!("Bearer {}", key.to_str().unwrap_or("")))
+        {
+            headers.insert(header::AUTHORIZATION, v);
+        }
+        let anthropic: Vec<_> = headers
+            .keys()
+            .filter(|k| k.as_str().starts_with("anthropic-"))
+            .cloned()
+            .collect();
+        for k in anthropic {
+            headers.remove(k);
+        }
+    }
+    headers
+}
+
+/// `POST /v1/messages/count_tokens`: an estimate, without the upstream.
+async fn count_tokens(req: Request<Incoming>, state: &State) -> Step<Response<Body>> {
+    let front = Front::Messages;
+    let (parts, body) = req.into_parts();
+    guard_content_type(&parts, true, front)?;
+    let body = read_body(body, state, front).await?;
+    let request: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
+        front.error(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string(), None)
+    })?;
+    let count = super::front::count_tokens(&request).map_err(|e| {
+        let param = (!e.param().is_empty()).then(|| e.param());
+        front.error(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string(), param)
+    })?;
+    let mut response = Response::new(full(count.to_string()));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    Ok(response)
 }
 
 /// Sets the request's `tool_choice` as `choice` says (`Keep`: unchanged).
@@ -130,35 +249,6 @@ fn retry_with_tool_choice_none(
         && info.tools.is_some()
         && state.config.upstream_tool_choice == UpstreamToolChoice::Keep
         && (text.contains("enable-auto-tool-choice") || text.contains("tool-call-parser"))
-}
-
-/// An upstream error for a chat client: OpenAI's shape (`{"error": {"message", "type",
-/// "param", "code"}}`, which every OpenAI SDK raises with the message) with the upstream's
-/// status, message and rate-limit headers; a body already in that shape goes unchanged.
-fn upstream_error(reply: ErrorReply) -> Response<Body> {
-    let openai_shaped = serde_json::from_str::<serde_json::Value>(&reply.text)
-        .ok()
-        .is_some_and(|v| v.get("error").is_some_and(serde_json::Value::is_object));
-    let body = if openai_shaped {
-        reply.text
-    } else {
-        let e = UpstreamError::read(reply.status, &reply.text);
-        json!({"error": {
-            "message": e.message,
-            "type": e.kind.unwrap_or_else(|| "upstream_error".into()),
-            "param": e.param,
-            "code": e.code.unwrap_or_else(|| reply.status.as_u16().into()),
-        }})
-        .to_string()
-    };
-    let mut response = Response::new(full(body));
-    *response.status_mut() = reply.status;
-    *response.headers_mut() = reply.headers;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
 }
 
 /// A CORS preflight from an allowed origin: 204 allowing `GET` and `POST` with the
@@ -198,13 +288,15 @@ enum Route<'a> {
     Live(&'a Arc<live::Live>),
     /// A CORS preflight (`OPTIONS`) from an allowed origin.
     Preflight,
-    /// A `/v1/...` route forwarded upstream (`chat`: `POST /v1/chat/completions`, read and
-    /// repaired; otherwise passed through).
-    Forward { chat: bool },
+    /// `POST /v1/messages/count_tokens`, answered here.
+    CountTokens,
+    /// A `/v1/...` route forwarded upstream: read, translated and repaired for a front,
+    /// otherwise passed through.
+    Forward { front: Option<Front> },
 }
 
 /// Answers only requests whose `Host` names this server (the module's Host check).
-fn guard_host(req: &Request<Incoming>, state: &State) -> Step<()> {
+fn guard_host(req: &Request<Incoming>, state: &State, front: Front) -> Step<()> {
     let host = req
         .headers()
         .get(header::HOST)
@@ -212,7 +304,7 @@ fn guard_host(req: &Request<Incoming>, state: &State) -> Step<()> {
     if host_allowed(host, state.local, &state.config.allowed_hosts) {
         return Ok(());
     }
-    Err(error_response(
+    Err(front.error(
         StatusCode::MISDIRECTED_REQUEST,
         "misdirected_request",
         &format!(
@@ -220,13 +312,14 @@ fn guard_host(req: &Request<Incoming>, state: &State) -> Step<()> {
             state.local,
             host.unwrap_or("none")
         ),
+        None,
     ))
 }
 
 /// A browser request from a web page is answered only for the proxy's own origin and the
 /// origins given with `--allow-origin`: a foreign `Origin` gets 403. Returns the origin to
 /// name in the reply's CORS headers (an allowed foreign one), if any.
-fn guard_origin(req: &Request<Incoming>, state: &State) -> Step<Option<String>> {
+fn guard_origin(req: &Request<Incoming>, state: &State, front: Front) -> Step<Option<String>> {
     let Some(origin) = req.headers().get(header::ORIGIN) else {
         return Ok(None);
     };
@@ -249,17 +342,23 @@ fn guard_origin(req: &Request<Incoming>, state: &State) -> Step<Option<String>> 
     if allowed.iter().any(|a| a == "*" || *a == origin) {
         return Ok(Some(origin));
     }
-    Err(error_response(
+    Err(front.error(
         StatusCode::FORBIDDEN,
         "origin_not_allowed",
         &format!(
             "toolstream proxy: requests from web pages of {origin} are refused (a page could spend the upstream on your key); allow it with --allow-origin {origin}"
         ),
+        None,
     ))
 }
 
 /// The route of a request whose host and origin passed.
-fn route<'a>(req: &Request<Incoming>, path: &str, state: &'a State) -> Step<Route<'a>> {
+fn route<'a>(
+    req: &Request<Incoming>,
+    path: &str,
+    state: &'a State,
+    front: Option<Front>,
+) -> Step<Route<'a>> {
     if matches!(
         path,
         "/live" | "/live/" | "/live.js" | "/live.css" | "/live/events"
@@ -277,24 +376,20 @@ fn route<'a>(req: &Request<Incoming>, path: &str, state: &'a State) -> Step<Rout
     if req.method() == Method::OPTIONS && req.headers().contains_key(header::ORIGIN) {
         return Ok(Route::Preflight);
     }
-    Ok(Route::Forward {
-        chat: req.method() == Method::POST && path == "/v1/chat/completions",
-    })
-}
-
-/// Never answered: [`serve`] matches every other route first.
-fn unreachable_route(path: &str) -> Response<Body> {
-    error_response(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        &format!("toolstream proxy: no route {path}"),
-    )
+    if req.method() == Method::POST && path.trim_end_matches('/') == "/v1/messages/count_tokens" {
+        return Ok(Route::CountTokens);
+    }
+    Ok(Route::Forward { front })
 }
 
 /// A `POST` body must be JSON (`multipart/form-data` too on a passed-through route, for
 /// uploads): a web page can send `text/plain` or a form without asking first, an API
 /// client never does. Anything else gets 415.
-fn guard_content_type(parts: &hyper::http::request::Parts, chat: bool) -> Step<()> {
+fn guard_content_type(
+    parts: &hyper::http::request::Parts,
+    parsed: bool,
+    front: Front,
+) -> Step<()> {
     if parts.method != Method::POST {
         return Ok(());
     }
@@ -306,42 +401,46 @@ fn guard_content_type(parts: &hyper::http::request::Parts, chat: bool) -> Step<(
         .to_ascii_lowercase();
     let essence = kind.split(';').next().unwrap_or("").trim();
     let json = essence == "application/json" || essence.ends_with("+json");
-    if json || (!chat && essence == "multipart/form-data") {
+    if json || (!parsed && essence == "multipart/form-data") {
         return Ok(());
     }
-    Err(error_response(
+    Err(front.error(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "unsupported_media_type",
         &format!(
             "toolstream proxy: a POST body must be application/json (got {})",
             if kind.is_empty() { "none" } else { &kind }
         ),
+        None,
     ))
 }
 
 /// The request body, up to `max_body_bytes`, within `request_timeout`.
-async fn read_body(body: Incoming, state: &State) -> Step<Bytes> {
+async fn read_body(body: Incoming, state: &State, front: Front) -> Step<Bytes> {
     let limit = state.config.max_body_bytes;
     let read = Limited::new(body, limit).collect();
     match tokio::time::timeout(state.config.request_timeout, read).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(error_response(
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => Err(front.error(
             StatusCode::PAYLOAD_TOO_LARGE,
             "request_too_large",
             &format!("toolstream proxy: the request body is larger than {limit} bytes"),
+            None,
         )),
-        Ok(Err(e)) => Err(error_response(
+        Ok(Err(e)) => Err(front.error(
             StatusCode::BAD_REQUEST,
             "invalid_request",
             &format!("toolstream proxy: reading the request body: {e}"),
+            None,
         )),
-        Err(_) => Err(error_response(
+        Err(_) => Err(front.error(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
             &format!(
                 "toolstream proxy: the request body did not arrive within {} s (--request-timeout)",
                 state.config.request_timeout.as_secs_f64()
             ),
+            None,
         )),
     }
 }
@@ -354,6 +453,7 @@ async fn forward(
     target: &str,
     headers: &HeaderMap,
     body: Bytes,
+    front: Front,
 ) -> Step<reqwest::Response> {
     let request = state
         .client
@@ -363,20 +463,22 @@ async fn forward(
     let timeout = state.config.upstream_timeout;
     let response = match tokio::time::timeout(timeout, request.send()).await {
         Err(_) => {
-            return Err(error_response(
+            return Err(front.error(
                 StatusCode::GATEWAY_TIMEOUT,
                 "upstream_timeout",
                 &format!(
                     "toolstream proxy: the upstream sent no reply within {} s",
                     timeout.as_secs_f64()
                 ),
+                None,
             ));
         }
         Ok(Err(e)) => {
-            return Err(error_response(
+            return Err(front.error(
                 StatusCode::BAD_GATEWAY,
                 "upstream_unreachable",
                 &format!("toolstream proxy: upstream request failed: {}", chain(&e)),
+                None,
             ));
         }
         Ok(Ok(response)) => response,
@@ -387,13 +489,14 @@ async fn forward(
             .get(header::LOCATION)
             .and_then(|v| v.to_str().ok())
             .unwrap_or("nowhere");
-        return Err(error_response(
+        return Err(front.error(
             StatusCode::BAD_GATEWAY,
             "upstream_redirect",
             &format!(
                 "toolstream proxy: the upstream answered {} redirecting to {location}: not followed (the request carries your credentials); give --upstream the final URL",
                 response.status()
             ),
+            None,
         ));
     }
     Ok(response)

@@ -7,13 +7,13 @@ use super::policy::{Verdict, refusal_text};
 use super::request::RequestInfo;
 use super::upstream::{Next, cut, next_chunk, reply_headers};
 use super::{OnRefused, State};
-use crate::emit::OpenAiChatEmitter;
-use crate::http::{Body, channel_response};
+use crate::emit::{AnthropicEmitter, OpenAiChatEmitter, OpenAiResponsesEmitter};
+use crate::http::{Body, channel_response, full};
 use crate::{ErrorKind, Event, Parser, ResponseMeta};
 use bytes::Bytes;
-use hyper::Response;
+use hyper::{Response, StatusCode};
 use hyper::header::{self, HeaderName, HeaderValue};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::io;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -28,16 +28,157 @@ pub(super) trait ClientEmitter: Send + 'static {
     fn finish(&mut self, out: &mut String);
 }
 
-impl ClientEmitter for OpenAiChatEmitter {
-    fn response_meta(&mut self, meta: &ResponseMeta) {
-        OpenAiChatEmitter::response_meta(self, meta);
+/// The three emitters drive alike.
+macro_rules! client_emitter {
+    ($($t:ty),*) => {$(
+        impl ClientEmitter for $t {
+            fn response_meta(&mut self, meta: &ResponseMeta) {
+                <$t>::response_meta(self, meta);
+            }
+            fn event(&mut self, event: &Event, out: &mut String) {
+                <$t>::event(self, event, out);
+            }
+            fn finish(&mut self, out: &mut String) {
+                <$t>::finish(self, out);
+            }
+        }
+    )*};
+}
+
+client_emitter!(OpenAiChatEmitter, AnthropicEmitter, OpenAiResponsesEmitter);
+
+/// An emitter that can also give its API's whole (non-streamed) reply once finished.
+pub(super) trait WholeEmitter: ClientEmitter {
+    /// The reply's status and JSON body.
+    fn whole(&self) -> (StatusCode, Value);
+}
+
+impl WholeEmitter for AnthropicEmitter {
+    /// The message, or (a cut or failed stream) Anthropic's error object with the status
+    /// its type goes with.
+    fn whole(&self) -> (StatusCode, Value) {
+        match self.message() {
+            Ok(message) => (StatusCode::OK, message),
+            Err(error) => {
+                let status = match error["error"]["type"].as_str() {
+                    Some("rate_limit_error") => StatusCode::TOO_MANY_REQUESTS,
+                    Some("overloaded_error") => {
+                        StatusCode::from_u16(529).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
+                    }
+                    Some("invalid_request_error") => StatusCode::BAD_REQUEST,
+                    _ => StatusCode::BAD_GATEWAY,
+                };
+                (status, error)
+            }
+        }
     }
-    fn event(&mut self, event: &Event, out: &mut String) {
-        OpenAiChatEmitter::event(self, event, out);
+}
+
+impl WholeEmitter for OpenAiResponsesEmitter {
+    /// The response object (status `completed` or `incomplete`); a failed one (a cut
+    /// stream, a provider error) is a 502 with OpenAI's error shape and the response.
+    fn whole(&self) -> (StatusCode, Value) {
+        let response = self.response();
+        if response["status"] == "failed" {
+            let message = response["error"]["message"]
+                .as_str()
+                .unwrap_or("the upstream reply failed")
+                .to_owned();
+            let body = json!({"error": {"message": message, "type": "server_error",
+                "param": null, "code": "upstream_failed"}, "response": response});
+            return (StatusCode::BAD_GATEWAY, body);
+        }
+        (StatusCode::OK, response)
     }
-    fn finish(&mut self, out: &mut String) {
-        OpenAiChatEmitter::finish(self, out);
+}
+
+/// Reads a streamed Chat reply to its end, parsed and policed as [`stream_as`] does, and
+/// answers with `emitter`'s whole reply (for a client that did not ask to stream).
+pub(super) async fn collect_as<E: WholeEmitter>(
+    mut upstream: reqwest::Response,
+    info: RequestInfo,
+    state: &State,
+    emitter: E,
+) -> Response<Body> {
+    let mut parser = Parser::with_config(
+        state.config.format,
+        info.parser_config(&state.config.parser, state.config.content.as_ref(), false),
+    );
+    let stall = state.config.upstream_timeout;
+    let mut relay = Relay {
+        policy: Policy::new(info.tools, info.parallel),
+        on_refused: state.config.on_refused,
+        emitter,
+        live: None,
+        offset: 0,
+    };
+    let (mut events, mut out) = (Vec::new(), String::new());
+    loop {
+        let next = tokio::time::timeout(stall, upstream.chunk()).await;
+        let ended = match next {
+            Ok(Ok(Some(chunk))) => {
+                let _ = parser.feed(&chunk, &mut events);
+                false
+            }
+            Ok(Ok(None)) => {
+                if parser.bytes_fed() == 0 {
+                    events.push(empty_reply());
+                }
+                let _ = parser.finish(&mut events);
+                true
+            }
+            Ok(Err(e)) => {
+                events.push(cut_reply(format!(
+                    "toolstream proxy: the upstream connection failed mid-reply: {}",
+                    crate::http::chain(&e)
+                )));
+                let _ = parser.finish(&mut events);
+                true
+            }
+            Err(_) => {
+                events.push(cut_reply(format!(
+                    "toolstream proxy: the upstream sent nothing for {} s mid-reply",
+                    stall.as_secs_f64()
+                )));
+                let _ = parser.finish(&mut events);
+                true
+            }
+        };
+        relay.emitter.response_meta(parser.response_meta());
+        let stopped = relay.pass(&mut events, &mut out);
+        out.clear();
+        if stopped {
+            drop(upstream);
+            break;
+        }
+        if ended {
+            relay.emitter.finish(&mut out);
+            break;
+        }
     }
+    let (status, body) = relay.emitter.whole();
+    let mut response = Response::new(full(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The error of an upstream reply cut off (`message` says how).
+fn cut_reply(message: String) -> Event {
+    Event::Error {
+        kind: ErrorKind::Truncated,
+        message,
+        index: None,
+        raw: String::new(),
+    }
+}
+
+/// The error of an empty 200 reply: it must not end like a complete one.
+fn empty_reply() -> Event {
+    cut_reply("toolstream proxy: the upstream's reply body was empty".into())
 }
 
 /// Parses a streamed chat reply chunk by chunk and writes each chunk's events as OpenAI
@@ -77,6 +218,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
     let stall = state.config.upstream_timeout;
     let live = state.live.as_ref().map(|live| {
         live.begin(json!({
+            "route": info.route,
             "model": info.model,
             "tools": info.tools.as_ref().map(|t| t.names().collect::<Vec<_>>()),
             "parallel_tool_calls": info.parallel,
@@ -192,14 +334,8 @@ async fn pump<E: ClientEmitter>(
             }
             Next::End => {
                 if parser.bytes_fed() == 0 {
-                    // An empty 200 is no reply: it must not end like a complete one.
                     relay.outcome("empty");
-                    events.push(Event::Error {
-                        kind: ErrorKind::Truncated,
-                        message: "toolstream proxy: the upstream's reply body was empty".into(),
-                        index: None,
-                        raw: String::new(),
-                    });
+                    events.push(empty_reply());
                 } else {
                     relay.outcome("done");
                 }

@@ -149,14 +149,11 @@ type Result<T> = std::result::Result<T, TranslateError>;
 /// This must stay the inverse of the emitter's id mapping: a call the proxy reported as
 /// `toolu_X` / `call_X` has the upstream id `X`.
 pub(crate) fn upstream_id(client_id: &str) -> String {
-    for prefix in ["toolu_", "call_"] {
-        if let Some(rest) = client_id.strip_prefix(prefix)
-            && !rest.is_empty()
-        {
-            return rest.to_owned();
-        }
+    if client_id.starts_with("toolu_") {
+        crate::emit::ids::from_anthropic(client_id)
+    } else {
+        crate::emit::ids::from_responses_call_id(client_id)
     }
-    client_id.to_owned()
 }
 
 /// "a string", "an array", ... for messages.
