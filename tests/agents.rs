@@ -291,6 +291,23 @@ fn model_requests<'a>(log: &'a [Value], via: Via, native: &str) -> Vec<&'a Value
         .collect()
 }
 
+/// The proxy passed the agent's own route (`native`) through to the Chat upstream: it has
+/// no such route yet (said first: it explains every other problem).
+fn passed_through(log: &[Value], via: Via, native: &str, problems: &mut Vec<String>) {
+    let passed = log
+        .iter()
+        .find(|r| r["path"].as_str().unwrap_or("").starts_with(native));
+    if let (Via::Proxy, Some(r)) = (via, passed) {
+        problems.push(format!(
+            "the proxy passed {} {} through to the Chat Completions upstream (answered {}): \
+             it has no {native} route yet",
+            r["method"].as_str().unwrap_or("?"),
+            r["path"].as_str().unwrap_or("?"),
+            r["status"]
+        ));
+    }
+}
+
 /// Checks on the request log common to both agents; `tool` the called tool's name,
 /// `native` the agent's own route, `result_in` finds the tool result in a native request.
 fn check_log(
@@ -302,20 +319,6 @@ fn check_log(
     result_in: fn(&Value) -> Option<String>,
     problems: &mut Vec<String>,
 ) {
-    if via == Via::Proxy {
-        if let Some(r) = log
-            .iter()
-            .find(|r| r["path"].as_str().unwrap_or("").starts_with(native))
-        {
-            problems.push(format!(
-                "the proxy passed {} {} through to the Chat Completions upstream (answered {}): \
-                 it has no {native} route yet",
-                r["method"].as_str().unwrap_or("?"),
-                r["path"].as_str().unwrap_or("?"),
-                r["status"]
-            ));
-        }
-    }
     let model = model_requests(log, via, native);
     if model.len() != 2 {
         problems.push(format!(
@@ -366,13 +369,13 @@ fn check_log(
             ));
         }
         let tool_msg = messages.iter().find(|m| m["role"] == "tool");
-        if let (Some(id), Some(m)) = (&call_id, tool_msg) {
-            if &m["tool_call_id"] != id {
-                problems.push(format!(
-                    "the tool message's tool_call_id {} is not the call's id {id}",
-                    m["tool_call_id"]
-                ));
-            }
+        if let (Some(id), Some(m)) = (&call_id, tool_msg)
+            && &m["tool_call_id"] != id
+        {
+            problems.push(format!(
+                "the tool message's tool_call_id {} is not the call's id {id}",
+                m["tool_call_id"]
+            ));
         }
         tool_msg.map(|m| text_of(&m["content"]))
     } else {
@@ -476,6 +479,7 @@ fn claude_code(name: &str, via: Via) {
     let log = jsonl(&dir.join("upstream.jsonl"));
 
     let mut problems = Vec::new();
+    passed_through(&log, via, "/v1/messages", &mut problems);
     let blocks = |role: &str| -> Vec<Value> {
         out.iter()
             .filter(|v| v["type"] == role)
@@ -513,7 +517,13 @@ fn claude_code(name: &str, via: Via) {
             if r["is_error"] == false
                 && r["result"].as_str().is_some_and(|t| t.contains(&token)) => {}
         r => problems.push(format!(
-            "expected a final result without error quoting {token}, got {r:?}"
+            "expected a final result without error quoting {token}, got {}",
+            r.map(|r| json!({
+                "is_error": r["is_error"],
+                "result": r["result"],
+                "api_error_status": r["api_error_status"],
+            }))
+            .unwrap_or_default()
         )),
     }
     let result_in = |body: &Value| -> Option<String> {
@@ -597,6 +607,7 @@ fn codex(name: &str, via: Via) {
     let log = jsonl(&dir.join("upstream.jsonl"));
 
     let mut problems = Vec::new();
+    passed_through(&log, via, "/v1/responses", &mut problems);
     let completed = |kind: &str| -> Vec<&Value> {
         out.iter()
             .filter(|v| v["type"] == "item.completed" && v["item"]["type"] == kind)
@@ -686,4 +697,87 @@ fn codex_through_the_proxy() {
 #[test]
 fn codex_native_fake() {
     codex("codex_native_fake", Via::Native);
+}
+
+// --- The harness's upstream half, without an agent -------------------------------------------
+
+/// POSTs `body` to `base` + `path` (HTTP/1.0: the reply is not chunked); returns the
+/// reply.
+fn post(base: &str, path: &str, body: &Value) -> String {
+    use std::io::Read;
+    let addr = base.strip_prefix("http://").unwrap();
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let body = body.to_string();
+    write!(
+        s,
+        "POST {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    reply
+}
+
+/// The fake Chat upstream behind the proxy's existing `/v1/chat/completions`, fed the two
+/// requests a translating front should send for Claude Code's turn (needs no agent): the
+/// leaked Hermes call comes out repaired as `tool_calls`, the answer quotes the tool's
+/// result, and the request-log checks the agent tests use pass.
+#[test]
+fn the_upstream_half_through_the_proxy_chat_route() {
+    let dir = run_dir("the_upstream_half_through_the_proxy_chat_route");
+    let token = token("upstream");
+    let call = json!({"name": "Read", "arguments": {"file_path": "/abs/notes.txt"}});
+    let (fake, fake_url) = start_fake(&dir, "chat", &call);
+    let (proxy, base) = start_proxy(&dir, &format!("{fake_url}/v1"));
+    let tools = json!([{"type": "function", "function": {
+        "name": "Read",
+        "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}}}
+    }}]);
+    let user = json!({"role": "user", "content": "Read /abs/notes.txt"});
+    let first = post(
+        &base,
+        "/v1/chat/completions",
+        &json!({"model": "m", "stream": true, "messages": [user], "tools": tools}),
+    );
+    assert!(first.contains(r#""name":"Read""#), "{first}");
+    assert!(first.contains(r#""finish_reason":"tool_calls""#), "{first}");
+    assert!(!first.contains("<tool_call>"), "{first}");
+    let assistant = json!({"role": "assistant", "content": null, "tool_calls": [{
+        "id": "call_1", "type": "function",
+        "function": {"name": "Read", "arguments": "{\"file_path\": \"/abs/notes.txt\"}"}
+    }]});
+    let result =
+        json!({"role": "tool", "tool_call_id": "call_1", "content": format!("1\t{token}\n")});
+    let second = post(
+        &base,
+        "/v1/chat/completions",
+        &json!({"model": "m", "stream": true, "messages": [user, assistant, result], "tools": tools}),
+    );
+    let text: String = second
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.strip_prefix("data: ")?).ok())
+        .filter_map(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert!(text.contains(&token), "{second}");
+    drop(proxy);
+    drop(fake);
+    let log = jsonl(&dir.join("upstream.jsonl"));
+    let mut problems = Vec::new();
+    passed_through(&log, Via::Proxy, "/v1/messages", &mut problems);
+    check_log(
+        &log,
+        Via::Proxy,
+        "/v1/messages",
+        "Read",
+        &token,
+        |_| None,
+        &mut problems,
+    );
+    verdict("the upstream half", &dir, &problems, &log, &[]);
 }
