@@ -47,9 +47,9 @@
 
 use super::{ObjectArgs, Sequencer, error_object, ids, push_sse};
 use crate::event::{ErrorKind, Event, FinishReason, ResponseMeta, Usage};
+use crate::translate::ToolOrigin;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use crate::translate::ToolOrigin;
 use std::collections::BTreeMap;
 
 /// Writes events as an OpenAI Responses API SSE stream, and keeps the whole Response for

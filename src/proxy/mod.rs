@@ -1,30 +1,93 @@
-//! `toolstream proxy`: an OpenAI-compatible server in front of another one, whose streamed
-//! chat replies are parsed as they arrive and re-emitted as clean OpenAI chunks.
+//! `toolstream proxy`: a server in front of an OpenAI-compatible Chat Completions server
+//! that answers three APIs — OpenAI Chat Completions, Anthropic Messages and OpenAI
+//! Responses — and repairs, checks and polices every reply's tool calls as they stream.
 //!
-//! A thin adapter (hyper server, reqwest upstream, tokio) around [`Parser`] and
-//! [`OpenAiChatEmitter`]: all parsing happens in the sans-IO core.
+//! A thin adapter (hyper server, reqwest upstream, tokio) around [`Parser`](crate::Parser), the request
+//! translators of [`crate::translate`] and the emitters of [`crate::emit`]: all parsing
+//! happens in the sans-IO core, and the proxy's decisions (the policy) are sans-IO too.
 //!
 //! # Routes
 //!
 //! - `POST /v1/chat/completions`: the request body and headers (`Authorization` included;
 //!   hop-by-hop headers, `Host`, `Content-Length` and `Accept-Encoding` dropped) go to the
-//!   upstream unchanged. A 2xx `text/event-stream` reply is fed to a [`Parser`] chunk by
+//!   upstream unchanged. A 2xx `text/event-stream` reply is fed to a [`Parser`](crate::Parser) chunk by
 //!   chunk (the proxy's format, `openai-chat` by default, with
 //!   [`content_format`](ParserConfig::content_format) when set, so calls a server leaked
 //!   into `content` become `tool_calls`) and each upstream chunk's events are written to the
 //!   client as soon as they are parsed. The request's `tools` are the declared tools
-//!   ([`Tools::from_value`]): XML parameter values are typed by their schema and the
-//!   marker-less syntaxes recognise only declared names. Generated call ids are unique per
-//!   response ([`IdPrefix::Unique`]). A 2xx JSON reply (`stream: false`) is fixed
-//!   the same way when a content format is set: each choice's `message.content` is run
-//!   through the text scanner and `content`, `tool_calls` and `finish_reason` rebuilt
-//!   (calls that fail keep their text in `content`; the errors are listed in the choice's
-//!   `toolstream_errors`).
+//!   ([`Tools::from_value`](crate::Tools::from_value)): XML parameter values are typed by their schema and the
+//!   marker-less syntaxes recognise only declared names; a request that declares none gets
+//!   no `tool_calls` (leaked markup stays its text). Generated call ids are unique per
+//!   response ([`IdPrefix::Unique`]). A 2xx JSON reply (`stream: false`) is fixed the same
+//!   way: each choice's `message.content` is run through the text scanner and `content`,
+//!   `tool_calls` and `finish_reason` rebuilt (calls that fail keep their text in
+//!   `content`; the errors are listed in the choice's `toolstream_errors`), and every call,
+//!   native or repaired, is held to the policy below.
+//! - `POST /v1/messages` (Anthropic Messages, what Claude Code speaks) and
+//!   `POST /v1/responses` (OpenAI Responses, what Codex and the OpenAI Agents SDK speak):
+//!   the request is translated to a streamed Chat request ([`crate::translate`]: system
+//!   prompts, messages, tool calls and results paired by id, tools, `tool_choice`, limits,
+//!   thinking) and sent to the upstream's `/v1/chat/completions`; its reply goes through
+//!   the same parser and policy as a Chat reply and is written by the front's emitter
+//!   ([`AnthropicEmitter`](crate::emit::AnthropicEmitter),
+//!   [`OpenAiResponsesEmitter`](crate::emit::OpenAiResponsesEmitter)): streamed, or, when
+//!   the client did not ask to stream, collected into the API's whole reply (a `message`,
+//!   a `response`). Tool-call ids come out in each API's form (`toolu_…`, `call_…`) by the
+//!   reversible mapping of [`crate::emit::ids`], and the next turn's history is mapped back,
+//!   so every result pairs with its call upstream. The proxy keeps no state: a Responses
+//!   request with `previous_response_id` gets a 400 saying so. An Anthropic client's
+//!   `x-api-key` is sent upstream as `Authorization: Bearer`.
+//! - `POST /v1/messages/count_tokens`: answered here (the upstream has no such route) with
+//!   an estimate, about four bytes of the translated request a token.
 //! - Any other `/v1/...` route: passed through unchanged (method, headers, body; the
 //!   reply's status, headers and body streamed back as they come).
 //! - `GET /live`: the live page (see [The live page](self#the-live-page)), with
-//!   `/live.js`, `/live.css` and its feed `/live/events`.
+//!   `/live.js`, `/live.css` and its feed `/live/events`; it shows the streams of all three
+//!   fronts.
 //! - Anything else: 404 with an OpenAI-style error body.
+//!
+//! Every error reply, the proxy's own and the upstream's, is written in the client API's
+//! shape: OpenAI's `{"error": {"message", "type", "param", "code"}}` for Chat and
+//! Responses, Anthropic's `{"type": "error", "error": {"type", "message"}}` for Messages
+//! (`invalid_request_error`, `authentication_error`, `rate_limit_error`, `api_error`,
+//! `overloaded_error`, ... from the status). An upstream's error keeps its status, its
+//! rate-limit headers and its message, whatever shape the server wrote it in (vLLM's and
+//! SGLang's `{"object": "error", "message"}`, FastAPI's `{"detail"}`, llama.cpp's and
+//! Ollama's `{"error": "…"}`, plain text).
+//!
+//! # Safe by default
+//!
+//! - **No redirects**: the upstream's 3xx is never followed (the request carries the
+//!   client's credentials, which must not reach another origin); the client gets a 502
+//!   naming where it pointed.
+//! - **Deadlines**: the request head within [`header_read_timeout`](ProxyConfig::header_read_timeout)
+//!   (10 s), its body within [`request_timeout`](ProxyConfig::request_timeout)
+//!   (`--request-timeout`, 30 s; then 408), so clients trickling bytes cannot hold the
+//!   connections.
+//! - **Inspected or refused**: a request on a front the proxy cannot read (not JSON, nested
+//!   deeper than 128 levels, ...) is refused with 400, never forwarded unpoliced.
+//! - **No web pages**: a request whose `Origin` is not the proxy's own gets 403, and a
+//!   `POST` whose body is not JSON 415 (what a page can send without asking first), unless
+//!   [`allow_origin`](ProxyConfig::allow_origin) (`--allow-origin`) names the origin (then
+//!   CORS headers and preflights are answered).
+//! - **`/live` behind a token beyond loopback**: listening on another address the page
+//!   answers only with the token the proxy prints at start (`/live?token=…`, then kept in
+//!   an `HttpOnly`, `SameSite=Strict` cookie).
+//! - **Bounded echoes**: a failed call's error repeats at most 4 KiB of its text (a call
+//!   over the argument limit is not sent twice).
+//!
+//! # Honest to agents
+//!
+//! A refused call (below) never silently vanishes: by default
+//! ([`OnRefused::Text`], `--on-refused text`) the reply ends with assistant text naming the
+//! tool and the reason — `toolstream: call to rm_rf refused: not among the request's
+//! tools` — beside the machine-readable error, so an agent shows it or hands it to its
+//! model instead of ending with empty output. An empty 200 reply is an error, never a
+//! complete empty answer. In front of vLLM started without a tool parser (which refuses
+//! `tool_choice` auto with a 400 naming `--enable-auto-tool-choice`), the proxy sends the
+//! request once more with `"tool_choice": "none"` when it reads the calls itself (a content
+//! format is set): vLLM then renders the tools and leaves the calls as text
+//! ([`UpstreamToolChoice`], `--upstream-tool-choice`).
 //!
 //! # The upstream URL
 //!
@@ -39,7 +102,7 @@
 //! private CA or a self-signed server). Without the feature an `https` upstream fails at
 //! connect time (502 `upstream_unreachable`).
 //!
-//! # Early policy (streamed replies)
+//! # Early policy
 //!
 //! The parser runs with [`reject_undeclared(false)`](ParserConfig::reject_undeclared), so
 //! it reports each call's name the moment it settles, and the proxy checks it:
@@ -49,11 +112,13 @@
 //!
 //! drops the upstream response at once (its connection closes, so the server stops
 //! generating), without forwarding that call or anything after it. The client's stream
-//! then ends with what was allowed: an `undeclared_tool` / `limit_exceeded` error saying
-//! which call was refused (and a `truncated` error for a call still open, with its
-//! argument text), a `finish_reason` (`tool_calls` if an allowed call went out, else
-//! `stop`) and `data: [DONE]`. How the error is written is the emitter's
-//! ([`OpenAiChatEmitter`]).
+//! then ends with what was allowed: a `truncated` error for a call still open (with its
+//! argument text), the refusal told as text ([`OnRefused`]), an `undeclared_tool` /
+//! `limit_exceeded` error saying which call was refused, and the reply's normal end (Chat:
+//! `finish_reason` `tool_calls` if an allowed call went out, else `stop`, and
+//! `data: [DONE]`; Messages: `stop_reason` `tool_use` / `end_turn`; Responses:
+//! `response.completed`). How the error is written is the emitter's. A non-streamed reply's
+//! calls are held to the same rules (refused calls removed and named in the text).
 //!
 //! # Failures
 //!
@@ -65,11 +130,11 @@
 //! calls from undeclared ones. (`"tools": null` and `"tools": []` declare none.)
 //!
 //! Before the reply starts: connect failure → 502, no reply headers within the upstream
-//! timeout → 504, both with an OpenAI-style `{"error": {"message", "type", "code"}}` body
-//! the OpenAI SDKs raise as `APIStatusError`; a non-2xx upstream reply is passed through
-//! (status, headers, body). After it starts: a connection failure or a stall longer than
+//! timeout → 504, both with an error body in the client API's shape (the SDKs raise it as
+//! their status error); a non-2xx upstream reply keeps its status and message in that shape
+//! (a passed-through route passes it as it came). After it starts: a connection failure or a stall longer than
 //! the upstream timeout between two chunks is an error event (kind `truncated`), followed by
-//! what the parser's [`finish`](Parser::finish) reports and the emitter's ending; a
+//! what the parser's [`finish`](crate::Parser::finish) reports and the emitter's ending; a
 //! passed-through body is cut (the client sees an incomplete body, never a clean end).
 //!
 //! # The live page

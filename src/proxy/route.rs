@@ -5,8 +5,8 @@
 // moved once, so its size (a hyper `Response`) is not worth a box.
 #![allow(clippy::result_large_err)]
 
-use super::request::{RequestError, RequestInfo, invalid_tools};
 use super::front::{Front, anthropic_emitter, request_info, responses_emitter};
+use super::request::{RequestError, RequestInfo, invalid_tools};
 use super::stream::{collect_as, stream_as, stream_fixed};
 use super::upstream::{forward_headers, pass_through, read_error_body};
 use super::whole::fix_whole;
@@ -35,7 +35,9 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
 async fn serve(req: Request<Incoming>, state: &State) -> Step<Response<Body>> {
     let path = req.uri().path().to_owned();
     // The API the client speaks, so that even a refusal is written in its shape.
-    let front = (req.method() == Method::POST).then(|| Front::of(&path)).flatten();
+    let front = (req.method() == Method::POST)
+        .then(|| Front::of(&path))
+        .flatten();
     let speaks = front.unwrap_or(Front::Chat);
     guard_host(&req, state, speaks)?;
     let origin = guard_origin(&req, state, speaks)?;
@@ -167,9 +169,7 @@ async fn forward_parsed(
     }
     Ok(match (front, t.stream) {
         (Front::Messages, true) => stream_as(response, info, state, anthropic_emitter(&t)),
-        (Front::Messages, false) => {
-            collect_as(response, info, state, anthropic_emitter(&t)).await
-        }
+        (Front::Messages, false) => collect_as(response, info, state, anthropic_emitter(&t)).await,
         (_, true) => stream_as(response, info, state, responses_emitter(&t)),
         (_, false) => collect_as(response, info, state, responses_emitter(&t)).await,
     })
@@ -207,11 +207,21 @@ async fn count_tokens(req: Request<Incoming>, state: &State) -> Step<Response<Bo
     guard_content_type(&parts, true, front)?;
     let body = read_body(body, state, front).await?;
     let request: serde_json::Value = serde_json::from_slice(&body).map_err(|e| {
-        front.error(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string(), None)
+        front.error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            &e.to_string(),
+            None,
+        )
     })?;
     let count = super::front::count_tokens(&request).map_err(|e| {
         let param = (!e.param().is_empty()).then(|| e.param());
-        front.error(StatusCode::BAD_REQUEST, "invalid_request", &e.to_string(), param)
+        front.error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            &e.to_string(),
+            param,
+        )
     })?;
     let mut response = Response::new(full(count.to_string()));
     response.headers_mut().insert(
@@ -385,11 +395,7 @@ fn route<'a>(
 /// A `POST` body must be JSON (`multipart/form-data` too on a passed-through route, for
 /// uploads): a web page can send `text/plain` or a form without asking first, an API
 /// client never does. Anything else gets 415.
-fn guard_content_type(
-    parts: &hyper::http::request::Parts,
-    parsed: bool,
-    front: Front,
-) -> Step<()> {
+fn guard_content_type(parts: &hyper::http::request::Parts, parsed: bool, front: Front) -> Step<()> {
     if parts.method != Method::POST {
         return Ok(());
     }
