@@ -60,7 +60,7 @@ impl WholeEmitter for AnthropicEmitter {
         match self.message() {
             Ok(message) => (StatusCode::OK, message),
             Err(error) => {
-                let status = match error["error"]["type"].as_str() {
+                let status = match error.pointer("/error/type").and_then(Value::as_str) {
                     Some("rate_limit_error") => StatusCode::TOO_MANY_REQUESTS,
                     Some("overloaded_error") => {
                         StatusCode::from_u16(529).unwrap_or(StatusCode::SERVICE_UNAVAILABLE)
@@ -79,9 +79,10 @@ impl WholeEmitter for OpenAiResponsesEmitter {
     /// stream, a provider error) is a 502 with OpenAI's error shape and the response.
     fn whole(&self) -> (StatusCode, Value) {
         let response = self.response();
-        if response["status"] == "failed" {
-            let message = response["error"]["message"]
-                .as_str()
+        if response.get("status").and_then(Value::as_str) == Some("failed") {
+            let message = response
+                .pointer("/error/message")
+                .and_then(Value::as_str)
                 .unwrap_or("the upstream reply failed")
                 .to_owned();
             let body = json!({"error": {"message": message, "type": "server_error",
