@@ -134,6 +134,9 @@
 //! streams for `/live`. The HTTP helpers below both servers are in `crate::http`.
 
 mod live;
+mod metrics;
+mod observe;
+mod ops;
 mod policy;
 mod request;
 mod route;
@@ -143,10 +146,13 @@ mod whole;
 
 pub use crate::http::host_allowed;
 pub use live::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
+pub use observe::LogFormat;
 
 use crate::http::chain;
 use crate::{Format, IdPrefix, ParserConfig, Syntax};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use observe::{Observed, Observer, Tally};
 use route::handle;
 use std::io;
 use std::net::SocketAddr;
@@ -166,6 +172,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// [`ProxyConfig::live_recent`] by default.
 pub const DEFAULT_LIVE_RECENT: usize = 32;
+/// Seconds [`ProxyConfig::drain_timeout`] is by default.
+pub const DEFAULT_DRAIN_TIMEOUT_SECS: u64 = 30;
 
 /// Settings of a [`Proxy`]: the upstream, how its replies are parsed, and the server's
 /// bounds. Builder methods, as [`ParserConfig`]'s.
@@ -183,6 +191,8 @@ pub struct ProxyConfig {
     upstream_ca: Vec<Vec<u8>>,
     /// The parser settings every request's parser starts from.
     parser: ParserConfig,
+    log_format: LogFormat,
+    drain_timeout: Duration,
 }
 
 /// What reads the replies' visible text.
@@ -211,7 +221,26 @@ impl ProxyConfig {
             live_recent: DEFAULT_LIVE_RECENT,
             upstream_ca: Vec::new(),
             parser: ParserConfig::new().id_prefix(IdPrefix::Unique),
+            log_format: LogFormat::Off,
+            drain_timeout: Duration::from_secs(DEFAULT_DRAIN_TIMEOUT_SECS),
         }
+    }
+
+    /// The access log: one line per request on stderr when it ends (see
+    /// [Observability](self#observability)). Default [`LogFormat::Off`] in the library
+    /// (`toolstream proxy` defaults to `--log-format json`).
+    #[must_use]
+    pub fn log_format(mut self, format: LogFormat) -> Self {
+        self.log_format = format;
+        self
+    }
+
+    /// How long [`Proxy::run_until`] lets the requests in flight (streams included) finish
+    /// once its shutdown signal came, before it returns anyway (default 30 s).
+    #[must_use]
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
+        self
     }
 
     /// The parser settings every request's parser starts from (default:
@@ -338,6 +367,10 @@ pub(crate) struct State {
     local: SocketAddr,
     /// The records `/live` shows (`None`: off).
     live: Option<Arc<live::Live>>,
+    /// The access log and the metrics.
+    observer: Arc<Observer>,
+    /// `true` once the proxy drains (ends the `/live` feeds).
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Proxy {
@@ -361,6 +394,11 @@ impl Proxy {
                 base,
                 live: (config.live_recent > 0)
                     .then(|| Arc::new(live::Live::new(config.live_recent))),
+                observer: Arc::new(Observer {
+                    log: config.log_format,
+                    metrics: metrics::Metrics::new(),
+                }),
+                stopping: tokio::sync::watch::Sender::new(false),
                 config,
                 local,
             }),
@@ -379,35 +417,81 @@ impl Proxy {
 
     /// Serves connections until the future is dropped (or the listener fails for good).
     pub async fn run(self) -> io::Result<()> {
-        let limit = Arc::new(Semaphore::new(self.state.config.max_connections));
+        self.run_until(std::future::pending()).await
+    }
+
+    /// Serves connections until `shutdown` completes, then drains: stops accepting (the
+    /// listening socket is closed, so new connections are refused), lets the requests in
+    /// flight finish (a streamed reply to its end; idle keep-alive connections are closed)
+    /// for at most [`drain_timeout`](ProxyConfig::drain_timeout), and returns. Connections
+    /// still open then are dropped when the runtime ends.
+    ///
+    /// ```no_run
+    /// # async fn f(proxy: toolstream::proxy::Proxy) -> std::io::Result<()> {
+    /// proxy.run_until(async { let _ = tokio::signal::ctrl_c().await; }).await
+    /// # }
+    /// ```
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+        let Proxy { listener, state } = self;
+        let limit = Arc::new(Semaphore::new(state.config.max_connections));
+        let graceful = GracefulShutdown::new();
+        let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let permit = Arc::clone(&limit)
-                .acquire_owned()
-                .await
-                .map_err(io::Error::other)?;
-            let stream = match self.listener.accept().await {
-                Ok((stream, _)) => stream,
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
+            let accepted = tokio::select! {
+                () = &mut shutdown => break,
+                a = accept(&listener, &limit) => a?,
             };
-            let state = Arc::clone(&self.state);
+            let Some((stream, permit)) = accepted else {
+                continue;
+            };
+            let conn_state = Arc::clone(&state);
+            let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
+                let state = Arc::clone(&conn_state);
+                async move {
+                    let tally = Arc::new(Tally::new(req.method(), req.uri().path()));
+                    let observer = Arc::clone(&state.observer);
+                    let endless = req.uri().path() == "/live/events";
+                    let stop = endless.then(|| state.stopping.subscribe());
+                    let response = Arc::clone(&tally).scope(handle(req, state)).await;
+                    let response = Observed::wrap(response, tally, observer, stop);
+                    Ok::<_, std::convert::Infallible>(response)
+                }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(state.config.header_read_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            // Watched: at shutdown the connection finishes its response in flight (its
+            // body to the end: a stream's pump task feeds it) and closes.
+            let conn = graceful.watch(conn);
             tokio::spawn(async move {
-                let timeout = state.config.header_read_timeout;
-                let service = hyper::service::service_fn(move |req| {
-                    let state = Arc::clone(&state);
-                    async move { Ok::<_, std::convert::Infallible>(handle(req, state).await) }
-                });
                 // A connection's failure (a client gone, a timeout) ends that connection.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(timeout)
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let _ = conn.await;
                 drop(permit);
             });
+        }
+        drop(listener);
+        state.stopping.send_replace(true);
+        let _ = tokio::time::timeout(state.config.drain_timeout, graceful.shutdown()).await;
+        Ok(())
+    }
+}
+
+/// The next connection, once a connection slot is free; `None` after an accept error
+/// (out of file descriptors and the like: after a short wait rather than a spin).
+async fn accept(
+    listener: &TcpListener,
+    limit: &Arc<Semaphore>,
+) -> io::Result<Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)>> {
+    let permit = Arc::clone(limit)
+        .acquire_owned()
+        .await
+        .map_err(io::Error::other)?;
+    match listener.accept().await {
+        Ok((stream, _)) => Ok(Some((stream, permit))),
+        Err(_) => {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(None)
         }
     }
 }

@@ -32,6 +32,9 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
             ),
         );
     }
+    if let Some(response) = super::ops::route(&req, &state) {
+        return response;
+    }
     let path = req.uri().path().to_owned();
     if matches!(
         path.as_str(),
@@ -82,7 +85,10 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
     );
     let info = if chat {
         match RequestInfo::read(&body) {
-            Ok(info) => info,
+            Ok(info) => {
+                super::observe::note_model(info.as_ref().and_then(|i| i.model.as_deref()));
+                info
+            }
             Err(message) => return invalid_tools(&message),
         }
     } else {
@@ -113,6 +119,7 @@ pub(super) async fn handle(req: Request<Incoming>, state: Arc<State>) -> Respons
         }
         Ok(Ok(response)) => response,
     };
+    super::observe::note_upstream(response.status());
     let Some(info) = info.filter(|_| response.status().is_success()) else {
         return pass_through(response, &state);
     };

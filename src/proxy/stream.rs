@@ -3,6 +3,7 @@
 
 use super::State;
 use super::live::LiveStream;
+use super::observe::CallTally;
 use super::policy::Policy;
 use super::policy::Verdict;
 use super::request::RequestInfo;
@@ -87,6 +88,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
         emitter,
         live,
         offset: 0,
+        tally: CallTally::current(),
     };
     tokio::spawn(pump(upstream, tx, parser, relay, stall));
     response
@@ -101,6 +103,8 @@ struct Relay<E> {
     live: Option<LiveStream>,
     /// Upstream body bytes parsed so far (the events' offsets on `/live`).
     offset: u64,
+    /// The request's access-log line and metrics: calls out, repaired, refused, cut.
+    tally: CallTally,
 }
 
 impl<E: ClientEmitter> Relay<E> {
@@ -116,6 +120,7 @@ impl<E: ClientEmitter> Relay<E> {
         if let Some(live) = &mut self.live {
             live.event(event, self.offset);
         }
+        self.tally.emitted(event);
         self.emitter.event(event, out);
     }
 
@@ -125,6 +130,7 @@ impl<E: ClientEmitter> Relay<E> {
         for event in events.drain(..) {
             if let Verdict::Refuse { kind, message } = self.policy.check(&event) {
                 self.outcome("refused");
+                self.tally.refused();
                 for e in self.policy.ending(kind, message) {
                     self.emit(&e, out);
                 }
@@ -174,6 +180,7 @@ async fn pump<E: ClientEmitter>(
         };
         relay.emitter.response_meta(parser.response_meta());
         relay.offset = parser.bytes_fed();
+        relay.tally.batch(&events, &parser);
         let stopped = relay.pass(&mut events, &mut out);
         if let Some(live) = &mut relay.live {
             live.flush();
