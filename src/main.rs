@@ -169,6 +169,17 @@ enum Command {
         /// private CA, or a self-signed server's certificate); repeatable.
         #[arg(long, value_name = "FILE")]
         upstream_ca: Vec<String>,
+        /// The access log on stderr, one line per request when it ends (a stream: at its
+        /// end): json (route, method, model, status, streamed, calls, repaired, refused,
+        /// cut, upstream_status, ttfb_ms, first_call_ms, duration_ms, bytes_in, bytes_out;
+        /// never headers or bodies), text, or off. GET /metrics has the same numbers for
+        /// Prometheus; GET /healthz answers ok.
+        #[arg(long, value_name = "FORMAT", default_value = "json")]
+        log_format: toolstream::proxy::LogFormat,
+        /// On SIGTERM or SIGINT: stop accepting, let requests in flight (streams included)
+        /// finish for at most this many seconds, then exit 0.
+        #[arg(long, value_name = "SECONDS", default_value_t = toolstream::proxy::DEFAULT_DRAIN_TIMEOUT_SECS as f64)]
+        drain_timeout: f64,
         /// The parser options of `parse` (limits, reasoning, ids); the declared tools are
         /// each request's own (--tools and --allow-undeclared are refused here). Generated
         /// ids are unique per response unless --id-prefix is given.
@@ -300,8 +311,14 @@ fn main() -> ExitCode {
             allow_host,
             live_recent,
             upstream_ca,
+            log_format,
+            drain_timeout,
             setup,
         }) => {
+            if !(drain_timeout.is_finite() && drain_timeout >= 0.0) {
+                eprintln!("toolstream: --drain-timeout: expected a number of seconds");
+                return ExitCode::from(2);
+            }
             if setup.tools.is_some() {
                 eprintln!(
                     "toolstream: proxy does not take --tools: each request's own `tools` are the declared tools"
@@ -344,7 +361,9 @@ fn main() -> ExitCode {
                         .parser_config(parser)
                         .max_body_bytes(max_body_bytes)
                         .max_connections(max_connections)
-                        .live_recent(live_recent);
+                        .live_recent(live_recent)
+                        .log_format(log_format)
+                        .drain_timeout(Duration::from_secs_f64(drain_timeout.min(1e9)));
                     for host in allow_host {
                         config = config.allow_host(host);
                     }
@@ -389,7 +408,7 @@ fn proxy_config(
     })
 }
 
-/// `toolstream proxy`: builds the runtime and serves until killed.
+/// `toolstream proxy`: builds the runtime and serves until SIGTERM or SIGINT, then drains.
 fn run_proxy(
     listen: std::net::SocketAddr,
     config: toolstream::proxy::ProxyConfig,
@@ -400,9 +419,16 @@ fn run_proxy(
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
     runtime.block_on(async move {
-        let proxy = Proxy::bind(listen, config)
-            .await
-            .map_err(|e| format!("proxy: {e}"))?;
+        let proxy = Proxy::bind(listen, config).await.map_err(|e| {
+            if e.kind() == io::ErrorKind::AddrInUse {
+                format!(
+                    "proxy: {listen} is in use (another toolstream proxy?); pick another with --listen {}:0 or a free port",
+                    listen.ip()
+                )
+            } else {
+                format!("proxy: {listen}: {e}")
+            }
+        })?;
         let addr = proxy.local_addr().map_err(|e| format!("proxy: {e}"))?;
         // One write, and no panic when nobody reads stderr any more (a script that read
         // the first line and closed the pipe).
@@ -415,8 +441,47 @@ fn run_proxy(
             io::stderr().lock(),
             "toolstream proxy: listening on http://{addr}/v1{live}"
         );
-        proxy.run().await.map_err(|e| format!("proxy: {e}"))
+        let drain = proxy.drain_timeout();
+        let signal = shutdown_signal()?;
+        let shutdown = async move {
+            signal.await;
+            let _ = writeln!(
+                io::stderr().lock(),
+                "toolstream proxy: draining (new connections refused; streams in flight get up to {} s)",
+                drain.as_secs_f64()
+            );
+        };
+        proxy
+            .run_until(shutdown)
+            .await
+            .map_err(|e| format!("proxy: {e}"))?;
+        let _ = writeln!(io::stderr().lock(), "toolstream proxy: stopped");
+        Ok(())
     })
+}
+
+/// Completes at the first SIGTERM or SIGINT (Ctrl-C).
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term =
+            signal(SignalKind::terminate()).map_err(|e| format!("proxy: SIGTERM: {e}"))?;
+        let mut int =
+            signal(SignalKind::interrupt()).map_err(|e| format!("proxy: SIGINT: {e}"))?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 /// Parser options shared by `parse` and `serve`: each is one [`ParserConfig`] setter of

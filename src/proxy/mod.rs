@@ -410,6 +410,11 @@ impl Proxy {
         self.listener.local_addr()
     }
 
+    /// How long [`run_until`](Proxy::run_until) drains ([`ProxyConfig::drain_timeout`]).
+    pub fn drain_timeout(&self) -> Duration {
+        self.state.config.drain_timeout
+    }
+
     /// Whether `GET /live` is served ([`ProxyConfig::live_recent`] above 0).
     pub fn live_page(&self) -> bool {
         self.state.live.is_some()
