@@ -467,8 +467,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
         use tokio::signal::unix::{SignalKind, signal};
         let mut term =
             signal(SignalKind::terminate()).map_err(|e| format!("proxy: SIGTERM: {e}"))?;
-        let mut int =
-            signal(SignalKind::interrupt()).map_err(|e| format!("proxy: SIGINT: {e}"))?;
+        let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("proxy: SIGINT: {e}"))?;
         Ok(async move {
             tokio::select! {
                 _ = term.recv() => {}

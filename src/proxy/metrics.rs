@@ -95,8 +95,7 @@ impl Metrics {
             "Time from a request to the first byte of its reply body sent to the client",
             ttfb.clone(),
         );
-        let duration =
-            Family::<Route, Histogram, fn() -> Histogram>::new_with_constructor(latency);
+        let duration = Family::<Route, Histogram, fn() -> Histogram>::new_with_constructor(latency);
         registry.register(
             "duration_seconds",
             "Time from a request to the end of its reply (a stream's end)",
