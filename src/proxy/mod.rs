@@ -24,6 +24,9 @@
 //!   reply's status, headers and body streamed back as they come).
 //! - `GET /live`: the live page (see [The live page](self#the-live-page)), with
 //!   `/live.js`, `/live.css` and its feed `/live/events`.
+//! - `GET /metrics`, `GET /healthz` (`ok`, text/plain) and `GET /` (a short text/plain page
+//!   naming the routes); `HEAD` too. None calls the upstream (see
+//!   [Observability](self#observability)).
 //! - Anything else: 404 with an OpenAI-style error body.
 //!
 //! # The upstream URL
@@ -124,6 +127,46 @@
 //! to fix is read up to `max_body_bytes` (else 502). A client that disconnects drops the
 //! upstream response at once.
 //!
+//! # Observability
+//!
+//! **Access log.** With [`ProxyConfig::log_format`] set to [`LogFormat::Json`] (the CLI's
+//! default, `--log-format json`; the library's default is [`LogFormat::Off`]), each request
+//! writes one line on stderr when it ends (a streamed reply: when its stream ends; a client
+//! gone: when its body is dropped), with one `write` (never interleaved with another
+//! line; an error, stderr closed, is ignored). Its fields, in this order: `route` (the
+//! proxy's routes by name, other `/v1/...` as `/v1/*`, anything else as `other`),
+//! `method`, `model` (a chat request's, else `null`), `status`, `streamed` (the reply is
+//! `text/event-stream`), `calls` (tool calls whose start went out to the client), `repaired`
+//! (of those, calls the upstream had leaked into its text: [`Parser::call_found_in_text`]),
+//! `refused` (calls the policy refused), `cut` (the upstream cut the reply off or stalled),
+//! `upstream_status` (`null`: no upstream reply), `ttfb_ms` (request to the first body byte
+//! sent), `first_call_ms` (request to the first call's start sent), `duration_ms`,
+//! `bytes_in` (upstream body bytes read) and `bytes_out` (body bytes sent):
+//!
+//! ```text
+//! {"route":"/v1/chat/completions","method":"POST","model":"qwen3","status":200,"streamed":true,"calls":1,"repaired":1,"refused":0,"cut":false,"upstream_status":200,"ttfb_ms":2,"first_call_ms":3,"duration_ms":4,"bytes_in":1712,"bytes_out":1203}
+//! ```
+//!
+//! [`LogFormat::Text`] writes the same as words (`toolstream proxy: POST
+//! /v1/chat/completions 200 model="qwen3" streamed=true calls=1 ...`). No header and no
+//! body is ever logged (the model name is the only request text, cut to 200 characters).
+//! Calls are counted for streamed chat replies; a non-streamed reply's line has `calls` 0.
+//!
+//! **Metrics.** `GET /metrics` answers the OpenMetrics text exposition (which Prometheus
+//! scrapes), written by the Prometheus org's `prometheus-client`:
+//! `toolstream_proxy_requests_total{route,status}`, `toolstream_proxy_tool_calls_total`,
+//! `..._tool_calls_repaired_total`, `..._tool_calls_refused_total`,
+//! `..._truncated_replies_total`, `..._upstream_errors_total{status}` (a non-2xx upstream
+//! status, or `unreachable` / `timeout` when no reply came), and the histograms
+//! `..._ttfb_seconds{route}` and `..._duration_seconds{route}` (5 ms to 82 s). The numbers
+//! are the access log's, added when each request ends, whatever the log format.
+//!
+//! **Shutdown.** [`Proxy::run_until`] stops accepting when its future completes (the
+//! listening socket is closed: new connections are refused), lets each connection finish
+//! the response in flight, a stream to its end (a `/live` feed is ended), for at most
+//! [`ProxyConfig::drain_timeout`] (default 30 s), and returns. `toolstream proxy` runs it
+//! until SIGTERM or SIGINT, says so on stderr when draining starts and ends, and exits 0.
+//!
 //! # Layout
 //!
 //! A request goes through named steps, each in its own module, in this order:
@@ -131,7 +174,9 @@
 //! upstream's chunks, pass-through) → `stream` (streamed replies: parse, police, emit) or
 //! `whole` (non-streamed replies). `request` reads what the proxy needs from a request;
 //! `policy` decides which calls go out (sans-IO: events in, verdicts out); `live` records
-//! streams for `/live`. The HTTP helpers below both servers are in `crate::http`.
+//! streams for `/live`; `observe` tallies each request for the access log and `metrics`
+//! (`/metrics`); `ops` answers `/`, `/healthz` and `/metrics`. The HTTP helpers below both
+//! servers are in `crate::http`.
 
 mod live;
 mod metrics;
@@ -148,6 +193,8 @@ pub use crate::http::host_allowed;
 pub use live::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
 pub use observe::LogFormat;
 
+#[cfg(doc)]
+use crate::Parser;
 use crate::http::chain;
 use crate::{Format, IdPrefix, ParserConfig, Syntax};
 use hyper_util::rt::{TokioIo, TokioTimer};
