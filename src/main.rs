@@ -124,7 +124,9 @@ enum Command {
     /// as they arrive and re-emitted as clean OpenAI chunks (with --content, calls leaked
     /// into `content` become `tool_calls`); a call to a tool the request did not declare,
     /// or a second call with `parallel_tool_calls: false`, cuts the upstream off at once.
-    /// Other /v1/* routes pass through unchanged.
+    /// Other /v1/* routes pass through unchanged. GET /metrics (Prometheus), /healthz and
+    /// / answer without the upstream; one access-log line per request goes to stderr
+    /// (--log-format); SIGTERM or SIGINT drains the streams in flight, then exits 0.
     Proxy {
         /// The upstream server's base URL, with or without a trailing /v1
         /// (e.g. http://127.0.0.1:8000/v1): /v1/chat/completions goes to
