@@ -368,6 +368,14 @@ pub(crate) struct Calls {
     discard: Vec<Event>,
     /// Generated ids are `{id_prefix}{index}` (the default borrowed: no allocation).
     id_prefix: std::borrow::Cow<'static, str>,
+    /// A text scanner is running (the content scanner, see [`Sink::text`]): the calls it
+    /// starts are found in text.
+    ///
+    /// [`Sink::text`]: crate::provider::Sink::text
+    pub(crate) in_text: bool,
+    /// Which call indices were started while `in_text` (a bit per index; at most
+    /// `max_calls` bits).
+    from_text: Vec<u64>,
 }
 
 impl Calls {
@@ -383,6 +391,8 @@ impl Calls {
             declared: None,
             discard: Vec::new(),
             id_prefix: std::borrow::Cow::Borrowed(DEFAULT_ID_PREFIX),
+            in_text: false,
+            from_text: Vec::new(),
         }
     }
 
@@ -834,8 +844,18 @@ impl Calls {
         let index = if c.rejected.is_some() {
             usize::MAX
         } else {
+            let index = self.next_index;
             self.next_index += 1;
-            self.next_index - 1
+            if self.in_text {
+                let word = index / 64;
+                if self.from_text.len() <= word {
+                    self.from_text.resize(word + 1, 0);
+                }
+                if let Some(w) = self.from_text.get_mut(word) {
+                    *w |= 1 << (index % 64);
+                }
+            }
+            index
         };
         c.index = index;
         if c.id.is_empty() && c.rejected.is_none() {
@@ -1599,6 +1619,18 @@ impl Calls {
                 self.close(slot, out);
             }
         }
+    }
+
+    /// Whether the call with this index was started by a text scanner (while `in_text`).
+    pub(crate) fn found_in_text(&self, index: usize) -> bool {
+        self.from_text
+            .get(index / 64)
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
+    }
+
+    /// How many calls were started (the next call's index).
+    pub(crate) fn started(&self) -> usize {
+        self.next_index
     }
 
     /// Whether any call was started.

@@ -126,7 +126,9 @@ enum Command {
     /// as they arrive and re-emitted as clean OpenAI chunks (with --content, calls leaked
     /// into `content` become `tool_calls`); a call to a tool the request did not declare,
     /// or a second call with `parallel_tool_calls: false`, cuts the upstream off at once.
-    /// Other /v1/* routes pass through unchanged.
+    /// Other /v1/* routes pass through unchanged. GET /metrics (Prometheus), /healthz and
+    /// / answer without the upstream; one access-log line per request goes to stderr
+    /// (--log-format); SIGTERM or SIGINT drains the streams in flight, then exits 0.
     Proxy {
         /// The upstream server's base URL, with or without a trailing /v1
         /// (e.g. http://127.0.0.1:8000/v1): /v1/chat/completions goes to
@@ -190,6 +192,17 @@ enum Command {
         /// "none"), `none` (the server renders the tools, parses nothing) or `auto`.
         #[arg(long, value_enum, default_value_t = UpstreamToolChoiceArg::Keep)]
         upstream_tool_choice: UpstreamToolChoiceArg,
+        /// The access log on stderr, one line per request when it ends (a stream: at its
+        /// end): json (route, method, model, status, streamed, calls, repaired, refused,
+        /// cut, upstream_status, ttfb_ms, first_call_ms, duration_ms, bytes_in, bytes_out;
+        /// never headers or bodies), text, or off. GET /metrics has the same numbers for
+        /// Prometheus; GET /healthz answers ok.
+        #[arg(long, value_name = "FORMAT", default_value = "json")]
+        log_format: toolstream::proxy::LogFormat,
+        /// On SIGTERM or SIGINT: stop accepting, let requests in flight (streams included)
+        /// finish for at most this many seconds, then exit 0.
+        #[arg(long, value_name = "SECONDS", default_value_t = toolstream::proxy::DEFAULT_DRAIN_TIMEOUT_SECS as f64)]
+        drain_timeout: f64,
         /// The parser options of `parse` (limits, reasoning, ids); the declared tools are
         /// each request's own (--tools and --allow-undeclared are refused here). Generated
         /// ids are unique per response unless --id-prefix is given.
@@ -325,10 +338,16 @@ fn main() -> ExitCode {
             allow_origin,
             on_refused,
             upstream_tool_choice,
+            log_format,
+            drain_timeout,
             setup,
         }) => {
             if !(request_timeout.is_finite() && request_timeout > 0.0) {
                 eprintln!("toolstream: --request-timeout: expected a positive number of seconds");
+                return ExitCode::from(2);
+            }
+            if !(drain_timeout.is_finite() && drain_timeout >= 0.0) {
+                eprintln!("toolstream: --drain-timeout: expected a number of seconds");
                 return ExitCode::from(2);
             }
             if setup.tools.is_some() {
@@ -376,7 +395,9 @@ fn main() -> ExitCode {
                         .upstream_tool_choice(upstream_tool_choice.into())
                         .max_body_bytes(max_body_bytes)
                         .max_connections(max_connections)
-                        .live_recent(live_recent);
+                        .live_recent(live_recent)
+                        .log_format(log_format)
+                        .drain_timeout(Duration::from_secs_f64(drain_timeout.min(1e9)));
                     for host in allow_host {
                         config = config.allow_host(host);
                     }
@@ -458,7 +479,7 @@ fn proxy_config(
     })
 }
 
-/// `toolstream proxy`: builds the runtime and serves until killed.
+/// `toolstream proxy`: builds the runtime and serves until SIGTERM or SIGINT, then drains.
 fn run_proxy(
     listen: std::net::SocketAddr,
     config: toolstream::proxy::ProxyConfig,
@@ -469,9 +490,16 @@ fn run_proxy(
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
     runtime.block_on(async move {
-        let proxy = Proxy::bind(listen, config)
-            .await
-            .map_err(|e| format!("proxy: {e}"))?;
+        let proxy = Proxy::bind(listen, config).await.map_err(|e| {
+            if e.kind() == io::ErrorKind::AddrInUse {
+                format!(
+                    "proxy: {listen} is in use (another toolstream proxy?); pick another with --listen {}:0 or a free port",
+                    listen.ip()
+                )
+            } else {
+                format!("proxy: {listen}: {e}")
+            }
+        })?;
         let addr = proxy.local_addr().map_err(|e| format!("proxy: {e}"))?;
         // One write, and no panic when nobody reads stderr any more (a script that read
         // the first line and closed the pipe).
@@ -483,8 +511,46 @@ fn run_proxy(
             io::stderr().lock(),
             "toolstream proxy: listening on http://{addr}/v1{live}"
         );
-        proxy.run().await.map_err(|e| format!("proxy: {e}"))
+        let drain = proxy.drain_timeout();
+        let signal = shutdown_signal()?;
+        let shutdown = async move {
+            signal.await;
+            let _ = writeln!(
+                io::stderr().lock(),
+                "toolstream proxy: draining (new connections refused; streams in flight get up to {} s)",
+                drain.as_secs_f64()
+            );
+        };
+        proxy
+            .run_until(shutdown)
+            .await
+            .map_err(|e| format!("proxy: {e}"))?;
+        let _ = writeln!(io::stderr().lock(), "toolstream proxy: stopped");
+        Ok(())
     })
+}
+
+/// Completes at the first SIGTERM or SIGINT (Ctrl-C).
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term =
+            signal(SignalKind::terminate()).map_err(|e| format!("proxy: SIGTERM: {e}"))?;
+        let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("proxy: SIGINT: {e}"))?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
 }
 
 /// Parser options shared by `parse` and `serve`: each is one [`ParserConfig`] setter of

@@ -631,6 +631,34 @@ impl Parser {
         &self.meta
     }
 
+    /// Whether the call with this `index` (as in its events) was found in text rather than
+    /// sent as a structured call: every call of a text format, and, for a provider format
+    /// with [`content_format`](crate::ParserConfig::content_format) or
+    /// [`content_syntax`](crate::ParserConfig::content_syntax), the calls its content
+    /// scanner found in the visible text (calls the server leaked). `false` for an index
+    /// no call has (yet).
+    ///
+    /// ```
+    /// use toolstream::{Event, Format, Parser, ParserConfig};
+    /// let mut parser = Parser::with_config(
+    ///     Format::OpenAiChat,
+    ///     ParserConfig::new().content_format(Format::Hermes),
+    /// );
+    /// let mut events = Vec::new();
+    /// let leaked = r#"{"choices":[{"delta":{"content":"<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>"}}]}"#;
+    /// let native = r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"pwd","arguments":"{}"}}]}}]}"#;
+    /// parser.feed(format!("data: {leaked}\n\ndata: {native}\n\n").as_bytes(), &mut events)?;
+    /// assert!(parser.call_found_in_text(0));
+    /// assert!(!parser.call_found_in_text(1));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    pub fn call_found_in_text(&self, index: usize) -> bool {
+        self.stages.as_ref().is_some_and(|s| match s.decoder {
+            Decoder::Text(_) => index < s.calls.started(),
+            _ => s.calls.found_in_text(index),
+        })
+    }
+
     /// Input bytes fed so far.
     pub fn bytes_fed(&self) -> u64 {
         self.fed

@@ -45,7 +45,11 @@ impl Sink<'_> {
             return;
         }
         match self.content.as_deref_mut() {
-            Some(scanner) => scanner.feed(s.as_bytes(), self.calls, self.out),
+            Some(scanner) => {
+                self.calls.in_text = true;
+                scanner.feed(s.as_bytes(), self.calls, self.out);
+                self.calls.in_text = false;
+            }
             None => self.out.event(EventRef::Text { delta: s }),
         }
     }
@@ -54,7 +58,9 @@ impl Sink<'_> {
     /// an unfinished call. Decoders call this before their `Finish` event.
     pub(crate) fn end_text(&mut self) {
         if let Some(scanner) = self.content.as_deref_mut() {
+            self.calls.in_text = true;
             scanner.finish(self.calls, self.out);
+            self.calls.in_text = false;
         }
     }
 

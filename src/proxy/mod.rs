@@ -44,6 +44,9 @@
 //! - `GET /live`: the live page (see [The live page](self#the-live-page)), with
 //!   `/live.js`, `/live.css` and its feed `/live/events`; it shows the streams of all three
 //!   fronts.
+//! - `GET /metrics`, `GET /healthz` (`ok`, text/plain) and `GET /` (a short text/plain page
+//!   naming the routes); `HEAD` too. None calls the upstream (see
+//!   [Observability](self#observability)).
 //! - Anything else: 404 with an OpenAI-style error body.
 //!
 //! Every error reply, the proxy's own and the upstream's, is written in the client API's
@@ -189,6 +192,46 @@
 //! to fix is read up to `max_body_bytes` (else 502). A client that disconnects drops the
 //! upstream response at once.
 //!
+//! # Observability
+//!
+//! **Access log.** With [`ProxyConfig::log_format`] set to [`LogFormat::Json`] (the CLI's
+//! default, `--log-format json`; the library's default is [`LogFormat::Off`]), each request
+//! writes one line on stderr when it ends (a streamed reply: when its stream ends; a client
+//! gone: when its body is dropped), with one `write` (never interleaved with another
+//! line; an error, stderr closed, is ignored). Its fields, in this order: `route` (the
+//! proxy's routes by name, other `/v1/...` as `/v1/*`, anything else as `other`),
+//! `method`, `model` (a chat request's, else `null`), `status`, `streamed` (the reply is
+//! `text/event-stream`), `calls` (tool calls whose start went out to the client), `repaired`
+//! (of those, calls the upstream had leaked into its text: [`Parser::call_found_in_text`]),
+//! `refused` (calls the policy refused), `cut` (the upstream cut the reply off or stalled),
+//! `upstream_status` (`null`: no upstream reply), `ttfb_ms` (request to the first body byte
+//! sent), `first_call_ms` (request to the first call's start sent), `duration_ms`,
+//! `bytes_in` (upstream body bytes read) and `bytes_out` (body bytes sent):
+//!
+//! ```text
+//! {"route":"/v1/chat/completions","method":"POST","model":"qwen3","status":200,"streamed":true,"calls":1,"repaired":1,"refused":0,"cut":false,"upstream_status":200,"ttfb_ms":2,"first_call_ms":3,"duration_ms":4,"bytes_in":1712,"bytes_out":1203}
+//! ```
+//!
+//! [`LogFormat::Text`] writes the same as words (`toolstream proxy: POST
+//! /v1/chat/completions 200 model="qwen3" streamed=true calls=1 ...`). No header and no
+//! body is ever logged (the model name is the only request text, cut to 200 characters).
+//! Calls are counted for streamed chat replies; a non-streamed reply's line has `calls` 0.
+//!
+//! **Metrics.** `GET /metrics` answers the OpenMetrics text exposition (which Prometheus
+//! scrapes), written by the Prometheus org's `prometheus-client`:
+//! `toolstream_proxy_requests_total{route,status}`, `toolstream_proxy_tool_calls_total`,
+//! `..._tool_calls_repaired_total`, `..._tool_calls_refused_total`,
+//! `..._truncated_replies_total`, `..._upstream_errors_total{status}` (a non-2xx upstream
+//! status, or `unreachable` / `timeout` when no reply came), and the histograms
+//! `..._ttfb_seconds{route}` and `..._duration_seconds{route}` (5 ms to 82 s). The numbers
+//! are the access log's, added when each request ends, whatever the log format.
+//!
+//! **Shutdown.** [`Proxy::run_until`] stops accepting when its future completes (the
+//! listening socket is closed: new connections are refused), lets each connection finish
+//! the response in flight, a stream to its end (a `/live` feed is ended), for at most
+//! [`ProxyConfig::drain_timeout`] (default 30 s), and returns. `toolstream proxy` runs it
+//! until SIGTERM or SIGINT, says so on stderr when draining starts and ends, and exits 0.
+//!
 //! # Layout
 //!
 //! A request goes through named steps, each in its own module, in this order:
@@ -196,10 +239,15 @@
 //! upstream's chunks, pass-through) → `stream` (streamed replies: parse, police, emit) or
 //! `whole` (non-streamed replies). `request` reads what the proxy needs from a request;
 //! `policy` decides which calls go out (sans-IO: events in, verdicts out); `live` records
-//! streams for `/live`. The HTTP helpers below both servers are in `crate::http`.
+//! streams for `/live`; `observe` tallies each request for the access log and `metrics`
+//! (`/metrics`); `ops` answers `/`, `/healthz` and `/metrics`. The HTTP helpers below both
+//! servers are in `crate::http`.
 
 mod front;
 mod live;
+mod metrics;
+mod observe;
+mod ops;
 mod policy;
 mod request;
 mod route;
@@ -209,10 +257,15 @@ mod whole;
 
 pub use crate::http::host_allowed;
 pub use live::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
+pub use observe::LogFormat;
 
+#[cfg(doc)]
+use crate::Parser;
 use crate::http::chain;
 use crate::{Format, IdPrefix, ParserConfig, Syntax};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use observe::{Observed, Observer, Tally};
 use route::handle;
 use std::io;
 use std::net::SocketAddr;
@@ -234,6 +287,8 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// [`ProxyConfig::live_recent`] by default.
 pub const DEFAULT_LIVE_RECENT: usize = 32;
+/// Seconds [`ProxyConfig::drain_timeout`] is by default.
+pub const DEFAULT_DRAIN_TIMEOUT_SECS: u64 = 30;
 
 /// Settings of a [`Proxy`]: the upstream, how its replies are parsed, and the server's
 /// bounds. Builder methods, as [`ParserConfig`]'s.
@@ -255,6 +310,8 @@ pub struct ProxyConfig {
     allowed_origins: Vec<String>,
     on_refused: OnRefused,
     upstream_tool_choice: UpstreamToolChoice,
+    log_format: LogFormat,
+    drain_timeout: Duration,
 }
 
 /// What the client is told when the proxy refuses a call (an undeclared tool, a second
@@ -320,6 +377,8 @@ impl ProxyConfig {
             allowed_origins: Vec::new(),
             on_refused: OnRefused::Text,
             upstream_tool_choice: UpstreamToolChoice::Keep,
+            log_format: LogFormat::Off,
+            drain_timeout: Duration::from_secs(DEFAULT_DRAIN_TIMEOUT_SECS),
         }
     }
 
@@ -360,6 +419,23 @@ impl ProxyConfig {
     #[must_use]
     pub fn upstream_tool_choice(mut self, choice: UpstreamToolChoice) -> Self {
         self.upstream_tool_choice = choice;
+        self
+    }
+
+    /// The access log: one line per request on stderr when it ends (see
+    /// [Observability](self#observability)). Default [`LogFormat::Off`] in the library
+    /// (`toolstream proxy` defaults to `--log-format json`).
+    #[must_use]
+    pub fn log_format(mut self, format: LogFormat) -> Self {
+        self.log_format = format;
+        self
+    }
+
+    /// How long [`Proxy::run_until`] lets the requests in flight (streams included) finish
+    /// once its shutdown signal came, before it returns anyway (default 30 s).
+    #[must_use]
+    pub fn drain_timeout(mut self, timeout: Duration) -> Self {
+        self.drain_timeout = timeout;
         self
     }
 
@@ -502,6 +578,10 @@ pub(crate) struct State {
     live: Option<Arc<live::Live>>,
     /// The token `/live` asks for (`None`: none, listening on loopback only).
     live_token: Option<String>,
+    /// The access log and the metrics.
+    observer: Arc<Observer>,
+    /// `true` once the proxy drains (ends the `/live` feeds).
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Proxy {
@@ -529,6 +609,11 @@ impl Proxy {
                 base,
                 live: (config.live_recent > 0)
                     .then(|| Arc::new(live::Live::new(config.live_recent))),
+                observer: Arc::new(Observer {
+                    log: config.log_format,
+                    metrics: metrics::Metrics::new(),
+                }),
+                stopping: tokio::sync::watch::Sender::new(false),
                 config,
                 local,
                 live_token,
@@ -553,6 +638,11 @@ impl Proxy {
         self.listener.local_addr()
     }
 
+    /// How long [`run_until`](Proxy::run_until) drains ([`ProxyConfig::drain_timeout`]).
+    pub fn drain_timeout(&self) -> Duration {
+        self.state.config.drain_timeout
+    }
+
     /// Whether `GET /live` is served ([`ProxyConfig::live_recent`] above 0).
     pub fn live_page(&self) -> bool {
         self.state.live.is_some()
@@ -560,35 +650,81 @@ impl Proxy {
 
     /// Serves connections until the future is dropped (or the listener fails for good).
     pub async fn run(self) -> io::Result<()> {
-        let limit = Arc::new(Semaphore::new(self.state.config.max_connections));
+        self.run_until(std::future::pending()).await
+    }
+
+    /// Serves connections until `shutdown` completes, then drains: stops accepting (the
+    /// listening socket is closed, so new connections are refused), lets the requests in
+    /// flight finish (a streamed reply to its end; idle keep-alive connections are closed)
+    /// for at most [`drain_timeout`](ProxyConfig::drain_timeout), and returns. Connections
+    /// still open then are dropped when the runtime ends.
+    ///
+    /// ```no_run
+    /// # async fn f(proxy: toolstream::proxy::Proxy) -> std::io::Result<()> {
+    /// proxy.run_until(async { let _ = tokio::signal::ctrl_c().await; }).await
+    /// # }
+    /// ```
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> io::Result<()> {
+        let Proxy { listener, state } = self;
+        let limit = Arc::new(Semaphore::new(state.config.max_connections));
+        let graceful = GracefulShutdown::new();
+        let mut shutdown = std::pin::pin!(shutdown);
         loop {
-            let permit = Arc::clone(&limit)
-                .acquire_owned()
-                .await
-                .map_err(io::Error::other)?;
-            let stream = match self.listener.accept().await {
-                Ok((stream, _)) => stream,
-                // Out of file descriptors and the like: wait a little rather than spin.
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
+            let accepted = tokio::select! {
+                () = &mut shutdown => break,
+                a = accept(&listener, &limit) => a?,
             };
-            let state = Arc::clone(&self.state);
+            let Some((stream, permit)) = accepted else {
+                continue;
+            };
+            let conn_state = Arc::clone(&state);
+            let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
+                let state = Arc::clone(&conn_state);
+                async move {
+                    let tally = Arc::new(Tally::new(req.method(), req.uri().path()));
+                    let observer = Arc::clone(&state.observer);
+                    let endless = req.uri().path() == "/live/events";
+                    let stop = endless.then(|| state.stopping.subscribe());
+                    let response = Arc::clone(&tally).scope(handle(req, state)).await;
+                    let response = Observed::wrap(response, tally, observer, stop);
+                    Ok::<_, std::convert::Infallible>(response)
+                }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(state.config.header_read_timeout)
+                .serve_connection(TokioIo::new(stream), service);
+            // Watched: at shutdown the connection finishes its response in flight (its
+            // body to the end: a stream's pump task feeds it) and closes.
+            let conn = graceful.watch(conn);
             tokio::spawn(async move {
-                let timeout = state.config.header_read_timeout;
-                let service = hyper::service::service_fn(move |req| {
-                    let state = Arc::clone(&state);
-                    async move { Ok::<_, std::convert::Infallible>(handle(req, state).await) }
-                });
                 // A connection's failure (a client gone, a timeout) ends that connection.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(timeout)
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                let _ = conn.await;
                 drop(permit);
             });
+        }
+        drop(listener);
+        state.stopping.send_replace(true);
+        let _ = tokio::time::timeout(state.config.drain_timeout, graceful.shutdown()).await;
+        Ok(())
+    }
+}
+
+/// The next connection, once a connection slot is free; `None` after an accept error
+/// (out of file descriptors and the like: after a short wait rather than a spin).
+async fn accept(
+    listener: &TcpListener,
+    limit: &Arc<Semaphore>,
+) -> io::Result<Option<(tokio::net::TcpStream, tokio::sync::OwnedSemaphorePermit)>> {
+    let permit = Arc::clone(limit)
+        .acquire_owned()
+        .await
+        .map_err(io::Error::other)?;
+    match listener.accept().await {
+        Ok((stream, _)) => Ok(Some((stream, permit))),
+        Err(_) => {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(None)
         }
     }
 }

@@ -40,6 +40,9 @@ async fn serve(req: Request<Incoming>, state: &State) -> Step<Response<Body>> {
         .flatten();
     let speaks = front.unwrap_or(Front::Chat);
     guard_host(&req, state, speaks)?;
+    if let Some(response) = super::ops::route(&req, state) {
+        return Ok(response);
+    }
     let origin = guard_origin(&req, state, speaks)?;
     let route = route(&req, &path, state, front)?;
     let mut reply = match route {
@@ -113,6 +116,7 @@ async fn forward_parsed(
         })?;
         (request_info(&t, front), t.body.clone(), Some(t))
     };
+    super::observe::note_model(info.model.as_deref());
     // The fronts' requests all go to the upstream's Chat route (the query a client adds,
     // like Claude Code's `?beta=true`, is its API's, not the upstream's).
     let target = match &translated {
@@ -489,6 +493,7 @@ async fn forward(
         }
         Ok(Ok(response)) => response,
     };
+    super::observe::note_upstream(response.status());
     if response.status().is_redirection() {
         let location = response
             .headers()

@@ -2,6 +2,7 @@
 //! as it arrives.
 
 use super::live::LiveStream;
+use super::observe::CallTally;
 use super::policy::Policy;
 use super::policy::{Verdict, refusal_text};
 use super::request::RequestInfo;
@@ -112,6 +113,7 @@ pub(super) async fn collect_as<E: WholeEmitter>(
         emitter,
         live: None,
         offset: 0,
+        tally: CallTally::current(),
     };
     let (mut events, mut out) = (Vec::new(), String::new());
     loop {
@@ -146,6 +148,7 @@ pub(super) async fn collect_as<E: WholeEmitter>(
             }
         };
         relay.emitter.response_meta(parser.response_meta());
+        relay.tally.batch(&events, &parser);
         let stopped = relay.pass(&mut events, &mut out);
         out.clear();
         if stopped {
@@ -231,6 +234,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
         emitter,
         live,
         offset: 0,
+        tally: CallTally::current(),
     };
     tokio::spawn(pump(upstream, tx, parser, relay, stall));
     response
@@ -249,6 +253,8 @@ struct Relay<E> {
     live: Option<LiveStream>,
     /// Upstream body bytes parsed so far (the events' offsets on `/live`).
     offset: u64,
+    /// The request's access-log line and metrics: calls out, repaired, refused, cut.
+    tally: CallTally,
 }
 
 impl<E: ClientEmitter> Relay<E> {
@@ -288,6 +294,7 @@ impl<E: ClientEmitter> Relay<E> {
         if let Some(live) = &mut self.live {
             live.event(event, self.offset);
         }
+        self.tally.emitted(event);
         self.emitter.event(event, out);
     }
 
@@ -302,6 +309,7 @@ impl<E: ClientEmitter> Relay<E> {
             } = self.policy.check(&event)
             {
                 self.outcome("refused");
+                self.tally.refused();
                 let text = (self.on_refused == OnRefused::Text).then(|| refusal_text(&name, kind));
                 for e in self.policy.ending(kind, message, text) {
                     self.emit(&e, out);
@@ -357,6 +365,7 @@ async fn pump<E: ClientEmitter>(
         };
         relay.emitter.response_meta(parser.response_meta());
         relay.offset = parser.bytes_fed();
+        relay.tally.batch(&events, &parser);
         let stopped = relay.pass(&mut events, &mut out);
         if let Some(live) = &mut relay.live {
             live.flush();

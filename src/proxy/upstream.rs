@@ -153,10 +153,12 @@ pub(super) fn pass_through(mut upstream: reqwest::Response, state: &State) -> Re
     let headers = reply_headers(upstream.headers(), false);
     let (response, tx) = channel_response(upstream.status(), headers);
     let stall = state.config.upstream_timeout;
+    let tally = super::observe::tally();
     tokio::spawn(async move {
         loop {
             match next_chunk(&mut upstream, &tx, stall).await {
                 Next::Chunk(chunk) => {
+                    super::observe::add_bytes_in(tally.as_ref(), chunk.len());
                     if tx.send(Ok(chunk)).await.is_err() {
                         return;
                     }

@@ -35,6 +35,7 @@ pub(super) async fn fix_whole(
                     );
                 }
                 body.extend_from_slice(&chunk);
+                super::observe::add_bytes_in(super::observe::tally().as_ref(), chunk.len());
             }
             Ok(Ok(None)) => break,
             Ok(Err(e)) => {
