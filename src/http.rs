@@ -1,6 +1,7 @@
 //! Small HTTP helpers below both servers (`toolstream proxy` and the pages it shares with
 //! `toolstream serve`): the `Host` check, response bodies, error replies, the channel body a
-//! task streams into. Nothing here knows about the proxy's routes or the parser.
+//! task streams into, the pages' responses, and the bounded accept loop
+//! (`connections`). Nothing here knows about the proxy's routes or the parser.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
@@ -16,6 +17,12 @@ use tokio::sync::mpsc;
 
 /// The body of every response the proxy writes.
 pub(crate) type Body = BoxBody<Bytes, io::Error>;
+
+// Used by `toolstream serve` (the `cli` feature) for now; `Proxy::run` can move onto it.
+#[cfg(feature = "cli")]
+mod connections;
+#[cfg(feature = "cli")]
+pub(crate) use connections::{Connections, Overflow, serve_connections};
 
 /// Splits a `Host` header's value into its name (IPv6 literals without brackets) and
 /// port; `None` when it is not `name`, `name:port`, `[v6]` or `[v6]:port`.
@@ -153,6 +160,44 @@ pub(crate) fn channel_response(
     *response.status_mut() = status;
     *response.headers_mut() = headers;
     (response, tx)
+}
+
+/// A whole response of a page or one of its assets (`kind`: its `Content-Type`), as both
+/// servers send the live page: never cached, not sniffed, under the content security
+/// policy `csp`.
+#[cfg(feature = "cli")]
+pub(crate) fn page_response(
+    status: StatusCode,
+    kind: &'static str,
+    body: impl Into<Bytes>,
+    csp: &'static str,
+) -> Response<Body> {
+    let mut response = Response::new(full(body));
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// The headers of a page's event feed: `text/event-stream`, never cached.
+#[cfg(feature = "cli")]
+pub(crate) fn event_stream_headers() -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers
 }
 
 #[cfg(test)]

@@ -454,6 +454,10 @@ mod provider;
 pub mod proxy;
 #[doc(hidden)]
 pub mod scan;
+// `toolstream serve`'s implementation, here for the proxy's HTTP stack (`http`); not an API.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod serve;
 pub mod spec;
 #[cfg(feature = "stream")]
 pub mod stream;

@@ -10,7 +10,6 @@ use toolstream::{Format, Framing, IdPrefix, Parser, ParserConfig, Tools};
 
 mod demo;
 mod output;
-mod serve;
 
 #[derive(ClapParser)]
 #[command(
@@ -320,7 +319,7 @@ fn main() -> ExitCode {
             port,
             setup,
         }) => setup.load().and_then(|config| {
-            serve::run(&file, format, framing, content, port, cli.speed, config)
+            toolstream::serve::run(&file, format, framing, content, port, cli.speed, config)
         }),
         Some(Command::Proxy {
             upstream,

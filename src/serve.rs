@@ -1,9 +1,14 @@
 //! `toolstream serve FILE --format F`: a live browser view of a replayed stream.
 //!
-//! A tiny HTTP/1.1 server on 127.0.0.1 (std::net, a thread per connection):
+//! Not an API: the command's implementation, in the library so that it serves with the
+//! proxy's HTTP stack (`crate::http`: hyper 1 on tokio, the same accept loop, page
+//! responses and channel body) without making that stack public. `toolstream serve`
+//! calls [`run`].
+//!
+//! An HTTP/1.1 server on 127.0.0.1 (hyper, a tokio task per connection):
 //! - `GET /` — the live page, the same one `toolstream proxy` serves at `/live`
-//!   ([`toolstream::proxy::LIVE_HTML`], with `live.js` and `live.css` from this origin,
-//!   under a `Content-Security-Policy` that allows nothing else);
+//!   ([`LIVE_HTML`](crate::proxy::LIVE_HTML), with `live.js` and `live.css` from this
+//!   origin, under a `Content-Security-Policy` that allows nothing else);
 //! - `GET /events` — the replay: FILE (`-`: stdin, read to its end first) fed to the
 //!   parser 64 bytes at a time, every 10 ms (scaled by `--speed`, or by the page's speed
 //!   control: `/events?speed=X`, 0 for no pauses), each event sent as it is emitted as an
@@ -14,17 +19,20 @@
 //!   (the page reads it with `fetch`, so nothing reconnects).
 //! - `HEAD` of each: the same headers, no body.
 //!
+//! Every response closes its connection (`Connection: close`).
+//!
 //! The page shows what the stream holds (tool arguments may be secrets), so the server
 //! answers only requests for its own origin, by the proxy's rule
-//! ([`toolstream::proxy::host_allowed`], listening on 127.0.0.1 with no other name
-//! allowed): the `Host` header must be `127.0.0.1:PORT`, `localhost:PORT` or another
+//! ([`host_allowed`](crate::proxy::host_allowed), listening on 127.0.0.1 with no other
+//! name allowed): the `Host` header must be `127.0.0.1:PORT`, `localhost:PORT` or another
 //! loopback address literal (`[::1]:PORT`), anything else gets `421 Misdirected Request`
 //! (a web site that re-points its own name at 127.0.0.1 — DNS rebinding — sends its own
 //! name).
 //! By default the port is a free one picked by the system (printed with the URL), so a
-//! site cannot guess it either. Bounded: a request head of at most 16 KiB read within
-//! 10 s, writes that stall for 30 s end the connection, and at most 32 connections are
-//! served at once (more are answered `503` and closed at once, without a thread).
+//! site cannot guess it either. Bounded: a request head of at most 16 KiB (longer: `431`)
+//! read within 10 s (else the connection is closed), writes that stall for 30 s end the
+//! connection, and at most 32 connections are served at once (more are answered `503` and
+//! closed at once, without reading their request).
 //!
 //! The parser runs with [`ParserConfig::field_events`], and the page renders text as it arrives,
 //! reasoning in a labelled block that folds, and each tool call as a card: the name the
@@ -32,28 +40,53 @@
 //! stream (`tool_call_field` by JSON Pointer; multi-line strings as lines), the raw JSON
 //! arguments behind a toggle, and an error with its kind, message and the raw text it
 //! carries. The layout holds from a phone's width to a desktop's.
+//!
+//! # Layout
+//!
+//! The request path is `answer` (host guard → method → route); the replay is sans-IO
+//! (`Replay::start` and `Feed` write SSE messages into a caller's `String`, given the
+//! time), driven by the `pace` task, which sleeps between chunks and sends what was
+//! written into the response's channel body.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use crate::http::{
+    Body, Connections, Overflow, channel_response, event_stream_headers, full, page_response,
+    serve_connections,
+};
 // The page, shared with the proxy's `/live`: reads `/events` with `fetch` and renders as
 // events arrive. Self-contained: its script and styles come from this server only.
-use toolstream::proxy::{LIVE_CSP, LIVE_CSS, LIVE_HTML as PAGE, LIVE_JS, host_allowed};
-use toolstream::{Format, Framing, Parser};
+use crate::proxy::{LIVE_CSP, LIVE_CSS, LIVE_HTML as PAGE, LIVE_JS, host_allowed};
+use crate::{Event, Format, Framing, Parser, ParserConfig};
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header;
+use hyper::server::conn::http1;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioTimer;
+use std::fmt::Write as _;
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 
+/// Bytes fed to the parser at a time.
 const CHUNK: usize = 64;
-const PAUSE_MS: f64 = 10.0;
+/// The pause after each chunk at speed 1.
+const PAUSE: Duration = Duration::from_millis(10);
+/// The fastest speed the page's speed control may ask for.
+const MAX_SPEED: f64 = 1000.0;
 /// The most bytes of a request head (request line and headers) read.
 const MAX_HEAD: usize = 16 * 1024;
 /// The time a client has to send its request head.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// A write that makes no progress for this long ends the connection.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
-/// Connections served at once (each has its thread).
+/// Connections served at once.
 const MAX_CONNECTIONS: usize = 32;
+/// The answer past [`MAX_CONNECTIONS`], written without reading the request.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many clients";
 
+/// What is replayed and how: one per server, shared by its connections.
 struct Replay {
     name: String,
     bytes: Vec<u8>,
@@ -61,7 +94,7 @@ struct Replay {
     framing: Option<Framing>,
     content: Option<Format>,
     speed: f64,
-    config: toolstream::ParserConfig,
+    config: ParserConfig,
     /// The address listened on (for the `Host` check).
     addr: SocketAddr,
 }
@@ -84,17 +117,22 @@ fn read_input(file: &str) -> Result<(Vec<u8>, String), String> {
     Ok((bytes, name))
 }
 
-pub(crate) fn run(
+/// `toolstream serve`: listens on 127.0.0.1:`port` (0: any free port), reads `file` (`-`:
+/// stdin), prints the page's URL on stdout and serves until killed. `speed` paces the
+/// replay (2: twice as fast, 0: no pauses); `config` is the parser's, to which `framing`
+/// and the `content` format are added, with field events on. The error is the message to
+/// print.
+pub fn run(
     file: &str,
     format: Format,
     framing: Option<Framing>,
     content: Option<Format>,
     port: u16,
     speed: f64,
-    config: toolstream::ParserConfig,
+    config: ParserConfig,
 ) -> Result<(), String> {
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
+        let hint = if e.kind() == io::ErrorKind::AddrInUse {
             "; the port is taken: choose another with --port N, or --port 0 for any free port"
         } else {
             ""
@@ -104,6 +142,9 @@ pub(crate) fn run(
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot read the local address: {e}"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let (bytes, name) = read_input(file)?;
     let replay = Arc::new(Replay {
         name,
@@ -115,6 +156,10 @@ pub(crate) fn run(
         config,
         addr,
     });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the runtime: {e}"))?;
     let shown = if file == "-" { "stdin" } else { file };
     {
         let mut out = std::io::stdout().lock();
@@ -124,326 +169,346 @@ pub(crate) fn run(
         );
         let _ = out.flush();
     }
-    let active = Arc::new(AtomicUsize::new(0));
-    for conn in listener.incoming() {
-        let Ok(conn) = conn else { continue };
-        if active.load(Ordering::Acquire) >= MAX_CONNECTIONS {
-            busy(conn);
-            continue;
-        }
-        let slot = Slot::take(&active);
-        let replay = Arc::clone(&replay);
-        // A thread that cannot be started drops the connection (and its slot).
-        let _ = std::thread::Builder::new()
-            .name("serve".into())
-            .spawn(move || {
-                let _slot = slot;
-                // A client that goes away mid-replay is not an error worth reporting.
-                let _ = handle(conn, &replay);
-            });
-    }
-    Ok(())
-}
-
-/// One of the [`MAX_CONNECTIONS`] connection slots, given back when dropped.
-struct Slot(Arc<AtomicUsize>);
-
-impl Slot {
-    fn take(active: &Arc<AtomicUsize>) -> Slot {
-        active.fetch_add(1, Ordering::AcqRel);
-        Slot(Arc::clone(active))
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// Every slot is taken: a short `503` (without reading the request) and close.
-fn busy(mut conn: TcpStream) {
-    let _ = conn.set_write_timeout(Some(Duration::from_millis(200)));
-    let _ = conn.write_all(
-        b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 16\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many clients",
-    );
-}
-
-/// Why a request head could not be read.
-enum HeadError {
-    /// Longer than [`MAX_HEAD`].
-    TooLarge,
-    /// Not complete within [`HEAD_TIMEOUT`].
-    TimedOut,
-    /// The connection failed or closed.
-    Io,
-}
-
-/// Reads the request head (up to and including its blank line), bounded in size and
-/// time; bytes after it (a body) are left unread.
-fn read_head(conn: &mut TcpStream) -> Result<Vec<u8>, HeadError> {
-    let deadline = Instant::now() + HEAD_TIMEOUT;
-    let mut head = Vec::new();
-    let mut buf = [0u8; 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(HeadError::TimedOut);
-        }
-        conn.set_read_timeout(Some(left))
-            .map_err(|_| HeadError::Io)?;
-        let n = match conn.read(&mut buf) {
-            Ok(0) => return Err(HeadError::Io),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err(HeadError::TimedOut);
-            }
-            Err(_) => return Err(HeadError::Io),
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let handler = move |req: Request<Incoming>| {
+            let response = answer(&req, &replay);
+            async move { response }
         };
-        let from = head.len().saturating_sub(3);
-        head.extend_from_slice(buf.get(..n).unwrap_or_default());
-        let tail = head.get(from..).unwrap_or_default();
-        if let Some(end) = head_end(tail) {
-            head.truncate(from + end);
-            return Ok(head);
-        }
-        if head.len() > MAX_HEAD {
-            return Err(HeadError::TooLarge);
-        }
+        serve_connections(&listener, connections(), handler)
+            .await
+            .map_err(|e| format!("serving on {addr}: {e}"))
+    })
+}
+
+/// The server's bounds and HTTP/1 settings. Every response closes its connection (no
+/// keep-alive: a browser's idle connections would hold the 32 slots); no `Date` header and
+/// header names in title case, as the hand-written server wrote them.
+fn connections() -> Connections {
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT)
+        .max_buf_size(MAX_HEAD)
+        .keep_alive(false)
+        .auto_date_header(false)
+        .title_case_headers(true);
+    Connections {
+        max: MAX_CONNECTIONS,
+        overflow: Overflow::Refuse(BUSY),
+        write_stall: Some(WRITE_TIMEOUT),
+        // Each event batch goes out when written (no Nagle wait for the previous one's ACK).
+        nodelay: true,
+        http,
     }
 }
 
-/// Where the head ends in `bytes` (after `\r\n\r\n` or `\n\n`), if it does.
-fn head_end(bytes: &[u8]) -> Option<usize> {
-    let crlf = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| i + 4);
-    let lf = bytes.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
-    match (crlf, lf) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
+// ---- the request path: host guard → method → route ----
 
-fn handle(mut conn: TcpStream, replay: &Replay) -> std::io::Result<()> {
-    conn.set_write_timeout(Some(WRITE_TIMEOUT))?;
-    // Each event batch goes out when written (no Nagle wait for the previous one's ACK).
-    conn.set_nodelay(true)?;
-    let head = match read_head(&mut conn) {
-        Ok(head) => head,
-        Err(HeadError::TooLarge) => {
-            return respond(
-                &mut conn,
-                "431 Request Header Fields Too Large",
-                "text/plain",
-                b"request head over 16 KiB\n",
-                true,
-            );
-        }
-        Err(HeadError::TimedOut) => {
-            return respond(
-                &mut conn,
-                "408 Request Timeout",
-                "text/plain",
-                b"request head not sent within 10 s\n",
-                true,
-            );
-        }
-        Err(HeadError::Io) => return Ok(()),
-    };
-    let head = String::from_utf8_lossy(&head);
-    let mut lines = head.lines();
-    let request_line = lines.next().unwrap_or_default();
-    let host = lines
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("host"))
-        .map(|(_, v)| v.trim());
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or_default();
-    let target = parts.next().unwrap_or_default();
-    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+/// Answers one request (a replay's task is started for `GET /events`).
+fn answer(req: &Request<Incoming>, replay: &Arc<Replay>) -> Response<Body> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
     if !host_allowed(host, replay.addr, &[]) {
         let body = format!(
             "this server answers only http://127.0.0.1:{0}/ and http://localhost:{0}/\n",
             replay.addr.port()
         );
-        return respond(
-            &mut conn,
-            "421 Misdirected Request",
-            "text/plain",
-            body.as_bytes(),
-            true,
+        return text(StatusCode::MISDIRECTED_REQUEST, body);
+    }
+    let head_only = match *req.method() {
+        Method::GET => false,
+        Method::HEAD => true,
+        _ => return text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n"),
+    };
+    // hyper writes the headers of a HEAD answer (`Content-Length` included) without its body.
+    match req.uri().path() {
+        "/" | "/index.html" => asset("text/html; charset=utf-8", PAGE),
+        "/live.js" => asset("text/javascript; charset=utf-8", LIVE_JS),
+        "/live.css" => asset("text/css; charset=utf-8", LIVE_CSS),
+        "/events" => {
+            let speed = speed_of(req.uri().query(), replay.speed);
+            events(replay, speed, head_only)
+        }
+        "/favicon.ico" => page_response(StatusCode::NO_CONTENT, "text/plain", "", LIVE_CSP),
+        _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// One of the page's files.
+fn asset(kind: &'static str, body: &'static str) -> Response<Body> {
+    page_response(StatusCode::OK, kind, body, LIVE_CSP)
+}
+
+/// A short plain-text answer (an error), with the page's headers as every answer here.
+fn text(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
+    page_response(status, "text/plain", body, LIVE_CSP)
+}
+
+/// The replay's speed: the page's speed control (`speed=X` in the query, 0 to
+/// [`MAX_SPEED`]), else the command's `--speed`.
+fn speed_of(query: Option<&str>, default: f64) -> f64 {
+    query
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|kv| kv.strip_prefix("speed="))
+        .find_map(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .map_or(default, |v| v.min(MAX_SPEED))
+}
+
+/// `/events`: the replay's event stream, written by a [`pace`] task (`HEAD`: its headers).
+fn events(replay: &Arc<Replay>, speed: f64, head_only: bool) -> Response<Body> {
+    if head_only {
+        let mut response = Response::new(full(Bytes::new()));
+        *response.headers_mut() = event_stream_headers();
+        return response;
+    }
+    let (response, tx) = channel_response(StatusCode::OK, event_stream_headers());
+    tokio::spawn(pace(Arc::clone(replay), speed, tx));
+    response
+}
+
+// ---- the replay's driver: the clock, the pauses, the channel ----
+
+/// Feeds the replay a chunk at a time with a pause after each, sending each chunk's
+/// messages as they are written; ends early when the client is gone (the response's body
+/// dropped). Writes that stall end the connection, and so this task.
+async fn pace(replay: Arc<Replay>, speed: f64, tx: mpsc::Sender<io::Result<Bytes>>) {
+    let mut out = String::new();
+    replay.start(speed, &mut out);
+    if !send(&tx, &mut out).await {
+        return;
+    }
+    let mut feed = Feed::new(&replay);
+    let pause = pause_at(speed);
+    let started = Instant::now();
+    for chunk in replay.bytes.chunks(CHUNK) {
+        feed.feed(chunk, started.elapsed().as_micros(), &mut out);
+        if !send(&tx, &mut out).await {
+            return;
+        }
+        if let Some(pause) = pause {
+            tokio::time::sleep(pause).await;
+        }
+    }
+    feed.finish(started.elapsed().as_micros(), &mut out);
+    send(&tx, &mut out).await;
+}
+
+/// Sends what `out` holds, if anything, and empties it; `false` when the client is gone.
+async fn send(tx: &mpsc::Sender<io::Result<Bytes>>, out: &mut String) -> bool {
+    if out.is_empty() {
+        return true;
+    }
+    tx.send(Ok(Bytes::from(std::mem::take(out)))).await.is_ok()
+}
+
+/// The pause after each chunk at `speed` (none at 0: as fast as the client reads).
+fn pause_at(speed: f64) -> Option<Duration> {
+    (speed > 0.0)
+        .then(|| Duration::try_from_secs_f64(PAUSE.as_secs_f64() / speed).unwrap_or(Duration::MAX))
+}
+
+// ---- the replay, sans-IO: bytes and times in, SSE messages out ----
+
+impl Replay {
+    /// The replay's first messages: `event: meta` (the file, format, content format, size
+    /// and speed) and `event: stream`.
+    fn start(&self, speed: f64, out: &mut String) {
+        let meta = serde_json::json!({
+            "file": self.name,
+            "format": self.format.name(),
+            "content": self.content.map(Format::name),
+            "bytes": self.bytes.len(),
+            "speed": speed,
+        });
+        let stream = serde_json::json!({"s": 0, "file": self.name});
+        let _ = write!(
+            out,
+            "event: meta\ndata: {meta}\n\nevent: stream\ndata: {stream}\n\n"
         );
     }
-    let body = match method {
-        "GET" => true,
-        "HEAD" => false,
-        _ => {
-            return respond(
-                &mut conn,
-                "405 Method Not Allowed",
-                "text/plain",
-                b"only GET and HEAD\n",
-                true,
-            );
+}
+
+/// One replay's parser and the messages its events become: [`feed`](Feed::feed) a chunk,
+/// [`finish`](Feed::finish) at the end of the input, each given the time since the
+/// replay began and writing into the caller's `String`.
+struct Feed {
+    parser: Parser,
+    /// The events of the chunk at hand (reused).
+    events: Vec<Event>,
+}
+
+impl Feed {
+    /// The replay's parser: its config with field events (the page shows each argument's
+    /// decoded value as it streams), its framing and content format.
+    fn new(replay: &Replay) -> Feed {
+        let mut config = replay.config.clone().field_events(true);
+        if let Some(framing) = replay.framing {
+            config = config.framing(framing);
         }
-    };
-    match path {
-        "/" | "/index.html" => respond(
-            &mut conn,
-            "200 OK",
-            "text/html; charset=utf-8",
-            PAGE.as_bytes(),
-            body,
-        ),
-        "/live.js" => respond(
-            &mut conn,
-            "200 OK",
-            "text/javascript; charset=utf-8",
-            LIVE_JS.as_bytes(),
-            body,
-        ),
-        "/live.css" => respond(
-            &mut conn,
-            "200 OK",
-            "text/css; charset=utf-8",
-            LIVE_CSS.as_bytes(),
-            body,
-        ),
-        "/events" => {
-            // The page's speed control; the command's --speed otherwise.
-            let speed = query
-                .split('&')
-                .filter_map(|kv| kv.strip_prefix("speed="))
-                .find_map(|v| v.parse::<f64>().ok())
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .map_or(replay.speed, |v| v.min(1000.0));
-            events(&mut conn, replay, speed, body)
+        if let Some(text_format) = replay.content {
+            config = config.content_format(text_format);
         }
-        "/favicon.ico" => respond(&mut conn, "204 No Content", "text/plain", b"", body),
-        _ => respond(
-            &mut conn,
-            "404 Not Found",
-            "text/plain",
-            b"not found\n",
-            body,
-        ),
+        Feed {
+            parser: Parser::with_config(replay.format, config),
+            events: Vec::new(),
+        }
+    }
+
+    /// Feeds `chunk`, writing its events as messages (`us`: microseconds since the replay
+    /// began).
+    fn feed(&mut self, chunk: &[u8], us: u128, out: &mut String) {
+        // `feed` fails only after `finish`, which comes last.
+        let _ = self.parser.feed(chunk, &mut self.events);
+        write_events(&mut self.events, self.parser.bytes_fed(), us, out);
+    }
+
+    /// The end of the input: what the parser's `finish` reports, then `event: end`.
+    fn finish(&mut self, us: u128, out: &mut String) {
+        let _ = self.parser.finish(&mut self.events);
+        write_events(&mut self.events, self.parser.bytes_fed(), us, out);
+        let _ = write!(
+            out,
+            "event: end\ndata: {{\"s\":0,\"outcome\":\"done\",\"us\":{us}}}\n\n"
+        );
     }
 }
 
-/// A whole response; with `send_body` false (HEAD) the headers only.
-fn respond(
-    conn: &mut TcpStream,
-    status: &str,
-    kind: &str,
-    body: &[u8],
-    send_body: bool,
-) -> std::io::Result<()> {
-    write!(
-        conn,
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nContent-Security-Policy: {LIVE_CSP}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if send_body {
-        conn.write_all(body)?;
-    }
-    conn.flush()
-}
-
-fn events(
-    conn: &mut TcpStream,
-    replay: &Replay,
-    speed: f64,
-    send_body: bool,
-) -> std::io::Result<()> {
-    conn.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-    )?;
-    if !send_body {
-        return conn.flush();
-    }
-    let meta = serde_json::json!({
-        "file": replay.name,
-        "format": replay.format.name(),
-        "content": replay.content.map(Format::name),
-        "bytes": replay.bytes.len(),
-        "speed": speed,
-    });
-    let stream = serde_json::json!({"s": 0, "file": replay.name});
-    write!(
-        conn,
-        "event: meta\ndata: {meta}\n\nevent: stream\ndata: {stream}\n\n"
-    )?;
-    conn.flush()?;
-    // Field events: the page shows each argument's decoded value as it streams.
-    let mut config = replay.config.clone().field_events(true);
-    if let Some(framing) = replay.framing {
-        config = config.framing(framing);
-    }
-    if let Some(text_format) = replay.content {
-        config = config.content_format(text_format);
-    }
-    let mut parser = Parser::with_config(replay.format, config);
-    let mut events = Vec::new();
-    let mut buf = String::new();
-    let started = Instant::now();
-    let send = |events: &mut Vec<toolstream::Event>,
-                fed: u64,
-                buf: &mut String,
-                conn: &mut TcpStream|
-     -> std::io::Result<()> {
-        let us = started.elapsed().as_micros();
-        if events.is_empty() {
-            return Ok(());
+/// Writes (and drains) `events` as SSE messages, each event's JSON with `"s":0`, the
+/// `offset` (bytes fed so far) and `us` added.
+fn write_events(events: &mut Vec<Event>, offset: u64, us: u128, out: &mut String) {
+    for e in events.drain(..) {
+        let Ok(mut line) = serde_json::to_string(&e) else {
+            continue;
+        };
+        if line.ends_with('}') {
+            line.pop();
+            let _ = write!(line, ",\"s\":0,\"offset\":{offset},\"us\":{us}}}");
         }
-        buf.clear();
-        for e in events.drain(..) {
-            let Ok(mut line) = serde_json::to_string(&e) else {
-                continue;
-            };
-            if line.ends_with('}') {
-                line.pop();
-                line.push_str(&format!(",\"s\":0,\"offset\":{fed},\"us\":{us}}}"));
-            }
-            buf.push_str("data: ");
-            buf.push_str(&line);
-            buf.push_str("\n\n");
-        }
-        conn.write_all(buf.as_bytes())?;
-        conn.flush()
-    };
-    for chunk in replay.bytes.chunks(CHUNK) {
-        // `feed` fails only after `finish`, which comes below.
-        let _ = parser.feed(chunk, &mut events);
-        send(&mut events, parser.bytes_fed(), &mut buf, conn)?;
-        crate::pause(PAUSE_MS, speed);
+        out.push_str("data: ");
+        out.push_str(&line);
+        out.push_str("\n\n");
     }
-    let _ = parser.finish(&mut events);
-    send(&mut events, parser.bytes_fed(), &mut buf, conn)?;
-    let us = started.elapsed().as_micros();
-    write!(
-        conn,
-        "event: end\ndata: {{\"s\":0,\"outcome\":\"done\",\"us\":{us}}}\n\n"
-    )?;
-    conn.flush()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{LIVE_CSP, LIVE_CSS, LIVE_JS, PAGE, head_end};
+    use super::*;
+
+    const BODY: &str = concat!(
+        r#"data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"save","arguments":"{\"a\": 1}"}}]}}]}"#,
+        "\n\n",
+        r#"data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        "\n\ndata: [DONE]\n\n",
+    );
+
+    fn replay(bytes: &[u8]) -> Replay {
+        Replay {
+            name: "body.sse".to_owned(),
+            bytes: bytes.to_vec(),
+            format: Format::OpenAiChat,
+            framing: None,
+            content: None,
+            speed: 1.0,
+            config: ParserConfig::new(),
+            addr: SocketAddr::from(([127, 0, 0, 1], 4321)),
+        }
+    }
+
+    /// The whole replay's messages, fed `chunk` bytes at a time, at time 7.
+    fn messages(r: &Replay, chunk: usize) -> String {
+        let mut out = String::new();
+        r.start(2.0, &mut out);
+        let mut feed = Feed::new(r);
+        for c in r.bytes.chunks(chunk) {
+            feed.feed(c, 7, &mut out);
+        }
+        feed.finish(7, &mut out);
+        out
+    }
 
     #[test]
-    fn head_ends_at_its_blank_line() {
-        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nbody"), Some(27));
-        assert_eq!(head_end(b"GET / HTTP/1.1\nHost: a\n\n"), Some(24));
-        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n"), None);
+    fn a_replay_is_meta_stream_events_end() {
+        let r = replay(BODY.as_bytes());
+        let out = messages(&r, CHUNK);
+        let blocks: Vec<&str> = out.split_terminator("\n\n").collect();
+        assert_eq!(
+            blocks.first().copied(),
+            Some(
+                r#"event: meta
+data: {"file":"body.sse","format":"openai-chat","content":null,"bytes":197,"speed":2.0}"#
+            )
+            .map(|s| s.replace("197", &BODY.len().to_string()))
+            .as_deref()
+        );
+        assert_eq!(
+            blocks.get(1).copied(),
+            Some("event: stream\ndata: {\"s\":0,\"file\":\"body.sse\"}")
+        );
+        assert_eq!(
+            blocks.last().copied(),
+            Some("event: end\ndata: {\"s\":0,\"outcome\":\"done\",\"us\":7}")
+        );
+        let events = &blocks[2..blocks.len() - 1];
+        assert!(!events.is_empty());
+        let mut last_offset = 0;
+        for e in events {
+            let json = e.strip_prefix("data: ").unwrap_or_default();
+            let v: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(v["s"], 0, "{e}");
+            assert_eq!(v["us"], 7, "{e}");
+            let offset = v["offset"].as_u64().unwrap();
+            assert!(offset >= last_offset && offset <= BODY.len() as u64, "{e}");
+            last_offset = offset;
+        }
+        assert!(out.contains(r#""type":"tool_call_end""#), "{out}");
+        // The same events whatever the chunking (offsets aside).
+        let strip = |s: &str| {
+            s.lines()
+                .filter(|l| l.starts_with("data: {\"type\""))
+                .map(|l| {
+                    l.split(",\"s\":0,\"offset\"")
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(&messages(&r, 1)), strip(&out));
+        assert_eq!(strip(&messages(&r, BODY.len())), strip(&out));
+    }
+
+    #[test]
+    fn an_empty_input_still_ends() {
+        let out = messages(&replay(b""), CHUNK);
+        assert!(out.starts_with("event: meta\n"), "{out}");
+        assert!(out.ends_with("event: end\ndata: {\"s\":0,\"outcome\":\"done\",\"us\":7}\n\n"));
+    }
+
+    #[test]
+    fn speed_comes_from_the_query_within_bounds() {
+        assert_eq!(speed_of(None, 1.5), 1.5);
+        assert_eq!(speed_of(Some("speed=0"), 1.5), 0.0);
+        assert_eq!(speed_of(Some("x=1&speed=2.5"), 1.5), 2.5);
+        assert_eq!(speed_of(Some("speed=1e9"), 1.5), MAX_SPEED);
+        for bad in ["speed=-1", "speed=NaN", "speed=inf", "speed=", "speed=fast"] {
+            assert_eq!(speed_of(Some(bad), 1.5), 1.5, "{bad}");
+        }
+        assert_eq!(speed_of(Some("speed=x&speed=3"), 1.5), 3.0);
+    }
+
+    #[test]
+    fn pauses_scale_with_speed() {
+        assert_eq!(pause_at(0.0), None);
+        assert_eq!(pause_at(-1.0), None);
+        assert_eq!(pause_at(f64::NAN), None);
+        assert_eq!(pause_at(1.0), Some(PAUSE));
+        assert_eq!(pause_at(2.0), Some(PAUSE / 2));
+        assert_eq!(pause_at(1e-300), Some(Duration::MAX));
     }
 
     #[test]
