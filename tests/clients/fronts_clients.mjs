@@ -7,11 +7,11 @@
 //
 // - `@anthropic-ai/sdk`: `messages.stream(...).finalMessage()`, `messages.create` (whole);
 // - `openai`: `responses.stream(...)` → `finalResponse()`, `responses.create` streamed (its
-//   `output_item.done` items and terminal event) and whole;
+//   `output_item.done` items and terminal event; reasoning summaries asked for) and whole;
 // - the Vercel AI SDK over `@ai-sdk/anthropic` (`createAnthropic({baseURL})`) and
 //   `@ai-sdk/openai` (`createOpenAI({baseURL}).responses(model)`): `streamText` (its
 //   `tool-call`, `text-delta`, `reasoning-delta`, `error` and `finish` parts) and
-//   `generateText`; the tools declared with `jsonSchema` and one with a zod schema, no
+//   `generateText` (`reasoningSummary: "auto"` for Responses); the tools declared with `jsonSchema` and one with a zod schema, no
 //   `execute` (the SDK reports the calls).
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -118,7 +118,7 @@ async function responsesStream(c) {
 async function responsesRaw(c) {
   const items = [];
   let status = null;
-  for await (const ev of await openaiClient(c).responses.create({ ...responsesKw(c), stream: true })) {
+  for await (const ev of await openaiClient(c).responses.create({ ...responsesKw(c), stream: true, reasoning: { summary: "auto" } })) {
     if (ev.type === "response.output_item.done") items[ev.output_index] = ev.item;
     else if (ev.type === "response.completed" || ev.type === "response.incomplete") status = ev.response.status;
     else if (ev.type === "response.failed") throw new Error(`response.failed: ${JSON.stringify(ev.response.error)}`);
@@ -155,6 +155,9 @@ function vercel(kind, stream) {
       messages: [{ role: "user", content: c.prompt }],
       tools: vercelTools(),
       maxRetries: 0,
+      // Reasoning as a summary, which is all this provider reads (`forceReasoning`: the
+      // model name is not one it knows to reason).
+      ...(kind === "responses" ? { providerOptions: { openai: { forceReasoning: true, reasoningSummary: "auto" } } } : {}),
     };
     if (!stream) {
       const r = await generateText(request);

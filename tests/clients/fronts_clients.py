@@ -219,9 +219,12 @@ def responses_stream(case, tools):
 
 
 def responses_raw(case, tools):
-    """`responses.create(stream=True)`: the done items and the terminal event."""
+    """`responses.create(stream=True)` asking for reasoning summaries: the done items and the
+    terminal event."""
     items, status = {}, None
-    for ev in openai_client(case).responses.create(stream=True, **responses_kw(case, tools)):
+    stream = openai_client(case).responses.create(
+        stream=True, reasoning={"summary": "auto"}, **responses_kw(case, tools))
+    for ev in stream:
         if ev.type == "response.output_item.done":
             items[ev.output_index] = ev.item
         elif ev.type in ("response.completed", "response.incomplete"):
