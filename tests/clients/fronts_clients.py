@@ -6,13 +6,15 @@ tells the fake upstream what to answer, `frameworks` whether the framework clien
 case too). OUT gets `{case: {client: result}}`, a result being `{"calls": [{"name",
 "arguments"}], "text", "reasoning" (null where the client does not show it), "stop", "error"
 (the client's exception, null if none), "status" (its HTTP status, if any), "agent"}`.
-An `agent` result is a tool loop's: `calls` are the calls the tools ran with, `text` the
+The OpenAI Agents SDK runs with `Runner.run` (whole Responses replies) and
+`Runner.run_streamed` (streamed). An `agent` result is a tool loop's: `calls` are the calls the tools ran with, `text` the
 final answer.
 
 Exits 3 with a `MISSING:` line when a client is not installed.
 """
 
 import asyncio
+import functools
 import json
 import sys
 
@@ -93,8 +95,14 @@ def from_message(m):
     return result(calls, text, thinking, m.stop_reason)
 
 
+# One client per proxy (a client's construction, its TLS context, costs more than a request).
+@functools.cache
+def anthropic_client_at(base):
+    return anthropic.Anthropic(base_url=base, api_key="sk-test", max_retries=0, timeout=TIMEOUT)
+
+
 def anthropic_client(case):
-    return anthropic.Anthropic(base_url=case["base"], api_key="sk-test", max_retries=0, timeout=TIMEOUT)
+    return anthropic_client_at(case["base"])
 
 
 def anthropic_stream(case, tools):
@@ -188,8 +196,13 @@ def responses_kw(case, tools):
     )
 
 
+@functools.cache
+def openai_client_at(base):
+    return openai.OpenAI(base_url=base + "/v1", api_key="sk-test", max_retries=0, timeout=TIMEOUT)
+
+
 def openai_client(case):
-    return openai.OpenAI(base_url=case["base"] + "/v1", api_key="sk-test", max_retries=0, timeout=TIMEOUT)
+    return openai_client_at(case["base"])
 
 
 def from_items(items, status):
@@ -248,7 +261,14 @@ def tool_result(name):
     return f"{name} done"
 
 
-async def openai_agents(case, tools):
+def openai_agents(streamed):
+    async def run(case, tools):
+        return await agents_run(case, tools, streamed)
+
+    return run
+
+
+async def agents_run(case, tools, streamed):
     client = openai.AsyncOpenAI(base_url=case["base"] + "/v1", api_key="sk-test", max_retries=0, timeout=TIMEOUT)
     set_default_openai_client(client, use_for_tracing=False)
     set_default_openai_api("responses")
@@ -271,7 +291,12 @@ async def openai_agents(case, tools):
         )
 
     agent = OAAgent(name="fronts", instructions="Use the tools.", model=MODEL, tools=[make(t) for t in tools])
-    r = await Runner.run(agent, case["prompt"], max_turns=4)
+    if streamed:
+        r = Runner.run_streamed(agent, case["prompt"], max_turns=4)
+        async for _ in r.stream_events():
+            pass
+    else:
+        r = await Runner.run(agent, case["prompt"], max_turns=4)
     return result(ran, r.final_output, None, None, agent=True)
 
 
@@ -313,7 +338,8 @@ SDKS = [
 FRAMEWORKS = [
     ("langchain-anthropic.stream", langchain_anthropic(True)),
     ("langchain-anthropic.invoke", langchain_anthropic(False)),
-    ("openai-agents", openai_agents),
+    ("openai-agents Runner.run", openai_agents(False)),
+    ("openai-agents Runner.run_streamed", openai_agents(True)),
     ("pydantic-ai.anthropic", pydantic_ai("anthropic")),
     ("pydantic-ai.openai-responses", pydantic_ai("responses")),
 ]
