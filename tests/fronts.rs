@@ -9,7 +9,8 @@
 //! - Python: the Anthropic SDK (`messages.stream` → `get_final_message()`, `messages.create`
 //!   streamed as raw events and not), the OpenAI SDK's Responses (`responses.stream` →
 //!   `get_final_response()`, `responses.create` streamed and not), the OpenAI Agents SDK
-//!   (its Responses model on the proxy, a two-turn tool loop), `langchain-anthropic`
+//!   (its Responses model on the proxy, a two-turn tool loop, `Runner.run` and
+//!   `Runner.run_streamed`), `langchain-anthropic`
 //!   (`ChatAnthropic.bind_tools`, `stream` and `invoke`) and Pydantic AI (its Anthropic
 //!   model and its `OpenAIResponsesModel`, an agent run that calls the tool);
 //! - Node: the Anthropic SDK (`messages.stream().finalMessage()`, `messages.create`), the
@@ -27,7 +28,9 @@
 //! fake upstream answers the second turn with `The tool said: <the tool's result>`.
 //!
 //! A client not installed prints a visible SKIPPED line; one installed that misbehaves
-//! fails the test.
+//! fails the test. The test prints, per client, how many cases it got right, and how long
+//! each language's run took (about 55 s for Python, mostly its imports and the SDKs' stream
+//! helpers, and 15 s for Node, side by side, on 2 busy cores).
 
 #![allow(
     clippy::unwrap_used,
