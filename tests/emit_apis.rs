@@ -651,11 +651,16 @@ fn recoverable_errors_do_not_end_the_stream() {
         end(1, "b", "g", json!({})),
     ];
     let a_sse = Api::Anthropic.emit(&events);
-    assert!(a_sse.contains("event: toolstream_error\n"));
+    // Recoverable errors ride on event types every client skips (tests/fronts.rs: the Vercel
+    // AI SDK's Anthropic provider fails on a type of our own, the OpenAI Node SDK's
+    // `responses.stream()` too): Anthropic's `ping`, Responses' `keepalive`.
+    assert!(a_sse.contains("event: ping\ndata: {\"type\":\"ping\",\"toolstream_error\":{"));
+    assert!(!a_sse.contains("toolstream_error\n"));
     assert!(a_sse.contains(Api::Anthropic.completion()));
     assert!(a_sse.contains(r#""partial_json":"tru}""#));
     let r_sse = Api::Responses.emit(&events);
-    assert!(r_sse.contains("event: toolstream.error\n"));
+    assert!(r_sse.contains("event: keepalive\ndata: {\"type\":\"keepalive\",\"sequence_number\":"));
+    assert!(!r_sse.contains("toolstream.error"));
     assert!(r_sse.contains(Api::Responses.completion()));
     // No top-level `error` key anywhere (the OpenAI SDKs raise on one).
     for (_, v) in payloads(&r_sse) {

@@ -11,7 +11,7 @@
 //! | [`Event::Finish`] | remembered: its reason and usage go out at `finish`, unless the stream turns out cut |
 //! | `finish`, the stream complete | the open block stops, `message_delta` (`stop_reason`, `usage`), `message_stop` |
 //! | [`Event::Error`] that [ends the stream](super::ends_the_stream) (`truncated`, `provider`, `unrecognized_input`) | `event: error` with `{"type": "error", "error": {"type": "api_error" \| "overloaded_error" \| "rate_limit_error", "message"}, "toolstream_error": {..}}`; nothing follows: no `content_block_stop`, no `message_delta`, no `message_stop` |
-//! | any other [`Event::Error`] (one call failed, an undeclared tool, a payload skipped) | `event: toolstream_error` with `{"type": "toolstream_error", "toolstream_error": {"type", "message", "index"?, "raw"}}`; the stream goes on |
+//! | any other [`Event::Error`] (one call failed, an undeclared tool, a payload skipped) | `event: ping` with `{"type": "ping", "toolstream_error": {"type", "message", "index"?, "raw"}}`; the stream goes on |
 //!
 //! A text block is closed when something else starts; blocks are numbered from 0 in the
 //! order they start, as Anthropic does.
@@ -26,14 +26,16 @@
 //!
 //! **Errors.** The SDKs raise on `event: error` (`anthropic.APIStatusError` in Python,
 //! `APIError` in TypeScript), so a cut stream or a provider error never reads as a complete
-//! reply. The Anthropic SDKs skip event names they do not know (only `message_*`,
-//! `content_block_*`, `ping` and `error` are read), so a recoverable error goes out as
-//! `event: toolstream_error`, visible to `curl`, logs and hand-written readers and harmless
-//! to the rest. A call that failed keeps its argument text as sent (forwarded like the
+//! reply. A recoverable error goes out as a `ping` event carrying the extension field
+//! `toolstream_error`: visible to `curl`, logs and hand-written readers, and skipped by every
+//! client, which an event of a type of our own is not: the Anthropic SDKs skip event names
+//! they do not know, but the Vercel AI SDK's `@ai-sdk/anthropic` validates every payload
+//! against the types it knows and fails the stream on any other ("Type validation failed"),
+//! while its `ping` schema lets extra fields through (tests/fronts.rs runs them). A call that failed keeps its argument text as sent (forwarded like the
 //! [`openai_chat`](super::openai_chat) emitter does: not valid JSON), then its block stops:
 //! the Python SDK's `messages.stream()` raises "Unable to parse tool parameter JSON", as it
-//! does when Anthropic itself sends bad JSON; the `toolstream_error` after the block names
-//! the call (`index`), and [`AnthropicEmitter::message`] leaves it out.
+//! does when Anthropic itself sends bad JSON; the `ping`'s `toolstream_error` after the block
+//! names the call (`index`), and [`AnthropicEmitter::message`] leaves it out.
 //!
 //! **Usage.** Anthropic's `input_tokens` leave out prompt-cache reads and writes; the
 //! emitter writes the input count minus the cached tokens as `input_tokens`, the cached
@@ -471,10 +473,11 @@ impl AnthropicEmitter {
                     self.open = Open::None;
                     push_stop(out, block);
                 }
+                // A `ping`, which every client skips (see the module docs).
                 push_sse(
                     out,
-                    "toolstream_error",
-                    &json!({"type": "toolstream_error", "toolstream_error": object}),
+                    "ping",
+                    &json!({"type": "ping", "toolstream_error": object}),
                 );
                 self.errors.push(object);
             }

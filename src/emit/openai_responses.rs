@@ -14,7 +14,7 @@
 //! | [`Event::Finish`] | remembered: its reason and usage go out at `finish`, unless the stream turns out cut |
 //! | `finish`, the stream complete | `response.completed` (`status: "completed"`); for a `length` reason `response.incomplete` (`incomplete_details.reason: "max_output_tokens"`), for `content_filter` `response.incomplete` (`"content_filter"`), for an `error` reason `response.failed`; each with the full `output` and `usage` |
 //! | [`Event::Error`] that [ends the stream](super::ends_the_stream) (`truncated`, `provider`, `unrecognized_input`) | `response.failed` (`status: "failed"`, `error: {"code": "server_error", "message"}`, the output so far, an unfinished item `status: "incomplete"`), with the extension field `toolstream_error`; nothing follows |
-//! | any other [`Event::Error`] | `event: toolstream.error` with `{"type": "toolstream.error", "sequence_number", "toolstream_error": {"type", "message", "index"?, "raw"}}`; the stream goes on |
+//! | any other [`Event::Error`] | `event: keepalive` with `{"type": "keepalive", "sequence_number", "toolstream_error": {"type", "message", "index"?, "raw"}}`; the stream goes on |
 //!
 //! `output_index` numbers the items from 0 in the order they are added; `item_id` is the
 //! item's `id`; `content_index` / `summary_index` is 0 (one part per item).
@@ -27,8 +27,10 @@
 //! `responses.stream()` needs `response.created` first and raises from
 //! `get_final_response()` without `response.completed`; they raise at once on a payload
 //! with a top-level `error` key, which is why the extension fields are named
-//! `toolstream_error`. Unknown event types are skipped by Codex and typed loosely (not
-//! rejected) by the Python SDK.
+//! `toolstream_error`. A recoverable error rides on a `keepalive` event, which every
+//! client skips: unknown event types are skipped by Codex and typed loosely by the Python
+//! SDK, but the Node SDK's `responses.stream()` fails on one ("Unhandled response stream
+//! event"), while it passes `keepalive` by (tests/fronts.rs runs them).
 //!
 //! **Usage.** `usage` is `null` when the response sent none; otherwise it is the object
 //! the SDKs and Codex require whole: `input_tokens`, `input_tokens_details.cached_tokens`,
@@ -42,8 +44,8 @@
 //! **A call that failed** (invalid arguments, a limit): its argument text as sent is
 //! forwarded (not valid JSON), then no `response.output_item.done`: Codex runs a function
 //! call when its item is done, so the failed call is never handed to it as one. In the
-//! final `output` it is an item with `status: "incomplete"`; the `toolstream.error` event
-//! names it (`index`).
+//! final `output` it is an item with `status: "incomplete"`; the `keepalive` event's
+//! `toolstream_error` names it (`index`).
 
 use super::{ObjectArgs, Sequencer, error_object, ids, push_sse};
 use crate::event::{ErrorKind, Event, FinishReason, ResponseMeta, Usage};
@@ -594,7 +596,8 @@ impl OpenAiResponsesEmitter {
                         self.output.push(call_item(&c, "incomplete"));
                     }
                 }
-                self.push(out, "toolstream.error", json!({"toolstream_error": object}));
+                // A `keepalive`, which every client skips (see the module docs).
+                self.push(out, "keepalive", json!({"toolstream_error": object}));
                 self.errors.push(object);
             }
             _ => {}

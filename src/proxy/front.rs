@@ -180,7 +180,9 @@ pub(super) fn anthropic_emitter(t: &Translated) -> AnthropicEmitter {
 
 /// The emitter of a Responses reply.
 pub(super) fn responses_emitter(t: &Translated) -> OpenAiResponsesEmitter {
-    let e = OpenAiResponsesEmitter::new().tool_origins(t.tool_origins.clone());
+    let e = OpenAiResponsesEmitter::new()
+        .tool_origins(t.tool_origins.clone())
+        .reasoning_summary(t.reasoning_summary);
     match &t.model {
         Some(m) => e.model(m.clone()),
         None => e,
@@ -221,6 +223,45 @@ mod tests {
         ] {
             let s = StatusCode::from_u16(status).unwrap();
             assert_eq!(anthropic_error(s, "m")["error"]["type"], ty, "{status}");
+        }
+    }
+
+    /// A Responses client that asks for reasoning summaries gets the model's reasoning as
+    /// one: the Vercel AI SDK (and Codex by default) shows nothing else (tests/fronts.rs).
+    #[test]
+    fn responses_reasoning_is_a_summary_when_the_client_asks_for_one() {
+        let events = [
+            crate::Event::Reasoning {
+                delta: "hmm".into(),
+            },
+            crate::Event::Text { delta: "hi".into() },
+        ];
+        for (reasoning, summary) in [
+            (json!({"summary": "auto"}), true),
+            (json!({"summary": "detailed", "effort": "low"}), true),
+            (json!({"generate_summary": "concise"}), true),
+            (json!({"effort": "low"}), false),
+            (json!({"summary": null}), false),
+        ] {
+            let request = json!({"model": "m", "input": "hi", "reasoning": reasoning});
+            let t = translate::from_responses(&request).unwrap();
+            assert_eq!(t.reasoning_summary, summary, "{request}");
+            let mut e = responses_emitter(&t);
+            let mut sse = String::new();
+            for ev in &events {
+                e.event(ev, &mut sse);
+            }
+            e.finish(&mut sse);
+            assert_eq!(
+                sse.contains("response.reasoning_summary_text.delta"),
+                summary,
+                "{sse}"
+            );
+            assert_eq!(
+                sse.contains("response.reasoning_text.delta"),
+                !summary,
+                "{sse}"
+            );
         }
     }
 

@@ -69,6 +69,11 @@ pub struct Translated {
     pub parallel_tool_calls: bool,
     /// Whether the client asked for thinking / reasoning.
     pub thinking: bool,
+    /// Whether the client asked for reasoning *summaries* (Responses `reasoning.summary`
+    /// `auto` / `concise` / `detailed`): the reply then writes the model's reasoning as a
+    /// summary, which is all that clients such as Codex (by default) and the Vercel AI
+    /// SDK show, rather than as reasoning text.
+    pub reasoning_summary: bool,
     /// Chat function tools that stand for a client tool of another kind, by Chat function
     /// name: the reply side turns a call of one of them back into the client's own kind
     /// (a Responses `custom_tool_call`, or a `function_call` with its `namespace`).
@@ -451,6 +456,8 @@ pub(crate) struct Parts {
     pub(crate) reasoning_effort: Option<&'static str>,
     /// `Some(true)` thinking requested, `Some(false)` turned off.
     pub(crate) thinking: Option<bool>,
+    /// The client asked for reasoning summaries (Responses `reasoning.summary`).
+    pub(crate) reasoning_summary: bool,
     pub(crate) tool_origins: BTreeMap<String, ToolOrigin>,
     pub(crate) notes: Notes,
 }
@@ -505,6 +512,7 @@ impl Parts {
             tools,
             parallel_tool_calls: self.parallel_tool_calls != Some(false),
             thinking: self.thinking == Some(true),
+            reasoning_summary: self.reasoning_summary,
             tool_origins: self.tool_origins,
             notes: self.notes.0,
         })

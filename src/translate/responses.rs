@@ -18,7 +18,7 @@
 //! | `tools`: `namespace` | each `function` in it becomes a function tool named `namespace` + `name`, recorded as [`ToolOrigin::Namespaced`](super::ToolOrigin::Namespaced); other tools in it are dropped with a note |
 //! | `tools`: `web_search*`, `file_search`, `image_generation`, `code_interpreter`, `computer*`, `mcp`, `local_shell`, `shell`, `tool_search`, any other type | dropped with a note (hosted by OpenAI, or a shape no Chat function can stand for) |
 //! | `tool_choice` `auto` / `none` / `required` / `{"type":"function"\|"custom","name"}` | the same / the named-function form; `allowed_tools`: its `mode` (note: the subset is not enforced); a hosted tool: 400 |
-//! | `reasoning.effort` | `none` → `enable_thinking: false`; `low` / `medium` / `high` → `reasoning_effort` and `enable_thinking: true`; `minimal` → `low`, `xhigh` → `high` (note); `reasoning.summary` ignored (the reply side decides how reasoning is shown) |
+//! | `reasoning.effort` | `none` → `enable_thinking: false`; `low` / `medium` / `high` → `reasoning_effort` and `enable_thinking: true`; `minimal` → `low`, `xhigh` → `high` (note); `reasoning.summary` (`auto` / `concise` / `detailed`): the reply writes reasoning as a summary ([`Translated::reasoning_summary`](super::Translated::reasoning_summary)) |
 //! | `text.format` `json_schema` / `json_object` / `text` | `response_format` `{"type":"json_schema","json_schema":{name, description, schema, strict}}` / `{"type":"json_object"}` / nothing; `text.verbosity`: note |
 //! | `store: true`, non-empty `include`, non-empty `metadata` | ignored with a note (the proxy stores nothing) |
 //! | `previous_response_id`, `conversation`, `prompt`, `background: true` | 400: the proxy keeps no state; send the whole conversation (`store: false`) |
@@ -147,11 +147,17 @@ const KNOWN: [&str; 20] = [
     "background",
 ];
 
-/// `reasoning.effort`.
+/// `reasoning.effort` and `reasoning.summary`.
 fn reasoning(o: &Map<String, Value>, p: &mut Parts) -> Result<()> {
     let Some(r) = opt_object(o, "reasoning", "")? else {
         return Ok(());
     };
+    // `generate_summary` is the field's older name.
+    for key in ["summary", "generate_summary"] {
+        if opt_str(r, key, "reasoning")?.is_some_and(|s| s != "none") {
+            p.reasoning_summary = true;
+        }
+    }
     let Some(effort) = opt_str(r, "effort", "reasoning")? else {
         return Ok(());
     };
