@@ -31,10 +31,10 @@ pub(super) trait ClientEmitter: Send + 'static {
 
 /// The three emitters drive alike.
 macro_rules! client_emitter {
-    ($($t:ty),*) => {$(
+    ($t:ty, $meta:expr) => {
         impl ClientEmitter for $t {
             fn response_meta(&mut self, meta: &ResponseMeta) {
-                <$t>::response_meta(self, meta);
+                $meta(self, meta);
             }
             fn event(&mut self, event: &Event, out: &mut String) {
                 <$t>::event(self, event, out);
@@ -43,10 +43,21 @@ macro_rules! client_emitter {
                 <$t>::finish(self, out);
             }
         }
-    )*};
+    };
 }
 
-client_emitter!(OpenAiChatEmitter, AnthropicEmitter, OpenAiResponsesEmitter);
+// A Chat client gets the upstream's own id, model and time; a Messages or Responses client
+// gets ids of its API's form (`msg_…`, `resp_…`) and the model it asked for, not the
+// upstream's `chatcmpl-…` id.
+client_emitter!(OpenAiChatEmitter, OpenAiChatEmitter::response_meta);
+client_emitter!(
+    AnthropicEmitter,
+    |_: &mut AnthropicEmitter, _: &ResponseMeta| {}
+);
+client_emitter!(
+    OpenAiResponsesEmitter,
+    |_: &mut OpenAiResponsesEmitter, _: &ResponseMeta| {}
+);
 
 /// An emitter that can also give its API's whole (non-streamed) reply once finished.
 pub(super) trait WholeEmitter: ClientEmitter {
@@ -108,6 +119,7 @@ pub(super) async fn collect_as<E: WholeEmitter>(
     );
     let stall = state.config.upstream_timeout;
     let mut relay = Relay {
+        mid_line: false,
         policy: Policy::new(info.tools, info.parallel),
         on_refused: state.config.on_refused,
         emitter,
@@ -229,6 +241,7 @@ pub(super) fn stream_as<E: ClientEmitter>(
         }))
     });
     let relay = Relay {
+        mid_line: false,
         policy: Policy::new(info.tools, info.parallel),
         on_refused: state.config.on_refused,
         emitter,
@@ -246,6 +259,8 @@ const RAW_ECHO_BYTES: usize = 4096;
 /// What a streamed reply's events go through on their way to the client: the policy, the
 /// emitter, the `/live` record.
 struct Relay<E> {
+    /// Whether the text sent so far ends inside a line.
+    mid_line: bool,
     policy: Policy,
     on_refused: OnRefused,
     emitter: E,
@@ -295,6 +310,11 @@ impl<E: ClientEmitter> Relay<E> {
             live.event(event, self.offset);
         }
         self.tally.emitted(event);
+        if let Event::Text { delta } = event
+            && let Some(last) = delta.as_bytes().last()
+        {
+            self.mid_line = *last != b'\n';
+        }
         self.emitter.event(event, out);
     }
 
@@ -310,7 +330,11 @@ impl<E: ClientEmitter> Relay<E> {
             {
                 self.outcome("refused");
                 self.tally.refused();
-                let text = (self.on_refused == OnRefused::Text).then(|| refusal_text(&name, kind));
+                let text = (self.on_refused == OnRefused::Text).then(|| {
+                    // On a line of its own after the model's text.
+                    let sep = if self.mid_line { "\n" } else { "" };
+                    format!("{sep}{}", refusal_text(&name, kind))
+                });
                 for e in self.policy.ending(kind, message, text) {
                     self.emit(&e, out);
                 }
