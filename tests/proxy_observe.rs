@@ -243,6 +243,7 @@ async fn chat(addr: SocketAddr, first: &str) -> String {
     let body = json!({"model": "qwen3", "stream": true, "messages": [first], "tools": tools()});
     let response = reqwest::Client::new()
         .post(format!("http://{addr}/v1/chat/completions"))
+        .header("content-type", "application/json")
         .header("authorization", "Bearer sk-secret-key")
         .body(body.to_string())
         .send()
@@ -479,6 +480,7 @@ async fn sigterm_drains_streams_in_flight() {
     let addr = proxy.addr;
     let response = reqwest::Client::new()
         .post(format!("http://{addr}/v1/chat/completions"))
+        .header("content-type", "application/json")
         .body(
             json!({"model": "m", "stream": true, "messages": ["slow"], "tools": tools()})
                 .to_string(),
@@ -524,6 +526,7 @@ async fn drain_timeout_bounds_the_wait() {
     let mut proxy = ProxyProcess::start(&upstream, &["--drain-timeout", "0.5"]);
     let response = reqwest::Client::new()
         .post(format!("http://{}/v1/chat/completions", proxy.addr))
+        .header("content-type", "application/json")
         .body(json!({"model": "m", "stream": true, "messages": ["x"]}).to_string())
         .send()
         .await
