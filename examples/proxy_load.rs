@@ -3,12 +3,13 @@
 //! ```sh
 //! cargo build --release --bin toolstream --example proxy_load
 //! target/release/examples/proxy_load target/release/toolstream [STREAMS [ROUNDS [LIVE]]] \
-//!     [--only PHASE,...] [--apart S:M:GAP]
+//!     [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]
 //! ```
 //!
 //! `--only` runs the named phases only (`held`, `latency`, `throughput`, `apart`; default:
 //! all four); `--apart S:M:GAP` sets phase 4's streams, chunks per stream and gap in ms
-//! (default `200:200:5`). `benches/proxy_relay.sh` runs phase 4 alone, several times.
+//! (default `200:200:5`); `--routes ROUTE,...` runs phase 4 on the named routes only
+//! (`direct`, `pass-through`, `parsed`). `benches/proxy_relay.sh` runs phase 4 alone, several times.
 //!
 //! LIVE says what `/live` does meanwhile: `closed` (the default: the proxy records every
 //! stream, nobody watches), `open` (a watcher reads `/live/events` from the start to the end
@@ -36,8 +37,9 @@
 //!    the streams' starts spread over one gap. Three times: straight to the fake upstream
 //!    (`direct`: no proxy; the baseline of the latencies, and the proxy's idle CPU), through
 //!    the pass-through route (`/v1/completions`, the same bytes unparsed) and through the
-//!    parsed route (`/v1/chat/completions`). For each: the proxy's user + system CPU
-//!    (`/proc/PID/stat`, 10 ms ticks) and its threads' context switches
+//!    parsed route (`/v1/chat/completions`). For each: the proxy's CPU time (its threads'
+//!    `/proc/PID/task/*/schedstat`, in ns; `/proc/PID/stat`'s user + system, in 10 ms
+//!    ticks, beside it) and its threads' context switches
 //!    (`/proc/PID/task/*/status`, voluntary + involuntary) per chunk relayed, and the
 //!    chunks' latency p50 / p99 (from the upstream's write to the client's read; the added
 //!    latency is a route's minus `direct`'s).
@@ -221,14 +223,36 @@ fn ctx_switches(pid: u32) -> (u64, u64) {
     total
 }
 
+/// CPU seconds of all of a process's threads alive now, to the nanosecond
+/// (`/proc/PID/task/*/schedstat`: `stat`'s ticks are 10 ms, too coarse for a few thousand
+/// chunks). The proxy's threads (the runtime's workers) live as long as it does.
+fn cpu_ns_seconds(pid: u32) -> f64 {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let Ok(s) = std::fs::read_to_string(task.unwrap().path().join("schedstat")) else {
+            continue;
+        };
+        ns += s.split(' ').next().unwrap().parse::<u64>().unwrap();
+    }
+    ns as f64 / 1e9
+}
+
 /// User + system CPU seconds of a process.
 fn cpu_seconds(pid: u32) -> f64 {
+    let (user, system) = user_system(pid);
+    user + system
+}
+
+/// User and system CPU seconds of a process (10 ms ticks).
+fn user_system(pid: u32) -> (f64, f64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let f: Vec<&str> = after.split(' ').collect();
     // Fields 14 and 15 (utime, stime) of stat(5); `after` starts at field 3.
-    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
-    ticks / 100.0
+    (
+        f[11].parse::<f64>().unwrap() / 100.0,
+        f[12].parse::<f64>().unwrap() / 100.0,
+    )
 }
 
 fn request(model: &str) -> String {
@@ -323,6 +347,7 @@ async fn held_round(
 async fn main() {
     let mut phases = vec!["held", "latency", "throughput", "apart"];
     let mut apart = (200usize, 200usize, 5u64);
+    let mut routes = vec!["direct", "pass-through", "parsed"];
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -334,7 +359,15 @@ async fn main() {
             "--apart" => {
                 let v = args.next().expect("--apart S:M:GAP");
                 let f: Vec<&str> = v.split(':').collect();
-                apart = (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap());
+                apart = (
+                    f[0].parse().unwrap(),
+                    f[1].parse().unwrap(),
+                    f[2].parse().unwrap(),
+                );
+            }
+            "--routes" => {
+                let only = args.next().expect("--routes ROUTE,...");
+                routes.retain(|r| only.split(',').any(|o| o == *r));
             }
             _ => positional.push(a),
         }
@@ -342,7 +375,7 @@ async fn main() {
     let mut args = positional.into_iter();
     let bin = args
         .next()
-        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS [ROUNDS [LIVE]]] [--only PHASE,...] [--apart S:M:GAP]");
+        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS [ROUNDS [LIVE]]] [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]");
     let streams: usize = args.next().map_or(1000, |s| s.parse().unwrap());
     let rounds: usize = args.next().map_or(3, |s| s.parse().unwrap());
     let live = args.next().unwrap_or_else(|| "closed".into());
@@ -453,7 +486,10 @@ async fn main() {
             (format!("{direct}/chat/completions"), "direct"),
             (format!("{base}/completions"), "pass-through"),
             (format!("{base}/chat/completions"), "parsed"),
-        ] {
+        ]
+        .into_iter()
+        .filter(|(_, name)| routes.contains(name))
+        {
             chunks_apart(&client, &url, name, (s, m, gap), &up, pid).await;
         }
     }
@@ -482,7 +518,8 @@ async fn chunks_apart(
     pid: u32,
 ) {
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let cpu0 = cpu_seconds(pid);
+    let (user0, sys0) = user_system(pid);
+    let ns0 = cpu_ns_seconds(pid);
     let own0 = cpu_seconds(std::process::id());
     let (vol0, invol0) = ctx_switches(pid);
     let t0 = Instant::now();
@@ -502,15 +539,19 @@ async fn chunks_apart(
         all.extend(t.await.unwrap());
     }
     let wall = t0.elapsed();
-    let cpu = cpu_seconds(pid) - cpu0;
+    let (user1, sys1) = user_system(pid);
+    let (user, sys) = (user1 - user0, sys1 - sys0);
+    let ns = cpu_ns_seconds(pid) - ns0;
     let own = cpu_seconds(std::process::id()) - own0;
     let (vol1, invol1) = ctx_switches(pid);
     all.sort_unstable();
     let n = all.len() as f64;
     println!(
-        "chunks apart, {name}: {s} streams × {m} chunks {gap} ms apart, {} chunks in {wall:.2?}; proxy CPU {cpu:.2} s = {:.1} µs/chunk, ctx switches {:.2}+{:.2}/chunk (voluntary+involuntary); latency p50 {} µs, p99 {} µs; load generator CPU {:.1} µs/chunk",
+        "chunks apart, {name}: {s} streams × {m} chunks {gap} ms apart, {} chunks in {wall:.2?}; proxy CPU {ns:.3} s = {:.1} µs/chunk (stat: user {:.1} + system {:.1} µs/chunk), ctx switches {:.2}+{:.2}/chunk (voluntary+involuntary); latency p50 {} µs, p99 {} µs; load generator CPU {:.1} µs/chunk",
         all.len(),
-        cpu * 1e6 / n,
+        ns * 1e6 / n,
+        user * 1e6 / n,
+        sys * 1e6 / n,
         (vol1 - vol0) as f64 / n,
         (invol1 - invol0) as f64 / n,
         percentile(&all, 0.5),
