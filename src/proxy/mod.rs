@@ -508,6 +508,9 @@ impl Proxy {
                     continue;
                 }
             };
+            // Each relayed chunk goes out at once: Nagle's algorithm would hold a small write
+            // while the previous one is unacknowledged (the client's delayed ACK).
+            let _ = stream.set_nodelay(true);
             let state = Arc::clone(&self.state);
             tokio::spawn(async move {
                 let timeout = state.config.header_read_timeout;

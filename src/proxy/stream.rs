@@ -205,7 +205,7 @@ struct Relaying<E> {
     relay: Relay<E>,
     /// Scratch: one chunk's events.
     events: Vec<Event>,
-    /// Scratch: one chunk's output.
+    /// Scratch: one chunk's output (kept between chunks with its capacity).
     out: String,
 }
 
@@ -268,8 +268,11 @@ impl<E: ClientEmitter> Relaying<E> {
                 relay.live = None;
             }
             if !self.out.is_empty() {
-                let out = std::mem::take(&mut self.out);
-                return Poll::Ready(Some(Bytes::from(out)));
+                // Copied out, so `out` keeps its capacity: one allocation per frame rather
+                // than a string grown from empty for each chunk.
+                let frame = Bytes::copy_from_slice(self.out.as_bytes());
+                self.out.clear();
+                return Poll::Ready(Some(frame));
             }
         }
     }
