@@ -129,28 +129,29 @@ pub(super) enum Next {
 }
 
 /// The upstream reply's body, chunk by chunk, polled by the body hyper writes to the client
-/// (no task between them): a stall longer than `stall` between two chunks ends it. Dropping
+/// (no task between them): waiting longer than `stall` for the next chunk ends it. Dropping
 /// it closes the upstream connection (the server stops generating).
 ///
-/// The stall timer is re-armed lazily: each chunk notes the time, and only when the timer
-/// fires is it moved to `stall` after the last chunk, so a chunk costs a clock read rather
-/// than a timer-wheel update.
+/// The wait is timed from the first poll that finds no chunk (time the client takes to
+/// read does not count), and the stall timer is re-armed lazily: a chunk costs at most a
+/// clock read, and only when the timer fires is it moved to `stall` after the wait began,
+/// rather than a timer-wheel update per chunk.
 pub(super) struct Chunks {
     body: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send + Sync>>,
     stall: Duration,
     timer: Pin<Box<Sleep>>,
-    /// When the last chunk came (or the reply's headers).
-    last: Instant,
+    /// When the current wait for a chunk began (`None`: a chunk was just returned).
+    waiting_since: Option<Instant>,
 }
 
 impl Chunks {
     pub(super) fn new(upstream: reqwest::Response, stall: Duration) -> Chunks {
-        let last = Instant::now();
+        let now = Instant::now();
         Chunks {
             body: Box::pin(upstream.bytes_stream()),
             stall,
-            timer: Box::pin(tokio::time::sleep_until(last + stall)),
-            last,
+            timer: Box::pin(tokio::time::sleep_until(now + stall)),
+            waiting_since: Some(now),
         }
     }
 
@@ -159,7 +160,7 @@ impl Chunks {
         if let Poll::Ready(r) = self.body.as_mut().poll_next(cx) {
             return Poll::Ready(match r {
                 Some(Ok(chunk)) => {
-                    self.last = Instant::now();
+                    self.waiting_since = None;
                     Next::Chunk(chunk)
                 }
                 None => Next::End,
@@ -169,16 +170,17 @@ impl Chunks {
                 )),
             });
         }
+        let since = *self.waiting_since.get_or_insert_with(Instant::now);
         loop {
             ready!(self.timer.as_mut().poll(cx));
-            let deadline = self.last + self.stall;
+            let deadline = since + self.stall;
             if Instant::now() >= deadline {
                 return Poll::Ready(Next::Failed(format!(
                     "toolstream proxy: the upstream sent nothing for {} s mid-reply",
                     self.stall.as_secs_f64()
                 )));
             }
-            // Chunks came since the timer was set: it fires `stall` after the last one.
+            // Chunks came since the timer was set: it fires `stall` after this wait began.
             self.timer.as_mut().reset(deadline);
         }
     }
