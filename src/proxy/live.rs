@@ -171,7 +171,7 @@ impl Live {
     }
 }
 
-/// The recorder of one stream, held by the task that pumps it. Events are serialized as
+/// The recorder of one stream, held by the body that relays it. Events are serialized as
 /// they are emitted and recorded (and sent to watchers) once per upstream chunk
 /// ([`flush`](LiveStream::flush)); dropping it ends the record with its outcome.
 #[derive(Debug)]
