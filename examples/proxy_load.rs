@@ -2,8 +2,14 @@
 //!
 //! ```sh
 //! cargo build --release --bin toolstream --example proxy_load
-//! target/release/examples/proxy_load target/release/toolstream [STREAMS [ROUNDS [LIVE]]]
+//! target/release/examples/proxy_load target/release/toolstream [STREAMS [ROUNDS [LIVE]]] \
+//!     [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]
 //! ```
+//!
+//! `--only` runs the named phases only (`held`, `latency`, `throughput`, `apart`; default:
+//! all four); `--apart S:M:GAP` sets phase 4's streams, chunks per stream and gap in ms
+//! (default `200:200:5`); `--routes ROUTE,...` runs phase 4 on the named routes only
+//! (`direct`, `pass-through`, `parsed`). `benches/proxy_relay.sh` runs phase 4 alone, several times.
 //!
 //! LIVE says what `/live` does meanwhile: `closed` (the default: the proxy records every
 //! stream, nobody watches), `open` (a watcher reads `/live/events` from the start to the end
@@ -25,6 +31,18 @@
 //! 3. **CPU per streamed MB**: 20 streams × 5,000 chunks with no pauses through the parsed
 //!    route; the proxy's user + system CPU time (`/proc/PID/stat`) per MB the upstream
 //!    wrote.
+//!
+//! 4. **CPU per chunk, chunks apart** (issue 29): S streams × M chunks, GAP ms apart (as a
+//!    model streams tokens: each chunk arrives alone, so each costs the proxy a wake-up),
+//!    the streams' starts spread over one gap. Three times: straight to the fake upstream
+//!    (`direct`: no proxy; the baseline of the latencies, and the proxy's idle CPU), through
+//!    the pass-through route (`/v1/completions`, the same bytes unparsed) and through the
+//!    parsed route (`/v1/chat/completions`). For each: the proxy's CPU time (its threads'
+//!    `/proc/PID/task/*/schedstat`, in ns; `/proc/PID/stat`'s user + system, in 10 ms
+//!    ticks, beside it) and its threads' context switches
+//!    (`/proc/PID/task/*/status`, voluntary + involuntary) per chunk relayed, and the
+//!    chunks' latency p50 / p99 (from the upstream's write to the client's read; the added
+//!    latency is a route's minus `direct`'s).
 //!
 //! Linux only (it reads `/proc`).
 
@@ -187,14 +205,54 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap()
 }
 
+/// Context switches (voluntary, involuntary) of all of a process's threads alive now.
+fn ctx_switches(pid: u32) -> (u64, u64) {
+    let mut total = (0, 0);
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let Ok(status) = std::fs::read_to_string(task.unwrap().path().join("status")) else {
+            continue;
+        };
+        for l in status.lines() {
+            if let Some(v) = l.strip_prefix("voluntary_ctxt_switches:") {
+                total.0 += v.trim().parse::<u64>().unwrap();
+            } else if let Some(v) = l.strip_prefix("nonvoluntary_ctxt_switches:") {
+                total.1 += v.trim().parse::<u64>().unwrap();
+            }
+        }
+    }
+    total
+}
+
+/// CPU seconds of all of a process's threads alive now, to the nanosecond
+/// (`/proc/PID/task/*/schedstat`: `stat`'s ticks are 10 ms, too coarse for a few thousand
+/// chunks). The proxy's threads (the runtime's workers) live as long as it does.
+fn cpu_ns_seconds(pid: u32) -> f64 {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let Ok(s) = std::fs::read_to_string(task.unwrap().path().join("schedstat")) else {
+            continue;
+        };
+        ns += s.split(' ').next().unwrap().parse::<u64>().unwrap();
+    }
+    ns as f64 / 1e9
+}
+
 /// User + system CPU seconds of a process.
 fn cpu_seconds(pid: u32) -> f64 {
+    let (user, system) = user_system(pid);
+    user + system
+}
+
+/// User and system CPU seconds of a process (10 ms ticks).
+fn user_system(pid: u32) -> (f64, f64) {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let f: Vec<&str> = after.split(' ').collect();
     // Fields 14 and 15 (utime, stime) of stat(5); `after` starts at field 3.
-    let ticks: f64 = f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap();
-    ticks / 100.0
+    (
+        f[11].parse::<f64>().unwrap() / 100.0,
+        f[12].parse::<f64>().unwrap() / 100.0,
+    )
 }
 
 fn request(model: &str) -> String {
@@ -287,10 +345,37 @@ async fn held_round(
 
 #[tokio::main]
 async fn main() {
+    let mut phases = vec!["held", "latency", "throughput", "apart"];
+    let mut apart = (200usize, 200usize, 5u64);
+    let mut routes = vec!["direct", "pass-through", "parsed"];
+    let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--only" => {
+                let only = args.next().expect("--only PHASE,...");
+                phases.retain(|p| only.split(',').any(|o| o == *p));
+            }
+            "--apart" => {
+                let v = args.next().expect("--apart S:M:GAP");
+                let f: Vec<&str> = v.split(':').collect();
+                apart = (
+                    f[0].parse().unwrap(),
+                    f[1].parse().unwrap(),
+                    f[2].parse().unwrap(),
+                );
+            }
+            "--routes" => {
+                let only = args.next().expect("--routes ROUTE,...");
+                routes.retain(|r| only.split(',').any(|o| o == *r));
+            }
+            _ => positional.push(a),
+        }
+    }
+    let mut args = positional.into_iter();
     let bin = args
         .next()
-        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS]");
+        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS [ROUNDS [LIVE]]] [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]");
     let streams: usize = args.next().map_or(1000, |s| s.parse().unwrap());
     let rounds: usize = args.next().map_or(3, |s| s.parse().unwrap());
     let live = args.next().unwrap_or_else(|| "closed".into());
@@ -346,7 +431,7 @@ async fn main() {
     println!("/live: {live}");
 
     // 1. Held streams, ROUNDS rounds: the later ones show whether memory grows per load.
-    for round in 1..=rounds {
+    for round in (1..=rounds).filter(|_| phases.contains(&"held")) {
         up.release.send(false).unwrap();
         let (loaded, open_after, complete) =
             held_round(&client, &base, streams, &up.release, pid).await;
@@ -362,7 +447,10 @@ async fn main() {
     for (route, name) in [
         ("completions", "pass-through"),
         ("chat/completions", "parsed"),
-    ] {
+    ]
+    .into_iter()
+    .filter(|_| phases.contains(&"latency"))
+    {
         let mut tasks = Vec::new();
         for _ in 0..50 {
             tasks.push(tokio::spawn(timed(
@@ -386,6 +474,94 @@ async fn main() {
     }
 
     // 3. CPU per streamed MB.
+    if phases.contains(&"throughput") {
+        throughput(&client, &base, &up, pid).await;
+    }
+
+    // 4. CPU per chunk, chunks apart.
+    if phases.contains(&"apart") {
+        let (s, m, gap) = apart;
+        let direct = format!("http://{}/v1", up.addr);
+        for (url, name) in [
+            (format!("{direct}/chat/completions"), "direct"),
+            (format!("{base}/completions"), "pass-through"),
+            (format!("{base}/chat/completions"), "parsed"),
+        ]
+        .into_iter()
+        .filter(|(_, name)| routes.contains(name))
+        {
+            chunks_apart(&client, &url, name, (s, m, gap), &up, pid).await;
+        }
+    }
+
+    println!("proxy RSS at the end: {} KiB", rss_kib(pid));
+    if let Some(w) = watcher {
+        println!(
+            "/live watcher read {:.1} MB of events, connected again {} times (fell behind)",
+            watched.load(Ordering::Relaxed) as f64 / 1e6,
+            reconnects.load(Ordering::Relaxed)
+        );
+        w.abort();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Phase 4: `s` streams × `m` chunks `gap` ms apart through `url`; prints the proxy's CPU
+/// and context switches per chunk and the chunks' latency.
+async fn chunks_apart(
+    client: &reqwest::Client,
+    url: &str,
+    name: &str,
+    (s, m, gap): (usize, usize, u64),
+    up: &Upstream,
+    pid: u32,
+) {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (user0, sys0) = user_system(pid);
+    let ns0 = cpu_ns_seconds(pid);
+    let own0 = cpu_seconds(std::process::id());
+    let (vol0, invol0) = ctx_switches(pid);
+    let t0 = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..s {
+        let (client, url) = (client.clone(), url.to_owned());
+        let epoch = up.epoch;
+        // Starts spread over one gap, as independent streams' tokens are.
+        let delay = Duration::from_micros(gap * 1000 * i as u64 / s as u64);
+        tasks.push(tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            timed(client, url, format!("timed:{m}:{gap}"), epoch).await
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    let wall = t0.elapsed();
+    let (user1, sys1) = user_system(pid);
+    let (user, sys) = (user1 - user0, sys1 - sys0);
+    let ns = cpu_ns_seconds(pid) - ns0;
+    let own = cpu_seconds(std::process::id()) - own0;
+    let (vol1, invol1) = ctx_switches(pid);
+    all.sort_unstable();
+    let n = all.len() as f64;
+    println!(
+        "chunks apart, {name}: {s} streams × {m} chunks {gap} ms apart, {} chunks in {wall:.2?}; proxy CPU {ns:.3} s = {:.1} µs/chunk (stat: user {:.1} + system {:.1} µs/chunk), ctx switches {:.2}+{:.2}/chunk (voluntary+involuntary); latency p50 {} µs, p99 {} µs; load generator CPU {:.1} µs/chunk",
+        all.len(),
+        ns * 1e6 / n,
+        user * 1e6 / n,
+        sys * 1e6 / n,
+        (vol1 - vol0) as f64 / n,
+        (invol1 - invol0) as f64 / n,
+        percentile(&all, 0.5),
+        percentile(&all, 0.99),
+        own * 1e6 / n,
+    );
+}
+
+/// Phase 3: 20 streams × 5,000 chunks with no pauses; prints the proxy's CPU per MB.
+async fn throughput(client: &reqwest::Client, base: &str, up: &Upstream, pid: u32) {
     let cpu0 = cpu_seconds(pid);
     let bytes0 = up.written.load(Ordering::Relaxed);
     let t0 = Instant::now();
@@ -420,15 +596,4 @@ async fn main() {
         t0.elapsed(),
         cpu * 1000.0 / mb
     );
-    println!("proxy RSS at the end: {} KiB", rss_kib(pid));
-    if let Some(w) = watcher {
-        println!(
-            "/live watcher read {:.1} MB of events, connected again {} times (fell behind)",
-            watched.load(Ordering::Relaxed) as f64 / 1e6,
-            reconnects.load(Ordering::Relaxed)
-        );
-        w.abort();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }

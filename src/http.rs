@@ -134,7 +134,7 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     message
 }
 
-/// The body of a streamed reply: what the pump task sends.
+/// The body of a response a task streams into (the `/live` feed): what the task sends.
 pub(crate) struct ChannelBody(mpsc::Receiver<Result<Bytes, io::Error>>);
 
 impl HttpBody for ChannelBody {

@@ -19,7 +19,7 @@
 
 use crate::Event;
 use std::collections::{HashMap, VecDeque};
-use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::broadcast;
@@ -121,7 +121,7 @@ impl Live {
             s,
             started: Instant::now(),
             n: 0,
-            batch: String::new(),
+            batch: Vec::new(),
             full: false,
             outcome: "client gone",
         }
@@ -171,7 +171,7 @@ impl Live {
     }
 }
 
-/// The recorder of one stream, held by the task that pumps it. Events are serialized as
+/// The recorder of one stream, held by the body that relays it. Events are serialized as
 /// they are emitted and recorded (and sent to watchers) once per upstream chunk
 /// ([`flush`](LiveStream::flush)); dropping it ends the record with its outcome.
 #[derive(Debug)]
@@ -182,8 +182,8 @@ pub(super) struct LiveStream {
     started: Instant,
     /// Sequence number of the last message serialized.
     n: u64,
-    /// Messages serialized since the last flush.
-    batch: String,
+    /// Messages serialized since the last flush (UTF-8: serde_json's output and ASCII).
+    batch: Vec<u8>,
     /// The record is full: events are no longer serialized.
     full: bool,
     /// What the end message says.
@@ -191,51 +191,76 @@ pub(super) struct LiveStream {
 }
 
 impl LiveStream {
-    /// Serializes `event`, emitted when `offset` upstream bytes had been parsed.
+    /// Serializes `event`, emitted when `offset` upstream bytes had been parsed, straight
+    /// into the batch (no string per event).
     pub(super) fn event(&mut self, event: &Event, offset: u64) {
         if self.full {
             return;
         }
-        let Ok(mut line) = serde_json::to_string(event) else {
+        let start = self.batch.len();
+        self.batch.extend_from_slice(b"data: ");
+        let json = self.batch.len();
+        if serde_json::to_writer(&mut self.batch, event).is_err() {
+            self.batch.truncate(start);
             return;
-        };
-        if line.ends_with('}') {
-            line.pop();
+        }
+        if self.batch.len() > json && self.batch.ends_with(b"}") {
+            self.batch.pop();
             let us = self.started.elapsed().as_micros();
-            let _ = write!(line, ",\"s\":{},\"offset\":{offset},\"us\":{us}}}", self.s);
+            let _ = write!(
+                self.batch,
+                ",\"s\":{},\"offset\":{offset},\"us\":{us}}}",
+                self.s
+            );
         }
         self.n += 1;
-        self.batch.push_str("data: ");
-        self.batch.push_str(&line);
-        self.batch.push_str("\n\n");
+        self.batch.extend_from_slice(b"\n\n");
     }
 
-    /// Records the messages serialized since the last flush and sends them to watchers.
+    /// Records the messages serialized since the last flush and sends them to watchers
+    /// (when there are any: the record is what a later watcher reads).
     pub(super) fn flush(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        let mut text = std::mem::take(&mut self.batch);
+        // serde_json writes UTF-8 only.
+        let Ok(text) = std::str::from_utf8(&self.batch) else {
+            self.batch.clear();
+            return;
+        };
         let mut r = lock(&self.record);
         if r.full {
+            drop(r);
+            self.batch.clear();
             return;
         }
-        if r.text.len() + text.len() > LOG_BYTES {
+        let note;
+        let text = if r.text.len() + text.len() > LOG_BYTES {
             r.full = true;
             self.full = true;
-            text = format!(
+            note = format!(
                 "event: full\ndata: {{\"s\":{},\"bytes\":{LOG_BYTES}}}\n\n",
                 self.s
             );
-        }
-        r.text.push_str(&text);
+            &note
+        } else {
+            text
+        };
+        r.text.push_str(text);
         r.n = self.n;
-        // Sent under the record's lock, so a watcher's snapshot has it or the channel does.
-        let _ = self.live.tx.send(Arc::new(Batch {
-            s: self.s,
-            n: self.n,
-            text,
-        }));
+        // Sent under the record's lock, so a watcher's snapshot has it or the channel does
+        // (a watcher subscribes before it takes this lock for its snapshot, so with no
+        // receiver now, any later watcher's snapshot has this text).
+        if self.live.tx.receiver_count() > 0 {
+            let _ = self.live.tx.send(Arc::new(Batch {
+                s: self.s,
+                n: self.n,
+                text: text.to_owned(),
+            }));
+        }
+        drop(r);
+        // Kept with its capacity for the next chunk's messages.
+        self.batch.clear();
     }
 }
 

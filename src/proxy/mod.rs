@@ -677,6 +677,9 @@ impl Proxy {
             let Some((stream, permit)) = accepted else {
                 continue;
             };
+            // Each relayed chunk goes out at once: Nagle's algorithm would hold a small write
+            // while the previous one is unacknowledged (the client's delayed ACK).
+            let _ = stream.set_nodelay(true);
             let conn_state = Arc::clone(&state);
             let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
                 let state = Arc::clone(&conn_state);
@@ -695,7 +698,7 @@ impl Proxy {
                 .header_read_timeout(state.config.header_read_timeout)
                 .serve_connection(TokioIo::new(stream), service);
             // Watched: at shutdown the connection finishes its response in flight (its
-            // body to the end: a stream's pump task feeds it) and closes.
+            // body to the end: the body relays the upstream as it is polled) and closes.
             let conn = graceful.watch(conn);
             tokio::spawn(async move {
                 // A connection's failure (a client gone, a timeout) ends that connection.

@@ -2,14 +2,20 @@
 //! chunks, and a reply passed through unchanged.
 
 use super::State;
-use crate::http::{Body, chain, channel_response};
+use crate::http::{Body, chain};
 use bytes::Bytes;
+use futures_core::Stream;
+use hyper::body::{Body as HttpBody, Frame};
 use hyper::header::{self, HeaderMap};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
+use std::future::Future;
 use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::time::{Instant, Sleep};
 
 /// The CAs given with [`ProxyConfig::upstream_ca_pem`], trusted besides the system's roots.
 #[cfg(feature = "tls")]
@@ -121,58 +127,100 @@ pub(super) enum Next {
     Chunk(Bytes),
     End,
     Failed(String),
-    /// The client went away.
-    Gone,
 }
 
-/// The upstream's next chunk, unless the client leaves first or the upstream stalls.
-pub(super) async fn next_chunk(
-    upstream: &mut reqwest::Response,
-    tx: &mpsc::Sender<Result<Bytes, io::Error>>,
+/// The upstream reply's body, chunk by chunk, polled by the body hyper writes to the client
+/// (no task between them): waiting longer than `stall` for the next chunk ends it. Dropping
+/// it closes the upstream connection (the server stops generating).
+///
+/// The wait is timed from the first poll that finds no chunk (time the client takes to
+/// read does not count), and the stall timer is re-armed lazily: a chunk costs at most a
+/// clock read, and only when the timer fires is it moved to `stall` after the wait began,
+/// rather than a timer-wheel update per chunk.
+pub(super) struct Chunks {
+    body: Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send + Sync>>,
     stall: Duration,
-) -> Next {
-    tokio::select! {
-        () = tx.closed() => Next::Gone,
-        r = tokio::time::timeout(stall, upstream.chunk()) => match r {
-            Ok(Ok(Some(chunk))) => Next::Chunk(chunk),
-            Ok(Ok(None)) => Next::End,
-            Ok(Err(e)) => Next::Failed(format!(
-                "toolstream proxy: the upstream connection failed mid-reply: {}",
-                chain(&e)
-            )),
-            Err(_) => Next::Failed(format!(
-                "toolstream proxy: the upstream sent nothing for {} s mid-reply",
-                stall.as_secs_f64()
-            )),
-        },
+    timer: Pin<Box<Sleep>>,
+    /// When the current wait for a chunk began (`None`: a chunk was just returned).
+    waiting_since: Option<Instant>,
+}
+
+impl Chunks {
+    pub(super) fn new(upstream: reqwest::Response, stall: Duration) -> Chunks {
+        let now = Instant::now();
+        Chunks {
+            body: Box::pin(upstream.bytes_stream()),
+            stall,
+            timer: Box::pin(tokio::time::sleep_until(now + stall)),
+            waiting_since: Some(now),
+        }
+    }
+
+    /// The upstream's next chunk, or its end, or why it failed.
+    pub(super) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Next> {
+        if let Poll::Ready(r) = self.body.as_mut().poll_next(cx) {
+            return Poll::Ready(match r {
+                Some(Ok(chunk)) => {
+                    self.waiting_since = None;
+                    Next::Chunk(chunk)
+                }
+                None => Next::End,
+                Some(Err(e)) => Next::Failed(format!(
+                    "toolstream proxy: the upstream connection failed mid-reply: {}",
+                    chain(&e)
+                )),
+            });
+        }
+        let since = *self.waiting_since.get_or_insert_with(Instant::now);
+        loop {
+            ready!(self.timer.as_mut().poll(cx));
+            let deadline = since + self.stall;
+            if Instant::now() >= deadline {
+                return Poll::Ready(Next::Failed(format!(
+                    "toolstream proxy: the upstream sent nothing for {} s mid-reply",
+                    self.stall.as_secs_f64()
+                )));
+            }
+            // Chunks came since the timer was set: it fires `stall` after this wait began.
+            self.timer.as_mut().reset(deadline);
+        }
+    }
+}
+
+/// The body of a passed-through reply: the upstream's chunks as they come (counted in the
+/// request's access-log tally).
+struct PassBody(Chunks, Option<Arc<super::observe::Tally>>);
+
+impl HttpBody for PassBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        Poll::Ready(match ready!(self.0.poll_next(cx)) {
+            Next::Chunk(chunk) => {
+                super::observe::add_bytes_in(self.1.as_ref(), chunk.len());
+                Some(Ok(Frame::data(chunk)))
+            }
+            Next::End => None,
+            // An error frame: hyper cuts the body, so the client never sees a clean end.
+            Next::Failed(message) => Some(Err(io::Error::other(message))),
+        })
     }
 }
 
 /// Streams the upstream reply back unchanged.
-pub(super) fn pass_through(mut upstream: reqwest::Response, state: &State) -> Response<Body> {
+pub(super) fn pass_through(upstream: reqwest::Response, state: &State) -> Response<Body> {
     let headers = reply_headers(upstream.headers(), false);
-    let (response, tx) = channel_response(upstream.status(), headers);
-    let stall = state.config.upstream_timeout;
-    let tally = super::observe::tally();
-    tokio::spawn(async move {
-        loop {
-            match next_chunk(&mut upstream, &tx, stall).await {
-                Next::Chunk(chunk) => {
-                    super::observe::add_bytes_in(tally.as_ref(), chunk.len());
-                    if tx.send(Ok(chunk)).await.is_err() {
-                        return;
-                    }
-                }
-                Next::End | Next::Gone => return,
-                Next::Failed(message) => {
-                    // An error frame: hyper cuts the body, so the client never sees a
-                    // clean end.
-                    let _ = tx.send(Err(io::Error::other(message))).await;
-                    return;
-                }
-            }
-        }
-    });
+    let status = upstream.status();
+    let mut response = Response::new(Body::new(PassBody(
+        Chunks::new(upstream, state.config.upstream_timeout),
+        super::observe::tally(),
+    )));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
     response
 }
 
