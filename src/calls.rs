@@ -514,7 +514,7 @@ impl Calls {
                 ),
             )
         };
-        out.push(Event::Error {
+        out.push(Event::Error { path: None,
             kind,
             message,
             index: None,
@@ -694,7 +694,7 @@ impl Calls {
         if self.counted >= self.limits.max_calls {
             if self.over_limit >= self.limits.max_calls && !self.limit_reported {
                 self.limit_reported = true;
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind: ErrorKind::LimitExceeded,
                     message: format!(
                         "more than max_calls ({}) tool calls in one response; further calls are ignored",
@@ -908,7 +908,7 @@ impl Calls {
         };
         match c.phase {
             Phase::Closed => {
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind: ErrorKind::TrailingArguments,
                     message: format!(
                         "argument text for tool call {} after it was closed",
@@ -1256,7 +1256,7 @@ impl Calls {
             Err(e) => {
                 c.phase = Phase::Closed;
                 let raw = if c.scan.is_raw() { all.to_owned() } else { own };
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind: ErrorKind::InvalidArguments,
                     message: format!("arguments of tool call {} are not valid JSON: {e}", c.index),
                     index: Some(c.index),
@@ -1375,7 +1375,7 @@ impl Calls {
                     let t = std::mem::take(&mut c.trailing);
                     let dropped = std::mem::take(&mut c.trailing_dropped);
                     if !only_end_tokens(&t) || dropped > 0 {
-                        out.push(Event::Error {
+                        out.push(Event::Error { path: None,
                             kind: ErrorKind::TrailingArguments,
                             message: if dropped > 0 {
                                 format!(
@@ -1434,7 +1434,7 @@ impl Calls {
                     c.phase = Phase::Closed;
                 } else {
                     let raw = c.take_args(own);
-                    out.push(Event::Error {
+                    out.push(Event::Error { path: None,
                         kind: ErrorKind::Truncated,
                         message: format!(
                             "tool call {} ended before its arguments were complete",
@@ -1462,7 +1462,7 @@ impl Calls {
                     _ => format!("arguments of tool call {} are not valid JSON", c.index),
                 };
                 let raw = c.take_args(own);
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind,
                     message,
                     index: Some(c.index),
@@ -1511,7 +1511,7 @@ impl Calls {
                 }
             }
         }
-        out.push(Event::Error {
+        out.push(Event::Error { path: None,
             kind,
             message,
             index,
@@ -1555,7 +1555,7 @@ impl Calls {
             self.close(slot, out);
             return;
         }
-        out.push(Event::Error {
+        out.push(Event::Error { path: None,
             kind: ErrorKind::MissingName,
             message: "a tool call arrived without a name".to_owned(),
             index: None,
@@ -1596,7 +1596,7 @@ impl Calls {
                 c.phase = Phase::Closed;
                 let mut raw = std::mem::take(&mut c.args);
                 raw.push_str(extra);
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind,
                     message: "a tool call failed before its name arrived".to_owned(),
                     index: None,
@@ -1845,7 +1845,7 @@ mod tests {
         calls.close_own(Some(s), &mut f, &mut out);
         assert!(matches!(
             out.last(),
-            Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+            Some(Event::Error { path: _, kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
                 if raw == "{\"a\":\"01" && message.ends_with("the first 8 bytes are kept, 4 dropped")
         ));
     }
@@ -1878,7 +1878,7 @@ mod tests {
         );
         assert!(matches!(
             &out[..],
-            [Event::Error { kind: ErrorKind::LimitExceeded, index: None, raw, message }]
+            [Event::Error { path: _, kind: ErrorKind::LimitExceeded, index: None, raw, message }]
                 if raw == "<raw>" && message == "too long"
         ));
         calls.give_back(Some(s), &mut f);
@@ -1988,7 +1988,7 @@ mod tests {
         assert!(matches!(&out[2], Event::ToolCallEnd { index: 0, .. }));
         assert!(matches!(
             &out[3],
-            Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, message }
+            Event::Error { path: _, kind: ErrorKind::UndeclaredTool, index: None, raw, message }
                 if raw == "{\"a\":1}" && message.contains("\"g\" (id x1)")
         ));
         assert_eq!(out.len(), 4);

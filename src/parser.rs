@@ -312,7 +312,7 @@ impl Decoder {
 }
 
 fn framing_error(what: &str, limit: usize, prefix: &[u8], len: usize, out: &mut dyn EventSink) {
-    out.push(Event::Error {
+    out.push(Event::Error { path: None,
         kind: ErrorKind::LimitExceeded,
         message: format!(
             "{what} of {len} bytes exceeds max_line_bytes ({limit}); skipped, first {} bytes kept",
@@ -817,7 +817,7 @@ impl Parser {
                 seen.messages, self.fed, self.format
             )
         };
-        out.push(Event::Error {
+        out.push(Event::Error { path: None,
             kind: ErrorKind::UnrecognizedInput,
             message,
             index: None,

@@ -193,7 +193,7 @@ fn extension_errors(sse: &str) -> Vec<Value> {
 fn recoverable(events: &[Event]) -> Vec<Value> {
     let mut out = Vec::new();
     for e in events {
-        if let Event::Error {
+        if let Event::Error { path: _,
             kind,
             message,
             index,

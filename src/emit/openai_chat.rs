@@ -315,7 +315,7 @@ impl OpenAiChatEmitter {
                     self.usage.clone_from(usage);
                 }
             }
-            Event::Error {
+            Event::Error { path: _,
                 kind,
                 message,
                 index,
@@ -699,7 +699,7 @@ mod tests {
     }
 
     fn error(kind: ErrorKind, index: Option<usize>, raw: &str) -> Event {
-        Event::Error {
+        Event::Error { path: None,
             kind,
             message: "bad \"x\"".into(),
             index,

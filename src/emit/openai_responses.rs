@@ -268,7 +268,7 @@ impl OpenAiResponsesEmitter {
             return;
         }
         if let Some(index) = self.seq.current() {
-            let cut = Event::Error {
+            let cut = Event::Error { path: None,
                 kind: ErrorKind::Truncated,
                 message: format!("the events ended inside tool call {index}"),
                 index: Some(index),
@@ -560,7 +560,7 @@ impl OpenAiResponsesEmitter {
                     self.usage.clone_from(usage);
                 }
             }
-            Event::Error {
+            Event::Error { path: _,
                 kind,
                 message,
                 index,
