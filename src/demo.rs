@@ -210,7 +210,8 @@ impl Pretty {
                     .unwrap_or_default();
                 self.put(out, &format!("\n{bold}finish{reset}: {reason}{tokens}\n"));
             }
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

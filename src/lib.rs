@@ -436,6 +436,7 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+mod check;
 mod config;
 pub mod detect;
 pub mod emit;

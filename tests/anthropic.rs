@@ -444,7 +444,8 @@ fn anthropic_overloaded_error_event() {
     let errs = errors(&ev);
     assert_eq!(errs.len(), 1);
     match errs[0] {
-        Event::Error { path: _,
+        Event::Error {
+            path: _,
             kind,
             message,
             raw,
@@ -816,7 +817,8 @@ fn anthropic_stream_cut_after_a_call_without_message_stop_is_truncated_with_no_f
     assert_eq!(calls(&ev), vec![call("toolu_1", "f", json!({"a": 1}))]);
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
     match ev.last() {
-        Some(Event::Error { path: _,
+        Some(Event::Error {
+            path: _,
             kind: ErrorKind::Truncated,
             index: None,
             message,

@@ -417,7 +417,8 @@ fn throttling_exception_is_a_provider_error() {
     assert_eq!(text(&got), "par");
     match errors(&got).as_slice() {
         [
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind: ErrorKind::Provider,
                 message,
                 raw,

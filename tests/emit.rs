@@ -193,7 +193,8 @@ fn extension_errors(sse: &str) -> Vec<Value> {
 fn recoverable(events: &[Event]) -> Vec<Value> {
     let mut out = Vec::new();
     for e in events {
-        if let Event::Error { path: _,
+        if let Event::Error {
+            path: _,
             kind,
             message,
             index,

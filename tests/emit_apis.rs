@@ -636,7 +636,8 @@ fn usage_maps_to_each_api() {
 /// on; the failed call's text is forwarded and the call is not in the whole body.
 #[test]
 fn recoverable_errors_do_not_end_the_stream() {
-    let bad = Event::Error { path: None,
+    let bad = Event::Error {
+        path: None,
         kind: ErrorKind::InvalidArguments,
         message: "bad".into(),
         index: Some(0),
@@ -709,7 +710,8 @@ fn an_error_that_ends_the_stream_is_the_apis_own_failure() {
             txt("x"),
             start(0, "a", "f"),
             args(0, "{\"q\":"),
-            Event::Error { path: None,
+            Event::Error {
+                path: None,
                 kind,
                 message: "Overloaded".into(),
                 index: None,

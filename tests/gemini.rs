@@ -507,7 +507,8 @@ fn google_ai_error_object_is_a_provider_error() {
         assert_eq!(text(&ev), "par");
         match errors(&ev).as_slice() {
             [
-                Event::Error { path: _,
+                Event::Error {
+                    path: _,
                     kind: ErrorKind::Provider,
                     message,
                     raw,

@@ -224,7 +224,8 @@ fn ollama_error_line_is_a_provider_error() {
     let ev = assert_split_invariant(&ollama, &body, 20);
     match errors(&ev).as_slice() {
         [
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind: ErrorKind::Provider,
                 message,
                 raw,

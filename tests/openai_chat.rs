@@ -395,7 +395,8 @@ fn groq_error_event_keeps_failed_generation() {
     let errs = errors(&ev);
     assert_eq!(errs.len(), 1);
     match errs[0] {
-        Event::Error { path: _,
+        Event::Error {
+            path: _,
             kind,
             message,
             raw,
@@ -718,7 +719,8 @@ fn openai_stream_cut_before_its_finish_chunk_is_truncated_with_no_finish() {
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
     match errors(&ev).as_slice() {
         [
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind: ErrorKind::Truncated,
                 index: None,
                 message,

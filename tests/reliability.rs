@@ -120,7 +120,8 @@ fn errors_of(events: &[Event], kind: ErrorKind) -> Vec<(Option<usize>, String, S
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind: k,
                 message,
                 index,

@@ -107,13 +107,15 @@ fn as_ref_round_trips_every_variant() {
             reason: Some(toolstream::FinishReason::ToolCalls),
             usage: None,
         },
-        Event::Error { path: None,
+        Event::Error {
+            path: None,
             kind: toolstream::ErrorKind::Truncated,
             message: "m".into(),
             index: Some(0),
             raw: "r".into(),
         },
-        Event::Error { path: None,
+        Event::Error {
+            path: None,
             kind: toolstream::ErrorKind::Provider,
             message: "m".into(),
             index: None,

@@ -37,7 +37,8 @@ fn with_tools(format: Format) -> impl Fn() -> Parser {
 fn errors_of(ev: &[Event], of: ErrorKind) -> Vec<(String, String)> {
     ev.iter()
         .filter_map(|e| match e {
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

@@ -370,7 +370,8 @@ impl AgUiEmitter {
                 }
                 self.result = Some(Value::Object(result));
             }
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,
@@ -627,7 +628,8 @@ mod tests {
             &mut out,
         );
         ag.event(
-            &Event::Error { path: None,
+            &Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: "cut".into(),
                 index: Some(0),
@@ -679,7 +681,8 @@ mod tests {
         let mut ag = AgUiEmitter::new().thread_id("thread_0").run_id("run_0");
         let mut s = String::new();
         ag.event_sse(
-            &Event::Error { path: None,
+            &Event::Error {
+                path: None,
                 kind: ErrorKind::InvalidJson,
                 message: "m".into(),
                 index: None,

@@ -217,7 +217,8 @@ impl AnthropicEmitter {
             return;
         }
         if let Some(index) = self.seq.current() {
-            let cut = Event::Error { path: None,
+            let cut = Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!("the events ended inside tool call {index}"),
                 index: Some(index),
@@ -436,7 +437,8 @@ impl AnthropicEmitter {
                     self.usage.clone_from(usage);
                 }
             }
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

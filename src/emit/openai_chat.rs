@@ -315,7 +315,8 @@ impl OpenAiChatEmitter {
                     self.usage.clone_from(usage);
                 }
             }
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,
@@ -699,7 +700,8 @@ mod tests {
     }
 
     fn error(kind: ErrorKind, index: Option<usize>, raw: &str) -> Event {
-        Event::Error { path: None,
+        Event::Error {
+            path: None,
             kind,
             message: "bad \"x\"".into(),
             index,

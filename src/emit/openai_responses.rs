@@ -268,7 +268,8 @@ impl OpenAiResponsesEmitter {
             return;
         }
         if let Some(index) = self.seq.current() {
-            let cut = Event::Error { path: None,
+            let cut = Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!("the events ended inside tool call {index}"),
                 index: Some(index),
@@ -560,7 +561,8 @@ impl OpenAiResponsesEmitter {
                     self.usage.clone_from(usage);
                 }
             }
-            Event::Error { path: _,
+            Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

@@ -250,7 +250,8 @@ impl LlamaStack {
                     "the server could not parse the tool call{}",
                     self.dropped_note()
                 );
-                sink.out.push(Event::Error { path: None,
+                sink.out.push(Event::Error {
+                    path: None,
                     kind: ErrorKind::InvalidArguments,
                     message,
                     index: None,
@@ -380,7 +381,8 @@ impl LlamaStack {
         self.release(sink);
         self.mode = TextMode::Undecided;
         if self.in_call {
-            sink.out.push(Event::Error { path: None,
+            sink.out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!(
                     "the stream ended before the server reported the tool call's outcome{}",

@@ -202,7 +202,8 @@ impl Sink<'_> {
 
     /// An error not tied to a call, carrying the payload.
     pub(crate) fn error(&mut self, kind: ErrorKind, message: String, raw: &[u8]) {
-        self.out.push(Event::Error { path: None,
+        self.out.push(Event::Error {
+            path: None,
             kind,
             message,
             index: None,

@@ -128,7 +128,8 @@ impl Policy {
     ) -> Vec<Event> {
         let mut out: Vec<Event> = std::mem::take(&mut self.open)
             .into_iter()
-            .map(|(index, raw)| Event::Error { path: None,
+            .map(|(index, raw)| Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: "the call was still open when the proxy cut the upstream reply off".into(),
                 index: Some(index),
@@ -138,7 +139,8 @@ impl Policy {
         if let Some(text) = text {
             out.push(Event::Text { delta: text });
         }
-        out.push(Event::Error { path: None,
+        out.push(Event::Error {
+            path: None,
             kind,
             message,
             index: None,
@@ -282,7 +284,8 @@ mod tests {
     fn a_failed_call_is_no_longer_open() {
         let mut p = Policy::new(tools(&["ls"]), true);
         p.check(&start(0, "ls"));
-        p.check(&Event::Error { path: None,
+        p.check(&Event::Error {
+            path: None,
             kind: ErrorKind::InvalidArguments,
             message: "bad".into(),
             index: Some(0),

@@ -172,7 +172,8 @@ pub(super) async fn collect_as<E: WholeEmitter>(
 
 /// The error of an upstream reply cut off (`message` says how).
 fn cut_reply(message: String) -> Event {
-    Event::Error { path: None,
+    Event::Error {
+        path: None,
         kind: ErrorKind::Truncated,
         message,
         index: None,
@@ -270,7 +271,8 @@ impl<E: ClientEmitter> Relay<E> {
     /// streamed; a call over the argument limit would be re-sent whole in one event).
     fn emit(&mut self, event: &Event, out: &mut String) {
         let short;
-        let event = if let Event::Error { path: _,
+        let event = if let Event::Error {
+            path: _,
             kind,
             message,
             index: Some(index),
@@ -278,7 +280,8 @@ impl<E: ClientEmitter> Relay<E> {
         } = event
             && raw.len() > RAW_ECHO_BYTES
         {
-            short = Event::Error { path: None,
+            short = Event::Error {
+                path: None,
                 kind: *kind,
                 message: format!(
                     "{message} (its {} bytes of text, already streamed, are not repeated here past the first {RAW_ECHO_BYTES})",
@@ -353,7 +356,8 @@ async fn pump<E: ClientEmitter>(
             }
             Next::Failed(message) => {
                 relay.outcome("upstream failed");
-                events.push(Event::Error { path: None,
+                events.push(Event::Error {
+                    path: None,
                     kind: ErrorKind::Truncated,
                     message,
                     index: None,

@@ -397,7 +397,8 @@ impl Harmony {
                 let (stray, note) = self.body.take();
                 let kept = stray.trim_matches(is_ws);
                 if !kept.is_empty() || !note.is_empty() {
-                    out.push(Event::Error { path: None,
+                    out.push(Event::Error {
+                        path: None,
                         kind: ErrorKind::TrailingArguments,
                         message: format!("text after the arguments of a harmony tool call{note}"),
                         index: None,

@@ -538,7 +538,8 @@ impl DeepSeek {
         let (stray, note) = self.stray.take();
         let kept = stray.trim_matches(|c: char| is_ws(c) || c == '`');
         if !kept.is_empty() || !note.is_empty() {
-            out.push(Event::Error { path: None,
+            out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::TrailingArguments,
                 message: format!(
                     "text after the arguments of a {} tool call{note}",

@@ -1403,7 +1403,8 @@ impl XmlCalls {
         let (stray, note) = self.stray.take();
         let kept = stray.trim_matches(is_ws);
         if !kept.is_empty() || !note.is_empty() {
-            out.push(Event::Error { path: None,
+            out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::UnexpectedPayload,
                 message: format!(
                     "text outside the parameters of a {} call{note}",

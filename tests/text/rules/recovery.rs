@@ -1609,7 +1609,8 @@ fn the_expected_events_keep_the_contract() {
                     name,
                     arguments,
                 },
-                Ev::Error(kind, index, raw) => Event::Error { path: None,
+                Ev::Error(kind, index, raw) => Event::Error {
+                    path: None,
                     kind,
                     message: String::new(),
                     index,
