@@ -398,6 +398,9 @@ pub(crate) struct Calls {
     from_text: Vec<u64>,
     /// `ParserConfig::max_repeats` (0: off).
     max_repeats: usize,
+    /// The tools whose schemas the calls' arguments are validated against
+    /// (`ParserConfig::validate_arguments`).
+    validate: Option<Arc<Tools>>,
 }
 
 impl Calls {
@@ -416,7 +419,15 @@ impl Calls {
             in_text: false,
             from_text: Vec::new(),
             max_repeats: 0,
+            validate: None,
         }
+    }
+
+    /// Validates each call's arguments against its tool's schema in `tools` (`None`: no
+    /// validation), see [`crate::check::schema`].
+    pub(crate) fn with_validation(mut self, tools: Option<Arc<Tools>>) -> Self {
+        self.validate = tools;
+        self
     }
 
     /// Ends a call whose argument text repeats one period more than `n` times in a row
@@ -894,7 +905,8 @@ impl Calls {
             c.id = format!("{}{index}", self.id_prefix);
         }
         if c.rejected.is_none() {
-            c.check = Check::new(self.max_repeats);
+            let schema = self.validate.as_ref().and_then(|t| t.schema(&c.name));
+            c.check = Check::new(self.max_repeats, schema);
         }
         c.phase = Phase::Streaming;
         out.push(Event::ToolCallStart {

@@ -354,6 +354,7 @@ impl Stages {
             calls: Calls::new(limits)
                 .with_field_events(config.field_events)
                 .with_max_repeats(config.max_repeats)
+                .with_validation(config.tools.clone().filter(|_| config.validate))
                 .with_id_prefix(id_prefix)
                 .with_declared(config.tools.clone().filter(|_| config.reject_undeclared)),
             content: match &config.content_syntax {

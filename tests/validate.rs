@@ -169,3 +169,129 @@ fn off_by_default_and_below_the_bound_nothing_changes() {
     );
     assert_eq!(error_of(&tripped).map(|e| e.0), Some(ErrorKind::Repetition));
 }
+
+// ---- Streaming JSON-Schema validation ----
+
+use toolstream::Tools;
+
+const WEATHER: &str = r##"[{"type":"function","function":{"name":"weather","parameters":{
+    "type":"object",
+    "properties":{
+        "city":{"type":"string","minLength":2,"maxLength":12},
+        "unit":{"enum":["celsius","fahrenheit"]},
+        "days":{"type":"integer","minimum":1,"maximum":14},
+        "hourly":{"type":"boolean"},
+        "tags":{"type":"array","items":{"type":"string"},"maxItems":2,"minItems":1},
+        "at":{"$ref":"#/$defs/point"}
+    },
+    "required":["city"],
+    "additionalProperties":false,
+    "$defs":{"point":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}},"required":["lat","lon"]}}
+}}}]"##;
+
+fn validating() -> ParserConfig {
+    ParserConfig::new()
+        .tools(Tools::from_json(WEATHER).unwrap())
+        .validate_arguments(true)
+}
+
+/// A Hermes call with these arguments: the error's kind, path and the argument text
+/// emitted before it (`None`: the call ended).
+fn verdict(args: &str) -> Option<(ErrorKind, String, String)> {
+    let input = format!(r#"<tool_call>{{"name":"weather","arguments":{args}}}</tool_call>"#);
+    let head = r#"<tool_call>{"name":"weather","arguments":"#.len();
+    let ev = every_split(Format::Hermes, &validating(), input.as_bytes(), None);
+    let err = error_of(&ev).map(|(k, i, raw, p)| {
+        assert_eq!(i, Some(0));
+        let emitted = args_of(&ev, 0);
+        // The raw text runs through the offending character.
+        assert!(
+            raw.starts_with(&input[..head + emitted.len()]) && raw.len() > head + emitted.len()
+        );
+        (k, p.unwrap_or_default().to_owned(), emitted)
+    });
+    let ended = ev.iter().any(|e| matches!(e, Event::ToolCallEnd { .. }));
+    assert_eq!(ended, err.is_none(), "{ev:?}");
+    err
+}
+
+#[test]
+fn schema_violations_at_their_first_byte() {
+    let sv = ErrorKind::SchemaViolation;
+    let cases: &[(&str, Option<(&str, &str)>)] = &[
+        (
+            r#"{"city":"Paris","unit":"celsius","days":3,"hourly":true,"tags":["a"],"at":{"lat":1,"lon":2.5}}"#,
+            None,
+        ),
+        (
+            r#"{"city":"Paris","unit":"kelvin"}"#,
+            Some(("/unit", r#"{"city":"Paris","unit":""#)),
+        ),
+        (
+            r#"{"city":"Paris","unit":"celsiusx"}"#,
+            Some(("/unit", r#"{"city":"Paris","unit":"celsius"#)),
+        ),
+        (
+            r#"{"city":"Paris","unit":"cels"}"#,
+            Some(("/unit", r#"{"city":"Paris","unit":"cels"#)),
+        ),
+        (
+            r#"{"city":"Paris","days":1.5}"#,
+            Some(("/days", r#"{"city":"Paris","days":1."#)),
+        ),
+        (r#"{"city":"Paris","days":2.0}"#, None),
+        (
+            r#"{"city":"Paris","days":15}"#,
+            Some(("/days", r#"{"city":"Paris","days":15"#)),
+        ),
+        (
+            r#"{"city":"Paris","days":"3"}"#,
+            Some(("/days", r#"{"city":"Paris","days":"#)),
+        ),
+        (
+            r#"{"city":"Paris","colour":1}"#,
+            Some(("", r#"{"city":"Paris","c"#)),
+        ),
+        (
+            r#"{"city":"Paris","cit":1}"#,
+            Some(("", r#"{"city":"Paris","cit"#)),
+        ),
+        (r#"{"unit":"celsius"}"#, Some(("", r#"{"unit":"celsius""#))),
+        (r#"{"city":"P"}"#, Some(("/city", r#"{"city":"P"#))),
+        (
+            r#"{"city":"Llanfairpwllgwyngyll"}"#,
+            Some(("/city", r#"{"city":"Llanfairpwll"#)),
+        ),
+        (
+            r#"{"city":"Paris","tags":["a","b","c"]}"#,
+            Some(("/tags", r#"{"city":"Paris","tags":["a","b","#)),
+        ),
+        (
+            r#"{"city":"Paris","tags":[]}"#,
+            Some(("/tags", r#"{"city":"Paris","tags":["#)),
+        ),
+        (
+            r#"{"city":"Paris","tags":[1]}"#,
+            Some(("/tags/0", r#"{"city":"Paris","tags":["#)),
+        ),
+        (
+            r#"{"city":"Paris","at":{"lat":1}}"#,
+            Some(("/at", r#"{"city":"Paris","at":{"lat":1"#)),
+        ),
+        (
+            r#"{"city":"Paris","at":{"lat":true,"lon":1}}"#,
+            Some(("/at/lat", r#"{"city":"Paris","at":{"lat":"#)),
+        ),
+        (r#"{"city":"Par\u00efs"}"#, None),
+        (
+            r#"{"city":"Paris","hourly":null}"#,
+            Some(("/hourly", r#"{"city":"Paris","hourly":"#)),
+        ),
+        (r#"[1]"#, Some(("", ""))),
+    ];
+    for (args, want) in cases {
+        let got = verdict(args);
+        let want = want.map(|(path, emitted)| (sv, path.to_owned(), emitted.to_owned()));
+        assert_eq!(got, want, "{args}");
+    }
+}

@@ -5,8 +5,10 @@
 //! refuses ends the call with an error.
 
 pub(crate) mod repeat;
+pub(crate) mod schema;
 
 use crate::event::ErrorKind;
+use std::sync::Arc;
 
 /// Why a call's argument text was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +27,7 @@ pub(crate) struct Violation {
 #[derive(Debug)]
 pub(crate) struct Check {
     repeats: Option<repeat::Repeats>,
+    schema: Option<schema::Validator>,
     /// Argument bytes fed.
     fed: usize,
     /// What was refused, until the call table takes it.
@@ -32,13 +35,18 @@ pub(crate) struct Check {
 }
 
 impl Check {
-    /// The checks configured (`None`: nothing to check).
-    pub(crate) fn new(max_repeats: usize) -> Option<Box<Check>> {
-        if max_repeats == 0 {
+    /// The checks configured (`None`: nothing to check): the runaway guard (`max_repeats`
+    /// 0: off) and the tool's compiled schema.
+    pub(crate) fn new(
+        max_repeats: usize,
+        schema: Option<Arc<schema::Compiled>>,
+    ) -> Option<Box<Check>> {
+        if max_repeats == 0 && schema.is_none() {
             return None;
         }
         Some(Box::new(Check {
             repeats: (max_repeats > 0).then(|| repeat::Repeats::new(max_repeats)),
+            schema: schema.map(schema::Validator::new),
             fed: 0,
             violation: None,
         }))
@@ -68,6 +76,26 @@ impl Check {
                     path: None,
                 },
             ));
+        }
+        if let Some(s) = &mut self.schema {
+            let upto = first.as_ref().map_or(delta.len(), |(start, _)| *start + 1);
+            if let Some((at, message, path)) =
+                s.feed(delta.as_bytes().get(..upto).unwrap_or_default())
+            {
+                let start = char_start(delta, at);
+                if first.as_ref().is_none_or(|(f, _)| start <= *f) {
+                    first = Some((
+                        start,
+                        Violation {
+                            offset: self.fed + start,
+                            len: char_len(delta, start),
+                            kind: ErrorKind::SchemaViolation,
+                            message,
+                            path: Some(path),
+                        },
+                    ));
+                }
+            }
         }
         match first {
             Some((start, v)) => {
