@@ -1331,6 +1331,10 @@ impl Calls {
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
+        if c.check.as_mut().is_some_and(|k| k.finish()) {
+            Self::stop(c, out);
+            return;
+        }
         c.fields = None;
         let own = std::mem::take(&mut c.args);
         let all = if c.scan.is_raw() {

@@ -295,3 +295,484 @@ fn schema_violations_at_their_first_byte() {
         assert_eq!(got, want, "{args}");
     }
 }
+
+// ---- Property: the streaming verdict is a whole-document validator's ----
+
+use serde_json::{Value, json};
+
+/// A small deterministic generator (the property's seed drives it).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len() as u64) as usize]
+    }
+}
+
+const KEYS: [&str; 5] = ["a", "ab", "b", "c/d", "é"];
+const STRS: [&str; 8] = ["", "a", "ab", "abc", "b", "é", "a/b", "x~y"];
+
+fn numbers() -> Vec<Value> {
+    vec![
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(2),
+        json!(3),
+        json!(2.5),
+        json!(-0.5),
+        json!(10),
+        json!(1.0),
+        json!(4e1),
+    ]
+}
+
+fn gen_schema(r: &mut Rng, depth: u32, defs: bool) -> Value {
+    let kind = if depth == 0 { r.below(4) } else { r.below(10) };
+    gen_schema_of(r, kind, depth, defs)
+}
+
+fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
+    let mut s = serde_json::Map::new();
+    match kind {
+        0 => {
+            s.insert("type".into(), json!("string"));
+            if r.chance(40) {
+                s.insert("minLength".into(), json!(r.below(3)));
+            }
+            if r.chance(40) {
+                s.insert("maxLength".into(), json!(r.below(4)));
+            }
+            if r.chance(30) {
+                let n = 1 + r.below(3);
+                let members: Vec<Value> = (0..n).map(|_| json!(r.pick(&STRS))).collect();
+                s.insert("enum".into(), Value::Array(members));
+            }
+        }
+        1 | 2 => {
+            s.insert(
+                "type".into(),
+                json!(if kind == 1 { "integer" } else { "number" }),
+            );
+            let nums = numbers();
+            for k in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+                if r.chance(25) {
+                    s.insert(k.into(), r.pick(&nums).clone());
+                }
+            }
+            if r.chance(20) {
+                s.insert(
+                    "multipleOf".into(),
+                    r.pick(&[json!(2), json!(0.5), json!(3)]).clone(),
+                );
+            }
+        }
+        3 => {
+            let t = r
+                .pick(&[
+                    json!("boolean"),
+                    json!("null"),
+                    json!(["string", "null"]),
+                    json!(["integer", "boolean"]),
+                ])
+                .clone();
+            s.insert("type".into(), t);
+        }
+        4 | 5 => {
+            s.insert("type".into(), json!("object"));
+            let mut props = serde_json::Map::new();
+            for k in KEYS {
+                if r.chance(50) {
+                    props.insert(k.into(), gen_schema(r, depth - 1, defs));
+                }
+            }
+            let required: Vec<Value> = KEYS
+                .iter()
+                .filter(|_| r.chance(25))
+                .map(|k| json!(k))
+                .collect();
+            s.insert("properties".into(), Value::Object(props));
+            if !required.is_empty() {
+                s.insert("required".into(), Value::Array(required));
+            }
+            match r.below(3) {
+                0 => {
+                    s.insert("additionalProperties".into(), json!(false));
+                }
+                1 => {
+                    s.insert("additionalProperties".into(), gen_schema(r, 0, defs));
+                }
+                _ => {}
+            }
+        }
+        6 => {
+            s.insert("type".into(), json!("array"));
+            s.insert("items".into(), gen_schema(r, depth - 1, defs));
+            if r.chance(30) {
+                s.insert("prefixItems".into(), json!([gen_schema(r, 0, defs)]));
+            }
+            if r.chance(40) {
+                s.insert("minItems".into(), json!(r.below(3)));
+            }
+            if r.chance(40) {
+                s.insert("maxItems".into(), json!(r.below(4)));
+            }
+        }
+        7 => {
+            let mut pool = numbers();
+            pool.extend(STRS.iter().map(|s| json!(s)));
+            pool.extend([json!(true), json!(null), json!({"a": 1}), json!([1])]);
+            if r.chance(50) {
+                s.insert("const".into(), r.pick(&pool).clone());
+            } else {
+                let members: Vec<Value> =
+                    (0..1 + r.below(4)).map(|_| r.pick(&pool).clone()).collect();
+                s.insert("enum".into(), Value::Array(members));
+            }
+        }
+        8 if defs => return json!({"$ref": "#/$defs/d"}),
+        _ => return json!({}),
+    }
+    Value::Object(s)
+}
+
+fn any_value(r: &mut Rng, depth: u32) -> Value {
+    match r.below(if depth == 0 { 5 } else { 7 }) {
+        0 => json!(null),
+        1 => json!(r.chance(50)),
+        2 | 3 => r.pick(&numbers()).clone(),
+        4 => json!(r.pick(&STRS)),
+        5 => Value::Array((0..r.below(4)).map(|_| any_value(r, depth - 1)).collect()),
+        _ => {
+            let mut m = serde_json::Map::new();
+            for k in KEYS {
+                if r.chance(40) {
+                    m.insert(k.into(), any_value(r, depth - 1));
+                }
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+/// A value meant to fit `s` (often does), sometimes anything.
+fn gen_value(r: &mut Rng, s: &Value, root: &Value, depth: u32) -> Value {
+    if r.chance(8) || depth == 0 {
+        return any_value(r, depth.min(2));
+    }
+    let s = match s.get("$ref") {
+        Some(_) => root.pointer("/$defs/d").unwrap_or(&Value::Null),
+        None => s,
+    };
+    if let Some(c) = s.get("const") {
+        return c.clone();
+    }
+    if let Some(Value::Array(m)) = s.get("enum") {
+        return r.pick(m).clone();
+    }
+    let t = match s.get("type") {
+        Some(Value::Array(ts)) => r.pick(ts).as_str().unwrap_or("").to_owned(),
+        Some(t) => t.as_str().unwrap_or("").to_owned(),
+        None => return any_value(r, 2),
+    };
+    match t.as_str() {
+        "string" => json!(r.pick(&STRS)),
+        "integer" => r
+            .pick(&[json!(0), json!(1), json!(2), json!(3), json!(10), json!(-1)])
+            .clone(),
+        "number" => r.pick(&numbers()).clone(),
+        "boolean" => json!(r.chance(50)),
+        "null" => json!(null),
+        "object" => {
+            let mut m = serde_json::Map::new();
+            let props = s.get("properties").and_then(Value::as_object);
+            for k in KEYS {
+                let p = props.and_then(|p| p.get(k));
+                let required = s
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .is_some_and(|r| r.contains(&json!(k)));
+                if (p.is_some() || required) && (required || r.chance(60)) {
+                    let v = match p {
+                        Some(p) => gen_value(r, p, root, depth - 1),
+                        None => any_value(r, 1),
+                    };
+                    m.insert(k.into(), v);
+                }
+            }
+            Value::Object(m)
+        }
+        "array" => {
+            let n = r.below(4);
+            (0..n)
+                .map(|i| {
+                    let item = match (i, s.get("prefixItems")) {
+                        (0, Some(Value::Array(p))) if !p.is_empty() => &p[0],
+                        _ => s.get("items").unwrap_or(&Value::Null),
+                    };
+                    gen_value(r, item, root, depth - 1)
+                })
+                .collect()
+        }
+        _ => any_value(r, 2),
+    }
+}
+
+/// Replaces one random node of `v` with something random.
+fn mutate(r: &mut Rng, v: &mut Value) {
+    let descend = r.chance(60);
+    match v {
+        Value::Object(m) if descend && !m.is_empty() => {
+            let k = m
+                .keys()
+                .nth(r.below(m.len() as u64) as usize)
+                .cloned()
+                .unwrap_or_default();
+            if let Some(child) = m.get_mut(&k) {
+                mutate(r, child);
+            }
+        }
+        Value::Array(a) if descend && !a.is_empty() => {
+            let i = r.below(a.len() as u64) as usize;
+            mutate(r, &mut a[i]);
+        }
+        _ => *v = any_value(r, 1),
+    }
+}
+
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The reference: a whole-document validator of the same keywords.
+fn valid(s: &Value, root: &Value, v: &Value) -> bool {
+    let Value::Object(o) = s else {
+        return s != &Value::Bool(false);
+    };
+    if let Some(Value::String(r)) = o.get("$ref") {
+        return root.pointer(&r[1..]).is_none_or(|t| valid(t, root, v));
+    }
+    let is_type = |t: &str| match t {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
+        "number" => v.is_number(),
+        "string" => v.is_string(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        _ => true,
+    };
+    match o.get("type") {
+        Some(Value::String(t)) if !is_type(t) => return false,
+        Some(Value::Array(ts)) if !ts.iter().any(|t| is_type(t.as_str().unwrap_or(""))) => {
+            return false;
+        }
+        _ => {}
+    }
+    if let Some(c) = o.get("const")
+        && !json_eq(c, v)
+    {
+        return false;
+    }
+    if let Some(Value::Array(m)) = o.get("enum")
+        && !m.iter().any(|m| json_eq(m, v))
+    {
+        return false;
+    }
+    match v {
+        Value::String(st) => {
+            let n = st.chars().count() as u64;
+            if o.get("minLength")
+                .and_then(Value::as_u64)
+                .is_some_and(|m| n < m)
+                || o.get("maxLength")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|m| n > m)
+            {
+                return false;
+            }
+        }
+        Value::Number(num) => {
+            let x = num.as_f64().unwrap_or(0.0);
+            let b = |k: &str| o.get(k).and_then(Value::as_f64);
+            if b("minimum").is_some_and(|m| x < m)
+                || b("maximum").is_some_and(|m| x > m)
+                || b("exclusiveMinimum").is_some_and(|m| x <= m)
+                || b("exclusiveMaximum").is_some_and(|m| x >= m)
+                || b("multipleOf").is_some_and(|m| (x / m).fract() != 0.0)
+            {
+                return false;
+            }
+        }
+        Value::Array(a) => {
+            let n = a.len() as u64;
+            if o.get("minItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|m| n < m)
+                || o.get("maxItems")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|m| n > m)
+            {
+                return false;
+            }
+            let prefix = o.get("prefixItems").and_then(Value::as_array);
+            for (i, e) in a.iter().enumerate() {
+                let item = match prefix.and_then(|p| p.get(i)) {
+                    Some(p) => Some(p),
+                    None => o.get("items"),
+                };
+                if item.is_some_and(|item| !valid(item, root, e)) {
+                    return false;
+                }
+            }
+        }
+        Value::Object(m) => {
+            let props = o.get("properties").and_then(Value::as_object);
+            if let Some(Value::Array(req)) = o.get("required")
+                && req
+                    .iter()
+                    .any(|k| !m.contains_key(k.as_str().unwrap_or("")))
+            {
+                return false;
+            }
+            for (k, e) in m {
+                match (props.and_then(|p| p.get(k)), o.get("additionalProperties")) {
+                    (Some(p), _) => {
+                        if !valid(p, root, e) {
+                            return false;
+                        }
+                    }
+                    (None, Some(a)) => {
+                        if !valid(a, root, e) {
+                            return false;
+                        }
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+/// The error (kind and the argument bytes before its byte) of `args` for tool `t` with
+/// `schema`, through Hermes and OpenAI Chat, at several chunkings (all the same).
+fn streamed(schema: &Value, args: &str, r: &mut Rng) -> Option<usize> {
+    let tools = Tools::from_value(&json!([{"name": "t", "parameters": schema}])).unwrap();
+    let config = ParserConfig::new().tools(tools).validate_arguments(true);
+    let hermes = format!(r#"<tool_call>{{"name":"t","arguments":{args}}}</tool_call>"#);
+    let frag = serde_json::to_string(args).unwrap();
+    let openai = format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"id\":\"c\",\"function\":{{\"name\":\"t\",\"arguments\":{frag}}}}}]}}}}]}}\n\ndata: [DONE]\n\n"
+    );
+    let mut seen: Option<Option<usize>> = None;
+    for (format, input) in [(Format::Hermes, hermes), (Format::OpenAiChat, openai)] {
+        let n = input.len();
+        let mut chunkings: Vec<Vec<usize>> = vec![vec![], (1..n).collect()];
+        for _ in 0..3 {
+            let mut cuts: Vec<usize> = (0..1 + r.below(6))
+                .map(|_| 1 + r.below(n as u64 - 1) as usize)
+                .collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            chunkings.push(cuts);
+        }
+        let mut first: Option<Vec<Event>> = None;
+        for cuts in &chunkings {
+            let (ev, _) = run_cut(format, &config, input.as_bytes(), cuts);
+            match &first {
+                Some(f) => assert_eq!(&ev, f, "{format:?} cuts {cuts:?}"),
+                None => first = Some(ev),
+            }
+        }
+        let ev = first.unwrap_or_default();
+        let got = match error_of(&ev) {
+            Some((ErrorKind::SchemaViolation, Some(0), _, Some(_))) => Some(args_of(&ev, 0).len()),
+            None => {
+                assert!(
+                    ev.iter().any(|e| matches!(e, Event::ToolCallEnd { .. })),
+                    "{ev:?}"
+                );
+                None
+            }
+            other => panic!("{other:?}"),
+        };
+        match seen {
+            Some(s) => assert_eq!(s, got, "Hermes and OpenAI Chat"),
+            None => seen = Some(got),
+        }
+    }
+    seen.flatten()
+}
+
+/// One random case: `None` when its value is not an object (skipped), else whether it
+/// was valid (after asserting the streaming verdict is the reference's).
+fn one_case(seed: u64) -> Option<bool> {
+    let mut r = Rng(seed);
+    // Tools take objects (a string is encoded arguments in several syntaxes).
+    let mut schema = gen_schema_of(&mut r, 4, 3, true);
+    let defs = gen_schema(&mut r, 2, false);
+    if let Value::Object(o) = &mut schema {
+        o.insert("$defs".into(), json!({"d": defs}));
+    }
+    let mut value = gen_value(&mut r, &schema, &schema, 4);
+    if r.chance(50) {
+        mutate(&mut r, &mut value);
+    }
+    if !value.is_object() {
+        return None;
+    }
+    let args = serde_json::to_string(&value).unwrap();
+    let want = valid(&schema, &schema, &value);
+    let got = streamed(&schema, &args, &mut r);
+    assert_eq!(
+        got.is_none(),
+        want,
+        "schema {schema} args {args} error at {got:?}"
+    );
+    Some(want)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+    #[test]
+    fn streaming_verdict_is_the_whole_document_verdict(seed in proptest::prelude::any::<u64>()) {
+        let _ = one_case(seed);
+    }
+}
+
+#[test]
+fn both_verdicts_are_exercised() {
+    let verdicts: Vec<bool> = (0..400).filter_map(one_case).collect();
+    let valid = verdicts.iter().filter(|v| **v).count();
+    assert!(verdicts.len() > 200, "{}", verdicts.len());
+    assert!(
+        valid > verdicts.len() / 5 && valid < verdicts.len() * 4 / 5,
+        "{valid} of {}",
+        verdicts.len()
+    );
+}

@@ -110,6 +110,25 @@ impl Check {
         }
     }
 
+    /// The value closed: the checks that need its end (a top-level number's). `true`
+    /// when they refuse it (the violation is kept, [`take`](Self::take)).
+    pub(crate) fn finish(&mut self) -> bool {
+        if self.violation.is_some() {
+            return true;
+        }
+        if let Some((message, path)) = self.schema.as_mut().and_then(schema::Validator::finish) {
+            self.violation = Some(Violation {
+                offset: self.fed,
+                len: 0,
+                kind: ErrorKind::SchemaViolation,
+                message,
+                path: Some(path),
+            });
+            return true;
+        }
+        false
+    }
+
     /// The violation found, once.
     pub(crate) fn take(&mut self) -> Option<Violation> {
         self.violation.take()

@@ -13,7 +13,7 @@
 //! |---|---|
 //! | `type` (a name or a list; `nullable: true`) | the value's first byte |
 //! | `type: integer` | the first non-zero digit of a fraction; with an exponent, the number's end |
-//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: their end; objects and arrays: type only |
+//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
 //! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote) |
 //! | `additionalProperties` (a schema), `items`, `prefixItems` (and `items` as a list) | nested values, checked as above |
 //! | `required` | the object's `}` |
@@ -27,8 +27,8 @@
 //! `pattern`, `patternProperties` (whose presence turns off `additionalProperties: false`),
 //! `propertyNames`, `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`,
 //! `contains`, `format`, `$ref` to anything but the schema's own definitions, a number
-//! with more than 64 bytes of text or a top-level number (closed only by the end of the
-//! text), and the siblings of a `$ref`.
+//! with more than 64 bytes of text, and the siblings of a `$ref`. A top-level number is
+//! checked when the call's value closes.
 //!
 //! Cost: each argument byte is looked at once, O(1) work per byte besides matching a
 //! string against the enum members or declared names that still share its prefix (each
@@ -430,7 +430,13 @@ pub(crate) struct Validator {
     /// A fraction or exponent was seen; `exp`: an exponent.
     frac: bool,
     exp: bool,
+    /// The text of an object or array whose schema's `enum` / `const` holds containers:
+    /// the depth it opened at, its node and its text so far (compared at its close).
+    capture: Option<(usize, Option<Id>, Vec<u8>)>,
 }
+
+/// Longest container text compared against `enum` / `const` members (longer: not checked).
+const MAX_CAPTURE: usize = 64 * 1024;
 
 impl Validator {
     pub(crate) fn new(schema: Arc<Compiled>) -> Self {
@@ -452,6 +458,7 @@ impl Validator {
             num: String::new(),
             frac: false,
             exp: false,
+            capture: None,
         }
     }
 
@@ -462,12 +469,29 @@ impl Validator {
             if matches!(self.lex, Lex::Dead | Lex::Done) {
                 return None;
             }
+            if let Some((_, _, text)) = &mut self.capture {
+                if text.len() < MAX_CAPTURE {
+                    text.push(b);
+                } else {
+                    self.capture = None;
+                }
+            }
             if let Err((message, path)) = self.step(&schema, b) {
                 self.lex = Lex::Dead;
                 return Some((i, message, path));
             }
         }
         None
+    }
+
+    /// The text ended with the value (a top-level number closes only here): its checks.
+    pub(crate) fn finish(&mut self) -> Option<(String, String)> {
+        if self.lex != Lex::Num {
+            return None;
+        }
+        let schema = Arc::clone(&self.schema);
+        self.lex = Lex::Done;
+        self.number_end(&schema).err()
     }
 
     fn step(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -595,6 +619,9 @@ impl Validator {
                     return Ok(());
                 }
                 let array = b == b'[';
+                if self.capture.is_none() && node.and_then(|n| n.enum_.as_ref()).is_some() {
+                    self.capture = Some((self.frames.len(), self.node, vec![b]));
+                }
                 let words = node.map_or(0, |n| n.props.len().div_ceil(64));
                 self.frames.push(Frame {
                     node: self.node,
@@ -1000,12 +1027,43 @@ impl Validator {
                 }
             }
         }
+        if self
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.0 == self.frames.len())
+            && let Some((_, node, text)) = self.capture.take()
+            && let Some(members) = s.get(node).and_then(|n| n.enum_.as_ref())
+            && let Ok(v) = serde_json::from_slice::<Value>(&text)
+            && !members.iter().any(|m| json_eq(m, &v))
+        {
+            let what = if members.len() == 1 { "const" } else { "enum" };
+            return Err((
+                format!("{what}: the value is none of the allowed values"),
+                self.path.clone(),
+            ));
+        }
         self.lex = if self.frames.is_empty() {
             Lex::Done
         } else {
             Lex::After
         };
         Ok(())
+    }
+}
+
+/// JSON equality with numbers compared by value (`1` equals `1.0`).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
     }
 }
 
