@@ -2,6 +2,12 @@
 //! (`ParserConfig::max_repeats`) and streaming JSON-Schema validation
 //! (`ParserConfig::validate_arguments`). Each case runs whole, byte by byte and at every
 //! split point, against the one-shot result.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, merge_deltas};
 
@@ -504,7 +510,7 @@ fn gen_value(r: &mut Rng, s: &Value, root: &Value, depth: u32) -> Value {
                     .get("required")
                     .and_then(Value::as_array)
                     .is_some_and(|r| r.contains(&json!(k)));
-                if (p.is_some() || required) && (required || r.chance(60)) {
+                if required || (p.is_some() && r.chance(60)) {
                     let v = match p {
                         Some(p) => gen_value(r, p, root, depth - 1),
                         None => any_value(r, 1),
