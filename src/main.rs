@@ -611,10 +611,11 @@ struct SetupArgs {
     /// times in a row (an `error` of kind `repetition`: a runaway loop). Default: off.
     #[arg(long, value_name = "N")]
     max_repeats: Option<usize>,
-    /// With --tools: check each call's arguments against its tool's JSON Schema as they
-    /// stream; a violation ends the call with an `error` of kind `schema_violation` (with
-    /// `path`) at the first byte no valid continuation can follow.
-    #[arg(long, requires = "tools")]
+    /// Check each call's arguments against its tool's JSON Schema as they stream (the
+    /// --tools file's; in the proxy, the tools each request declares); a violation ends the
+    /// call with an `error` of kind `schema_violation` (with `path`) at the first byte no
+    /// valid continuation can follow, and the proxy cuts the upstream there.
+    #[arg(long)]
     validate: bool,
     /// Text formats: a call written inside reasoning (before `</think>`, as Qwen 3.5 and
     /// Nemotron do) is extracted; the reasoning around it stays reasoning. Default: such
