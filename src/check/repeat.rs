@@ -53,6 +53,8 @@ pub(crate) struct Repeats {
     small: [u64; 8],
     /// Periods with `n · p > 8`.
     big: u64,
+    /// Some period has `n · p ≤ 8` (`n ≤ 8`).
+    any_small: bool,
 }
 
 impl Repeats {
@@ -77,6 +79,7 @@ impl Repeats {
             long: 0,
             deadline: [u64::MAX; MAX_PERIOD],
             next: u64::MAX,
+            any_small: small.iter().any(|m| *m != 0),
             small,
             big,
         }
@@ -127,20 +130,14 @@ impl Repeats {
         if let Some(h) = self.hist.get_mut((i % 8) as usize) {
             *h = m;
         }
-        // Prefix ANDs of the last 8 masks: periods with runs of 1, 2, ..., 8 bytes.
-        let mut run = u64::MAX;
-        let mut small_hit = 0u64;
-        for k in 0..8u64 {
-            run &= self
-                .hist
-                .get(((i.wrapping_sub(k)) % 8) as usize)
-                .copied()
-                .unwrap_or(0);
-            small_hit |= run & self.small.get(k as usize).copied().unwrap_or(0);
+        if self.any_small
+            && let Some(p) = self.small_hit(i)
+        {
+            return Some(p);
         }
-        if small_hit != 0 {
-            return Some(small_hit.trailing_zeros() as usize + 1);
-        }
+        // Periods whose run is 8 bytes or more: set in all of the last 8 masks.
+        let h = &self.hist;
+        let run = (h[0] & h[1]) & (h[2] & h[3]) & ((h[4] & h[5]) & (h[6] & h[7]));
         let long = run & self.big;
         let fresh = long & !self.long;
         self.long = long;
@@ -151,6 +148,22 @@ impl Repeats {
             return self.due(i);
         }
         None
+    }
+
+    /// Periods with `n · p ≤ 8` whose run reached `n · p` at position `i` (prefix ANDs of
+    /// the last masks, newest first): the smallest.
+    fn small_hit(&self, i: u64) -> Option<usize> {
+        let mut run = u64::MAX;
+        let mut hit = 0u64;
+        for k in 0..8u64 {
+            run &= self
+                .hist
+                .get((i.wrapping_sub(k) % 8) as usize)
+                .copied()
+                .unwrap_or(0);
+            hit |= run & self.small.get(k as usize).copied().unwrap_or(0);
+        }
+        (hit != 0).then(|| hit.trailing_zeros() as usize + 1)
     }
 
     /// Periods whose run just reached 8 bytes at position `i`: their deadlines.

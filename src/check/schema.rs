@@ -465,9 +465,38 @@ impl Validator {
     /// Feeds argument text; the first violation in it.
     pub(crate) fn feed(&mut self, text: &[u8]) -> Option<Found> {
         let schema = Arc::clone(&self.schema);
-        for (i, &b) in text.iter().enumerate() {
+        let mut i = 0;
+        while let Some(&b) = text.get(i) {
             if matches!(self.lex, Lex::Dead | Lex::Done) {
                 return None;
+            }
+            // The common case: plain text of a string value not matched against members;
+            // skipped to its next quote or backslash, its characters counted in bulk.
+            if self.lex == Lex::Str
+                && self.esc == Esc::No
+                && !self.matching
+                && !self.key
+                && self.high.is_none()
+                && b != b'"'
+                && b != b'\\'
+            {
+                let rest = text.get(i..).unwrap_or_default();
+                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                let seg = rest.get(..run).unwrap_or_default();
+                let chars = seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64;
+                let max = schema.get(self.node).and_then(|n| n.max_len);
+                if max.is_none_or(|m| self.chars + chars <= m) {
+                    self.chars += chars;
+                    if let Some((_, _, t)) = &mut self.capture {
+                        if t.len() + seg.len() <= MAX_CAPTURE {
+                            t.extend_from_slice(seg);
+                        } else {
+                            self.capture = None;
+                        }
+                    }
+                    i += run;
+                    continue;
+                }
             }
             if let Some((_, _, text)) = &mut self.capture {
                 if text.len() < MAX_CAPTURE {
@@ -480,6 +509,7 @@ impl Validator {
                 self.lex = Lex::Dead;
                 return Some((i, message, path));
             }
+            i += 1;
         }
         None
     }
