@@ -103,6 +103,27 @@ struct Node {
     ex_minimum: Option<f64>,
     ex_maximum: Option<f64>,
     multiple_of: Option<f64>,
+    /// The declared property names (indices into `props`), in byte order.
+    key_order: Vec<u32>,
+    /// The string members of `enum_` (indices), in byte order.
+    enum_order: Vec<u32>,
+}
+
+impl Node {
+    /// The `k`-th name in byte order of the declared keys (`key`) or string members.
+    fn name(&self, key: bool, k: u32) -> Option<&[u8]> {
+        if key {
+            let i = *self.key_order.get(k as usize)?;
+            self.props.get(i as usize).map(|p| p.name.as_bytes())
+        } else {
+            let i = *self.enum_order.get(k as usize)?;
+            self.enum_
+                .as_ref()?
+                .get(i as usize)?
+                .as_str()
+                .map(str::as_bytes)
+        }
+    }
 }
 
 impl Default for Node {
@@ -125,6 +146,8 @@ impl Default for Node {
             ex_minimum: None,
             ex_maximum: None,
             multiple_of: None,
+            key_order: Vec::new(),
+            enum_order: Vec::new(),
         }
     }
 }
@@ -346,6 +369,24 @@ impl Compiler<'_> {
             v => n.ex_maximum = v.and_then(Value::as_f64),
         }
         n.multiple_of = num("multipleOf").filter(|m| *m > 0.0);
+        let mut keys: Vec<u32> = (0..n.props.len() as u32)
+            .filter(|&i| n.props.get(i as usize).is_some_and(|p| p.declared))
+            .collect();
+        keys.sort_by(|&a, &b| {
+            let name = |i: u32| n.props.get(i as usize).map(|p| p.name.as_bytes());
+            name(a).cmp(&name(b))
+        });
+        n.key_order = keys;
+        if let Some(members) = &n.enum_ {
+            let mut strs: Vec<u32> = (0..members.len() as u32)
+                .filter(|&i| members.get(i as usize).is_some_and(Value::is_string))
+                .collect();
+            strs.sort_by(|&a, &b| {
+                let name = |i: u32| members.get(i as usize).and_then(Value::as_str);
+                name(a).cmp(&name(b))
+            });
+            n.enum_order = strs;
+        }
         n
     }
 }
@@ -423,7 +464,8 @@ pub(crate) struct Validator {
     /// Bytes of the string matched against the candidates.
     matched: usize,
     /// Enum members (string values) or declared names (keys) that share the prefix.
-    cands: Vec<u32>,
+    /// The range, in the node's byte order, of the names still sharing the prefix.
+    range: (u32, u32),
     /// Whether candidates are being matched.
     matching: bool,
     num: String,
@@ -453,7 +495,7 @@ impl Validator {
             key_text: Vec::new(),
             chars: 0,
             matched: 0,
-            cands: Vec::new(),
+            range: (0, 0),
             matching: false,
             num: String::new(),
             frac: false,
@@ -591,7 +633,7 @@ impl Validator {
             f.count += 1;
             let n = s.get(f.node);
             self.path.truncate(f.path_len);
-            let base = self.path.clone();
+            let base = f.path_len;
             let _ = write!(self.path, "/{idx}");
             self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
                 Some(p) => *p,
@@ -600,6 +642,7 @@ impl Validator {
             if let Some(max) = n.and_then(|n| n.max_items)
                 && idx >= max
             {
+                let base = self.path.get(..base).unwrap_or_default().to_owned();
                 return Err((format!("maxItems: more than {max} items"), base));
             }
         }
@@ -665,13 +708,10 @@ impl Validator {
             }
             b'"' => {
                 self.key = false;
-                self.string_start(node.and_then(|n| n.enum_.as_ref()).map(|m| {
-                    m.iter()
-                        .enumerate()
-                        .filter(|(_, v)| v.is_string())
-                        .map(|(i, _)| i as u32)
-                        .collect()
-                }));
+                let members = node
+                    .filter(|n| n.enum_.is_some())
+                    .map(|n| n.enum_order.len() as u32);
+                self.string_start(members);
             }
             b't' | b'f' | b'n' => self.lex = Lex::Lit,
             _ => {
@@ -685,14 +725,15 @@ impl Validator {
         Ok(())
     }
 
-    fn string_start(&mut self, cands: Option<Vec<u32>>) {
+    /// A string opens; `names`: how many names it must be a prefix of (none: unmatched).
+    fn string_start(&mut self, names: Option<u32>) {
         self.lex = Lex::Str;
         self.esc = Esc::No;
         self.high = None;
         self.chars = 0;
         self.matched = 0;
-        self.matching = cands.is_some();
-        self.cands = cands.unwrap_or_default();
+        self.matching = names.is_some();
+        self.range = (0, names.unwrap_or(0));
     }
 
     fn key_start(&mut self, s: &Compiled) {
@@ -700,17 +741,10 @@ impl Validator {
         self.key_text.clear();
         let f = self.frames.last();
         let n = s.get(f.and_then(|f| f.node));
-        let cands = n
+        let names = n
             .filter(|n| n.additional == Additional::Forbidden)
-            .map(|n| {
-                n.props
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| p.declared)
-                    .map(|(i, _)| i as u32)
-                    .collect()
-            });
-        self.string_start(cands);
+            .map(|n| n.key_order.len() as u32);
+        self.string_start(names);
     }
 
     fn string_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -825,23 +859,24 @@ impl Validator {
         }
         let at = self.matched;
         self.matched += 1;
-        let (key, frame_node, node) =
-            (self.key, self.frames.last().and_then(|f| f.node), self.node);
-        let name_of = |i: u32| -> Option<&str> {
-            if key {
-                s.get(frame_node)
-                    .and_then(|n| n.props.get(i as usize))
-                    .map(|p| p.name.as_str())
-            } else {
-                s.get(node)
-                    .and_then(|n| n.enum_.as_ref())
-                    .and_then(|m| m.get(i as usize))
-                    .and_then(Value::as_str)
-            }
+        let key = self.key;
+        let node = if key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
         };
-        self.cands
-            .retain(|&i| name_of(i).and_then(|n| n.as_bytes().get(at)) == Some(&b));
-        if self.cands.is_empty() {
+        let Some(n) = s.get(node) else {
+            self.matching = false;
+            return Ok(());
+        };
+        // The names in the range share the prefix and are in byte order: those whose next
+        // byte is `b` are a sub-range (a name that ends here sorts first).
+        let (lo, hi) = self.range;
+        let byte = |k: u32| n.name(key, k).and_then(|name| name.get(at).copied());
+        let first = partition(lo, hi, |k| byte(k) < Some(b));
+        let last = partition(first, hi, |k| byte(k) <= Some(b));
+        self.range = (first, last);
+        if first >= last {
             return Err(self.mismatch(s));
         }
         Ok(())
@@ -874,31 +909,24 @@ impl Validator {
 
     fn string_end(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         if self.matching {
-            let (key, frame_node, node, m) = (
-                self.key,
-                self.frames.last().and_then(|f| f.node),
-                self.node,
-                self.matched,
-            );
-            let len_of = |i: u32| -> Option<usize> {
-                if key {
-                    s.get(frame_node)
-                        .and_then(|n| n.props.get(i as usize))
-                        .map(|p| p.name.len())
-                } else {
-                    s.get(node)
-                        .and_then(|n| n.enum_.as_ref())
-                        .and_then(|v| v.get(i as usize))
-                        .and_then(Value::as_str)
-                        .map(str::len)
-                }
+            let key = self.key;
+            let node = if key {
+                self.frames.last().and_then(|f| f.node)
+            } else {
+                self.node
             };
-            if !self.cands.iter().any(|&i| len_of(i) == Some(m)) {
+            // The name equal to the text, if any, is the first of the range (the shortest).
+            let (lo, hi) = self.range;
+            let whole = lo < hi
+                && s.get(node)
+                    .and_then(|n| n.name(key, lo))
+                    .is_some_and(|name| name.len() == self.matched);
+            if !whole {
                 return Err(self.mismatch(s));
             }
         }
         if self.key {
-            let key = String::from_utf8_lossy(&self.key_text).into_owned();
+            let key = String::from_utf8_lossy(&self.key_text);
             if let Some(f) = self.frames.last_mut() {
                 self.path.truncate(f.path_len);
                 self.path.push('/');
@@ -910,7 +938,7 @@ impl Validator {
                     }
                 }
                 let n = s.get(f.node);
-                let prop = n.and_then(|n| n.by_name.get(&key).map(|&i| (i, n.props.get(i))));
+                let prop = n.and_then(|n| n.by_name.get(&*key).map(|&i| (i, n.props.get(i))));
                 f.child = match prop {
                     Some((i, Some(p))) => {
                         if let Some(w) = f.seen.get_mut(i / 64) {
@@ -1095,6 +1123,19 @@ fn json_eq(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// The first `k` in `lo..hi` for which `before(k)` is false (`before` true on a prefix).
+fn partition(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> bool) -> u32 {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 fn kind_name(kind: u8) -> &'static str {
