@@ -873,6 +873,14 @@ impl Validator {
         // byte is `b` are a sub-range (a name that ends here sorts first).
         let (lo, hi) = self.range;
         let byte = |k: u32| n.name(key, k).and_then(|name| name.get(at).copied());
+        if hi == lo + 1 {
+            // One name left (the usual case after a byte or two): compare.
+            if byte(lo) == Some(b) {
+                return Ok(());
+            }
+            self.range = (lo, lo);
+            return Err(self.mismatch(s));
+        }
         let first = partition(lo, hi, |k| byte(k) < Some(b));
         let last = partition(first, hi, |k| byte(k) <= Some(b));
         self.range = (first, last);
@@ -938,7 +946,16 @@ impl Validator {
                     }
                 }
                 let n = s.get(f.node);
-                let prop = n.and_then(|n| n.by_name.get(&*key).map(|&i| (i, n.props.get(i))));
+                // Matched against the declared names: the first of the range is the key's.
+                let matched = (self.matching && self.range.0 < self.range.1)
+                    .then(|| n.and_then(|n| n.key_order.get(self.range.0 as usize)))
+                    .flatten()
+                    .map(|&i| i as usize);
+                let prop = n.and_then(|n| {
+                    matched
+                        .or_else(|| n.by_name.get(&*key).copied())
+                        .map(|i| (i, n.props.get(i)))
+                });
                 f.child = match prop {
                     Some((i, Some(p))) => {
                         if let Some(w) = f.seen.get_mut(i / 64) {
