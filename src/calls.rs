@@ -46,6 +46,7 @@
 //! as many calls again as `max_calls` allows; calls past that are dropped, reported once
 //! with an empty `raw`: the table never holds more than twice `max_calls` calls.
 
+use crate::check::Check;
 use crate::event::{ErrorKind, Event};
 use crate::event::{EventRef, EventSink};
 use crate::limits::Limits;
@@ -164,6 +165,9 @@ enum Phase {
     /// Error emitted (or the call was dropped as an end-of-turn token, or a call opened
     /// before its name was given up by its dialect).
     Closed,
+    /// A check refused its argument text ([`Check`]): its error was emitted at that byte;
+    /// the rest of the call is ignored (no further event, no error at its close).
+    Aborted,
     /// Named past `max_calls`: everything about it is ignored (its dialect opened it
     /// before its name).
     Dropped,
@@ -238,6 +242,9 @@ struct Call {
     trailing: String,
     /// Field-event decoder, when field events are on (dropped at the end).
     fields: Option<FieldDecoder>,
+    /// The checks on the argument text (repeats, schema), when configured, from the
+    /// call's start.
+    check: Option<Box<Check>>,
     /// Bytes of trailing text beyond `MAX_TRAILING`, counted in the error.
     trailing_dropped: usize,
     /// The call counts against `max_calls`: from its open, or for a call whose dialect
@@ -329,18 +336,31 @@ struct Rejected {
     over_limit: bool,
 }
 
-/// Emits an argument delta, then the field events it completes.
+/// Emits an argument delta, then the field events it completes; with checks, only the
+/// part of it they pass, and `true` when they refused the rest (the caller then ends the
+/// call: [`Calls::stop`]).
 #[inline]
 fn emit_args(
     index: usize,
     fields: &mut Option<FieldDecoder>,
+    check: &mut Option<Box<Check>>,
     delta: &str,
     out: &mut dyn EventSink,
-) {
-    out.event(EventRef::ToolCallArgs { index, delta });
-    if let Some(f) = fields {
-        f.feed(delta, &mut FieldEvents { index, out });
+) -> bool {
+    let (delta, refused) = match check {
+        None => (delta, false),
+        Some(check) => {
+            let ok = check.feed(delta);
+            (delta.get(..ok).unwrap_or_default(), ok < delta.len())
+        }
+    };
+    if !delta.is_empty() || !refused {
+        out.event(EventRef::ToolCallArgs { index, delta });
+        if let Some(f) = fields {
+            f.feed(delta, &mut FieldEvents { index, out });
+        }
     }
+    refused
 }
 
 /// Bytes of text after a call's arguments kept for the `trailing_arguments` error.
@@ -376,6 +396,11 @@ pub(crate) struct Calls {
     /// Which call indices were started while `in_text` (a bit per index; at most
     /// `max_calls` bits).
     from_text: Vec<u64>,
+    /// `ParserConfig::max_repeats` (0: off).
+    max_repeats: usize,
+    /// The tools whose schemas the calls' arguments are validated against
+    /// (`ParserConfig::validate_arguments`).
+    validate: Option<Arc<Tools>>,
 }
 
 impl Calls {
@@ -393,7 +418,23 @@ impl Calls {
             id_prefix: std::borrow::Cow::Borrowed(DEFAULT_ID_PREFIX),
             in_text: false,
             from_text: Vec::new(),
+            max_repeats: 0,
+            validate: None,
         }
+    }
+
+    /// Validates each call's arguments against its tool's schema in `tools` (`None`: no
+    /// validation), see [`crate::check::schema`].
+    pub(crate) fn with_validation(mut self, tools: Option<Arc<Tools>>) -> Self {
+        self.validate = tools;
+        self
+    }
+
+    /// Ends a call whose argument text repeats one period more than `n` times in a row
+    /// (0: off), see [`crate::check::repeat`].
+    pub(crate) fn with_max_repeats(mut self, n: usize) -> Self {
+        self.max_repeats = n;
+        self
     }
 
     /// Rejects calls to names not in `tools` (`None`: accept every name).
@@ -515,6 +556,7 @@ impl Calls {
             )
         };
         out.push(Event::Error {
+            path: None,
             kind,
             message,
             index: None,
@@ -678,6 +720,7 @@ impl Calls {
             fields: self
                 .field_events
                 .then(|| FieldDecoder::with_max_depth(self.limits.max_depth)),
+            check: None,
             trailing_dropped: 0,
             counted,
             rejected: None,
@@ -694,7 +737,7 @@ impl Calls {
         if self.counted >= self.limits.max_calls {
             if self.over_limit >= self.limits.max_calls && !self.limit_reported {
                 self.limit_reported = true;
-                out.push(Event::Error {
+                out.push(Event::Error { path: None,
                     kind: ErrorKind::LimitExceeded,
                     message: format!(
                         "more than max_calls ({}) tool calls in one response; further calls are ignored",
@@ -861,6 +904,10 @@ impl Calls {
         if c.id.is_empty() && c.rejected.is_none() {
             c.id = format!("{}{index}", self.id_prefix);
         }
+        if c.rejected.is_none() {
+            let schema = self.validate.as_ref().and_then(|t| t.schema(&c.name));
+            c.check = Check::new(self.max_repeats, schema);
+        }
         c.phase = Phase::Streaming;
         out.push(Event::ToolCallStart {
             index,
@@ -881,8 +928,11 @@ impl Calls {
             } else {
                 &c.args
             };
-            if let Some(d) = held.get(c.emitted..upto) {
-                emit_args(index, &mut c.fields, d, out);
+            if let Some(d) = held.get(c.emitted..upto)
+                && emit_args(index, &mut c.fields, &mut c.check, d, out)
+            {
+                Self::stop(c, out);
+                return;
             }
             c.emitted = upto;
         }
@@ -909,6 +959,7 @@ impl Calls {
         match c.phase {
             Phase::Closed => {
                 out.push(Event::Error {
+                    path: None,
                     kind: ErrorKind::TrailingArguments,
                     message: format!(
                         "argument text for tool call {} after it was closed",
@@ -934,7 +985,7 @@ impl Calls {
                 }
                 return;
             }
-            Phase::Dropped => return,
+            Phase::Dropped | Phase::Aborted => return,
             Phase::Pending | Phase::Streaming => {}
         }
         if c.scan.closed() {
@@ -963,7 +1014,7 @@ impl Calls {
                     c.dropped += over.len();
                 }
                 Phase::Failed(_) | Phase::Pending => c.dropped += over.len(),
-                Phase::Dropped => {}
+                Phase::Dropped | Phase::Aborted => {}
             }
             return;
         }
@@ -995,7 +1046,10 @@ impl Calls {
                         && let Some(d) = c.args.get(c.emitted..before + at)
                         && !d.is_empty()
                     {
-                        emit_args(c.index, &mut c.fields, d, out);
+                        if emit_args(c.index, &mut c.fields, &mut c.check, d, out) {
+                            Self::stop(c, out);
+                            return;
+                        }
                         c.emitted = before + at;
                     }
                     c.phase = Phase::Failed(match error {
@@ -1008,8 +1062,11 @@ impl Calls {
         };
         if c.phase == Phase::Streaming {
             if value_len > 0 {
-                if let Some(d) = c.args.get(c.emitted..before + value_len) {
-                    emit_args(c.index, &mut c.fields, d, out);
+                if let Some(d) = c.args.get(c.emitted..before + value_len)
+                    && emit_args(c.index, &mut c.fields, &mut c.check, d, out)
+                {
+                    Self::stop(c, out);
+                    return;
                 }
                 c.emitted = before + value_len;
             }
@@ -1084,9 +1141,12 @@ impl Calls {
             && delta.len() <= max_args.saturating_sub(c.raw_len)
         {
             c.raw_len += delta.len();
-            emit_args(c.index, &mut c.fields, delta, out);
-            c.emitted = c.raw_len;
             c.raw.push_args(delta);
+            if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
+                Self::stop(c, out);
+                return Ok(());
+            }
+            c.emitted = c.raw_len;
             return Ok(());
         }
         self.push_args_slow(slot, forming, delta, closed, out)
@@ -1147,7 +1207,10 @@ impl Calls {
             && delta.len() <= max_args.saturating_sub(c.raw_len)
         {
             c.raw_len += delta.len();
-            emit_args(c.index, &mut c.fields, delta, out);
+            if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
+                Self::stop(c, out);
+                return;
+            }
             c.emitted = c.raw_len;
             return;
         }
@@ -1204,7 +1267,10 @@ impl Calls {
         }
         if !keep.is_empty() {
             c.keep_as(RAW, keep);
-            emit_args(c.index, &mut c.fields, keep, out);
+            if emit_args(c.index, &mut c.fields, &mut c.check, keep, out) {
+                Self::stop(c, out);
+                return Ok(());
+            }
             c.emitted = c.kept_as(RAW);
         }
         if !over.is_empty() {
@@ -1231,8 +1297,44 @@ impl Calls {
         c.trailing_dropped += over.len();
     }
 
+    /// Ends a call whose check refused its argument text: its error, now, carrying the
+    /// argument text up to and including the offending character (for a call whose bytes
+    /// are its raw text: the model's bytes of the call up to there).
+    #[cold]
+    fn stop(c: &mut Call, out: &mut dyn EventSink) {
+        let Some(v) = c.check.as_mut().and_then(|k| k.take()) else {
+            return;
+        };
+        c.check = None;
+        c.fields = None;
+        let upto = v.offset + v.len;
+        let raw = if c.scan.is_raw() && !c.decoded {
+            // The raw text holds the call's bytes through the offending one and perhaps
+            // more of the same delta: cut after the offending character.
+            let text = c.raw.as_str();
+            let args = c.raw.args();
+            let cut = (text.len() - args.len().min(text.len())) + upto;
+            text.get(..cut).unwrap_or(text).to_owned()
+        } else {
+            c.args.get(..upto).unwrap_or(&c.args).to_owned()
+        };
+        c.args = String::new();
+        c.phase = Phase::Aborted;
+        out.push(Event::Error {
+            kind: v.kind,
+            message: format!("tool call {}: {}", c.index, v.message),
+            index: Some(c.index),
+            raw,
+            path: v.path,
+        });
+    }
+
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
+        if c.check.as_mut().is_some_and(|k| k.finish()) {
+            Self::stop(c, out);
+            return;
+        }
         c.fields = None;
         let own = std::mem::take(&mut c.args);
         let all = if c.scan.is_raw() {
@@ -1257,6 +1359,7 @@ impl Calls {
                 c.phase = Phase::Closed;
                 let raw = if c.scan.is_raw() { all.to_owned() } else { own };
                 out.push(Event::Error {
+                    path: None,
                     kind: ErrorKind::InvalidArguments,
                     message: format!("arguments of tool call {} are not valid JSON: {e}", c.index),
                     index: Some(c.index),
@@ -1369,13 +1472,13 @@ impl Calls {
             return;
         };
         match c.phase {
-            Phase::Pending | Phase::Closed | Phase::Dropped => {}
+            Phase::Pending | Phase::Closed | Phase::Dropped | Phase::Aborted => {}
             Phase::Ended => {
                 if !c.trailing.is_empty() {
                     let t = std::mem::take(&mut c.trailing);
                     let dropped = std::mem::take(&mut c.trailing_dropped);
                     if !only_end_tokens(&t) || dropped > 0 {
-                        out.push(Event::Error {
+                        out.push(Event::Error { path: None,
                             kind: ErrorKind::TrailingArguments,
                             message: if dropped > 0 {
                                 format!(
@@ -1418,23 +1521,33 @@ impl Calls {
                     c.value_end = 2;
                     // (For a raw call too, the text read is `args`.)
                     c.decoded = true;
-                    emit_args(c.index, &mut c.fields, "{}", out);
+                    if emit_args(c.index, &mut c.fields, &mut c.check, "{}", out) {
+                        Self::stop(c, out);
+                        return;
+                    }
                     Self::end(c, out);
-                    c.phase = Phase::Closed;
+                    if c.phase != Phase::Aborted {
+                        c.phase = Phase::Closed;
+                    }
                 } else if closed_at_end {
                     c.value_end = c.args.len();
                     if c.emitted < c.args.len()
                         && let Some(d) = c.args.get(c.emitted..)
+                        && emit_args(c.index, &mut c.fields, &mut c.check, d, out)
                     {
-                        emit_args(c.index, &mut c.fields, d, out);
+                        Self::stop(c, out);
+                        return;
                     }
                     // A top-level number closes at the end.
                     c.finish_fields(out);
                     Self::end(c, out);
-                    c.phase = Phase::Closed;
+                    if c.phase != Phase::Aborted {
+                        c.phase = Phase::Closed;
+                    }
                 } else {
                     let raw = c.take_args(own);
                     out.push(Event::Error {
+                        path: None,
                         kind: ErrorKind::Truncated,
                         message: format!(
                             "tool call {} ended before its arguments were complete",
@@ -1463,6 +1576,7 @@ impl Calls {
                 };
                 let raw = c.take_args(own);
                 out.push(Event::Error {
+                    path: None,
                     kind,
                     message,
                     index: Some(c.index),
@@ -1498,6 +1612,8 @@ impl Calls {
             }
             if let Some(c) = self.calls.get_mut(slot) {
                 match c.phase {
+                    // The call's one error was emitted when its check refused it.
+                    Phase::Aborted => return,
                     Phase::Streaming | Phase::Failed(_) => {
                         index = Some(c.index);
                         c.args = String::new();
@@ -1512,6 +1628,7 @@ impl Calls {
             }
         }
         out.push(Event::Error {
+            path: None,
             kind,
             message,
             index,
@@ -1556,6 +1673,7 @@ impl Calls {
             return;
         }
         out.push(Event::Error {
+            path: None,
             kind: ErrorKind::MissingName,
             message: "a tool call arrived without a name".to_owned(),
             index: None,
@@ -1597,24 +1715,23 @@ impl Calls {
                 let mut raw = std::mem::take(&mut c.args);
                 raw.push_str(extra);
                 out.push(Event::Error {
+                    path: None,
                     kind,
                     message: "a tool call failed before its name arrived".to_owned(),
                     index: None,
                     raw,
                 });
             }
-            Phase::Failed(_) | Phase::Ended | Phase::Closed | Phase::Dropped => {}
+            Phase::Failed(_) | Phase::Ended | Phase::Closed | Phase::Dropped | Phase::Aborted => {}
         }
     }
 
     /// Closes every call still open (end of response).
     pub(crate) fn close_all(&mut self, out: &mut dyn EventSink) {
         for slot in 0..self.calls.len() {
-            if self
-                .calls
-                .get(slot)
-                .is_some_and(|c| !matches!(c.phase, Phase::Closed | Phase::Dropped))
-                || self.is_rejected(slot)
+            if self.calls.get(slot).is_some_and(|c| {
+                !matches!(c.phase, Phase::Closed | Phase::Dropped | Phase::Aborted)
+            }) || self.is_rejected(slot)
             {
                 self.close(slot, out);
             }
@@ -1845,7 +1962,7 @@ mod tests {
         calls.close_own(Some(s), &mut f, &mut out);
         assert!(matches!(
             out.last(),
-            Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+            Some(Event::Error { path: _, kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
                 if raw == "{\"a\":\"01" && message.ends_with("the first 8 bytes are kept, 4 dropped")
         ));
     }
@@ -1878,7 +1995,7 @@ mod tests {
         );
         assert!(matches!(
             &out[..],
-            [Event::Error { kind: ErrorKind::LimitExceeded, index: None, raw, message }]
+            [Event::Error { path: _, kind: ErrorKind::LimitExceeded, index: None, raw, message }]
                 if raw == "<raw>" && message == "too long"
         ));
         calls.give_back(Some(s), &mut f);
@@ -1988,7 +2105,7 @@ mod tests {
         assert!(matches!(&out[2], Event::ToolCallEnd { index: 0, .. }));
         assert!(matches!(
             &out[3],
-            Event::Error { kind: ErrorKind::UndeclaredTool, index: None, raw, message }
+            Event::Error { path: _, kind: ErrorKind::UndeclaredTool, index: None, raw, message }
                 if raw == "{\"a\":1}" && message.contains("\"g\" (id x1)")
         ));
         assert_eq!(out.len(), 4);

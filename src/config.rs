@@ -71,6 +71,8 @@ use crate::tools::Tools;
 /// | [`max_held_bytes`](ParserConfig::max_held_bytes) | 64 KiB | `--max-held-bytes N` | `max_held_bytes=N` |
 /// | [`max_line_bytes`](ParserConfig::max_line_bytes) | 16 MiB | `--max-line-bytes N` | `max_line_bytes=N` |
 /// | [`max_depth`](ParserConfig::max_depth) | 128 | `--max-depth N` | `max_depth=N` |
+/// | [`max_repeats`](ParserConfig::max_repeats) | off | `--max-repeats N` | `max_repeats=N` |
+/// | [`validate_arguments`](ParserConfig::validate_arguments) | `false` | `--validate` (with `--tools`) | `validate=True` |
 ///
 /// A parser reports what it runs with: [`Parser::limits`](crate::Parser::limits),
 /// [`Parser::framing_in_use`](crate::Parser::framing_in_use),
@@ -99,6 +101,9 @@ pub struct ParserConfig {
     pub(crate) content_format: Option<Format>,
     pub(crate) content_syntax: Option<Arc<Syntax>>,
     pub(crate) field_events: bool,
+    /// 0: off.
+    pub(crate) max_repeats: usize,
+    pub(crate) validate: bool,
 }
 
 /// The rule for the call ids a parser generates (for calls whose provider sent none:
@@ -159,6 +164,8 @@ impl Default for ParserConfig {
             content_format: None,
             content_syntax: None,
             field_events: false,
+            max_repeats: 0,
+            validate: false,
         }
     }
 }
@@ -228,6 +235,65 @@ impl ParserConfig {
     #[must_use]
     pub fn max_depth(mut self, n: usize) -> Self {
         self.limits.max_depth = n;
+        self
+    }
+
+    /// With [`tools`](ParserConfig::tools): each call's arguments are checked against its
+    /// tool's `parameters` JSON Schema as the bytes arrive (default `false`), for every
+    /// format. A violation ends the call, at the first byte after which no continuation
+    /// could be valid, as an [`Event::Error`](crate::Event::Error) of kind
+    /// [`SchemaViolation`](crate::ErrorKind::SchemaViolation) with the call's index, the
+    /// offending value's JSON Pointer in `path`, a message naming the keyword, and the
+    /// call's bytes so far; it gets no `ToolCallEnd`. The keywords checked are listed in
+    /// the crate docs ("Cancel early"); any other keyword is not checked (never a false
+    /// error). Schemas are compiled once per [`Tools`] and shared by every parser made
+    /// from it.
+    ///
+    /// ```
+    /// use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, Tools};
+    /// let tools = Tools::from_json(r#"[{"name":"set","parameters":{"type":"object",
+    ///     "properties":{"unit":{"enum":["celsius","fahrenheit"]}}}}]"#).unwrap();
+    /// let config = ParserConfig::new().tools(tools).validate_arguments(true);
+    /// let mut p = Parser::with_config(Format::Hermes, config);
+    /// let mut ev = Vec::new();
+    /// p.feed(br#"<tool_call>{"name":"set","arguments":{"unit":"kel"#, &mut ev)?;
+    /// match ev.last() {
+    ///     Some(Event::Error { kind: ErrorKind::SchemaViolation, path, .. }) => {
+    ///         assert_eq!(path.as_deref(), Some("/unit")) // at the `k`: no member starts so
+    ///     }
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    #[must_use]
+    pub fn validate_arguments(mut self, on: bool) -> Self {
+        self.validate = on;
+        self
+    }
+
+    /// The runaway guard (default off): a call whose argument text repeats one period of
+    /// up to 64 bytes more than `n` times in a row (`(n + 1) · p` bytes of period `p`)
+    /// ends, at the byte that exceeds it, as an [`Event::Error`](crate::Event::Error) of
+    /// kind [`Repetition`](crate::ErrorKind::Repetition) carrying its index and its bytes
+    /// so far; it gets no `ToolCallEnd`, and the rest of its text is ignored. For every
+    /// format. Linear time, bounded state: see the crate docs' "Cancel early". `0` turns
+    /// it off. Pick `n` well above the repeats real arguments hold (a run of spaces or
+    /// `0`s is period 1): 10 repeats of a 9-byte `</invoke>` is 90 bytes, while 10 spaces
+    /// are 11.
+    ///
+    /// ```
+    /// use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig};
+    /// let config = ParserConfig::new().max_repeats(20);
+    /// let mut p = Parser::with_config(Format::Hermes, config);
+    /// let mut ev = Vec::new();
+    /// let looping = "</invoke>".repeat(100);
+    /// p.feed(format!(r#"<tool_call>{{"name":"f","arguments":{{"a":"{looping}"#).as_bytes(), &mut ev)?;
+    /// assert!(matches!(ev.last(), Some(Event::Error { kind: ErrorKind::Repetition, index: Some(0), .. })));
+    /// # Ok::<(), toolstream::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_repeats(mut self, n: usize) -> Self {
+        self.max_repeats = n;
         self
     }
 

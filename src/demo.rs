@@ -211,6 +211,7 @@ impl Pretty {
                 self.put(out, &format!("\n{bold}finish{reset}: {reason}{tokens}\n"));
             }
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

@@ -125,6 +125,11 @@ pub enum Event {
         index: Option<usize>,
         /// The raw bytes received (lossily decoded as UTF-8).
         raw: String,
+        /// For a [`SchemaViolation`](ErrorKind::SchemaViolation): the JSON Pointer of the
+        /// offending value within the call's arguments (`""`: the arguments themselves).
+        /// Serialized only when present.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
     },
 }
 
@@ -276,6 +281,9 @@ pub enum EventRef<'a> {
         index: Option<usize>,
         /// The raw bytes received (lossily decoded as UTF-8).
         raw: &'a str,
+        /// The JSON Pointer of the offending value, for a schema violation.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<&'a str>,
     },
 }
 
@@ -334,11 +342,13 @@ impl EventRef<'_> {
                 message,
                 index,
                 raw,
+                path,
             } => Event::Error {
                 kind,
                 message: message.to_owned(),
                 index,
                 raw: raw.to_owned(),
+                path: path.map(str::to_owned),
             },
         }
     }
@@ -407,11 +417,13 @@ impl Event {
                 message,
                 index,
                 raw,
+                path,
             } => EventRef::Error {
                 kind: *kind,
                 message,
                 index: *index,
                 raw,
+                path: path.as_deref(),
             },
         }
     }
@@ -854,6 +866,15 @@ pub enum ErrorKind {
     /// or framing. Emitted by [`Parser::finish`](crate::Parser::finish); `raw` holds the
     /// input's first bytes.
     UnrecognizedInput,
+    /// A call's arguments broke its tool's JSON Schema
+    /// ([`ParserConfig::validate_arguments`](crate::ParserConfig::validate_arguments)):
+    /// reported at the first byte no valid continuation can follow, with the offending
+    /// value's JSON Pointer in `path`. The call gets no `ToolCallEnd`.
+    SchemaViolation,
+    /// A call's argument text repeated one period more than
+    /// [`ParserConfig::max_repeats`](crate::ParserConfig::max_repeats) times in a row (a
+    /// runaway loop). The call gets no `ToolCallEnd`.
+    Repetition,
 }
 
 impl ErrorKind {
@@ -872,6 +893,8 @@ impl ErrorKind {
             ErrorKind::InvalidUtf8 => "invalid_utf8",
             ErrorKind::UndeclaredTool => "undeclared_tool",
             ErrorKind::UnrecognizedInput => "unrecognized_input",
+            ErrorKind::SchemaViolation => "schema_violation",
+            ErrorKind::Repetition => "repetition",
         }
     }
 }

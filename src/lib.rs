@@ -132,6 +132,56 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! ### Catch a bad call while it streams
+//!
+//! With [`ParserConfig::validate_arguments`] each call's arguments are checked against its
+//! tool's JSON Schema as they arrive, and with [`ParserConfig::max_repeats`] a runaway loop
+//! in them is stopped: the call ends as an [`Event::Error`] of kind
+//! [`SchemaViolation`](ErrorKind::SchemaViolation) (with the offending value's JSON Pointer
+//! in `path`) or [`Repetition`](ErrorKind::Repetition), emitted by the `feed` that carries
+//! the first byte no valid continuation can follow, and it gets no `ToolCallEnd`: drop the
+//! response there.
+//!
+//! ```
+//! use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, Tools};
+//!
+//! let tools = Tools::from_json(r#"[{"name":"get_weather","parameters":{"type":"object",
+//!     "properties":{"city":{"type":"string"},"days":{"type":"integer","maximum":14}},
+//!     "required":["city"],"additionalProperties":false}}]"#)?;
+//! let config = ParserConfig::new().tools(tools).validate_arguments(true).max_repeats(16);
+//! let output = r#"<tool_call>{"name":"get_weather","arguments":{"city":"Paris","days":"three"}}</tool_call>"#;
+//! let mut parser = Parser::with_config(Format::Hermes, config);
+//! let mut events = Vec::new();
+//! let mut offset = 0;
+//! for chunk in output.as_bytes().chunks(4) {
+//!     offset += chunk.len();
+//!     parser.feed(chunk, &mut events)?;
+//!     if let Some(Event::Error { kind: ErrorKind::SchemaViolation, path, message, .. }) = events.last() {
+//!         assert_eq!(path.as_deref(), Some("/days")); // a string where an integer goes
+//!         assert!(message.contains("type"));
+//!         break; // cancel generation here
+//!     }
+//! }
+//! // Stopped at the `"` of "three": byte 70, in the feed of bytes 69..72.
+//! assert_eq!(offset, 72);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Keywords checked as the bytes arrive (any other keyword is not checked and never causes
+//! an error): `type` (a name or a list, `nullable`; `integer` fails at the first non-zero
+//! fraction digit), `enum` and `const` (a string at the first character no member shares),
+//! `properties` with `additionalProperties: false` (an undeclared key at the first
+//! character no declared name shares) or a schema, `required` (at the object's `}`),
+//! `items`, `prefixItems` (and `items` as a list), `minItems` / `maxItems`, `minLength` /
+//! `maxLength` (characters), `minimum` / `maximum` / `exclusiveMinimum` /
+//! `exclusiveMaximum` / `multipleOf` (at the number's end), and `$ref` into the schema's
+//! own `$defs` / `definitions`. Not checked: `anyOf`, `oneOf`, `allOf`, `not`,
+//! `if`/`then`/`else`, `pattern`, `patternProperties`, `propertyNames`,
+//! `minProperties` / `maxProperties`, `uniqueItems`, `contains`, `format`,
+//! `dependentRequired`. Schemas are compiled once per [`Tools`]. Each argument byte is
+//! looked at once by each check; the runaway guard follows all 64 periods at once with
+//! 64-bit masks (no loop over the periods per byte).
+//!
 //! ## Which API do I want?
 //!
 //! | you have | use |
@@ -436,6 +486,7 @@
 #![forbid(unsafe_code)]
 
 mod calls;
+mod check;
 mod config;
 pub mod detect;
 pub mod emit;

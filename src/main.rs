@@ -606,6 +606,16 @@ struct SetupArgs {
     /// Nesting depth of JSON arguments (default 128).
     #[arg(long, value_name = "N")]
     max_depth: Option<usize>,
+    /// End a call whose argument text repeats one period of up to 64 bytes more than N
+    /// times in a row (an `error` of kind `repetition`: a runaway loop). Default: off.
+    #[arg(long, value_name = "N")]
+    max_repeats: Option<usize>,
+    /// Check each call's arguments against its tool's JSON Schema as they stream (the
+    /// --tools file's; in the proxy, the tools each request declares); a violation ends the
+    /// call with an `error` of kind `schema_violation` (with `path`) at the first byte no
+    /// valid continuation can follow, and the proxy cuts the upstream there.
+    #[arg(long)]
+    validate: bool,
     /// Text formats: a call written inside reasoning (before `</think>`, as Qwen 3.5 and
     /// Nemotron do) is extracted; the reasoning around it stays reasoning. Default: such
     /// a call is reasoning text.
@@ -646,7 +656,8 @@ impl SetupArgs {
         config = config
             .calls_at_start_only(self.calls_at_start_only)
             .reasoning_open(self.reasoning_open)
-            .calls_in_reasoning(self.calls_in_reasoning);
+            .calls_in_reasoning(self.calls_in_reasoning)
+            .validate_arguments(self.validate);
         if let Some(prefix) = self.id_prefix {
             config = config.id_prefix(prefix);
         }
@@ -654,12 +665,13 @@ impl SetupArgs {
             config = config.id_prefix(IdPrefix::Unique);
         }
         type Setter = fn(ParserConfig, usize) -> ParserConfig;
-        let limits: [(Option<usize>, Setter); 5] = [
+        let limits: [(Option<usize>, Setter); 6] = [
             (self.max_argument_bytes, ParserConfig::max_argument_bytes),
             (self.max_calls, ParserConfig::max_calls),
             (self.max_held_bytes, ParserConfig::max_held_bytes),
             (self.max_line_bytes, ParserConfig::max_line_bytes),
             (self.max_depth, ParserConfig::max_depth),
+            (self.max_repeats, ParserConfig::max_repeats),
         ];
         for (value, set) in limits {
             if let Some(n) = value {

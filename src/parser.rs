@@ -313,6 +313,7 @@ impl Decoder {
 
 fn framing_error(what: &str, limit: usize, prefix: &[u8], len: usize, out: &mut dyn EventSink) {
     out.push(Event::Error {
+        path: None,
         kind: ErrorKind::LimitExceeded,
         message: format!(
             "{what} of {len} bytes exceeds max_line_bytes ({limit}); skipped, first {} bytes kept",
@@ -352,6 +353,8 @@ impl Stages {
             },
             calls: Calls::new(limits)
                 .with_field_events(config.field_events)
+                .with_max_repeats(config.max_repeats)
+                .with_validation(config.tools.clone().filter(|_| config.validate))
                 .with_id_prefix(id_prefix)
                 .with_declared(config.tools.clone().filter(|_| config.reject_undeclared)),
             content: match &config.content_syntax {
@@ -818,6 +821,7 @@ impl Parser {
             )
         };
         out.push(Event::Error {
+            path: None,
             kind: ErrorKind::UnrecognizedInput,
             message,
             index: None,

@@ -6,10 +6,12 @@
 //! Anthropic (`{"name","input_schema"}`), or `{"name","parameters"}`; either as a bare
 //! array or as an object holding it under `"tools"`.
 
+use crate::check::schema::Compiled;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// The largest `tools` document [`Tools::from_json`] (and the CLI's `--tools`) reads:
 /// 16 MiB, far above any real request's tools (OpenAI takes at most 128 tools).
@@ -41,7 +43,25 @@ pub(crate) enum ValueKind {
 pub struct Tools {
     /// Tool name → parameter name → kind.
     tools: HashMap<String, HashMap<String, ValueKind>>,
+    /// Tool name → its parameter schema, compiled for validation (tools with a schema).
+    schemas: HashMap<String, ToolSchema>,
 }
+
+/// A tool's parameter schema as declared, and compiled once for streaming validation
+/// (shared by every parser: [`Arc`]).
+#[derive(Debug, Clone)]
+struct ToolSchema {
+    value: Value,
+    compiled: Arc<Compiled>,
+}
+
+impl PartialEq for ToolSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl Eq for ToolSchema {}
 
 /// Why a `tools` document could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +118,7 @@ impl Tools {
     /// The tools of the entries read, checked: each has a name, no name twice.
     fn from_entries(list: Vec<Entry>) -> Result<Self, ToolsError> {
         let mut tools: HashMap<String, HashMap<String, ValueKind>> = HashMap::new();
+        let mut schemas = HashMap::new();
         let mut first: HashMap<String, usize> = HashMap::new();
         for (i, entry) in list.into_iter().enumerate() {
             let entry = match entry.function {
@@ -114,9 +135,13 @@ impl Tools {
             }
             first.insert(name.clone(), i);
             let params = entry.schema.map(|s| s.params).unwrap_or_default();
+            if let Some(value) = entry.raw_schema {
+                let compiled = Arc::new(Compiled::new(&value));
+                schemas.insert(name.clone(), ToolSchema { value, compiled });
+            }
             tools.insert(name, params);
         }
-        Ok(Tools { tools })
+        Ok(Tools { tools, schemas })
     }
 
     /// Whether a tool of this name was declared.
@@ -127,6 +152,11 @@ impl Tools {
     /// The declared tool names.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
+    }
+
+    /// `tool`'s compiled parameter schema, if it declared one.
+    pub(crate) fn schema(&self, tool: &str) -> Option<Arc<Compiled>> {
+        self.schemas.get(tool).map(|s| Arc::clone(&s.compiled))
     }
 
     /// How a value of `tool`'s parameter `param` becomes JSON ([`ValueKind::Infer`] when
@@ -322,6 +352,8 @@ struct Entry {
     name: Option<String>,
     /// The first present of `"parameters"`, `"input_schema"`, `"parametersJsonSchema"`.
     schema: Option<Schema>,
+    /// The same schema, as declared.
+    raw_schema: Option<Value>,
 }
 
 impl Entry {
@@ -350,7 +382,7 @@ impl<'de> Visitor<'de> for EntryVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entry, A::Error> {
         let mut entry = Entry::default();
         // The schemas under each of the three keys, by precedence.
-        let mut schemas: [Option<Schema>; 3] = [None, None, None];
+        let mut schemas: [Option<(Schema, Value)>; 3] = [None, None, None];
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match &*key {
                 "function" if !self.nested => {
@@ -370,9 +402,12 @@ impl<'de> Visitor<'de> for EntryVisitor {
                         "input_schema" => 1,
                         _ => 2,
                     };
-                    let schema = map.next_value_seed(SchemaVisitor)?;
+                    let value: Value = map.next_value()?;
+                    let schema = SchemaVisitor
+                        .deserialize(&value)
+                        .map_err(de::Error::custom)?;
                     if let Some(slot) = schemas.get_mut(at) {
-                        *slot = Some(schema);
+                        *slot = Some((schema, value));
                     }
                 }
                 _ => {
@@ -380,7 +415,10 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 }
             }
         }
-        entry.schema = schemas.into_iter().flatten().next();
+        if let Some((schema, value)) = schemas.into_iter().flatten().next() {
+            entry.schema = Some(schema);
+            entry.raw_schema = Some(value);
+        }
         Ok(entry)
     }
 }

@@ -445,6 +445,7 @@ fn anthropic_overloaded_error_event() {
     assert_eq!(errs.len(), 1);
     match errs[0] {
         Event::Error {
+            path: _,
             kind,
             message,
             raw,
@@ -817,6 +818,7 @@ fn anthropic_stream_cut_after_a_call_without_message_stop_is_truncated_with_no_f
     assert!(!ev.iter().any(|e| matches!(e, Event::Finish { .. })));
     match ev.last() {
         Some(Event::Error {
+            path: _,
             kind: ErrorKind::Truncated,
             index: None,
             message,

@@ -418,6 +418,7 @@ fn throttling_exception_is_a_provider_error() {
     match errors(&got).as_slice() {
         [
             Event::Error {
+                path: _,
                 kind: ErrorKind::Provider,
                 message,
                 raw,

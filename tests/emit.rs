@@ -194,6 +194,7 @@ fn recoverable(events: &[Event]) -> Vec<Value> {
     let mut out = Vec::new();
     for e in events {
         if let Event::Error {
+            path: _,
             kind,
             message,
             index,

@@ -637,6 +637,7 @@ fn usage_maps_to_each_api() {
 #[test]
 fn recoverable_errors_do_not_end_the_stream() {
     let bad = Event::Error {
+        path: None,
         kind: ErrorKind::InvalidArguments,
         message: "bad".into(),
         index: Some(0),
@@ -715,6 +716,7 @@ fn an_error_that_ends_the_stream_is_the_apis_own_failure() {
             start(0, "a", "f"),
             args(0, "{\"q\":"),
             Event::Error {
+                path: None,
                 kind,
                 message: "Overloaded".into(),
                 index: None,

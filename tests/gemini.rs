@@ -508,6 +508,7 @@ fn google_ai_error_object_is_a_provider_error() {
         match errors(&ev).as_slice() {
             [
                 Event::Error {
+                    path: _,
                     kind: ErrorKind::Provider,
                     message,
                     raw,

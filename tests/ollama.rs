@@ -225,6 +225,7 @@ fn ollama_error_line_is_a_provider_error() {
     match errors(&ev).as_slice() {
         [
             Event::Error {
+                path: _,
                 kind: ErrorKind::Provider,
                 message,
                 raw,

@@ -396,6 +396,7 @@ fn groq_error_event_keeps_failed_generation() {
     assert_eq!(errs.len(), 1);
     match errs[0] {
         Event::Error {
+            path: _,
             kind,
             message,
             raw,
@@ -719,6 +720,7 @@ fn openai_stream_cut_before_its_finish_chunk_is_truncated_with_no_finish() {
     match errors(&ev).as_slice() {
         [
             Event::Error {
+                path: _,
                 kind: ErrorKind::Truncated,
                 index: None,
                 message,

@@ -583,6 +583,7 @@ fn error_event_is_a_provider_error_with_the_payload() {
     assert_eq!(errs.len(), 1);
     match errs[0] {
         Event::Error {
+            path: _,
             kind,
             message,
             raw,

@@ -121,6 +121,7 @@ fn errors_of(events: &[Event], kind: ErrorKind) -> Vec<(Option<usize>, String, S
         .iter()
         .filter_map(|e| match e {
             Event::Error {
+                path: _,
                 kind: k,
                 message,
                 index,

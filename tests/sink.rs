@@ -108,12 +108,14 @@ fn as_ref_round_trips_every_variant() {
             usage: None,
         },
         Event::Error {
+            path: None,
             kind: toolstream::ErrorKind::Truncated,
             message: "m".into(),
             index: Some(0),
             raw: "r".into(),
         },
         Event::Error {
+            path: None,
             kind: toolstream::ErrorKind::Provider,
             message: "m".into(),
             index: None,

@@ -38,6 +38,7 @@ fn errors_of(ev: &[Event], of: ErrorKind) -> Vec<(String, String)> {
     ev.iter()
         .filter_map(|e| match e {
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

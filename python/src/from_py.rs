@@ -142,7 +142,7 @@ fn child<T>(
 }
 
 /// Every error kind, for reading an event's `kind` back.
-const KINDS: [ErrorKind; 12] = [
+const KINDS: [ErrorKind; 14] = [
     ErrorKind::Provider,
     ErrorKind::InvalidJson,
     ErrorKind::UnexpectedPayload,
@@ -155,6 +155,8 @@ const KINDS: [ErrorKind; 12] = [
     ErrorKind::InvalidUtf8,
     ErrorKind::UndeclaredTool,
     ErrorKind::UnrecognizedInput,
+    ErrorKind::SchemaViolation,
+    ErrorKind::Repetition,
 ];
 
 const TYPES: &str = "text, reasoning, tool_call_start, tool_call_args, tool_call_field, \
@@ -333,6 +335,7 @@ pub(crate) fn event(obj: &Bound<'_, PyAny>) -> PyResult<Event> {
                 message: f.str("message")?,
                 index: f.optional_index("index")?,
                 raw: f.optional_str("raw")?.unwrap_or_default(),
+                path: f.optional_str("path")?,
             }
         }
         other => {

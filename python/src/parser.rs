@@ -158,7 +158,7 @@ impl PyParser {
         content_format=None, tool_names=None, calls_at_start_only=false, reasoning_tags=None,
         max_argument_bytes=None, max_calls=None, max_held_bytes=None, max_line_bytes=None,
         max_depth=None, reject_undeclared=true, id_prefix=None, unique_ids=false,
-        calls_in_reasoning=false,
+        calls_in_reasoning=false, max_repeats=None, validate=false,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -181,6 +181,8 @@ impl PyParser {
         id_prefix: Option<String>,
         unique_ids: bool,
         calls_in_reasoning: bool,
+        max_repeats: Option<Bound<'_, PyAny>>,
+        validate: bool,
     ) -> PyResult<Self> {
         let syntax = match (format, syntax.filter(|s| !s.is_none())) {
             (Some(_), Some(_)) => {
@@ -206,8 +208,9 @@ impl PyParser {
             .reasoning_open(reasoning_open)
             .field_events(field_events)
             .calls_at_start_only(calls_at_start_only)
-            .calls_in_reasoning(calls_in_reasoning);
-        let limits: [(&str, _, fn(ParserConfig, usize) -> ParserConfig); 5] = [
+            .calls_in_reasoning(calls_in_reasoning)
+            .validate_arguments(validate);
+        let limits: [(&str, _, fn(ParserConfig, usize) -> ParserConfig); 6] = [
             (
                 "max_argument_bytes",
                 max_argument_bytes,
@@ -225,6 +228,7 @@ impl PyParser {
                 ParserConfig::max_line_bytes,
             ),
             ("max_depth", max_depth, ParserConfig::max_depth),
+            ("max_repeats", max_repeats, ParserConfig::max_repeats),
         ];
         for (name, value, set) in limits {
             if let Some(v) = limit(name, value)? {

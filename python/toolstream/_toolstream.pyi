@@ -53,6 +53,8 @@ class Parser:
         max_held_bytes: Optional[int] = None,
         max_line_bytes: Optional[int] = None,
         max_depth: Optional[int] = None,
+        max_repeats: Optional[int] = None,
+        validate: bool = False,
         reject_undeclared: bool = True,
         id_prefix: Optional[str] = None,
         unique_ids: bool = False,

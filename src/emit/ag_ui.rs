@@ -371,6 +371,7 @@ impl AgUiEmitter {
                 self.result = Some(Value::Object(result));
             }
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,
@@ -628,6 +629,7 @@ mod tests {
         );
         ag.event(
             &Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: "cut".into(),
                 index: Some(0),
@@ -680,6 +682,7 @@ mod tests {
         let mut s = String::new();
         ag.event_sse(
             &Event::Error {
+                path: None,
                 kind: ErrorKind::InvalidJson,
                 message: "m".into(),
                 index: None,

@@ -220,6 +220,7 @@ impl AnthropicEmitter {
         }
         if let Some(index) = self.seq.current() {
             let cut = Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!("the events ended inside tool call {index}"),
                 index: Some(index),
@@ -439,6 +440,7 @@ impl AnthropicEmitter {
                 }
             }
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

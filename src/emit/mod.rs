@@ -401,6 +401,7 @@ mod tests {
     #[test]
     fn a_fatal_error_passes_at_once_and_drops_what_was_held() {
         let fatal = Event::Error {
+            path: None,
             kind: ErrorKind::Truncated,
             message: "cut".into(),
             index: Some(0),

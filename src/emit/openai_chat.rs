@@ -316,6 +316,7 @@ impl OpenAiChatEmitter {
                 }
             }
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,
@@ -700,6 +701,7 @@ mod tests {
 
     fn error(kind: ErrorKind, index: Option<usize>, raw: &str) -> Event {
         Event::Error {
+            path: None,
             kind,
             message: "bad \"x\"".into(),
             index,

@@ -271,6 +271,7 @@ impl OpenAiResponsesEmitter {
         }
         if let Some(index) = self.seq.current() {
             let cut = Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!("the events ended inside tool call {index}"),
                 index: Some(index),
@@ -563,6 +564,7 @@ impl OpenAiResponsesEmitter {
                 }
             }
             Event::Error {
+                path: _,
                 kind,
                 message,
                 index,

@@ -251,6 +251,7 @@ impl LlamaStack {
                     self.dropped_note()
                 );
                 sink.out.push(Event::Error {
+                    path: None,
                     kind: ErrorKind::InvalidArguments,
                     message,
                     index: None,
@@ -381,6 +382,7 @@ impl LlamaStack {
         self.mode = TextMode::Undecided;
         if self.in_call {
             sink.out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: format!(
                     "the stream ended before the server reported the tool call's outcome{}",

@@ -189,7 +189,7 @@ impl Sink<'_> {
         let m = &*self.meta;
         let recognised = m.id.is_some() || m.model.is_some() || m.created.is_some();
         if !watch.truncated && (self.started || recognised || watch.events > 0) {
-            self.out.push(Event::Error {
+            self.out.push(Event::Error { path: None,
                 kind: ErrorKind::Truncated,
                 message: format!(
                     "the stream ended without its terminal event ({missing}): the response is incomplete"
@@ -203,6 +203,7 @@ impl Sink<'_> {
     /// An error not tied to a call, carrying the payload.
     pub(crate) fn error(&mut self, kind: ErrorKind, message: String, raw: &[u8]) {
         self.out.push(Event::Error {
+            path: None,
             kind,
             message,
             index: None,

@@ -577,7 +577,7 @@ impl OpenAiResponses {
                     CallKind::Function => "arguments",
                     CallKind::Custom => "input",
                 };
-                sink.out.push(Event::Error {
+                sink.out.push(Event::Error { path: None,
                     kind: ErrorKind::UnexpectedPayload,
                     message: format!(
                         "the done {what} of tool call `{id}` differ from the {} bytes that streamed; the streamed {what} were kept (their ToolCallArgs events carry them)",

@@ -2,7 +2,7 @@
 //! that answers three APIs — OpenAI Chat Completions, Anthropic Messages and OpenAI
 //! Responses — and repairs, checks and polices every reply's tool calls as they stream.
 //!
-//! A thin adapter (hyper server, reqwest upstream, tokio) around [`Parser`](crate::Parser), the request
+//! A thin adapter (hyper server, reqwest upstream, tokio) around [`Parser`], the request
 //! translators of [`crate::translate`] and the emitters of [`crate::emit`]: all parsing
 //! happens in the sans-IO core, and the proxy's decisions (the policy) are sans-IO too.
 //!
@@ -10,7 +10,7 @@
 //!
 //! - `POST /v1/chat/completions`: the request body and headers (`Authorization` included;
 //!   hop-by-hop headers, `Host`, `Content-Length` and `Accept-Encoding` dropped) go to the
-//!   upstream unchanged. A 2xx `text/event-stream` reply is fed to a [`Parser`](crate::Parser) chunk by
+//!   upstream unchanged. A 2xx `text/event-stream` reply is fed to a [`Parser`] chunk by
 //!   chunk (the proxy's format, `openai-chat` by default, with
 //!   [`content_format`](ParserConfig::content_format) when set, so calls a server leaked
 //!   into `content` become `tool_calls`) and each upstream chunk's events are written to the

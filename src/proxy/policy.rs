@@ -3,10 +3,11 @@
 //!
 //! ```text
 //!   ToolCallStart ──declared, within parallel_tool_calls──▶ Pass (call counted, open)
-//!        │ otherwise
-//!        ▼
-//!   Refuse { kind, message } ──▶ ending(): a `truncated` error per open call,
-//!                                 the refusal's error, a finish
+//!        │ otherwise                       │ its arguments break the tool's schema or loop
+//!        ▼                                 ▼ (schema_violation / repetition error)
+//!   Refuse { kind, message } ◀─────────────┘
+//!        └──▶ ending(): a `truncated` error per other open call, the refusal's error,
+//!             a finish
 //! ```
 
 use crate::{ErrorKind, Event, FinishReason, Tools};
@@ -19,7 +20,7 @@ pub(super) enum Verdict {
     /// A call the request does not allow: write [`Policy::ending`] instead of it, cut the
     /// upstream and write nothing more.
     Refuse {
-        /// `undeclared_tool` or `limit_exceeded`.
+        /// `undeclared_tool`, `limit_exceeded`, `schema_violation` or `repetition`.
         kind: ErrorKind,
         /// Names the call and why it was refused.
         message: String,
@@ -33,6 +34,8 @@ fn reason(kind: ErrorKind) -> &'static str {
     match kind {
         ErrorKind::UndeclaredTool => "not among the request's tools",
         ErrorKind::LimitExceeded => "a second call while the request set parallel_tool_calls false",
+        ErrorKind::SchemaViolation => "its arguments break the tool's JSON Schema",
+        ErrorKind::Repetition => "its arguments repeat in a runaway loop",
         _ => "refused by the proxy's policy",
     }
 }
@@ -59,6 +62,8 @@ pub(super) struct Policy {
     allowed: usize,
     /// Open calls let through: index and argument text so far.
     open: Vec<(usize, String)>,
+    /// Names of the calls let through, by index.
+    names: Vec<String>,
 }
 
 impl Policy {
@@ -69,6 +74,7 @@ impl Policy {
             parallel,
             allowed: 0,
             open: Vec::new(),
+            names: Vec::new(),
         }
     }
 
@@ -101,11 +107,40 @@ impl Policy {
                 }
                 self.allowed += 1;
                 self.open.push((*index, String::new()));
+                if self.names.len() <= *index {
+                    self.names.resize(*index + 1, String::new());
+                }
+                if let Some(n) = self.names.get_mut(*index) {
+                    n.clone_from(name);
+                }
             }
             Event::ToolCallArgs { index, delta } => {
                 if let Some(c) = self.open.iter_mut().find(|(i, _)| i == index) {
                     c.1.push_str(delta);
                 }
+            }
+            // A call broke while it streamed (`--validate`, `--max-repeats`): refused, so the
+            // upstream is cut there and the agent told why.
+            Event::Error {
+                kind: kind @ (ErrorKind::SchemaViolation | ErrorKind::Repetition),
+                index: Some(index),
+                message,
+                path,
+                ..
+            } => {
+                self.open.retain(|(i, _)| i != index);
+                let name = self.names.get(*index).cloned().unwrap_or_default();
+                let at = path
+                    .as_deref()
+                    .map(|p| format!(" at \"{p}\""))
+                    .unwrap_or_default();
+                return Verdict::Refuse {
+                    kind: *kind,
+                    message: format!(
+                        "a call to \"{name}\" broke while its arguments streamed{at} ({message}): refused, and the upstream reply cut off there"
+                    ),
+                    name,
+                };
             }
             Event::ToolCallEnd { index, .. }
             | Event::Error {
@@ -129,6 +164,7 @@ impl Policy {
         let mut out: Vec<Event> = std::mem::take(&mut self.open)
             .into_iter()
             .map(|(index, raw)| Event::Error {
+                path: None,
                 kind: ErrorKind::Truncated,
                 message: "the call was still open when the proxy cut the upstream reply off".into(),
                 index: Some(index),
@@ -139,6 +175,7 @@ impl Policy {
             out.push(Event::Text { delta: text });
         }
         out.push(Event::Error {
+            path: None,
             kind,
             message,
             index: None,
@@ -283,6 +320,7 @@ mod tests {
         let mut p = Policy::new(tools(&["ls"]), true);
         p.check(&start(0, "ls"));
         p.check(&Event::Error {
+            path: None,
             kind: ErrorKind::InvalidArguments,
             message: "bad".into(),
             index: Some(0),
@@ -292,5 +330,70 @@ mod tests {
             panic!("rm passed");
         };
         assert_eq!(p.ending(kind, message, None).len(), 2);
+    }
+
+    #[test]
+    fn a_call_that_breaks_while_it_streams_is_refused() {
+        for kind in [ErrorKind::SchemaViolation, ErrorKind::Repetition] {
+            let mut p = Policy::new(tools(&["ls", "cat"]), true);
+            assert_eq!(p.check(&start(0, "ls")), Verdict::Pass);
+            assert_eq!(p.check(&args(0, "{\"a\":1")), Verdict::Pass);
+            assert_eq!(p.check(&start(1, "cat")), Verdict::Pass);
+            assert_eq!(p.check(&args(1, "{\"n\":\"k")), Verdict::Pass);
+            let broke = Event::Error {
+                kind,
+                message: "tool call 1: enum: the string is none of the allowed values".into(),
+                index: Some(1),
+                raw: "{\"n\":\"k".into(),
+                path: Some("/n".into()),
+            };
+            let Verdict::Refuse {
+                kind: k,
+                message,
+                name,
+            } = p.check(&broke)
+            else {
+                panic!("passed");
+            };
+            assert_eq!((k, name.as_str()), (kind, "cat"));
+            assert!(
+                message.contains("\"/n\"") && message.contains("enum"),
+                "{message}"
+            );
+            let text = refusal_text(&name, kind);
+            assert!(
+                text.starts_with("toolstream: call to cat refused: its arguments"),
+                "{text}"
+            );
+            let end = p.ending(k, message, Some(text));
+            // The other open call is cut off; the broken one is told by the refusal.
+            let truncated: Vec<_> = end
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Error {
+                        kind: ErrorKind::Truncated,
+                        index,
+                        ..
+                    } => *index,
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(truncated, [0]);
+            assert!(
+                end.iter()
+                    .any(|e| matches!(e, Event::Error { kind: x, index: None, .. } if *x == kind))
+            );
+        }
+        // Other errors of a call do not refuse it.
+        let mut p = Policy::new(tools(&["ls"]), true);
+        assert_eq!(p.check(&start(0, "ls")), Verdict::Pass);
+        let bad = Event::Error {
+            kind: ErrorKind::InvalidArguments,
+            message: String::new(),
+            index: Some(0),
+            raw: String::new(),
+            path: None,
+        };
+        assert_eq!(p.check(&bad), Verdict::Pass);
     }
 }

@@ -169,6 +169,7 @@ fn relaying<E: ClientEmitter>(
 /// The error of an upstream reply cut off (`message` says how).
 fn cut_reply(message: String) -> Event {
     Event::Error {
+        path: None,
         kind: ErrorKind::Truncated,
         message,
         index: None,
@@ -259,6 +260,7 @@ impl<E: ClientEmitter> Relay<E> {
     fn emit(&mut self, event: &Event, out: &mut String) {
         let short;
         let event = if let Event::Error {
+            path: _,
             kind,
             message,
             index: Some(index),
@@ -267,6 +269,7 @@ impl<E: ClientEmitter> Relay<E> {
             && raw.len() > RAW_ECHO_BYTES
         {
             short = Event::Error {
+                path: None,
                 kind: *kind,
                 message: format!(
                     "{message} (its {} bytes of text, already streamed, are not repeated here past the first {RAW_ECHO_BYTES})",

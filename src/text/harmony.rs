@@ -398,6 +398,7 @@ impl Harmony {
                 let kept = stray.trim_matches(is_ws);
                 if !kept.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
+                        path: None,
                         kind: ErrorKind::TrailingArguments,
                         message: format!("text after the arguments of a harmony tool call{note}"),
                         index: None,

@@ -244,6 +244,7 @@ fn gemma4_header_errors_carry_the_raw_call() {
     assert_eq!(
         errors(&ev),
         vec![&Event::Error {
+            path: None,
             kind: ErrorKind::MissingName,
             message: "a <|tool_call> without call:NAME{".into(),
             index: None,

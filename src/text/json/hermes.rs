@@ -214,7 +214,7 @@ mod tests {
         let text = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"0123456789abcdef\"}}</tool_call>";
         let ev = run_limited(text, limits, None);
         assert!(
-            matches!(ev.last(), Some(Event::Error { kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
+            matches!(ev.last(), Some(Event::Error { path: _, kind: ErrorKind::LimitExceeded, index: Some(0), raw, message })
                 if raw == "{\"a\": \"012345678" && message.ends_with("the first 16 bytes are kept, 9 dropped")),
             "{ev:?}"
         );

@@ -148,6 +148,7 @@ impl Broken {
                 let (raw, note) = raw.take();
                 if !raw.is_empty() || !note.is_empty() {
                     out.push(Event::Error {
+                        path: None,
                         kind: ErrorKind::TrailingArguments,
                         message: format!(
                             "text after a tool call's arguments had closed, inside the call{note}"

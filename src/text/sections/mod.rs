@@ -539,6 +539,7 @@ impl DeepSeek {
         let kept = stray.trim_matches(|c: char| is_ws(c) || c == '`');
         if !kept.is_empty() || !note.is_empty() {
             out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::TrailingArguments,
                 message: format!(
                     "text after the arguments of a {} tool call{note}",

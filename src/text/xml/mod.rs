@@ -1404,6 +1404,7 @@ impl XmlCalls {
         let kept = stray.trim_matches(is_ws);
         if !kept.is_empty() || !note.is_empty() {
             out.push(Event::Error {
+                path: None,
                 kind: ErrorKind::UnexpectedPayload,
                 message: format!(
                     "text outside the parameters of a {} call{note}",

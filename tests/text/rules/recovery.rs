@@ -1610,6 +1610,7 @@ fn the_expected_events_keep_the_contract() {
                     arguments,
                 },
                 Ev::Error(kind, index, raw) => Event::Error {
+                    path: None,
                     kind,
                     message: String::new(),
                     index,

@@ -1,0 +1,1189 @@
+//! Streaming JSON-Schema validation of a call's arguments
+//! ([`ParserConfig::validate_arguments`](crate::ParserConfig::validate_arguments)).
+//!
+//! A tool's `parameters` schema is compiled once ([`Compiled`], kept by [`Tools`] and
+//! shared by every parser made from it); each call gets a [`Validator`] that reads the
+//! argument text once, byte by byte, with its own small JSON state machine (a stack of
+//! open containers, each with its schema node), and reports the first byte after which
+//! no continuation of the text can be valid.
+//!
+//! Checked, and where:
+//!
+//! | keyword | reported at |
+//! |---|---|
+//! | `type` (a name or a list; `nullable: true`) | the value's first byte |
+//! | `type: integer` | the first non-zero digit of a fraction; with an exponent, the number's end |
+//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
+//! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote) |
+//! | `additionalProperties` (a schema), `items`, `prefixItems` (and `items` as a list) | nested values, checked as above |
+//! | `required` | the object's `}` |
+//! | `maxItems` (and `items: false` after `prefixItems`) / `minItems` | the first element past the bound / the array's `]` |
+//! | `maxLength` / `minLength` (characters) | the first character past the bound / the closing quote |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, and draft-4 booleans), `multipleOf` | the byte after the number |
+//! | `$ref` to `#/$defs/...` or `#/definitions/...` (recursion included) | as the target's keywords |
+//! | `true` / `false` schemas | a value for `false`: its first byte |
+//!
+//! Not checked (never an error): `anyOf`, `oneOf`, `allOf`, `not`, `if`/`then`/`else`,
+//! `pattern`, `patternProperties` (whose presence turns off `additionalProperties: false`),
+//! `propertyNames`, `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`,
+//! `contains`, `format`, `$ref` to anything but the schema's own definitions, a number
+//! with more than 64 bytes of text, and the siblings of a `$ref`. A top-level number is
+//! checked when the call's value closes.
+//!
+//! Cost: each argument byte is looked at once, O(1) work per byte besides matching a
+//! string against the enum members or declared names that still share its prefix (each
+//! candidate dropped for good at its first mismatch). State: one frame per open
+//! container (at most 256; deeper text is not checked), the current key and number text.
+//!
+//! [`Tools`]: crate::Tools
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+const NULL: u8 = 1;
+const BOOL: u8 = 2;
+const INT: u8 = 4;
+const NUM: u8 = 8;
+const STR: u8 = 16;
+const ARR: u8 = 32;
+const OBJ: u8 = 64;
+const ANY: u8 = 127;
+
+/// Most nodes one tool's schema compiles to (past it, the rest is not checked).
+const MAX_NODES: usize = 100_000;
+/// Deepest nesting checked.
+const MAX_FRAMES: usize = 256;
+/// Longest number text checked.
+const MAX_NUMBER: usize = 64;
+
+type Id = u32;
+
+/// A tool's compiled `parameters` schema.
+#[derive(Debug, Default)]
+pub(crate) struct Compiled {
+    nodes: Vec<Node>,
+    root: Option<Id>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+enum Additional {
+    #[default]
+    Any,
+    Forbidden,
+    Schema(Id),
+}
+
+#[derive(Debug)]
+struct Prop {
+    name: String,
+    schema: Option<Id>,
+    /// In `properties` (else only in `required`).
+    declared: bool,
+    required: bool,
+}
+
+#[derive(Debug)]
+struct Node {
+    types: u8,
+    enum_: Option<Vec<Value>>,
+    props: Vec<Prop>,
+    by_name: HashMap<String, usize>,
+    required: usize,
+    additional: Additional,
+    items: Option<Id>,
+    prefix: Vec<Option<Id>>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    min_len: Option<u64>,
+    max_len: Option<u64>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    ex_minimum: Option<f64>,
+    ex_maximum: Option<f64>,
+    multiple_of: Option<f64>,
+    /// The declared property names (indices into `props`), in byte order.
+    key_order: Vec<u32>,
+    /// The string members of `enum_` (indices), in byte order.
+    enum_order: Vec<u32>,
+}
+
+impl Node {
+    /// The `k`-th name in byte order of the declared keys (`key`) or string members.
+    fn name(&self, key: bool, k: u32) -> Option<&[u8]> {
+        if key {
+            let i = *self.key_order.get(k as usize)?;
+            self.props.get(i as usize).map(|p| p.name.as_bytes())
+        } else {
+            let i = *self.enum_order.get(k as usize)?;
+            self.enum_
+                .as_ref()?
+                .get(i as usize)?
+                .as_str()
+                .map(str::as_bytes)
+        }
+    }
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Node {
+            types: ANY,
+            enum_: None,
+            props: Vec::new(),
+            by_name: HashMap::new(),
+            required: 0,
+            additional: Additional::Any,
+            items: None,
+            prefix: Vec::new(),
+            min_items: None,
+            max_items: None,
+            min_len: None,
+            max_len: None,
+            minimum: None,
+            maximum: None,
+            ex_minimum: None,
+            ex_maximum: None,
+            multiple_of: None,
+            key_order: Vec::new(),
+            enum_order: Vec::new(),
+        }
+    }
+}
+
+impl Compiled {
+    /// Compiles a `parameters` schema.
+    pub(crate) fn new(schema: &Value) -> Self {
+        let mut c = Compiler {
+            root: schema,
+            nodes: Vec::new(),
+            refs: HashMap::new(),
+        };
+        let root = c.node(schema, 0);
+        Compiled {
+            nodes: c.nodes,
+            root,
+        }
+    }
+
+    fn get(&self, id: Option<Id>) -> Option<&Node> {
+        id.and_then(|i| self.nodes.get(i as usize))
+    }
+}
+
+struct Compiler<'a> {
+    root: &'a Value,
+    nodes: Vec<Node>,
+    refs: HashMap<String, Id>,
+}
+
+fn type_bits(name: &str) -> u8 {
+    match name.to_ascii_lowercase().as_str() {
+        "null" => NULL,
+        "boolean" => BOOL,
+        "integer" => INT,
+        "number" => NUM | INT,
+        "string" => STR,
+        "array" => ARR,
+        "object" => OBJ,
+        _ => ANY,
+    }
+}
+
+fn kind_of(v: &Value) -> u8 {
+    match v {
+        Value::Null => NULL,
+        Value::Bool(_) => BOOL,
+        Value::Number(_) => NUM,
+        Value::String(_) => STR,
+        Value::Array(_) => ARR,
+        Value::Object(_) => OBJ,
+    }
+}
+
+impl Compiler<'_> {
+    /// The node of schema `v` (`None`: anything goes).
+    fn node(&mut self, v: &Value, depth: usize) -> Option<Id> {
+        if depth > 64 || self.nodes.len() >= MAX_NODES {
+            return None;
+        }
+        let obj = match v {
+            Value::Bool(false) => {
+                let id = self.nodes.len() as Id;
+                self.nodes.push(Node {
+                    types: 0,
+                    ..Node::default()
+                });
+                return Some(id);
+            }
+            Value::Object(o) => o,
+            _ => return None,
+        };
+        if let Some(Value::String(r)) = obj.get("$ref") {
+            return self.reference(r, depth);
+        }
+        let id = self.nodes.len() as Id;
+        self.nodes.push(Node::default());
+        let n = self.build(obj, depth);
+        if let Some(slot) = self.nodes.get_mut(id as usize) {
+            *slot = n;
+        }
+        Some(id)
+    }
+
+    /// A `$ref` into the schema's own `$defs` / `definitions`.
+    fn reference(&mut self, r: &str, depth: usize) -> Option<Id> {
+        if let Some(id) = self.refs.get(r) {
+            return Some(*id);
+        }
+        let pointer = r.strip_prefix('#')?;
+        if !(pointer.starts_with("/$defs/") || pointer.starts_with("/definitions/")) {
+            return None;
+        }
+        let target = self.root.pointer(pointer)?;
+        // Reserve the node first: a recursive reference finds it.
+        let Value::Object(obj) = target else {
+            return self.node(target, depth + 1);
+        };
+        if obj.contains_key("$ref") {
+            return None;
+        }
+        let id = self.nodes.len() as Id;
+        self.nodes.push(Node::default());
+        self.refs.insert(r.to_owned(), id);
+        let n = self.build(obj, depth + 1);
+        if let Some(slot) = self.nodes.get_mut(id as usize) {
+            *slot = n;
+        }
+        Some(id)
+    }
+
+    fn build(&mut self, o: &serde_json::Map<String, Value>, depth: usize) -> Node {
+        let mut n = Node::default();
+        match o.get("type") {
+            Some(Value::String(t)) => n.types = type_bits(t),
+            Some(Value::Array(ts)) => {
+                let mut bits = 0;
+                for t in ts {
+                    bits |= t.as_str().map_or(ANY, type_bits);
+                }
+                n.types = if ts.is_empty() { ANY } else { bits };
+            }
+            _ => {}
+        }
+        if o.get("nullable") == Some(&Value::Bool(true)) {
+            n.types |= NULL;
+        }
+        if let Some(Value::Array(members)) = o.get("enum") {
+            n.enum_ = Some(members.clone());
+        }
+        if let Some(c) = o.get("const") {
+            n.enum_ = Some(vec![c.clone()]);
+        }
+        if let Some(Value::Object(props)) = o.get("properties") {
+            for (name, s) in props {
+                let schema = self.node(s, depth + 1);
+                n.by_name.insert(name.clone(), n.props.len());
+                n.props.push(Prop {
+                    name: name.clone(),
+                    schema,
+                    declared: true,
+                    required: false,
+                });
+            }
+        }
+        if let Some(Value::Array(req)) = o.get("required") {
+            for r in req.iter().filter_map(Value::as_str) {
+                match n.by_name.get(r) {
+                    Some(&i) => {
+                        if let Some(p) = n.props.get_mut(i) {
+                            p.required = true;
+                        }
+                    }
+                    None => {
+                        n.by_name.insert(r.to_owned(), n.props.len());
+                        n.props.push(Prop {
+                            name: r.to_owned(),
+                            schema: None,
+                            declared: false,
+                            required: true,
+                        });
+                    }
+                }
+            }
+            n.required = n.props.iter().filter(|p| p.required).count();
+        }
+        if !o.contains_key("patternProperties") {
+            match o.get("additionalProperties") {
+                Some(Value::Bool(false)) => n.additional = Additional::Forbidden,
+                Some(s @ Value::Object(_)) => {
+                    if let Some(id) = self.node(s, depth + 1) {
+                        n.additional = Additional::Schema(id);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let tuple = match (o.get("prefixItems"), o.get("items")) {
+            (Some(Value::Array(p)), _) => Some((p, o.get("items"))),
+            (None, Some(Value::Array(p))) => Some((p, o.get("additionalItems"))),
+            _ => None,
+        };
+        match tuple {
+            Some((p, rest)) => {
+                for s in p {
+                    let id = self.node(s, depth + 1);
+                    n.prefix.push(id);
+                }
+                match rest {
+                    Some(Value::Bool(false)) => n.max_items = Some(p.len() as u64),
+                    Some(s @ Value::Object(_)) => n.items = self.node(s, depth + 1),
+                    _ => {}
+                }
+            }
+            None => {
+                if let Some(s) = o.get("items") {
+                    n.items = self.node(s, depth + 1);
+                }
+            }
+        }
+        let uint = |k: &str| o.get(k).and_then(Value::as_u64);
+        n.min_items = uint("minItems");
+        n.max_items = match (n.max_items, uint("maxItems")) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        n.min_len = uint("minLength");
+        n.max_len = uint("maxLength");
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        n.minimum = num("minimum");
+        n.maximum = num("maximum");
+        // Draft 4: boolean exclusive bounds make `minimum` / `maximum` exclusive.
+        match o.get("exclusiveMinimum") {
+            Some(Value::Bool(true)) => n.ex_minimum = n.minimum.take(),
+            v => n.ex_minimum = v.and_then(Value::as_f64),
+        }
+        match o.get("exclusiveMaximum") {
+            Some(Value::Bool(true)) => n.ex_maximum = n.maximum.take(),
+            v => n.ex_maximum = v.and_then(Value::as_f64),
+        }
+        n.multiple_of = num("multipleOf").filter(|m| *m > 0.0);
+        let mut keys: Vec<u32> = (0..n.props.len() as u32)
+            .filter(|&i| n.props.get(i as usize).is_some_and(|p| p.declared))
+            .collect();
+        keys.sort_by(|&a, &b| {
+            let name = |i: u32| n.props.get(i as usize).map(|p| p.name.as_bytes());
+            name(a).cmp(&name(b))
+        });
+        n.key_order = keys;
+        if let Some(members) = &n.enum_ {
+            let mut strs: Vec<u32> = (0..members.len() as u32)
+                .filter(|&i| members.get(i as usize).is_some_and(Value::is_string))
+                .collect();
+            strs.sort_by(|&a, &b| {
+                let name = |i: u32| members.get(i as usize).and_then(Value::as_str);
+                name(a).cmp(&name(b))
+            });
+            n.enum_order = strs;
+        }
+        n
+    }
+}
+
+/// A violation: the byte of the delta, the message, the JSON Pointer.
+pub(crate) type Found = (usize, String, String);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lex {
+    /// A value starts here (whitespace first).
+    Value,
+    /// After `{`: a key or `}`.
+    KeyOrEnd,
+    /// After `,` in an object: a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// After `[`: a value or `]`.
+    ItemOrEnd,
+    /// After a value: `,`, `}` or `]` (whitespace first).
+    After,
+    /// In a string (a key or a value).
+    Str,
+    /// In a number.
+    Num,
+    /// In `true`, `false`, `null`.
+    Lit,
+    /// The top-level value closed.
+    Done,
+    /// Invalid text or too deep: nothing more is checked.
+    Dead,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Esc {
+    No,
+    /// After `\`.
+    Slash,
+    /// In `\uXXXX`: digits read, value so far.
+    U(u8, u32),
+}
+
+#[derive(Debug)]
+struct Frame {
+    node: Option<Id>,
+    array: bool,
+    /// Elements (arrays).
+    count: u64,
+    /// Properties seen (bit per property of the node).
+    seen: Vec<u64>,
+    /// Length of the container's own path.
+    path_len: usize,
+    /// The schema of the value after the current key.
+    child: Option<Id>,
+}
+
+/// One call's streaming validation.
+#[derive(Debug)]
+pub(crate) struct Validator {
+    schema: Arc<Compiled>,
+    lex: Lex,
+    frames: Vec<Frame>,
+    path: String,
+    /// The node of the value being read (string, number, literal).
+    node: Option<Id>,
+    /// The string is a key.
+    key: bool,
+    esc: Esc,
+    /// A high surrogate waiting for its low half.
+    high: Option<u32>,
+    /// Decoded key bytes.
+    key_text: Vec<u8>,
+    /// Characters of the string so far.
+    chars: u64,
+    /// Bytes of the string matched against the candidates.
+    matched: usize,
+    /// Enum members (string values) or declared names (keys) that share the prefix.
+    /// The range, in the node's byte order, of the names still sharing the prefix.
+    range: (u32, u32),
+    /// Whether candidates are being matched.
+    matching: bool,
+    num: String,
+    /// A fraction or exponent was seen; `exp`: an exponent.
+    frac: bool,
+    exp: bool,
+    /// The text of an object or array whose schema's `enum` / `const` holds containers:
+    /// the depth it opened at, its node and its text so far (compared at its close).
+    capture: Option<(usize, Option<Id>, Vec<u8>)>,
+}
+
+/// Longest container text compared against `enum` / `const` members (longer: not checked).
+const MAX_CAPTURE: usize = 64 * 1024;
+
+impl Validator {
+    pub(crate) fn new(schema: Arc<Compiled>) -> Self {
+        let node = schema.root;
+        Validator {
+            schema,
+            lex: Lex::Value,
+            frames: Vec::new(),
+            path: String::new(),
+            node,
+            key: false,
+            esc: Esc::No,
+            high: None,
+            key_text: Vec::new(),
+            chars: 0,
+            matched: 0,
+            range: (0, 0),
+            matching: false,
+            num: String::new(),
+            frac: false,
+            exp: false,
+            capture: None,
+        }
+    }
+
+    /// Feeds argument text; the first violation in it.
+    pub(crate) fn feed(&mut self, text: &[u8]) -> Option<Found> {
+        let schema = Arc::clone(&self.schema);
+        let mut i = 0;
+        while let Some(&b) = text.get(i) {
+            if matches!(self.lex, Lex::Dead | Lex::Done) {
+                return None;
+            }
+            // The common case: plain text of a string value not matched against members;
+            // skipped to its next quote or backslash, its characters counted in bulk.
+            if self.lex == Lex::Str
+                && self.esc == Esc::No
+                && !self.matching
+                && !self.key
+                && self.high.is_none()
+                && b != b'"'
+                && b != b'\\'
+            {
+                let rest = text.get(i..).unwrap_or_default();
+                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+                let seg = rest.get(..run).unwrap_or_default();
+                let chars = seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64;
+                let max = schema.get(self.node).and_then(|n| n.max_len);
+                if max.is_none_or(|m| self.chars + chars <= m) {
+                    self.chars += chars;
+                    if let Some((_, _, t)) = &mut self.capture {
+                        if t.len() + seg.len() <= MAX_CAPTURE {
+                            t.extend_from_slice(seg);
+                        } else {
+                            self.capture = None;
+                        }
+                    }
+                    i += run;
+                    continue;
+                }
+            }
+            if let Some((_, _, text)) = &mut self.capture {
+                if text.len() < MAX_CAPTURE {
+                    text.push(b);
+                } else {
+                    self.capture = None;
+                }
+            }
+            if let Err((message, path)) = self.step(&schema, b) {
+                self.lex = Lex::Dead;
+                return Some((i, message, path));
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The text ended with the value (a top-level number closes only here): its checks.
+    pub(crate) fn finish(&mut self) -> Option<(String, String)> {
+        if self.lex != Lex::Num {
+            return None;
+        }
+        let schema = Arc::clone(&self.schema);
+        self.lex = Lex::Done;
+        self.number_end(&schema).err()
+    }
+
+    fn step(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
+        match self.lex {
+            Lex::Str => return self.string_byte(s, b),
+            Lex::Num => {
+                if matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                    return self.number_byte(s, b);
+                }
+                self.number_end(s)?;
+                self.lex = Lex::After;
+            }
+            Lex::Lit => {
+                if b.is_ascii_lowercase() {
+                    return Ok(());
+                }
+                self.lex = Lex::After;
+            }
+            _ => {}
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            return Ok(());
+        }
+        match self.lex {
+            Lex::Value => self.value_start(s, b),
+            Lex::ItemOrEnd if b == b']' => self.close(s, b),
+            Lex::ItemOrEnd => self.value_start(s, b),
+            Lex::KeyOrEnd if b == b'}' => self.close(s, b),
+            Lex::KeyOrEnd | Lex::Key if b == b'"' => {
+                self.key_start(s);
+                Ok(())
+            }
+            Lex::Colon if b == b':' => {
+                self.lex = Lex::Value;
+                self.node = self.frames.last().and_then(|f| f.child);
+                Ok(())
+            }
+            Lex::After => match (b, self.frames.last().map(|f| f.array)) {
+                (b',', Some(true)) => {
+                    self.lex = Lex::Value;
+                    Ok(())
+                }
+                (b',', Some(false)) => {
+                    self.lex = Lex::Key;
+                    Ok(())
+                }
+                (b']', Some(true)) | (b'}', Some(false)) => self.close(s, b),
+                _ => {
+                    self.lex = Lex::Dead;
+                    Ok(())
+                }
+            },
+            _ => {
+                self.lex = Lex::Dead;
+                Ok(())
+            }
+        }
+    }
+
+    /// The first byte of a value: its type, an array's bound, enum by kind.
+    fn value_start(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
+        // An element of an array: its index, its schema, `maxItems`.
+        if let Some(f) = self.frames.last_mut()
+            && f.array
+        {
+            let idx = f.count;
+            f.count += 1;
+            let n = s.get(f.node);
+            self.path.truncate(f.path_len);
+            let base = f.path_len;
+            let _ = write!(self.path, "/{idx}");
+            self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
+                Some(p) => *p,
+                None => n.items,
+            });
+            if let Some(max) = n.and_then(|n| n.max_items)
+                && idx >= max
+            {
+                let base = self.path.get(..base).unwrap_or_default().to_owned();
+                return Err((format!("maxItems: more than {max} items"), base));
+            }
+        }
+        let kind = match b {
+            b'{' => OBJ,
+            b'[' => ARR,
+            b'"' => STR,
+            b't' | b'f' => BOOL,
+            b'n' => NULL,
+            b'-' | b'0'..=b'9' => INT | NUM,
+            _ => {
+                self.lex = Lex::Dead;
+                return Ok(());
+            }
+        };
+        let node = s.get(self.node);
+        if let Some(n) = node {
+            if n.types & kind == 0 {
+                return Err((
+                    format!("type: {} is not {}", kind_name(kind), types_name(n.types)),
+                    self.path.clone(),
+                ));
+            }
+            if let Some(members) = &n.enum_ {
+                let ok = members.iter().any(|m| match (m, b) {
+                    (Value::Bool(t), b't') => *t,
+                    (Value::Bool(t), b'f') => !*t,
+                    (m, _) if kind & (INT | NUM) != 0 => m.is_number(),
+                    (m, _) => kind_of(m) == kind,
+                });
+                if !ok {
+                    let what = if members.len() == 1 { "const" } else { "enum" };
+                    return Err((
+                        format!(
+                            "{what}: a {} is none of the allowed values",
+                            kind_name(kind)
+                        ),
+                        self.path.clone(),
+                    ));
+                }
+            }
+        }
+        match b {
+            b'{' | b'[' => {
+                if self.frames.len() >= MAX_FRAMES {
+                    self.lex = Lex::Dead;
+                    return Ok(());
+                }
+                let array = b == b'[';
+                if self.capture.is_none() && node.and_then(|n| n.enum_.as_ref()).is_some() {
+                    self.capture = Some((self.frames.len(), self.node, vec![b]));
+                }
+                let words = node.map_or(0, |n| n.props.len().div_ceil(64));
+                self.frames.push(Frame {
+                    node: self.node,
+                    array,
+                    count: 0,
+                    seen: vec![0; words],
+                    path_len: self.path.len(),
+                    child: None,
+                });
+                self.lex = if array { Lex::ItemOrEnd } else { Lex::KeyOrEnd };
+            }
+            b'"' => {
+                self.key = false;
+                let members = node
+                    .filter(|n| n.enum_.is_some())
+                    .map(|n| n.enum_order.len() as u32);
+                self.string_start(members);
+            }
+            b't' | b'f' | b'n' => self.lex = Lex::Lit,
+            _ => {
+                self.num.clear();
+                self.num.push(b as char);
+                self.frac = false;
+                self.exp = false;
+                self.lex = Lex::Num;
+            }
+        }
+        Ok(())
+    }
+
+    /// A string opens; `names`: how many names it must be a prefix of (none: unmatched).
+    fn string_start(&mut self, names: Option<u32>) {
+        self.lex = Lex::Str;
+        self.esc = Esc::No;
+        self.high = None;
+        self.chars = 0;
+        self.matched = 0;
+        self.matching = names.is_some();
+        self.range = (0, names.unwrap_or(0));
+    }
+
+    fn key_start(&mut self, s: &Compiled) {
+        self.key = true;
+        self.key_text.clear();
+        let f = self.frames.last();
+        let n = s.get(f.and_then(|f| f.node));
+        let names = n
+            .filter(|n| n.additional == Additional::Forbidden)
+            .map(|n| n.key_order.len() as u32);
+        self.string_start(names);
+    }
+
+    fn string_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
+        match self.esc {
+            Esc::No => match b {
+                b'"' => {
+                    if self.high.take().is_some() {
+                        self.decoded_char(s, char::REPLACEMENT_CHARACTER)?;
+                    }
+                    self.string_end(s)
+                }
+                b'\\' => {
+                    self.esc = Esc::Slash;
+                    Ok(())
+                }
+                _ => {
+                    if self.high.take().is_some() {
+                        self.decoded_char(s, char::REPLACEMENT_CHARACTER)?;
+                    }
+                    if b & 0xC0 != 0x80 {
+                        self.count_char(s)?;
+                    }
+                    self.decoded_byte(s, b)
+                }
+            },
+            Esc::Slash => {
+                self.esc = Esc::No;
+                let c = match b {
+                    b'n' => '\n',
+                    b't' => '\t',
+                    b'r' => '\r',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'u' => {
+                        self.esc = Esc::U(0, 0);
+                        return Ok(());
+                    }
+                    other => other as char,
+                };
+                if self.high.take().is_some() {
+                    self.decoded_char(s, char::REPLACEMENT_CHARACTER)?;
+                }
+                self.decoded_char(s, c)
+            }
+            Esc::U(n, acc) => {
+                let Some(d) = (b as char).to_digit(16) else {
+                    self.lex = Lex::Dead;
+                    return Ok(());
+                };
+                let acc = acc * 16 + d;
+                if n < 3 {
+                    self.esc = Esc::U(n + 1, acc);
+                    return Ok(());
+                }
+                self.esc = Esc::No;
+                match (self.high.take(), acc) {
+                    (None, 0xD800..=0xDBFF) => {
+                        self.high = Some(acc);
+                        Ok(())
+                    }
+                    (Some(h), 0xDC00..=0xDFFF) => {
+                        let c = 0x10000 + ((h - 0xD800) << 10) + (acc - 0xDC00);
+                        self.decoded_char(s, char::from_u32(c).unwrap_or('\u{FFFD}'))
+                    }
+                    (Some(_), _) => {
+                        self.decoded_char(s, char::REPLACEMENT_CHARACTER)?;
+                        if (0xD800..=0xDBFF).contains(&acc) {
+                            self.high = Some(acc);
+                            return Ok(());
+                        }
+                        self.decoded_char(s, char::from_u32(acc).unwrap_or('\u{FFFD}'))
+                    }
+                    (None, _) => self.decoded_char(s, char::from_u32(acc).unwrap_or('\u{FFFD}')),
+                }
+            }
+        }
+    }
+
+    fn decoded_char(&mut self, s: &Compiled, c: char) -> Result<(), (String, String)> {
+        self.count_char(s)?;
+        let mut buf = [0u8; 4];
+        for &b in c.encode_utf8(&mut buf).as_bytes() {
+            self.decoded_byte(s, b)?;
+        }
+        Ok(())
+    }
+
+    /// One more character of a string value: `maxLength`.
+    fn count_char(&mut self, s: &Compiled) -> Result<(), (String, String)> {
+        if self.key {
+            return Ok(());
+        }
+        self.chars += 1;
+        if let Some(max) = s.get(self.node).and_then(|n| n.max_len)
+            && self.chars > max
+        {
+            return Err((
+                format!("maxLength: longer than {max} characters"),
+                self.path.clone(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One more decoded byte of a string: the candidates sharing the prefix.
+    fn decoded_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
+        if self.key {
+            self.key_text.push(b);
+        }
+        if !self.matching {
+            return Ok(());
+        }
+        let at = self.matched;
+        self.matched += 1;
+        let key = self.key;
+        let node = if key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
+        };
+        let Some(n) = s.get(node) else {
+            self.matching = false;
+            return Ok(());
+        };
+        // The names in the range share the prefix and are in byte order: those whose next
+        // byte is `b` are a sub-range (a name that ends here sorts first).
+        let (lo, hi) = self.range;
+        let byte = |k: u32| n.name(key, k).and_then(|name| name.get(at).copied());
+        if hi == lo + 1 {
+            // One name left (the usual case after a byte or two): compare.
+            if byte(lo) == Some(b) {
+                return Ok(());
+            }
+            self.range = (lo, lo);
+            return Err(self.mismatch(s));
+        }
+        let first = partition(lo, hi, |k| byte(k) < Some(b));
+        let last = partition(first, hi, |k| byte(k) <= Some(b));
+        self.range = (first, last);
+        if first >= last {
+            return Err(self.mismatch(s));
+        }
+        Ok(())
+    }
+
+    fn mismatch(&self, s: &Compiled) -> (String, String) {
+        if self.key {
+            let key = String::from_utf8_lossy(&self.key_text);
+            (
+                format!("additionalProperties: no declared property is named {key:?}..."),
+                self.path_of_frame(),
+            )
+        } else {
+            let n = s
+                .get(self.node)
+                .and_then(|n| n.enum_.as_ref())
+                .map_or(0, Vec::len);
+            let what = if n == 1 { "const" } else { "enum" };
+            (
+                format!("{what}: the string is none of the allowed values"),
+                self.path.clone(),
+            )
+        }
+    }
+
+    fn path_of_frame(&self) -> String {
+        let len = self.frames.last().map_or(0, |f| f.path_len);
+        self.path.get(..len).unwrap_or_default().to_owned()
+    }
+
+    fn string_end(&mut self, s: &Compiled) -> Result<(), (String, String)> {
+        if self.matching {
+            let key = self.key;
+            let node = if key {
+                self.frames.last().and_then(|f| f.node)
+            } else {
+                self.node
+            };
+            // The name equal to the text, if any, is the first of the range (the shortest).
+            let (lo, hi) = self.range;
+            let whole = lo < hi
+                && s.get(node)
+                    .and_then(|n| n.name(key, lo))
+                    .is_some_and(|name| name.len() == self.matched);
+            if !whole {
+                return Err(self.mismatch(s));
+            }
+        }
+        if self.key {
+            let key = String::from_utf8_lossy(&self.key_text);
+            if let Some(f) = self.frames.last_mut() {
+                self.path.truncate(f.path_len);
+                self.path.push('/');
+                for c in key.chars() {
+                    match c {
+                        '~' => self.path.push_str("~0"),
+                        '/' => self.path.push_str("~1"),
+                        c => self.path.push(c),
+                    }
+                }
+                let n = s.get(f.node);
+                // Matched against the declared names: the first of the range is the key's.
+                let matched = (self.matching && self.range.0 < self.range.1)
+                    .then(|| n.and_then(|n| n.key_order.get(self.range.0 as usize)))
+                    .flatten()
+                    .map(|&i| i as usize);
+                let prop = n.and_then(|n| {
+                    matched
+                        .or_else(|| n.by_name.get(&*key).copied())
+                        .map(|i| (i, n.props.get(i)))
+                });
+                f.child = match prop {
+                    Some((i, Some(p))) => {
+                        if let Some(w) = f.seen.get_mut(i / 64) {
+                            *w |= 1 << (i % 64);
+                        }
+                        match (p.declared, n.map(|n| n.additional)) {
+                            (true, _) => p.schema,
+                            (false, Some(Additional::Schema(id))) => Some(id),
+                            _ => None,
+                        }
+                    }
+                    _ => match n.map(|n| n.additional) {
+                        Some(Additional::Schema(id)) => Some(id),
+                        _ => None,
+                    },
+                };
+            }
+            self.lex = Lex::Colon;
+            return Ok(());
+        }
+        if let Some(min) = s.get(self.node).and_then(|n| n.min_len)
+            && self.chars < min
+        {
+            return Err((
+                format!("minLength: shorter than {min} characters"),
+                self.path.clone(),
+            ));
+        }
+        self.lex = Lex::After;
+        Ok(())
+    }
+
+    fn number_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
+        if self.num.len() < MAX_NUMBER {
+            self.num.push(b as char);
+        } else {
+            self.num.push('x');
+            self.num.truncate(MAX_NUMBER + 1);
+        }
+        match b {
+            b'.' => self.frac = true,
+            b'e' | b'E' => self.exp = true,
+            b'1'..=b'9' if self.frac && !self.exp => {
+                if let Some(n) = s.get(self.node)
+                    && n.types & NUM == 0
+                    && n.types & INT != 0
+                {
+                    return Err((
+                        "type: a number with a fraction is not an integer".to_owned(),
+                        self.path.clone(),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A number closed (at the byte after it): the checks that need its value.
+    fn number_end(&mut self, s: &Compiled) -> Result<(), (String, String)> {
+        let Some(n) = s.get(self.node) else {
+            return Ok(());
+        };
+        if self.num.len() > MAX_NUMBER {
+            return Ok(());
+        }
+        let Ok(v) = self.num.parse::<f64>() else {
+            return Ok(());
+        };
+        let err = |m: String| Err((m, self.path.clone()));
+        if self.exp && n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
+            return err("type: the number is not an integer".to_owned());
+        }
+        if let Some(members) = &n.enum_
+            && !members.iter().any(|m| m.as_f64() == Some(v))
+        {
+            let what = if members.len() == 1 { "const" } else { "enum" };
+            return err(format!(
+                "{what}: {} is none of the allowed values",
+                self.num
+            ));
+        }
+        if let Some(m) = n.minimum
+            && v < m
+        {
+            return err(format!("minimum: {} is less than {m}", self.num));
+        }
+        if let Some(m) = n.maximum
+            && v > m
+        {
+            return err(format!("maximum: {} is more than {m}", self.num));
+        }
+        if let Some(m) = n.ex_minimum
+            && v <= m
+        {
+            return err(format!(
+                "exclusiveMinimum: {} is not more than {m}",
+                self.num
+            ));
+        }
+        if let Some(m) = n.ex_maximum
+            && v >= m
+        {
+            return err(format!(
+                "exclusiveMaximum: {} is not less than {m}",
+                self.num
+            ));
+        }
+        if let Some(m) = n.multiple_of {
+            let q = v / m;
+            if q.is_finite() && q.fract() != 0.0 {
+                return err(format!("multipleOf: {} is not a multiple of {m}", self.num));
+            }
+        }
+        Ok(())
+    }
+
+    /// `}` or `]`: `required`, `minItems`.
+    fn close(&mut self, s: &Compiled, _b: u8) -> Result<(), (String, String)> {
+        let Some(f) = self.frames.pop() else {
+            self.lex = Lex::Dead;
+            return Ok(());
+        };
+        self.path.truncate(f.path_len);
+        if let Some(n) = s.get(f.node) {
+            if f.array {
+                if let Some(min) = n.min_items
+                    && f.count < min
+                {
+                    return Err((
+                        format!("minItems: fewer than {min} items"),
+                        self.path.clone(),
+                    ));
+                }
+            } else if n.required > 0 {
+                let missing = n.props.iter().enumerate().find(|(i, p)| {
+                    p.required && f.seen.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) == 0)
+                });
+                if let Some((_, p)) = missing {
+                    return Err((
+                        format!("required: property {:?} is missing", p.name),
+                        self.path.clone(),
+                    ));
+                }
+            }
+        }
+        if self
+            .capture
+            .as_ref()
+            .is_some_and(|c| c.0 == self.frames.len())
+            && let Some((_, node, text)) = self.capture.take()
+            && let Some(members) = s.get(node).and_then(|n| n.enum_.as_ref())
+            && let Ok(v) = serde_json::from_slice::<Value>(&text)
+            && !members.iter().any(|m| json_eq(m, &v))
+        {
+            let what = if members.len() == 1 { "const" } else { "enum" };
+            return Err((
+                format!("{what}: the value is none of the allowed values"),
+                self.path.clone(),
+            ));
+        }
+        self.lex = if self.frames.is_empty() {
+            Lex::Done
+        } else {
+            Lex::After
+        };
+        Ok(())
+    }
+}
+
+/// JSON equality with numbers compared by value (`1` equals `1.0`).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The first `k` in `lo..hi` for which `before(k)` is false (`before` true on a prefix).
+fn partition(mut lo: u32, mut hi: u32, before: impl Fn(u32) -> bool) -> u32 {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        OBJ => "an object",
+        ARR => "an array",
+        STR => "a string",
+        BOOL => "a boolean",
+        NULL => "null",
+        _ => "a number",
+    }
+}
+
+fn types_name(types: u8) -> String {
+    let names: Vec<&str> = [
+        (NULL, "null"),
+        (BOOL, "boolean"),
+        (INT, "integer"),
+        (NUM, "number"),
+        (STR, "string"),
+        (ARR, "array"),
+        (OBJ, "object"),
+    ]
+    .iter()
+    .filter(|(bit, _)| types & bit != 0)
+    .filter(|(bit, _)| !(*bit == INT && types & NUM != 0))
+    .map(|(_, n)| *n)
+    .collect();
+    if names.is_empty() {
+        "allowed (the schema is false)".to_owned()
+    } else {
+        names.join(" or ")
+    }
+}
