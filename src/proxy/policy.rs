@@ -26,6 +26,9 @@ pub(super) enum Verdict {
         message: String,
         /// The refused tool's name.
         name: String,
+        /// What was wrong in the arguments, for the text the model reads (`""`: nothing
+        /// more than the kind says).
+        detail: String,
     },
 }
 
@@ -42,8 +45,12 @@ fn reason(kind: ErrorKind) -> &'static str {
 
 /// The assistant text that tells an agent (and its model) a call was refused:
 /// `toolstream: call to rm_rf refused: not among the request's tools`.
-pub(super) fn refusal_text(name: &str, kind: ErrorKind) -> String {
-    format!("toolstream: call to {name} refused: {}", reason(kind))
+pub(super) fn refusal_text(name: &str, kind: ErrorKind, detail: &str) -> String {
+    let sep = if detail.is_empty() { "" } else { ": " };
+    format!(
+        "toolstream: call to {name} refused: {}{sep}{detail}",
+        reason(kind)
+    )
 }
 
 /// The machine-readable error's message for a refused call of a whole reply.
@@ -94,6 +101,7 @@ impl Policy {
                             "a call to \"{name}\" (id {id}), which the request did not declare: refused, and the upstream reply cut off there"
                         ),
                         name: name.clone(),
+                        detail: String::new(),
                     };
                 }
                 if !self.parallel && self.allowed >= 1 {
@@ -103,6 +111,7 @@ impl Policy {
                             "a second call (\"{name}\", id {id}) while the request set parallel_tool_calls false: refused, and the upstream reply cut off there"
                         ),
                         name: name.clone(),
+                        detail: String::new(),
                     };
                 }
                 self.allowed += 1;
@@ -134,12 +143,19 @@ impl Policy {
                     .as_deref()
                     .map(|p| format!(" at \"{p}\""))
                     .unwrap_or_default();
+                // The model reads the keyword and the place, so it can correct the call.
+                let what = message
+                    .strip_prefix("tool call ")
+                    .and_then(|m| m.split_once(": "))
+                    .map_or(message.as_str(), |(_, m)| m);
+                let detail = format!("{what}{at}");
                 return Verdict::Refuse {
                     kind: *kind,
                     message: format!(
                         "a call to \"{name}\" broke while its arguments streamed{at} ({message}): refused, and the upstream reply cut off there"
                     ),
                     name,
+                    detail,
                 };
             }
             Event::ToolCallEnd { index, .. }
@@ -232,6 +248,7 @@ mod tests {
             kind,
             message,
             name,
+            ..
         } = p.check(&start(1, "rm_rf"))
         else {
             panic!("rm_rf passed");
@@ -241,7 +258,7 @@ mod tests {
         assert!(message.contains("\"rm_rf\" (id call_1)"), "{message}");
         // The open call is reported cut with its text, then the refusal told as text, its
         // error, then a finish saying a call went out.
-        let text = refusal_text(&name, kind);
+        let text = refusal_text(&name, kind, "");
         assert_eq!(
             text,
             "toolstream: call to rm_rf refused: not among the request's tools"
@@ -351,6 +368,7 @@ mod tests {
                 kind: k,
                 message,
                 name,
+                detail,
             } = p.check(&broke)
             else {
                 panic!("passed");
@@ -360,9 +378,15 @@ mod tests {
                 message.contains("\"/n\"") && message.contains("enum"),
                 "{message}"
             );
-            let text = refusal_text(&name, kind);
+            // The model reads what was wrong and where.
+            assert_eq!(
+                detail,
+                "enum: the string is none of the allowed values at \"/n\""
+            );
+            let text = refusal_text(&name, kind, &detail);
             assert!(
-                text.starts_with("toolstream: call to cat refused: its arguments"),
+                text.starts_with("toolstream: call to cat refused: its arguments")
+                    && text.ends_with("enum: the string is none of the allowed values at \"/n\""),
                 "{text}"
             );
             let end = p.ending(k, message, Some(text));

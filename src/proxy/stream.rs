@@ -302,6 +302,7 @@ impl<E: ClientEmitter> Relay<E> {
                 kind,
                 message,
                 name,
+                detail,
             } = self.policy.check(&event)
             {
                 self.outcome("refused");
@@ -309,7 +310,7 @@ impl<E: ClientEmitter> Relay<E> {
                 let text = (self.on_refused == OnRefused::Text).then(|| {
                     // On a line of its own after the model's text.
                     let sep = if self.mid_line { "\n" } else { "" };
-                    format!("{sep}{}", refusal_text(&name, kind))
+                    format!("{sep}{}", refusal_text(&name, kind, &detail))
                 });
                 for e in self.policy.ending(kind, message, text) {
                     self.emit(&e, out);

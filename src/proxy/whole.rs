@@ -223,7 +223,7 @@ pub(super) fn fix_choice(choice: &mut Value, fix: &Fix<'_>) {
 fn refusal_line(fix: &Fix<'_>, name: &str, kind: ErrorKind) -> String {
     match fix.on_refused {
         OnRefused::Error => String::new(),
-        _ => format!("{}\n", refusal_text(name, kind)),
+        _ => format!("{}\n", refusal_text(name, kind, "")),
     }
 }
 
