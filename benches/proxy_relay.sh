@@ -1,8 +1,9 @@
 #!/bin/sh
 # The proxy's CPU per relayed chunk, chunks apart (issue 29 item 5): phase 4 of
 # examples/proxy_load.rs, RUNS times (default 3), each run measuring the fake upstream
-# alone (`direct`), the pass-through route and the parsed route in turn, with the load
-# average before each run (the figures are only as quiet as the machine).
+# alone (`direct`), the pass-through route, the parsed route (Chat) and the Messages and
+# Responses fronts (`messages`, `responses`) in turn, with the load average before each run
+# (the figures are only as quiet as the machine).
 #
 #   benches/proxy_relay.sh [RUNS [S:M:GAP [LIVE]]]
 #

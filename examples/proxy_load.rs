@@ -3,13 +3,19 @@
 //! ```sh
 //! cargo build --release --bin toolstream --example proxy_load
 //! target/release/examples/proxy_load target/release/toolstream [STREAMS [ROUNDS [LIVE]]] \
-//!     [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]
+//!     [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...] [--upstream-port PORT] \
+//!     [--litellm PID@BASE]
 //! ```
 //!
 //! `--only` runs the named phases only (`held`, `latency`, `throughput`, `apart`; default:
 //! all four); `--apart S:M:GAP` sets phase 4's streams, chunks per stream and gap in ms
 //! (default `200:200:5`); `--routes ROUTE,...` runs phase 4 on the named routes only
-//! (`direct`, `pass-through`, `parsed`). `benches/proxy_relay.sh` runs phase 4 alone, several times.
+//! (`direct`, `pass-through`, `parsed`, `messages`, `responses`, `litellm`; default: all).
+//! `benches/proxy_relay.sh` runs phase 4 alone, several times. `--upstream-port PORT` binds
+//! the fake upstream to that port (default: any), so that another proxy can be pointed at
+//! it before the run; `--litellm PID@BASE` adds the route `litellm` to phase 4: Anthropic
+//! Messages requests to `BASE/messages` (e.g. `http://127.0.0.1:4000/v1`) of another proxy
+//! (LiteLLM's) in front of the same fake upstream, whose CPU (process PID) is measured.
 //!
 //! LIVE says what `/live` does meanwhile: `closed` (the default: the proxy records every
 //! stream, nobody watches), `open` (a watcher reads `/live/events` from the start to the end
@@ -34,10 +40,14 @@
 //!
 //! 4. **CPU per chunk, chunks apart** (issue 29): S streams × M chunks, GAP ms apart (as a
 //!    model streams tokens: each chunk arrives alone, so each costs the proxy a wake-up),
-//!    the streams' starts spread over one gap. Three times: straight to the fake upstream
+//!    the streams' starts spread over one gap. Once per route: straight to the fake upstream
 //!    (`direct`: no proxy; the baseline of the latencies, and the proxy's idle CPU), through
-//!    the pass-through route (`/v1/completions`, the same bytes unparsed) and through the
-//!    parsed route (`/v1/chat/completions`). For each: the proxy's CPU time (its threads'
+//!    the pass-through route (`/v1/completions`, the same bytes unparsed), through the
+//!    parsed route (`/v1/chat/completions`) and through the two translated fronts:
+//!    `messages` (Anthropic Messages, `POST /v1/messages` with `x-api-key`) and `responses`
+//!    (OpenAI Responses, `POST /v1/responses`), which the proxy sends the upstream as Chat
+//!    requests (the `model` carrying the plan) and re-emits as their APIs' events (the
+//!    stamps read from the `text_delta` / `response.output_text.delta` events). For each: the proxy's CPU time (its threads'
 //!    `/proc/PID/task/*/schedstat`, in ns; `/proc/PID/stat`'s user + system, in 10 ms
 //!    ticks, beside it) and its threads' context switches
 //!    (`/proc/PID/task/*/status`, voluntary + involuntary) per chunk relayed, and the
@@ -101,8 +111,8 @@ struct Upstream {
     epoch: Instant,
 }
 
-async fn upstream() -> Upstream {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+async fn upstream(port: u16) -> Upstream {
+    let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (release, rx) = watch::channel(false);
     let written = Arc::new(AtomicU64::new(0));
@@ -256,32 +266,87 @@ fn user_system(pid: u32) -> (f64, f64) {
 }
 
 fn request(model: &str) -> String {
-    json!({"model": model, "stream": true, "messages": [{"role": "user", "content": "hi"}]})
-        .to_string()
+    Api::Chat.request(model)
 }
 
-/// Latencies (µs) of the stamped chunks of one timed stream.
-async fn timed(client: reqwest::Client, url: String, model: String, epoch: Instant) -> Vec<u64> {
+/// The API a client speaks to the proxy: its request, and the streamed events whose text
+/// carries the upstream's stamps (the Responses API repeats the whole text in its `…done`
+/// and `response.completed` events, which must not count again).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Api {
+    /// OpenAI Chat Completions (and the pass-through's same bytes): every `data:` line is
+    /// a chunk.
+    Chat,
+    /// Anthropic Messages: the `text_delta`s.
+    Messages,
+    /// OpenAI Responses: the `response.output_text.delta`s.
+    Responses,
+}
+
+impl Api {
+    fn request(self, model: &str) -> String {
+        match self {
+            Api::Chat => json!({"model": model, "stream": true,
+                "messages": [{"role": "user", "content": "hi"}]}),
+            Api::Messages => json!({"model": model, "max_tokens": 1024, "stream": true,
+                "messages": [{"role": "user", "content": "hi"}]}),
+            Api::Responses => json!({"model": model, "stream": true, "input": "hi"}),
+        }
+        .to_string()
+    }
+
+    /// Whether a `data:` line carries a chunk's text.
+    fn carries(self, line: &str) -> bool {
+        match self {
+            Api::Chat => true,
+            Api::Messages => line.contains("\"text_delta\""),
+            Api::Responses => line.contains("\"response.output_text.delta\""),
+        }
+    }
+}
+
+/// Latencies (µs) of the stamped chunks of one timed stream, sent as `api`'s request.
+async fn timed(
+    client: reqwest::Client,
+    url: String,
+    api: Api,
+    model: String,
+    epoch: Instant,
+) -> Vec<u64> {
     let mut response = client
         .post(url)
         .header("content-type", "application/json")
-        .body(request(&model))
+        .header("x-api-key", "load")
+        .header("anthropic-version", "2023-06-01")
+        .body(api.request(&model))
         .send()
         .await
         .unwrap();
+    assert_eq!(response.status(), 200, "{model}");
     let mut out = Vec::new();
     let mut pending = String::new();
     while let Some(bytes) = response.chunk().await.unwrap() {
         let now = epoch.elapsed().as_nanos();
         pending.push_str(std::str::from_utf8(&bytes).unwrap());
-        while let Some(i) = pending.find("t=") {
-            let Some(j) = pending[i..].find(';') else {
-                break;
-            };
-            let stamp: u128 = pending[i + 2..i + j].parse().unwrap();
-            out.push(((now - stamp) / 1000) as u64);
-            pending.drain(..i + j + 1);
+        // Whole lines only; a `data:` line of text carries its chunks' stamps `t=NS;`.
+        let Some(end) = pending.rfind('\n') else {
+            continue;
+        };
+        for line in pending[..end].lines() {
+            if !line.starts_with("data:") || !api.carries(line) {
+                continue;
+            }
+            let mut rest = line;
+            while let Some(i) = rest.find("t=") {
+                let Some(j) = rest[i..].find(';') else {
+                    break;
+                };
+                let stamp: u128 = rest[i + 2..i + j].parse().unwrap();
+                out.push(((now - stamp) / 1000) as u64);
+                rest = &rest[i + j + 1..];
+            }
         }
+        pending.drain(..=end);
     }
     out
 }
@@ -347,7 +412,16 @@ async fn held_round(
 async fn main() {
     let mut phases = vec!["held", "latency", "throughput", "apart"];
     let mut apart = (200usize, 200usize, 5u64);
-    let mut routes = vec!["direct", "pass-through", "parsed"];
+    let mut routes = vec![
+        "direct",
+        "pass-through",
+        "parsed",
+        "messages",
+        "responses",
+        "litellm",
+    ];
+    let mut upstream_port = 0u16;
+    let mut litellm: Option<(u32, String)> = None;
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -365,6 +439,14 @@ async fn main() {
                     f[2].parse().unwrap(),
                 );
             }
+            "--upstream-port" => {
+                upstream_port = args.next().expect("--upstream-port PORT").parse().unwrap();
+            }
+            "--litellm" => {
+                let v = args.next().expect("--litellm PID@BASE");
+                let (other, other_base) = v.split_once('@').expect("--litellm PID@BASE");
+                litellm = Some((other.parse().unwrap(), other_base.to_owned()));
+            }
             "--routes" => {
                 let only = args.next().expect("--routes ROUTE,...");
                 routes.retain(|r| only.split(',').any(|o| o == *r));
@@ -375,7 +457,7 @@ async fn main() {
     let mut args = positional.into_iter();
     let bin = args
         .next()
-        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS [ROUNDS [LIVE]]] [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...]");
+        .expect("usage: proxy_load PATH/TO/toolstream [STREAMS [ROUNDS [LIVE]]] [--only PHASE,...] [--apart S:M:GAP] [--routes ROUTE,...] [--upstream-port PORT] [--litellm PID@BASE]");
     let streams: usize = args.next().map_or(1000, |s| s.parse().unwrap());
     let rounds: usize = args.next().map_or(3, |s| s.parse().unwrap());
     let live = args.next().unwrap_or_else(|| "closed".into());
@@ -383,7 +465,7 @@ async fn main() {
         matches!(live.as_str(), "closed" | "open" | "off"),
         "LIVE: closed, open or off"
     );
-    let up = upstream().await;
+    let up = upstream(upstream_port).await;
     let mut child = Command::new(&bin)
         .args(["proxy", "--listen", "127.0.0.1:0", "--content", "hermes"])
         .args(["--live-recent", if live == "off" { "0" } else { "32" }])
@@ -456,6 +538,7 @@ async fn main() {
             tasks.push(tokio::spawn(timed(
                 client.clone(),
                 format!("{base}/{route}"),
+                Api::Chat,
                 "timed:200:5".into(),
                 up.epoch,
             )));
@@ -482,15 +565,38 @@ async fn main() {
     if phases.contains(&"apart") {
         let (s, m, gap) = apart;
         let direct = format!("http://{}/v1", up.addr);
-        for (url, name) in [
-            (format!("{direct}/chat/completions"), "direct"),
-            (format!("{base}/completions"), "pass-through"),
-            (format!("{base}/chat/completions"), "parsed"),
-        ]
-        .into_iter()
-        .filter(|(_, name)| routes.contains(name))
-        {
-            chunks_apart(&client, &url, name, (s, m, gap), &up, pid).await;
+        let mut all = vec![
+            (
+                format!("{direct}/chat/completions"),
+                "direct",
+                Api::Chat,
+                pid,
+            ),
+            (
+                format!("{base}/completions"),
+                "pass-through",
+                Api::Chat,
+                pid,
+            ),
+            (format!("{base}/chat/completions"), "parsed", Api::Chat, pid),
+            (format!("{base}/messages"), "messages", Api::Messages, pid),
+            (
+                format!("{base}/responses"),
+                "responses",
+                Api::Responses,
+                pid,
+            ),
+        ];
+        if let Some((other, other_base)) = &litellm {
+            all.push((
+                format!("{other_base}/messages"),
+                "litellm",
+                Api::Messages,
+                *other,
+            ));
+        }
+        for (url, name, api, pid) in all.into_iter().filter(|r| routes.contains(&r.1)) {
+            chunks_apart(&client, &url, name, api, (s, m, gap), &up, pid).await;
         }
     }
 
@@ -513,6 +619,7 @@ async fn chunks_apart(
     client: &reqwest::Client,
     url: &str,
     name: &str,
+    api: Api,
     (s, m, gap): (usize, usize, u64),
     up: &Upstream,
     pid: u32,
@@ -531,7 +638,7 @@ async fn chunks_apart(
         let delay = Duration::from_micros(gap * 1000 * i as u64 / s as u64);
         tasks.push(tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            timed(client, url, format!("timed:{m}:{gap}"), epoch).await
+            timed(client, url, api, format!("timed:{m}:{gap}"), epoch).await
         }));
     }
     let mut all = Vec::new();
