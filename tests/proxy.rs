@@ -2027,3 +2027,49 @@ async fn over_limit_arguments_are_not_sent_twice() {
     assert!(longest < 16_384, "an SSE line of {longest} bytes");
     assert!(body.len() < 150_000, "{} bytes sent", body.len());
 }
+
+/// With `--validate` a call whose arguments break the tool's schema is refused the moment
+/// they do: the upstream is cut there and the model is told what was wrong and where.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_breaking_its_schema_cuts_the_upstream_and_says_why() {
+    let tools = json!([{"type": "function", "function": {"name": "set_mode", "parameters": {
+        "type": "object", "properties": {"mode": {"enum": ["fast", "safe"]}}}}}]);
+    let mut text = String::from(
+        "<tool_call>\n{\"name\": \"set_mode\", \"arguments\": {\"mode\": \"reckless\"}}\n</tool_call>",
+    );
+    text.push_str(&" and much more".repeat(200));
+    let steps = leaked_stream(&text, 6, 10);
+    let upstream = Upstream::start(Arc::new(move |_| (SSE_HEAD.to_owned(), steps.clone()))).await;
+    let parser = toolstream::ParserConfig::new()
+        .id_prefix(toolstream::IdPrefix::Unique)
+        .validate_arguments(true);
+    let config = ProxyConfig::new(upstream.url())
+        .content_format(Format::Hermes)
+        .parser_config(parser);
+    let addr = start_proxy(config).await;
+    let body = post(
+        addr,
+        &json!({"model": "m", "stream": true, "messages": [], "tools": tools}),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let seen = upstream.seen(1).await;
+    assert!(
+        seen[0].closed_early,
+        "the upstream was not cut: {:?}",
+        seen[0]
+    );
+    assert!(body.contains("schema_violation"), "{body}");
+    let content = sse_content(&body);
+    assert!(
+        content.contains(
+            "toolstream: call to set_mode refused: its arguments break the tool's JSON Schema"
+        ) && content.contains("enum")
+            && content.contains("/mode"),
+        "{content}"
+    );
+    assert!(!body.contains("much more"), "{body}");
+    assert!(body.trim_end().ends_with("data: [DONE]"), "{body}");
+}
