@@ -165,7 +165,6 @@ pub(crate) fn channel_response(
 /// A whole response of a page or one of its assets (`kind`: its `Content-Type`), as both
 /// servers send the live page: never cached, not sniffed, under the content security
 /// policy `csp`.
-#[cfg(feature = "cli")]
 pub(crate) fn page_response(
     status: StatusCode,
     kind: &'static str,
@@ -189,7 +188,6 @@ pub(crate) fn page_response(
 }
 
 /// The headers of a page's event feed: `text/event-stream`, never cached.
-#[cfg(feature = "cli")]
 pub(crate) fn event_stream_headers() -> HeaderMap {
     let mut headers = HeaderMap::new();
     headers.insert(

@@ -12,7 +12,10 @@ use super::upstream::{forward_headers, pass_through, read_error_body};
 use super::whole::fix_whole;
 use super::{Content, ProxyConfig, State, UpstreamToolChoice, live};
 use super::{LIVE_CSP, LIVE_CSS, LIVE_HTML, LIVE_JS};
-use crate::http::{Body, chain, channel_response, error_response, full, host_allowed};
+use crate::http::{
+    Body, chain, channel_response, error_response, event_stream_headers, full, host_allowed,
+    page_response,
+};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -571,21 +574,10 @@ pub(super) fn live_route(
         "/live/events" => return live_feed(live, config),
         _ => ("text/html; charset=utf-8", LIVE_HTML),
     };
-    let mut response = Response::new(full(body));
-    let h = response.headers_mut();
+    let mut response = page_response(StatusCode::OK, kind, body, LIVE_CSP);
     if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        h.insert(header::SET_COOKIE, cookie);
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
     }
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(LIVE_CSP),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
     response
 }
 
@@ -617,13 +609,7 @@ fn same_secret(a: &str, b: &str) -> bool {
 /// from now on, until the watcher leaves (or falls [`live::BACKLOG`] batches behind: then
 /// an `event: lagged` message and the end; the page connects again).
 pub(super) fn live_feed(live: &Arc<live::Live>, config: &ProxyConfig) -> Response<Body> {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    let (response, tx) = channel_response(StatusCode::OK, headers);
+    let (response, tx) = channel_response(StatusCode::OK, event_stream_headers());
     let meta = json!({
         "mode": "live",
         "format": config.format.name(),
