@@ -53,6 +53,19 @@ pub(super) fn refusal_text(name: &str, kind: ErrorKind, detail: &str) -> String 
     )
 }
 
+/// What was wrong in a call that broke while it streamed, for the model: the parser's
+/// message without its `tool call N: ` lead, and the JSON Pointer of the value.
+pub(super) fn broke_detail(message: &str, path: Option<&str>) -> String {
+    let what = message
+        .strip_prefix("tool call ")
+        .and_then(|m| m.split_once(": "))
+        .map_or(message, |(_, m)| m);
+    match path {
+        Some(p) => format!("{what} at \"{p}\""),
+        None => what.to_owned(),
+    }
+}
+
 /// The machine-readable error's message for a refused call of a whole reply.
 pub(super) fn refusal_message(name: &str, kind: ErrorKind) -> String {
     format!("a call to \"{name}\": refused ({})", reason(kind))
@@ -144,11 +157,7 @@ impl Policy {
                     .map(|p| format!(" at \"{p}\""))
                     .unwrap_or_default();
                 // The model reads the keyword and the place, so it can correct the call.
-                let what = message
-                    .strip_prefix("tool call ")
-                    .and_then(|m| m.split_once(": "))
-                    .map_or(message.as_str(), |(_, m)| m);
-                let detail = format!("{what}{at}");
+                let detail = broke_detail(message, path.as_deref());
                 return Verdict::Refuse {
                     kind: *kind,
                     message: format!(

@@ -1,7 +1,7 @@
 //! Non-streamed replies: a whole JSON chat reply read, each choice's message rebuilt from
 //! its content.
 
-use super::policy::{refusal_message, refusal_text};
+use super::policy::{broke_detail, refusal_message, refusal_text};
 use super::request::RequestInfo;
 use super::upstream::reply_headers;
 use super::{Content, OnRefused, State};
@@ -150,7 +150,9 @@ pub(super) fn fix_choice(choice: &mut Value, fix: &Fix<'_>) {
         for (kind, error_message, raw, refused) in scanned.errors {
             match refused {
                 // A refused call's markup does not stay in the text.
-                Some(name) => refusals.push_str(&refusal_line(fix, &name, kind)),
+                Some((name, detail)) => {
+                    refusals.push_str(&refusal_line(fix, &name, kind, &detail));
+                }
                 // The model's own text of a call that failed stays where it was.
                 None => content.push_str(&raw),
             }
@@ -177,7 +179,7 @@ pub(super) fn fix_choice(choice: &mut Value, fix: &Fix<'_>) {
         };
         match refusal {
             Some(kind) => {
-                refusals.push_str(&refusal_line(fix, &name, kind));
+                refusals.push_str(&refusal_line(fix, &name, kind, ""));
                 errors
                     .push(json!({"type": kind.as_str(), "message": refusal_message(&name, kind)}));
             }
@@ -220,10 +222,10 @@ pub(super) fn fix_choice(choice: &mut Value, fix: &Fix<'_>) {
 }
 
 /// The line a refusal adds to the text ([`OnRefused::Text`]), or nothing.
-fn refusal_line(fix: &Fix<'_>, name: &str, kind: ErrorKind) -> String {
+fn refusal_line(fix: &Fix<'_>, name: &str, kind: ErrorKind, detail: &str) -> String {
     match fix.on_refused {
         OnRefused::Error => String::new(),
-        _ => format!("{}\n", refusal_text(name, kind, "")),
+        _ => format!("{}\n", refusal_text(name, kind, detail)),
     }
 }
 
@@ -234,7 +236,7 @@ struct Scanned {
     text: String,
     reasoning: String,
     calls: Vec<Value>,
-    errors: Vec<(ErrorKind, String, String, Option<String>)>,
+    errors: Vec<(ErrorKind, String, String, Option<(String, String)>)>,
 }
 
 fn scan(text: &str, content: &Content, config: &ParserConfig) -> Scanned {
@@ -251,8 +253,18 @@ fn scan(text: &str, content: &Content, config: &ParserConfig) -> Scanned {
         calls: Vec::new(),
         errors: Vec::new(),
     };
+    // The calls' names by index (an error of a call that broke names it by index only).
+    let mut names: Vec<String> = Vec::new();
     for event in events {
         match event {
+            Event::ToolCallStart { index, name, .. } => {
+                if names.len() <= index {
+                    names.resize(index + 1, String::new());
+                }
+                if let Some(slot) = names.get_mut(index) {
+                    *slot = name;
+                }
+            }
             Event::Text { delta } => out.text.push_str(&delta),
             Event::Reasoning { delta } => out.reasoning.push_str(&delta),
             Event::ToolCallEnd {
@@ -266,11 +278,23 @@ fn scan(text: &str, content: &Content, config: &ParserConfig) -> Scanned {
                 "function": {"name": name, "arguments": arguments.to_string()},
             })),
             Event::Error {
-                kind, message, raw, ..
+                kind,
+                message,
+                raw,
+                index,
+                path,
             } => {
-                let refused = (kind == ErrorKind::UndeclaredTool)
-                    .then(|| undeclared_name(&message))
-                    .flatten();
+                let refused = match kind {
+                    ErrorKind::UndeclaredTool => {
+                        undeclared_name(&message).map(|n| (n, String::new()))
+                    }
+                    // A call that broke while it streamed (`--validate`, `--max-repeats`):
+                    // refused like in a streamed reply, the model told what and where.
+                    ErrorKind::SchemaViolation | ErrorKind::Repetition => index
+                        .and_then(|i| names.get(i))
+                        .map(|n| (n.clone(), broke_detail(&message, path.as_deref()))),
+                    _ => None,
+                };
                 out.errors.push((kind, message, raw, refused));
             }
             _ => {}
@@ -404,5 +428,34 @@ mod tests {
         assert_eq!(c["message"]["content"], text);
         assert!(c["message"].get("tool_calls").is_none());
         assert_eq!(c["finish_reason"], "stop");
+    }
+
+    #[test]
+    fn non_stream_call_breaking_its_schema_is_refused_and_explained() {
+        let request = br#"{"tools":[{"type":"function","function":{"name":"set_mode","parameters":{"type":"object","properties":{"mode":{"enum":["fast","safe"]}}}}}]}"#;
+        let (info, _) = RequestInfo::read(request).unwrap();
+        let base = ParserConfig::new().validate_arguments(true);
+        let config = info.parser_config(&base, None, true);
+        let content = Content::Format(Format::Hermes);
+        let fix = Fix {
+            content: Some(&content),
+            config: &config,
+            tools: info.tools.as_ref(),
+            parallel: true,
+            on_refused: OnRefused::Text,
+        };
+        let mut choice = json!({"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+            "content": "<tool_call>\n{\"name\": \"set_mode\", \"arguments\": {\"mode\": \"reckless\"}}\n</tool_call>"}});
+        fix_choice(&mut choice, &fix);
+        let content = choice["message"]["content"].as_str().unwrap_or("");
+        assert!(!content.contains("<tool_call>"), "{content}");
+        assert!(
+            content.starts_with("toolstream: call to set_mode refused: its arguments break the tool's JSON Schema: enum")
+                && content.ends_with("at \"/mode\""),
+            "{content}"
+        );
+        assert!(choice["message"].get("tool_calls").is_none());
+        assert_eq!(choice["finish_reason"], "stop");
+        assert_eq!(choice["toolstream_errors"][0]["type"], "schema_violation");
     }
 }
