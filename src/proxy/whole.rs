@@ -236,8 +236,12 @@ struct Scanned {
     text: String,
     reasoning: String,
     calls: Vec<Value>,
-    errors: Vec<(ErrorKind, String, String, Option<(String, String)>)>,
+    errors: Vec<(ErrorKind, String, String, Option<Refused>)>,
 }
+
+/// A refused call of a content's text: the tool's name and what was wrong (`""`: nothing
+/// more than the error's kind says).
+type Refused = (String, String);
 
 fn scan(text: &str, content: &Content, config: &ParserConfig) -> Scanned {
     let mut parser = match content {
