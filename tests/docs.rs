@@ -52,7 +52,7 @@ fn readme_starts_with_the_two_setup_commands_and_says_how_to_install() {
         .and_then(|s| s.split("\n## ").next())
         .expect("an Install section");
     for needed in [
-        "cargo install --path .",
+        "cargo install --locked --path .",
         "[dependencies]",
         "pip install ./python",
     ] {
