@@ -18,32 +18,7 @@ use common::*;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use toolstream::emit::{AgUiEmitter, OpenAiChatEmitter, ends_the_stream};
-use toolstream::{ErrorKind, Event, FinishReason, Format, Parser, Usage, merge_deltas};
-
-/// The formats FORMATS.json names, each with whether this build knows it.
-fn capture_formats() -> Vec<String> {
-    let Some(dir) = captures_dir() else {
-        return Vec::new();
-    };
-    let table: BTreeMap<String, Value> =
-        serde_json::from_slice(&std::fs::read(dir.join("FORMATS.json")).unwrap()).unwrap();
-    let set: BTreeSet<String> = table
-        .values()
-        .filter_map(|v| v["format"].as_str().map(str::to_owned))
-        .collect();
-    set.into_iter().collect()
-}
-
-/// Events as the parser yields them (unmerged), feeding `input` in `chunk`-byte pieces.
-fn events_of(make: &dyn Fn() -> Parser, input: &[u8], chunk: usize) -> Vec<Event> {
-    let mut p = make();
-    let mut out = Vec::new();
-    for c in input.chunks(chunk.max(1)) {
-        p.feed(c, &mut out).unwrap();
-    }
-    p.finish(&mut out).unwrap();
-    out
-}
+use toolstream::{ErrorKind, Event, FinishReason, Format, Usage, merge_deltas};
 
 fn to_openai(events: &[Event]) -> String {
     let mut em = OpenAiChatEmitter::new().id("chatcmpl-rt").model("rt");

@@ -85,30 +85,6 @@ impl Api {
     }
 }
 
-/// The formats FORMATS.json names.
-fn capture_formats() -> Vec<String> {
-    let Some(dir) = captures_dir() else {
-        return Vec::new();
-    };
-    let table: BTreeMap<String, Value> =
-        serde_json::from_slice(&std::fs::read(dir.join("FORMATS.json")).unwrap()).unwrap();
-    let set: BTreeSet<String> = table
-        .values()
-        .filter_map(|v| v["format"].as_str().map(str::to_owned))
-        .collect();
-    set.into_iter().collect()
-}
-
-fn events_of(make: &dyn Fn() -> Parser, input: &[u8], chunk: usize) -> Vec<Event> {
-    let mut p = make();
-    let mut out = Vec::new();
-    for c in input.chunks(chunk.max(1)) {
-        p.feed(c, &mut out).unwrap();
-    }
-    p.finish(&mut out).unwrap();
-    out
-}
-
 /// The events before the first error that ends the stream, and whether there was one.
 fn until_fatal(events: &[Event]) -> (&[Event], bool) {
     match events

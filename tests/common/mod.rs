@@ -58,6 +58,31 @@ pub fn run_sized(make: &dyn Fn() -> Parser, input: &[u8], n: usize) -> Vec<Event
     run_chunks(make, &chunks)
 }
 
+/// Events as the parser yields them (unmerged), feeding `input` in `chunk`-byte pieces.
+pub fn events_of(make: &dyn Fn() -> Parser, input: &[u8], chunk: usize) -> Vec<Event> {
+    let mut p = make();
+    let mut out = Vec::new();
+    for c in input.chunks(chunk.max(1)) {
+        p.feed(c, &mut out).expect("feed");
+    }
+    p.finish(&mut out).expect("finish");
+    out
+}
+
+/// The formats the captures' FORMATS.json names (none without the captures).
+pub fn capture_formats() -> Vec<String> {
+    let Some(dir) = captures_dir() else {
+        return Vec::new();
+    };
+    let bytes = std::fs::read(dir.join("FORMATS.json")).expect("FORMATS.json");
+    let table: BTreeMap<String, Value> = serde_json::from_slice(&bytes).expect("FORMATS.json");
+    let set: std::collections::BTreeSet<String> = table
+        .values()
+        .filter_map(|v| v["format"].as_str().map(str::to_owned))
+        .collect();
+    set.into_iter().collect()
+}
+
 /// Cuts `input` at the given (sorted, clamped) points.
 pub fn cut_at<'a>(input: &'a [u8], cuts: &[usize]) -> Vec<&'a [u8]> {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| (*c).min(input.len())).collect();
