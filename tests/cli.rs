@@ -655,3 +655,203 @@ fn reasoning_flags() {
         stderr(&out)
     );
 }
+
+/// The stderr lines of `out` that start with `toolstream:` (hints and warnings).
+fn hints(out: &Output) -> Vec<String> {
+    stderr(out)
+        .lines()
+        .filter(|l| l.starts_with("toolstream:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A wrong `--format` gets one hint naming the detected format and the flags that fix it;
+/// stdout's events are the same with or without the hint.
+#[test]
+fn a_wrong_format_gets_one_hint_naming_the_fix() {
+    // A provider format on another provider's stream: errors, and one hint.
+    let out = run(
+        &["parse", "--format", "anthropic", "samples/openai-chat.sse"],
+        b"",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        hints(&out),
+        [
+            "toolstream: this looks like openai-chat (detected), not anthropic; try --format openai-chat or --format auto"
+        ]
+    );
+    assert!(merged(&out).iter().any(|e| e["type"] == "error"));
+    // A text syntax on an SSE envelope: passed through as text, and one hint.
+    let out = run(
+        &["parse", "--format", "hermes", "samples/anthropic.sse"],
+        b"",
+    );
+    let said = hints(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("SSE envelope")
+            && said[0].contains("anthropic (detected)")
+            && said[0].contains("--format anthropic --content hermes"),
+        "{said:?}"
+    );
+    // The hint never changes stdout: the same events at any chunk size.
+    let chunked = run(
+        &[
+            "parse",
+            "--format",
+            "hermes",
+            "--chunk-size",
+            "7",
+            "samples/anthropic.sse",
+        ],
+        b"",
+    );
+    assert_eq!(merged(&chunked), merged(&out));
+    assert_eq!(hints(&chunked), said);
+    // The fix the hint names works: the call is found.
+    let fixed = run(
+        &[
+            "parse",
+            "--format",
+            "anthropic",
+            "--content",
+            "hermes",
+            "samples/anthropic.sse",
+        ],
+        b"",
+    );
+    assert!(hints(&fixed).is_empty(), "{}", stderr(&fixed));
+    assert!(merged(&fixed).iter().any(|e| e["type"] == "tool_call_end"));
+}
+
+/// Every sample with its right format, or detected, gets no hint or warning.
+#[test]
+fn right_formats_get_no_hint() {
+    for path in samples() {
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        let file = path.to_str().unwrap();
+        for args in [&["parse", "--format", name, file][..], &["parse", file][..]] {
+            let out = run(args, b"");
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+            assert!(hints(&out).is_empty(), "{args:?}: {}", stderr(&out));
+        }
+    }
+}
+
+/// An unknown format name that is a prefix of several gets them all as "did you mean".
+#[test]
+fn an_ambiguous_format_name_gets_did_you_mean() {
+    let out = run(
+        &["parse", "--format", "openai", "samples/openai-chat.sse"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `openai-chat` or `openai-responses`?"),
+        "{}",
+        stderr(&out)
+    );
+    // An alias one letter off is suggested too.
+    let out = run(&["parse", "--content", "qwen3coder"], b"");
+    assert!(
+        stderr(&out).contains("did you mean `qwen3_coder`?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Binary input read as text: one warning on stderr (gzip named when it is gzip), the
+/// bytes still passed through as text on stdout.
+#[test]
+fn binary_input_gets_one_warning() {
+    // Deterministic noise: most bytes are not UTF-8.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..4000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let out = run(&["parse"], &noise);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = hints(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("does not look like text") && said[0].contains("U+FFFD"),
+        "{said:?}"
+    );
+    assert!(merged(&out).iter().any(|e| e["type"] == "text"));
+    let mut gzip = vec![0x1f, 0x8b, 0x08, 0x00];
+    gzip.extend_from_slice(&noise);
+    let out = run(&["parse"], &gzip);
+    assert!(stderr(&out).contains("gunzip"), "{}", stderr(&out));
+    // Text with a few Latin-1 bytes is still text: no warning.
+    let mut latin1 = b"Caf\xe9 au lait, cr\xe8me br\xfbl\xe9e. ".repeat(20);
+    latin1.extend_from_slice("and a long tail of plain words ".repeat(40).as_bytes());
+    let out = run(&["parse"], &latin1);
+    assert!(hints(&out).is_empty(), "{}", stderr(&out));
+}
+
+/// `--speed` is in the help of the demo and `serve` only, and refused elsewhere by name.
+#[test]
+fn speed_is_offered_only_where_it_paces() {
+    for (args, offered) in [
+        (&["--help"][..], true),
+        (&["demo", "--help"][..], true),
+        (&["serve", "--help"][..], true),
+        (&["parse", "--help"][..], false),
+        (&["proxy", "--help"][..], false),
+        (&["spec", "--help"][..], false),
+        (&["formats", "--help"][..], false),
+    ] {
+        let out = run(args, b"");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(help.contains("--speed"), offered, "{args:?}: {help}");
+    }
+    for args in [
+        &["formats", "--speed", "2"][..],
+        &["spec", "hermes", "--speed", "2"][..],
+    ] {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("does not take --speed"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(&["demo", "--speed", "0"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `serve` without `--format` detects the format as `parse` does (and says which).
+#[test]
+fn serve_detects_the_format() {
+    use std::io::{BufRead, BufReader};
+    for (file, format) in [
+        ("samples/anthropic.sse", "anthropic"),
+        ("samples/ollama.ndjson", "ollama"),
+        ("samples/hermes.txt", "auto"),
+    ] {
+        let mut child = exe()
+            .args(["serve", file, "--speed", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            line.starts_with("toolstream serve: http://127.0.0.1:")
+                && line.contains(&format!(" as {format};")),
+            "{file}: {line:?}"
+        );
+    }
+}
