@@ -652,7 +652,7 @@ impl UnknownName {
 }
 
 /// Levenshtein distance between two short ASCII names.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.bytes().enumerate() {
         let mut cur = Vec::with_capacity(prev.len());

@@ -855,3 +855,57 @@ fn serve_detects_the_format() {
         );
     }
 }
+
+/// A spec whose `transform` names a member no call object has (`{content.tol}`) is
+/// refused when it loads, naming the key and the known members (it used to load and
+/// fail every call).
+#[test]
+fn a_transform_naming_a_missing_member_is_refused_at_load() {
+    let spec = serde_json::json!({
+        "version": 1,
+        "fields": {
+            "tool_calls": {
+                "open": "<tool_call>", "close": "</tool_call>", "content": "json",
+                "repeats": true,
+                "transform": {"type": "function",
+                              "function": {"name": "{content.name}", "arguments": "{content.tol}"}}
+            },
+            "content": {"content": "text"}
+        }
+    });
+    let path = std::env::temp_dir().join(format!("toolstream-tol-{}.json", std::process::id()));
+    std::fs::write(&path, spec.to_string()).unwrap();
+    let out = run(
+        &[
+            "parse",
+            "--syntax",
+            path.to_str().unwrap(),
+            "samples/hermes.txt",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("fields.tool_calls.transform.function.arguments")
+            && said.contains("`tol`")
+            && said.contains("arguments, parameters, args"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+    // The right member loads and reads the calls.
+    let fixed = spec.to_string().replace("content.tol", "content.arguments");
+    std::fs::write(&path, fixed).unwrap();
+    let out = run(
+        &[
+            "parse",
+            "--syntax",
+            path.to_str().unwrap(),
+            "samples/hermes.txt",
+        ],
+        b"",
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(merged(&out).iter().any(|e| e["type"] == "tool_call_end"));
+}

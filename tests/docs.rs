@@ -197,3 +197,83 @@ fn readme_spec_example_gives_the_events_it_shows() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every table row in the crate's doc comments belongs to a table: a row that starts a
+/// table is followed by its `| --- |` line (a stray row after a blank line renders with
+/// literal pipes). Checks the source of `src/`, and the crate docs' feature list names
+/// every cargo feature.
+#[test]
+fn doc_tables_have_no_stray_rows_and_the_feature_list_is_whole() {
+    fn rs_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rs_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rs_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut stray = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let docs: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let t = l.trim_start();
+                let doc = t
+                    .strip_prefix("//!")
+                    .or_else(|| t.strip_prefix("///"))
+                    .map(str::trim);
+                (i, doc.unwrap_or("\u{0}"))
+            })
+            .collect();
+        // Inside a ``` block: diagrams, not tables.
+        let mut code = false;
+        for (k, (line, doc)) in docs.iter().enumerate() {
+            if doc.starts_with("```") {
+                code = !code;
+            }
+            if code {
+                continue;
+            }
+            let row = |d: &str| d.starts_with('|');
+            let previous = k.checked_sub(1).map(|p| docs[p].1).unwrap_or("");
+            if row(doc) && !row(previous) {
+                let next = docs.get(k + 1).map(|n| n.1).unwrap_or("");
+                let separator = next.starts_with('|')
+                    && next.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+                if !separator {
+                    stray.push(format!("{}:{}", file.display(), line + 1));
+                }
+            }
+        }
+    }
+    assert!(stray.is_empty(), "table rows outside a table: {stray:?}");
+
+    let lib = include_str!("../src/lib.rs");
+    let manifest = include_str!("../Cargo.toml");
+    let features = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|f| f.split("\n[").next())
+        .unwrap();
+    for line in features.lines() {
+        let Some((name, _)) = line.split_once(" = ") else {
+            continue;
+        };
+        if name == "default" || name.starts_with('#') {
+            continue;
+        }
+        assert!(
+            lib.contains(&format!("//! - `{name}`")),
+            "src/lib.rs's feature list has no `{name}`"
+        );
+    }
+}
