@@ -909,3 +909,47 @@ fn a_transform_naming_a_missing_member_is_refused_at_load() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(merged(&out).iter().any(|e| e["type"] == "tool_call_end"));
 }
+
+/// The demo shows the input it parses, then the events, wrapped on word boundaries at
+/// `COLUMNS` (80 and 100 here): no line is longer, and wrapping only moves words (the
+/// words are the same as on a line too wide to wrap). Its last line says how to put
+/// `toolstream` on PATH.
+#[test]
+fn demo_shows_its_input_and_wraps_on_words() {
+    let demo = |columns: &str| {
+        let out = exe()
+            .args(["demo", "--speed", "0"])
+            .env("COLUMNS", columns)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+    let unwrapped = demo("100000");
+    assert!(
+        unwrapped.contains("data: {\"id\": \"chatcmpl-demo\""),
+        "the input is shown: {unwrapped}"
+    );
+    let input_at = unwrapped.find("data: ").unwrap();
+    let call_at = unwrapped.find("call #0 write_file").unwrap();
+    assert!(input_at < call_at, "the input comes before the events");
+    for width in [80usize, 100] {
+        let text = demo(&width.to_string());
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "{width}: a line of {}: {line:?}",
+                line.chars().count()
+            );
+        }
+        assert_eq!(words(&text), words(&unwrapped), "{width}: a word was split");
+        assert!(text.lines().count() > unwrapped.lines().count());
+        let last = text.lines().rev().take(2).collect::<Vec<_>>().join(" ");
+        assert!(
+            last.contains("cargo install --locked --path ."),
+            "{width}: {last}"
+        );
+    }
+}
