@@ -170,5 +170,10 @@ class PartialValue:
 def formats() -> List[str]:
     """Every format name, in the order ``toolstream formats`` lists them."""
 
+def detect(data: Chunk) -> Optional[str]:
+    """The format of a response body from its first bytes, as ``toolstream parse`` detects
+    it: a provider's format name, ``"auto"`` for raw model text, or ``None`` for an SSE
+    stream whose payloads name no format."""
+
 def format_info() -> List[FormatInfo]:
     """One dict per format: ``name``, ``description``, ``framing`` (its default)."""
