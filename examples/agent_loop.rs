@@ -164,13 +164,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
                        "function": {"name": c.name, "arguments": c.text}})
             })
             .collect();
-        let mut assistant = json!({"role": "assistant",
-                                   "content": if text.is_empty() { Value::Null } else { text.into() }});
         if calls.is_empty() {
             writeln!(out)?;
             return Ok(());
         }
-        assistant["tool_calls"] = tool_calls.into();
+        let content = if text.is_empty() {
+            Value::Null
+        } else {
+            text.into()
+        };
+        let assistant = json!({"role": "assistant", "content": content, "tool_calls": tool_calls});
         messages.push(assistant);
         for call in &calls {
             let result = run_tool(&call.name, &call.arguments);
