@@ -105,3 +105,79 @@ def test_final_message_reasoning_exact_numbers_and_errors():
     }
     # No text, no calls.
     assert toolstream.final_message([]) == {"role": "assistant", "content": None}
+
+
+def _chunk(delta, finish=None):
+    c = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(c)}\n\n"
+
+
+def test_agent_loop_example_runs_the_tool_and_sends_the_result_back(monkeypatch):
+    """python/examples/agent_loop.py against a two-turn fake server on 127.0.0.1: a call
+    leaked into `content` as Hermes text (CONTENT=hermes), then the answer."""
+    import http.server
+    import io
+    import subprocess
+    import sys
+    import threading
+
+    turns = [
+        _chunk({"role": "assistant", "content": "Checking.<tool_call>"})
+        + _chunk({"content": '{"name": "get_weather", "arguments": {"city": "Par'})
+        + _chunk({"content": 'is"}}</tool_call>'})
+        + _chunk({}, "stop")
+        + "data: [DONE]\n\n",
+        _chunk({"role": "assistant", "content": "It is clear "})
+        + _chunk({"content": "in Paris."})
+        + _chunk({}, "stop")
+        + "data: [DONE]\n\n",
+    ]
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            seen.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
+            body = turns[len(seen) - 1].encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    for k in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]:
+        monkeypatch.delenv(k, raising=False)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
+        import agent_loop
+
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        out = io.StringIO()
+        answer, messages = agent_loop.agent_loop(base, "test-model", "Weather?", content_format="hermes", out=out)
+        assert answer == "It is clear in Paris."
+        assert len(seen) == 2 and seen[0]["tools"][0]["function"]["name"] == "get_weather"
+        sent = seen[1]["messages"]
+        assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+        call = sent[1]["tool_calls"][0]
+        assert sent[1]["content"] == "Checking."
+        assert call["type"] == "function" and call["function"] == {
+            "name": "get_weather",
+            "arguments": '{"city": "Paris"}',
+        }
+        assert sent[2]["tool_call_id"] == call["id"]
+        assert json.loads(sent[2]["content"]) == {"city": "Paris", "temperature_c": 10, "sky": "clear"}
+        assert "[calling get_weather ...]" in out.getvalue()
+        # As a script, configured by the environment.
+        env = dict(os.environ, OPENAI_BASE_URL=base, MODEL="m", CONTENT="hermes")
+        seen.clear()
+        script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples", "agent_loop.py")
+        done = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert "It is clear in Paris." in done.stdout and len(seen) == 2
+    finally:
+        server.shutdown()
