@@ -459,6 +459,7 @@ const ALIASES: &[(&str, Format)] = &[
     ("granite4", Format::Granite),
     ("hunyuan_a13b", Format::Hunyuan),
     ("llama3_json", Format::LlamaJson),
+    ("llama4_json", Format::LlamaJson),
     ("llama4_pythonic", Format::LlamaPythonic),
     ("minimax_m2", Format::MiniMax),
     ("minicpm5xml", Format::MiniCpm5),

@@ -953,3 +953,37 @@ fn demo_shows_its_input_and_wraps_on_words() {
         );
     }
 }
+
+/// docs/models.md's table names only formats this build knows, each a text syntax (what
+/// `--content` takes), and every vLLM name it quotes is accepted.
+#[test]
+fn the_model_table_names_real_text_formats() {
+    let doc = std::fs::read_to_string("docs/models.md").unwrap();
+    let mut rows = 0;
+    for line in doc
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| model"))
+    {
+        let cell = line.split(" | ").nth(1).unwrap();
+        for name in cell.split('`').skip(1).step_by(2) {
+            let format: toolstream::Format = name
+                .parse()
+                .unwrap_or_else(|e| panic!("docs/models.md: {line}: {e}"));
+            assert_eq!(
+                format.default_framing(),
+                toolstream::Framing::Text,
+                "{name} is not a text syntax"
+            );
+            rows += 1;
+        }
+    }
+    assert!(rows >= 30, "{rows} formats in the table");
+    let aliases = doc
+        .split("--tool-call-parser` names are accepted")
+        .nth(1)
+        .and_then(|t| t.split("...").next())
+        .unwrap();
+    for name in aliases.split('`').skip(1).step_by(2) {
+        assert!(name.parse::<toolstream::Format>().is_ok(), "{name}");
+    }
+}
