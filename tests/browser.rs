@@ -793,7 +793,9 @@ fn click(b: &mut Browser, selector: &str) {
 /// line) when the captures or Chromium are absent.
 fn with_capture(name: &'static str, path: &str) -> Option<(Vec<u8>, Browser)> {
     let Some(dir) = common::captures_dir() else {
-        visible(&format!("SKIPPED: browser test {name}: no captures"));
+        visible(&format!(
+            "SKIPPED: browser test {name}: no captures (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)"
+        ));
         return None;
     };
     let body = std::fs::read(dir.join(path)).unwrap();
@@ -1374,7 +1376,9 @@ fn serve_shows_a_provider_error_with_its_raw_text() {
 fn serve_renders_every_capture() {
     let _one = lock();
     let Some(dir) = common::captures_dir() else {
-        visible("SKIPPED: browser test every-capture: no captures");
+        visible(
+            "SKIPPED: browser test every-capture: no captures (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)",
+        );
         return;
     };
     let table: std::collections::BTreeMap<String, Value> =

@@ -277,3 +277,54 @@ fn doc_tables_have_no_stray_rows_and_the_feature_list_is_whole() {
         );
     }
 }
+
+/// Every SKIPPED line a test prints says how to make the test run (in parentheses: a
+/// command, a variable, a path), and goes to the real stderr in its own line (`visible`,
+/// or a write to stderr, never `eprintln!`, which libtest captures and hides).
+#[test]
+fn every_skip_says_how_to_make_it_run() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["tests", "tests/common", "python/tests"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "rs" || x == "py") {
+                files.push(path);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for file in &files {
+        if file.ends_with("tests/docs.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(at) = line.find("\"SKIPPED") else {
+                continue;
+            };
+            seen += 1;
+            // The message: from the opening quote to the statement's end (a few lines).
+            let message: String = std::iter::once(&line[at..])
+                .chain(lines.iter().skip(i + 1).take(3).copied())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let message = message.split(");").next().unwrap_or(&message);
+            if !message.contains('(') {
+                bad.push(format!("{}:{}: says no how", file.display(), i + 1));
+            }
+            let before = lines[i.saturating_sub(2)..=i].join(" ");
+            if before.contains("eprintln!") {
+                bad.push(format!(
+                    "{}:{}: eprintln! is captured by libtest (use common::visible)",
+                    file.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(seen >= 20, "{seen} SKIPPED messages found");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

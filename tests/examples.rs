@@ -404,7 +404,7 @@ fn replay_reads_format_and_framing_from_formats_json() {
     else {
         let _ = writeln!(
             std::io::stderr(),
-            "SKIPPED: captures not found; replay of a capture not run"
+            "SKIPPED: captures not found; replay of a capture not run (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)"
         );
         return;
     };

@@ -270,7 +270,10 @@ def test_vllm_plugin_file_path_route(vl, caplog):
     path = out.stdout.strip()
     assert path.endswith("vllm_plugin.py") and os.path.isfile(path)
     if vl.real:
-        pytest.skip("SKIPPED: the fresh-process registration is checked against the stand-ins only")
+        pytest.skip(
+            "SKIPPED: the fresh-process registration is checked against the stand-ins only "
+            "(vLLM is installed here: run in a venv without it, as .ci/python does)"
+        )
     manager = vl.atp.ToolParserManager
     saved_parsers = dict(manager.tool_parsers)
     saved_modules = {k: sys.modules.pop(k) for k in ("toolstream.vllm", "toolstream.vllm_plugin", "vllm_plugin") if k in sys.modules}

@@ -61,7 +61,7 @@ def _cli():
 def test_events_equal_the_cli_json(fmt, tmp_path):
     cli = _cli()
     if cli is None:
-        pytest.skip("SKIPPED: no toolstream CLI binary (cargo build) to compare with")
+        pytest.skip("SKIPPED: no toolstream CLI binary to compare with (cargo build, or set TOOLSTREAM_CLI to it)")
     data, _, _ = FIXTURES[fmt]
     path = tmp_path / "in"
     path.write_bytes(data.encode())
