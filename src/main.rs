@@ -40,9 +40,9 @@ enum Command {
         /// Write the demo's stream (an OpenAI chat-completions SSE body) to FILE instead.
         #[arg(long, value_name = "FILE")]
         write: Option<String>,
-        /// Replay pacing (2 = twice as fast, 0 = no pauses).
-        #[arg(long, default_value_t = 1.0)]
-        speed: f64,
+        /// Replay pacing (2 = twice as fast, 0 = no pauses; default 1).
+        #[arg(long)]
+        speed: Option<f64>,
     },
     /// Parse a response body and print its events: NDJSON on stdout (or see --emit, --pretty).
     Parse {
@@ -237,7 +237,8 @@ fn main() -> ExitCode {
         Some(Command::Demo {
             write: Some(path), ..
         }) => demo::write(&path),
-        Some(Command::Demo { write: None, speed }) => demo::run(speed),
+        // `toolstream --speed 2 demo` paces it too.
+        Some(Command::Demo { write: None, speed }) => demo::run(speed.unwrap_or(cli.speed)),
         Some(Command::Formats) => {
             let mut out = io::stdout().lock();
             for f in Format::all() {

@@ -1,4 +1,5 @@
-//! `toolstream serve FILE --format F`: a live browser view of a replayed stream.
+//! `toolstream serve FILE [--format F]`: a live browser view of a replayed stream (the
+//! format detected from FILE when not given, as `toolstream parse` does).
 //!
 //! Not an API: the command's implementation, in the library so that it serves with the
 //! proxy's HTTP stack (`crate::http`: hyper 1 on tokio, the same accept loop, page

@@ -31,7 +31,9 @@ either."""
 class Parser:
     """A streaming parser for one response: ``feed(chunk)`` as bytes arrive, then
     ``finish()``. Both return the events they complete, as dicts shaped like the CLI's JSON
-    lines. Each keyword option is the Rust ``ParserConfig`` setter of the same name
+    lines. ``Parser("auto")`` without ``framing=`` detects a provider's stream from its
+    first bytes (held until they tell, at most 64 KiB), as :func:`detect` does; anything
+    else is raw model text. Each keyword option is the Rust ``ParserConfig`` setter of the same name
     (``unique_ids=True`` is ``id_prefix(IdPrefix::Unique)``); one left out keeps its
     default."""
 
