@@ -73,6 +73,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts that `out`'s stderr says `text`.
+fn assert_said(out: &Output, text: &str) {
+    let said = stderr(out);
+    assert!(said.contains(text), "stderr lacks {text:?}: {said}");
+}
+
 #[test]
 fn parse_without_format_equals_the_right_format_on_every_capture() {
     let Some(dir) = common::captures_dir() else {
@@ -227,11 +233,7 @@ fn a_wrong_framing_is_one_error_naming_the_right_one() {
         &["parse", "-v", "--format", "bedrock"],
         &ndjson_of_bedrock(),
     );
-    assert!(
-        stderr(&out).contains("framing ndjson (framing detected)"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "framing ndjson (framing detected)");
 }
 
 /// A recorded-style Bedrock NDJSON body (`{"<eventType>": payload}` lines).
@@ -251,26 +253,14 @@ fn ndjson_of_bedrock() -> Vec<u8> {
 fn argument_mistakes_get_clear_messages() {
     let out = run(&["parse", "--format", "anthropc"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("did you mean `anthropic`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `anthropic`?");
 
     let out = run(&["parse", "--framing", "ndjsn"], b"");
-    assert!(
-        stderr(&out).contains("did you mean `ndjson`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `ndjson`?");
 
     let out = run(&["parse", "--speed", "2", "samples/anthropic.sse"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("does not take --speed"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "does not take --speed");
 
     for flag in ["--offsets", "--fields"] {
         let out = run(
@@ -284,11 +274,7 @@ fn argument_mistakes_get_clear_messages() {
             b"",
         );
         assert_eq!(out.status.code(), Some(2), "{flag}");
-        assert!(
-            stderr(&out).contains("has no place for them"),
-            "{}",
-            stderr(&out)
-        );
+        assert_said(&out, "has no place for them");
     }
 }
 
@@ -548,11 +534,7 @@ fn each_parser_option_has_its_flag() {
         b"",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("expected OPEN,CLOSE"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "expected OPEN,CLOSE");
     let _ = std::fs::remove_file(&tools_path);
 }
 
@@ -649,11 +631,7 @@ fn reasoning_flags() {
         b"x",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("expected OPEN,CLOSE"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "expected OPEN,CLOSE");
 }
 
 /// The stderr lines of `out` that start with `toolstream:` (hints and warnings).
@@ -747,18 +725,10 @@ fn an_ambiguous_format_name_gets_did_you_mean() {
         b"",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("did you mean `openai-chat` or `openai-responses`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `openai-chat` or `openai-responses`?");
     // An alias one letter off is suggested too.
     let out = run(&["parse", "--content", "qwen3coder"], b"");
-    assert!(
-        stderr(&out).contains("did you mean `qwen3_coder`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `qwen3_coder`?");
 }
 
 /// Binary input read as text: one warning on stderr (gzip named when it is gzip), the

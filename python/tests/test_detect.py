@@ -7,7 +7,7 @@ import os
 import pytest
 
 import toolstream
-from helpers import calls_of, chunkings, run
+from helpers import SseServer, calls_of, chunkings, run
 
 SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "samples")
 PROVIDERS = ["anthropic", "openai-chat", "openai-responses", "gemini", "cohere", "ollama", "llama-stack", "bedrock"]
@@ -116,11 +116,9 @@ def _chunk(delta, finish=None):
 def test_agent_loop_example_runs_the_tool_and_sends_the_result_back(monkeypatch):
     """python/examples/agent_loop.py against a two-turn fake server on 127.0.0.1: a call
     leaked into `content` as Hermes text (CONTENT=hermes), then the answer."""
-    import http.server
     import io
     import subprocess
     import sys
-    import threading
 
     turns = [
         _chunk({"role": "assistant", "content": "Checking.<tool_call>"})
@@ -133,30 +131,14 @@ def test_agent_loop_example_runs_the_tool_and_sends_the_result_back(monkeypatch)
         + _chunk({}, "stop")
         + "data: [DONE]\n\n",
     ]
-    seen = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            seen.append(json.loads(self.rfile.read(int(self.headers["content-length"]))))
-            body = turns[len(seen) - 1].encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
     for k in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]:
         monkeypatch.delenv(k, raising=False)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with SseServer(*turns) as server:
+        seen = server.seen
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
         import agent_loop
 
-        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        base = server.base
         out = io.StringIO()
         answer, messages = agent_loop.agent_loop(base, "test-model", "Weather?", content_format="hermes", out=out)
         assert answer == "It is clear in Paris."
@@ -174,10 +156,8 @@ def test_agent_loop_example_runs_the_tool_and_sends_the_result_back(monkeypatch)
         assert "[calling get_weather ...]" in out.getvalue()
         # As a script, configured by the environment.
         env = dict(os.environ, OPENAI_BASE_URL=base, MODEL="m", CONTENT="hermes")
-        seen.clear()
+        seen.clear()  # the server answers from the first turn again
         script = os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples", "agent_loop.py")
         done = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         assert "It is clear in Paris." in done.stdout and len(seen) == 2
-    finally:
-        server.shutdown()

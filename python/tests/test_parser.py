@@ -11,7 +11,7 @@ import pytest
 
 import toolstream
 from fixtures import FIXTURES, FRAMING, HERMES, OPENAI_CHAT
-from helpers import calls_of, chunkings, run, text_of
+from helpers import SseServer, calls_of, chunkings, run, text_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -392,36 +392,14 @@ def test_limits_become_error_events():
 def test_openai_sdk_example(tmp_path):
     """The OpenAI SDK example, against a local server replaying a recorded-shape stream."""
     pytest.importorskip("openai")
-    import http.server
-    import threading
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            body = OPENAI_CHAT.encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with SseServer(OPENAI_CHAT) as server:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
         import openai_sdk
 
-        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        events = openai_sdk.stream_events(base_url=base, api_key="test")
+        events = openai_sdk.stream_events(base_url=server.base, api_key="test")
         assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
-        events = asyncio.run(openai_sdk.astream_events(base_url=base, api_key="test"))
+        events = asyncio.run(openai_sdk.astream_events(base_url=server.base, api_key="test"))
         assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
-    finally:
-        server.shutdown()
 
 
 def test_module_docstring_example():
