@@ -844,16 +844,19 @@ fn a_transform_naming_a_missing_member_is_refused_at_load() {
         }
     });
     let path = std::env::temp_dir().join(format!("toolstream-tol-{}.json", std::process::id()));
-    std::fs::write(&path, spec.to_string()).unwrap();
-    let out = run(
-        &[
-            "parse",
-            "--syntax",
-            path.to_str().unwrap(),
-            "samples/hermes.txt",
-        ],
-        b"",
-    );
+    let parse_with = |spec: &str| {
+        std::fs::write(&path, spec).unwrap();
+        run(
+            &[
+                "parse",
+                "--syntax",
+                path.to_str().unwrap(),
+                "samples/hermes.txt",
+            ],
+            b"",
+        )
+    };
+    let out = parse_with(&spec.to_string());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let said = stderr(&out);
     assert!(
@@ -864,17 +867,7 @@ fn a_transform_naming_a_missing_member_is_refused_at_load() {
     );
     assert!(out.stdout.is_empty());
     // The right member loads and reads the calls.
-    let fixed = spec.to_string().replace("content.tol", "content.arguments");
-    std::fs::write(&path, fixed).unwrap();
-    let out = run(
-        &[
-            "parse",
-            "--syntax",
-            path.to_str().unwrap(),
-            "samples/hermes.txt",
-        ],
-        b"",
-    );
+    let out = parse_with(&spec.to_string().replace("content.tol", "content.arguments"));
     std::fs::remove_file(&path).unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(merged(&out).iter().any(|e| e["type"] == "tool_call_end"));
