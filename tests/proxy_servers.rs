@@ -391,17 +391,7 @@ impl ProxyRun {
     /// Sends `body` to the proxy's Chat route: the status, and the calls (name, parsed
     /// arguments) and text the client read, from the event stream or the whole reply.
     async fn ask(&self, body: &Value) -> (u16, Vec<(String, Value)>, String, Value) {
-        let response = reqwest::Client::new()
-            .post(format!("http://{}/v1/chat/completions", self.addr))
-            .header("content-type", "application/json")
-            .header("authorization", "Bearer unused")
-            .timeout(Duration::from_secs(20))
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap();
+        let (status, text) = self.post("/v1/chat/completions", body).await;
         if status != 200 {
             return (
                 status,
@@ -456,6 +446,23 @@ impl ProxyRun {
             .map(|(n, a)| (n, serde_json::from_str(&a).unwrap()))
             .collect();
         (status, calls, content, Value::Null)
+    }
+}
+
+impl ProxyRun {
+    /// POSTs `body` to the proxy's `path`: the status and the body.
+    async fn post(&self, path: &str, body: &Value) -> (u16, String) {
+        let response = reqwest::Client::new()
+            .post(format!("http://{}{path}", self.addr))
+            .header("content-type", "application/json")
+            .header("authorization", "Bearer unused")
+            .timeout(Duration::from_secs(20))
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
     }
 }
 
@@ -550,6 +557,51 @@ async fn vllm_quick_start() {
         assert_eq!(retry["tool_choice"], "none");
         assert_eq!(retry["tools"], first["tools"], "the retry keeps the tools");
     }
+}
+
+/// Claude Code's and Codex's APIs through the vLLM quick start: their requests, translated,
+/// meet the same refusal and retry, and the call comes back as a `tool_use` block and a
+/// `function_call` item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vllm_quick_start_for_messages_and_responses() {
+    let (fake, proxy, _) = run_quick_start("vLLM", Arc::new(|r: &Value| vllm(r, false)), &[]).await;
+    let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    let messages = json!({"model": "qwen3-8b", "max_tokens": 256,
+        "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [{"name": "get_weather", "input_schema": schema}]});
+    let (status, body) = proxy.post("/v1/messages", &messages).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let block = v["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "tool_use")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(
+        (&block["name"], &block["input"]),
+        (&json!("get_weather"), &json!({"city": "Paris"}))
+    );
+    let responses = json!({"model": "qwen3-8b", "input": "Weather in Paris?",
+        "tools": [{"type": "function", "name": "get_weather", "parameters": schema}]});
+    let (status, body) = proxy.post("/v1/responses", &responses).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let item = v["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(item["name"], "get_weather");
+    let args: Value = serde_json::from_str(item["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args, json!({"city": "Paris"}));
+    let seen = fake.requests();
+    assert_eq!(seen.len(), 4, "one refusal and one retry each: {seen:?}");
+    assert_eq!(
+        (&seen[1]["tool_choice"], &seen[3]["tool_choice"]),
+        (&json!("none"), &json!("none"))
+    );
 }
 
 /// An older vLLM: its refusal in the `{"object": "error"}` shape is read too; `required`
