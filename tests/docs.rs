@@ -20,12 +20,14 @@ fn crate_docs_list_every_format() {
 }
 
 /// The README and the pages under `docs/` it links to, by path.
-const PAGES: [(&str, &str); 5] = [
+const PAGES: [(&str, &str); 7] = [
     ("README.md", include_str!("../README.md")),
     ("docs/events.md", include_str!("../docs/events.md")),
     ("docs/formats.md", include_str!("../docs/formats.md")),
     ("docs/specs.md", include_str!("../docs/specs.md")),
     ("docs/proxy.md", include_str!("../docs/proxy.md")),
+    ("docs/servers.md", include_str!("../docs/servers.md")),
+    ("docs/models.md", include_str!("../docs/models.md")),
 ];
 
 /// The `sh` code blocks of the README and its docs pages, line by line.
