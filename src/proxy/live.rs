@@ -5,7 +5,10 @@
 //! request's model and declared tools, the wall-clock start), then one message per event
 //! the client was sent (the [`Event`] JSON plus `"s"` (the stream's number), `"offset"`
 //! (upstream body bytes parsed when it was emitted) and `"us"` (microseconds since the
-//! request arrived)), then an `event: end` message with the outcome. A watcher gets every
+//! request arrived)), plus the error that ended a call the proxy refused for it (a schema
+//! violation, a runaway loop: the client is told by the refusal instead), with `"at"` (the
+//! length of the call's text up to and with the byte it broke at), then an `event: end`
+//! message with the outcome. A watcher gets every
 //! record as it stands, then each new batch as it is recorded (a `tokio` broadcast channel).
 //!
 //! Memory is bounded: a record keeps at most [`LOG_BYTES`] of messages (then one
@@ -194,6 +197,18 @@ impl LiveStream {
     /// Serializes `event`, emitted when `offset` upstream bytes had been parsed, straight
     /// into the batch (no string per event).
     pub(super) fn event(&mut self, event: &Event, offset: u64) {
+        self.message(event, offset, None);
+    }
+
+    /// Records the error that ended a call the proxy refused for it (a schema violation,
+    /// a runaway loop): the client is not sent it (it is told by the refusal), the page
+    /// shows it on the call's card. `at` is the length of the call's text up to and with
+    /// the byte it broke at (the error's `raw` may be cut shorter): the message's `"at"`.
+    pub(super) fn broke(&mut self, event: &Event, offset: u64, at: usize) {
+        self.message(event, offset, Some(at));
+    }
+
+    fn message(&mut self, event: &Event, offset: u64, at: Option<usize>) {
         if self.full {
             return;
         }
@@ -209,9 +224,13 @@ impl LiveStream {
             let us = self.started.elapsed().as_micros();
             let _ = write!(
                 self.batch,
-                ",\"s\":{},\"offset\":{offset},\"us\":{us}}}",
+                ",\"s\":{},\"offset\":{offset},\"us\":{us}",
                 self.s
             );
+            if let Some(at) = at {
+                let _ = write!(self.batch, ",\"at\":{at}");
+            }
+            self.batch.push(b'}');
         }
         self.n += 1;
         self.batch.extend_from_slice(b"\n\n");
