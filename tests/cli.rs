@@ -662,20 +662,10 @@ fn reasoning_flags() {
 /// `--validate` the same call completes.
 #[test]
 fn readme_validate_command_prints_the_violation_it_shows() {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("\n## Cancel early\n")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("a Cancel early section");
-    let block = section
-        .split("```console\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .find(|b| b.contains("toolstream parse --validate"))
-        .expect("a console block running parse --validate");
-    let (command, shown) = block.split_once('\n').unwrap();
-    let command = command.strip_prefix("$ ").expect("a `$ ` command line");
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "toolstream parse --validate",
+    );
     let bin = Path::new(env!("CARGO_BIN_EXE_toolstream"))
         .parent()
         .unwrap();
@@ -686,7 +676,7 @@ fn readme_validate_command_prints_the_violation_it_shows() {
     );
     let out = Command::new("sh")
         .arg("-c")
-        .arg(command)
+        .arg(&command)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("PATH", path)
         .output()

@@ -20,6 +20,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod common;
+
 /// Builds (if needed) and returns the path of an example binary, with this test's
 /// features so nothing else gets rebuilt.
 fn example(name: &str) -> PathBuf {
@@ -184,6 +186,18 @@ fn run(exe: &PathBuf, env: &[(&str, &str)], args: &[&str]) -> String {
     stdout
 }
 
+/// The client closed the connection when the server had sent less than a quarter of the
+/// stream.
+fn assert_left_early(served: &Served) {
+    assert!(served.client_left, "the server never saw the client go");
+    assert!(
+        served.pieces_sent < served.pieces_total / 4,
+        "the server sent {} of {} pieces before the connection closed",
+        served.pieces_sent,
+        served.pieces_total
+    );
+}
+
 fn header<'a>(s: &'a Served, k: &str) -> Option<&'a str> {
     s.headers
         .iter()
@@ -312,13 +326,7 @@ fn cancel_early_drops_the_response_once_the_call_is_complete() {
         "{out}"
     );
     let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left, "the server never saw the client go");
-    assert!(
-        served.pieces_sent < served.pieces_total / 4,
-        "the server sent {} of {} pieces before the connection closed",
-        served.pieces_sent,
-        served.pieces_total
-    );
+    assert_left_early(&served);
 }
 
 #[test]
@@ -332,27 +340,7 @@ fn cancel_early_refuses_a_forbidden_tool_by_name() {
     );
     assert!(!out.contains("calling delete_file"), "{out}");
     let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left);
-    assert!(served.pieces_sent < served.pieces_total / 4);
-}
-
-/// README's "Cancel early": the example's output against a model whose `read_file` call
-/// passes an encoding the tool does not allow, as the README quotes it.
-fn readme_cancel_early_output() -> (String, String) {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("\n## Cancel early\n")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("a Cancel early section");
-    let block = section
-        .split("```console\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
-        .find(|b| b.contains("cargo run --example cancel_early"))
-        .expect("a console block running the example");
-    let (command, output) = block.split_once('\n').unwrap();
-    (command.to_owned(), output.to_owned())
+    assert_left_early(&served);
 }
 
 #[test]
@@ -370,11 +358,13 @@ fn cancel_early_stops_a_call_that_breaks_its_schema_mid_argument() {
         Duration::from_millis(10),
     );
     let out = run(&exe, &[("OPENAI_BASE_URL", &format!("{base}/v1"))], &[]);
-    let (command, shown) = readme_cancel_early_output();
-    assert!(
-        command.starts_with("$ ") && command.contains("OPENAI_BASE_URL="),
-        "{command}"
+    // README's "Cancel early" quotes this output, for a model whose `read_file` call passes
+    // an encoding the tool does not allow.
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "cargo run --example cancel_early",
     );
+    assert!(command.starts_with("OPENAI_BASE_URL="), "{command}");
     assert_eq!(out, shown, "README's Cancel early quotes other output");
     // The byte it names is the `8`.
     let at: usize = out
@@ -386,13 +376,7 @@ fn cancel_early_stops_a_call_that_breaks_its_schema_mid_argument() {
         .unwrap();
     assert_eq!(args.concat().as_bytes()[at - 1], b'8');
     let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left, "the server never saw the client go");
-    assert!(
-        served.pieces_sent < served.pieces_total / 4,
-        "the server sent {} of {} pieces before the connection closed",
-        served.pieces_sent,
-        served.pieces_total
-    );
+    assert_left_early(&served);
     // The request's tools carried the schema the parser checked.
     assert_eq!(
         served.body["tools"][0]["function"]["parameters"]["properties"]["encoding"]["enum"],
