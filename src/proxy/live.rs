@@ -318,3 +318,62 @@ pub const LIVE_CSS: &str = include_str!("live.css");
 /// The `Content-Security-Policy` the page is served with: scripts, styles and requests
 /// from its own origin only; nothing else (no inline script, no frames, no forms).
 pub const LIVE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use serde_json::json;
+
+    /// The record of a stream whose call the proxy refused for breaking its schema: the
+    /// call's own error is there (for the page's card), with its path and `"at"`, the
+    /// length of the call's text up to the byte it broke at, even when its `raw` was cut.
+    #[test]
+    fn a_refused_calls_error_is_recorded_with_the_byte_it_broke_at() {
+        let live = Arc::new(Live::new(4));
+        let mut stream = live.begin(json!({"model": "m"}));
+        stream.event(
+            &Event::ToolCallStart {
+                index: 0,
+                id: "call_0".into(),
+                name: "set_mode".into(),
+            },
+            10,
+        );
+        stream.broke(
+            &Event::Error {
+                kind: ErrorKind::SchemaViolation,
+                message: "tool call 0: enum: the string is none of the allowed values".into(),
+                index: Some(0),
+                raw: "{\"mode\": \"r".into(),
+                path: Some("/mode".into()),
+            },
+            42,
+            5000,
+        );
+        stream.outcome = "refused";
+        drop(stream);
+        let (text, _, _) = live.watch();
+        let messages: Vec<serde_json::Value> = text
+            .split("\n\n")
+            .filter_map(|m| m.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect();
+        let broke = messages
+            .iter()
+            .find(|m| m["type"] == "error")
+            .unwrap_or_else(|| panic!("no error in {text}"));
+        assert_eq!(broke["kind"], "schema_violation");
+        assert_eq!(broke["index"], 0);
+        assert_eq!(broke["path"], "/mode");
+        assert_eq!(broke["offset"], 42);
+        assert_eq!(broke["at"], 5000);
+        // The other events have no "at".
+        let start = messages
+            .iter()
+            .find(|m| m["type"] == "tool_call_start")
+            .unwrap_or_else(|| panic!("no start in {text}"));
+        assert!(start.get("at").is_none(), "{start}");
+        assert!(text.contains("\"outcome\":\"refused\""), "{text}");
+    }
+}
