@@ -722,6 +722,10 @@ fn parse(format: Format, body: &[u8]) -> Vec<Event> {
     common::run_whole(&|| Parser::new(format), body)
 }
 
+fn parse_with(format: Format, config: ParserConfig, body: &[u8]) -> Vec<Event> {
+    common::run_whole(&|| Parser::with_config(format, config.clone()), body)
+}
+
 /// The page's node for JSON Pointer `path` in a call's card.
 fn node<'a>(call: &'a Value, path: &str) -> &'a Value {
     call["fields"]
@@ -1870,6 +1874,64 @@ fn proxy_live_page_marks_a_call_that_broke_its_schema_on_its_card() {
             && logged.as_str().unwrap().contains(" at \"/unit\""),
         "{logged}"
     );
+    b.finish();
+}
+
+/// `toolstream serve --validate` (the README's sample and tools file): the call stopped at
+/// an undeclared key shows on its card what broke (`additionalProperties`, at the arguments
+/// themselves), the byte it broke at (the end of its raw text, marked), and the field that
+/// had arrived.
+#[test]
+fn serve_marks_a_call_stopped_mid_argument_on_its_card() {
+    let _one = lock();
+    let Some(mut b) = browser("serve-violation") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sample = std::fs::read(root.join("samples/hermes.txt")).unwrap();
+    let tools_file = root.join("samples/tools/weather.json");
+    let tools =
+        toolstream::Tools::from_json(&std::fs::read_to_string(&tools_file).unwrap()).unwrap();
+    let events = parse_with(
+        Format::Hermes,
+        ParserConfig::new().tools(tools).validate_arguments(true),
+        &sample,
+    );
+    let Some(Event::Error { raw, message, .. }) = events
+        .iter()
+        .find(|e| matches!(e, Event::Error { index: Some(0), .. }))
+    else {
+        panic!("no violation in {events:?}")
+    };
+    let url = b.serve_with(
+        "hermes.txt",
+        &sample,
+        &[
+            "--format",
+            "hermes",
+            "--speed",
+            "0",
+            "--validate",
+            "--tools",
+            tools_file.to_str().unwrap(),
+        ],
+    );
+    let last = b.watch(&url, WIDE, |_| false);
+    let card = &last["calls"][0];
+    assert_eq!(card["state"], "error", "{last}");
+    let p = &card["problem"];
+    assert_eq!(p["kind"], "schema_violation");
+    assert_eq!(p["message"], message.as_str());
+    assert_eq!(
+        p["broke"],
+        format!(
+            "additionalProperties at the arguments themselves · broke at byte {} of the call's text",
+            raw.len()
+        )
+    );
+    assert_eq!(p["raw"], raw.as_str());
+    assert_eq!(p["mark"], "d");
+    assert_eq!(node(card, "/city")["value"], "Paris");
     b.finish();
 }
 
