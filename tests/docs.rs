@@ -252,7 +252,7 @@ fn readme_lists_the_checked_keywords_of_the_crate_docs() {
     let (readme_checked, readme_unchecked) = lists(
         readme,
         "Keywords checked as the bytes arrive",
-        "The same list is in the crate docs",
+        "The same list",
     );
     assert!(
         lib_checked.contains("enum") && lib_checked.contains("$ref"),
