@@ -122,6 +122,21 @@ fn readme_starts_with_the_two_setup_commands_and_says_how_to_install() {
     }
 }
 
+/// Copies the directory `from` (files and folders) to `to`.
+#[cfg(feature = "cli")]
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, target).unwrap();
+        }
+    }
+}
+
 /// Every `toolstream ...` command in the README's shell blocks that runs offline (all but
 /// `serve` and `proxy`, which serve until stopped) runs as printed from a directory holding the
 /// repository's `samples/`, with the built binary first on `PATH` and no captures: exit
@@ -134,11 +149,7 @@ fn readme_commands_run_as_printed() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("readme-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("samples")).unwrap();
-    for entry in std::fs::read_dir(root.join("samples")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join("samples").join(path.file_name().unwrap())).unwrap();
-    }
+    copy_dir(&root.join("samples"), &dir.join("samples"));
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -238,4 +249,64 @@ fn readme_spec_example_gives_the_events_it_shows() {
         assert_eq!(run(cut), whole, "split at {cut}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The JSON Schema keywords a paragraph lists in backticks (`` `minItems` / `maxItems` ``,
+/// `` `additionalProperties: false` ``), without the words around them that are not keywords.
+fn keywords(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|t| t.split([':', ' ']).next())
+        .filter(|k| {
+            !k.is_empty()
+                && k.trim_start_matches('$')
+                    .chars()
+                    .all(|c| c.is_ascii_alphabetic())
+                && !["integer", "false", "Tools"].contains(k)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// README's "Cancel early" lists the keywords checked while the arguments stream and those
+/// not checked: the same two lists as the crate docs ("Catch a bad call while it streams").
+#[test]
+fn readme_lists_the_checked_keywords_of_the_crate_docs() {
+    let lists = |text: &str, from: &str, to: &str| {
+        let part = text
+            .split(from)
+            .nth(1)
+            .and_then(|t| t.split(to).next())
+            .unwrap_or_else(|| panic!("no `{from}` ... `{to}`"));
+        let (checked, unchecked) = part.split_once("Not checked").expect("a Not checked list");
+        (keywords(checked), keywords(unchecked))
+    };
+    let lib = include_str!("../src/lib.rs")
+        .replace("\n//! ", "\n")
+        .replace("\n//!", "\n");
+    let readme = include_str!("../README.md");
+    let (lib_checked, lib_unchecked) = lists(
+        &lib,
+        "Keywords checked as the bytes arrive",
+        "Schemas are compiled",
+    );
+    let (readme_checked, readme_unchecked) = lists(
+        readme,
+        "Keywords checked as the bytes arrive",
+        "The same list",
+    );
+    assert!(
+        lib_checked.contains("enum") && lib_checked.contains("$ref"),
+        "{lib_checked:?}"
+    );
+    assert!(lib_unchecked.contains("format"), "{lib_unchecked:?}");
+    assert_eq!(
+        readme_checked, lib_checked,
+        "checked keywords: README vs src/lib.rs"
+    );
+    assert_eq!(
+        readme_unchecked, lib_unchecked,
+        "unchecked keywords: README vs src/lib.rs"
+    );
 }
