@@ -950,3 +950,64 @@ fn the_model_table_names_real_text_formats() {
         assert!(name.parse::<toolstream::Format>().is_ok(), "{name}");
     }
 }
+
+/// README's "Cancel early": the `parse --validate` command it shows, run as printed from the
+/// repository (the built binary first on `PATH`), prints exactly the violation it quotes;
+/// the offset it reports is the undeclared key's first byte in the sample, and without
+/// `--validate` the same call completes.
+#[test]
+fn readme_validate_command_prints_the_violation_it_shows() {
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "toolstream parse --validate",
+    );
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolstream"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&command)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "`{command}`: {}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown, "`{command}`");
+    let error: Value = serde_json::from_str(shown.trim_end()).unwrap();
+    assert_eq!(error["kind"], "schema_violation");
+    assert_eq!(error["path"], "");
+    let sample =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/hermes.txt")).unwrap();
+    let offset = usize::try_from(error["offset"].as_u64().unwrap()).unwrap();
+    assert!(offset < sample.len(), "stopped mid-call");
+    assert_eq!(
+        &sample[offset - 1..offset + 3],
+        b"days",
+        "stopped at the undeclared key's first byte"
+    );
+    assert!(error["raw"].as_str().unwrap().ends_with("\"d"));
+    // The tools file declares the tool (no undeclared_tool error) and, without --validate,
+    // the call completes.
+    let plain = run(
+        &[
+            "parse",
+            "--tools",
+            "samples/tools/weather.json",
+            "samples/hermes.txt",
+        ],
+        b"",
+    );
+    let events = merged(&plain);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "tool_call_end" && e["name"] == "get_weather"),
+        "{events:?}"
+    );
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:?}");
+}

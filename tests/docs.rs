@@ -19,12 +19,22 @@ fn crate_docs_list_every_format() {
     }
 }
 
-/// The `sh` code blocks of the README, line by line.
+/// The README and the pages under `docs/` it links to, by path.
+const PAGES: [(&str, &str); 7] = [
+    ("README.md", include_str!("../README.md")),
+    ("docs/events.md", include_str!("../docs/events.md")),
+    ("docs/formats.md", include_str!("../docs/formats.md")),
+    ("docs/specs.md", include_str!("../docs/specs.md")),
+    ("docs/proxy.md", include_str!("../docs/proxy.md")),
+    ("docs/servers.md", include_str!("../docs/servers.md")),
+    ("docs/models.md", include_str!("../docs/models.md")),
+];
+
+/// The `sh` code blocks of the README and its docs pages, line by line.
 fn readme_shell_lines() -> Vec<String> {
-    let readme = include_str!("../README.md");
     let mut lines = Vec::new();
     let mut in_sh = false;
-    for line in readme.lines() {
+    for line in PAGES.iter().flat_map(|(_, text)| text.lines()) {
         if line.starts_with("```") {
             in_sh = !in_sh && line == "```sh";
             continue;
@@ -34,6 +44,51 @@ fn readme_shell_lines() -> Vec<String> {
         }
     }
     lines
+}
+
+/// The README stays a ten-minute read: at most 3,000 words, the three uses and the proxy
+/// linked from its first screen, every page under `docs/` linked from it, and every relative
+/// link of the README and its pages names a file that exists.
+#[test]
+fn readme_is_short_and_its_links_resolve() {
+    let readme = include_str!("../README.md");
+    let words = readme.split_whitespace().count();
+    assert!(words <= 3000, "README.md has {words} words (at most 3,000)");
+    let first_screen: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    for anchor in [
+        "(#wrap-a-streaming-response)",
+        "(#show-tool-calls-live)",
+        "(#cancel-early)",
+        "(#put-it-in-front-of-a-server)",
+    ] {
+        assert!(
+            first_screen.contains(anchor),
+            "the first screen lacks {anchor}"
+        );
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(
+            readme.contains(&format!("(docs/{name})")),
+            "README.md does not link docs/{name}"
+        );
+    }
+    for (page, text) in PAGES {
+        let base = root.join(page).parent().unwrap().to_path_buf();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap_or_default();
+            let file = target.split('#').next().unwrap_or_default();
+            // Not a link: a target with no file name in it (`[link](url)` quoted in prose).
+            if !file.contains('.') || file.contains("://") || file.contains(' ') {
+                continue;
+            }
+            assert!(
+                base.join(file).exists(),
+                "{page} links {target}, which does not exist"
+            );
+        }
+    }
 }
 
 #[test]
@@ -74,6 +129,21 @@ fn readme_starts_with_the_two_setup_commands_and_says_how_to_install() {
     }
 }
 
+/// Copies the directory `from` (files and folders) to `to`.
+#[cfg(feature = "cli")]
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, target).unwrap();
+        }
+    }
+}
+
 /// Every `toolstream ...` command in the README's shell blocks that runs offline (all but
 /// `serve` and `proxy`, which serve until stopped) runs as printed from a directory holding the
 /// repository's `samples/`, with the built binary first on `PATH` and no captures: exit
@@ -86,11 +156,7 @@ fn readme_commands_run_as_printed() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("readme-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("samples")).unwrap();
-    for entry in std::fs::read_dir(root.join("samples")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join("samples").join(path.file_name().unwrap())).unwrap();
-    }
+    copy_dir(&root.join("samples"), &dir.join("samples"));
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -130,18 +196,12 @@ fn readme_commands_run_as_printed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The README's worked spec example ("Writing a spec"): its spec, read by `parse
-/// --syntax`, turns its model output into exactly the events it shows, and so does the
-/// library at every chunking.
+/// docs/specs.md's worked example: its spec, read by `parse --syntax`, turns its model
+/// output into exactly the events it shows, and so does the library at every chunking.
 #[cfg(feature = "cli")]
 #[test]
 fn readme_spec_example_gives_the_events_it_shows() {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("## Writing a spec")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("a Writing a spec section");
+    let section = include_str!("../docs/specs.md");
     let block = |lang: &str, nth: usize| -> String {
         section
             .split(&format!("```{lang}\n"))
@@ -327,4 +387,64 @@ fn every_skip_says_how_to_make_it_run() {
     }
     assert!(seen >= 20, "{seen} SKIPPED messages found");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The JSON Schema keywords a paragraph lists in backticks (`` `minItems` / `maxItems` ``,
+/// `` `additionalProperties: false` ``), without the words around them that are not keywords.
+fn keywords(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|t| t.split([':', ' ']).next())
+        .filter(|k| {
+            !k.is_empty()
+                && k.trim_start_matches('$')
+                    .chars()
+                    .all(|c| c.is_ascii_alphabetic())
+                && !["integer", "false", "Tools"].contains(k)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// README's "Cancel early" lists the keywords checked while the arguments stream and those
+/// not checked: the same two lists as the crate docs ("Catch a bad call while it streams").
+#[test]
+fn readme_lists_the_checked_keywords_of_the_crate_docs() {
+    let lists = |text: &str, from: &str, to: &str| {
+        let part = text
+            .split(from)
+            .nth(1)
+            .and_then(|t| t.split(to).next())
+            .unwrap_or_else(|| panic!("no `{from}` ... `{to}`"));
+        let (checked, unchecked) = part.split_once("Not checked").expect("a Not checked list");
+        (keywords(checked), keywords(unchecked))
+    };
+    let lib = include_str!("../src/lib.rs")
+        .replace("\n//! ", "\n")
+        .replace("\n//!", "\n");
+    let readme = include_str!("../README.md");
+    let (lib_checked, lib_unchecked) = lists(
+        &lib,
+        "Keywords checked as the bytes arrive",
+        "Schemas are compiled",
+    );
+    let (readme_checked, readme_unchecked) = lists(
+        readme,
+        "Keywords checked as the bytes arrive",
+        "The same list",
+    );
+    assert!(
+        lib_checked.contains("enum") && lib_checked.contains("$ref"),
+        "{lib_checked:?}"
+    );
+    assert!(lib_unchecked.contains("format"), "{lib_unchecked:?}");
+    assert_eq!(
+        readme_checked, lib_checked,
+        "checked keywords: README vs src/lib.rs"
+    );
+    assert_eq!(
+        readme_unchecked, lib_unchecked,
+        "unchecked keywords: README vs src/lib.rs"
+    );
 }

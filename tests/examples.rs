@@ -20,6 +20,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod common;
+
 /// Builds (if needed) and returns the path of an example binary, with this test's
 /// features so nothing else gets rebuilt.
 fn example(name: &str) -> PathBuf {
@@ -136,8 +138,7 @@ fn openai_pieces(tool: &str, tail: usize) -> Vec<String> {
     openai_call_pieces(tool, &["{\"pa", "th\": \"no", "tes.txt\"}"], tail)
 }
 
-/// An OpenAI stream: a little text, a call to `tool` whose arguments arrive as `args`,
-/// then `tail` words of text.
+/// The same with the call's arguments sent as `args`.
 fn openai_call_pieces(tool: &str, args: &[&str], tail: usize) -> Vec<String> {
     let chunk = |delta: Value| {
         sse(
@@ -191,6 +192,18 @@ fn run(exe: &PathBuf, env: &[(&str, &str)], args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// The client closed the connection when the server had sent less than a quarter of the
+/// stream.
+fn assert_left_early(served: &Served) {
+    assert!(served.client_left, "the server never saw the client go");
+    assert!(
+        served.pieces_sent < served.pieces_total / 4,
+        "the server sent {} of {} pieces before the connection closed",
+        served.pieces_sent,
+        served.pieces_total
+    );
 }
 
 fn header<'a>(s: &'a Served, k: &str) -> Option<&'a str> {
@@ -316,15 +329,12 @@ fn cancel_early_drops_the_response_once_the_call_is_complete() {
         out.contains(r#"first call complete: read_file({"path":"notes.txt"})"#),
         "{out}"
     );
-    assert!(out.contains("response dropped after"), "{out}");
-    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left, "the server never saw the client go");
     assert!(
-        served.pieces_sent < served.pieces_total / 4,
-        "the server sent {} of {} pieces before the connection closed",
-        served.pieces_sent,
-        served.pieces_total
+        out.ends_with("response dropped: the rest of the stream was never read\n"),
+        "{out}"
     );
+    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_left_early(&served);
 }
 
 #[test]
@@ -338,8 +348,48 @@ fn cancel_early_refuses_a_forbidden_tool_by_name() {
     );
     assert!(!out.contains("calling delete_file"), "{out}");
     let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left);
-    assert!(served.pieces_sent < served.pieces_total / 4);
+    assert_left_early(&served);
+}
+
+#[test]
+fn cancel_early_stops_a_call_that_breaks_its_schema_mid_argument() {
+    let exe = example("cancel_early");
+    // The model writes "utf8" where the tool allows "utf-8" or "latin-1": wrong at the `8`.
+    let args = [
+        "{\"path\": \"notes",
+        ".txt\", \"encod",
+        "ing\": \"utf8",
+        "\"}",
+    ];
+    let (base, rx) = serve_once(
+        openai_call_pieces("read_file", &args, 200),
+        Duration::from_millis(10),
+    );
+    let out = run(&exe, &[("OPENAI_BASE_URL", &format!("{base}/v1"))], &[]);
+    // README's "Cancel early" quotes this output, for a model whose `read_file` call passes
+    // an encoding the tool does not allow.
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "cargo run --example cancel_early",
+    );
+    assert!(command.starts_with("OPENAI_BASE_URL="), "{command}");
+    assert_eq!(out, shown, "README's Cancel early quotes other output");
+    // The byte it names is the `8`.
+    let at: usize = out
+        .split("at byte ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(args.concat().as_bytes()[at - 1], b'8');
+    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_left_early(&served);
+    // The request's tools carried the schema the parser checked.
+    assert_eq!(
+        served.body["tools"][0]["function"]["parameters"]["properties"]["encoding"]["enum"],
+        json!(["utf-8", "latin-1"])
+    );
 }
 
 #[test]

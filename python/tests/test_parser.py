@@ -503,3 +503,34 @@ def test_syntax_errors_name_the_key(tmp_path):
         toolstream.Parser()
     with pytest.raises(TypeError, match="syntax: expected"):
         toolstream.Parser(syntax=3)
+
+
+def test_validate_and_max_repeats_stop_a_call_with_an_error_event():
+    """`validate=True` (with `tools=`) and `max_repeats=N`: the call ends as an error event
+    carrying `kind`, `index`, `path` (a schema violation's JSON Pointer) and `raw` (the
+    call's bytes up to the one it broke at), at every chunking, and gets no tool_call_end."""
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer", "maximum": 14}},
+        "additionalProperties": False}}]
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "30"}}</tool_call> ok'
+    for chunks in chunkings(text):
+        events = run("hermes", chunks, tools=tools, validate=True)
+        errors = [e for e in events if e["type"] == "error"]
+        assert errors == [{
+            "type": "error", "kind": "schema_violation", "index": 0, "path": "/days",
+            "message": errors[0]["message"],
+            "raw": '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "',
+        }], events
+        assert "type" in errors[0]["message"]  # a string where an integer goes: at its quote
+        assert not calls_of(events) and text_of(events) == " ok"
+    # Off by default: the same call completes.
+    assert calls_of(run("hermes", [text], tools=tools)) == [("get_weather", {"city": "Paris", "days": "30"})]
+    loop = '<tool_call>{"name": "get_weather", "arguments": {"city": "' + "la" * 50 + '"}}</tool_call>'
+    events = run("hermes", [loop], max_repeats=10)
+    (e,) = [e for e in events if e["type"] == "error"]
+    assert e["kind"] == "repetition" and e["index"] == 0 and "path" not in e
+    # Stopped mid-argument, a few periods past the tenth repeat: raw is the call's bytes so far.
+    assert loop.startswith(e["raw"]) and 10 <= e["raw"].count("la") <= 12, e["raw"]
+    assert not calls_of(events)
+    with pytest.raises(ValueError):
+        toolstream.Parser("hermes", max_repeats=-1)

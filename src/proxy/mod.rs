@@ -144,7 +144,9 @@
 //!
 //! `GET /live` shows every streamed chat reply the proxy fixes, in flight and recent: pick
 //! a stream, watch its text, reasoning and calls form (a call's name the moment it settles,
-//! its arguments as they stream, errors with the text they carry), pause and step through
+//! its arguments as they stream, errors with the text they carry; a call refused for breaking
+//! its schema or running away (`--validate`, `--max-repeats`) marked on its card with the
+//! keyword, the JSON Pointer and the byte of its text it broke at), pause and step through
 //! its events, read the event log (each event with its offset in the upstream body and
 //! its time since the request arrived; per call the time to its name and to its end) and
 //! copy a call's arguments. It is the page `toolstream serve` shows ([`LIVE_HTML`]), served
@@ -336,12 +338,18 @@ pub enum OnRefused {
 #[non_exhaustive]
 pub enum UpstreamToolChoice {
     /// The client's own `tool_choice`; if the upstream refuses it with vLLM's 400 for a
-    /// server started without `--enable-auto-tool-choice` / `--tool-call-parser`, the
-    /// request is sent once more with `"tool_choice": "none"` (the server then renders the
-    /// tools into the prompt and leaves the reply's calls as text, which the proxy reads).
+    /// server started without `--enable-auto-tool-choice` / `--tool-call-parser` (`auto` or
+    /// no `tool_choice`; in current vLLM `required` and a named tool too), the request is
+    /// sent once more with `"tool_choice": "none"`: vLLM then renders the tools into the
+    /// prompt and leaves the reply's calls as text, which the proxy reads (a `required`
+    /// call is then no longer forced). Other servers' refusals (llama.cpp without jinja,
+    /// an Ollama model without tools) reach the client as they are: no `tool_choice`
+    /// changes them. What each server does is in `docs/servers.md`.
     #[default]
     Keep,
-    /// Always `"none"` (the server renders the tools and parses nothing).
+    /// Always `"none"`: for vLLM without a tool parser, which renders the tools and
+    /// parses nothing. Not for SGLang, which leaves the tools out of the prompt under
+    /// `"none"`.
     None,
     /// Always `"auto"`.
     Auto,
