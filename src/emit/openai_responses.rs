@@ -421,7 +421,7 @@ impl OpenAiResponsesEmitter {
                         delta,
                         logprobs: Some(&[]),
                     };
-                    push_sse(out, d.kind, &d);
+                    push_text_delta(out, &d);
                     self.sequence += 1;
                 }
             }
@@ -476,7 +476,7 @@ impl OpenAiResponsesEmitter {
                         delta,
                         logprobs: None,
                     };
-                    push_sse(out, d.kind, &d);
+                    push_text_delta(out, &d);
                     self.sequence += 1;
                 }
             }
@@ -624,7 +624,7 @@ impl OpenAiResponsesEmitter {
                 delta: text,
                 logprobs: None,
             };
-            push_sse(out, d.kind, &d);
+            push_text_delta(out, &d);
             self.sequence += 1;
         }
     }
@@ -764,6 +764,45 @@ fn responses_usage(u: &Usage) -> Value {
         "output_tokens_details": {"reasoning_tokens": u.reasoning_tokens.unwrap_or(0)},
         "total_tokens": u.total_tokens.unwrap_or(input.saturating_add(output)),
     })
+}
+
+/// Writes a delta event: by hand (what `serde_json` writes for `d`, byte for byte; see
+/// [`super::json`]), as it is written once per streamed chunk.
+fn push_text_delta(out: &mut String, d: &TextDelta<'_>) {
+    use super::json::{push_str, push_u64, push_usize};
+    if !super::json::fast() {
+        push_sse(out, d.kind, d);
+        return;
+    }
+    out.push_str("event: ");
+    out.push_str(d.kind);
+    out.push_str("\ndata: {\"type\":");
+    push_str(out, d.kind);
+    out.push_str(",\"sequence_number\":");
+    push_u64(out, d.sequence_number);
+    out.push_str(",\"item_id\":");
+    push_str(out, d.item_id);
+    out.push_str(",\"output_index\":");
+    push_usize(out, d.output_index);
+    if let Some(i) = d.content_index {
+        out.push_str(",\"content_index\":");
+        push_u64(out, u64::from(i));
+    }
+    if let Some(i) = d.summary_index {
+        out.push_str(",\"summary_index\":");
+        push_u64(out, u64::from(i));
+    }
+    out.push_str(",\"delta\":");
+    push_str(out, d.delta);
+    if let Some(logprobs) = d.logprobs {
+        if logprobs.is_empty() {
+            out.push_str(",\"logprobs\":[]");
+        } else if let Ok(json) = serde_json::to_string(logprobs) {
+            out.push_str(",\"logprobs\":");
+            out.push_str(&json);
+        }
+    }
+    out.push_str("}\n\n");
 }
 
 /// The delta events of text, reasoning and arguments, written without building a `Value`.
