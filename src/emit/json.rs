@@ -64,14 +64,12 @@ pub(crate) fn push_str(out: &mut String, s: &str) {
 pub(crate) fn push_str_contents(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
-        let escape = escape(b);
+    while let Some(i) = next_escape(bytes, run) {
         // `i` is at an ASCII byte, so a char boundary.
         out.push_str(s.get(run..i).unwrap_or(""));
         run = i + 1;
+        let b = bytes.get(i).copied().unwrap_or(0);
+        let escape = escape(b);
         out.push('\\');
         out.push(char::from(escape));
         if escape == b'u' {
@@ -88,24 +86,51 @@ pub(crate) fn push_str_contents(out: &mut String, s: &str) {
     out.push_str(s.get(run..).unwrap_or(""));
 }
 
+/// The position of the first byte at or after `from` that needs an escape. Eight bytes at
+/// a time while none does: a byte below 0x20, `"` or `\` shows as a high bit in the
+/// classic "has a byte less than / equal to" word tests (exact for whether any byte of the
+/// word matches; a multi-byte UTF-8 byte, 0x80 and up, never does).
+fn next_escape(bytes: &[u8], mut from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    while let Some(block) = bytes.get(from..from + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(block) else {
+            break;
+        };
+        let x = u64::from_le_bytes(word);
+        let below_space = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let quote = zero_byte(x ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(x ^ (ONES * u64::from(b'\\')));
+        if below_space | quote | backslash != 0 {
+            break;
+        }
+        from += 8;
+    }
+    bytes
+        .get(from..)?
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .map(|p| p + from)
+}
+
 /// Appends `n` in decimal.
 pub(crate) fn push_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
-    loop {
+    while at > 0 {
         at -= 1;
         if let Some(d) = digits.get_mut(at) {
             // `n % 10` is below 10.
             *d = b'0' + (n % 10) as u8;
         }
         n /= 10;
-        if n == 0 || at == 0 {
+        if n == 0 {
             break;
         }
     }
-    for &d in digits.get(at..).unwrap_or(&[]) {
-        out.push(char::from(d));
-    }
+    // ASCII digits: one short check rather than a push per digit.
+    out.push_str(std::str::from_utf8(digits.get(at..).unwrap_or(&[])).unwrap_or(""));
 }
 
 /// Appends `n` in decimal.
@@ -138,6 +163,14 @@ pub(crate) mod tests {
             .map(String::from)
             .collect();
         out.extend(["".into(), "plain".into(), "a\"b\\c/d\u{7f}é😀".into()]);
+        // Long clean runs (the eight-byte steps) with one escape at every offset.
+        for at in 0..=18 {
+            for c in ['"', '\\', '\u{1f}', '\n'] {
+                let mut s = "x".repeat(18) + &"é".repeat(3);
+                s.insert(at, c);
+                out.push(s);
+            }
+        }
         let mut x = seed | 1;
         let mut next = move || {
             // xorshift64
