@@ -159,18 +159,21 @@ impl OpenAiChatEmitter {
     /// The completion id written on every chunk.
     pub fn id(mut self, id: impl Into<String>) -> Self {
         self.id = id.into();
+        self.head.clear();
         self
     }
 
     /// The model name written on every chunk.
     pub fn model(mut self, model: impl Into<String>) -> Self {
         self.model = model.into();
+        self.head.clear();
         self
     }
 
     /// The `created` Unix timestamp written on every chunk.
     pub fn created(mut self, unix_seconds: u64) -> Self {
         self.created = unix_seconds;
+        self.head.clear();
         self
     }
 
@@ -1048,6 +1051,30 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    /// A builder called between chunks changes the chunks after it, as it did before the
+    /// chunk head was kept between chunks.
+    #[test]
+    fn a_builder_between_chunks_changes_the_later_chunks() {
+        let mut em = OpenAiChatEmitter::new().id("a").model("m").created(1);
+        let mut sse = String::new();
+        em.event(&Event::Text { delta: "x".into() }, &mut sse);
+        em = em.id("b").model("n").created(2);
+        em.event(&Event::Text { delta: "y".into() }, &mut sse);
+        let ids: Vec<Value> = sse
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|l| serde_json::from_str::<Value>(l).unwrap_or_default())
+            .map(|v| serde_json::json!([v["id"], v["model"], v["created"]]))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                serde_json::json!(["a", "m", 1]),
+                serde_json::json!(["b", "n", 2])
+            ]
+        );
     }
 
     #[test]
