@@ -357,7 +357,7 @@ impl AnthropicEmitter {
                         index: *block,
                         delta: DeltaBody::Text { text: delta },
                     };
-                    push_sse(out, "content_block_delta", &d);
+                    push_block_delta(out, &d);
                 }
             }
             Event::Reasoning { delta } if !delta.is_empty() => {
@@ -380,7 +380,7 @@ impl AnthropicEmitter {
                         index: *block,
                         delta: DeltaBody::Thinking { thinking: delta },
                     };
-                    push_sse(out, "content_block_delta", &d);
+                    push_block_delta(out, &d);
                 }
             }
             Event::ToolCallStart { index, id, name } => {
@@ -513,7 +513,7 @@ impl AnthropicEmitter {
                     index: block,
                     delta: DeltaBody::Signature { signature: "" },
                 };
-                push_sse(out, "content_block_delta", &d);
+                push_block_delta(out, &d);
                 self.content
                     .push(json!({"type": "thinking", "thinking": text, "signature": ""}));
                 push_stop(out, block);
@@ -523,16 +523,51 @@ impl AnthropicEmitter {
     }
 }
 
+/// Writes a `content_block_delta` event: by hand (what `serde_json` writes for `d`, byte
+/// for byte; see [`super::json`]), as it is written once per streamed chunk.
+fn push_block_delta(out: &mut String, d: &BlockDelta<'_>) {
+    use super::json::{push_str, push_usize};
+    if !super::json::fast() {
+        push_sse(out, "content_block_delta", d);
+        return;
+    }
+    let (kind, key, value) = match d.delta {
+        DeltaBody::Text { text } => ("text_delta", "text", text),
+        DeltaBody::Thinking { thinking } => ("thinking_delta", "thinking", thinking),
+        DeltaBody::Signature { signature } => ("signature_delta", "signature", signature),
+        DeltaBody::InputJson { partial_json } => ("input_json_delta", "partial_json", partial_json),
+    };
+    out.push_str("event: content_block_delta\ndata: {\"type\":");
+    push_str(out, d.kind);
+    out.push_str(",\"index\":");
+    push_usize(out, d.index);
+    out.push_str(",\"delta\":{\"type\":\"");
+    out.push_str(kind);
+    out.push_str("\",\"");
+    out.push_str(key);
+    out.push_str("\":");
+    push_str(out, value);
+    out.push_str("}}\n\n");
+}
+
 fn push_json_delta(out: &mut String, block: usize, partial_json: &str) {
     let d = BlockDelta {
         kind: "content_block_delta",
         index: block,
         delta: DeltaBody::InputJson { partial_json },
     };
-    push_sse(out, "content_block_delta", &d);
+    push_block_delta(out, &d);
 }
 
 fn push_stop(out: &mut String, block: usize) {
+    if super::json::fast() {
+        out.push_str(
+            "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":",
+        );
+        super::json::push_usize(out, block);
+        out.push_str("}\n\n");
+        return;
+    }
     #[derive(Serialize)]
     struct Stop {
         #[serde(rename = "type")]

@@ -111,6 +111,9 @@ pub struct OpenAiChatEmitter {
     /// The [`Event::Finish`] received: written at `finish`.
     reason: Option<FinishReason>,
     usage: Option<Usage>,
+    /// `data: {"id":…,"choices":[{"index":0,"delta":{`, the same for every chunk of the
+    /// stream: written with the first chunk, then copied (see `write_chunk`).
+    head: String,
 }
 
 /// A call started and not yet ended.
@@ -149,24 +152,28 @@ impl OpenAiChatEmitter {
             calls: Vec::new(),
             reason: None,
             usage: None,
+            head: String::new(),
         }
     }
 
     /// The completion id written on every chunk.
     pub fn id(mut self, id: impl Into<String>) -> Self {
         self.id = id.into();
+        self.head.clear();
         self
     }
 
     /// The model name written on every chunk.
     pub fn model(mut self, model: impl Into<String>) -> Self {
         self.model = model.into();
+        self.head.clear();
         self
     }
 
     /// The `created` Unix timestamp written on every chunk.
     pub fn created(mut self, unix_seconds: u64) -> Self {
         self.created = unix_seconds;
+        self.head.clear();
         self
     }
 
@@ -473,6 +480,10 @@ impl OpenAiChatEmitter {
             delta.role = Some("assistant");
             self.role_sent = true;
         }
+        if usage.is_none() && toolstream_error.is_none() && super::json::fast() {
+            self.write_chunk(&delta, finish_reason, out);
+            return;
+        }
         let choice = [Choice {
             index: 0,
             delta,
@@ -490,6 +501,80 @@ impl OpenAiChatEmitter {
         out.push_str("data: ");
         push_json(out, &chunk);
         out.push_str("\n\n");
+    }
+}
+
+impl OpenAiChatEmitter {
+    /// A chunk without usage or error written by hand: what `serde_json` writes for
+    /// [`Chunk`], byte for byte, without its walk over the structs. The part before the
+    /// delta is the same for every chunk of the stream (its id, model and time are fixed
+    /// once the first chunk is out), so it is written once and copied.
+    fn write_chunk(&mut self, delta: &Delta<'_>, finish_reason: Option<&str>, out: &mut String) {
+        use super::json::{push_str, push_u64, push_usize};
+        if self.head.is_empty() {
+            let head = &mut self.head;
+            head.push_str("data: {\"id\":");
+            push_str(head, &self.id);
+            head.push_str(",\"object\":\"chat.completion.chunk\",\"created\":");
+            push_u64(head, self.created);
+            head.push_str(",\"model\":");
+            push_str(head, &self.model);
+            head.push_str(",\"choices\":[{\"index\":0,\"delta\":{");
+        }
+        out.push_str(&self.head);
+        let mut sep = "";
+        let mut field = |out: &mut String, key: &str| {
+            out.push_str(sep);
+            out.push_str(key);
+            sep = ",";
+        };
+        if let Some(role) = delta.role {
+            field(out, "\"role\":");
+            push_str(out, role);
+        }
+        if let Some(content) = delta.content {
+            field(out, "\"content\":");
+            push_str(out, content);
+        }
+        if let Some(reasoning) = delta.reasoning_content {
+            field(out, "\"reasoning_content\":");
+            push_str(out, reasoning);
+        }
+        if let Some(calls) = delta.tool_calls {
+            field(out, "\"tool_calls\":[");
+            for (i, call) in calls.iter().enumerate() {
+                out.push_str(if i == 0 {
+                    "{\"index\":"
+                } else {
+                    ",{\"index\":"
+                });
+                push_usize(out, call.index);
+                if let Some(id) = call.id {
+                    out.push_str(",\"id\":");
+                    push_str(out, id);
+                }
+                if let Some(kind) = call.kind {
+                    out.push_str(",\"type\":");
+                    push_str(out, kind);
+                }
+                out.push_str(",\"function\":{");
+                if let Some(name) = call.function.name {
+                    out.push_str("\"name\":");
+                    push_str(out, name);
+                    out.push(',');
+                }
+                out.push_str("\"arguments\":");
+                push_str(out, call.function.arguments);
+                out.push_str("}}");
+            }
+            out.push(']');
+        }
+        out.push_str("},\"finish_reason\":");
+        match finish_reason {
+            Some(reason) => push_str(out, reason),
+            None => out.push_str("null"),
+        }
+        out.push_str("}]}\n\n");
     }
 }
 
@@ -966,6 +1051,30 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    /// A builder called between chunks changes the chunks after it, as it did before the
+    /// chunk head was kept between chunks.
+    #[test]
+    fn a_builder_between_chunks_changes_the_later_chunks() {
+        let mut em = OpenAiChatEmitter::new().id("a").model("m").created(1);
+        let mut sse = String::new();
+        em.event(&Event::Text { delta: "x".into() }, &mut sse);
+        em = em.id("b").model("n").created(2);
+        em.event(&Event::Text { delta: "y".into() }, &mut sse);
+        let ids: Vec<Value> = sse
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|l| serde_json::from_str::<Value>(l).unwrap_or_default())
+            .map(|v| serde_json::json!([v["id"], v["model"], v["created"]]))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                serde_json::json!(["a", "m", 1]),
+                serde_json::json!(["b", "n", 2])
+            ]
+        );
     }
 
     #[test]

@@ -302,8 +302,12 @@ impl OpenAiResponsesEmitter {
             _ => ("response.completed", "completed"),
         };
         self.status = status;
-        let response = self.response();
-        self.push(out, kind, json!({"response": response}));
+        if super::json::fast() {
+            self.push_response(out, kind, None);
+        } else {
+            let response = self.response();
+            self.push(out, kind, json!({"response": response}));
+        }
         self.done = true;
     }
 
@@ -363,9 +367,85 @@ impl OpenAiResponsesEmitter {
             return;
         }
         self.started = true;
+        if super::json::fast() {
+            self.push_response(out, "response.created", None);
+            self.push_response(out, "response.in_progress", None);
+            return;
+        }
         let response = self.response();
         self.push(out, "response.created", json!({"response": response}));
         self.push(out, "response.in_progress", json!({"response": response}));
+    }
+
+    /// Writes `{"type": kind, "sequence_number": n, "response": <response()>}` (with
+    /// `"toolstream_error": error` after it when given) by hand: what [`push`](Self::push)
+    /// writes for it, byte for byte, without building the response's `Value` (and a copy of
+    /// every item in it) first.
+    fn push_response(&mut self, out: &mut String, kind: &str, error: Option<&Value>) {
+        use super::json::{push_str, push_u64};
+        let value = |out: &mut String, v: &Value| {
+            if let Ok(json) = serde_json::to_string(v) {
+                out.push_str(&json);
+            }
+        };
+        out.push_str("event: ");
+        out.push_str(kind);
+        out.push_str("\ndata: {\"type\":");
+        push_str(out, kind);
+        out.push_str(",\"sequence_number\":");
+        push_u64(out, self.sequence);
+        self.sequence += 1;
+        out.push_str(",\"response\":{\"id\":");
+        push_str(out, &self.id);
+        out.push_str(",\"object\":\"response\",\"created_at\":");
+        push_u64(out, self.created_at);
+        out.push_str(",\"status\":");
+        push_str(out, self.status);
+        out.push_str(",\"error\":");
+        match &self.error {
+            Some(e) => value(out, e),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"incomplete_details\":");
+        match self.incomplete_reason {
+            Some(r) => {
+                out.push_str("{\"reason\":");
+                push_str(out, r);
+                out.push('}');
+            }
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"instructions\":null,\"model\":");
+        push_str(out, &self.model);
+        out.push_str(",\"output\":[");
+        let open = self.open_item("incomplete");
+        for (i, item) in self.output.iter().chain(open.as_ref()).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            value(out, item);
+        }
+        out.push_str(
+            "],\"parallel_tool_calls\":true,\"tool_choice\":\"auto\",\"tools\":[],\"usage\":",
+        );
+        value(out, &self.final_usage);
+        out.push_str(",\"metadata\":{}");
+        if !self.errors.is_empty() {
+            out.push_str(",\"toolstream_errors\":[");
+            for (i, e) in self.errors.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                value(out, e);
+            }
+            out.push(']');
+        }
+        out.push('}');
+        if let Some(e) = error {
+            out.push_str(",\"toolstream_error\":");
+            value(out, e);
+        }
+        out.push_str("}\n\n");
     }
 
     fn next_item_id(&self, kind: &str) -> String {
@@ -421,7 +501,7 @@ impl OpenAiResponsesEmitter {
                         delta,
                         logprobs: Some(&[]),
                     };
-                    push_sse(out, d.kind, &d);
+                    push_text_delta(out, &d);
                     self.sequence += 1;
                 }
             }
@@ -476,7 +556,7 @@ impl OpenAiResponsesEmitter {
                         delta,
                         logprobs: None,
                     };
-                    push_sse(out, d.kind, &d);
+                    push_text_delta(out, &d);
                     self.sequence += 1;
                 }
             }
@@ -576,12 +656,16 @@ impl OpenAiResponsesEmitter {
                     self.status = "failed";
                     self.error = Some(json!({"code": "server_error", "message": message}));
                     self.final_usage = self.usage.as_ref().map_or(Value::Null, responses_usage);
-                    let response = self.response();
-                    self.push(
-                        out,
-                        "response.failed",
-                        json!({"response": response, "toolstream_error": object}),
-                    );
+                    if super::json::fast() {
+                        self.push_response(out, "response.failed", Some(&object));
+                    } else {
+                        let response = self.response();
+                        self.push(
+                            out,
+                            "response.failed",
+                            json!({"response": response, "toolstream_error": object}),
+                        );
+                    }
                     self.done = true;
                     return;
                 }
@@ -624,15 +708,69 @@ impl OpenAiResponsesEmitter {
                 delta: text,
                 logprobs: None,
             };
-            push_sse(out, d.kind, &d);
+            push_text_delta(out, &d);
             self.sequence += 1;
         }
+    }
+
+    /// The three events that end a message item (`response.output_text.done`,
+    /// `response.content_part.done`, `response.output_item.done`), each repeating its whole
+    /// text, written by hand (what [`push`](Self::push) writes for them, byte for byte) with
+    /// the text escaped once for the three.
+    fn push_message_done(&mut self, out: &mut String, item_id: &str, index: usize, text: &str) {
+        use super::json::{push_str, push_u64, push_usize};
+        let mut escaped = String::with_capacity(text.len() + 2);
+        push_str(&mut escaped, text);
+        let head = |out: &mut String, kind: &str, sequence: u64| {
+            out.push_str("event: ");
+            out.push_str(kind);
+            out.push_str("\ndata: {\"type\":");
+            push_str(out, kind);
+            out.push_str(",\"sequence_number\":");
+            push_u64(out, sequence);
+        };
+        let part = |out: &mut String| {
+            out.push_str("{\"type\":\"output_text\",\"text\":");
+            out.push_str(&escaped);
+            out.push_str(",\"annotations\":[],\"logprobs\":[]}");
+        };
+        head(out, "response.output_text.done", self.sequence);
+        out.push_str(",\"item_id\":");
+        push_str(out, item_id);
+        out.push_str(",\"output_index\":");
+        push_usize(out, index);
+        out.push_str(",\"content_index\":0,\"text\":");
+        out.push_str(&escaped);
+        out.push_str(",\"logprobs\":[]}\n\n");
+        head(out, "response.content_part.done", self.sequence + 1);
+        out.push_str(",\"item_id\":");
+        push_str(out, item_id);
+        out.push_str(",\"output_index\":");
+        push_usize(out, index);
+        out.push_str(",\"content_index\":0,\"part\":");
+        part(out);
+        out.push_str("}\n\n");
+        head(out, "response.output_item.done", self.sequence + 2);
+        out.push_str(",\"output_index\":");
+        push_usize(out, index);
+        out.push_str(",\"item\":{\"id\":");
+        push_str(out, item_id);
+        out.push_str(
+            ",\"type\":\"message\",\"status\":\"completed\",\"role\":\"assistant\",\"content\":[",
+        );
+        part(out);
+        out.push_str("]}}\n\n");
+        self.sequence += 3;
     }
 
     /// Finishes the open message or reasoning item (a call's item ends at its call's end).
     fn close_item(&mut self, out: &mut String) {
         let index = self.output.len();
         match std::mem::replace(&mut self.open, Open::None) {
+            Open::Message { item_id, text } if super::json::fast() => {
+                self.push_message_done(out, &item_id, index, &text);
+                self.output.push(message_item(&item_id, "completed", &text));
+            }
             Open::Message { item_id, text } => {
                 self.push(
                     out,
@@ -764,6 +902,45 @@ fn responses_usage(u: &Usage) -> Value {
         "output_tokens_details": {"reasoning_tokens": u.reasoning_tokens.unwrap_or(0)},
         "total_tokens": u.total_tokens.unwrap_or(input.saturating_add(output)),
     })
+}
+
+/// Writes a delta event: by hand (what `serde_json` writes for `d`, byte for byte; see
+/// [`super::json`]), as it is written once per streamed chunk.
+fn push_text_delta(out: &mut String, d: &TextDelta<'_>) {
+    use super::json::{push_str, push_u64, push_usize};
+    if !super::json::fast() {
+        push_sse(out, d.kind, d);
+        return;
+    }
+    out.push_str("event: ");
+    out.push_str(d.kind);
+    out.push_str("\ndata: {\"type\":");
+    push_str(out, d.kind);
+    out.push_str(",\"sequence_number\":");
+    push_u64(out, d.sequence_number);
+    out.push_str(",\"item_id\":");
+    push_str(out, d.item_id);
+    out.push_str(",\"output_index\":");
+    push_usize(out, d.output_index);
+    if let Some(i) = d.content_index {
+        out.push_str(",\"content_index\":");
+        push_u64(out, u64::from(i));
+    }
+    if let Some(i) = d.summary_index {
+        out.push_str(",\"summary_index\":");
+        push_u64(out, u64::from(i));
+    }
+    out.push_str(",\"delta\":");
+    push_str(out, d.delta);
+    if let Some(logprobs) = d.logprobs {
+        if logprobs.is_empty() {
+            out.push_str(",\"logprobs\":[]");
+        } else if let Ok(json) = serde_json::to_string(logprobs) {
+            out.push_str(",\"logprobs\":");
+            out.push_str(&json);
+        }
+    }
+    out.push_str("}\n\n");
 }
 
 /// The delta events of text, reasoning and arguments, written without building a `Value`.

@@ -21,8 +21,8 @@
 //! turns it off, and `/live` with it).
 
 use crate::Event;
+use crate::emit::json::{push_str, push_u64, push_usize};
 use std::collections::{HashMap, VecDeque};
-use std::io::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::broadcast;
@@ -124,7 +124,7 @@ impl Live {
             s,
             started: Instant::now(),
             n: 0,
-            batch: Vec::new(),
+            batch: String::new(),
             full: false,
             outcome: "client gone",
         }
@@ -185,8 +185,8 @@ pub(super) struct LiveStream {
     started: Instant,
     /// Sequence number of the last message serialized.
     n: u64,
-    /// Messages serialized since the last flush (UTF-8: serde_json's output and ASCII).
-    batch: Vec<u8>,
+    /// Messages serialized since the last flush.
+    batch: String,
     /// The record is full: events are no longer serialized.
     full: bool,
     /// What the end message says.
@@ -195,7 +195,8 @@ pub(super) struct LiveStream {
 
 impl LiveStream {
     /// Serializes `event`, emitted when `offset` upstream bytes had been parsed, straight
-    /// into the batch (no string per event).
+    /// into the batch (no string per event; the common events written by hand, see
+    /// [`push_event`]).
     pub(super) fn event(&mut self, event: &Event, offset: u64) {
         self.message(event, offset, None);
     }
@@ -213,27 +214,29 @@ impl LiveStream {
             return;
         }
         let start = self.batch.len();
-        self.batch.extend_from_slice(b"data: ");
+        self.batch.push_str("data: ");
         let json = self.batch.len();
-        if serde_json::to_writer(&mut self.batch, event).is_err() {
+        if !push_event(&mut self.batch, event) {
             self.batch.truncate(start);
             return;
         }
-        if self.batch.len() > json && self.batch.ends_with(b"}") {
+        if self.batch.len() > json && self.batch.ends_with('}') {
             self.batch.pop();
-            let us = self.started.elapsed().as_micros();
-            let _ = write!(
-                self.batch,
-                ",\"s\":{},\"offset\":{offset},\"us\":{us}",
-                self.s
-            );
+            let us = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            self.batch.push_str(",\"s\":");
+            push_u64(&mut self.batch, self.s);
+            self.batch.push_str(",\"offset\":");
+            push_u64(&mut self.batch, offset);
+            self.batch.push_str(",\"us\":");
+            push_u64(&mut self.batch, us);
             if let Some(at) = at {
-                let _ = write!(self.batch, ",\"at\":{at}");
+                self.batch.push_str(",\"at\":");
+                push_usize(&mut self.batch, at);
             }
-            self.batch.push(b'}');
+            self.batch.push('}');
         }
         self.n += 1;
-        self.batch.extend_from_slice(b"\n\n");
+        self.batch.push_str("\n\n");
     }
 
     /// Records the messages serialized since the last flush and sends them to watchers
@@ -242,11 +245,7 @@ impl LiveStream {
         if self.batch.is_empty() {
             return;
         }
-        // serde_json writes UTF-8 only.
-        let Ok(text) = std::str::from_utf8(&self.batch) else {
-            self.batch.clear();
-            return;
-        };
+        let text = self.batch.as_str();
         let mut r = lock(&self.record);
         if r.full {
             drop(r);
@@ -281,6 +280,49 @@ impl LiveStream {
         // Kept with its capacity for the next chunk's messages.
         self.batch.clear();
     }
+}
+
+/// Appends `event`'s JSON (what `serde_json::to_string` writes for it, byte for byte):
+/// text, reasoning and a call's start and argument deltas, one per relayed chunk, by hand
+/// ([`crate::emit::json`]); the others through `serde_json`. `false` if it could not be
+/// serialized (nothing appended).
+fn push_event(out: &mut String, event: &Event) -> bool {
+    let fast = crate::emit::json::fast();
+    match event {
+        Event::Text { delta } if fast => {
+            out.push_str("{\"type\":\"text\",\"delta\":");
+            push_str(out, delta);
+        }
+        Event::Reasoning { delta } if fast => {
+            out.push_str("{\"type\":\"reasoning\",\"delta\":");
+            push_str(out, delta);
+        }
+        Event::ToolCallArgs { index, delta } if fast => {
+            out.push_str("{\"type\":\"tool_call_args\",\"index\":");
+            push_usize(out, *index);
+            out.push_str(",\"delta\":");
+            push_str(out, delta);
+        }
+        Event::ToolCallStart { index, id, name } if fast => {
+            out.push_str("{\"type\":\"tool_call_start\",\"index\":");
+            push_usize(out, *index);
+            out.push_str(",\"id\":");
+            push_str(out, id);
+            out.push_str(",\"name\":");
+            push_str(out, name);
+        }
+        other => {
+            return match serde_json::to_string(other) {
+                Ok(json) => {
+                    out.push_str(&json);
+                    true
+                }
+                Err(_) => false,
+            };
+        }
+    }
+    out.push('}');
+    true
 }
 
 impl Drop for LiveStream {
@@ -375,5 +417,37 @@ mod tests {
             .unwrap_or_else(|| panic!("no start in {text}"));
         assert!(start.get("at").is_none(), "{start}");
         assert!(text.contains("\"outcome\":\"refused\""), "{text}");
+    }
+
+    /// The record's event JSON is byte for byte `serde_json`'s, whatever the strings hold.
+    #[test]
+    fn events_are_recorded_as_serde_json_writes_them() {
+        let strings = crate::emit::json::tests::tricky_strings(0x11fe, 300);
+        for (i, s) in strings.iter().enumerate() {
+            let events = [
+                Event::Text { delta: s.clone() },
+                Event::Reasoning { delta: s.clone() },
+                Event::ToolCallStart {
+                    index: i,
+                    id: s.clone(),
+                    name: s.clone(),
+                },
+                Event::ToolCallArgs {
+                    index: i,
+                    delta: s.clone(),
+                },
+                Event::ToolCallEnd {
+                    index: i,
+                    id: s.clone(),
+                    name: s.clone(),
+                    arguments: serde_json::json!({"k": s}),
+                },
+            ];
+            for e in &events {
+                let mut ours = String::new();
+                assert!(push_event(&mut ours, e));
+                assert_eq!(ours, serde_json::to_string(e).unwrap_or_default(), "{e:?}");
+            }
+        }
     }
 }
