@@ -19,7 +19,7 @@
 //! | `<tool_call>` | `hermes` |
 //! | `<minimax:tool_call>` | `minimax` |
 //! | `<seed:tool_call>` | `seed-oss` |
-//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>`, `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="`, `<｜｜DSML｜｜` | `deepseek-dsml` |
+//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>`, `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="`, `<｜DSML｜ tool_calls>`, `<｜DSML｜ call>`, `<｜DSML｜calls>`, `<｜DSML｜toolcalls>`, `<｜DSML｜tool>`, `<｜｜DSML｜｜` | `deepseek-dsml` |
 //! | `<\|open\|>tools<\|sep\|>` | `kimi-k3` |
 //! | `]<]minimax[>[<tool_call>` | `minimax-m3` |
 //! | `[TOOL_CALLS]` | `mistral` |
@@ -144,6 +144,27 @@ pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
     ),
     (
         &[Tok::Lit("<｜DSML｜ invoke name=\"".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    // The other wrapper spellings `deepseek-dsml` reads.
+    (
+        &[Tok::Lit("<｜DSML｜ tool_calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜ call>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜toolcalls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜tool>".as_bytes())],
         Format::DeepSeekDsml,
     ),
     (

@@ -266,3 +266,55 @@ fn literal_section_tags_of_alternating_spellings_then_a_call() {
     assert_eq!(text(&ev), format!("{prose}."));
     assert!(errors(&ev).is_empty(), "{ev:?}");
 }
+
+#[test]
+fn wrapper_spellings_seen_in_production_are_read() {
+    // Issue 33: V4.1's space with V4's name, and the V4 opener misspellings DeepSeek V4
+    // Flash writes under speculative decoding (vllm#51914, read by vLLM's #56141), which
+    // close with the canonical tag; and vLLM's V4.1 tolerances (the wrapper's space
+    // dropped, `call` for `calls`). None of them is text.
+    for (open, tag, close) in [
+        (
+            "<｜DSML｜ tool_calls>",
+            "｜DSML｜ ",
+            "</｜DSML｜ tool_calls>",
+        ),
+        ("<｜DSML｜toolcalls>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜tool>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜toolcalls>", "｜DSML｜", "</｜DSML｜toolcalls>"),
+        ("<｜DSML｜calls>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+        ("<｜DSML｜ call>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+    ] {
+        let input = format!(
+            "Checking.\n\n{open}\n<{tag}invoke name=\"get_weather\">\n<{tag}parameter name=\"city\" string=\"true\">Seoul</{tag}parameter>\n<{tag}parameter name=\"days\" string=\"false\">2</{tag}parameter>\n</{tag}invoke>\n<{tag}invoke name=\"now\">\n</{tag}invoke>\n{close} ok"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![
+                call("call_0", "get_weather", json!({"city": "Seoul", "days": 2})),
+                call("call_1", "now", json!({})),
+            ],
+            "{input}"
+        );
+        assert_eq!(text(&ev), "Checking.\n\n ok", "{input}");
+        assert!(errors(&ev).is_empty(), "{input}: {ev:?}");
+        // `auto` detects each spelling and reads it alike.
+        assert_eq!(split(Format::Auto, &input), ev, "auto: {input}");
+    }
+}
+
+#[test]
+fn wrapper_misspellings_in_prose_are_no_call() {
+    // A mention of a tolerated spelling with no invoke after it opens no call and loses
+    // no byte (vLLM's prose fixtures).
+    for input in [
+        "Never emit <｜DSML｜tool> or <｜DSML｜toolcalls> as literal text.",
+        "The V4.1 spelling is <｜DSML｜ calls>, not <｜DSML｜ tool_calls>.",
+    ] {
+        let ev = split(F, input);
+        assert!(calls(&ev).is_empty(), "{input}: {ev:?}");
+        assert!(errors(&ev).is_empty(), "{input}: {ev:?}");
+        assert_eq!(text(&ev), input);
+    }
+}
