@@ -157,7 +157,8 @@ pub(crate) struct Dialect {
     /// Parameters are named by their tag (`<city>Paris</city>` after `param_open`, the
     /// namespace `]<]minimax[>[<` of MiniMax M3), nest (a child tag makes the value an
     /// object, `<item>` children an array) and close with their own name
-    /// (`param_open` + `/name>`). See [`minimax_m3`].
+    /// (`param_open` + `/name>`); a leaf of a tool without a schema is a string, an
+    /// element left open at the call's close is an error. See [`minimax_m3`].
     pub(crate) tag_params: bool,
     /// Other spellings of the same syntax (DSML's V4.1 spaced tags, the doubled-bar
     /// leak): each a whole marker table. The text stage looks for every spelling's
@@ -1350,6 +1351,9 @@ impl XmlCalls {
             (ValueKind::Infer, KindAttr::XtmlType) => type_attr(&self.attrs),
             (kind, _) => kind,
         };
+        if self.d.tag_params && self.kind == ValueKind::Infer {
+            self.kind = self.leaf_kind();
+        }
         self.buf.push_str(if self.params == 0 { "{" } else { "," });
         self.params += 1;
         self.buf.push('"');
@@ -1449,12 +1453,13 @@ impl XmlCalls {
                 }
                 self.st = St::Body;
             } else if name == "invoke" || name == "tool_call" {
-                // The call's (or section's) close: open elements are closed as they are.
-                if value {
-                    self.value_end(calls, out);
-                }
-                while let Some(f) = self.frames.pop() {
-                    self.buf.push(if f.array { ']' } else { '}' });
+                if value || !self.frames.is_empty() {
+                    // The call's (or section's) close with an element still open: its
+                    // close was dropped, and what followed may have been read into it.
+                    self.args(calls, out);
+                    let at_call_close = name == "invoke" && self.d.multi && self.section.is_some();
+                    self.malformed(at_call_close, bad, calls, out);
+                    return;
                 }
                 self.close_call(name == "tool_call", calls, out);
             } else {
@@ -1520,14 +1525,27 @@ impl XmlCalls {
         self.args(calls, out);
     }
 
+    /// How a [tag-named](Dialect::tag_params) leaf the schema does not type becomes
+    /// JSON: by the schema-less rule when the call's tool is declared (its nested types
+    /// are not read), otherwise a string, as the peers' MiniMax M3 parsers read it.
+    fn leaf_kind(&self) -> ValueKind {
+        if self.options.declares(&self.func) {
+            ValueKind::Infer
+        } else {
+            ValueKind::String
+        }
+    }
+
     /// Child element `name` of the innermost frame begins: its value is read as a leaf
-    /// (typed by the schema-less rule) until a child of its own makes it a frame.
+    /// ([`leaf_kind`](Self::leaf_kind)) until a child of its own makes it a frame.
     fn child(&mut self, name: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let kind = self.leaf_kind();
         let Some(f) = self.frames.last_mut() else {
             return;
         };
-        if !f.array && !f.keys.insert(name) {
-            // A repeated key: its value would overwrite the first one.
+        if (f.array && name != "item") || (!f.array && !f.keys.insert(name)) {
+            // A named child in an array (a dropped close moved a parameter into it), or
+            // a repeated key (its value would overwrite the first one).
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
@@ -1542,7 +1560,7 @@ impl XmlCalls {
         }
         self.elem.clear();
         self.elem.push_str(name);
-        self.kind = ValueKind::Infer;
+        self.kind = kind;
         self.v = V::Undecided;
         self.lead = false;
         self.nl = false;
