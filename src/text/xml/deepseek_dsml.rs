@@ -34,8 +34,8 @@
 //!
 //! - Several invokes per section. `ToolCallStart` at the `"` that closes the name.
 //! - The model says each value's kind: `string="true"` → the raw text as a JSON string,
-//!   streamed, never parsed; `string="false"` → JSON text (Python `True`/`False`/`None`
-//!   accepted, text that does not parse kept as a string). A declared schema
+//!   streamed, never parsed; `string="false"` → JSON text (a JSON string decoded;
+//!   Python `True`/`False`/`None` accepted, text that does not parse kept as a string). A declared schema
 //!   ([`ParserConfig::tools`](crate::ParserConfig::tools)) takes precedence for parameters it types;
 //!   with neither, a value is a JSON string unless its complete trimmed text parses as a
 //!   JSON non-string. Values are taken exactly (no newline stripped).

@@ -29,7 +29,7 @@
 //!   - `String`: a JSON string of the raw text, streamed (escaped) as it arrives, never
 //!     parsed (`007` stays `"007"`).
 //!   - `Json`: JSON text: held (bounded by `max_argument_bytes`) and copied when its
-//!     complete trimmed text is JSON; the Python literals `True`, `False`, `None` become
+//!     complete trimmed text is JSON (a JSON string too: `"a\"b"` is `a"b`); the Python literals `True`, `False`, `None` become
 //!     `true`, `false`, `null`; anything else is kept as a string (nothing lost).
 //!   - `Infer` (no schema): a JSON string unless the complete trimmed text parses as a
 //!     JSON non-string (number, `true`/`false`/`null`, object, array), which is then
@@ -1669,7 +1669,12 @@ impl XmlCalls {
                     self.string_text(t);
                     return;
                 }
-                if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[') {
+                // A JSON string is JSON text too where the value is said to be JSON
+                // (DSML's `string="false"`, a schema's non-string type): decoded. Without
+                // a kind it stays the string of its raw text, quotes included.
+                if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[')
+                    || (first == '"' && self.kind == ValueKind::Json)
+                {
                     self.v = V::Json;
                     // One level less: the value sits inside the arguments object.
                     self.json = JsonScanner::with_max_depth(self.max_depth.saturating_sub(1));

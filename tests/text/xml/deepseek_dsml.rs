@@ -318,3 +318,28 @@ fn wrapper_misspellings_in_prose_are_no_call() {
         assert_eq!(text(&ev), input);
     }
 }
+
+#[test]
+fn a_json_string_in_a_string_false_value_is_decoded() {
+    // Issue 33: `string="false"` is JSON text, and a JSON string is JSON text: decoded
+    // (as DeepSeek's reference parser and vLLM's `json.loads` it), in every spelling.
+    for (tag, open, close) in [
+        ("｜DSML｜", "<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"),
+        ("｜DSML｜ ", "<｜DSML｜ calls>", "</｜DSML｜ calls>"),
+    ] {
+        let input = format!(
+            "{open}<{tag}invoke name=\"f\"><{tag}parameter name=\"a\" string=\"false\">\"x\\ny \\\"z\\\"\"</{tag}parameter><{tag}parameter name=\"b\" string=\"true\">\"kept\"</{tag}parameter></{tag}invoke>{close}"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![call(
+                "call_0",
+                "f",
+                json!({"a": "x\ny \"z\"", "b": "\"kept\""})
+            )],
+            "{input}"
+        );
+        assert!(errors(&ev).is_empty(), "{ev:?}");
+    }
+}
