@@ -39,6 +39,8 @@
 //! | `<\|START_ACTION\|>` | `command-r` |
 //! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
 //! | `<tool_calls>` ws* `<tool_call>` name `<tool_sep>` | `hy-v3` |
+//! | `<tool_calls:6124c78e>` ws* `<tool_call:6124c78e>` name `<tool_sep:6124c78e>` | `hy-v3` |
+//! | `<tool_calls:6124c78e>` | `hy-v4` |
 //! | `<tool_calls>` ws* `<tool_call>` | `hy-v4` |
 //! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
 //! | `<TOOLCALL>` | `nemotron` |
@@ -257,6 +259,17 @@ pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
         ],
         Format::HyV3,
     ),
+    (
+        &[
+            Tok::Lit(b"<tool_calls:6124c78e>"),
+            Tok::Ws,
+            Tok::Lit(b"<tool_call:6124c78e>"),
+            Tok::Ident,
+            Tok::Lit(b"<tool_sep:6124c78e>"),
+        ],
+        Format::HyV3,
+    ),
+    (&[Tok::Lit(b"<tool_calls:6124c78e>")], Format::HyV4),
     (
         &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
         Format::HyV4,

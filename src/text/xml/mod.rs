@@ -39,9 +39,11 @@
 //!     valid JSON, or at its end. A value that is JSON text of a string (`"quoted"`)
 //!     stays the string of its raw text, quotes included.
 //! - Lenient: a missing parameter close (the next parameter, the call's or the
-//!   section's close ends the value); a missing call close (the section close ends the
-//!   call); a missing section close (text after the call is text again). A section with
-//!   no call in it is dropped.
+//!   section's close ends the value), except for a value in its own tags
+//!   ([`End::Tags`]: GLM's and HY's `<arg_value>`), which ends only at its close (a tag
+//!   before it makes the call malformed); a missing call close (the section close ends
+//!   the call); a missing section close (text after the call is text again). A section
+//!   with no call in it is dropped.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call-opening tag (the
 //!   call's own, or a section's) between the parameters of an open call, or in the text
 //!   of a malformed one, ends that call as an error carrying its bytes and starts the new
@@ -928,6 +930,17 @@ impl XmlCalls {
                             // opener of the next call is not this call's.)
                             self.tag.clear();
                             self.st = St::Tag { value: true };
+                        }
+                        Some(Found::Marker(m))
+                            if m != B_END_PARAM && self.d.key_end == Ending::Tags =>
+                        {
+                            // A value in its own tags (`<arg_value>`) ends only at its
+                            // close: another tag first is a dropped close or a literal
+                            // tag in the value, and the call is malformed (read to its
+                            // own close), never completed with the arguments before it.
+                            self.raw.push(self.sets.body.get(m));
+                            self.args(calls, out);
+                            self.st = St::Skip(ErrorKind::InvalidArguments);
                         }
                         Some(Found::Marker(m)) => {
                             self.value_end(calls, out);
