@@ -860,7 +860,7 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
             [
                 start(0, "f"),
                 args(0, r#"{"a":1"#),
-                err(Bad, Some(0), "<|tool_call_start|>[f(a=1, a=2)"),
+                err(Bad, Some(0), "<|tool_call_start|>[f(a=1, a=2)]"),
             ]
         ),
         fx!(
@@ -870,7 +870,7 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
             [
                 start(0, "f"),
                 args(0, r#"{"a":1"#),
-                err(Bad, Some(0), "[f(a=1, a=2)"),
+                err(Bad, Some(0), "[f(a=1, a=2)]"),
             ]
         ),
     ]
