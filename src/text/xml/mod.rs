@@ -1184,6 +1184,14 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
+        if self.d.name_end == Ending::Quote
+            && name.contains(|c: char| is_ws(c) || "=<>'".contains(c))
+        {
+            // A quote lost after the name (`name="f index="1"`) read the next attribute
+            // into it: no name, the call is an error with its bytes.
+            self.st = St::Skip(ErrorKind::InvalidArguments);
+            return;
+        }
         self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, name, out);

@@ -343,3 +343,31 @@ fn a_json_string_in_a_string_false_value_is_decoded() {
         assert!(errors(&ev).is_empty(), "{ev:?}");
     }
 }
+
+#[test]
+fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
+    // Issue 33: `name="get_weather index="1"` made a call named `get_weather index=`,
+    // in every spelling.
+    for (open, tag, close) in [
+        ("<｜DSML｜tool_calls>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜ calls>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+        (
+            "<｜｜DSML｜｜tool_calls>",
+            "｜｜DSML｜｜",
+            "</｜｜DSML｜｜tool_calls>",
+        ),
+    ] {
+        let bad = format!(
+            "<{tag}invoke name=\"get_weather index=\"1\"><{tag}parameter name=\"a\" string=\"true\">x</{tag}parameter></{tag}invoke>"
+        );
+        let input = format!("{open}{bad}<{tag}invoke name=\"g\"></{tag}invoke>{close} ok");
+        let ev = split(F, &input);
+        assert_eq!(calls(&ev), vec![call("call_0", "g", json!({}))], "{input}");
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::InvalidArguments, None, bad)],
+            "{input}"
+        );
+        assert_eq!(text(&ev), " ok", "{input}");
+    }
+}
