@@ -1453,8 +1453,8 @@ fn the_xml_builtins_with_spellings_kinds_and_tags_round_trip() {
     // The field lists every spelling's section tags, the top level's first.
     let open = &json["response_template"]["fields"]["tool_calls"]["open"];
     assert_eq!(open[0], "<｜DSML｜function_calls>");
-    assert_eq!(open[2], "<｜DSML｜ calls>");
-    assert_eq!(open.as_array().unwrap().len(), 6);
+    assert_eq!(open[4], "<｜DSML｜ calls>");
+    assert_eq!(open.as_array().unwrap().len(), 11);
     let (json, _) = cli_spec("kimi-k3");
     assert_eq!(json["toolstream"]["xml"]["kind_attr"], "xtml-type");
     assert_eq!(json["toolstream"]["xml"]["attrs_end"], "<|sep|>");

@@ -67,9 +67,10 @@
 //!   followed by a `\uXXXX` low surrogate is combined into one character
 //!   (what a model imitating JSON means; CPython would keep two lone
 //!   surrogates, which JSON/UTF-8 cannot carry).
-//! - Invalid UTF-8 in strings, and a literal newline or carriage return in a
-//!   single-quoted string. (In triple-quoted strings they become `\n` / `\r`;
-//!   CRLF is not normalised.)
+//! - Invalid UTF-8 in strings. (A literal newline or carriage return in a string,
+//!   single-quoted too, is content: `\n` / `\r`, CRLF not normalised. Python
+//!   rejects it in a single-quoted string, but models write multi-line values so and
+//!   SGLang's LFM2 parser reads them.)
 //! - A parenthesised single value `(1)`, since its `[` has already been
 //!   streamed: write a 1-tuple as `(1,)`. Parenthesised tuples such as
 //!   `((1, 2))` are rejected for the same reason.
@@ -132,7 +133,6 @@ const R_LEADING_ZERO: &str = "leading zeros in decimal integer literals are not 
 const R_COMPLEX: &str = "complex numbers are not supported";
 const R_TOO_LARGE: &str = "integer literal too large (hex/octal/binary must fit in 64 bits)";
 const R_REPEATED: &str = "keyword argument repeated";
-const R_NEWLINE: &str = "unterminated string literal (newline in single-quoted string)";
 const R_UTF8: &str = "invalid UTF-8 in string";
 const R_SURROGATE: &str = "unpaired surrogate escape";
 const R_RANGE: &str = "escape out of range";
@@ -1570,7 +1570,6 @@ fn body_byte(s: &mut Str, b: u8, out: &mut String) -> SStep {
             };
             SStep::Next
         }
-        b'\n' | b'\r' if !s.triple => SStep::Fail(R_NEWLINE),
         0x80.. => {
             if std::str::from_utf8(&[b]).is_err_and(|e| e.error_len().is_some()) {
                 return SStep::Fail(R_UTF8);
@@ -1883,7 +1882,6 @@ mod tests {
             R_LEADING_ZERO,
             R_COMPLEX,
             R_TOO_LARGE,
-            R_NEWLINE,
             R_UTF8,
             R_SURROGATE,
             R_RANGE,
@@ -2258,8 +2256,10 @@ mod tests {
 
     #[test]
     fn invalid_strings() {
-        bad("x='a\nb')", 4, R_NEWLINE);
-        bad("x='a\rb')", 4, R_NEWLINE);
+        // A raw line break in a single-quoted string is content (not Python: models
+        // write multi-line values so, and SGLang's LFM2 parser reads them).
+        ok("x='a\nb')", r#"{"x":"a\nb"}"#);
+        ok("x=\"a\r\nb\")", r#"{"x":"a\r\nb"}"#);
         bad(r"x='\xZZ')", 5, R_TRUNC_X);
         bad(r"x='\x4')", 6, R_TRUNC_X);
         bad(r"x='\u12')", 7, R_TRUNC_U4);

@@ -56,7 +56,9 @@ impl Utf8Holder {
     }
 
     /// The complete text of the held bytes plus `input`. Borrows `input` when nothing
-    /// was held and nothing needed replacing; otherwise builds the text in `scratch`.
+    /// was held and nothing needed replacing; otherwise builds the text in `scratch` and
+    /// borrows that (so `Cow::Borrowed` does not say the text is `input`'s bytes: compare
+    /// the pointers).
     #[inline]
     pub fn push<'a>(&mut self, input: &'a [u8], scratch: &'a mut String) -> Cow<'a, str> {
         // The common case, inlined: nothing held and the chunk ends on a char boundary.

@@ -11,8 +11,10 @@
 //!
 //! - numbers are parsed by serde_json (one token each: same integer/float rules, same
 //!   rounding; with the `exact-numbers` feature, on by default, serde_json's
-//!   `arbitrary_precision` keeps each number's text as the model wrote it: integers of any
-//!   size, `1e400`, `1.50`);
+//!   `arbitrary_precision` keeps each number's exact value and its digits as the model
+//!   wrote them: integers of any size, `1e400`, `1.50`; only an exponent is written back
+//!   as serde_json's parser writes it, `e` with its sign: `1e400` → `1e+400`, `1E-5` →
+//!   `1e-5`, which its public API cannot avoid);
 //! - objects keep the model's key order (serde_json's `preserve_order`); a duplicate key
 //!   keeps the place of its first occurrence and the value of its last, as serde_json
 //!   does;

@@ -19,7 +19,7 @@
 //! | `<tool_call>` | `hermes` |
 //! | `<minimax:tool_call>` | `minimax` |
 //! | `<seed:tool_call>` | `seed-oss` |
-//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>`, `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="`, `<｜｜DSML｜｜` | `deepseek-dsml` |
+//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>`, `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="`, `<｜DSML｜ tool_calls>`, `<｜DSML｜ call>`, `<｜DSML｜calls>`, `<｜DSML｜toolcalls>`, `<｜DSML｜tool>`, `<｜｜DSML｜｜` | `deepseek-dsml` |
 //! | `<\|open\|>tools<\|sep\|>` | `kimi-k3` |
 //! | `]<]minimax[>[<tool_call>` | `minimax-m3` |
 //! | `[TOOL_CALLS]` | `mistral` |
@@ -39,6 +39,8 @@
 //! | `<\|START_ACTION\|>` | `command-r` |
 //! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
 //! | `<tool_calls>` ws* `<tool_call>` name `<tool_sep>` | `hy-v3` |
+//! | `<tool_calls:6124c78e>` ws* `<tool_call:6124c78e>` name `<tool_sep:6124c78e>` | `hy-v3` |
+//! | `<tool_calls:6124c78e>` | `hy-v4` |
 //! | `<tool_calls>` ws* `<tool_call>` | `hy-v4` |
 //! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
 //! | `<TOOLCALL>` | `nemotron` |
@@ -146,6 +148,27 @@ pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
         &[Tok::Lit("<｜DSML｜ invoke name=\"".as_bytes())],
         Format::DeepSeekDsml,
     ),
+    // The other wrapper spellings `deepseek-dsml` reads.
+    (
+        &[Tok::Lit("<｜DSML｜ tool_calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜ call>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜calls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜toolcalls>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
+    (
+        &[Tok::Lit("<｜DSML｜tool>".as_bytes())],
+        Format::DeepSeekDsml,
+    ),
     (
         &[Tok::Lit("<｜｜DSML｜｜".as_bytes())],
         Format::DeepSeekDsml,
@@ -236,6 +259,17 @@ pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
         ],
         Format::HyV3,
     ),
+    (
+        &[
+            Tok::Lit(b"<tool_calls:6124c78e>"),
+            Tok::Ws,
+            Tok::Lit(b"<tool_call:6124c78e>"),
+            Tok::Ident,
+            Tok::Lit(b"<tool_sep:6124c78e>"),
+        ],
+        Format::HyV3,
+    ),
+    (&[Tok::Lit(b"<tool_calls:6124c78e>")], Format::HyV4),
     (
         &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
         Format::HyV4,

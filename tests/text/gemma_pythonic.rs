@@ -330,14 +330,14 @@ fn lfm2_cases() -> Vec<Case> {
         ),
         bad(
             "malformed, then text",
-            ("", "<|tool_call_start|>[f(a=b)", "]<|tool_call_end|> ok"),
+            ("", "<|tool_call_start|>[f(a=b)]", "<|tool_call_end|> ok"),
             " ok",
             vec![],
             Bad,
         ),
         bad(
             "second call malformed",
-            ("<|tool_call_start|>[g(), ", "f(1)", "]<|tool_call_end|>"),
+            ("<|tool_call_start|>[g(), ", "f(1)]", "<|tool_call_end|>"),
             "",
             vec![("g", json!({}))],
             Bad,

@@ -23,7 +23,8 @@
 //! ```
 //!
 //! Rules: reasoning in `[THINK]`..`[/THINK]` (Magistral) or `<think>`..`</think>`; `</s>`
-//! is dropped; whitespace before `[TOOL_CALLS]` is text (see
+//! is dropped; `[TOOL_CALLS]` written again right after `[TOOL_CALLS]` (whitespace
+//! between) is part of the same opening; whitespace before `[TOOL_CALLS]` is text (see
 //! [`reasoning`](crate::text::kit::reasoning)). `[TOOL_CALLS]` with nothing after it is a call
 //! cut off (`truncated`, its bytes in `raw`).
 //! Malformed input (a v11 name that is not a name, JSON that breaks) → `Error` carrying
@@ -70,6 +71,9 @@ enum St {
     Text,
     /// After `[TOOL_CALLS]`: what follows decides the syntax.
     Open,
+    /// After `[TOOL_CALLS]`, the first `n` bytes of `[TOOL_CALLS]` again (a `[` that
+    /// may be the marker written twice, or the v3 array's).
+    Again(usize),
     /// v3: the array of call objects, or the lone object ([`CallList`]).
     List,
     /// v11: the name (before `[ARGS]` / `[CALL_ID]`).
@@ -209,10 +213,8 @@ impl Mistral {
                     match s.as_bytes().first() {
                         None => {}
                         Some(b'[') => {
-                            calls.raw_or(self.owner(), &mut self.raw).push("[");
                             s = s.get(1..).unwrap_or_default();
-                            self.list.array();
-                            self.st = St::List;
+                            self.st = St::Again(1);
                         }
                         Some(b'{') => {
                             self.json_from = calls.raw_or(self.owner(), &mut self.raw).len();
@@ -220,6 +222,33 @@ impl Mistral {
                             self.st = St::List;
                         }
                         Some(_) => self.st = St::Name,
+                    }
+                }
+                St::Again(n) => {
+                    // `[TOOL_CALLS]` written twice is one opening (its bytes the call's);
+                    // anything else after the `[` is the v3 array's, read as before.
+                    let want = TOOL_CALLS.get(n..).unwrap_or_default();
+                    let common = s
+                        .bytes()
+                        .zip(want.bytes())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    if common == want.len() {
+                        calls.raw_or(self.owner(), &mut self.raw).push(TOOL_CALLS);
+                        s = s.get(common..).unwrap_or_default();
+                        self.st = St::Open;
+                    } else if common == s.len() {
+                        self.st = St::Again(n + common);
+                        s = "";
+                    } else {
+                        calls.raw_or(self.owner(), &mut self.raw).push("[");
+                        self.list.array();
+                        self.st = St::List;
+                        let mut replay =
+                            TOOL_CALLS.get(1..n + common).unwrap_or_default().to_owned();
+                        replay.push_str(s.get(common..).unwrap_or_default());
+                        self.run(&replay, calls, out);
+                        return;
                     }
                 }
                 St::List => match self.list.feed(&mut s, &mut self.raw, calls, out) {
@@ -485,7 +514,20 @@ impl Mistral {
         let cut_off = match self.st {
             St::Text | St::Special => None,
             St::List => self.list.finish(&mut self.raw, calls, out).err(),
-            // `[TOOL_CALLS]` and nothing else (but whitespace) is cut off like a call.
+            // `[TOOL_CALLS]` and nothing else (but whitespace, or the start of the marker
+            // again) is cut off like a call.
+            St::Again(n) => {
+                let part = TOOL_CALLS.get(..n).unwrap_or_default();
+                calls.raw_or(self.owner(), &mut self.raw).push(part);
+                calls.report(
+                    None,
+                    ErrorKind::Truncated,
+                    "the text ended inside [TOOL_CALLS]",
+                    &mut self.raw,
+                    out,
+                );
+                None
+            }
             St::Open | St::Name | St::Id => {
                 calls.report(
                     None,

@@ -34,6 +34,12 @@ impl TextOptions {
             })
     }
 
+    /// Whether `tool` is among the declared tools (so its schema, if any, types its
+    /// values).
+    pub(crate) fn declares(&self, tool: &str) -> bool {
+        self.tools.as_ref().is_some_and(|t| t.is_declared(tool))
+    }
+
     /// Whether a marker-less header named `name` is a call; `continues`: it follows a
     /// call of the same group (`, name(` in a pythonic list, `; {` / `, {` after a JSON
     /// call) or a marker that says a call follows (`<|python_tag|>`). Such a header is a

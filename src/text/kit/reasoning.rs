@@ -681,7 +681,11 @@ impl Block {
                 .map_or(bytes.len(), |p| start + 1 + p);
             let piece = bytes.get(start..end).unwrap_or_default();
             let text = self.utf8.push(piece, &mut scratch);
-            let borrowed = matches!(text, std::borrow::Cow::Borrowed(_));
+            // The text is the piece's own bytes only when it lies in the piece: the
+            // holder borrows its scratch too (a character completed from the last feed,
+            // U+FFFD for bytes that are not UTF-8), and offsets into that text are not
+            // offsets into `bytes`.
+            let borrowed = text.as_ptr() == piece.as_ptr();
             let mut s: &str = &text;
             if let Some(c) = self.stage.run(&mut s, out) {
                 let held = self.utf8.held();

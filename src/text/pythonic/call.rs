@@ -51,6 +51,9 @@ pub(crate) struct Broken {
     target: Target,
     utf8: Utf8Holder,
     scratch: String,
+    /// The call ended at its `)` inside a list: its error waits for what follows, so a
+    /// `]` closing the list (and the whitespace before it) ends its raw text.
+    pending: bool,
 }
 
 /// How a broken call's error reads: its kind and message.
@@ -128,8 +131,22 @@ impl Broken {
         }
     }
 
+    /// Whether the call's error waits for the byte after its `)` ([`Broken::pending`]).
+    pub(crate) fn pending(&self) -> bool {
+        self.pending
+    }
+
+    /// The list's closing `]` (after `ws`) follows the call that ended at its `)`: both
+    /// end its raw text, and its error goes out.
+    pub(crate) fn close_list(&mut self, ws: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
+        self.send(ws);
+        self.send(b"]");
+        self.end(calls, out);
+    }
+
     /// The broken call is over (or the input ended): emits its error.
     pub(crate) fn end(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.pending = false;
         if let Some(tail) = self.utf8.finish() {
             match &mut self.target {
                 Target::Drop => {}
@@ -406,7 +423,12 @@ impl PyCall {
     ) -> Option<(usize, bool)> {
         if skipping {
             let end = broken.feed(rest, in_list)?;
-            broken.end(calls, out);
+            if in_list && matches!(end, SkipEnd::After(_)) {
+                // Its error waits for what follows the `)` (a `]` is its raw text's).
+                broken.pending = true;
+            } else {
+                broken.end(calls, out);
+            }
             return Some((
                 match end {
                     SkipEnd::After(n) | SkipEnd::Before(n) => n,

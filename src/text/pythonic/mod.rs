@@ -62,8 +62,10 @@
 //! then text). A call cut off by the end of input gets an `Error` of kind `truncated`.
 //! Either error's `raw` is the model's own bytes of the call (the crate's rule for every
 //! text format): from its first marker byte — the opening token or `[` of its list for
-//! the list's first call, its name for a later one — through its end (or the end of the
-//! input), up to [`Limits::max_argument_bytes`].
+//! the list's first call, its name for a later one — through its end and, when the list
+//! closes right after it, the list's `]` (and the whitespace before it: the list's last
+//! byte is nowhere else), or through the end of the input, up to
+//! [`Limits::max_argument_bytes`].
 //!
 //! Invalid UTF-8 in text becomes U+FFFD; a UTF-8 character split across feeds is held
 //! until complete.
@@ -560,6 +562,24 @@ impl LlamaPythonic {
                     }
                 }
                 St::After => {
+                    if self.broken.pending() && !(is_ws(b) && self.held.len() < self.max_held) {
+                        if b == b']' && self.in_list {
+                            // The list closes after a broken call: its `]` (and the
+                            // whitespace before) ends that call's raw text.
+                            let ws = std::mem::take(&mut self.held);
+                            self.broken.close_list(&ws, calls, out);
+                            self.held = ws;
+                            self.held.clear();
+                            self.st = if self.marked && !self.frame.close.is_empty() {
+                                St::End
+                            } else {
+                                St::Text
+                            };
+                            i += 1;
+                            continue;
+                        }
+                        self.broken.end(calls, out);
+                    }
                     if self.hold_ws(b) {
                         i += 1;
                     } else if b == b',' {
@@ -690,6 +710,9 @@ impl LlamaPythonic {
                 }
             }
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
+                if self.broken.pending() {
+                    self.broken.end(calls, out);
+                }
                 self.release()
             }
             St::Args | St::InStr => self.call.truncated(self.slot, calls, out),

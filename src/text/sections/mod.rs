@@ -350,8 +350,10 @@ impl DeepSeek {
                     // A name ends at its newline; `<` (or the first byte of the begin
                     // token) makes it malformed, and is left to the skipped text, where
                     // the next call's begin token is looked for (whatever the chunking).
+                    // So does a backtick: a name glued to its fence (`f```json`, the line
+                    // break lost) is no name.
                     let first = self.tokens.call_begin.chars().next().unwrap_or('<');
-                    let (part, rest, nl) = match s.find(['\n', '<', first]) {
+                    let (part, rest, nl) = match s.find(['\n', '<', '`', first]) {
                         Some(i) if s.as_bytes().get(i) == Some(&b'\n') => (
                             s.get(..i).unwrap_or_default(),
                             s.get(i + 1..).unwrap_or_default(),

@@ -16,10 +16,16 @@
 //! - V3.2's section `function_calls`, V4's `tool_calls`, tags `<｜DSML｜invoke`,
 //!   `<｜DSML｜parameter`. (V3 / V3.1's `<｜tool▁call▁begin｜>` syntax is
 //!   [`deepseek`](crate::text::sections::deepseek).)
+//!   V4's opener misspelled as DeepSeek V4 Flash writes it at times (`<｜DSML｜toolcalls>`,
+//!   `<｜DSML｜tool>`, vllm#51914; their close is the canonical `</｜DSML｜tool_calls>`
+//!   or the same misspelling: any section close of the spelling ends the section).
 //! - V4.1 (September 2026) puts a space after the sentinel in every tag:
 //!   `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="..">`, `<｜DSML｜ parameter name=".."
 //!   string="..">`, `</｜DSML｜ parameter>`, `</｜DSML｜ invoke>`, `</｜DSML｜ calls>`; as in
-//!   DeepSeek's reference parser, an invoke outside a `calls` block is a call too.
+//!   DeepSeek's reference parser, an invoke outside a `calls` block is a call too. Its
+//!   section is also read as `<｜DSML｜ tool_calls>` (V4's name with V4.1's space),
+//!   `<｜DSML｜ call>` and `<｜DSML｜calls>` (the wrapper's space dropped), as vLLM reads
+//!   them.
 //! - The doubled-bar leak seen on hosted APIs (`<｜｜DSML｜｜tool_calls>`,
 //!   `<｜｜DSML｜｜invoke name="..">`, ...), with V3.2 / V4's tags or V4.1's spaced ones;
 //!   these leaks also come without their section, so a bare invoke is a call.
@@ -28,8 +34,8 @@
 //!
 //! - Several invokes per section. `ToolCallStart` at the `"` that closes the name.
 //! - The model says each value's kind: `string="true"` → the raw text as a JSON string,
-//!   streamed, never parsed; `string="false"` → JSON text (Python `True`/`False`/`None`
-//!   accepted, text that does not parse kept as a string). A declared schema
+//!   streamed, never parsed; `string="false"` → JSON text (a JSON string decoded;
+//!   Python `True`/`False`/`None` accepted, text that does not parse kept as a string). A declared schema
 //!   ([`ParserConfig::tools`](crate::ParserConfig::tools)) takes precedence for parameters it types;
 //!   with neither, a value is a JSON string unless its complete trimmed text parses as a
 //!   JSON non-string. Values are taken exactly (no newline stripped).
@@ -53,11 +59,20 @@ pub(crate) const DIALECT: Dialect = Dialect {
 };
 
 /// One spelling: `pre` before each tag name (`<{pre}invoke`, `</{pre}invoke>`).
+/// `whole` adds section tags written out (`<｜DSML｜calls>`, whose space is not `pre`'s).
 macro_rules! dsml {
-    ($pre:literal, [$(($open:literal, $close:literal)),*], bare: $bare:expr) => {
+    (
+        $pre:literal,
+        [$(($open:literal, $close:literal)),*]
+        $(+ [$(($whole_open:literal, $whole_close:literal)),*])?,
+        bare: $bare:expr
+    ) => {
         Dialect {
             what: "DSML <invoke name=..>",
-            sections: &[$((concat!("<", $pre, $open, ">"), concat!("</", $pre, $close, ">"))),*],
+            sections: &[
+                $((concat!("<", $pre, $open, ">"), concat!("</", $pre, $close, ">")),)*
+                $($(($whole_open, $whole_close),)*)?
+            ],
             call_open: concat!("<", $pre, "invoke name=\""),
             bare_calls: $bare,
             multi: true,
@@ -74,14 +89,26 @@ macro_rules! dsml {
     };
 }
 
-/// V3.2 (`function_calls`) and V4 (`tool_calls`).
+/// V3.2 (`function_calls`) and V4 (`tool_calls`), and V4's misspelled openers
+/// (`toolcalls`, `tool`; their close is `tool_calls` or the same misspelling).
 const V4: Dialect = dsml!(
     "｜DSML｜",
-    [("function_calls", "function_calls"), ("tool_calls", "tool_calls")],
+    [
+        ("function_calls", "function_calls"),
+        ("tool_calls", "tool_calls"),
+        ("toolcalls", "toolcalls"),
+        ("tool", "tool")
+    ],
     bare: false
 );
-/// V4.1: a space after the sentinel; bare invokes are calls.
-const V41: Dialect = dsml!("｜DSML｜ ", [("calls", "calls")], bare: true);
+/// V4.1: a space after the sentinel; bare invokes are calls. Its section also as
+/// `tool_calls` (V4's name), `call`, and `<｜DSML｜calls>` without the space.
+const V41: Dialect = dsml!(
+    "｜DSML｜ ",
+    [("calls", "calls"), ("tool_calls", "tool_calls"), ("call", "call")]
+        + [("<｜DSML｜calls>", "</｜DSML｜calls>")],
+    bare: true
+);
 /// The doubled-bar leak of V3.2 / V4's tags.
 const BARS: Dialect = dsml!(
     "｜｜DSML｜｜",

@@ -17,8 +17,8 @@
 //! - Several invokes per section; an invoke outside a section is text (vLLM reads calls
 //!   only after `<｜GCML｜tool_calls>`). `ToolCallStart` at the `"` that closes the name.
 //! - Each value's kind from its `string` attribute, as DSML's: `string="true"` → the
-//!   raw text as a JSON string, streamed; `string="false"` → JSON text (text that does
-//!   not parse kept as a string). A declared schema takes precedence; with neither
+//!   raw text as a JSON string, streamed; `string="false"` → JSON text (a JSON string
+//!   decoded, text that does not parse kept as a string). A declared schema takes precedence; with neither
 //!   (no `string` attribute: vLLM then takes a string), a value is a JSON string unless
 //!   its complete trimmed text parses as a JSON non-string. Values are taken exactly.
 //! - `</s>`, the end-of-sequence token vLLM strips from the end of the output, is

@@ -21,7 +21,8 @@
 //!   schema, keeps every value a string: declare the tools to get that here).
 //! - A call with no parameters (`<tool_call>get_date<tool_sep></tool_call>`) has `{}`.
 //! - Per-checkpoint token suffixes (vLLM reads `token_suffix` from the tokenizer
-//!   config) are not read: a suffixed output is text.
+//!   config): `:6124c78e`, the suffix of hosted Hy3 output, is read as `hy-v4`'s
+//!   suffixed spelling with `<tool_sep:6124c78e>`; other suffixes are text.
 //! - Reasoning: `<think>…</think>`.
 
 use crate::text::xml::{Dialect, hy_v4};
@@ -30,5 +31,13 @@ use crate::text::xml::{Dialect, hy_v4};
 pub(crate) const DIALECT: Dialect = Dialect {
     what: "Hy3 <tool_call>",
     name_sep: "<tool_sep>",
+    variants: &[SUFFIXED],
     ..hy_v4::DIALECT
+};
+
+/// `hy-v4`'s suffixed spelling with `<tool_sep:6124c78e>`.
+const SUFFIXED: Dialect = Dialect {
+    what: "Hy3 <tool_call>",
+    name_sep: "<tool_sep:6124c78e>",
+    ..hy_v4::SUFFIXED
 };

@@ -11,19 +11,34 @@
 //! - Values as GLM's: without a schema a value is a JSON string unless its complete
 //!   trimmed text parses as a JSON non-string (vLLM's parser, without a schema, keeps
 //!   every value a string: declare the tools to get that here).
-//! - Checkpoints may suffix the structural tokens per checkpoint (`<tool_call:6124c78e>`,
-//!   read from the tokenizer's vocabulary by vLLM): only the unsuffixed tokens are read
-//!   here; a suffixed output is text.
-//! - Reasoning: `<think>…</think>`.
+//! - A value ends at its own `</arg_value>`: a call's or section's close (or the next
+//!   `<arg_key>`) inside it is a dropped close or a literal tag, either way the call is
+//!   malformed (an error with its raw text read to its own close), never completed with
+//!   the arguments before it.
+//! - Checkpoints may suffix the structural tokens (`<tool_calls:6124c78e>`,
+//!   `<arg_key:6124c78e>`, `<think:6124c78e>`, ...; vLLM reads the suffix from the
+//!   tokenizer's vocabulary). The suffix of HY4-preview and of hosted Hy3 output,
+//!   `:6124c78e`, is read as a second spelling (a call is read with the spelling its
+//!   first tag has); other suffixes are text.
+//! - Reasoning: `<think>…</think>` (and `<think:6124c78e>…</think:6124c78e>`).
 //!
 //! HY v3 (vLLM's `hy_v3`) writes a `<tool_sep>` token between the name and the first
 //! `<arg_key>`, which the scanner's name rules do not read yet: not supported.
 
-use crate::text::kit::reasoning::THINK;
 use crate::text::xml::{Dialect, End, PLAIN};
 
-/// The `hy-v4` markers.
+/// The `hy-v4` markers, and the suffixed spelling.
 pub(crate) const DIALECT: Dialect = Dialect {
+    reasoning: &[
+        ("<think>", "</think>"),
+        ("<think:6124c78e>", "</think:6124c78e>"),
+    ],
+    variants: &[SUFFIXED],
+    ..UNSUFFIXED
+};
+
+/// The unsuffixed tokens.
+const UNSUFFIXED: Dialect = Dialect {
     what: "HY <tool_call>",
     sections: &[("<tool_calls>", "</tool_calls>")],
     call_open: "<tool_call>",
@@ -34,6 +49,16 @@ pub(crate) const DIALECT: Dialect = Dialect {
     param_open: "<arg_key>",
     key_end: End::Tags("</arg_key>", "<arg_value>"),
     param_close: "</arg_value>",
-    reasoning: THINK,
     ..PLAIN
+};
+
+/// The tokens with the checkpoint suffix `:6124c78e`.
+pub(crate) const SUFFIXED: Dialect = Dialect {
+    sections: &[("<tool_calls:6124c78e>", "</tool_calls:6124c78e>")],
+    call_open: "<tool_call:6124c78e>",
+    call_close: "</tool_call:6124c78e>",
+    param_open: "<arg_key:6124c78e>",
+    key_end: End::Tags("</arg_key:6124c78e>", "<arg_value:6124c78e>"),
+    param_close: "</arg_value:6124c78e>",
+    ..UNSUFFIXED
 };

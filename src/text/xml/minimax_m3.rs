@@ -24,13 +24,17 @@
 //!   (`max_depth`); text mixed with child tags, a repeated key in an object or a close
 //!   tag of another element makes the call an error with its raw text.
 //! - A top-level value is typed by the declared schema
-//!   ([`Parser::tools`](crate::Parser::tools)) where it says the parameter's type;
-//!   otherwise, and for every nested leaf, a JSON string unless its complete trimmed
-//!   text parses as a JSON non-string (`42`, `true`, `[1]`). An empty element is `""`
-//!   (SGLang's gateway reads it as `null` where the schema allows null; the schema's
-//!   nested types are not read here). Values are taken exactly.
-//! - Lenient as [`xml`](super): the call's close ends the elements still open; the
-//!   section's close ends the call.
+//!   ([`Parser::tools`](crate::Parser::tools)) where it says the parameter's type.
+//!   Without a schema for the call's tool every leaf is its text, a JSON string
+//!   (`42`, `true`, `{"a": 1}` stay strings), as vLLM's and SGLang's M3 parsers read
+//!   it; with one, an untyped leaf (nested ones too: the schema's nested types are not
+//!   read here) is a JSON string unless its complete trimmed text parses as a JSON
+//!   non-string. An empty element is `""` (SGLang's gateway reads it as `null` where
+//!   the schema allows null). Values are taken exactly.
+//! - The section's close ends the call (its own close missing). An element still open
+//!   at the call's (or section's) close, or a child other than `item` in an array, is
+//!   a dropped close (what followed it was read into it): the call is an error with its
+//!   raw text, never completed with values moved.
 //! - Reasoning: `<mm:think>…</mm:think>` (the peers' M3 default) and `<think>…</think>`.
 
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};

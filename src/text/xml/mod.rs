@@ -29,7 +29,7 @@
 //!   - `String`: a JSON string of the raw text, streamed (escaped) as it arrives, never
 //!     parsed (`007` stays `"007"`).
 //!   - `Json`: JSON text: held (bounded by `max_argument_bytes`) and copied when its
-//!     complete trimmed text is JSON; the Python literals `True`, `False`, `None` become
+//!     complete trimmed text is JSON (a JSON string too: `"a\"b"` is `a"b`); the Python literals `True`, `False`, `None` become
 //!     `true`, `false`, `null`; anything else is kept as a string (nothing lost).
 //!   - `Infer` (no schema): a JSON string unless the complete trimmed text parses as a
 //!     JSON non-string (number, `true`/`false`/`null`, object, array), which is then
@@ -39,9 +39,11 @@
 //!     valid JSON, or at its end. A value that is JSON text of a string (`"quoted"`)
 //!     stays the string of its raw text, quotes included.
 //! - Lenient: a missing parameter close (the next parameter, the call's or the
-//!   section's close ends the value); a missing call close (the section close ends the
-//!   call); a missing section close (text after the call is text again). A section with
-//!   no call in it is dropped.
+//!   section's close ends the value), except for a value in its own tags
+//!   ([`End::Tags`]: GLM's and HY's `<arg_value>`), which ends only at its close (a tag
+//!   before it makes the call malformed); a missing call close (the section close ends
+//!   the call); a missing section close (text after the call is text again). A section
+//!   with no call in it is dropped.
 //! - The kit's [recovery rule](crate::text::kit::recovery): a call-opening tag (the
 //!   call's own, or a section's) between the parameters of an open call, or in the text
 //!   of a malformed one, ends that call as an error carrying its bytes and starts the new
@@ -157,7 +159,8 @@ pub(crate) struct Dialect {
     /// Parameters are named by their tag (`<city>Paris</city>` after `param_open`, the
     /// namespace `]<]minimax[>[<` of MiniMax M3), nest (a child tag makes the value an
     /// object, `<item>` children an array) and close with their own name
-    /// (`param_open` + `/name>`). See [`minimax_m3`].
+    /// (`param_open` + `/name>`); a leaf of a tool without a schema is a string, an
+    /// element left open at the call's close is an error. See [`minimax_m3`].
     pub(crate) tag_params: bool,
     /// Other spellings of the same syntax (DSML's V4.1 spaced tags, the doubled-bar
     /// leak): each a whole marker table. The text stage looks for every spelling's
@@ -928,6 +931,17 @@ impl XmlCalls {
                             self.tag.clear();
                             self.st = St::Tag { value: true };
                         }
+                        Some(Found::Marker(m))
+                            if m != B_END_PARAM && self.d.key_end == Ending::Tags =>
+                        {
+                            // A value in its own tags (`<arg_value>`) ends only at its
+                            // close: another tag first is a dropped close or a literal
+                            // tag in the value, and the call is malformed (read to its
+                            // own close), never completed with the arguments before it.
+                            self.raw.push(self.sets.body.get(m));
+                            self.args(calls, out);
+                            self.st = St::Skip(ErrorKind::InvalidArguments);
+                        }
                         Some(Found::Marker(m)) => {
                             self.value_end(calls, out);
                             self.body_marker(m, calls, out);
@@ -1170,6 +1184,14 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
+        if self.d.name_end == Ending::Quote
+            && name.contains(|c: char| is_ws(c) || "=<>'".contains(c))
+        {
+            // A quote lost after the name (`name="f index="1"`) read the next attribute
+            // into it: no name, the call is an error with its bytes.
+            self.st = St::Skip(ErrorKind::InvalidArguments);
+            return;
+        }
         self.slot = calls.open_scanned(out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, name, out);
@@ -1350,6 +1372,9 @@ impl XmlCalls {
             (ValueKind::Infer, KindAttr::XtmlType) => type_attr(&self.attrs),
             (kind, _) => kind,
         };
+        if self.d.tag_params && self.kind == ValueKind::Infer {
+            self.kind = self.leaf_kind();
+        }
         self.buf.push_str(if self.params == 0 { "{" } else { "," });
         self.params += 1;
         self.buf.push('"');
@@ -1449,12 +1474,13 @@ impl XmlCalls {
                 }
                 self.st = St::Body;
             } else if name == "invoke" || name == "tool_call" {
-                // The call's (or section's) close: open elements are closed as they are.
-                if value {
-                    self.value_end(calls, out);
-                }
-                while let Some(f) = self.frames.pop() {
-                    self.buf.push(if f.array { ']' } else { '}' });
+                if value || !self.frames.is_empty() {
+                    // The call's (or section's) close with an element still open: its
+                    // close was dropped, and what followed may have been read into it.
+                    self.args(calls, out);
+                    let at_call_close = name == "invoke" && self.d.multi && self.section.is_some();
+                    self.malformed(at_call_close, bad, calls, out);
+                    return;
                 }
                 self.close_call(name == "tool_call", calls, out);
             } else {
@@ -1520,14 +1546,27 @@ impl XmlCalls {
         self.args(calls, out);
     }
 
+    /// How a [tag-named](Dialect::tag_params) leaf the schema does not type becomes
+    /// JSON: by the schema-less rule when the call's tool is declared (its nested types
+    /// are not read), otherwise a string, as the peers' MiniMax M3 parsers read it.
+    fn leaf_kind(&self) -> ValueKind {
+        if self.options.declares(&self.func) {
+            ValueKind::Infer
+        } else {
+            ValueKind::String
+        }
+    }
+
     /// Child element `name` of the innermost frame begins: its value is read as a leaf
-    /// (typed by the schema-less rule) until a child of its own makes it a frame.
+    /// ([`leaf_kind`](Self::leaf_kind)) until a child of its own makes it a frame.
     fn child(&mut self, name: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let kind = self.leaf_kind();
         let Some(f) = self.frames.last_mut() else {
             return;
         };
-        if !f.array && !f.keys.insert(name) {
-            // A repeated key: its value would overwrite the first one.
+        if (f.array && name != "item") || (!f.array && !f.keys.insert(name)) {
+            // A named child in an array (a dropped close moved a parameter into it), or
+            // a repeated key (its value would overwrite the first one).
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
@@ -1542,7 +1581,7 @@ impl XmlCalls {
         }
         self.elem.clear();
         self.elem.push_str(name);
-        self.kind = ValueKind::Infer;
+        self.kind = kind;
         self.v = V::Undecided;
         self.lead = false;
         self.nl = false;
@@ -1651,7 +1690,12 @@ impl XmlCalls {
                     self.string_text(t);
                     return;
                 }
-                if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[') {
+                // A JSON string is JSON text too where the value is said to be JSON
+                // (DSML's `string="false"`, a schema's non-string type): decoded. Without
+                // a kind it stays the string of its raw text, quotes included.
+                if matches!(first, '-' | '0'..='9' | 't' | 'f' | 'n' | '{' | '[')
+                    || (first == '"' && self.kind == ValueKind::Json)
+                {
                     self.v = V::Json;
                     // One level less: the value sits inside the arguments object.
                     self.json = JsonScanner::with_max_depth(self.max_depth.saturating_sub(1));

@@ -91,3 +91,34 @@ fn mistral_malformed_and_truncated() {
         assert_eq!(text(&ev), "");
     }
 }
+
+#[test]
+fn a_repeated_tool_calls_marker_opens_one_call_list() {
+    // Issue 33: `[TOOL_CALLS][TOOL_CALLS][..]` (the marker written twice) read the
+    // second marker as the array's `[`: an error, and the calls leaked as text.
+    for input in [
+        "[TOOL_CALLS][TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}] ok",
+        "[TOOL_CALLS] [TOOL_CALLS]\n[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}] ok",
+        "[TOOL_CALLS][TOOL_CALLS]f[ARGS]{\"a\": 1} ok",
+    ] {
+        let ev = split(Format::Mistral, input);
+        assert_eq!(
+            calls(&ev),
+            vec![call("call_0", "f", json!({"a": 1}))],
+            "{input}"
+        );
+        assert_eq!(text(&ev), " ok", "{input}");
+        assert!(errors(&ev).is_empty(), "{input}: {ev:?}");
+    }
+    // A `[` that only starts like the marker is the array's, as before: an error with
+    // its bytes.
+    let ev = split(Format::Mistral, "[TOOL_CALLS][TOOL_X] ok");
+    assert!(calls(&ev).is_empty(), "{ev:?}");
+    assert_eq!(errors(&ev).len(), 1, "{ev:?}");
+    // Cut off after the second marker's first bytes.
+    let ev = split(Format::Mistral, "[TOOL_CALLS][TOOL_");
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::Truncated, None, "[TOOL_CALLS][TOOL_".into())]
+    );
+}

@@ -252,8 +252,9 @@ fn pythonic_error_carries_the_raw_call() {
         unreachable!()
     };
     assert_eq!(*kind, ErrorKind::InvalidArguments);
-    // The model's own bytes of the call, from the list's `[` through the call's `)`.
-    assert_eq!(raw, "[f(x=foo, y='z')");
+    // The model's own bytes of the call, from the list's `[` through the call's `)` and
+    // the list's `]` after it.
+    assert_eq!(raw, "[f(x=foo, y='z')]");
 }
 
 #[test]
@@ -1197,19 +1198,19 @@ fn a_broken_calls_message_names_the_argument_and_the_byte() {
         (
             Format::LlamaPythonic,
             "[f(a=x)]",
-            "[f(a=x)",
+            "[f(a=x)]",
             &["argument \"a\"", "at byte 5 of the call", "not a literal"],
         ),
         (
             Format::LlamaPythonic,
             "[f(a=1, bb=[1, y])]",
-            "[f(a=1, bb=[1, y])",
+            "[f(a=1, bb=[1, y])]",
             &["argument \"bb\"", "at byte 15 of the call", "not a literal"],
         ),
         (
             Format::LlamaPythonic,
             "[f(1)]",
-            "[f(1)",
+            "[f(1)]",
             &["at byte 3 of the call", "positional argument"],
         ),
         (
@@ -1252,4 +1253,32 @@ fn a_broken_calls_message_names_the_argument_and_the_byte() {
             assert!(n < raw.len(), "{input}: byte {n} outside {raw:?}");
         }
     }
+}
+
+#[test]
+fn the_closing_bracket_after_a_broken_call_is_in_its_error() {
+    // Issue 33: `[f(a=x)] hi` gave the error `[f(a=x)` and the text ` hi`: the list's
+    // `]` was in neither. It ends the broken call's raw text (whitespace before it too).
+    use crate::exact::{Ev, err, evs, split};
+    let bad = ErrorKind::InvalidArguments;
+    for (input, raw, rest) in [
+        ("[f(a=x)] hi", "[f(a=x)]", " hi"),
+        ("[f(a=x) \n] hi", "[f(a=x) \n]", " hi"),
+        ("x [g(a=1), f(a=x)]", "f(a=x)]", ""),
+    ] {
+        let ev = split(Format::LlamaPythonic, input);
+        let errors: Vec<Ev> = evs(&ev)
+            .into_iter()
+            .filter(|e| matches!(e, Ev::Error(..)))
+            .collect();
+        let index = usize::from(input.contains("g("));
+        assert_eq!(errors, vec![err(bad, Some(index), raw)], "{input}");
+        assert!(text(&ev).ends_with(rest), "{input}: {ev:?}");
+        assert!(!text(&ev).contains(']'), "{input}: {ev:?}");
+    }
+    // A broken call followed by another: the error ends at its `)`.
+    let ev = split(Format::LlamaPythonic, "[f(a=x), g(a=1)] hi");
+    assert_eq!(kinds(&ev), vec![(bad, Some(0), "[f(a=x)".into())]);
+    assert_eq!(calls(&ev).len(), 1);
+    assert_eq!(text(&ev), " hi");
 }

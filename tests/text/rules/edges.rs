@@ -485,7 +485,7 @@ fn broken_calls() -> Vec<Broken> {
         b(
             LlamaPythonic,
             "corrupt",
-            ("Hi ", "", "[f(a=1, b=x, c=')')", "] after"),
+            ("Hi ", "", "[f(a=1, b=x, c=')')]", " after"),
             Bad,
             0,
             "Hi  after",
@@ -493,7 +493,7 @@ fn broken_calls() -> Vec<Broken> {
         b(
             LlamaPythonic,
             "second call corrupt",
-            ("Hi ", "[g(), ", "f(a=x)", "] after"),
+            ("Hi ", "[g(), ", "f(a=x)]", " after"),
             Bad,
             1,
             "Hi  after",
@@ -509,7 +509,7 @@ fn broken_calls() -> Vec<Broken> {
         b(
             LlamaPythonic,
             "python_start corrupt",
-            ("Hi ", "", "<|python_start|>[f(1)", "]<|python_end|> after"),
+            ("Hi ", "", "<|python_start|>[f(1)]", "<|python_end|> after"),
             Bad,
             0,
             "Hi  after",
@@ -617,8 +617,8 @@ fn broken_calls() -> Vec<Broken> {
             (
                 "Hi ",
                 "<|tool_call_start|>[g(), ",
-                "f(a=x)",
-                "]<|tool_call_end|> after",
+                "f(a=x)]",
+                "<|tool_call_end|> after",
             ),
             Bad,
             1,
@@ -1238,7 +1238,13 @@ fn call_introducing_tokens_are_markers_never_text() {
         let got = calls(&ev);
         assert_eq!(got.len(), 1, "{label}");
         assert_eq!(got[0].name, "f", "{label}");
-        assert_eq!(got[0].arguments, serde_json::json!({"a": 1}), "{label}");
+        // (MiniMax M3 without a schema reads every leaf as its text, as its peers.)
+        let a = if f == Format::MiniMaxM3 {
+            serde_json::json!({"a": "1"})
+        } else {
+            serde_json::json!({"a": 1})
+        };
+        assert_eq!(got[0].arguments, a, "{label}");
         // The whitespace before a marker is text (the recovery rule).
         assert_eq!(text(&ev), want, "{label}");
         assert!(errors(&ev).is_empty(), "{label}");

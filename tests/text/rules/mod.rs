@@ -21,3 +21,7 @@ mod specs;
 /// `auto` reads a reasoning block before it knows the syntax, as the detected format
 /// reads it.
 mod auto_reasoning;
+
+/// Bytes that are not UTF-8 in text and around reasoning, in every text format, at
+/// every split.
+mod invalid_utf8;

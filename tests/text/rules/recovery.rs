@@ -860,7 +860,7 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
             [
                 start(0, "f"),
                 args(0, r#"{"a":1"#),
-                err(Bad, Some(0), "<|tool_call_start|>[f(a=1, a=2)"),
+                err(Bad, Some(0), "<|tool_call_start|>[f(a=1, a=2)]"),
             ]
         ),
         fx!(
@@ -870,7 +870,7 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
             [
                 start(0, "f"),
                 args(0, r#"{"a":1"#),
-                err(Bad, Some(0), "[f(a=1, a=2)"),
+                err(Bad, Some(0), "[f(a=1, a=2)]"),
             ]
         ),
     ]
@@ -1302,13 +1302,13 @@ fn new_syntaxes() -> Vec<Fx> {
             "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<invoke name=\"g\">]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
             [
                 start(0, "f"),
-                args(0, r#"{"a":1"#),
+                args(0, r#"{"a":"1""#),
                 err(
                     Cut,
                     Some(0),
                     "]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>"
                 ),
-                call(1, "g", r#"{"a":2}"#),
+                call(1, "g", r#"{"a":"2"}"#),
             ],
         ),
         fx!(
@@ -1317,7 +1317,7 @@ fn new_syntaxes() -> Vec<Fx> {
             "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
             [
                 start(0, "f"),
-                args(0, r#"{"a":1"#),
+                args(0, r#"{"a":"1""#),
                 err(
                     Bad,
                     Some(0),

@@ -167,3 +167,23 @@ fn a_begin_token_on_the_fence_line_starts_the_next_call() {
     assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": "<b>"}))]);
     assert!(errors(&ev).is_empty(), "{ev:?}");
 }
+
+#[test]
+fn a_name_glued_to_the_fence_is_an_error_not_a_name() {
+    // Issue 33: a lost line break made `tool_x```json` the name of a call. A backtick
+    // in a V3 name is no name: the call is an error with its bytes; the next counts.
+    let bad = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>tool_x```json\n{\"a\": 1}\n```<｜tool▁call▁end｜>";
+    let input = format!(
+        "<｜tool▁calls▁begin｜>{bad}<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{{}}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> ok"
+    );
+    let ev = crate::exact::split(Format::DeepSeek, &input);
+    assert_eq!(
+        crate::common::calls(&ev),
+        vec![crate::common::call("call_0", "g", serde_json::json!({}))]
+    );
+    assert_eq!(
+        crate::common::kinds(&ev),
+        vec![(toolstream::ErrorKind::MissingName, None, bad.into())]
+    );
+    assert_eq!(crate::common::text(&ev), " ok");
+}

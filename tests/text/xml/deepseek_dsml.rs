@@ -266,3 +266,108 @@ fn literal_section_tags_of_alternating_spellings_then_a_call() {
     assert_eq!(text(&ev), format!("{prose}."));
     assert!(errors(&ev).is_empty(), "{ev:?}");
 }
+
+#[test]
+fn wrapper_spellings_seen_in_production_are_read() {
+    // Issue 33: V4.1's space with V4's name, and the V4 opener misspellings DeepSeek V4
+    // Flash writes under speculative decoding (vllm#51914, read by vLLM's #56141), which
+    // close with the canonical tag; and vLLM's V4.1 tolerances (the wrapper's space
+    // dropped, `call` for `calls`). None of them is text.
+    for (open, tag, close) in [
+        (
+            "<｜DSML｜ tool_calls>",
+            "｜DSML｜ ",
+            "</｜DSML｜ tool_calls>",
+        ),
+        ("<｜DSML｜toolcalls>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜tool>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜toolcalls>", "｜DSML｜", "</｜DSML｜toolcalls>"),
+        ("<｜DSML｜calls>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+        ("<｜DSML｜ call>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+    ] {
+        let input = format!(
+            "Checking.\n\n{open}\n<{tag}invoke name=\"get_weather\">\n<{tag}parameter name=\"city\" string=\"true\">Seoul</{tag}parameter>\n<{tag}parameter name=\"days\" string=\"false\">2</{tag}parameter>\n</{tag}invoke>\n<{tag}invoke name=\"now\">\n</{tag}invoke>\n{close} ok"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![
+                call("call_0", "get_weather", json!({"city": "Seoul", "days": 2})),
+                call("call_1", "now", json!({})),
+            ],
+            "{input}"
+        );
+        assert_eq!(text(&ev), "Checking.\n\n ok", "{input}");
+        assert!(errors(&ev).is_empty(), "{input}: {ev:?}");
+        // `auto` detects each spelling and reads it alike.
+        assert_eq!(split(Format::Auto, &input), ev, "auto: {input}");
+    }
+}
+
+#[test]
+fn wrapper_misspellings_in_prose_are_no_call() {
+    // A mention of a tolerated spelling with no invoke after it opens no call and loses
+    // no byte (vLLM's prose fixtures).
+    for input in [
+        "Never emit <｜DSML｜tool> or <｜DSML｜toolcalls> as literal text.",
+        "The V4.1 spelling is <｜DSML｜ calls>, not <｜DSML｜ tool_calls>.",
+    ] {
+        let ev = split(F, input);
+        assert!(calls(&ev).is_empty(), "{input}: {ev:?}");
+        assert!(errors(&ev).is_empty(), "{input}: {ev:?}");
+        assert_eq!(text(&ev), input);
+    }
+}
+
+#[test]
+fn a_json_string_in_a_string_false_value_is_decoded() {
+    // Issue 33: `string="false"` is JSON text, and a JSON string is JSON text: decoded
+    // (as DeepSeek's reference parser and vLLM's `json.loads` it), in every spelling.
+    for (tag, open, close) in [
+        ("｜DSML｜", "<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"),
+        ("｜DSML｜ ", "<｜DSML｜ calls>", "</｜DSML｜ calls>"),
+    ] {
+        let input = format!(
+            "{open}<{tag}invoke name=\"f\"><{tag}parameter name=\"a\" string=\"false\">\"x\\ny \\\"z\\\"\"</{tag}parameter><{tag}parameter name=\"b\" string=\"true\">\"kept\"</{tag}parameter></{tag}invoke>{close}"
+        );
+        let ev = split(F, &input);
+        assert_eq!(
+            calls(&ev),
+            vec![call(
+                "call_0",
+                "f",
+                json!({"a": "x\ny \"z\"", "b": "\"kept\""})
+            )],
+            "{input}"
+        );
+        assert!(errors(&ev).is_empty(), "{ev:?}");
+    }
+}
+
+#[test]
+fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
+    // Issue 33: `name="get_weather index="1"` made a call named `get_weather index=`,
+    // in every spelling.
+    for (open, tag, close) in [
+        ("<｜DSML｜tool_calls>", "｜DSML｜", "</｜DSML｜tool_calls>"),
+        ("<｜DSML｜ calls>", "｜DSML｜ ", "</｜DSML｜ calls>"),
+        (
+            "<｜｜DSML｜｜tool_calls>",
+            "｜｜DSML｜｜",
+            "</｜｜DSML｜｜tool_calls>",
+        ),
+    ] {
+        let bad = format!(
+            "<{tag}invoke name=\"get_weather index=\"1\"><{tag}parameter name=\"a\" string=\"true\">x</{tag}parameter></{tag}invoke>"
+        );
+        let input = format!("{open}{bad}<{tag}invoke name=\"g\"></{tag}invoke>{close} ok");
+        let ev = split(F, &input);
+        assert_eq!(calls(&ev), vec![call("call_0", "g", json!({}))], "{input}");
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::InvalidArguments, None, bad)],
+            "{input}"
+        );
+        assert_eq!(text(&ev), " ok", "{input}");
+    }
+}

@@ -86,3 +86,26 @@ fn gigachat35_fixtures() {
         ],
     );
 }
+
+#[test]
+fn a_json_string_in_a_string_false_value_is_decoded() {
+    // Issue 33: `string="false"` says the value is JSON text; a JSON string is JSON
+    // text (vLLM's parser `json.loads` it), so its quotes and escapes are read, not
+    // kept. Text that does not parse (an unclosed quote, a string then more text) stays
+    // the raw text as a string.
+    check_fixtures(
+        Format::GigaChat35,
+        &[
+            fx(
+                "a JSON string, escapes decoded",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"city\" string=\"false\"> \"Mos\\\"cow\\u00e9\" \n</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+                vec![call(0, "f", r#"{"city":"Mos\"cow\u00e9"}"#)],
+            ),
+            fx(
+                "not one JSON string: the raw text",
+                "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\" string=\"false\">\"x\" y</｜GCML｜parameter><｜GCML｜parameter name=\"b\" string=\"false\">\"open</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+                vec![call(0, "f", r#"{"a":"\"x\" y","b":"\"open"}"#)],
+            ),
+        ],
+    );
+}

@@ -113,3 +113,25 @@ fn hy_v3_fixtures() {
         ],
     );
 }
+
+#[test]
+fn tags_with_the_checkpoint_suffix_are_read() {
+    // Issue 33: hosted Hy3 output carries the checkpoint suffix `:6124c78e` on every
+    // structural token, `<tool_sep:6124c78e>` too.
+    check_fixtures(
+        Format::HyV3,
+        &[fx(
+            "suffixed, text before",
+            "直接搜索。\n<tool_calls:6124c78e>\n<tool_call:6124c78e>web_search<tool_sep:6124c78e>\n<arg_key:6124c78e>query</arg_key:6124c78e>\n<arg_value:6124c78e>北京 天气 今天 实时</arg_value:6124c78e>\n</tool_call:6124c78e>\n</tool_calls:6124c78e>",
+            vec![
+                one(t("直接搜索。\n")),
+                call(0, "web_search", r#"{"query":"北京 天气 今天 实时"}"#),
+            ],
+        )],
+    );
+    let input = "<tool_calls:6124c78e><tool_call:6124c78e>f<tool_sep:6124c78e><arg_key:6124c78e>a</arg_key:6124c78e><arg_value:6124c78e>1</arg_value:6124c78e></tool_call:6124c78e></tool_calls:6124c78e>";
+    let want = crate::common::assert_split_invariant(&make(Format::HyV3), input.as_bytes(), 0);
+    let got = crate::common::assert_split_invariant(&make(Format::Auto), input.as_bytes(), 10);
+    assert_eq!(evs(&got), evs(&want));
+    assert_eq!(crate::common::calls(&got).len(), 1);
+}

@@ -80,3 +80,78 @@ fn auto_detects_hy_v4() {
     assert_eq!(evs(&got), evs(&want));
     assert_eq!(crate::common::calls(&got).len(), 1);
 }
+
+#[test]
+fn tags_with_the_checkpoint_suffix_are_read() {
+    // Issue 33: HY4-preview's (and hosted Hy3's) structural tokens carry the checkpoint
+    // suffix `:6124c78e` (vLLM reads it from the vocabulary), reasoning tags too.
+    check_fixtures(
+        Format::HyV4,
+        &[
+            fx(
+                "suffixed, several calls, reasoning and text around",
+                "<think:6124c78e>plan</think:6124c78e>Ok.\n<tool_calls:6124c78e>\n<tool_call:6124c78e>get_weather\n<arg_key:6124c78e>city</arg_key:6124c78e>\n<arg_value:6124c78e>Beijing</arg_value:6124c78e>\n<arg_key:6124c78e>n</arg_key:6124c78e>\n<arg_value:6124c78e>2</arg_value:6124c78e>\n</tool_call:6124c78e>\n<tool_call:6124c78e>now\n</tool_call:6124c78e>\n</tool_calls:6124c78e> done",
+                vec![
+                    one(r("plan")),
+                    one(t("Ok.\n")),
+                    call(0, "get_weather", r#"{"city":"Beijing","n":2}"#),
+                    call(1, "now", "{}"),
+                    one(t(" done")),
+                ],
+            ),
+            fx(
+                "a suffixed tag in prose",
+                "Use <tool_calls:6124c78e> tags.",
+                vec![one(t("Use <tool_calls:6124c78e> tags."))],
+            ),
+        ],
+    );
+    // `auto` detects the suffixed section.
+    let input = "<tool_calls:6124c78e><tool_call:6124c78e>f<arg_key:6124c78e>a</arg_key:6124c78e><arg_value:6124c78e>x</arg_value:6124c78e></tool_call:6124c78e></tool_calls:6124c78e>";
+    let want = crate::common::assert_split_invariant(&make(Format::HyV4), input.as_bytes(), 0);
+    let got = crate::common::assert_split_invariant(&make(Format::Auto), input.as_bytes(), 10);
+    assert_eq!(evs(&got), evs(&want));
+    assert_eq!(crate::common::calls(&got).len(), 1);
+}
+
+#[test]
+fn a_call_close_inside_a_value_is_an_error_not_half_a_call() {
+    // Issue 33: a literal `</tool_call>` inside `<arg_value>` completed the call with
+    // the arguments before it. A value ends only at its own close: a call's or
+    // section's close (or the next key) before it makes the call malformed, read to its
+    // own close; the section goes on.
+    check_fixtures(
+        Format::HyV4,
+        &[
+            fx(
+                "a literal call close in a value",
+                "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>x </tool_call> y</arg_value><arg_key>b</arg_key><arg_value>2</arg_value></tool_call><tool_call>g</tool_call></tool_calls> ok",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x "#)),
+                    one(err(
+                        Bad,
+                        Some(0),
+                        "<tool_call>f<arg_key>a</arg_key><arg_value>x </tool_call> y</arg_value><arg_key>b</arg_key><arg_value>2</arg_value></tool_call>",
+                    )),
+                    call(1, "g", "{}"),
+                    one(t(" ok")),
+                ],
+            ),
+            fx(
+                "a dropped value close before the call's",
+                "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call></tool_calls> ok",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"#)),
+                    one(err(
+                        Bad,
+                        Some(0),
+                        "<tool_call>f<arg_key>a</arg_key><arg_value>1</tool_call></tool_calls>",
+                    )),
+                    one(t(" ok")),
+                ],
+            ),
+        ],
+    );
+}

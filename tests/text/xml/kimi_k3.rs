@@ -215,3 +215,17 @@ fn a_literal_tools_tag_in_prose_with_no_call_is_text() {
     assert_eq!(text(&ev), input);
     assert!(calls(&ev).is_empty() && errors(&ev).is_empty(), "{ev:?}");
 }
+
+#[test]
+fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
+    // Issue 33: `tool="get_weather index="1"` made a call named `get_weather index=`.
+    let bad = "<|open|>call tool=\"get_weather index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>";
+    let input = format!("<|open|>tools<|sep|>{bad}<|close|>tools<|sep|> ok");
+    let ev = split(Format::KimiK3, &input);
+    assert!(calls(&ev).is_empty(), "{ev:?}");
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::InvalidArguments, None, bad.into())]
+    );
+    assert_eq!(text(&ev), " ok");
+}

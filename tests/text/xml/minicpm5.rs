@@ -87,3 +87,23 @@ fn minicpm5_fixtures() {
         ],
     );
 }
+
+#[test]
+fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
+    // Issue 33: `name="get_weather index="1"` made a call named `get_weather index=`.
+    check_fixtures(
+        Format::MiniCpm5,
+        &[fx(
+            "a damaged quote after the name",
+            "<function name=\"get_weather index=\"1\"><param name=\"a\">1</param></function> ok",
+            vec![
+                one(err(
+                    Bad,
+                    None,
+                    "<function name=\"get_weather index=\"1\"><param name=\"a\">1</param></function>",
+                )),
+                one(t(" ok")),
+            ],
+        )],
+    );
+}

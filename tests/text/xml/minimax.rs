@@ -72,3 +72,21 @@ fn a_string_value_streams_with_references_decoded() {
         )]
     );
 }
+
+#[test]
+fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
+    // Issue 33: `name="get_weather index="1"` (the name's closing quote lost) made a
+    // call named `get_weather index=`. A quoted name with whitespace or markup in it is
+    // no name: the call is an error with its bytes; the next call counts.
+    let bad =
+        "<invoke name=\"get_weather index=\"1\"><parameter name=\"city\">P</parameter></invoke>";
+    let input =
+        format!("<minimax:tool_call>{bad}<invoke name=\"g\"></invoke></minimax:tool_call> ok");
+    let ev = split(Format::MiniMax, &input);
+    assert_eq!(calls(&ev), vec![call("call_0", "g", json!({}))]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(toolstream::ErrorKind::InvalidArguments, None, bad.into())]
+    );
+    assert_eq!(text(&ev), " ok");
+}

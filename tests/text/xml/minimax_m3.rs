@@ -58,8 +58,8 @@ fn nested_objects_item_arrays_several_calls_text_around() {
             call(
                 "call_0",
                 "create_order",
-                json!({"user_id": 42, "shipping": {"city": "Singapore", "zip": "018956"},
-                       "items": [{"sku": "book-001", "qty": 2}, "x \"y\" é😀\\"],
+                json!({"user_id": "42", "shipping": {"city": "Singapore", "zip": "018956"},
+                       "items": [{"sku": "book-001", "qty": "2"}, "x \"y\" é😀\\"],
                        "note": "a <b> [c]\nd", "cc": ""})
             ),
             call("call_1", "now", json!({})),
@@ -104,7 +104,7 @@ fn slips_are_errors_with_the_calls_bytes() {
     // Text mixed with child tags.
     let bad = invoke("f", &el("o", &format!("text {}", el("k", "1"))));
     let ev = split(F, &section(&[bad.clone(), invoke("g", &el("a", "1"))]));
-    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"a": 1}))]);
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"a": "1"}))]);
     assert_eq!(
         kinds(&ev),
         vec![(ErrorKind::InvalidArguments, Some(0), bad)]
@@ -129,14 +129,15 @@ fn slips_are_errors_with_the_calls_bytes() {
         kinds(&ev),
         vec![(ErrorKind::InvalidArguments, Some(0), bad)]
     );
-    // Missing closes: the call's close ends what is open.
-    let input = section(&[format!(
-        "{NS}<invoke name=\"f\">{NS}<o>{NS}<k>1{NS}</invoke>"
-    )]);
+    // Missing closes: the call's close with elements still open is an error (issue
+    // 33), the section goes on.
+    let bad = format!("{NS}<invoke name=\"f\">{NS}<o>{NS}<k>1{NS}</invoke>");
+    let input = section(&[bad.clone(), invoke("g", "")]);
     let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({}))]);
     assert_eq!(
-        calls(&ev),
-        vec![call("call_0", "f", json!({"o": {"k": 1}}))]
+        kinds(&ev),
+        vec![(ErrorKind::InvalidArguments, Some(0), bad)]
     );
     // A tag broken by the next call's section (`NS</c` then `NS<tool_call>`): the
     // string streamed so far is the broken call's at every chunking (it was dropped
@@ -147,7 +148,7 @@ fn slips_are_errors_with_the_calls_bytes() {
         section(&[invoke("g", &el("a", "1"))])
     );
     let ev = split(F, &input);
-    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"a": 1}))]);
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"a": "1"}))]);
     assert_eq!(
         kinds(&ev),
         vec![(
@@ -187,5 +188,78 @@ fn reasoning_and_prose_with_the_namespace_token() {
     let ev = split(F, &input);
     assert_eq!(reasoning(&ev), "Plan: call f.");
     assert_eq!(text(&ev), "Here ] <] [>[ a]<]b");
-    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": 1}))]);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", json!({"a": "1"}))]);
+}
+
+#[test]
+fn leaves_without_a_schema_are_strings_as_the_peers_read_them() {
+    // Issue 33: vLLM's and SGLang's M3 parsers type a leaf only by its schema; without
+    // one it is its text. Objects, arrays, numbers and literals written as text stay
+    // strings, at the top level and nested.
+    let body = [
+        el("o", "{\"x\": 1}"),
+        el("l", "[1, 2]"),
+        el("n", "42"),
+        el("t", "true"),
+        el("z", " null "),
+        el("nested", &[el("k", "{\"y\": [3]}"), el("m", "7")].concat()),
+        el("arr", &[el("item", "1"), el("item", "false")].concat()),
+    ]
+    .concat();
+    let input = section(&[invoke("f", &body)]);
+    let want = json!({"o": "{\"x\": 1}", "l": "[1, 2]", "n": "42", "t": "true", "z": " null ",
+                      "nested": {"k": "{\"y\": [3]}", "m": "7"}, "arr": ["1", "false"]});
+    let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", want.clone())]);
+    // Tools declared, but not this one (allowed): the same.
+    let tools = Tools::from_json(
+        r#"[{"type":"function","function":{"name":"g","parameters":{"type":"object",
+        "properties":{"n":{"type":"integer"}}}}}]"#,
+    )
+    .unwrap();
+    let config = ParserConfig::new().tools(tools).reject_undeclared(false);
+    let ev = split_with(F, config, &input);
+    assert_eq!(calls(&ev), vec![call("call_0", "f", want)]);
+}
+
+#[test]
+fn an_element_that_never_closes_is_an_error() {
+    // Issue 33: `<broken>oops` ended by the call's close completed the call.
+    let bad = format!("{NS}<invoke name=\"f\">\n{NS}<broken>oops\n{NS}</invoke>");
+    let input = format!("a {}", section(&[bad.clone(), invoke("g", &el("q", "x"))]));
+    let ev = split(F, &input);
+    assert_eq!(calls(&ev), vec![call("call_1", "g", json!({"q": "x"}))]);
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::InvalidArguments, Some(0), bad)]
+    );
+    assert_eq!(text(&ev), "a ");
+    // Ended by the section's close.
+    let bad = format!("{NS}<invoke name=\"f\">{NS}<broken>oops{NS}</tool_call>");
+    let ev = split(F, &format!("{NS}<tool_call>{bad} b"));
+    assert!(calls(&ev).is_empty(), "{ev:?}");
+    assert_eq!(
+        kinds(&ev),
+        vec![(ErrorKind::InvalidArguments, Some(0), bad)]
+    );
+    assert_eq!(text(&ev), " b");
+}
+
+#[test]
+fn a_dropped_close_does_not_move_the_next_parameter_inside() {
+    // Issue 33: with `</a>` dropped, `<b>` became an item of `a` (`{"a": [1, 2, 3]}`,
+    // `b` gone). A child other than `item` in an array is an error, and so is the
+    // call's close with `a` open.
+    for body in [
+        [el("item", "1"), el("item", "2"), el("b", "3")].concat(),
+        [el("item", "1"), el("item", "2")].concat() + &el("b", "3") + NS + "</a>",
+    ] {
+        let bad = format!("{NS}<invoke name=\"f\">{NS}<a>{body}{NS}</invoke>");
+        let ev = split(F, &section(std::slice::from_ref(&bad)));
+        assert!(calls(&ev).is_empty(), "{ev:?}");
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::InvalidArguments, Some(0), bad)]
+        );
+    }
 }

@@ -703,13 +703,14 @@ fn one_param_call(format: Format, value: &str) -> String {
 }
 
 /// The one-shot oracle of a value's text: typed by `kind` (`Some(true)` string,
-/// `Some(false)` JSON, `None` the schema-less rule).
-fn oracle(raw: &str, kind: Option<bool>) -> Value {
+/// `Some(false)` JSON, `None` the schema-less rule); `py`: the schema-less rule reads
+/// Python literals (GLM).
+fn oracle(raw: &str, kind: Option<bool>, py: bool) -> Value {
     let trimmed = raw.trim_matches([' ', '\t', '\n', '\r']);
     if kind == Some(true) {
         return Value::from(raw);
     }
-    if kind == Some(false) {
+    if kind == Some(false) || py {
         match trimmed {
             "True" => return json!(true),
             "False" => return json!(false),
@@ -718,7 +719,8 @@ fn oracle(raw: &str, kind: Option<bool>) -> Value {
         }
     }
     match serde_json::from_str::<Value>(trimmed) {
-        Ok(v) if !v.is_string() => v,
+        // Said to be JSON, a JSON string is decoded too.
+        Ok(v) if !v.is_string() || kind == Some(false) => v,
         _ => Value::from(raw),
     }
 }
@@ -826,10 +828,12 @@ fn generated(format: Format, texts: &[String], calls_gen: &[GenCall], typed: boo
             let kind = match (typed, format) {
                 (true, _) => Some(*is_string),
                 (false, Format::KimiK3) => Some(attr.unwrap_or(true)),
+                // MiniMax M3 without a schema: every leaf is its text.
+                (false, Format::MiniMaxM3) => Some(true),
                 (false, _) => attr,
             };
             let py = format == Format::Glm && kind.is_none();
-            args.insert(k.clone(), oracle(v, if py { Some(false) } else { kind }));
+            args.insert(k.clone(), oracle(v, kind, py));
             props.insert(
                 k.clone(),
                 json!({"type": if *is_string { "string" } else { "integer" }}),
