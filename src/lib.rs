@@ -10,6 +10,16 @@
 //! buffer), any chunking of the input gives the same events, and no input can make the
 //! parser panic or grow without bound.
 //!
+//! Three uses, each a section below: [wrap a streaming HTTP
+//! response](#wrap-a-streaming-http-response), [show tool calls live in a
+//! UI](#show-tool-calls-live-in-a-ui), [detect calls early to cancel
+//! generation](#detect-calls-early-to-cancel-generation) (and [catch a bad call while it
+//! streams](#catch-a-bad-call-while-it-streams)). Beyond the library: [`emit`] writes the
+//! events back out in OpenAI Chat, OpenAI Responses, Anthropic Messages or AG-UI form, and
+//! `toolstream proxy` (feature `proxy`, module `proxy`) puts all of it in front of any
+//! OpenAI-compatible server for any agent — OpenAI SDKs, Claude Code, Codex — with the
+//! requests translated by [`translate`].
+//!
 //! ## Wrap a streaming HTTP response
 //!
 //! Any `Stream` of byte chunks becomes a `Stream` of [`Event`]s (feature `stream`, on by
