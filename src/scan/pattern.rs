@@ -179,7 +179,16 @@ impl Delimiter {
     /// The regex (in the regex crate's syntax) this delimiter compiles to.
     fn to_rust(&self) -> Result<String, (ErrorKind, String, Option<usize>)> {
         match &self.kind {
-            DelimiterKind::Regex(p) => translate(p),
+            DelimiterKind::Regex(p) => match trailing_lookahead(p) {
+                Some((body, ahead)) => {
+                    let body = translate(body)?;
+                    let ahead = translate(ahead)
+                        .map_err(|(k, m, at)| (k, m, at.map(|o| o + p.len() - ahead.len() - 1)))?;
+                    let ahead = ahead.strip_prefix("(?s)").unwrap_or(&ahead);
+                    Ok(format!("{body}(?P<{AHEAD}>{ahead})"))
+                }
+                None => translate(p),
+            },
             DelimiterKind::Literals(list) => {
                 if list.is_empty() {
                     return Err((
@@ -300,6 +309,8 @@ struct Inner {
     pikevm: Option<pikevm::PikeVM>,
     /// Per pattern: whether it has explicit groups.
     has_groups: Vec<bool>,
+    /// Per pattern: it ends in a lookahead (compiled as the group [`AHEAD`]).
+    ahead: Vec<bool>,
     /// Per pattern: a match may be reported before the next byte is seen (no
     /// look-ahead assertion).
     settle_early: Vec<bool>,
@@ -340,6 +351,10 @@ impl PatternSet {
         let mut hirs: Vec<Hir> = Vec::with_capacity(delimiters.len());
         let mut settle_early = Vec::with_capacity(delimiters.len());
         let mut has_groups = Vec::with_capacity(delimiters.len());
+        let ahead: Vec<bool> = delimiters
+            .iter()
+            .map(|d| matches!(&d.kind, DelimiterKind::Regex(p) if trailing_lookahead(p).is_some()))
+            .collect();
         for (i, d) in delimiters.iter().enumerate() {
             let rust = d.to_rust().map_err(|e| err(i, e))?;
             let hir = regex_syntax::ParserBuilder::new()
@@ -419,6 +434,7 @@ impl PatternSet {
                 dfa,
                 pikevm,
                 has_groups,
+                ahead,
                 settle_early,
                 can_start,
                 flags,
@@ -447,6 +463,7 @@ impl PatternSet {
             .zip(pid)
             .into_iter()
             .flat_map(|(vm, pid)| vm.get_nfa().group_info().pattern_names(pid).flatten())
+            .filter(|n| *n != AHEAD)
     }
 
     /// Heap bytes of the compiled automata.
@@ -566,6 +583,57 @@ fn analyse(dfa: &dense::DFA<Vec<u32>>, patterns: usize) -> (Vec<u8>, Vec<[bool; 
         }
     }
     (flags, can_start)
+}
+
+/// The group a trailing lookahead `X(?=Y)` is compiled to: the pattern runs as `X(Y)`
+/// and the match reported ends where this group starts.
+const AHEAD: &str = "__toolstream_ahead";
+
+/// `X(?=Y)` with the lookahead ending the pattern, at its top level (no `|` there):
+/// `(X, Y)`.
+fn trailing_lookahead(p: &str) -> Option<(&str, &str)> {
+    let bytes = p.as_bytes();
+    let mut depth = 0usize;
+    let mut class = false;
+    let mut i = 0;
+    let mut open_at = None;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 1,
+            b'[' if !class => {
+                class = true;
+                // `[]...]` and `[^]...]`: the first `]` is a literal.
+                if bytes.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if bytes.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            b']' if class => class = false,
+            _ if class => {}
+            b'(' => {
+                if depth == 0 {
+                    open_at = (bytes.get(i + 1..i + 3) == Some(b"?=")).then_some(i);
+                }
+                depth += 1;
+            }
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0
+                    && let Some(o) = open_at
+                {
+                    return (i + 1 == p.len())
+                        .then(|| (p.get(..o), p.get(o + 3..i)))
+                        .and_then(|(x, y)| Some((x?, y?)));
+                }
+            }
+            b'|' if depth == 0 => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Translates a Python `re` pattern to the regex crate's syntax, `(?s)` in front.
@@ -974,6 +1042,8 @@ struct Lent {
     bytes: usize,
     /// They were a match (the next search must not report an empty match at its end).
     matched: bool,
+    /// Search again from after them (the candidates were dropped).
+    restart: bool,
 }
 
 /// Finds the delimiters of a [`PatternSet`] in a stream. See the [module docs](self).
@@ -998,6 +1068,8 @@ pub struct PatternMatcher {
     decided: Option<(usize, usize, usize)>,
     /// No empty match here (where the last match ended).
     no_empty_at: Option<usize>,
+    /// Where the last empty match was reported.
+    last_empty: Option<usize>,
     /// The end of the stream was applied to the candidates at `scanned`.
     eoi_done: bool,
     lent: Lent,
@@ -1036,6 +1108,7 @@ impl PatternMatcher {
             cands: Vec::new(),
             decided: None,
             no_empty_at: None,
+            last_empty: None,
             eoi_done: false,
             lent: Lent::default(),
             scratch: Vec::new(),
@@ -1093,6 +1166,7 @@ impl PatternMatcher {
         self.cands.clear();
         self.decided = None;
         self.no_empty_at = None;
+        self.last_empty = None;
         self.eoi_done = false;
         self.lent = Lent::default();
         self.limit_hits = 0;
@@ -1139,7 +1213,11 @@ impl PatternMatcher {
 
     /// Drops what the previous step lent out.
     fn drop_lent(&mut self) {
-        let Lent { bytes, matched } = std::mem::take(&mut self.lent);
+        let Lent {
+            bytes,
+            matched,
+            restart,
+        } = std::mem::take(&mut self.lent);
         if bytes == 0 && !matched {
             return;
         }
@@ -1150,6 +1228,8 @@ impl PatternMatcher {
         }
         if matched {
             self.no_empty_at = Some(self.base);
+        }
+        if matched || restart {
             self.restart_at(self.base);
         }
     }
@@ -1256,18 +1336,40 @@ impl PatternMatcher {
                 self.lent = Lent {
                     bytes: n,
                     matched: false,
+                    restart: false,
                 };
                 Step::Text(self.buf.get(..n).unwrap_or_default())
             }
             Ready::Match { end, pattern } => {
-                let len = end - self.base;
+                let mut len = end - self.base;
                 self.decided = None;
                 self.cands.clear();
+                let shift = self.captures(pattern, len);
+                if self.set.inner.ahead.get(pattern).copied().unwrap_or(false)
+                    && let (Some(shift), Some((_, caps))) = (shift, &self.caps)
+                    && let Some(span) = caps.get_group_by_name(AHEAD)
+                {
+                    // `X(?=Y)`: the match is X's; Y's bytes are searched again.
+                    len = span.start.saturating_sub(shift).min(len);
+                }
+                if len == 0 {
+                    if self.last_empty == Some(self.base) {
+                        // A second empty match here (a lookahead's, after another empty
+                        // one) would repeat for ever: the byte is text instead.
+                        self.lent = Lent {
+                            bytes: 1,
+                            matched: false,
+                            restart: true,
+                        };
+                        return Step::Text(self.buf.get(..1).unwrap_or_default());
+                    }
+                    self.last_empty = Some(self.base);
+                }
                 self.lent = Lent {
                     bytes: len,
                     matched: true,
+                    restart: false,
                 };
-                let shift = self.captures(pattern, len);
                 let start = self.base;
                 let bytes = self.buf.get(..len).unwrap_or_default();
                 let caps = match (shift, &self.caps) {
