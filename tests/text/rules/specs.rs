@@ -554,12 +554,14 @@ fn pattern_specs_are_split_invariant_on_slips_and_keep_the_recovery_rule() {
         "content": {"close": "<e>"}}});
     let objects = serde_json::json!({"fields": {
         "tool_calls": {"open_pattern": "(?:<m>)?[^<]*<c>", "close": "</c>", "content": "json",
-                       "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}}}}});
+                       "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}}},
+        "content": {"content": "text"}}});
     let tags = serde_json::json!({"fields": {
         "tool_calls": {"open_pattern": "<c=(?P<name>\\w+)>", "close": "</c>", "content": "xml-inline",
                        "content_args": {"tag_pattern": "<p=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</p>",
                                         "value_parser": {"name": "json"}},
-                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}}}});
+                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+        "content": {"content": "text"}}});
     /// (spec, input, text, completed calls (name, argument bytes))
     type Case<'a> = (&'a Value, &'a str, &'a str, &'a [(&'a str, &'a str)]);
     let cases: &[Case] = &[
