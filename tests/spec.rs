@@ -2063,3 +2063,221 @@ fn real_templates_agree_with_transformers() {
         failed.join("\n")
     );
 }
+
+#[test]
+fn the_new_readings_keep_split_invariance_on_slips() {
+    use toolstream::ErrorKind::{InvalidArguments, InvalidJson, MissingName, Truncated};
+    let dir = spec_dir();
+    let template = |name: &str| {
+        let t = read_json(&dir.join("templates").join(format!("{name}.json")));
+        Syntax::from_value(&t).unwrap()
+    };
+    let q = "<|\"|>";
+    let cut_gemma = format!("<|tool_call>call:f{{a:{q}x");
+    let cut_second = "<|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {\"x\": 1}}, {\"tool_name\": \"b\", \"parameters\": {";
+    // (template, input, reasoning, text, calls, errors (kind, index, raw))
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+        Vec<(&'a str, Value)>,
+        Vec<(toolstream::ErrorKind, Option<usize>, &'a str)>,
+    );
+    let cases: Vec<Case> = vec![
+        // string_delims: a cut string is the call's error, with its bytes.
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[get_weather(city='Par",
+            "",
+            "",
+            vec![],
+            vec![(
+                Truncated,
+                Some(0),
+                "<|tool_call_start|>[get_weather(city='Par",
+            )],
+        ),
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=1), g(b=",
+            "",
+            "",
+            vec![("f", json!({"a": 1}))],
+            vec![(Truncated, Some(1), ", g(b=")],
+        ),
+        // A close inside a quoted value is the value's.
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=')')]<|tool_call_end|>ok",
+            "",
+            "ok",
+            vec![("f", json!({"a": ")"}))],
+            vec![],
+        ),
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=1, a=2)]<|tool_call_end|>",
+            "",
+            "",
+            vec![],
+            vec![(
+                InvalidArguments,
+                Some(0),
+                "<|tool_call_start|>[f(a=1, a=2)]<|tool_call_end|>",
+            )],
+        ),
+        (
+            "trl_lfm2_5",
+            "say [f(a=1)] <|im_end|>",
+            "",
+            "say [f(a=1)] ",
+            vec![],
+            vec![],
+        ),
+        // The lookahead: no `</think>`, no reasoning; each `</think>` closes one.
+        (
+            "trl_nemotron_3",
+            "no reasoning <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            "",
+            "no reasoning ",
+            vec![("f", json!({"a": 1}))],
+            vec![],
+        ),
+        (
+            "trl_nemotron_3",
+            "a</think>b</think>c<|im_end|>",
+            "ab",
+            "c",
+            vec![],
+            vec![],
+        ),
+        ("trl_nemotron_3", "</think>", "", "", vec![], vec![]),
+        ("trl_nemotron_3", "a</thi", "", "a</thi", vec![], vec![]),
+        // Pattern closes on the gemma engine; the whitespace they eat is text there.
+        (
+            "trl_gemma4",
+            &cut_gemma,
+            "",
+            "",
+            vec![],
+            vec![(Truncated, Some(0), &cut_gemma)],
+        ),
+        (
+            "trl_gemma4",
+            "<|tool_call>call:f{a:1}<tool_call|>  \n<|tool_call>call:g{}<tool_call|>",
+            "",
+            "  \n",
+            vec![("f", json!({"a": 1})), ("g", json!({}))],
+            vec![],
+        ),
+        (
+            "trl_gemma4",
+            "<|channel>thought\nhm<channel|> <turn|> ",
+            "hm",
+            "  ",
+            vec![],
+            vec![],
+        ),
+        // transform_each lists on the regions engine.
+        (
+            "transformers_cohere",
+            cut_second,
+            "",
+            "",
+            vec![("a", json!({"x": 1}))],
+            vec![(
+                Truncated,
+                Some(1),
+                "{\"tool_name\": \"b\", \"parameters\": {",
+            )],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {\"x\": \"<|END_ACTION|>\"}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![("a", json!({"x": "<|END_ACTION|>"}))],
+            vec![],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>{\"tool_name\": \"a\", \"parameters\": {}}<|END_ACTION|>",
+            "",
+            "",
+            vec![("a", json!({}))],
+            vec![],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[1, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![],
+            vec![(
+                InvalidJson,
+                None,
+                "<|START_ACTION|>[1, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            )],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[{\"parameters\": {}}, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![("b", json!({}))],
+            vec![(MissingName, None, "<|START_ACTION|>[{\"parameters\": {}}")],
+        ),
+        // No tool_calls field; join between regions (an empty last one too).
+        (
+            "transformers_reasoning_join",
+            "<think>a",
+            "a",
+            "",
+            vec![],
+            vec![],
+        ),
+        (
+            "transformers_reasoning_join",
+            "</think>x<think>y</think><think>",
+            "y ",
+            "</think>x",
+            vec![],
+            vec![],
+        ),
+        // No leftover field: `^` opens the reasoning at the start.
+        (
+            "transformers_ernie",
+            "plain text, no field opened",
+            "plain text, no field opened",
+            "",
+            vec![],
+            vec![],
+        ),
+    ];
+    for (name, input, want_reasoning, want_text, want_calls, want_errors) in cases {
+        let ev = events(&template(name), input);
+        let got_calls: Vec<(String, Value)> = calls(&ev)
+            .into_iter()
+            .map(|c| (c.name, c.arguments))
+            .collect();
+        let want_calls: Vec<(String, Value)> = want_calls
+            .into_iter()
+            .map(|(n, a)| (n.to_owned(), a))
+            .collect();
+        let want_errors: Vec<(toolstream::ErrorKind, Option<usize>, String)> = want_errors
+            .into_iter()
+            .map(|(k, i, r)| (k, i, r.to_owned()))
+            .collect();
+        assert_eq!(
+            (reasoning(&ev), text(&ev), got_calls, kinds(&ev)),
+            (
+                want_reasoning.to_owned(),
+                want_text.to_owned(),
+                want_calls,
+                want_errors
+            ),
+            "{name} on {input:?}"
+        );
+    }
+}

@@ -1017,6 +1017,7 @@ impl<'a> Match<'a> {
             caps.group_info()
                 .pattern_names(PatternID::new(self.pattern).unwrap_or(PatternID::ZERO))
                 .flatten()
+                .filter(|name| *name != AHEAD)
                 .map(move |name| (name, self.capture(name)))
         })
     }

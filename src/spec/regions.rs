@@ -826,7 +826,18 @@ impl State {
         let at = match list.feed(&mut rest, &mut self.raw, calls, out) {
             List::NeedMore => CallAt::Body,
             List::Done => CallAt::After,
-            List::Nameless { in_array: true } => CallAt::Body,
+            List::Nameless { in_array: true } => {
+                // Reported at its `}` with its bytes: the calls beside it still count.
+                calls.report(
+                    list.slot(),
+                    ErrorKind::MissingName,
+                    "a call object without a name",
+                    &mut self.raw,
+                    out,
+                );
+                self.raw.start("");
+                CallAt::Body
+            }
             List::Nameless { in_array: false } => CallAt::Skip(ErrorKind::MissingName),
             List::Broken(kind, _) => CallAt::Skip(kind),
             // No stop byte is set: never reached; were it, the call is cut there.
