@@ -107,11 +107,20 @@
 //! punctuation (`\<` is a literal `<` as in Python, not a word boundary), `(?#...)`
 //! comments. `re.DOTALL` is on, as transformers compiles them. Refused with an error
 //! that names the construct — a DFA cannot run them: backreferences (`\1`,
-//! `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups and
+//! `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`) but the one below, atomic groups and
 //! possessive repetition, conditionals, `\N{...}`, the `(?a)`/`(?L)` flags, and Unicode
 //! word boundaries (`\b`, `\B`; `(?-u:\b)` is the ASCII one and is accepted). Known
 //! differences: Python's `$` also matches before a final newline, here only at the end;
 //! `\s` follows Unicode's White_Space rather than Python's `str.isspace`.
+//!
+//! **A lookahead that ends the pattern**, `X(?=Y)` at its top level (no `|` there), is
+//! read: the DFA runs `X(Y)` and the match reported is X's part (the same X Python's
+//! backtracking picks: the first, in the pattern's priority order, that Y can follow);
+//! Y's bytes are searched again after it. Y's bytes are held like any candidate's, up to
+//! the hold-back limit (TRL's Nemotron 3 `(?=[\s\S]*?</think>)` holds the text until a
+//! `</think>` or the end). An empty match is reported at most once at one offset: were a
+//! lookahead's to repeat there (after another empty match), the byte at that offset is
+//! text instead, so a zero-width delimiter cannot match for ever.
 
 use std::sync::Arc;
 

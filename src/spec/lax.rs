@@ -7,7 +7,9 @@
 //!
 //! - `open_pattern`: a literal (its regex metacharacters escaped, as `re.escape` or
 //!   `regex::escape` writes them) then `call:(?P<G>\w+)`: `<\|tool_call>call:(?P<name>\w+)`;
-//! - `close`: one literal (`<tool_call|>`);
+//! - `close`: one literal (`<tool_call|>`), or a `close_pattern` spelling one
+//!   (`<tool_call\|>\s*`, [`close_literals`]: the template reader turns such a close of
+//!   any field into its literals when the calls run here);
 //! - `content_args`: `unquoted_keys: true` and `string_delims: [[Q, Q]]`, one pair whose
 //!   open and close are the same token, beginning with `<` and holding no other `<`
 //!   (`allow_non_json: false` is accepted too);

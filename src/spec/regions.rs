@@ -37,6 +37,10 @@
 //! - Text between a call's value and its close is text (the call stays complete); the
 //!   other bytes of a call region are the call's (its raw text); the matched delimiters
 //!   are consumed.
+//! - **Outside every region**: text when the template has a leftover field (`content`
+//!   without an open), otherwise dropped, as transformers drops bytes no field takes
+//!   ([`Plan::outside_text`]). A field's `join` is emitted before each of its regions but
+//!   the first.
 
 use serde_json::Value;
 
