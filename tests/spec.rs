@@ -2281,3 +2281,27 @@ fn the_new_readings_keep_split_invariance_on_slips() {
         );
     }
 }
+
+#[test]
+fn expected_json_is_what_transformers_returns() {
+    // The equality above is checked against transformers itself, when it is here.
+    let Some(python) = std::env::var_os("TOOLSTREAM_TRANSFORMERS_PYTHON") else {
+        println!(
+            "SKIPPED: set TOOLSTREAM_TRANSFORMERS_PYTHON to a Python that has transformers \
+             (pip install --no-deps transformers, then its light dependencies: see \
+             tests/spec/parse_response.py) to check tests/spec/expected.json against it"
+        );
+        return;
+    };
+    let out = Command::new(python)
+        .arg(spec_dir().join("parse_response.py"))
+        .arg("--check")
+        .output()
+        .expect("run tests/spec/parse_response.py");
+    assert!(
+        out.status.success(),
+        "tests/spec/expected.json is not what transformers returns:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
