@@ -2017,6 +2017,12 @@ fn real_templates_agree_with_transformers() {
                 continue;
             }
         };
+        // What `toolstream spec`-style writing gives back reads to the same syntax.
+        assert_eq!(
+            Syntax::from_value(&syntax.to_json()).as_ref(),
+            Ok(&syntax),
+            "{name}"
+        );
         let ev = events(&syntax, input);
         let reasoning_field = ["thinking", "reasoning_content", "reasoning"]
             .into_iter()

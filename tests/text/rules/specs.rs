@@ -776,6 +776,69 @@ fn random_inputs_of_pattern_specs_keep_split_invariance_and_the_recovery_rule() 
                 "<s>",
             ],
         ),
+        // A lookahead open (TRL's Nemotron 3 reasoning).
+        (
+            serde_json::json!({"fields": {
+                "reasoning_content": {"open_pattern": "(?=[\\s\\S]*?</t>)", "close_pattern": "</t>\\s*"},
+                "tool_calls": {"open_pattern": "<c=(?P<name>\\w+)>", "close": "</c>", "content": "xml-inline",
+                "content_args": {"tag_pattern": "<p=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</p>",
+                                 "value_parser": {"name": "json", "args": {"allow_non_json": true}}},
+                "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+                "content": {"close": "<e>"}}}),
+            "<c=",
+            vec![
+                "</t>",
+                "</t>\n",
+                "<c=f>",
+                "</c>",
+                "<p=k>1</p>",
+                "<p=k>",
+                "</p>",
+                "<e>",
+            ],
+        ),
+        // String delimiters in the value parser (TRL's LFM 2.5).
+        (
+            serde_json::json!({"fields": {
+                "tool_calls": {"open_pattern": "(?:<s>\\[|,\\s*)(?P<name>\\w+)\\(", "close_pattern": "\\)(?:\\]<z>)?\\s*",
+                "content": "xml-inline",
+                "content_args": {"tag_pattern": "(?P<key>\\w+)=(?P<value>'[^']*'|[^,)]*)",
+                                 "value_parser": {"name": "json", "args": {"string_delims": [["'", "'"]], "allow_non_json": true}}},
+                "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+                "content": {"close": "<e>"}}}),
+            "<s>[",
+            vec![
+                "<s>[", "f(", "g(", "a=1", "b='x'", "b='", ")", ")]<z>", ", ", "<e>", "'",
+            ],
+        ),
+        // A list of calls per region, no leftover field (Cohere's).
+        (
+            serde_json::json!({"fields": {
+                "thinking": {"open": "<t>", "close": "</t>"},
+                "tool_calls": {"open": "<a>", "close": "</a>", "content": "json", "transform_each": true,
+                "transform": {"type": "function", "function": {"name": "{n}", "arguments": "{p}"}}}}}),
+            "<a>",
+            vec![
+                "<a>",
+                "</a>",
+                "[",
+                "]",
+                "{\"n\": \"f\", \"p\": {\"x\": 1}}",
+                "{\"p\": {}}",
+                "\"n\": \"g\"",
+                "<t>",
+                "</t>",
+                ", ",
+            ],
+        ),
+        // No calls; joins between regions.
+        (
+            serde_json::json!({"fields": {
+                "thinking": {"open": "<t>", "close": "</t>", "repeats": true, "join": " "},
+                "content": {"repeats": true, "join": "|"}}}),
+            "<c>",
+            vec!["<t>", "</t>"],
+        ),
     ];
     // More with TOOLSTREAM_SPEC_CASES (and another seed with TOOLSTREAM_SPEC_SEED).
     let env = |k: &str, d: u64| {
