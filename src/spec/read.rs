@@ -1683,54 +1683,48 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
         .find(|(n, f)| n == "content" && f.open.is_none() && f.open_pattern.is_none());
     let outside_text = leftover.is_some();
     let outside_join = leftover.and_then(|(_, f)| f.join.clone());
-    let Some(f) = read.calls.as_ref() else {
+    let (body, tag) = match read.calls.as_ref() {
         // Reasoning and text only: no call region, so the body is never read.
-        let set = pattern_set(&delims, &paths)?;
-        return Ok(Syntax {
-            name,
-            engine: Engine::Regions(Box::new(Plan {
-                delims,
-                set,
-                regions,
-                drops,
-                body: Body::Object(CallShape::Fields {
-                    name: Vec::new(),
-                    args: Vec::new(),
-                    id: Vec::new(),
-                }),
-                outside_text,
-                outside_join,
-                source: source.clone(),
-            })),
-            anchors: read.anchors.clone(),
-        });
-    };
-    let (body, tag) = match f.content {
-        "json" => (json_body(f)?, None),
-        "xml-inline" => {
-            let (tag, values, group) = tags_body(f)?;
-            let tag = add(
-                Delimiter::regex(tag),
-                join(&join(&f.path, "content_args"), "tag_pattern"),
-            );
-            (Body::Tags { group, tag, values }, Some(tag))
-        }
-        c => {
-            return Err(SpecError::new(
-                join(&f.path, "content"),
-                format!(
-                    "no engine reads {c:?} calls from a spec yet (\"json\": JSON call objects or arguments; \"xml-inline\": XML parameters)"
-                ),
-            ));
-        }
+        None => (
+            Body::Object(CallShape::Fields {
+                name: Vec::new(),
+                args: Vec::new(),
+                id: Vec::new(),
+            }),
+            None,
+        ),
+        Some(f) => match f.content {
+            "json" => (json_body(f)?, None),
+            "xml-inline" => {
+                let (tag, values, group) = tags_body(f)?;
+                let tag = add(
+                    Delimiter::regex(tag),
+                    join(&join(&f.path, "content_args"), "tag_pattern"),
+                );
+                (Body::Tags { group, tag, values }, Some(tag))
+            }
+            c => {
+                return Err(SpecError::new(
+                    join(&f.path, "content"),
+                    format!(
+                        "no engine reads {c:?} calls from a spec yet (\"json\": JSON call objects or arguments; \"xml-inline\": XML parameters)"
+                    ),
+                ));
+            }
+        },
     };
     let set = pattern_set(&delims, &paths)?;
     // The name of a call comes from a group of its open pattern.
+    let calls_path = read
+        .calls
+        .as_ref()
+        .map(|f| f.path.as_str())
+        .unwrap_or_default();
     if let (Body::Args { group } | Body::Tags { group, .. }, Some(open)) = (&body, calls_open)
         && !set.group_names(open).any(|g| g == group)
     {
         return Err(SpecError::new(
-            join(&join(&join(&f.path, "transform"), "function"), "name"),
+            join(&join(&join(calls_path, "transform"), "function"), "name"),
             format!(
                 "{{{group}}} must be a named group of the call's open_pattern (`(?P<{group}>...)`)"
             ),
@@ -1740,7 +1734,7 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
         for g in ["key", "value"] {
             if !set.group_names(tag).any(|n| n == g) {
                 return Err(SpecError::new(
-                    join(&join(&f.path, "content_args"), "tag_pattern"),
+                    join(&join(calls_path, "content_args"), "tag_pattern"),
                     format!("must have a named group `{g}` (`(?P<{g}>...)`)"),
                 ));
             }
