@@ -188,7 +188,8 @@ enum Command {
         on_refused: OnRefusedArg,
         /// The `tool_choice` sent upstream when --content/--syntax is set: `keep` (the
         /// client's; on vLLM's 400 for a server without a tool parser, sent again as
-        /// "none"), `none` (the server renders the tools, parses nothing) or `auto`.
+        /// "none"), `none` (vLLM renders the tools and parses nothing; SGLang drops them)
+        /// or `auto`.
         #[arg(long, value_enum, default_value_t = UpstreamToolChoiceArg::Keep)]
         upstream_tool_choice: UpstreamToolChoiceArg,
         /// The access log on stderr, one line per request when it ends (a stream: at its

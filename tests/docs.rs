@@ -19,12 +19,22 @@ fn crate_docs_list_every_format() {
     }
 }
 
-/// The `sh` code blocks of the README, line by line.
+/// The README and the pages under `docs/` it links to, by path.
+const PAGES: [(&str, &str); 7] = [
+    ("README.md", include_str!("../README.md")),
+    ("docs/events.md", include_str!("../docs/events.md")),
+    ("docs/formats.md", include_str!("../docs/formats.md")),
+    ("docs/specs.md", include_str!("../docs/specs.md")),
+    ("docs/proxy.md", include_str!("../docs/proxy.md")),
+    ("docs/servers.md", include_str!("../docs/servers.md")),
+    ("docs/models.md", include_str!("../docs/models.md")),
+];
+
+/// The `sh` code blocks of the README and its docs pages, line by line.
 fn readme_shell_lines() -> Vec<String> {
-    let readme = include_str!("../README.md");
     let mut lines = Vec::new();
     let mut in_sh = false;
-    for line in readme.lines() {
+    for line in PAGES.iter().flat_map(|(_, text)| text.lines()) {
         if line.starts_with("```") {
             in_sh = !in_sh && line == "```sh";
             continue;
@@ -34,6 +44,44 @@ fn readme_shell_lines() -> Vec<String> {
         }
     }
     lines
+}
+
+/// The README stays a ten-minute read: at most 3,000 words, the three uses and the proxy
+/// linked from its first screen, every page under `docs/` linked from it, and every relative
+/// link of the README and its pages names a file that exists.
+#[test]
+fn readme_is_short_and_its_links_resolve() {
+    let readme = include_str!("../README.md");
+    let words = readme.split_whitespace().count();
+    assert!(words <= 3000, "README.md has {words} words (at most 3,000)");
+    let first_screen: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
+    for anchor in [
+        "(#wrap-a-streaming-response)",
+        "(#show-tool-calls-live)",
+        "(#cancel-early)",
+        "(#put-it-in-front-of-a-server)",
+    ] {
+        assert!(first_screen.contains(anchor), "the first screen lacks {anchor}");
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(
+            readme.contains(&format!("(docs/{name})")),
+            "README.md does not link docs/{name}"
+        );
+    }
+    for (page, text) in PAGES {
+        let base = root.join(page).parent().unwrap().to_path_buf();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap_or_default();
+            let file = target.split('#').next().unwrap_or_default();
+            if file.is_empty() || file.contains("://") || file.contains(' ') {
+                continue;
+            }
+            assert!(base.join(file).exists(), "{page} links {target}, which does not exist");
+        }
+    }
 }
 
 #[test]
@@ -130,18 +178,12 @@ fn readme_commands_run_as_printed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The README's worked spec example ("Writing a spec"): its spec, read by `parse
-/// --syntax`, turns its model output into exactly the events it shows, and so does the
-/// library at every chunking.
+/// docs/specs.md's worked example: its spec, read by `parse --syntax`, turns its model
+/// output into exactly the events it shows, and so does the library at every chunking.
 #[cfg(feature = "cli")]
 #[test]
 fn readme_spec_example_gives_the_events_it_shows() {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("## Writing a spec")
-        .nth(1)
-        .and_then(|s| s.split("\n## ").next())
-        .expect("a Writing a spec section");
+    let section = include_str!("../docs/specs.md");
     let block = |lang: &str, nth: usize| -> String {
         section
             .split(&format!("```{lang}\n"))

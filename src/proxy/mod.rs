@@ -336,12 +336,18 @@ pub enum OnRefused {
 #[non_exhaustive]
 pub enum UpstreamToolChoice {
     /// The client's own `tool_choice`; if the upstream refuses it with vLLM's 400 for a
-    /// server started without `--enable-auto-tool-choice` / `--tool-call-parser`, the
-    /// request is sent once more with `"tool_choice": "none"` (the server then renders the
-    /// tools into the prompt and leaves the reply's calls as text, which the proxy reads).
+    /// server started without `--enable-auto-tool-choice` / `--tool-call-parser` (`auto` or
+    /// no `tool_choice`; in current vLLM `required` and a named tool too), the request is
+    /// sent once more with `"tool_choice": "none"`: vLLM then renders the tools into the
+    /// prompt and leaves the reply's calls as text, which the proxy reads (a `required`
+    /// call is then no longer forced). Other servers' refusals (llama.cpp without jinja,
+    /// an Ollama model without tools) reach the client as they are: no `tool_choice`
+    /// changes them. What each server does is in `docs/servers.md`.
     #[default]
     Keep,
-    /// Always `"none"` (the server renders the tools and parses nothing).
+    /// Always `"none"`: for vLLM without a tool parser, which renders the tools and
+    /// parses nothing. Not for SGLang, which leaves the tools out of the prompt under
+    /// `"none"`.
     None,
     /// Always `"auto"`.
     Auto,

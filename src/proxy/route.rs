@@ -261,11 +261,10 @@ fn retry_with_tool_choice_none(
     info: &RequestInfo,
     state: &State,
 ) -> bool {
-    status == StatusCode::BAD_REQUEST
-        && state.config.content.is_some()
+    state.config.content.is_some()
         && info.tools.is_some()
         && state.config.upstream_tool_choice == UpstreamToolChoice::Keep
-        && (text.contains("enable-auto-tool-choice") || text.contains("tool-call-parser"))
+        && super::upstream::refuses_tool_choice_without_parser(status, text)
 }
 
 /// A CORS preflight from an allowed origin: 204 allowing `GET` and `POST` with the

@@ -303,6 +303,24 @@ impl UpstreamError {
     }
 }
 
+/// Whether an upstream error is vLLM refusing the request's `tool_choice` for want of a
+/// tool parser: a 400 whose message names `--enable-auto-tool-choice` (`"auto" tool choice
+/// requires --enable-auto-tool-choice and --tool-call-parser to be set`, for `auto` or no
+/// `tool_choice`) or says `requires --tool-call-parser` (`tool_choice="required" requires
+/// --tool-call-parser to be set`, and the same for a named tool), in either of vLLM's error
+/// shapes. Asked again with `"none"`, vLLM keeps the tools in the prompt and leaves the
+/// call as text (docs/servers.md). No other server sends it: llama.cpp without jinja
+/// (`tools param requires --jinja flag`, a 500) and Ollama with a model whose template has
+/// no tools (`… does not support tools`, a 400) refuse the tools themselves, which no
+/// `tool_choice` changes; SGLang and LM Studio do not refuse.
+pub(super) fn refuses_tool_choice_without_parser(status: StatusCode, text: &str) -> bool {
+    if status != StatusCode::BAD_REQUEST {
+        return false;
+    }
+    let message = UpstreamError::read(status, text).message;
+    message.contains("--enable-auto-tool-choice") || message.contains("requires --tool-call-parser")
+}
+
 /// `text` cut to at most `n` bytes on a char boundary, with `…` when cut.
 pub(super) fn cut(text: &str, n: usize) -> String {
     if text.len() <= n {
@@ -355,6 +373,53 @@ mod tests {
             UpstreamError::read(bad, &"é".repeat(5000)).message.len(),
             4096 + 3
         );
+    }
+
+    /// Each server's answer to a request it cannot serve for want of a tool parser, as its
+    /// source writes it (docs/servers.md): only vLLM's are asked again with "none".
+    #[test]
+    fn only_vllms_tool_parser_refusals_are_asked_again() {
+        let bad = StatusCode::BAD_REQUEST;
+        let retried = [
+            // vLLM, current error shape: auto (or no tool_choice), required, a named tool.
+            r#"{"error":{"message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}}"#,
+            r#"{"error":{"message":"tool_choice=\"required\" requires --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}}"#,
+            r#"{"error":{"message":"tool_choice=function \"get_weather\" requires --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}}"#,
+            // vLLM, older shape.
+            r#"{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}"#,
+        ];
+        for body in retried {
+            assert!(refuses_tool_choice_without_parser(bad, body), "{body}");
+        }
+        let passed_on = [
+            // llama.cpp without jinja: a 500, and so is its tool_choice refusal.
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#,
+            ),
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                r#"{"error":{"code":500,"message":"tool_choice param requires --jinja flag","type":"server_error"}}"#,
+            ),
+            // Ollama, a model whose template has no tools.
+            (
+                bad,
+                r#"{"error":{"message":"registry.ollama.ai/library/gemma3:4b does not support tools","type":"invalid_request_error","param":null,"code":null}}"#,
+            ),
+            // vLLM refusing something else that names the flag in passing.
+            (
+                bad,
+                r#"{"error":{"message":"invalid tool parser 'hermez': see --tool-call-parser","type":"BadRequestError","param":null,"code":400}}"#,
+            ),
+            // The same words with another status.
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                r#"{"error":{"message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"InternalServerError","param":null,"code":500}}"#,
+            ),
+        ];
+        for (status, body) in passed_on {
+            assert!(!refuses_tool_choice_without_parser(status, body), "{body}");
+        }
     }
 
     #[test]
