@@ -1,7 +1,11 @@
-//! Cancel generation early: stop reading the moment the first tool call is complete, or
-//! the moment a forbidden tool's name appears, and drop the response. Dropping the stream
-//! drops the HTTP response and closes the connection, so the server stops generating (and
-//! you stop paying for) the rest.
+//! Cancel generation early: stop reading the moment the first tool call is complete, the
+//! moment a forbidden tool's name appears, or the moment a call's arguments break its tool's
+//! JSON Schema (the request's own `tools`, checked as the bytes arrive), and drop the
+//! response. Dropping the stream drops the HTTP response and closes the connection, so the
+//! server stops generating (and you stop paying for) the rest.
+//!
+//! What it decided goes to stdout; how much of the response it read, and how fast, to
+//! stderr.
 //!
 //! ```sh
 //! OPENAI_BASE_URL=http://localhost:8000/v1 MODEL=my-model \
@@ -14,7 +18,7 @@
 use futures::StreamExt;
 use serde_json::json;
 use toolstream::stream::from_response;
-use toolstream::{Event, Format, Parser};
+use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig, Tools};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -36,8 +40,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         std::env::var("PROMPT").unwrap_or("Read notes.txt, then summarise it at length.".into());
     let tool = |name: &str, description: &str| {
         json!({"type": "function", "function": {"name": name, "description": description,
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}},
-                           "required": ["path"]}}})
+            "parameters": {"type": "object", "properties": {
+                "path": {"type": "string"},
+                "encoding": {"enum": ["utf-8", "latin-1"]}},
+              "required": ["path"], "additionalProperties": false}}})
     };
     let request = json!({
         "model": model,
@@ -45,6 +51,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         "messages": [{"role": "user", "content": prompt}],
         "tools": [tool("read_file", "Read a file"), tool(&forbidden, "Not allowed here")],
     });
+    // The request's tools, compiled once: each call's arguments are checked against its
+    // tool's schema as they stream.
+    let config = ParserConfig::new()
+        .tools(Tools::from_value(&request)?)
+        .validate_arguments(true);
     let url = format!("{}/chat/completions", base.trim_end_matches('/'));
     let mut req = reqwest::Client::new()
         .post(&url)
@@ -56,7 +67,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let response = req.send().await?;
     let started = std::time::Instant::now();
 
-    let mut events = from_response(response, Parser::new(Format::OpenAiChat));
+    let mut events = from_response(response, Parser::with_config(Format::OpenAiChat, config));
     let mut why = None;
     while let Some(event) = events.next().await {
         match event? {
@@ -71,6 +82,22 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
                 why = Some(format!("first call complete: {name}({arguments})"));
                 break;
             }
+            // The call's arguments broke its tool's schema: `raw` is its argument text up to
+            // and with the byte no valid continuation can follow, `path` the offending value.
+            Event::Error {
+                kind: ErrorKind::SchemaViolation,
+                message,
+                raw,
+                path,
+                ..
+            } => {
+                let path = path.unwrap_or_default();
+                why = Some(format!(
+                    "stopped mid-argument, at byte {} of the arguments: {raw}\n{message} (at \"{path}\")",
+                    raw.len()
+                ));
+                break;
+            }
             Event::Finish { .. } => break,
             _ => {}
         }
@@ -81,8 +108,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     match why {
         Some(why) => {
             println!("{why}");
-            println!(
-                "response dropped after {read} bytes ({:.0} ms): the rest of the stream was never read",
+            println!("response dropped: the rest of the stream was never read");
+            eprintln!(
+                "(dropped after {read} bytes of the response, {:.0} ms)",
                 started.elapsed().as_secs_f64() * 1000.0
             );
         }

@@ -20,7 +20,7 @@ pub(crate) fn body() -> String {
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         });
         s.push_str("data: ");
-        s.push_str(&c.to_string());
+        s.push_str(&spaced(&c));
         s.push_str("\n\n");
     };
     chunk(json!({"role": "assistant", "content": ""}), None);
@@ -59,8 +59,45 @@ pub(crate) fn body() -> String {
         );
     }
     chunk(json!({}), Some("tool_calls"));
-    s.push_str("data: {\"id\":\"chatcmpl-demo\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":61,\"completion_tokens\":58,\"total_tokens\":119}}\n\ndata: [DONE]\n\n");
+    let usage = json!({
+        "id": "chatcmpl-demo", "object": "chat.completion.chunk", "choices": [],
+        "usage": {"prompt_tokens": 61, "completion_tokens": 58, "total_tokens": 119},
+    });
+    s.push_str("data: ");
+    s.push_str(&spaced(&usage));
+    s.push_str("\n\ndata: [DONE]\n\n");
     s
+}
+
+/// JSON text with a space after each `,` and `:` (as Python servers such as vLLM write
+/// it), so the demo's input lines wrap on word boundaries.
+fn spaced(value: &serde_json::Value) -> String {
+    use serde::Serialize;
+    struct Spaced;
+    impl serde_json::ser::Formatter for Spaced {
+        fn begin_array_value<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_key<W: ?Sized + Write>(
+            &mut self,
+            w: &mut W,
+            first: bool,
+        ) -> io::Result<()> {
+            if first { Ok(()) } else { w.write_all(b", ") }
+        }
+        fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+            w.write_all(b": ")
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    // Writing JSON values into a Vec cannot fail.
+    let _ = value.serialize(&mut ser);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// ANSI styles, or empty strings when not on a terminal.
@@ -110,6 +147,19 @@ pub(crate) struct Pretty {
     pub(crate) calls: usize,
     /// The last event written was reasoning (so its block is open).
     reasoning: bool,
+    /// Wrap lines on word boundaries at this many columns (the demo); `None`: never.
+    width: Option<usize>,
+    /// With a width: the word being written (its escapes included), held until a space or
+    /// newline ends it, so it moves to the next line whole.
+    word: String,
+    /// Columns of `word`.
+    word_columns: usize,
+    /// With a width: spaces before `word`, held so that a line never ends in one.
+    spaces: usize,
+    /// Inside an escape sequence (while wrapping).
+    escape: bool,
+    /// Where a wrapped line starts (2 inside a call's block).
+    indent: usize,
 }
 
 impl Pretty {
@@ -120,10 +170,37 @@ impl Pretty {
             written: false,
             calls: 0,
             reasoning: false,
+            width: None,
+            word: String::new(),
+            word_columns: 0,
+            spaces: 0,
+            escape: false,
+            indent: 0,
         }
     }
 
+    /// A renderer that wraps lines on word boundaries at `width` columns (a word longer
+    /// than a line is cut).
+    pub(crate) fn wrapped(colour: bool, width: usize) -> Self {
+        Pretty {
+            width: Some(width.max(20)),
+            ..Pretty::new(colour)
+        }
+    }
+
+    /// The column the output stands at, the held word included.
+    fn at(&self) -> usize {
+        self.column + self.spaces + self.word_columns
+    }
+
     fn put(&mut self, out: &mut impl Write, s: &str) {
+        if let Some(width) = self.width {
+            self.written |= !s.is_empty();
+            for c in s.chars() {
+                self.wrap_char(out, c, width);
+            }
+            return;
+        }
         let _ = out.write_all(s.as_bytes());
         self.written |= !s.is_empty();
         // Escape sequences do not move the cursor; count only what is printed.
@@ -146,6 +223,63 @@ impl Pretty {
         }
     }
 
+    /// One character of wrapped output: a space or newline ends the held word (written on
+    /// this line if it fits, else on the next); a space at the end of a line becomes the
+    /// line break.
+    fn wrap_char(&mut self, out: &mut impl Write, c: char, width: usize) {
+        if self.escape || c == '\x1b' {
+            self.escape = c != 'm';
+            self.word.push(c);
+            return;
+        }
+        match c {
+            '\n' => {
+                self.flush_word(out, width);
+                // Spaces at the end of a line are not shown.
+                self.spaces = 0;
+                let _ = out.write_all(b"\n");
+                self.column = 0;
+            }
+            ' ' => {
+                self.flush_word(out, width);
+                self.spaces += 1;
+            }
+            _ => {
+                // A word longer than a line is cut where the line ends.
+                if self.word_columns > 0 && self.indent + self.word_columns >= width {
+                    self.flush_word(out, width);
+                }
+                self.word.push(c);
+                self.word_columns += 1;
+            }
+        }
+    }
+
+    /// Writes the held spaces and word, or breaks the line instead of the spaces if the
+    /// word does not fit.
+    fn flush_word(&mut self, out: &mut impl Write, width: usize) {
+        if self.word.is_empty() {
+            return;
+        }
+        if self.word_columns > 0 && self.column > self.indent && self.at() > width {
+            self.new_line(out);
+        } else {
+            let _ = write!(out, "{:1$}", "", self.spaces);
+            self.column += self.spaces;
+        }
+        self.spaces = 0;
+        let _ = out.write_all(self.word.as_bytes());
+        self.column += self.word_columns;
+        self.word.clear();
+        self.word_columns = 0;
+    }
+
+    /// Breaks the line, indenting the next.
+    fn new_line(&mut self, out: &mut impl Write) {
+        let _ = write!(out, "\n{:1$}", "", self.indent);
+        self.column = self.indent;
+    }
+
     pub(crate) fn render(&mut self, e: &Event, out: &mut impl Write) {
         let Style {
             bold,
@@ -159,10 +293,10 @@ impl Pretty {
         // the answer.
         let reasoning = matches!(e, Event::Reasoning { .. });
         if reasoning && !self.reasoning {
-            let gap = if self.column > 0 { "\n" } else { "" };
+            let gap = if self.at() > 0 { "\n" } else { "" };
             self.put(out, &format!("{gap}{dim}{bold}reasoning:{reset} "));
         } else if !reasoning && self.reasoning && !matches!(e, Event::Finish { .. }) {
-            let gap = if self.column > 0 { "\n" } else { "" };
+            let gap = if self.at() > 0 { "\n" } else { "" };
             self.put(out, &format!("{gap}{dim}{bold}(end of reasoning){reset}\n"));
         }
         self.reasoning = reasoning;
@@ -171,7 +305,8 @@ impl Pretty {
             Event::Reasoning { delta } => self.put(out, &format!("{dim}{delta}{reset}")),
             Event::ToolCallStart { index, id, name } => {
                 self.calls += 1;
-                let gap = match (self.written, self.column) {
+                self.indent = 0;
+                let gap = match (self.written, self.at()) {
                     (false, _) => "",
                     (true, 0) => "\n",
                     (true, _) => "\n\n",
@@ -182,6 +317,7 @@ impl Pretty {
                         "{gap}{cyan}{bold}⏺ call #{index} {name}{reset} {dim}({id}){reset}\n  "
                     ),
                 );
+                self.indent = 2;
             }
             Event::ToolCallArgs { delta, .. } => {
                 self.put(
@@ -200,6 +336,7 @@ impl Pretty {
                         pretty.replace('\n', "\n  ")
                     ),
                 );
+                self.indent = 0;
             }
             Event::Finish { reason, usage } => {
                 let reason = reason.as_ref().map(|r| r.as_str()).unwrap_or("-");
@@ -239,6 +376,9 @@ impl Pretty {
 
     /// Ends the output on a fresh line.
     pub(crate) fn end(&mut self, out: &mut impl Write) {
+        if let Some(width) = self.width {
+            self.flush_word(out, width);
+        }
         if self.column > 0 {
             self.put(out, "\n");
         }
@@ -291,17 +431,30 @@ pub(crate) fn run(speed: f64) -> Result<(), String> {
     const CHUNK: usize = 48;
     const PAUSE_MS: f64 = 25.0;
     let mut out = io::stdout().lock();
-    let mut pretty = Pretty::new(tty);
+    let mut pretty = Pretty::wrapped(tty, width());
     let Style {
         bold, dim, reset, ..
     } = pretty.style;
     pretty.put(
         &mut out,
         &format!(
-            "{bold}toolstream demo{reset}: a recorded-style OpenAI stream ({} bytes) fed {CHUNK} bytes at a time\n\n",
+            "{bold}toolstream demo{reset}: an OpenAI chat-completions stream (SSE, {} bytes) fed to the parser {CHUNK} bytes at a time. The input starts:\n\n",
             body.len()
         ),
     );
+    // The input's first events, as they are on the wire.
+    pretty.indent = 2;
+    for line in body.lines().filter(|l| !l.is_empty()).take(INPUT_LINES) {
+        pretty.put(&mut out, &format!("  {dim}{line}{reset}\n"));
+    }
+    pretty.put(
+        &mut out,
+        &format!(
+            "  {dim}... ({} more events){reset}\n\n{bold}The events, as the parser emits them:{reset}\n\n",
+            body.matches("data: ").count().saturating_sub(INPUT_LINES)
+        ),
+    );
+    pretty.indent = 0;
     // A progress line when the replay is paced and long enough to watch.
     let chunks = body.len().div_ceil(CHUNK);
     let paced = tty && speed > 0.0;
@@ -335,16 +488,37 @@ pub(crate) fn run(speed: f64) -> Result<(), String> {
     for e in events.drain(..) {
         pretty.render(&e, &mut out);
     }
-    if tty {
-        pretty.put(
-            &mut out,
-            &format!(
-                "\n{dim}Try: toolstream parse --pretty samples/anthropic.sse   ·   toolstream demo --write demo.sse   ·   toolstream formats{reset}\n"
-            ),
-        );
-    }
+    // Run from the build tree (`cargo run`): `toolstream` is not on PATH yet.
+    let installed = std::env::current_exe()
+        .map(|p| !p.components().any(|c| c.as_os_str() == "target"))
+        .unwrap_or(false);
+    let install = if installed {
+        String::new()
+    } else {
+        format!(
+            "\n{bold}`toolstream` is not on your PATH yet:{reset} cargo install --locked --path . puts it there (in ~/.cargo/bin), reusing this build's locked versions.\n"
+        )
+    };
+    pretty.put(
+        &mut out,
+        &format!(
+            "\n{dim}Try: toolstream parse --pretty samples/anthropic.sse · toolstream demo --write demo.sse · toolstream formats{reset}\n{install}"
+        ),
+    );
     pretty.end(&mut out);
     Ok(())
+}
+
+/// Lines of the input shown before the events.
+const INPUT_LINES: usize = 3;
+
+/// The terminal's width for the demo: `COLUMNS`, else 80.
+fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|&c: &usize| c > 0)
+        .unwrap_or(80)
 }
 
 #[cfg(test)]

@@ -459,6 +459,7 @@ const ALIASES: &[(&str, Format)] = &[
     ("granite4", Format::Granite),
     ("hunyuan_a13b", Format::Hunyuan),
     ("llama3_json", Format::LlamaJson),
+    ("llama4_json", Format::LlamaJson),
     ("llama4_pythonic", Format::LlamaPythonic),
     ("minimax_m2", Format::MiniMax),
     ("minicpm5xml", Format::MiniCpm5),
@@ -516,6 +517,7 @@ impl FromStr for Format {
                 what: "format",
                 name: s.to_owned(),
                 valid: FORMATS.iter().map(|i| i.name).collect(),
+                also: ALIASES.iter().map(|(a, _)| *a).collect(),
             })
     }
 }
@@ -580,6 +582,7 @@ impl FromStr for Framing {
                 what: "framing",
                 name: s.to_owned(),
                 valid: FRAMINGS.iter().map(|(_, n)| *n).collect(),
+                also: Vec::new(),
             })
     }
 }
@@ -590,7 +593,12 @@ pub struct UnknownName {
     what: &'static str,
     name: String,
     valid: Vec<&'static str>,
+    /// Other accepted names (aliases), also suggested.
+    also: Vec<&'static str>,
 }
+
+/// The most names one "did you mean" offers.
+const MAX_SUGGESTIONS: usize = 5;
 
 impl UnknownName {
     /// The names that would have been accepted.
@@ -598,28 +606,54 @@ impl UnknownName {
         &self.valid
     }
 
-    /// The valid name closest to the one given, if one is close (a typo: at most two
-    /// letters changed, added or removed, or the given name a prefix of exactly one).
+    /// The valid name closest to the one given, if exactly one is close (a typo: at most
+    /// two letters changed, added or removed, or the given name a prefix of exactly one).
     pub fn suggestion(&self) -> Option<&'static str> {
-        let given = self.name.trim().to_ascii_lowercase();
+        match self.suggestions().as_slice() {
+            [only] => Some(only),
+            _ => None,
+        }
+    }
+
+    /// The names (and aliases) the given one may have meant: the one it is a prefix of,
+    /// else the closest within two edits, else all it is a prefix of (`openai`:
+    /// `openai-chat` and `openai-responses`); empty when none is close. ASCII case and
+    /// `_` / `-` are ignored.
+    pub fn suggestions(&self) -> Vec<&'static str> {
+        let norm = |s: &str| s.trim().to_ascii_lowercase().replace('_', "-");
+        let given = norm(&self.name);
         if given.is_empty() {
-            return None;
+            return Vec::new();
         }
-        let mut prefixed = self.valid.iter().filter(|v| v.starts_with(&given));
-        if let (Some(only), None) = (prefixed.next(), prefixed.next()) {
-            return Some(only);
+        let candidates = || self.valid.iter().chain(&self.also).copied();
+        let prefixed: Vec<&'static str> = candidates()
+            .filter(|v| norm(v).starts_with(&given))
+            .collect();
+        if let [only] = prefixed.as_slice() {
+            return vec![*only];
         }
-        self.valid
-            .iter()
-            .map(|v| (edit_distance(&given, v), *v))
+        let distances: Vec<(usize, &'static str)> = candidates()
+            .map(|v| (edit_distance(&given, &norm(v)), v))
             .filter(|(d, _)| *d <= 2)
-            .min_by_key(|(d, _)| *d)
-            .map(|(_, v)| v)
+            .collect();
+        let best = distances.iter().map(|(d, _)| *d).min();
+        let closest: Vec<&'static str> = distances
+            .iter()
+            .filter(|(d, _)| Some(*d) == best)
+            .map(|(_, v)| *v)
+            .collect();
+        let mut out = if closest.len() == 1 || prefixed.is_empty() {
+            closest
+        } else {
+            prefixed
+        };
+        out.truncate(MAX_SUGGESTIONS);
+        out
     }
 }
 
 /// Levenshtein distance between two short ASCII names.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.bytes().enumerate() {
         let mut cur = Vec::with_capacity(prev.len());
@@ -640,8 +674,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown {} `{}`", self.what, self.name)?;
-        if let Some(s) = self.suggestion() {
-            write!(f, "; did you mean `{s}`?")?;
+        let suggestions = self.suggestions();
+        if let Some((last, first)) = suggestions.split_last() {
+            let first: Vec<String> = first.iter().map(|s| format!("`{s}`")).collect();
+            let or = if first.is_empty() { "" } else { " or " };
+            write!(f, "; did you mean {}{or}`{last}`?", first.join(", "))?;
         }
         write!(f, " (valid: {})", self.valid.join(", "))
     }
@@ -695,6 +732,17 @@ mod tests {
             "openai-resp".parse::<Format>().unwrap_err().suggestion(),
             Some("openai-responses")
         );
+        // A prefix of two names: both offered.
+        let err = "openai".parse::<Format>().unwrap_err();
+        assert_eq!(err.suggestions(), ["openai-chat", "openai-responses"]);
+        assert!(
+            err.to_string()
+                .contains("did you mean `openai-chat` or `openai-responses`?"),
+            "{err}"
+        );
+        // Aliases are suggested too.
+        let err = "qwen3coder".parse::<Format>().unwrap_err();
+        assert_eq!(err.suggestion(), Some("qwen3_coder"));
         let err = "xyzzy".parse::<Format>().unwrap_err();
         assert_eq!(err.suggestion(), None);
         assert!(!err.to_string().contains("did you mean"), "{err}");

@@ -470,10 +470,22 @@
 //! ## Cargo features
 //!
 //! - `stream` (default): the `futures::Stream` adapter ([`stream`]).
-//! - `cli` (default): the `toolstream` binary (clap).
+//! - `cli` (default): the `toolstream` binary (clap), with `toolstream proxy` (it turns on
+//!   `proxy` and `tls`).
+//! - `exact-numbers` (default): numbers in `ToolCallEnd::arguments` keep the model's text
+//!   exactly (integers of any size, `1e400`, `1.50`: serde_json's `arbitrary_precision`).
+//!   Without it, integers past 64 bits become floats and a number outside f64 makes the call
+//!   an `invalid_arguments` error. It changes how serde reads numbers through
+//!   `#[serde(untagged)]`, internally tagged and `#[serde(flatten)]` types in the whole
+//!   build: a build that needs those with numbers turns it off
+//!   (`default-features = false, features = ["stream"]`).
 //! - `reqwest`: `stream::from_response` for `reqwest` 0.13 (enable a TLS feature of reqwest
 //!   in your own dependency).
 //! - `eventsource-stream`: accept `eventsource_stream::Event`s as input.
+//! - `proxy`: `toolstream::proxy`, the OpenAI-compatible server that repairs and polices
+//!   another server's streamed chat replies (tokio, hyper, reqwest).
+//! - `tls`: `https://` upstreams for the proxy (reqwest's rustls with the aws-lc-rs
+//!   provider and the system's roots, plus CAs given to the proxy).
 //!
 //! docs.rs documents every feature (`[package.metadata.docs.rs]`); links to items behind a
 //! feature that is off point there, so `cargo doc` is clean with any feature set.

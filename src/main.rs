@@ -22,8 +22,8 @@ mod output;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Replay pacing of the demo and `serve` (2 = twice as fast, 0 = no pauses).
-    #[arg(long, default_value_t = 1.0, global = true)]
+    /// Replay pacing of the demo (2 = twice as fast, 0 = no pauses).
+    #[arg(long, default_value_t = 1.0)]
     speed: f64,
 }
 
@@ -40,6 +40,9 @@ enum Command {
         /// Write the demo's stream (an OpenAI chat-completions SSE body) to FILE instead.
         #[arg(long, value_name = "FILE")]
         write: Option<String>,
+        /// Replay pacing (2 = twice as fast, 0 = no pauses; default 1).
+        #[arg(long)]
+        speed: Option<f64>,
     },
     /// Parse a response body and print its events: NDJSON on stdout (or see --emit, --pretty).
     Parse {
@@ -105,9 +108,10 @@ enum Command {
     Serve {
         /// The recorded response body to replay, or `-` for stdin (read to its end first).
         file: String,
-        /// The wire format (see `toolstream formats`).
+        /// The wire format (see `toolstream formats`). Without it (or with `auto`), detected
+        /// from the input as `parse` does.
         #[arg(long, short)]
-        format: Format,
+        format: Option<Format>,
         #[arg(long, help = FRAMINGS_HELP)]
         framing: Option<Framing>,
         /// Envelope formats: route visible text through the scanner of text format F
@@ -118,6 +122,10 @@ enum Command {
         /// printed). The page answers only requests for 127.0.0.1:PORT / localhost:PORT.
         #[arg(long, short, default_value_t = 0)]
         port: u16,
+        /// Replay pacing (2 = twice as fast, 0 = no pauses); the page's speed control
+        /// changes it too.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
         #[command(flatten)]
         setup: SetupArgs,
     },
@@ -227,8 +235,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         None => demo::run(cli.speed),
-        Some(Command::Demo { write: Some(path) }) => demo::write(&path),
-        Some(Command::Demo { write: None }) => demo::run(cli.speed),
+        Some(Command::Demo {
+            write: Some(path), ..
+        }) => demo::write(&path),
+        // `toolstream --speed 2 demo` paces it too.
+        Some(Command::Demo { write: None, speed }) => demo::run(speed.unwrap_or(cli.speed)),
         Some(Command::Formats) => {
             let mut out = io::stdout().lock();
             for f in Format::all() {
@@ -318,9 +329,10 @@ fn main() -> ExitCode {
             framing,
             content,
             port,
+            speed,
             setup,
         }) => setup.load().and_then(|config| {
-            toolstream::serve::run(&file, format, framing, content, port, cli.speed, config)
+            toolstream::serve::run(&file, format, framing, content, port, speed, config)
         }),
         Some(Command::Proxy {
             upstream,
@@ -691,11 +703,20 @@ fn misplaced_flag() -> Option<String> {
     let speed = args
         .iter()
         .any(|a| a == "--speed" || a.starts_with("--speed="));
-    (command == "parse" && speed).then(|| {
-        "`parse` does not take --speed: it writes each event as soon as its bytes are read \
-         (--speed paces `serve` and the demo; --chunk-size N feeds N bytes at a time)"
-            .to_owned()
-    })
+    if !speed {
+        return None;
+    }
+    match command.as_str() {
+        "parse" => Some(
+            "`parse` does not take --speed: it writes each event as soon as its bytes are read \
+             (--speed paces `serve` and the demo; --chunk-size N feeds N bytes at a time)"
+                .to_owned(),
+        ),
+        "proxy" | "spec" | "formats" => Some(format!(
+            "`{command}` does not take --speed (--speed paces `serve` and the demo)"
+        )),
+        _ => None,
+    }
 }
 
 /// The `--tools` file, read up to [`toolstream::MAX_TOOLS_BYTES`]: a longer one is an
@@ -914,6 +935,15 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
             None => Parser::with_config(choice.format, config),
         }
     };
+    // Error events written, for the hint at the end.
+    let errors = std::cell::Cell::new(0usize);
+    let count = |events: &[toolstream::Event]| {
+        let n = events
+            .iter()
+            .filter(|e| matches!(e, toolstream::Event::Error { .. }))
+            .count();
+        errors.set(errors.get() + n);
+    };
     let feed = |parser: &mut Parser,
                 data: &[u8],
                 events: &mut Vec<toolstream::Event>,
@@ -923,10 +953,13 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
         let step = args.chunk_size.unwrap_or(data.len().max(1));
         for chunk in data.chunks(step) {
             parser.feed(chunk, events).map_err(|e| e.to_string())?;
+            count(events);
             output.write(events, parser, out)?;
         }
         Ok(())
     };
+    // The input's first bytes (at most DETECT_MAX), kept for the hint at the end.
+    let mut sniff = Vec::new();
     loop {
         let n = match input.read(&mut buf) {
             Ok(0) => break,
@@ -937,6 +970,8 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
         // invariant: `read` returns at most `buf.len()`.
         #[allow(clippy::indexing_slicing)]
         let data = &buf[..n];
+        let room = toolstream::detect::DETECT_MAX.saturating_sub(sniff.len());
+        sniff.extend_from_slice(data.get(..room.min(n)).unwrap_or(data));
         match parser.as_mut() {
             Some(p) => feed(p, data, &mut events, &mut output, &mut out)?,
             None => {
@@ -964,7 +999,8 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
         }
     };
     parser.finish(&mut events).map_err(|e| e.to_string())?;
-    let hint = events.iter().any(|e| {
+    count(&events);
+    let unrecognized = events.iter().any(|e| {
         matches!(
             e,
             toolstream::Event::Error {
@@ -976,7 +1012,19 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
     output.write(&mut events, parser, &mut out)?;
     output.finish(parser.response_meta(), &mut out)?;
     out.flush().map_err(|e| format!("cannot write: {e}"))?;
-    if hint {
+    let given = args
+        .format
+        .filter(|f| *f != Format::Auto && args.syntax.is_none());
+    let seen = Seen {
+        given,
+        content: args.content,
+        framing: parser.framing_in_use(),
+        errors: errors.get(),
+        unrecognized,
+    };
+    if let Some(hint) = hint(&seen, &sniff) {
+        eprintln!("toolstream: {hint}");
+    } else if unrecognized {
         eprintln!(
             "toolstream: the input made no event as format {} with framing {}; check --format and --framing, or leave them out to detect them",
             parser.format(),
@@ -984,6 +1032,101 @@ fn parse(args: ParseArgs, setup: &ParserConfig, mut output: output::Output) -> R
         );
     }
     Ok(())
+}
+
+/// What a `parse` run saw, for [`hint`].
+struct Seen {
+    /// `--format`, when given (not `auto`, no `--syntax`).
+    given: Option<Format>,
+    /// `--content`.
+    content: Option<Format>,
+    /// The framing the parser read the input with.
+    framing: Framing,
+    /// Error events written.
+    errors: usize,
+    /// One of them was `unrecognized_input`.
+    unrecognized: bool,
+}
+
+/// The one hint (for stderr) that names the fix when the given format does not fit the
+/// input, or when the input is binary; `head` is the input's first bytes (at most
+/// [`toolstream::detect::DETECT_MAX`]).
+fn hint(seen: &Seen, head: &[u8]) -> Option<String> {
+    use toolstream::detect::detect;
+    let found = detect(head, true).and_then(|d| Some((d.format?, d.framing)));
+    if let (Some(given), Some((found, framing))) = (seen.given, found)
+        && found != Format::Auto
+        && found != given
+    {
+        // A text syntax given for a provider's envelope: the envelope was read as text.
+        if given.default_framing() == Framing::Text && seen.framing == Framing::Text {
+            return Some(format!(
+                "the input is {} of {found} (detected), not raw {given} model text: it was passed through as text; try --format {found} --content {given} (or --format auto)",
+                envelope_words(framing)
+            ));
+        }
+        if seen.errors > 0 || seen.unrecognized {
+            return Some(format!(
+                "this looks like {found} (detected), not {given}; try --format {found} or --format auto"
+            ));
+        }
+    }
+    if seen.framing == Framing::Text && seen.content.is_none() {
+        return binary_warning(head);
+    }
+    None
+}
+
+/// A framing as the envelope a provider streams in, for hints.
+fn envelope_words(framing: Framing) -> &'static str {
+    match framing {
+        Framing::Sse => "an SSE envelope (`data:` lines)",
+        Framing::Ndjson => "an NDJSON envelope (one JSON object per line)",
+        Framing::JsonArray => "a JSON array envelope",
+        Framing::Json => "a JSON envelope",
+        Framing::EventStream => "an AWS event stream",
+        _ => "an envelope",
+    }
+}
+
+/// A warning when `head`, read as text, is mostly not text: many bytes that are not UTF-8
+/// (each printed as U+FFFD) or control bytes such as NUL.
+fn binary_warning(head: &[u8]) -> Option<String> {
+    let mut bad = 0usize;
+    let mut rest = head;
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(text) => {
+                bad += text.bytes().filter(|b| is_binary_control(*b)).count();
+                break;
+            }
+            Err(e) => {
+                let (good, after) = rest.split_at(e.valid_up_to());
+                bad += good.iter().filter(|b| is_binary_control(**b)).count();
+                // A sequence cut by the end of `head` is not counted.
+                let Some(len) = e.error_len() else { break };
+                bad += len;
+                rest = after.get(len..).unwrap_or_default();
+            }
+        }
+    }
+    if bad < 8 || bad * 16 < head.len() {
+        return None;
+    }
+    let what = if head.starts_with(&[0x1f, 0x8b]) {
+        " (it starts like gzip: decompress it first, e.g. `gunzip -c FILE | toolstream parse`)"
+    } else {
+        " (compressed, or not a response body?)"
+    };
+    Some(format!(
+        "warning: the input does not look like text: {bad} of its first {} bytes are not UTF-8 text; it was read as raw text, each bad byte printed as U+FFFD{what}",
+        head.len()
+    ))
+}
+
+/// A control byte that text does not hold (tab, newlines, form feed and escape do).
+fn is_binary_control(b: u8) -> bool {
+    b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b)
 }
 
 /// Sleeps only when pacing a terminal.

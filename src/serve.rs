@@ -1,4 +1,5 @@
-//! `toolstream serve FILE --format F`: a live browser view of a replayed stream.
+//! `toolstream serve FILE [--format F]`: a live browser view of a replayed stream (the
+//! format detected from FILE when not given, as `toolstream parse` does).
 //!
 //! Not an API: the command's implementation, in the library so that it serves with the
 //! proxy's HTTP stack (`crate::http`: hyper 1 on tokio, the same accept loop, page
@@ -120,11 +121,12 @@ fn read_input(file: &str) -> Result<(Vec<u8>, String), String> {
 /// `toolstream serve`: listens on 127.0.0.1:`port` (0: any free port), reads `file` (`-`:
 /// stdin), prints the page's URL on stdout and serves until killed. `speed` paces the
 /// replay (2: twice as fast, 0: no pauses); `config` is the parser's, to which `framing`
-/// and the `content` format are added, with field events on. The error is the message to
-/// print.
+/// and the `content` format are added, with field events on. `format` `None` (or
+/// [`Format::Auto`]): the format and framing are detected from the input as `toolstream
+/// parse` does ([`detect`](crate::detect::detect)). The error is the message to print.
 pub fn run(
     file: &str,
-    format: Format,
+    format: Option<Format>,
     framing: Option<Framing>,
     content: Option<Format>,
     port: u16,
@@ -146,6 +148,7 @@ pub fn run(
         .set_nonblocking(true)
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let (bytes, name) = read_input(file)?;
+    let (format, framing) = settle(format, framing, &bytes)?;
     let replay = Arc::new(Replay {
         name,
         bytes,
@@ -180,6 +183,28 @@ pub fn run(
             .await
             .map_err(|e| format!("serving on {addr}: {e}"))
     })
+}
+
+/// The format and framing to replay `bytes` with: the given ones, or (no format, or `auto`)
+/// those [`detect`](crate::detect::detect) finds in the whole input.
+fn settle(
+    format: Option<Format>,
+    framing: Option<Framing>,
+    bytes: &[u8],
+) -> Result<(Format, Option<Framing>), String> {
+    match format {
+        Some(f) if f != Format::Auto => Ok((f, framing)),
+        _ => match crate::detect::detect(bytes, true) {
+            Some(crate::detect::Detection {
+                format: Some(found),
+                framing: detected,
+            }) => Ok((found, framing.or(Some(detected)))),
+            _ => Err(
+                "the input looks like SSE but no payload in it names a format; give --format (see `toolstream formats`)"
+                    .to_owned(),
+            ),
+        },
+    }
 }
 
 /// The server's bounds and HTTP/1 settings. Every response closes its connection (no

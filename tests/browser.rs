@@ -306,6 +306,9 @@ const SNAPSHOT: &str = r#"JSON.stringify(((full) => {
     message: p.querySelector('.message').textContent,
     raw: p.querySelector('pre.raw-text')?.innerText ?? null,
     shown: shown(p.querySelector('pre.raw-text')),
+    broke: p.querySelector('.broke')?.textContent ?? null,
+    brokeShown: shown(p.querySelector('.broke')),
+    mark: p.querySelector('pre.raw-text mark.at')?.textContent ?? null,
     font: p.querySelector('pre.raw-text') ? getComputedStyle(p.querySelector('pre.raw-text')).fontFamily : null,
   };
   return {
@@ -719,6 +722,10 @@ fn parse(format: Format, body: &[u8]) -> Vec<Event> {
     common::run_whole(&|| Parser::new(format), body)
 }
 
+fn parse_with(format: Format, config: ParserConfig, body: &[u8]) -> Vec<Event> {
+    common::run_whole(&|| Parser::with_config(format, config.clone()), body)
+}
+
 /// The page's node for JSON Pointer `path` in a call's card.
 fn node<'a>(call: &'a Value, path: &str) -> &'a Value {
     call["fields"]
@@ -793,7 +800,9 @@ fn click(b: &mut Browser, selector: &str) {
 /// line) when the captures or Chromium are absent.
 fn with_capture(name: &'static str, path: &str) -> Option<(Vec<u8>, Browser)> {
     let Some(dir) = common::captures_dir() else {
-        visible(&format!("SKIPPED: browser test {name}: no captures"));
+        visible(&format!(
+            "SKIPPED: browser test {name}: no captures (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)"
+        ));
         return None;
     };
     let body = std::fs::read(dir.join(path)).unwrap();
@@ -1374,7 +1383,9 @@ fn serve_shows_a_provider_error_with_its_raw_text() {
 fn serve_renders_every_capture() {
     let _one = lock();
     let Some(dir) = common::captures_dir() else {
-        visible("SKIPPED: browser test every-capture: no captures");
+        visible(
+            "SKIPPED: browser test every-capture: no captures (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)",
+        );
         return;
     };
     let table: std::collections::BTreeMap<String, Value> =
@@ -1537,12 +1548,14 @@ fn leaking_upstream(text: &'static str, piece: usize, gap: Duration) -> String {
 }
 
 impl Browser {
-    /// Starts `toolstream proxy --content hermes` in front of `upstream`; its address.
-    fn proxy(&mut self, upstream: &str) -> String {
+    /// Starts `toolstream proxy --content hermes` with `flags` in front of `upstream`; its
+    /// address.
+    fn proxy(&mut self, upstream: &str, flags: &[&str]) -> String {
         let mut server = Kill(
             Command::new(env!("CARGO_BIN_EXE_toolstream"))
                 .args(["proxy", "--listen", "127.0.0.1:0", "--content", "hermes"])
                 .args(["--upstream", upstream])
+                .args(flags)
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap(),
@@ -1601,7 +1614,7 @@ fn proxy_live_page_shows_a_stream_as_it_forms() {
         .into_boxed_str(),
     );
     let upstream = leaking_upstream(text, 4, Duration::from_millis(40));
-    let addr = b.proxy(&upstream);
+    let addr = b.proxy(&upstream, &[]);
     let tools = json!([{"type": "function", "function": {"name": "get_weather",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"},
         "note": {"type": "string"}, "days": {"type": "integer"}}}}}]);
@@ -1742,6 +1755,187 @@ fn proxy_live_page_shows_a_stream_as_it_forms() {
     let said =
         b.ws.eval("document.querySelector('.call button.copy').textContent");
     assert_eq!(said, "Copied");
+    b.finish();
+}
+
+/// `toolstream proxy --validate`'s `/live`: a call whose arguments break the request's
+/// schema mid-argument (a value outside an enum) is refused, and the page marks that call's
+/// card with what broke: the keyword, the JSON Pointer, the byte of the call's text it
+/// broke at (the raw text ends there, that byte highlighted), not only the refusal's
+/// generic error line.
+#[test]
+fn proxy_live_page_marks_a_call_that_broke_its_schema_on_its_card() {
+    let _one = lock();
+    let Some(mut b) = browser("proxy-live-violation") else {
+        return;
+    };
+    let call = r#"<tool_call>
+{"name": "get_weather", "arguments": {"city": "Paris", "unit": "kelvin", "days": 3}}
+</tool_call>"#;
+    let text: &'static str =
+        Box::leak(format!("Let me check.\n{call}{}", " More text.".repeat(40)).into_boxed_str());
+    let upstream = leaking_upstream(text, 4, Duration::from_millis(10));
+    let addr = b.proxy(&upstream, &["--validate"]);
+    let tools = json!([{"type": "function", "function": {"name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+        "unit": {"enum": ["celsius", "fahrenheit"]}, "days": {"type": "integer"}}}}}]);
+    // What the parser says of the call: the error the card must show.
+    let tools_set = toolstream::Tools::from_value(&json!({ "tools": tools })).unwrap();
+    let events = common::run_whole(
+        &|| {
+            Parser::with_config(
+                Format::Hermes,
+                ParserConfig::new()
+                    .tools(tools_set.clone())
+                    .validate_arguments(true),
+            )
+        },
+        text.as_bytes(),
+    );
+    let Some(Event::Error {
+        raw,
+        message,
+        path: Some(path),
+        ..
+    }) = events
+        .iter()
+        .find(|e| matches!(e, Event::Error { index: Some(0), .. }))
+    else {
+        panic!("no schema violation in {events:?}")
+    };
+    assert_eq!(path, "/unit");
+    assert!(raw.ends_with("\"unit\": \"k"), "{raw}");
+    assert!(message.contains("enum"), "{message}");
+
+    let url = format!("http://{addr}/live");
+    b.width(WIDE);
+    b.ws.call("Page.navigate", json!({"url": url}));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let snap = b.ws.eval_json(&SNAPSHOT.replace("FULL", "false"));
+        if !snap.is_null() && snap["url"] == url && snap["state"] == "live" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never connected: {snap}");
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    let reply = chat_through(&addr, tools).join().unwrap();
+    assert!(reply.contains("schema_violation"), "{reply}");
+    assert!(
+        !reply.contains("More text"),
+        "the upstream was not cut: {reply}"
+    );
+    let snap = loop {
+        let snap = b.ws.eval_json(&SNAPSHOT.replace("FULL", "false"));
+        if snap["calls"].get(0).is_some_and(|c| c["state"] == "error") && snap["finish"].is_string()
+        {
+            break b.snapshot();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the call never showed its error: {snap}"
+        );
+        std::thread::sleep(Duration::from_millis(15));
+    };
+    let card = &snap["calls"][0];
+    assert_eq!(card["name"], "get_weather");
+    let p = &card["problem"];
+    assert_eq!(p["kind"], "schema_violation");
+    assert_eq!(p["message"], message.as_str());
+    let at = raw.len();
+    assert_eq!(
+        p["broke"],
+        format!("enum at /unit · broke at byte {at} of the call's text"),
+        "{card}"
+    );
+    assert_eq!(p["brokeShown"], true);
+    assert_eq!(
+        p["raw"],
+        raw.as_str(),
+        "the call's text up to the byte it broke at"
+    );
+    assert_eq!(p["mark"], "k", "the byte it broke at, highlighted");
+    // The arguments as they streamed, up to the break.
+    assert_eq!(card["args"], r#"{"city": "Paris", "unit": ""#, "{card}");
+    let state =
+        b.ws.eval("document.querySelector('.call .state').textContent");
+    assert_eq!(state, "✗ stopped: breaks its schema");
+    // The refusal itself, on its own line, as before.
+    assert!(
+        snap["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("broke while its arguments streamed"),
+        "{snap}"
+    );
+    // The event log names the path too.
+    click(&mut b, "#eventlog > summary");
+    let logged = b.ws.eval(
+        "[...document.querySelectorAll('#eventlog-rows td')].map(t => t.textContent).join('\\n')",
+    );
+    assert!(
+        logged.as_str().unwrap().contains("[0] schema_violation: ")
+            && logged.as_str().unwrap().contains(" at \"/unit\""),
+        "{logged}"
+    );
+    b.finish();
+}
+
+/// `toolstream serve --validate` (the README's sample and tools file): the call stopped at
+/// an undeclared key shows on its card what broke (`additionalProperties`, at the arguments
+/// themselves), the byte it broke at (the end of its raw text, marked), and the field that
+/// had arrived.
+#[test]
+fn serve_marks_a_call_stopped_mid_argument_on_its_card() {
+    let _one = lock();
+    let Some(mut b) = browser("serve-violation") else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sample = std::fs::read(root.join("samples/hermes.txt")).unwrap();
+    let tools_file = root.join("samples/tools/weather.json");
+    let tools =
+        toolstream::Tools::from_json(&std::fs::read_to_string(&tools_file).unwrap()).unwrap();
+    let events = parse_with(
+        Format::Hermes,
+        ParserConfig::new().tools(tools).validate_arguments(true),
+        &sample,
+    );
+    let Some(Event::Error { raw, message, .. }) = events
+        .iter()
+        .find(|e| matches!(e, Event::Error { index: Some(0), .. }))
+    else {
+        panic!("no violation in {events:?}")
+    };
+    let url = b.serve_with(
+        "hermes.txt",
+        &sample,
+        &[
+            "--format",
+            "hermes",
+            "--speed",
+            "0",
+            "--validate",
+            "--tools",
+            tools_file.to_str().unwrap(),
+        ],
+    );
+    let last = b.watch(&url, WIDE, |_| false);
+    let card = &last["calls"][0];
+    assert_eq!(card["state"], "error", "{last}");
+    let p = &card["problem"];
+    assert_eq!(p["kind"], "schema_violation");
+    assert_eq!(p["message"], message.as_str());
+    assert_eq!(
+        p["broke"],
+        format!(
+            "additionalProperties at the arguments themselves · broke at byte {} of the call's text",
+            raw.len()
+        )
+    );
+    assert_eq!(p["raw"], raw.as_str());
+    assert_eq!(p["mark"], "d");
+    assert_eq!(node(card, "/city")["value"], "Paris");
     b.finish();
 }
 

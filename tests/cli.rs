@@ -73,6 +73,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts that `out`'s stderr says `text`.
+fn assert_said(out: &Output, text: &str) {
+    let said = stderr(out);
+    assert!(said.contains(text), "stderr lacks {text:?}: {said}");
+}
+
 #[test]
 fn parse_without_format_equals_the_right_format_on_every_capture() {
     let Some(dir) = common::captures_dir() else {
@@ -227,11 +233,7 @@ fn a_wrong_framing_is_one_error_naming_the_right_one() {
         &["parse", "-v", "--format", "bedrock"],
         &ndjson_of_bedrock(),
     );
-    assert!(
-        stderr(&out).contains("framing ndjson (framing detected)"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "framing ndjson (framing detected)");
 }
 
 /// A recorded-style Bedrock NDJSON body (`{"<eventType>": payload}` lines).
@@ -251,26 +253,14 @@ fn ndjson_of_bedrock() -> Vec<u8> {
 fn argument_mistakes_get_clear_messages() {
     let out = run(&["parse", "--format", "anthropc"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("did you mean `anthropic`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `anthropic`?");
 
     let out = run(&["parse", "--framing", "ndjsn"], b"");
-    assert!(
-        stderr(&out).contains("did you mean `ndjson`?"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "did you mean `ndjson`?");
 
     let out = run(&["parse", "--speed", "2", "samples/anthropic.sse"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("does not take --speed"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "does not take --speed");
 
     for flag in ["--offsets", "--fields"] {
         let out = run(
@@ -284,11 +274,7 @@ fn argument_mistakes_get_clear_messages() {
             b"",
         );
         assert_eq!(out.status.code(), Some(2), "{flag}");
-        assert!(
-            stderr(&out).contains("has no place for them"),
-            "{}",
-            stderr(&out)
-        );
+        assert_said(&out, "has no place for them");
     }
 }
 
@@ -548,11 +534,7 @@ fn each_parser_option_has_its_flag() {
         b"",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("expected OPEN,CLOSE"),
-        "{}",
-        stderr(&out)
-    );
+    assert_said(&out, "expected OPEN,CLOSE");
     let _ = std::fs::remove_file(&tools_path);
 }
 
@@ -649,9 +631,383 @@ fn reasoning_flags() {
         b"x",
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("expected OPEN,CLOSE"),
-        "{}",
-        stderr(&out)
+    assert_said(&out, "expected OPEN,CLOSE");
+}
+
+/// The stderr lines of `out` that start with `toolstream:` (hints and warnings).
+fn hints(out: &Output) -> Vec<String> {
+    stderr(out)
+        .lines()
+        .filter(|l| l.starts_with("toolstream:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A wrong `--format` gets one hint naming the detected format and the flags that fix it;
+/// stdout's events are the same with or without the hint.
+#[test]
+fn a_wrong_format_gets_one_hint_naming_the_fix() {
+    // A provider format on another provider's stream: errors, and one hint.
+    let out = run(
+        &["parse", "--format", "anthropic", "samples/openai-chat.sse"],
+        b"",
     );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        hints(&out),
+        [
+            "toolstream: this looks like openai-chat (detected), not anthropic; try --format openai-chat or --format auto"
+        ]
+    );
+    assert!(merged(&out).iter().any(|e| e["type"] == "error"));
+    // A text syntax on an SSE envelope: passed through as text, and one hint.
+    let out = run(
+        &["parse", "--format", "hermes", "samples/anthropic.sse"],
+        b"",
+    );
+    let said = hints(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("SSE envelope")
+            && said[0].contains("anthropic (detected)")
+            && said[0].contains("--format anthropic --content hermes"),
+        "{said:?}"
+    );
+    // The hint never changes stdout: the same events at any chunk size.
+    let chunked = run(
+        &[
+            "parse",
+            "--format",
+            "hermes",
+            "--chunk-size",
+            "7",
+            "samples/anthropic.sse",
+        ],
+        b"",
+    );
+    assert_eq!(merged(&chunked), merged(&out));
+    assert_eq!(hints(&chunked), said);
+    // The fix the hint names works: the call is found.
+    let fixed = run(
+        &[
+            "parse",
+            "--format",
+            "anthropic",
+            "--content",
+            "hermes",
+            "samples/anthropic.sse",
+        ],
+        b"",
+    );
+    assert!(hints(&fixed).is_empty(), "{}", stderr(&fixed));
+    assert!(merged(&fixed).iter().any(|e| e["type"] == "tool_call_end"));
+}
+
+/// Every sample with its right format, or detected, gets no hint or warning.
+#[test]
+fn right_formats_get_no_hint() {
+    for path in samples() {
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        let file = path.to_str().unwrap();
+        for args in [&["parse", "--format", name, file][..], &["parse", file][..]] {
+            let out = run(args, b"");
+            assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+            assert!(hints(&out).is_empty(), "{args:?}: {}", stderr(&out));
+        }
+    }
+}
+
+/// An unknown format name that is a prefix of several gets them all as "did you mean".
+#[test]
+fn an_ambiguous_format_name_gets_did_you_mean() {
+    let out = run(
+        &["parse", "--format", "openai", "samples/openai-chat.sse"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_said(&out, "did you mean `openai-chat` or `openai-responses`?");
+    // An alias one letter off is suggested too.
+    let out = run(&["parse", "--content", "qwen3coder"], b"");
+    assert_said(&out, "did you mean `qwen3_coder`?");
+}
+
+/// Binary input read as text: one warning on stderr (gzip named when it is gzip), the
+/// bytes still passed through as text on stdout.
+#[test]
+fn binary_input_gets_one_warning() {
+    // Deterministic noise: most bytes are not UTF-8.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let noise: Vec<u8> = (0..4000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let out = run(&["parse"], &noise);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = hints(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("does not look like text") && said[0].contains("U+FFFD"),
+        "{said:?}"
+    );
+    assert!(merged(&out).iter().any(|e| e["type"] == "text"));
+    let mut gzip = vec![0x1f, 0x8b, 0x08, 0x00];
+    gzip.extend_from_slice(&noise);
+    let out = run(&["parse"], &gzip);
+    assert!(stderr(&out).contains("gunzip"), "{}", stderr(&out));
+    // Text with a few Latin-1 bytes is still text: no warning.
+    let mut latin1 = b"Caf\xe9 au lait, cr\xe8me br\xfbl\xe9e. ".repeat(20);
+    latin1.extend_from_slice("and a long tail of plain words ".repeat(40).as_bytes());
+    let out = run(&["parse"], &latin1);
+    assert!(hints(&out).is_empty(), "{}", stderr(&out));
+}
+
+/// `--speed` is in the help of the demo and `serve` only, and refused elsewhere by name.
+#[test]
+fn speed_is_offered_only_where_it_paces() {
+    for (args, offered) in [
+        (&["--help"][..], true),
+        (&["demo", "--help"][..], true),
+        (&["serve", "--help"][..], true),
+        (&["parse", "--help"][..], false),
+        (&["proxy", "--help"][..], false),
+        (&["spec", "--help"][..], false),
+        (&["formats", "--help"][..], false),
+    ] {
+        let out = run(args, b"");
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(help.contains("--speed"), offered, "{args:?}: {help}");
+    }
+    for args in [
+        &["formats", "--speed", "2"][..],
+        &["spec", "hermes", "--speed", "2"][..],
+    ] {
+        let out = run(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("does not take --speed"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(&["demo", "--speed", "0"], b"");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// `serve` without `--format` detects the format as `parse` does (and says which).
+#[test]
+fn serve_detects_the_format() {
+    use std::io::{BufRead, BufReader};
+    for (file, format) in [
+        ("samples/anthropic.sse", "anthropic"),
+        ("samples/ollama.ndjson", "ollama"),
+        ("samples/hermes.txt", "auto"),
+    ] {
+        let mut child = exe()
+            .args(["serve", file, "--speed", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            line.starts_with("toolstream serve: http://127.0.0.1:")
+                && line.contains(&format!(" as {format};")),
+            "{file}: {line:?}"
+        );
+    }
+}
+
+/// A spec whose `transform` names a member no call object has (`{content.tol}`) is
+/// refused when it loads, naming the key and the known members (it used to load and
+/// fail every call).
+#[test]
+fn a_transform_naming_a_missing_member_is_refused_at_load() {
+    let spec = serde_json::json!({
+        "version": 1,
+        "fields": {
+            "tool_calls": {
+                "open": "<tool_call>", "close": "</tool_call>", "content": "json",
+                "repeats": true,
+                "transform": {"type": "function",
+                              "function": {"name": "{content.name}", "arguments": "{content.tol}"}}
+            },
+            "content": {"content": "text"}
+        }
+    });
+    let path = std::env::temp_dir().join(format!("toolstream-tol-{}.json", std::process::id()));
+    let parse_with = |spec: &str| {
+        std::fs::write(&path, spec).unwrap();
+        run(
+            &[
+                "parse",
+                "--syntax",
+                path.to_str().unwrap(),
+                "samples/hermes.txt",
+            ],
+            b"",
+        )
+    };
+    let out = parse_with(&spec.to_string());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("fields.tool_calls.transform.function.arguments")
+            && said.contains("`tol`")
+            && said.contains("arguments, parameters, args"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+    // The right member loads and reads the calls.
+    let out = parse_with(&spec.to_string().replace("content.tol", "content.arguments"));
+    std::fs::remove_file(&path).unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(merged(&out).iter().any(|e| e["type"] == "tool_call_end"));
+}
+
+/// The demo shows the input it parses, then the events, wrapped on word boundaries at
+/// `COLUMNS` (80 and 100 here): no line is longer, and wrapping only moves words (the
+/// words are the same as on a line too wide to wrap). Its last line says how to put
+/// `toolstream` on PATH.
+#[test]
+fn demo_shows_its_input_and_wraps_on_words() {
+    let demo = |columns: &str| {
+        let out = exe()
+            .args(["demo", "--speed", "0"])
+            .env("COLUMNS", columns)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_owned).collect() };
+    let unwrapped = demo("100000");
+    assert!(
+        unwrapped.contains("data: {\"id\": \"chatcmpl-demo\""),
+        "the input is shown: {unwrapped}"
+    );
+    let input_at = unwrapped.find("data: ").unwrap();
+    let call_at = unwrapped.find("call #0 write_file").unwrap();
+    assert!(input_at < call_at, "the input comes before the events");
+    for width in [80usize, 100] {
+        let text = demo(&width.to_string());
+        for line in text.lines() {
+            assert!(
+                line.chars().count() <= width,
+                "{width}: a line of {}: {line:?}",
+                line.chars().count()
+            );
+        }
+        assert_eq!(words(&text), words(&unwrapped), "{width}: a word was split");
+        assert!(text.lines().count() > unwrapped.lines().count());
+        let last = text.lines().rev().take(2).collect::<Vec<_>>().join(" ");
+        assert!(
+            last.contains("cargo install --locked --path ."),
+            "{width}: {last}"
+        );
+    }
+}
+
+/// docs/models.md's table names only formats this build knows, each a text syntax (what
+/// `--content` takes), and every vLLM name it quotes is accepted.
+#[test]
+fn the_model_table_names_real_text_formats() {
+    let doc = std::fs::read_to_string("docs/models.md").unwrap();
+    let mut rows = 0;
+    for line in doc
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| model"))
+    {
+        let cell = line.split(" | ").nth(1).unwrap();
+        for name in cell.split('`').skip(1).step_by(2) {
+            let format: toolstream::Format = name
+                .parse()
+                .unwrap_or_else(|e| panic!("docs/models.md: {line}: {e}"));
+            assert_eq!(
+                format.default_framing(),
+                toolstream::Framing::Text,
+                "{name} is not a text syntax"
+            );
+            rows += 1;
+        }
+    }
+    assert!(rows >= 30, "{rows} formats in the table");
+    let aliases = doc
+        .split("--tool-call-parser` names are accepted")
+        .nth(1)
+        .and_then(|t| t.split("...").next())
+        .unwrap();
+    for name in aliases.split('`').skip(1).step_by(2) {
+        assert!(name.parse::<toolstream::Format>().is_ok(), "{name}");
+    }
+}
+
+/// README's "Cancel early": the `parse --validate` command it shows, run as printed from the
+/// repository (the built binary first on `PATH`), prints exactly the violation it quotes;
+/// the offset it reports is the undeclared key's first byte in the sample, and without
+/// `--validate` the same call completes.
+#[test]
+fn readme_validate_command_prints_the_violation_it_shows() {
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "toolstream parse --validate",
+    );
+    let bin = Path::new(env!("CARGO_BIN_EXE_toolstream"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&command)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "`{command}`: {}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), shown, "`{command}`");
+    let error: Value = serde_json::from_str(shown.trim_end()).unwrap();
+    assert_eq!(error["kind"], "schema_violation");
+    assert_eq!(error["path"], "");
+    let sample =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/hermes.txt")).unwrap();
+    let offset = usize::try_from(error["offset"].as_u64().unwrap()).unwrap();
+    assert!(offset < sample.len(), "stopped mid-call");
+    assert_eq!(
+        &sample[offset - 1..offset + 3],
+        b"days",
+        "stopped at the undeclared key's first byte"
+    );
+    assert!(error["raw"].as_str().unwrap().ends_with("\"d"));
+    // The tools file declares the tool (no undeclared_tool error) and, without --validate,
+    // the call completes.
+    let plain = run(
+        &[
+            "parse",
+            "--tools",
+            "samples/tools/weather.json",
+            "samples/hermes.txt",
+        ],
+        b"",
+    );
+    let events = merged(&plain);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "tool_call_end" && e["name"] == "get_weather"),
+        "{events:?}"
+    );
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{events:?}");
 }

@@ -427,7 +427,7 @@ fn cases(exe: &str) -> Vec<Case> {
     for format in formats {
         let Some(format) = Format::all().find(|f| f.name() == format) else {
             visible(&format!(
-                "SKIPPED: format {format} not in this build; its captures not given to the clients"
+                "SKIPPED: format {format} not in this build; its captures not given to the clients (FORMATS.json names a format this build does not know: update toolstream to the captures' version)"
             ));
             continue;
         };
@@ -748,7 +748,9 @@ fn real_clients_read_every_capture_like_we_do() {
     let started = std::time::Instant::now();
     let cases = cases(&exe);
     if cases.is_empty() {
-        visible("SKIPPED: no captures; real clients not run");
+        visible(
+            "SKIPPED: no captures; real clients not run (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)",
+        );
         return;
     }
     let st = installs();
@@ -803,7 +805,7 @@ fn real_clients_read_every_capture_like_we_do() {
             Some("ok") => {}
             Some("unreachable") => {
                 visible(&format!(
-                    "SKIPPED: {} client test: registry unreachable ({}); see target/clients/*.log",
+                    "SKIPPED: {} client test: registry unreachable ({}); run .ci/clients-setup where it can be reached (see target/clients/*.log)",
                     client.name,
                     if client.install == "python" {
                         "PyPI"

@@ -61,7 +61,10 @@ fn readme_is_short_and_its_links_resolve() {
         "(#cancel-early)",
         "(#put-it-in-front-of-a-server)",
     ] {
-        assert!(first_screen.contains(anchor), "the first screen lacks {anchor}");
+        assert!(
+            first_screen.contains(anchor),
+            "the first screen lacks {anchor}"
+        );
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for entry in std::fs::read_dir(root.join("docs")).unwrap() {
@@ -76,10 +79,14 @@ fn readme_is_short_and_its_links_resolve() {
         for link in text.split("](").skip(1) {
             let target = link.split(')').next().unwrap_or_default();
             let file = target.split('#').next().unwrap_or_default();
-            if file.is_empty() || file.contains("://") || file.contains(' ') {
+            // Not a link: a target with no file name in it (`[link](url)` quoted in prose).
+            if !file.contains('.') || file.contains("://") || file.contains(' ') {
                 continue;
             }
-            assert!(base.join(file).exists(), "{page} links {target}, which does not exist");
+            assert!(
+                base.join(file).exists(),
+                "{page} links {target}, which does not exist"
+            );
         }
     }
 }
@@ -122,6 +129,21 @@ fn readme_starts_with_the_two_setup_commands_and_says_how_to_install() {
     }
 }
 
+/// Copies the directory `from` (files and folders) to `to`.
+#[cfg(feature = "cli")]
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, target).unwrap();
+        }
+    }
+}
+
 /// Every `toolstream ...` command in the README's shell blocks that runs offline (all but
 /// `serve` and `proxy`, which serve until stopped) runs as printed from a directory holding the
 /// repository's `samples/`, with the built binary first on `PATH` and no captures: exit
@@ -134,11 +156,7 @@ fn readme_commands_run_as_printed() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("readme-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("samples")).unwrap();
-    for entry in std::fs::read_dir(root.join("samples")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, dir.join("samples").join(path.file_name().unwrap())).unwrap();
-    }
+    copy_dir(&root.join("samples"), &dir.join("samples"));
     let path = format!(
         "{}:{}",
         bin_dir.display(),
@@ -238,4 +256,195 @@ fn readme_spec_example_gives_the_events_it_shows() {
         assert_eq!(run(cut), whole, "split at {cut}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every table row in the crate's doc comments belongs to a table: a row that starts a
+/// table is followed by its `| --- |` line (a stray row after a blank line renders with
+/// literal pipes). Checks the source of `src/`, and the crate docs' feature list names
+/// every cargo feature.
+#[test]
+fn doc_tables_have_no_stray_rows_and_the_feature_list_is_whole() {
+    fn rs_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rs_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rs_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    let mut stray = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let docs: Vec<(usize, &str)> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| {
+                let t = l.trim_start();
+                let doc = t
+                    .strip_prefix("//!")
+                    .or_else(|| t.strip_prefix("///"))
+                    .map(str::trim);
+                (i, doc.unwrap_or("\u{0}"))
+            })
+            .collect();
+        // Inside a ``` block: diagrams, not tables.
+        let mut code = false;
+        for (k, (line, doc)) in docs.iter().enumerate() {
+            if doc.starts_with("```") {
+                code = !code;
+            }
+            if code {
+                continue;
+            }
+            let row = |d: &str| d.starts_with('|');
+            let previous = k.checked_sub(1).map(|p| docs[p].1).unwrap_or("");
+            if row(doc) && !row(previous) {
+                let next = docs.get(k + 1).map(|n| n.1).unwrap_or("");
+                let separator = next.starts_with('|')
+                    && next.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+                if !separator {
+                    stray.push(format!("{}:{}", file.display(), line + 1));
+                }
+            }
+        }
+    }
+    assert!(stray.is_empty(), "table rows outside a table: {stray:?}");
+
+    let lib = include_str!("../src/lib.rs");
+    let manifest = include_str!("../Cargo.toml");
+    let features = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|f| f.split("\n[").next())
+        .unwrap();
+    for line in features.lines() {
+        let Some((name, _)) = line.split_once(" = ") else {
+            continue;
+        };
+        if name == "default" || name.starts_with('#') {
+            continue;
+        }
+        assert!(
+            lib.contains(&format!("//! - `{name}`")),
+            "src/lib.rs's feature list has no `{name}`"
+        );
+    }
+}
+
+/// Every SKIPPED line a test prints says how to make the test run (in parentheses: a
+/// command, a variable, a path), and goes to the real stderr in its own line (`visible`,
+/// or a write to stderr, never `eprintln!`, which libtest captures and hides).
+#[test]
+fn every_skip_says_how_to_make_it_run() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["tests", "tests/common", "python/tests"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "rs" || x == "py") {
+                files.push(path);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for file in &files {
+        if file.ends_with("tests/docs.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(at) = line.find("\"SKIPPED") else {
+                continue;
+            };
+            seen += 1;
+            // The message: from the opening quote to the statement's end (a few lines).
+            let message: String = std::iter::once(&line[at..])
+                .chain(lines.iter().skip(i + 1).take(3).copied())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let message = message.split(");").next().unwrap_or(&message);
+            if !message.contains('(') {
+                bad.push(format!("{}:{}: says no how", file.display(), i + 1));
+            }
+            let before = lines[i.saturating_sub(2)..=i].join(" ");
+            if before.contains("eprintln!") {
+                bad.push(format!(
+                    "{}:{}: eprintln! is captured by libtest (use common::visible)",
+                    file.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    assert!(seen >= 20, "{seen} SKIPPED messages found");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The JSON Schema keywords a paragraph lists in backticks (`` `minItems` / `maxItems` ``,
+/// `` `additionalProperties: false` ``), without the words around them that are not keywords.
+fn keywords(text: &str) -> std::collections::BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|t| t.split([':', ' ']).next())
+        .filter(|k| {
+            !k.is_empty()
+                && k.trim_start_matches('$')
+                    .chars()
+                    .all(|c| c.is_ascii_alphabetic())
+                && !["integer", "false", "Tools"].contains(k)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+/// README's "Cancel early" lists the keywords checked while the arguments stream and those
+/// not checked: the same two lists as the crate docs ("Catch a bad call while it streams").
+#[test]
+fn readme_lists_the_checked_keywords_of_the_crate_docs() {
+    let lists = |text: &str, from: &str, to: &str| {
+        let part = text
+            .split(from)
+            .nth(1)
+            .and_then(|t| t.split(to).next())
+            .unwrap_or_else(|| panic!("no `{from}` ... `{to}`"));
+        let (checked, unchecked) = part.split_once("Not checked").expect("a Not checked list");
+        (keywords(checked), keywords(unchecked))
+    };
+    let lib = include_str!("../src/lib.rs")
+        .replace("\n//! ", "\n")
+        .replace("\n//!", "\n");
+    let readme = include_str!("../README.md");
+    let (lib_checked, lib_unchecked) = lists(
+        &lib,
+        "Keywords checked as the bytes arrive",
+        "Schemas are compiled",
+    );
+    let (readme_checked, readme_unchecked) = lists(
+        readme,
+        "Keywords checked as the bytes arrive",
+        "The same list",
+    );
+    assert!(
+        lib_checked.contains("enum") && lib_checked.contains("$ref"),
+        "{lib_checked:?}"
+    );
+    assert!(lib_unchecked.contains("format"), "{lib_unchecked:?}");
+    assert_eq!(
+        readme_checked, lib_checked,
+        "checked keywords: README vs src/lib.rs"
+    );
+    assert_eq!(
+        readme_unchecked, lib_unchecked,
+        "unchecked keywords: README vs src/lib.rs"
+    );
 }

@@ -20,6 +20,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+mod common;
+
 /// Builds (if needed) and returns the path of an example binary, with this test's
 /// features so nothing else gets rebuilt.
 fn example(name: &str) -> PathBuf {
@@ -57,63 +59,71 @@ struct Served {
 
 /// Serves one request: answers `pieces` `delay` apart; reports on the channel.
 fn serve_once(pieces: Vec<String>, delay: Duration) -> (String, mpsc::Receiver<Served>) {
+    serve_turns(vec![pieces], delay)
+}
+
+/// Serves one request per turn, in order: answers the turn's `pieces` `delay` apart;
+/// reports each request on the channel.
+fn serve_turns(turns: Vec<Vec<String>>, delay: Duration) -> (String, mpsc::Receiver<Served>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let (mut conn, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(conn.try_clone().unwrap());
-        let mut request_line = String::new();
-        reader.read_line(&mut request_line).unwrap();
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
+        for pieces in turns {
+            let (mut conn, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut headers = Vec::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                let (k, v) = line.split_once(':').unwrap();
+                headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
             }
-            let (k, v) = line.split_once(':').unwrap();
-            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-        }
-        let len: usize = headers
-            .iter()
-            .find(|(k, _)| k == "content-length")
-            .map(|(_, v)| v.parse().unwrap())
-            .unwrap_or(0);
-        let mut body = vec![0u8; len];
-        reader.read_exact(&mut body).unwrap();
-        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let total = pieces.len();
-        let mut sent = 0;
-        let mut client_left = conn
+            let len: usize = headers
+                .iter()
+                .find(|(k, _)| k == "content-length")
+                .map(|(_, v)| v.parse().unwrap())
+                .unwrap_or(0);
+            let mut body = vec![0u8; len];
+            reader.read_exact(&mut body).unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let total = pieces.len();
+            let mut sent = 0;
+            let mut client_left = conn
             .write_all(
                 b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
             )
             .is_err();
-        for p in &pieces {
-            if client_left {
-                break;
+            for p in &pieces {
+                if client_left {
+                    break;
+                }
+                std::thread::sleep(delay);
+                if conn
+                    .write_all(p.as_bytes())
+                    .and_then(|()| conn.flush())
+                    .is_err()
+                {
+                    client_left = true;
+                    break;
+                }
+                sent += 1;
             }
-            std::thread::sleep(delay);
-            if conn
-                .write_all(p.as_bytes())
-                .and_then(|()| conn.flush())
-                .is_err()
-            {
-                client_left = true;
-                break;
-            }
-            sent += 1;
+            let _ = tx.send(Served {
+                request_line,
+                headers,
+                body,
+                pieces_sent: sent,
+                pieces_total: total,
+                client_left,
+            });
         }
-        let _ = tx.send(Served {
-            request_line,
-            headers,
-            body,
-            pieces_sent: sent,
-            pieces_total: total,
-            client_left,
-        });
     });
     (base, rx)
 }
@@ -125,6 +135,11 @@ fn sse(v: &Value) -> String {
 /// An OpenAI stream: a little text, a `read_file` call in pieces, then a long text that
 /// nobody needs once the call is there.
 fn openai_pieces(tool: &str, tail: usize) -> Vec<String> {
+    openai_call_pieces(tool, &["{\"pa", "th\": \"no", "tes.txt\"}"], tail)
+}
+
+/// The same with the call's arguments sent as `args`.
+fn openai_call_pieces(tool: &str, args: &[&str], tail: usize) -> Vec<String> {
     let chunk = |delta: Value| {
         sse(
             &json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -137,7 +152,7 @@ fn openai_pieces(tool: &str, tail: usize) -> Vec<String> {
     v.push(chunk(
         json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": tool, "arguments": ""}}]}),
     ));
-    for a in ["{\"pa", "th\": \"no", "tes.txt\"}"] {
+    for a in args {
         v.push(chunk(
             json!({"tool_calls": [{"index": 0, "function": {"arguments": a}}]}),
         ));
@@ -177,6 +192,18 @@ fn run(exe: &PathBuf, env: &[(&str, &str)], args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// The client closed the connection when the server had sent less than a quarter of the
+/// stream.
+fn assert_left_early(served: &Served) {
+    assert!(served.client_left, "the server never saw the client go");
+    assert!(
+        served.pieces_sent < served.pieces_total / 4,
+        "the server sent {} of {} pieces before the connection closed",
+        served.pieces_sent,
+        served.pieces_total
+    );
 }
 
 fn header<'a>(s: &'a Served, k: &str) -> Option<&'a str> {
@@ -302,15 +329,12 @@ fn cancel_early_drops_the_response_once_the_call_is_complete() {
         out.contains(r#"first call complete: read_file({"path":"notes.txt"})"#),
         "{out}"
     );
-    assert!(out.contains("response dropped after"), "{out}");
-    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left, "the server never saw the client go");
     assert!(
-        served.pieces_sent < served.pieces_total / 4,
-        "the server sent {} of {} pieces before the connection closed",
-        served.pieces_sent,
-        served.pieces_total
+        out.ends_with("response dropped: the rest of the stream was never read\n"),
+        "{out}"
     );
+    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_left_early(&served);
 }
 
 #[test]
@@ -324,8 +348,48 @@ fn cancel_early_refuses_a_forbidden_tool_by_name() {
     );
     assert!(!out.contains("calling delete_file"), "{out}");
     let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
-    assert!(served.client_left);
-    assert!(served.pieces_sent < served.pieces_total / 4);
+    assert_left_early(&served);
+}
+
+#[test]
+fn cancel_early_stops_a_call_that_breaks_its_schema_mid_argument() {
+    let exe = example("cancel_early");
+    // The model writes "utf8" where the tool allows "utf-8" or "latin-1": wrong at the `8`.
+    let args = [
+        "{\"path\": \"notes",
+        ".txt\", \"encod",
+        "ing\": \"utf8",
+        "\"}",
+    ];
+    let (base, rx) = serve_once(
+        openai_call_pieces("read_file", &args, 200),
+        Duration::from_millis(10),
+    );
+    let out = run(&exe, &[("OPENAI_BASE_URL", &format!("{base}/v1"))], &[]);
+    // README's "Cancel early" quotes this output, for a model whose `read_file` call passes
+    // an encoding the tool does not allow.
+    let (command, shown) = common::console_block(
+        common::readme_section("Cancel early"),
+        "cargo run --example cancel_early",
+    );
+    assert!(command.starts_with("OPENAI_BASE_URL="), "{command}");
+    assert_eq!(out, shown, "README's Cancel early quotes other output");
+    // The byte it names is the `8`.
+    let at: usize = out
+        .split("at byte ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(args.concat().as_bytes()[at - 1], b'8');
+    let served = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_left_early(&served);
+    // The request's tools carried the schema the parser checked.
+    assert_eq!(
+        served.body["tools"][0]["function"]["parameters"]["properties"]["encoding"]["enum"],
+        json!(["utf-8", "latin-1"])
+    );
 }
 
 #[test]
@@ -390,7 +454,7 @@ fn replay_reads_format_and_framing_from_formats_json() {
     else {
         let _ = writeln!(
             std::io::stderr(),
-            "SKIPPED: captures not found; replay of a capture not run"
+            "SKIPPED: captures not found; replay of a capture not run (put the captures at ../shared/captures or set TOOLSTREAM_CAPTURES)"
         );
         return;
     };
@@ -398,4 +462,67 @@ fn replay_reads_format_and_framing_from_formats_json() {
     assert!(out.contains("call 0 complete: get_book_info("), "{out}");
     let out2 = run(&exe, &[], &[cap.to_str().unwrap()]);
     assert!(out2.contains("call 0 complete: get_book_info("), "{out2}");
+}
+
+/// An OpenAI stream answering in text only.
+fn openai_text_pieces(text: &str) -> Vec<String> {
+    let chunk = |delta: Value, finish: Value| {
+        sse(
+            &json!({"id": "c2", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}),
+        )
+    };
+    let mut v: Vec<String> = text
+        .split_inclusive(' ')
+        .map(|w| chunk(json!({"content": w}), Value::Null))
+        .collect();
+    v.push(chunk(json!({}), json!("stop")));
+    v.push("data: [DONE]\n\n".into());
+    v
+}
+
+#[test]
+fn agent_loop_runs_the_tool_and_sends_the_result_back() {
+    let exe = example("agent_loop");
+    let (base, rx) = serve_turns(
+        vec![
+            openai_call_pieces("get_weather", &["{\"ci", "ty\": \"Pa", "ris\"}"], 0),
+            openai_text_pieces("It is clear in Paris."),
+        ],
+        Duration::from_millis(2),
+    );
+    let out = run(
+        &exe,
+        &[
+            ("OPENAI_BASE_URL", &format!("{base}/v1")),
+            ("MODEL", "test-model"),
+        ],
+        &[],
+    );
+    let first = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    let second = rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    assert_eq!(first.body["tools"][0]["function"]["name"], "get_weather");
+    assert_eq!(first.body["messages"].as_array().unwrap().len(), 1);
+    // The second request carries the assistant's call and the tool's result.
+    let messages = second.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert_eq!(
+        messages[1],
+        json!({"role": "assistant", "content": "Let me check.", "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]})
+    );
+    assert_eq!(messages[2]["role"], "tool");
+    assert_eq!(messages[2]["tool_call_id"], "call_1");
+    // The tool ran on the call's arguments.
+    assert_eq!(
+        serde_json::from_str::<Value>(messages[2]["content"].as_str().unwrap()).unwrap(),
+        json!({"city": "Paris", "temperature_c": 10, "sky": "clear"})
+    );
+    assert!(
+        out.contains("[tool get_weather] {\"city\": \"Paris\"} -> "),
+        "{out}"
+    );
+    assert!(out.contains("[calling get_weather ...]"), "{out}");
+    assert!(out.contains("It is clear in Paris."), "{out}");
 }

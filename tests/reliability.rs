@@ -1242,7 +1242,7 @@ fn framing_code(f: Framing) -> u8 {
 #[ignore = "writes fuzz seed corpora; run by .ci/fuzz-smoke"]
 fn write_fuzz_seeds() {
     let Some(dir) = std::env::var_os("TOOLSTREAM_FUZZ_SEEDS").map(std::path::PathBuf::from) else {
-        eprintln!("SKIPPED: set TOOLSTREAM_FUZZ_SEEDS to the corpus directory");
+        visible("SKIPPED: set TOOLSTREAM_FUZZ_SEEDS to the corpus directory (.ci/fuzz-smoke does)");
         return;
     };
     let mut n = 0usize;

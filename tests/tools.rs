@@ -743,7 +743,9 @@ fn feed_message_input_that_makes_no_event_is_reported() {
 fn cli(args: &[&str], stdin: &[u8]) -> Option<(i32, String, String)> {
     use std::io::Write;
     let Some(exe) = option_env!("CARGO_BIN_EXE_toolstream") else {
-        let _ = std::io::stderr().write_all(b"SKIPPED: CLI test needs the cli feature\n");
+        visible(
+            "SKIPPED: CLI test needs the cli feature (on by default; cargo test --all-features)",
+        );
         return None;
     };
     let mut child = std::process::Command::new(exe)

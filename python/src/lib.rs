@@ -64,6 +64,31 @@ fn format_info(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(list)
 }
 
+/// The format of a response body from its first bytes, as `toolstream parse` detects it:
+/// a provider's format name (`"anthropic"`, `"openai-chat"`, ...), `"auto"` for raw model
+/// text (whose call syntax the `auto` parser picks from its first marker), or `None` for
+/// an SSE stream whose payloads name no format. `data`: `bytes`, any buffer, or `str`.
+#[pyfunction]
+fn detect(data: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
+    let bytes: Vec<u8> = if let Ok(s) = data.cast::<pyo3::types::PyString>() {
+        s.to_cow()?.as_bytes().to_vec()
+    } else if let Ok(b) = data.cast::<pyo3::types::PyBytes>() {
+        b.as_bytes().to_vec()
+    } else {
+        let view = pyo3::types::PyMemoryView::from(data).map_err(|_| {
+            pyo3::exceptions::PyTypeError::new_err(
+                "detect() takes bytes, bytearray, memoryview or str",
+            )
+        })?;
+        let bytes = view.call_method0("tobytes")?;
+        bytes.cast::<pyo3::types::PyBytes>()?.as_bytes().to_vec()
+    };
+    let head = bytes
+        .get(..toolstream::detect::DETECT_MAX)
+        .unwrap_or(&bytes);
+    Ok(toolstream::detect::detect(head, true).and_then(|d| d.format.map(Format::name)))
+}
+
 #[pymodule]
 fn _toolstream(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<parser::PyParser>()?;
@@ -72,6 +97,7 @@ fn _toolstream(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<partial::PyPartialValue>()?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(format_info, m)?)?;
+    m.add_function(wrap_pyfunction!(detect, m)?)?;
     m.add("ToolstreamError", m.py().get_type::<ToolstreamError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

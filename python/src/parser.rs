@@ -13,6 +13,9 @@ use toolstream::{Event, Format, Framing, IdPrefix, ParserConfig, Tools};
 #[pyclass(module = "toolstream._toolstream", name = "Parser")]
 pub(crate) struct PyParser {
     inner: toolstream::Parser,
+    /// `auto` with no framing given: the input's first bytes and the options, kept until
+    /// [`detect`] says which provider stream (or raw text) it is; then `inner` is built.
+    pending: Option<(Vec<u8>, ParserConfig)>,
     events: Vec<Event>,
     keys: Keys,
     finished: bool,
@@ -235,6 +238,7 @@ impl PyParser {
                 config = set(config, v);
             }
         }
+        let framing_given = framing.is_some();
         if let Some(framing) = framing {
             let framing = framing
                 .parse::<Framing>()
@@ -280,12 +284,17 @@ impl PyParser {
             (None, true) => config = config.id_prefix(IdPrefix::Unique),
             (None, false) => {}
         }
+        // `auto` without a framing: a provider's stream is detected from its first bytes
+        // (as `toolstream parse` does), anything else is raw model text.
+        let pending = (syntax.is_none() && format == Format::Auto && !framing_given)
+            .then(|| (Vec::new(), config.clone()));
         let inner = match syntax {
             Some(syntax) => toolstream::Parser::with_syntax(syntax, config),
             None => toolstream::Parser::with_config(format, config),
         };
         Ok(PyParser {
             inner,
+            pending,
             events: Vec::new(),
             keys: Keys::default(),
             finished: false,
@@ -323,12 +332,18 @@ impl PyParser {
     /// Ends the input: returns what is still open (a call cut off, held-back text) and the
     /// final events. The parser cannot be fed afterwards.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if let Some((head, config)) = self.pending.take() {
+            self.settle(&head, config, true);
+            let (inner, events) = (&mut self.inner, &mut self.events);
+            inner.feed(&head, events).map_err(bad)?;
+        }
         self.inner.finish(&mut self.events).map_err(bad)?;
         self.finished = true;
         self.take(py)
     }
 
-    /// The format's CLI name (`auto` for a parser made with `syntax=`).
+    /// The format's CLI name (`auto` for a parser made with `syntax=`). For `"auto"`, the
+    /// detected provider format once the first bytes have told (`"auto"` for raw text).
     #[getter]
     fn format(&self) -> &'static str {
         self.inner.format().name()
@@ -358,13 +373,13 @@ impl PyParser {
     /// Input bytes fed so far.
     #[getter]
     fn bytes_fed(&self) -> u64 {
-        self.inner.bytes_fed()
+        self.inner.bytes_fed() + self.held() as u64
     }
 
     /// Bytes the parser holds right now (bounded by the limits).
     #[getter]
     fn retained_bytes(&self) -> usize {
-        self.inner.retained_bytes()
+        self.inner.retained_bytes() + self.held()
     }
 
     /// Whether `finish()` was called.
@@ -401,8 +416,42 @@ impl PyParser {
         self.inner.response_meta()
     }
 
-    /// Feeds `chunk` to the Rust parser, releasing the GIL for a large one.
+    /// Bytes held while `auto` detects the format.
+    fn held(&self) -> usize {
+        self.pending.as_ref().map_or(0, |(head, _)| head.len())
+    }
+
+    /// `auto`: builds the parser for what `head` turned out to be — a provider's stream in
+    /// its framing, or raw text (also for an SSE stream whose payloads name no format).
+    fn settle(&mut self, head: &[u8], config: ParserConfig, at_end: bool) -> bool {
+        let Some(found) = toolstream::detect::detect(head, at_end) else {
+            return false;
+        };
+        self.inner = match found.format {
+            Some(format) if format != Format::Auto => {
+                toolstream::Parser::with_config(format, config.framing(found.framing))
+            }
+            _ => toolstream::Parser::with_config(Format::Auto, config.framing(Framing::Text)),
+        };
+        true
+    }
+
+    /// Feeds `chunk` to the Rust parser, releasing the GIL for a large one; for `auto`,
+    /// keeps the first bytes until the format is detected.
     fn feed_bytes(&mut self, py: Python<'_>, chunk: &[u8]) -> Result<(), toolstream::Error> {
+        let held;
+        let chunk = match self.pending.take() {
+            None => chunk,
+            Some((mut head, config)) => {
+                head.extend_from_slice(chunk);
+                if !self.settle(&head, config.clone(), false) {
+                    self.pending = Some((head, config));
+                    return Ok(());
+                }
+                held = head;
+                held.as_slice()
+            }
+        };
         let (inner, events) = (&mut self.inner, &mut self.events);
         if chunk.len() >= DETACH_BYTES {
             py.detach(|| inner.feed(chunk, events))

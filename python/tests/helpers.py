@@ -39,3 +39,42 @@ def calls_of(events):
 
 def text_of(events, kind="text"):
     return "".join(e["delta"] for e in events if e["type"] == kind)
+
+
+class SseServer:
+    """An HTTP server on 127.0.0.1 answering each POST with the next of `bodies` (the last
+    one again when they run out) as ``text/event-stream``; ``seen`` holds the JSON request
+    bodies, ``base`` the ``/v1`` URL. A context manager: shut down on exit."""
+
+    def __init__(self, *bodies):
+        import http.server
+        import json
+        import threading
+
+        self.bodies = [b.encode() if isinstance(b, str) else b for b in bodies]
+        self.seen = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                outer.seen.append(json.loads(raw) if raw else None)
+                body = outer.bodies[min(len(outer.seen), len(outer.bodies)) - 1]
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()

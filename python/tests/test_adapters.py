@@ -270,7 +270,10 @@ def test_vllm_plugin_file_path_route(vl, caplog):
     path = out.stdout.strip()
     assert path.endswith("vllm_plugin.py") and os.path.isfile(path)
     if vl.real:
-        pytest.skip("SKIPPED: the fresh-process registration is checked against the stand-ins only")
+        pytest.skip(
+            "SKIPPED: the fresh-process registration is checked against the stand-ins only "
+            "(vLLM is installed here: run in a venv without it, as .ci/python does)"
+        )
     manager = vl.atp.ToolParserManager
     saved_parsers = dict(manager.tool_parsers)
     saved_modules = {k: sys.modules.pop(k) for k in ("toolstream.vllm", "toolstream.vllm_plugin", "vllm_plugin") if k in sys.modules}
@@ -290,3 +293,163 @@ def test_vllm_plugin_file_path_route(vl, caplog):
         manager.tool_parsers.clear()
         manager.tool_parsers.update(saved_parsers)
         sys.modules.update(saved_modules)
+
+
+# -- checks while the arguments stream (validate=, max_repeats=) ------------------------------
+
+SCHEMA_TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"},
+                                         "unit": {"enum": ["celsius", "fahrenheit"]}},
+        "required": ["city"]}}},
+]
+BAD_CALL = (
+    'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "kelvin"}}\n'
+    "</tool_call>\nDone."
+)
+# The arguments streamed before the break: the value of "unit" broke at its first character.
+BAD_ARGS_SENT = '{"city": "Paris", "unit": "'
+RUNAWAY = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "' + "ab" * 40 + '"}}\n</tool_call>'
+
+
+def check_stopped(owner, kind="schema_violation"):
+    """The one error of a call stopped mid-argument, kept on the adapter's instance with the
+    fields of the Python API's error event."""
+    assert [e["kind"] for e in owner.toolstream_stopped] == [kind]
+    e = owner.toolstream_stopped[0]
+    assert e in owner.toolstream_errors
+    assert e["index"] == 0 and e["raw"].startswith("<tool_call>")
+    if kind == "schema_violation":
+        assert e["path"] == "/unit" and "enum" in e["message"]
+        assert e["raw"].endswith('"unit": "k'), "raw ends at the byte it broke at"
+    else:
+        assert "path" not in e and "repeats" in e["message"]
+    return e
+
+
+def test_sglang_validate_stops_a_call_that_breaks_the_requests_schema(sgl, caplog):
+    tools = [sgl.protocol.Tool.model_validate(t) for t in SCHEMA_TOOLS]
+    cls = sgl.adapter.detector_class("hermes", validate=True)
+    for chunks in char_chunkings(BAD_CALL, n=12):
+        d = cls()
+        with caplog.at_level("WARNING", logger="toolstream"):
+            steps = [d.parse_streaming_increment(c, tools) for c in chunks] + [d.finish(tools)]
+        names = [i.name for s in steps for i in s.calls if i.name]
+        params = "".join(i.parameters for s in steps for i in s.calls)
+        assert names == ["get_weather"] and params == BAD_ARGS_SENT, "no item past the break"
+        assert "".join(s.normal_text for s in steps) == "Checking.\n\nDone."
+        check_stopped(d)
+    assert "schema_violation at '/unit'" in caplog.text
+    # Whole output: the call is not returned; its text up to the break is normal text.
+    d = cls()
+    res = d.detect_and_parse(BAD_CALL, tools)
+    assert res.calls == []
+    e = check_stopped(d)
+    assert res.normal_text == "Checking.\n" + e["raw"] + "\nDone."
+    # Without validate=True the same call goes through.
+    res = sgl.adapter.detector_class("hermes")().detect_and_parse(BAD_CALL, tools)
+    assert [json.loads(c.parameters) for c in res.calls] == [{"city": "Paris", "unit": "kelvin"}]
+
+
+def test_sglang_max_repeats_stops_a_runaway_call(sgl):
+    d = sgl.adapter.detector_class("hermes", max_repeats=8)()
+    steps = [d.parse_streaming_increment(c, []) for c in random_chunks_of(RUNAWAY)] + [d.finish([])]
+    params = "".join(i.parameters for s in steps for i in s.calls)
+    assert params.startswith('{"city": "abab') and len(params) < 40
+    check_stopped(d, "repetition")
+
+
+def test_sglang_register_passes_the_checks_through_function_call_parser(sgl):
+    """`register(validate=True)`: SGLang's own FunctionCallParser, given the request's
+    tools, gets a detector that stops the bad call."""
+    enum = sgl.fcp.FunctionCallParser.ToolCallParserEnum
+    saved = enum["toolstream-hermes"]
+    try:
+        assert "toolstream-hermes" in sgl.adapter.register(validate=True, max_repeats=16)
+        assert enum["toolstream-hermes"].options == {"validate": True, "max_repeats": 16}
+        tools = [sgl.protocol.Tool.model_validate(t) for t in SCHEMA_TOOLS]
+        parser = sgl.fcp.FunctionCallParser(tools=tools, tool_call_parser="toolstream-hermes")
+        sent = []
+        for c in random_chunks_of(BAD_CALL):
+            sent += parser.parse_stream_chunk(c)[1]
+        sent += parser.parse_stream_end()[1]
+        assert "".join(i.parameters for i in sent) == BAD_ARGS_SENT
+        check_stopped(parser.detector)
+    finally:
+        sgl.adapter.register()
+        enum["toolstream-hermes"] = saved
+    assert enum["toolstream-hermes"].options == {}
+
+
+def test_vllm_validate_stops_a_call_that_breaks_the_requests_schema(vl, caplog):
+    cls = vl.atp.ToolParserManager.get_tool_parser("toolstream-hermes")
+    checked = type("Checked", (cls,), {"options": {"validate": True}})
+    request = types.SimpleNamespace(tools=SCHEMA_TOOLS)
+    for chunks in char_chunkings(BAD_CALL, n=12):
+        with caplog.at_level("WARNING", logger="toolstream"):
+            p, msgs = stream_vllm(checked, chunks, request)
+        heads = [tc.function.name for m in msgs for tc in m.tool_calls if tc.id]
+        args = "".join(tc.function.arguments or "" for m in msgs for tc in m.tool_calls)
+        assert heads == ["get_weather"] and args == BAD_ARGS_SENT, "no delta past the break"
+        assert "".join(m.content or "" for m in msgs) == "Checking.\n\nDone."
+        check_stopped(p)
+        assert p.streamed_args_for_tool == [BAD_ARGS_SENT]
+    assert "schema_violation at '/unit'" in caplog.text
+    # Whole output: no tool call; the call's text up to the break is content.
+    p = checked(None, None)
+    info = p.extract_tool_calls(BAD_CALL, request)
+    assert not info.tools_called and info.tool_calls == []
+    e = check_stopped(p)
+    assert info.content == "Checking.\n" + e["raw"] + "\nDone."
+    # The tools given to the constructor count too (vLLM versions that pass them).
+    p, msgs = stream_vllm(type("Checked2", (checked,), {}), [BAD_CALL])
+    assert p.toolstream_stopped == [], "no tools, nothing to check against"
+    p = checked(None, SCHEMA_TOOLS)
+    p.extract_tool_calls(BAD_CALL, types.SimpleNamespace(tools=None))
+    check_stopped(p)
+
+
+def test_vllm_max_repeats_stops_a_runaway_call(vl):
+    cls = vl.atp.ToolParserManager.get_tool_parser("toolstream-hermes")
+    checked = type("Runaway", (cls,), {"options": {"max_repeats": 8}})
+    p, msgs = stream_vllm(checked, random_chunks_of(RUNAWAY))
+    args = "".join(tc.function.arguments or "" for m in msgs for tc in m.tool_calls)
+    assert args.startswith('{"city": "abab') and len(args) < 40
+    check_stopped(p, "repetition")
+
+
+def test_the_checks_from_the_environment():
+    from toolstream._adapter import options_from_env
+
+    assert options_from_env({}) == {}
+    assert options_from_env({"TOOLSTREAM_VALIDATE": "1", "TOOLSTREAM_MAX_REPEATS": "64"}) == {
+        "validate": True, "max_repeats": 64}
+    assert options_from_env({"TOOLSTREAM_VALIDATE": "0"}) == {}
+    for bad in ({"TOOLSTREAM_VALIDATE": "maybe"}, {"TOOLSTREAM_MAX_REPEATS": "-3"},
+                {"TOOLSTREAM_MAX_REPEATS": "0"}):
+        with pytest.raises(ValueError, match="TOOLSTREAM_"):
+            options_from_env(bad)
+
+
+def test_vllm_register_reads_the_environment(vl, monkeypatch):
+    import toolstream.vllm as adapter
+
+    manager = vl.atp.ToolParserManager
+    saved = dict(manager.tool_parsers)
+    try:
+        monkeypatch.setenv("TOOLSTREAM_VALIDATE", "1")
+        monkeypatch.setenv("TOOLSTREAM_MAX_REPEATS", "32")
+        adapter.register()
+        assert manager.get_tool_parser("toolstream-hermes").options == {"validate": True, "max_repeats": 32}
+        adapter.register(max_repeats=8)
+        assert manager.get_tool_parser("toolstream-hermes").options == {"validate": True, "max_repeats": 8}
+    finally:
+        manager.tool_parsers.clear()
+        manager.tool_parsers.update(saved)
+    assert manager.get_tool_parser("toolstream-hermes").options == {}
+
+
+def random_chunks_of(text):
+    from helpers import random_chunks
+
+    return random_chunks(text, 7, 9)

@@ -88,7 +88,7 @@ def test_emitters_write_what_the_cli_writes(kind, tmp_path):
     write the CLI's `--emit` output byte for byte (made-up ids aside)."""
     cli = _cli()
     if cli is None:
-        pytest.skip("SKIPPED: no toolstream CLI binary (cargo build) to compare with")
+        pytest.skip("SKIPPED: no toolstream CLI binary to compare with (cargo build, or set TOOLSTREAM_CLI to it)")
     inputs = _inputs()
     if not _captures():
         print(f"SKIPPED: captures not found at {CAPTURES} (set TOOLSTREAM_CAPTURES); fixtures only")

@@ -11,7 +11,7 @@ import pytest
 
 import toolstream
 from fixtures import FIXTURES, FRAMING, HERMES, OPENAI_CHAT
-from helpers import calls_of, chunkings, run, text_of
+from helpers import SseServer, calls_of, chunkings, run, text_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -61,7 +61,7 @@ def _cli():
 def test_events_equal_the_cli_json(fmt, tmp_path):
     cli = _cli()
     if cli is None:
-        pytest.skip("SKIPPED: no toolstream CLI binary (cargo build) to compare with")
+        pytest.skip("SKIPPED: no toolstream CLI binary to compare with (cargo build, or set TOOLSTREAM_CLI to it)")
     data, _, _ = FIXTURES[fmt]
     path = tmp_path / "in"
     path.write_bytes(data.encode())
@@ -392,36 +392,14 @@ def test_limits_become_error_events():
 def test_openai_sdk_example(tmp_path):
     """The OpenAI SDK example, against a local server replaying a recorded-shape stream."""
     pytest.importorskip("openai")
-    import http.server
-    import threading
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            body = OPENAI_CHAT.encode()
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with SseServer(OPENAI_CHAT) as server:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
         import openai_sdk
 
-        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        events = openai_sdk.stream_events(base_url=base, api_key="test")
+        events = openai_sdk.stream_events(base_url=server.base, api_key="test")
         assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
-        events = asyncio.run(openai_sdk.astream_events(base_url=base, api_key="test"))
+        events = asyncio.run(openai_sdk.astream_events(base_url=server.base, api_key="test"))
         assert calls_of(events) == [("get_weather", {"city": "Zürich"}), ("now", {})]
-    finally:
-        server.shutdown()
 
 
 def test_module_docstring_example():
@@ -525,3 +503,34 @@ def test_syntax_errors_name_the_key(tmp_path):
         toolstream.Parser()
     with pytest.raises(TypeError, match="syntax: expected"):
         toolstream.Parser(syntax=3)
+
+
+def test_validate_and_max_repeats_stop_a_call_with_an_error_event():
+    """`validate=True` (with `tools=`) and `max_repeats=N`: the call ends as an error event
+    carrying `kind`, `index`, `path` (a schema violation's JSON Pointer) and `raw` (the
+    call's bytes up to the one it broke at), at every chunking, and gets no tool_call_end."""
+    tools = [{"name": "get_weather", "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "integer", "maximum": 14}},
+        "additionalProperties": False}}]
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "30"}}</tool_call> ok'
+    for chunks in chunkings(text):
+        events = run("hermes", chunks, tools=tools, validate=True)
+        errors = [e for e in events if e["type"] == "error"]
+        assert errors == [{
+            "type": "error", "kind": "schema_violation", "index": 0, "path": "/days",
+            "message": errors[0]["message"],
+            "raw": '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "',
+        }], events
+        assert "type" in errors[0]["message"]  # a string where an integer goes: at its quote
+        assert not calls_of(events) and text_of(events) == " ok"
+    # Off by default: the same call completes.
+    assert calls_of(run("hermes", [text], tools=tools)) == [("get_weather", {"city": "Paris", "days": "30"})]
+    loop = '<tool_call>{"name": "get_weather", "arguments": {"city": "' + "la" * 50 + '"}}</tool_call>'
+    events = run("hermes", [loop], max_repeats=10)
+    (e,) = [e for e in events if e["type"] == "error"]
+    assert e["kind"] == "repetition" and e["index"] == 0 and "path" not in e
+    # Stopped mid-argument, a few periods past the tenth repeat: raw is the call's bytes so far.
+    assert loop.startswith(e["raw"]) and 10 <= e["raw"].count("la") <= 12, e["raw"]
+    assert not calls_of(events)
+    with pytest.raises(ValueError):
+        toolstream.Parser("hermes", max_repeats=-1)

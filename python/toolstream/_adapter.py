@@ -8,6 +8,7 @@ deltas), plus the bookkeeping attributes the engines' serving layers read from a
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -33,6 +34,38 @@ def tools_to_json(tools: Any) -> Optional[List[Any]]:
             tool = tool.dict(exclude_none=True)
         out.append(tool)
     return out
+
+
+STOPPED = ("schema_violation", "repetition")
+"""Error kinds of a call stopped mid-argument: its arguments broke its tool's JSON Schema
+(``validate=True``) or repeated in a runaway loop (``max_repeats=N``)."""
+
+
+def options_from_env(env: Any = None) -> Dict[str, Any]:
+    """The checks a server turns on without code (a vLLM plugin file takes no arguments):
+    ``TOOLSTREAM_VALIDATE=1`` is ``validate=True``, ``TOOLSTREAM_MAX_REPEATS=N`` is
+    ``max_repeats=N``. A value that is not one of those raises ``ValueError`` (at start-up,
+    not per request)."""
+    env = os.environ if env is None else env
+    options: Dict[str, Any] = {}
+    validate = env.get("TOOLSTREAM_VALIDATE", "").strip().lower()
+    if validate in ("1", "true", "yes", "on"):
+        options["validate"] = True
+    elif validate not in ("", "0", "false", "no", "off"):
+        raise ValueError(f"TOOLSTREAM_VALIDATE={validate!r}: expected 1 or 0")
+    repeats = env.get("TOOLSTREAM_MAX_REPEATS", "").strip()
+    if repeats:
+        if not repeats.isdigit() or int(repeats) < 1:
+            raise ValueError(f"TOOLSTREAM_MAX_REPEATS={repeats!r}: expected a whole number of at least 1")
+        options["max_repeats"] = int(repeats)
+    return options
+
+
+def describe_error(e: Dict[str, Any]) -> str:
+    """An error event in one line for a log: its kind, the JSON Pointer of the offending
+    value (a schema violation) and the message, which names the keyword."""
+    at = f" at {e['path']!r}" if isinstance(e.get("path"), str) else ""
+    return f"{e['kind']}{at}: {e['message']}"
 
 
 def new_parser(fmt: str, tools: Any, options: Dict[str, Any]) -> Parser:
@@ -88,7 +121,11 @@ class Tracker:
     ``owner`` up to date. Error events never lose bytes: the raw text of an error that no
     call's start has claimed (a malformed call before its name, text after a closed call,
     invalid bytes) becomes content; an error that ends a started call is logged and kept in
-    ``owner.toolstream_errors``, since its name and arguments were already streamed.
+    ``owner.toolstream_errors``, since its name and arguments were already streamed. That
+    includes a call stopped mid-argument (``validate=True``: ``schema_violation`` with its
+    ``path``; ``max_repeats=N``: ``repetition``): no delta of it follows the one that broke
+    it, and ``owner.toolstream_stopped`` lists those errors alone, for a server that cancels
+    the request when one appears.
 
     A call's argument text is kept as pieces and joined into ``streamed_args_for_tool`` /
     ``prev_tool_call_arr`` once, when the call ends (or the stream does): appending to one
@@ -103,6 +140,7 @@ class Tracker:
         owner.current_tool_id = -1
         owner.current_tool_name_sent = False
         owner.toolstream_errors = []
+        owner.toolstream_stopped = []
 
     def _settle(self, i: int) -> None:
         """Joins call ``i``'s argument pieces into the engines' attributes."""
@@ -148,9 +186,11 @@ class Tracker:
                         "toolstream: call %s (%s) failed: %s",
                         e["index"],
                         self.started[e["index"]],
-                        e["message"],
+                        describe_error(e),
                     )
                     owner.toolstream_errors.append(e)
+                    if e["kind"] in STOPPED:
+                        owner.toolstream_stopped.append(e)
                 else:
                     step.content += e["raw"]
             # finish carries nothing for an engine's tool parser; field events are off.
@@ -161,11 +201,14 @@ class Tracker:
 
 
 def parse_whole(
-    fmt: str, text: str, tools: Any, options: Dict[str, Any]
+    fmt: str, text: str, tools: Any, options: Dict[str, Any], owner: Any = None
 ) -> "tuple[str, str, List[Call]]":
     """A whole response at once: (content, reasoning, finished calls). A call that failed
-    (malformed, cut off, over a limit) is no call: its raw text, the model's own bytes,
-    goes back into the content where it stood, as the engines' own parsers do."""
+    (malformed, cut off, over a limit, or stopped by ``validate`` / ``max_repeats``) is no
+    call: its raw text, the model's own bytes (for a stopped call, up to the byte it broke
+    at), goes back into the content where it stood, as the engines' own parsers do; its
+    error event is logged and kept on ``owner`` (``toolstream_errors``, and
+    ``toolstream_stopped`` for a stopped call) when given."""
     parser = new_parser(fmt, tools, options)
     events = parser.feed(text) + parser.finish()
     content: List[str] = []
@@ -181,4 +224,10 @@ def parse_whole(
             calls[e["index"]] = Call(e["index"], e["id"], e["name"], e["arguments"])
         elif kind == "error":
             content.append(e["raw"])
+            if "index" in e:
+                logger.warning("toolstream: call %s is no call: %s", e["index"], describe_error(e))
+                if owner is not None:
+                    owner.toolstream_errors.append(e)
+                    if e["kind"] in STOPPED:
+                        owner.toolstream_stopped.append(e)
     return "".join(content), "".join(reasoning), [calls[i] for i in sorted(calls)]

@@ -31,7 +31,9 @@ either."""
 class Parser:
     """A streaming parser for one response: ``feed(chunk)`` as bytes arrive, then
     ``finish()``. Both return the events they complete, as dicts shaped like the CLI's JSON
-    lines. Each keyword option is the Rust ``ParserConfig`` setter of the same name
+    lines. ``Parser("auto")`` without ``framing=`` detects a provider's stream from its
+    first bytes (held until they tell, at most 64 KiB), as :func:`detect` does; anything
+    else is raw model text. Each keyword option is the Rust ``ParserConfig`` setter of the same name
     (``unique_ids=True`` is ``id_prefix(IdPrefix::Unique)``); one left out keeps its
     default."""
 
@@ -169,6 +171,11 @@ class PartialValue:
 
 def formats() -> List[str]:
     """Every format name, in the order ``toolstream formats`` lists them."""
+
+def detect(data: Chunk) -> Optional[str]:
+    """The format of a response body from its first bytes, as ``toolstream parse`` detects
+    it: a provider's format name, ``"auto"`` for raw model text, or ``None`` for an SSE
+    stream whose payloads name no format."""
 
 def format_info() -> List[FormatInfo]:
     """One dict per format: ``name``, ``description``, ``framing`` (its default)."""

@@ -94,9 +94,13 @@ class _ErrorEventBase(TypedDict):
 
 class ErrorEvent(_ErrorEventBase, total=False):
     """A provider error or input the parser could not accept; ``raw`` keeps what was
-    received. ``index`` is present when the error replaces a call's ``tool_call_end``."""
+    received. ``index`` is present when the error replaces a call's ``tool_call_end``.
+    A call stopped mid-argument has ``kind`` ``schema_violation`` (``validate=True``; its
+    ``message`` names the keyword, ``path`` is the JSON Pointer of the offending value and
+    ``raw`` ends at the byte it broke at) or ``repetition`` (``max_repeats=N``)."""
 
     index: int
+    path: str
 
 
 Event = Union[

@@ -14,6 +14,16 @@ follow SGLang's convention: a call's first item has ``name`` and empty ``paramet
 ``name=None`` and argument text; ``tool_index`` is the call's ordinal in the response.
 Reasoning text that reaches the detector (normally SGLang's reasoning parser has removed it)
 is returned as normal text, so nothing is lost.
+
+Checks while the arguments stream: ``register(validate=True, max_repeats=N)`` (or
+``TOOLSTREAM_VALIDATE=1`` / ``TOOLSTREAM_MAX_REPEATS=N`` in the environment) checks each
+call's arguments against its tool's JSON Schema from the request's ``tools`` and stops a
+runaway loop. A detector cannot cancel the request nor take back an item already returned:
+a call that breaks returns no item past the one that broke it; its error (``kind``
+``schema_violation`` with ``path``, or ``repetition``; ``index``, ``message`` naming the
+keyword, ``raw``) is logged as a warning and kept in the detector's ``toolstream_errors``
+and ``toolstream_stopped``. In a whole output (``detect_and_parse``) such a call is not
+returned: its text up to the break goes back into ``normal_text``.
 """
 
 from __future__ import annotations
@@ -24,12 +34,13 @@ from typing import Any, Dict, List
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 
-from ._adapter import Step, Tracker, new_parser, parse_whole, text_formats
+from ._adapter import Step, Tracker, new_parser, options_from_env, parse_whole, text_formats
 
 
 class ToolstreamDetector(BaseFormatDetector):
     """Base of the ``toolstream-<format>`` detectors; subclasses set ``format``.
-    ``options`` are extra ``toolstream.Parser`` keyword arguments (limits, ...)."""
+    ``options`` are extra ``toolstream.Parser`` keyword arguments (limits, ``validate``,
+    ``max_repeats``, ...); the request's tools are the ``tools`` of every parser."""
 
     format: str = "auto"
     options: Dict[str, Any] = {}
@@ -63,7 +74,7 @@ class ToolstreamDetector(BaseFormatDetector):
         """One-shot parse with a fresh parser. ``tool_index`` is the tool's position in
         ``tools`` (-1 when undeclared), as in SGLang's ``parse_base_json``; calls to
         undeclared tools are kept."""
-        content, reasoning, calls = parse_whole(self.format, text, tools, self.options)
+        content, reasoning, calls = parse_whole(self.format, text, tools, self.options, self)
         positions = {
             getattr(getattr(t, "function", None), "name", None): i for i, t in enumerate(tools or [])
         }
@@ -109,10 +120,13 @@ def detector_class(fmt: str, **options: Any) -> type:
     return type(name, (ToolstreamDetector,), {"format": fmt, "options": dict(options)})
 
 
-def register(enum: Any = None) -> List[str]:
+def register(enum: Any = None, **options: Any) -> List[str]:
     """Adds ``toolstream-<format>`` for every raw-text format to SGLang's
     ``FunctionCallParser.ToolCallParserEnum`` (or the mapping given) and to the
-    ``--tool-call-parser`` choices (``parser_names.TOOL_CALL_PARSER_NAMES``)."""
+    ``--tool-call-parser`` choices (``parser_names.TOOL_CALL_PARSER_NAMES``). ``options``
+    (``validate=True``, ``max_repeats=N``, limits) go to every detector, over those the
+    environment turns on (``TOOLSTREAM_VALIDATE``, ``TOOLSTREAM_MAX_REPEATS``)."""
+    options = {**options_from_env(), **options}
     if enum is None:
         from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
@@ -124,7 +138,7 @@ def register(enum: Any = None) -> List[str]:
     names = []
     for fmt in text_formats():
         name = f"toolstream-{fmt}"
-        enum[name] = detector_class(fmt)
+        enum[name] = detector_class(fmt, **options)
         if name not in TOOL_CALL_PARSER_NAMES:
             TOOL_CALL_PARSER_NAMES.append(name)
         names.append(name)

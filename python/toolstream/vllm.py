@@ -15,6 +15,17 @@ the parser still holds at the end of the output. The first delta of a call carri
 (unique: ``chatcmpl-tool-<uuid4 hex>``), ``type`` and name; later deltas carry argument
 text. Text goes to ``content``, reasoning to ``reasoning``.
 
+Checks while the arguments stream: ``TOOLSTREAM_VALIDATE=1`` in the server's environment
+checks each call's arguments against its tool's JSON Schema from the request
+(``validate=True``), ``TOOLSTREAM_MAX_REPEATS=N`` stops a runaway loop (``max_repeats=N``);
+or ``register(validate=True, max_repeats=N)`` / ``parser_class(fmt, validate=True)`` from
+code. vLLM cannot cancel a request from a tool parser, nor take back a delta already sent:
+a call that breaks streams no delta past the one that broke it, its error (``kind``
+``schema_violation`` with ``path``, or ``repetition``; ``index``, ``message`` naming the
+keyword, ``raw``) is logged as a warning and kept in the parser's ``toolstream_errors`` and
+``toolstream_stopped``. In a whole output (``extract_tool_calls``) such a call is not
+returned as a tool call: its text up to the break goes back into the content.
+
 Importing this module registers the parsers with vLLM's ``ToolParserManager``; it imports
 vLLM (not torch itself).
 """
@@ -26,7 +37,7 @@ import json
 import uuid
 from typing import Any, Dict, List, Optional, Sequence
 
-from ._adapter import Step, Tracker, new_parser, parse_whole, text_formats
+from ._adapter import Step, Tracker, new_parser, options_from_env, parse_whole, text_formats
 
 try:
     from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
@@ -69,7 +80,8 @@ def new_call_id() -> str:
 
 class ToolstreamToolParser(ToolParser):
     """Base of the ``toolstream-<format>`` parsers; subclasses set ``format``.
-    ``options`` are extra ``toolstream.Parser`` keyword arguments (limits, ...)."""
+    ``options`` are extra ``toolstream.Parser`` keyword arguments (limits, ``validate``,
+    ``max_repeats``, ...); the request's tools are the ``tools`` of every parser."""
 
     format: str = "auto"
     options: Dict[str, Any] = {}
@@ -144,7 +156,7 @@ class ToolstreamToolParser(ToolParser):
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         """One-shot parse of a complete output (a fresh parser; the stream is untouched)."""
         tools = self._request_tools or getattr(request, "tools", None)
-        content, reasoning, calls = parse_whole(self.format, model_output, tools, self.options)
+        content, reasoning, calls = parse_whole(self.format, model_output, tools, self.options, self)
         tool_calls = [
             ToolCall(
                 id=new_call_id(),
@@ -170,11 +182,15 @@ def parser_class(fmt: str, **options: Any) -> type:
     return type(name, (ToolstreamToolParser,), {"format": fmt, "options": dict(options)})
 
 
-def register() -> List[str]:
-    """Registers ``toolstream-<format>`` for every raw-text format (done on import)."""
+def register(**options: Any) -> List[str]:
+    """Registers ``toolstream-<format>`` for every raw-text format (done on import, with the
+    checks the environment turns on: ``TOOLSTREAM_VALIDATE``, ``TOOLSTREAM_MAX_REPEATS``).
+    ``options`` (``validate=True``, ``max_repeats=N``, limits) go to every parser, over
+    the environment's."""
+    options = {**options_from_env(), **options}
     names = []
     for fmt in text_formats():
-        cls = parser_class(fmt)
+        cls = parser_class(fmt, **options)
         globals()[cls.__name__] = cls
         ToolParserManager.register_module(name=f"toolstream-{fmt}", module=cls)
         names.append(f"toolstream-{fmt}")

@@ -126,15 +126,50 @@ function append(kind, delta) {
 
 // ---- errors ----
 
-// The kind, the message and the raw text an error carries.
+// Whether an error is a call stopped mid-argument: it broke its tool's JSON Schema
+// (`--validate`) or ran away repeating itself (`--max-repeats`).
+function stopped(e) { return e.kind === "schema_violation" || e.kind === "repetition"; }
+
+// Where a stopped call broke: the keyword its message names (`tool call 0: enum: ...`), the
+// JSON Pointer of the offending value and the byte of the call's text it broke at (`at` when
+// the proxy cut the text it echoes, else the length of `raw`, which ends at that byte).
+function breach(e, rawBytes) {
+  const line = el("div", "broke");
+  const said = (e.message || "").replace(/^tool call \d+: /, "");
+  const keyword = e.kind === "repetition" ? "repetition" : (/^([A-Za-z$]+):/.exec(said) || [])[1] || "schema";
+  line.append(el("code", "keyword", keyword));
+  if (typeof e.path === "string") {
+    line.append(" at ", e.path ? el("code", "path", e.path) : el("span", "path", "the arguments themselves"));
+  }
+  const at = typeof e.at === "number" ? e.at : rawBytes;
+  if (at) line.append(el("span", "at", ` · broke at byte ${at} of the call's text`));
+  return line;
+}
+
+// The kind, the message and the raw text an error carries; a stopped call's raw text has
+// the byte it broke at marked.
 function problem(e) {
   const box = el("div", "problem");
   const title = el("div", "title");
   title.append(el("span", "kind", e.kind || "error"), el("span", "message", e.message || ""));
   box.append(title);
   const raw = typeof e.raw === "string" ? e.raw : "";
-  box.append(el("div", "label", raw ? `received (${bytes(new TextEncoder().encode(raw).length)})` : "nothing received"));
-  if (raw) box.append(el("pre", "raw-text", raw));
+  const rawBytes = new TextEncoder().encode(raw).length;
+  const stop = stopped(e) && e.index != null;
+  if (stop) box.append(breach(e, rawBytes));
+  box.append(el("div", "label", raw ? `received (${bytes(rawBytes)})` : "nothing received"));
+  if (raw) {
+    const pre = el("pre", "raw-text");
+    // The raw text ends at the byte it broke at unless the proxy cut it shorter (`at`).
+    if (stop && (typeof e.at !== "number" || e.at === rawBytes)) {
+      const chars = Array.from(raw);
+      const last = chars.pop();
+      pre.append(chars.join(""), el("mark", "at", last));
+    } else {
+      pre.textContent = raw;
+    }
+    box.append(pre);
+  }
   return box;
 }
 
@@ -372,7 +407,8 @@ function onEvent(e) {
         const c = callOf(e);
         filling(c, null);
         c.node.dataset.state = "error";
-        c.state.textContent = "✗ failed";
+        c.state.textContent = e.kind === "schema_violation" ? "✗ stopped: breaks its schema"
+          : e.kind === "repetition" ? "✗ stopped: runaway loop" : "✗ failed";
         if (typeof e.raw === "string" && e.raw) c.sent = e.raw;
         timed(c, "failed at", e);
         c.raw.querySelector("summary").firstChild.data = "arguments as received";
@@ -429,7 +465,7 @@ function detail(e) {
     case "tool_call_field_end": return `[${e.index}] ${e.path}`;
     case "tool_call_end": return `[${e.index}] ${e.name} ${JSON.stringify(e.arguments)}`;
     case "finish": return `${e.reason ?? "–"}${e.usage ? " " + JSON.stringify(e.usage) : ""}`;
-    case "error": return `${e.index != null ? `[${e.index}] ` : ""}${e.kind}: ${e.message}`;
+    case "error": return `${e.index != null ? `[${e.index}] ` : ""}${e.kind}: ${e.message}${typeof e.path === "string" ? ` at "${e.path}"` : ""}`;
     default: return "";
   }
 }

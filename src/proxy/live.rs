@@ -5,7 +5,10 @@
 //! request's model and declared tools, the wall-clock start), then one message per event
 //! the client was sent (the [`Event`] JSON plus `"s"` (the stream's number), `"offset"`
 //! (upstream body bytes parsed when it was emitted) and `"us"` (microseconds since the
-//! request arrived)), then an `event: end` message with the outcome. A watcher gets every
+//! request arrived)), plus the error that ended a call the proxy refused for it (a schema
+//! violation, a runaway loop: the client is told by the refusal instead), with `"at"` (the
+//! length of the call's text up to and with the byte it broke at), then an `event: end`
+//! message with the outcome. A watcher gets every
 //! record as it stands, then each new batch as it is recorded (a `tokio` broadcast channel).
 //!
 //! Memory is bounded: a record keeps at most [`LOG_BYTES`] of messages (then one
@@ -194,6 +197,18 @@ impl LiveStream {
     /// Serializes `event`, emitted when `offset` upstream bytes had been parsed, straight
     /// into the batch (no string per event).
     pub(super) fn event(&mut self, event: &Event, offset: u64) {
+        self.message(event, offset, None);
+    }
+
+    /// Records the error that ended a call the proxy refused for it (a schema violation,
+    /// a runaway loop): the client is not sent it (it is told by the refusal), the page
+    /// shows it on the call's card. `at` is the length of the call's text up to and with
+    /// the byte it broke at (the error's `raw` may be cut shorter): the message's `"at"`.
+    pub(super) fn broke(&mut self, event: &Event, offset: u64, at: usize) {
+        self.message(event, offset, Some(at));
+    }
+
+    fn message(&mut self, event: &Event, offset: u64, at: Option<usize>) {
         if self.full {
             return;
         }
@@ -209,9 +224,13 @@ impl LiveStream {
             let us = self.started.elapsed().as_micros();
             let _ = write!(
                 self.batch,
-                ",\"s\":{},\"offset\":{offset},\"us\":{us}}}",
+                ",\"s\":{},\"offset\":{offset},\"us\":{us}",
                 self.s
             );
+            if let Some(at) = at {
+                let _ = write!(self.batch, ",\"at\":{at}");
+            }
+            self.batch.push(b'}');
         }
         self.n += 1;
         self.batch.extend_from_slice(b"\n\n");
@@ -299,3 +318,62 @@ pub const LIVE_CSS: &str = include_str!("live.css");
 /// The `Content-Security-Policy` the page is served with: scripts, styles and requests
 /// from its own origin only; nothing else (no inline script, no frames, no forms).
 pub const LIVE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+    use serde_json::json;
+
+    /// The record of a stream whose call the proxy refused for breaking its schema: the
+    /// call's own error is there (for the page's card), with its path and `"at"`, the
+    /// length of the call's text up to the byte it broke at, even when its `raw` was cut.
+    #[test]
+    fn a_refused_calls_error_is_recorded_with_the_byte_it_broke_at() {
+        let live = Arc::new(Live::new(4));
+        let mut stream = live.begin(json!({"model": "m"}));
+        stream.event(
+            &Event::ToolCallStart {
+                index: 0,
+                id: "call_0".into(),
+                name: "set_mode".into(),
+            },
+            10,
+        );
+        stream.broke(
+            &Event::Error {
+                kind: ErrorKind::SchemaViolation,
+                message: "tool call 0: enum: the string is none of the allowed values".into(),
+                index: Some(0),
+                raw: "{\"mode\": \"r".into(),
+                path: Some("/mode".into()),
+            },
+            42,
+            5000,
+        );
+        stream.outcome = "refused";
+        drop(stream);
+        let (text, _, _) = live.watch();
+        let messages: Vec<serde_json::Value> = text
+            .split("\n\n")
+            .filter_map(|m| m.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect();
+        let broke = messages
+            .iter()
+            .find(|m| m["type"] == "error")
+            .unwrap_or_else(|| panic!("no error in {text}"));
+        assert_eq!(broke["kind"], "schema_violation");
+        assert_eq!(broke["index"], 0);
+        assert_eq!(broke["path"], "/mode");
+        assert_eq!(broke["offset"], 42);
+        assert_eq!(broke["at"], 5000);
+        // The other events have no "at".
+        let start = messages
+            .iter()
+            .find(|m| m["type"] == "tool_call_start")
+            .unwrap_or_else(|| panic!("no start in {text}"));
+        assert!(start.get("at").is_none(), "{start}");
+        assert!(text.contains("\"outcome\":\"refused\""), "{text}");
+    }
+}

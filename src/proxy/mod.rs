@@ -144,7 +144,9 @@
 //!
 //! `GET /live` shows every streamed chat reply the proxy fixes, in flight and recent: pick
 //! a stream, watch its text, reasoning and calls form (a call's name the moment it settles,
-//! its arguments as they stream, errors with the text they carry), pause and step through
+//! its arguments as they stream, errors with the text they carry; a call refused for breaking
+//! its schema or running away (`--validate`, `--max-repeats`) marked on its card with the
+//! keyword, the JSON Pointer and the byte of its text it broke at), pause and step through
 //! its events, read the event log (each event with its offset in the upstream body and
 //! its time since the request arrived; per call the time to its name and to its end) and
 //! copy a call's arguments. It is the page `toolstream serve` shows ([`LIVE_HTML`]), served

@@ -258,30 +258,8 @@ impl<E: ClientEmitter> Relay<E> {
     /// argument text again past [`RAW_ECHO_BYTES`] (the client had the arguments as they
     /// streamed; a call over the argument limit would be re-sent whole in one event).
     fn emit(&mut self, event: &Event, out: &mut String) {
-        let short;
-        let event = if let Event::Error {
-            path: _,
-            kind,
-            message,
-            index: Some(index),
-            raw,
-        } = event
-            && raw.len() > RAW_ECHO_BYTES
-        {
-            short = Event::Error {
-                path: None,
-                kind: *kind,
-                message: format!(
-                    "{message} (its {} bytes of text, already streamed, are not repeated here past the first {RAW_ECHO_BYTES})",
-                    raw.len()
-                ),
-                index: Some(*index),
-                raw: cut(raw, RAW_ECHO_BYTES),
-            };
-            &short
-        } else {
-            event
-        };
+        let short = shortened(event);
+        let event = short.as_ref().unwrap_or(event);
         if let Some(live) = &mut self.live {
             live.event(event, self.offset);
         }
@@ -307,6 +285,21 @@ impl<E: ClientEmitter> Relay<E> {
             {
                 self.outcome("refused");
                 self.tally.refused();
+                // The call's own error (a schema violation, a runaway loop) goes to `/live`
+                // only, on that call's card with its path and the byte it broke at; the
+                // client is told by the ending below.
+                if let (
+                    Some(live),
+                    Event::Error {
+                        index: Some(_),
+                        raw,
+                        ..
+                    },
+                ) = (&mut self.live, &event)
+                {
+                    let short = shortened(&event);
+                    live.broke(short.as_ref().unwrap_or(&event), self.offset, raw.len());
+                }
                 let text = (self.on_refused == OnRefused::Text).then(|| {
                     // On a line of its own after the model's text.
                     let sep = if self.mid_line { "\n" } else { "" };
@@ -322,6 +315,31 @@ impl<E: ClientEmitter> Relay<E> {
         }
         false
     }
+}
+
+/// `event` with its text cut to [`RAW_ECHO_BYTES`] when it is a call's error carrying more
+/// (`None`: as it is).
+fn shortened(event: &Event) -> Option<Event> {
+    let Event::Error {
+        path,
+        kind,
+        message,
+        index: Some(index),
+        raw,
+    } = event
+    else {
+        return None;
+    };
+    (raw.len() > RAW_ECHO_BYTES).then(|| Event::Error {
+        path: path.clone(),
+        kind: *kind,
+        message: format!(
+            "{message} (its {} bytes of text, already streamed, are not repeated here past the first {RAW_ECHO_BYTES})",
+            raw.len()
+        ),
+        index: Some(*index),
+        raw: cut(raw, RAW_ECHO_BYTES),
+    })
 }
 
 /// The body of a streamed reply: each frame is the events of the upstream's next chunk.

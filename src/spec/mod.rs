@@ -66,8 +66,13 @@
 //! `{"type": "function", "function": {"name": "{K}", "arguments": "{A}"}}`. A string
 //! under `id`, `tool_call_id` or `call_id` before the name is the call id; any other
 //! member is an error with the raw call (transformers ignores members its transform
-//! does not name; here an undefined member is never silently dropped). `repeats` and
-//! `optional` are accepted; calls always repeat and are always optional here.
+//! does not name; here an undefined member is never silently dropped). Without
+//! `toolstream.keys`, a member the transform names must be one known chat templates use
+//! (name: `name`, `tool_name`, `function_name`, `tool`; arguments: `arguments`,
+//! `parameters`, `args`, `input`, `params`): a typo (`{content.tol}`) is an error when the
+//! spec loads, naming the key, not a parser that fails every call; a syntax whose calls
+//! use another member lists it in `toolstream.keys`. `repeats` and `optional` are
+//! accepted; calls always repeat and are always optional here.
 //!
 //! # Pattern delimiters
 //!
@@ -241,6 +246,7 @@ use crate::text::kit::options::TextOptions;
 use crate::text::{TextScanner, gemma, json, pythonic, xml};
 
 mod lax;
+mod members;
 mod pylist;
 mod read;
 pub(crate) mod regions;

@@ -961,6 +961,10 @@ fn json_table(
         }
         None => {
             let (name, args) = transform_keys(f)?;
+            if f.transform.is_some() {
+                let path = join(&join(&f.path, "transform"), "function");
+                super::members::check(&path, f.transform_each, &name, &args)?;
+            }
             CallShape::Fields {
                 name: vec![Cow::Owned(name)],
                 args: vec![Cow::Owned(args)],

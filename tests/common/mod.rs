@@ -689,3 +689,28 @@ pub fn mutations_keep_the_contract(
         assert_mutant_keeps_contract(make, input, &mut rng, 20, label);
     }
 }
+
+/// The README's section under `## {title}`, up to the next `## ` heading.
+pub fn readme_section(title: &str) -> &'static str {
+    include_str!("../../README.md")
+        .split(&format!("\n## {title}\n"))
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("README has no `## {title}` section"))
+}
+
+/// The ```` ```console ```` block of `section` that contains `containing`: its command (the
+/// first line, without its `$ ` prompt) and the output it shows (the lines after it).
+pub fn console_block(section: &str, containing: &str) -> (String, String) {
+    let block = section
+        .split("```console\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains(containing))
+        .unwrap_or_else(|| panic!("no console block with `{containing}`"));
+    let (command, output) = block.split_once('\n').unwrap();
+    let command = command
+        .strip_prefix("$ ")
+        .unwrap_or_else(|| panic!("`{command}`: not a `$ ` command line"));
+    (command.to_owned(), output.to_owned())
+}
