@@ -576,12 +576,102 @@ fn hold_back_limit_is_split_invariant_and_loses_nothing() {
     assert_eq!(joined(&out), h.as_bytes());
 }
 
+/// `pieces` at every chunking (whole, byte by byte, every split point).
+fn same_at_every_split(ds: &[D], policy: Policy, h: &str, want: &[Piece]) {
+    let set = set_of(ds);
+    let h = h.as_bytes();
+    assert_eq!(stream(&set, policy, &[h], 1 << 20).0, want, "whole");
+    let bytes: Vec<&[u8]> = h.chunks(1).collect();
+    assert_eq!(
+        stream(&set, policy, &bytes, 1 << 20).0,
+        want,
+        "byte by byte"
+    );
+    for i in 0..=h.len() {
+        let (a, b) = h.split_at(i);
+        assert_eq!(
+            stream(&set, policy, &[a, b], 1 << 20).0,
+            want,
+            "split at {i}"
+        );
+    }
+}
+
+fn text(t: &str) -> Piece {
+    Piece::Text(t.as_bytes().to_vec())
+}
+
+fn found(pattern: usize, start: usize, bytes: &str) -> Piece {
+    Piece::Match {
+        pattern,
+        start,
+        bytes: bytes.as_bytes().to_vec(),
+        captures: Vec::new(),
+    }
+}
+
+#[test]
+fn a_lookahead_ending_a_pattern_matches_what_precedes_it() {
+    // TRL's Nemotron 3 template: reasoning opens (an empty match) where a `</think>` is
+    // still to come; the bytes up to it are searched again with the region's close.
+    let nemotron = [
+        D::Re(r"(?=[\s\S]*?</think>)"),
+        D::Re(r"</think>\s*"),
+        D::Re(r"<tool_call>"),
+        D::Lits(&["</tool_call>"]),
+    ];
+    same_at_every_split(
+        &nemotron,
+        fields,
+        "Hmm.</think>\n12<tool_call>x</tool_call>",
+        &[
+            found(0, 0, ""),
+            text("Hmm."),
+            found(1, 4, "</think>\n"),
+            text("12"),
+            found(2, 15, "<tool_call>"),
+            text("x"),
+            found(3, 27, "</tool_call>"),
+        ],
+    );
+    // No `</think>`: no reasoning.
+    same_at_every_split(&nemotron, fields, "12", &[text("12")]);
+    // A non-empty match: `<a>` only where `<b>` follows; `<b>` is searched again.
+    same_at_every_split(
+        &[D::Re("<a>(?=<b>)"), D::Lits(&["<b>"])],
+        all,
+        "x<a><b>y<a>z",
+        &[
+            text("x"),
+            found(0, 1, "<a>"),
+            found(1, 4, "<b>"),
+            text("y<a>z"),
+        ],
+    );
+    // An empty match is not reported twice at one offset (it would repeat for ever):
+    // the byte after it is text.
+    same_at_every_split(
+        &[D::Re("(?=b)")],
+        all,
+        "abb",
+        &[
+            text("a"),
+            found(0, 1, ""),
+            text("b"),
+            found(0, 2, ""),
+            text("b"),
+        ],
+    );
+}
+
 #[test]
 fn errors_name_the_construct() {
     let cases = [
         (r"(a)\1", "backreference"),
         (r"(?P<n>a)(?P=n)", "backreference"),
-        (r"a(?=b)", "lookahead"),
+        (r"a(?=b)c", "lookahead"),
+        (r"a|b(?=c)", "lookahead"),
+        (r"(?:a(?=b))", "lookahead"),
         (r"a(?!b)", "negative lookahead"),
         (r"(?<=a)b", "lookbehind"),
         (r"(?<!a)b", "negative lookbehind"),

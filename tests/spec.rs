@@ -73,9 +73,9 @@ fn errors_name_the_key_path() {
             "fields.tool_calls.open[1]: must not be empty",
         ),
         (
-            json!({"fields": {"tool_calls": {"open": "<a>", "close_pattern": "</a>(?=x)", "content": "json",
+            json!({"fields": {"tool_calls": {"open": "<a>", "close_pattern": "</a>(?=x)y", "content": "json",
                                              "transform": {"type": "function", "function": "{content}"}}}}),
-            "fields.tool_calls.close_pattern: ",
+            "fields.tool_calls.close_pattern: the lookahead (?=...) is not supported",
         ),
         (
             json!({"fields": {"tool_calls": {"open": "<a>", "close_pattern": "</a>\\s*", "content": "json",
@@ -84,8 +84,8 @@ fn errors_name_the_key_path() {
         ),
         (
             json!({"fields": {"tool_calls": {"open_pattern": "<a>", "content": "json", "transform_each": true,
-                                             "transform": {"type": "function", "function": {"name": "{n}", "arguments": "{a}"}}}}}),
-            "fields.tool_calls.transform_each: a list of calls per region is read with literal delimiters only",
+                                             "transform": {"type": "function", "function": {"name": "{fn.name}", "arguments": "{fn.args}"}}}}}),
+            "fields.tool_calls.transform.function: with transform_each: {\"name\": \"{K}\"",
         ),
         (
             json!({"fields": {"tool_calls": {"open_pattern": "<a>", "content": "xml-inline",
@@ -149,12 +149,14 @@ fn errors_name_the_key_path() {
             "fields.tool_calls: at most one field may have no `open`",
         ),
         (
-            json!({"fields": {"thinking": {"open": "<think>", "content": "text"}, "tool_calls": {"open": "<a>", "content": "json", "transform": {"type": "function", "function": "{content}"}}}}),
+            json!({"fields": {"thinking": {"open": "<think>", "content": "text"}, "tool_calls": {"open": "<a>", "content": "json", "transform": {"type": "function", "function": "{content}"}},
+                              "content": {"close": "<|im_end|>"}}}),
             "fields.thinking.close: reasoning needs exactly one closing literal",
         ),
         (
-            json!({"fields": {"content": {"close": "x"}}}),
-            "fields.tool_calls: is required",
+            // Our form names an engine: it reads calls.
+            json!({"response_template": {"fields": {"content": {"close": "x"}}}, "toolstream": {"engine": "json"}}),
+            "response_template.fields.tool_calls: is required",
         ),
         (
             json!({"fields": {"tool_calls": {"open": "<a>", "content": "xml-inline"}}}),
@@ -299,9 +301,15 @@ fn cohere_template_decodes_its_fixture() {
     assert_eq!(got[0].arguments, json!({"temperature_format": "Celsius"}));
     // `tool_call_id` before the name is the call's id.
     assert_eq!(got[0].id, "0");
-    // The template does not name the end-of-turn token: it stays text (nothing is dropped
-    // that the spec does not name; transformers discards text no field takes).
-    assert_eq!(text(&ev), "<|END_OF_TURN_TOKEN|>");
+    // Every field has an open: the end-of-turn token is outside every region, no field's
+    // (transformers' parse_response drops it too).
+    assert_eq!(text(&ev), "");
+    // The response, inside its tokens, is the text.
+    let answer = events(
+        &syntax,
+        "<|START_RESPONSE|>Four.<|END_RESPONSE|><|END_OF_TURN_TOKEN|>",
+    );
+    assert_eq!(text(&answer), "Four.");
     // With the prompt's end echoed first, the anchor is skipped.
     let echoed = events(
         &syntax,
@@ -383,6 +391,36 @@ fn dotted_transform_paths_name_the_call_objects_keys() {
     assert!(
         err(nested).starts_with("fields.tool_calls.transform.function.name: with transform_each")
     );
+}
+
+#[test]
+fn a_template_without_tool_calls_reads_reasoning_and_text() {
+    // transformers' `test_join_concatenates_repeated_matches`: no calls field. It was
+    // refused (`fields.tool_calls: is required`); its reasoning and text are read, each
+    // field's `join` between its regions, as transformers joins the values.
+    let syntax = Syntax::from_value(&json!({
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|assistant|>",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "repeats": true, "join": " "},
+            "content": {"repeats": true, "join": " "},
+        },
+    }))
+    .unwrap();
+    let ev = events(
+        &syntax,
+        "<think>first</think>middle<think>second</think>done",
+    );
+    assert_eq!(reasoning(&ev), "first second");
+    assert_eq!(text(&ev), "middle done");
+    let ev = events(&syntax, "<think>only</think>");
+    assert_eq!((reasoning(&ev).as_str(), text(&ev).as_str()), ("only", ""));
+    // A call marker of another syntax is text here.
+    let ev = events(&syntax, "<tool_call>{\"name\": \"f\"}</tool_call>");
+    assert!(calls(&ev).is_empty());
+    assert_eq!(text(&ev), "<tool_call>{\"name\": \"f\"}</tool_call>");
+    // It reads back to the same syntax.
+    assert_eq!(Syntax::from_value(&syntax.to_json()).unwrap(), syntax);
 }
 
 fn ernie_template() -> Value {
@@ -475,15 +513,17 @@ fn ernie_template_decodes_its_fixtures() {
     assert_eq!(got.len(), 1, "{ev:?}");
     assert_eq!(got[0].name, "get_current_temperature");
     assert_eq!(got[0].arguments, json!({"location": "Paris"}));
-    // transformers drops text no field takes; the events keep it (`</s>` included).
-    assert_eq!(text(&ev), "\n\n\n</s>");
+    // No field without an open: text no field takes (`</s>` included) is dropped, as
+    // transformers drops it.
+    assert_eq!(text(&ev), "");
 
     let answer = "Hello! I'm doing well, thank you for asking.";
     let out = format!("A greeting.\n</think>\n\n<response>\n{answer}\n</response>\n</s>");
     let ev = events(&syntax, &out);
     assert_eq!(reasoning(&ev).trim(), "A greeting.");
-    // The content field's open and its close pattern (`\n?</response>`) are consumed.
-    assert_eq!(text(&ev), format!("\n\n{answer}\n</s>"));
+    // The content field's open and its close pattern (`\n?</response>`) are consumed;
+    // the bytes around the region are no field's.
+    assert_eq!(text(&ev), answer);
     assert!(calls(&ev).is_empty());
 
     // transformers' streaming fixture. At the start `^` matches first (an alternation
@@ -497,7 +537,7 @@ fn ernie_template_decodes_its_fixtures() {
     assert_eq!(calls(&ev).len(), 1);
     // After text, `<think>\s*` opens it.
     let ev = events(&syntax, "A.</think>B <think>\n C</think>");
-    assert_eq!((text(&ev).as_str(), reasoning(&ev).as_str()), ("B ", "A.C"));
+    assert_eq!((text(&ev).as_str(), reasoning(&ev).as_str()), ("", "A.C"));
 }
 
 #[test]
@@ -514,8 +554,8 @@ fn gpt_oss_template_decodes_its_fixtures() {
     assert_eq!(got.len(), 1, "{ev:?}");
     assert_eq!(got[0].name, "get_current_weather");
     assert_eq!(got[0].arguments, json!({"location": "San Francisco, CA"}));
-    // `<|start|>assistant` mid-stream is no field's: it stays text.
-    assert_eq!(text(&ev), "<|start|>assistant");
+    // `<|start|>assistant` mid-stream is no field's: dropped.
+    assert_eq!(text(&ev), "");
 
     let ev = events(
         &syntax,
@@ -525,7 +565,7 @@ fn gpt_oss_template_decodes_its_fixtures() {
         reasoning(&ev),
         "User asks a simple math question: 2+2 = 4. Provide answer."
     );
-    assert_eq!(text(&ev), "<|start|>assistant2");
+    assert_eq!(text(&ev), "2");
     assert!(calls(&ev).is_empty());
 
     // With its close; a close marker inside a JSON string is string content.
@@ -537,7 +577,8 @@ fn gpt_oss_template_decodes_its_fixtures() {
     assert_eq!(got.len(), 1, "{ev:?}");
     assert_eq!(got[0].name, "echo");
     assert_eq!(got[0].arguments, json!({"s": "a<|call|>b"}));
-    assert_eq!(text(&ev), "done");
+    // After the call, outside every region: no field's.
+    assert_eq!(text(&ev), "");
 }
 
 #[test]
@@ -562,7 +603,8 @@ fn qwen3_template_decodes_its_fixtures() {
     let got = calls(&ev);
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].arguments, json!({"city": "Paris"}));
-    assert_eq!(text(&ev), "\n");
+    // The template has no `content` field: bytes outside its regions are no field's.
+    assert_eq!(text(&ev), "");
 
     // A repeated parameter is an error with the raw call, never a merge or a drop.
     let raw = "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>";
@@ -573,7 +615,7 @@ fn qwen3_template_decodes_its_fixtures() {
             .any(|e| matches!(e, Event::Error { raw: r, .. } if r == raw)),
         "{ev:?}"
     );
-    assert_eq!(text(&ev), " ok");
+    assert_eq!(text(&ev), "");
 }
 
 #[test]
@@ -592,11 +634,9 @@ fn inkling_template_decodes_its_fixture() {
     assert_eq!(got.len(), 1, "{ev:?}");
     assert_eq!(got[0].name, "get_weather");
     assert_eq!(got[0].arguments, json!({"city": "Tokyo", "units": "C"}));
-    // The text block's bytes, and the end-of-sampling token no field takes.
-    assert_eq!(
-        text(&ev),
-        "Checking the weather now.<|content_model_end_sampling|>"
-    );
+    // The text block's bytes; the end-of-sampling token is no field's (every field has
+    // an open), so it is dropped.
+    assert_eq!(text(&ev), "Checking the weather now.");
     // The generation prompt's `<|message_model|>` echoed first: skipped as the anchor.
     let echoed = events(&syntax, &format!("<|message_model|>{out}"));
     assert_eq!(echoed, ev);
@@ -897,15 +937,23 @@ fn gemma_calls_the_engine_cannot_read_are_refused_naming_the_key() {
         assert!(e.path().starts_with(path), "{path}: {e}");
         assert!(e.message().contains(says), "{path}: {e}");
     }
-    // The close_pattern case: the field is read by the pattern engine, which names the
-    // key that asks for the gemma engine.
-    let mut t = gemma4_template();
-    t["fields"]["tool_calls"]["close_pattern"] = json!("<tool_call\\|>");
-    t["fields"]["tool_calls"]
-        .as_object_mut()
-        .unwrap()
-        .remove("close");
-    let e = Syntax::from_value(&t).unwrap_err();
+    // A close pattern that spells literals (TRL's `<tool_call\|>\s*`) is read as them;
+    // any other close pattern sends the field to the pattern engine, which names the key
+    // that asks for the gemma engine.
+    let close_pattern = |p: &str| {
+        let mut t = gemma4_template();
+        t["fields"]["tool_calls"]["close_pattern"] = json!(p);
+        t["fields"]["tool_calls"]
+            .as_object_mut()
+            .unwrap()
+            .remove("close");
+        Syntax::from_value(&t)
+    };
+    let literal = Syntax::from_value(&gemma4_template()).unwrap();
+    for p in ["<tool_call\\|>", "<tool_call\\|>\\s*", "(?:<tool_call\\|>)"] {
+        assert_eq!(close_pattern(p).unwrap(), literal, "{p}");
+    }
+    let e = close_pattern("<tool_call\\|>\\s+").unwrap_err();
     assert_eq!(
         e.path(),
         "fields.tool_calls.content_args.unquoted_keys",
@@ -1910,4 +1958,356 @@ fn cli_spec_file_of_the_new_xml_syntaxes_parses_like_the_format() {
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ------------------------------------------------------------------ transformers' own answers
+
+/// `tests/spec/`: real templates, model outputs, and what transformers' `parse_response`
+/// returns for each (`tests/spec/parse_response.py` wrote it).
+fn spec_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/spec")
+}
+
+fn read_json(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The events' text of a field as transformers gives its value: trimmed, unless the
+/// template says `strip: false` (the events carry the region's bytes).
+fn as_value(template: &Value, field: Option<&str>, events_text: &str) -> String {
+    let strip =
+        field.is_none_or(|f| template["fields"][f]["content_args"]["strip"] != Value::Bool(false));
+    if strip {
+        events_text.trim()
+    } else {
+        events_text
+    }
+    .to_owned()
+}
+
+#[test]
+fn real_templates_agree_with_transformers() {
+    let dir = spec_dir();
+    let expected = read_json(&dir.join("expected.json"));
+    let cases = read_json(&dir.join("cases.json"));
+    let pairs = |v: &Value| -> Vec<(Value, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["template"].clone(), c["input"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        pairs(&expected["cases"]),
+        pairs(&cases),
+        "tests/spec/expected.json is stale: run tests/spec/parse_response.py"
+    );
+    let mut failed = Vec::new();
+    for case in expected["cases"].as_array().unwrap() {
+        let name = case["template"].as_str().unwrap();
+        let input = case["input"].as_str().unwrap();
+        let message = &case["message"];
+        assert!(message.get("error").is_none(), "{name}: {message}");
+        let template = read_json(&dir.join("templates").join(format!("{name}.json")));
+        let syntax = match Syntax::from_value(&template) {
+            Ok(s) => s,
+            Err(e) => {
+                failed.push(format!("{name}: the template does not load: {e}"));
+                continue;
+            }
+        };
+        // What `toolstream spec`-style writing gives back reads to the same syntax.
+        assert_eq!(
+            Syntax::from_value(&syntax.to_json()).as_ref(),
+            Ok(&syntax),
+            "{name}"
+        );
+        let ev = events(&syntax, input);
+        let reasoning_field = ["thinking", "reasoning_content", "reasoning"]
+            .into_iter()
+            .find(|f| template["fields"].get(*f).is_some());
+        let theirs_calls: Vec<(String, Value)> = message["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                (
+                    c["function"]["name"].as_str().unwrap().to_owned(),
+                    c["function"]["arguments"].clone(),
+                )
+            })
+            .collect();
+        let got = (
+            as_value(&template, reasoning_field, &reasoning(&ev)),
+            as_value(&template, Some("content"), &text(&ev)),
+            calls(&ev)
+                .into_iter()
+                .map(|c| (c.name, c.arguments))
+                .collect::<Vec<_>>(),
+            errors(&ev).len(),
+        );
+        let want = (
+            reasoning_field
+                .and_then(|f| message[f].as_str())
+                .unwrap_or_default()
+                .to_owned(),
+            message["content"].as_str().unwrap_or_default().to_owned(),
+            theirs_calls,
+            0,
+        );
+        if got != want {
+            failed.push(format!(
+                "{name} on {input:?}:\n  toolstream   {got:?}\n  transformers {want:?}"
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} cases differ:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn the_new_readings_keep_split_invariance_on_slips() {
+    use toolstream::ErrorKind::{InvalidArguments, InvalidJson, MissingName, Truncated};
+    let dir = spec_dir();
+    let template = |name: &str| {
+        let t = read_json(&dir.join("templates").join(format!("{name}.json")));
+        Syntax::from_value(&t).unwrap()
+    };
+    let q = "<|\"|>";
+    let cut_gemma = format!("<|tool_call>call:f{{a:{q}x");
+    let cut_second = "<|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {\"x\": 1}}, {\"tool_name\": \"b\", \"parameters\": {";
+    // (template, input, reasoning, text, calls, errors (kind, index, raw))
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        &'a str,
+        Vec<(&'a str, Value)>,
+        Vec<(toolstream::ErrorKind, Option<usize>, &'a str)>,
+    );
+    let cases: Vec<Case> = vec![
+        // string_delims: a cut string is the call's error, with its bytes.
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[get_weather(city='Par",
+            "",
+            "",
+            vec![],
+            vec![(
+                Truncated,
+                Some(0),
+                "<|tool_call_start|>[get_weather(city='Par",
+            )],
+        ),
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=1), g(b=",
+            "",
+            "",
+            vec![("f", json!({"a": 1}))],
+            vec![(Truncated, Some(1), ", g(b=")],
+        ),
+        // A close inside a quoted value is the value's.
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=')')]<|tool_call_end|>ok",
+            "",
+            "ok",
+            vec![("f", json!({"a": ")"}))],
+            vec![],
+        ),
+        (
+            "trl_lfm2_5",
+            "<|tool_call_start|>[f(a=1, a=2)]<|tool_call_end|>",
+            "",
+            "",
+            vec![],
+            vec![(
+                InvalidArguments,
+                Some(0),
+                "<|tool_call_start|>[f(a=1, a=2)]<|tool_call_end|>",
+            )],
+        ),
+        (
+            "trl_lfm2_5",
+            "say [f(a=1)] <|im_end|>",
+            "",
+            "say [f(a=1)] ",
+            vec![],
+            vec![],
+        ),
+        // The lookahead: no `</think>`, no reasoning; each `</think>` closes one.
+        (
+            "trl_nemotron_3",
+            "no reasoning <tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            "",
+            "no reasoning ",
+            vec![("f", json!({"a": 1}))],
+            vec![],
+        ),
+        (
+            "trl_nemotron_3",
+            "a</think>b</think>c<|im_end|>",
+            "ab",
+            "c",
+            vec![],
+            vec![],
+        ),
+        ("trl_nemotron_3", "</think>", "", "", vec![], vec![]),
+        ("trl_nemotron_3", "a</thi", "", "a</thi", vec![], vec![]),
+        // Pattern closes on the gemma engine; the whitespace they eat is text there.
+        (
+            "trl_gemma4",
+            &cut_gemma,
+            "",
+            "",
+            vec![],
+            vec![(Truncated, Some(0), &cut_gemma)],
+        ),
+        (
+            "trl_gemma4",
+            "<|tool_call>call:f{a:1}<tool_call|>  \n<|tool_call>call:g{}<tool_call|>",
+            "",
+            "  \n",
+            vec![("f", json!({"a": 1})), ("g", json!({}))],
+            vec![],
+        ),
+        (
+            "trl_gemma4",
+            "<|channel>thought\nhm<channel|> <turn|> ",
+            "hm",
+            "  ",
+            vec![],
+            vec![],
+        ),
+        // transform_each lists on the regions engine.
+        (
+            "transformers_cohere",
+            cut_second,
+            "",
+            "",
+            vec![("a", json!({"x": 1}))],
+            vec![(
+                Truncated,
+                Some(1),
+                "{\"tool_name\": \"b\", \"parameters\": {",
+            )],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {\"x\": \"<|END_ACTION|>\"}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![("a", json!({"x": "<|END_ACTION|>"}))],
+            vec![],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>{\"tool_name\": \"a\", \"parameters\": {}}<|END_ACTION|>",
+            "",
+            "",
+            vec![("a", json!({}))],
+            vec![],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[1, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![],
+            vec![(
+                InvalidJson,
+                None,
+                "<|START_ACTION|>[1, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            )],
+        ),
+        (
+            "transformers_cohere",
+            "<|START_ACTION|>[{\"parameters\": {}}, {\"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            "",
+            "",
+            vec![("b", json!({}))],
+            vec![(MissingName, None, "<|START_ACTION|>[{\"parameters\": {}}")],
+        ),
+        // No tool_calls field; join between regions (an empty last one too).
+        (
+            "transformers_reasoning_join",
+            "<think>a",
+            "a",
+            "",
+            vec![],
+            vec![],
+        ),
+        (
+            "transformers_reasoning_join",
+            "</think>x<think>y</think><think>",
+            "y ",
+            "</think>x",
+            vec![],
+            vec![],
+        ),
+        // No leftover field: `^` opens the reasoning at the start.
+        (
+            "transformers_ernie",
+            "plain text, no field opened",
+            "plain text, no field opened",
+            "",
+            vec![],
+            vec![],
+        ),
+    ];
+    for (name, input, want_reasoning, want_text, want_calls, want_errors) in cases {
+        let ev = events(&template(name), input);
+        let got_calls: Vec<(String, Value)> = calls(&ev)
+            .into_iter()
+            .map(|c| (c.name, c.arguments))
+            .collect();
+        let want_calls: Vec<(String, Value)> = want_calls
+            .into_iter()
+            .map(|(n, a)| (n.to_owned(), a))
+            .collect();
+        let want_errors: Vec<(toolstream::ErrorKind, Option<usize>, String)> = want_errors
+            .into_iter()
+            .map(|(k, i, r)| (k, i, r.to_owned()))
+            .collect();
+        assert_eq!(
+            (reasoning(&ev), text(&ev), got_calls, kinds(&ev)),
+            (
+                want_reasoning.to_owned(),
+                want_text.to_owned(),
+                want_calls,
+                want_errors
+            ),
+            "{name} on {input:?}"
+        );
+    }
+}
+
+#[test]
+fn expected_json_is_what_transformers_returns() {
+    // The equality above is checked against transformers itself, when it is here.
+    let Some(python) = std::env::var_os("TOOLSTREAM_TRANSFORMERS_PYTHON") else {
+        println!(
+            "SKIPPED: set TOOLSTREAM_TRANSFORMERS_PYTHON to a Python that has transformers \
+             (pip install --no-deps transformers, then its light dependencies: see \
+             tests/spec/parse_response.py) to check tests/spec/expected.json against it"
+        );
+        return;
+    };
+    let out = Command::new(python)
+        .arg(spec_dir().join("parse_response.py"))
+        .arg("--check")
+        .output()
+        .expect("run tests/spec/parse_response.py");
+    assert!(
+        out.status.success(),
+        "tests/spec/expected.json is not what transformers returns:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -107,11 +107,20 @@
 //! punctuation (`\<` is a literal `<` as in Python, not a word boundary), `(?#...)`
 //! comments. `re.DOTALL` is on, as transformers compiles them. Refused with an error
 //! that names the construct — a DFA cannot run them: backreferences (`\1`,
-//! `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`), atomic groups and
+//! `(?P=name)`), look-around (`(?=`, `(?!`, `(?<=`, `(?<!`) but the one below, atomic groups and
 //! possessive repetition, conditionals, `\N{...}`, the `(?a)`/`(?L)` flags, and Unicode
 //! word boundaries (`\b`, `\B`; `(?-u:\b)` is the ASCII one and is accepted). Known
 //! differences: Python's `$` also matches before a final newline, here only at the end;
 //! `\s` follows Unicode's White_Space rather than Python's `str.isspace`.
+//!
+//! **A lookahead that ends the pattern**, `X(?=Y)` at its top level (no `|` there), is
+//! read: the DFA runs `X(Y)` and the match reported is X's part (the same X Python's
+//! backtracking picks: the first, in the pattern's priority order, that Y can follow);
+//! Y's bytes are searched again after it. Y's bytes are held like any candidate's, up to
+//! the hold-back limit (TRL's Nemotron 3 `(?=[\s\S]*?</think>)` holds the text until a
+//! `</think>` or the end). An empty match is reported at most once at one offset: were a
+//! lookahead's to repeat there (after another empty match), the byte at that offset is
+//! text instead, so a zero-width delimiter cannot match for ever.
 
 use std::sync::Arc;
 
@@ -179,7 +188,16 @@ impl Delimiter {
     /// The regex (in the regex crate's syntax) this delimiter compiles to.
     fn to_rust(&self) -> Result<String, (ErrorKind, String, Option<usize>)> {
         match &self.kind {
-            DelimiterKind::Regex(p) => translate(p),
+            DelimiterKind::Regex(p) => match trailing_lookahead(p) {
+                Some((body, ahead)) => {
+                    let body = translate(body)?;
+                    let ahead = translate(ahead)
+                        .map_err(|(k, m, at)| (k, m, at.map(|o| o + p.len() - ahead.len() - 1)))?;
+                    let ahead = ahead.strip_prefix("(?s)").unwrap_or(&ahead);
+                    Ok(format!("{body}(?P<{AHEAD}>{ahead})"))
+                }
+                None => translate(p),
+            },
             DelimiterKind::Literals(list) => {
                 if list.is_empty() {
                     return Err((
@@ -300,6 +318,8 @@ struct Inner {
     pikevm: Option<pikevm::PikeVM>,
     /// Per pattern: whether it has explicit groups.
     has_groups: Vec<bool>,
+    /// Per pattern: it ends in a lookahead (compiled as the group [`AHEAD`]).
+    ahead: Vec<bool>,
     /// Per pattern: a match may be reported before the next byte is seen (no
     /// look-ahead assertion).
     settle_early: Vec<bool>,
@@ -340,6 +360,10 @@ impl PatternSet {
         let mut hirs: Vec<Hir> = Vec::with_capacity(delimiters.len());
         let mut settle_early = Vec::with_capacity(delimiters.len());
         let mut has_groups = Vec::with_capacity(delimiters.len());
+        let ahead: Vec<bool> = delimiters
+            .iter()
+            .map(|d| matches!(&d.kind, DelimiterKind::Regex(p) if trailing_lookahead(p).is_some()))
+            .collect();
         for (i, d) in delimiters.iter().enumerate() {
             let rust = d.to_rust().map_err(|e| err(i, e))?;
             let hir = regex_syntax::ParserBuilder::new()
@@ -419,6 +443,7 @@ impl PatternSet {
                 dfa,
                 pikevm,
                 has_groups,
+                ahead,
                 settle_early,
                 can_start,
                 flags,
@@ -447,6 +472,7 @@ impl PatternSet {
             .zip(pid)
             .into_iter()
             .flat_map(|(vm, pid)| vm.get_nfa().group_info().pattern_names(pid).flatten())
+            .filter(|n| *n != AHEAD)
     }
 
     /// Heap bytes of the compiled automata.
@@ -566,6 +592,57 @@ fn analyse(dfa: &dense::DFA<Vec<u32>>, patterns: usize) -> (Vec<u8>, Vec<[bool; 
         }
     }
     (flags, can_start)
+}
+
+/// The group a trailing lookahead `X(?=Y)` is compiled to: the pattern runs as `X(Y)`
+/// and the match reported ends where this group starts.
+const AHEAD: &str = "__toolstream_ahead";
+
+/// `X(?=Y)` with the lookahead ending the pattern, at its top level (no `|` there):
+/// `(X, Y)`.
+fn trailing_lookahead(p: &str) -> Option<(&str, &str)> {
+    let bytes = p.as_bytes();
+    let mut depth = 0usize;
+    let mut class = false;
+    let mut i = 0;
+    let mut open_at = None;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 1,
+            b'[' if !class => {
+                class = true;
+                // `[]...]` and `[^]...]`: the first `]` is a literal.
+                if bytes.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if bytes.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            b']' if class => class = false,
+            _ if class => {}
+            b'(' => {
+                if depth == 0 {
+                    open_at = (bytes.get(i + 1..i + 3) == Some(b"?=")).then_some(i);
+                }
+                depth += 1;
+            }
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0
+                    && let Some(o) = open_at
+                {
+                    return (i + 1 == p.len())
+                        .then(|| (p.get(..o), p.get(o + 3..i)))
+                        .and_then(|(x, y)| Some((x?, y?)));
+                }
+            }
+            b'|' if depth == 0 => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Translates a Python `re` pattern to the regex crate's syntax, `(?s)` in front.
@@ -949,6 +1026,7 @@ impl<'a> Match<'a> {
             caps.group_info()
                 .pattern_names(PatternID::new(self.pattern).unwrap_or(PatternID::ZERO))
                 .flatten()
+                .filter(|name| *name != AHEAD)
                 .map(move |name| (name, self.capture(name)))
         })
     }
@@ -974,6 +1052,8 @@ struct Lent {
     bytes: usize,
     /// They were a match (the next search must not report an empty match at its end).
     matched: bool,
+    /// Search again from after them (the candidates were dropped).
+    restart: bool,
 }
 
 /// Finds the delimiters of a [`PatternSet`] in a stream. See the [module docs](self).
@@ -998,6 +1078,8 @@ pub struct PatternMatcher {
     decided: Option<(usize, usize, usize)>,
     /// No empty match here (where the last match ended).
     no_empty_at: Option<usize>,
+    /// Where the last empty match was reported.
+    last_empty: Option<usize>,
     /// The end of the stream was applied to the candidates at `scanned`.
     eoi_done: bool,
     lent: Lent,
@@ -1036,6 +1118,7 @@ impl PatternMatcher {
             cands: Vec::new(),
             decided: None,
             no_empty_at: None,
+            last_empty: None,
             eoi_done: false,
             lent: Lent::default(),
             scratch: Vec::new(),
@@ -1093,6 +1176,7 @@ impl PatternMatcher {
         self.cands.clear();
         self.decided = None;
         self.no_empty_at = None;
+        self.last_empty = None;
         self.eoi_done = false;
         self.lent = Lent::default();
         self.limit_hits = 0;
@@ -1139,7 +1223,11 @@ impl PatternMatcher {
 
     /// Drops what the previous step lent out.
     fn drop_lent(&mut self) {
-        let Lent { bytes, matched } = std::mem::take(&mut self.lent);
+        let Lent {
+            bytes,
+            matched,
+            restart,
+        } = std::mem::take(&mut self.lent);
         if bytes == 0 && !matched {
             return;
         }
@@ -1150,6 +1238,8 @@ impl PatternMatcher {
         }
         if matched {
             self.no_empty_at = Some(self.base);
+        }
+        if matched || restart {
             self.restart_at(self.base);
         }
     }
@@ -1256,18 +1346,40 @@ impl PatternMatcher {
                 self.lent = Lent {
                     bytes: n,
                     matched: false,
+                    restart: false,
                 };
                 Step::Text(self.buf.get(..n).unwrap_or_default())
             }
             Ready::Match { end, pattern } => {
-                let len = end - self.base;
+                let mut len = end - self.base;
                 self.decided = None;
                 self.cands.clear();
+                let shift = self.captures(pattern, len);
+                if self.set.inner.ahead.get(pattern).copied().unwrap_or(false)
+                    && let (Some(shift), Some((_, caps))) = (shift, &self.caps)
+                    && let Some(span) = caps.get_group_by_name(AHEAD)
+                {
+                    // `X(?=Y)`: the match is X's; Y's bytes are searched again.
+                    len = span.start.saturating_sub(shift).min(len);
+                }
+                if len == 0 {
+                    if self.last_empty == Some(self.base) {
+                        // A second empty match here (a lookahead's, after another empty
+                        // one) would repeat for ever: the byte is text instead.
+                        self.lent = Lent {
+                            bytes: 1,
+                            matched: false,
+                            restart: true,
+                        };
+                        return Step::Text(self.buf.get(..1).unwrap_or_default());
+                    }
+                    self.last_empty = Some(self.base);
+                }
                 self.lent = Lent {
                     bytes: len,
                     matched: true,
+                    restart: false,
                 };
-                let shift = self.captures(pattern, len);
                 let start = self.base;
                 let bytes = self.buf.get(..len).unwrap_or_default();
                 let caps = match (shift, &self.caps) {

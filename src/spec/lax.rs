@@ -7,7 +7,9 @@
 //!
 //! - `open_pattern`: a literal (its regex metacharacters escaped, as `re.escape` or
 //!   `regex::escape` writes them) then `call:(?P<G>\w+)`: `<\|tool_call>call:(?P<name>\w+)`;
-//! - `close`: one literal (`<tool_call|>`);
+//! - `close`: one literal (`<tool_call|>`), or a `close_pattern` spelling one
+//!   (`<tool_call\|>\s*`, [`close_literals`]: the template reader turns such a close of
+//!   any field into its literals when the calls run here);
 //! - `content_args`: `unquoted_keys: true` and `string_delims: [[Q, Q]]`, one pair whose
 //!   open and close are the same token, beginning with `<` and holding no other `<`
 //!   (`allow_non_json: false` is accepted too);
@@ -81,6 +83,44 @@ fn unescape(p: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// The literals a close pattern spells, if it is one: `A`, `A|B` or `(?:A|B)`, each an
+/// escaped literal, optionally followed by `\s*` (TRL's templates write every close as
+/// `<tool_call\|>\s*`). The gemma engine reads such a close as its literals; the
+/// whitespace the `\s*` would eat is text there.
+pub(super) fn close_literals(pattern: &str) -> Option<Vec<String>> {
+    let p = pattern.strip_suffix("\\s*").unwrap_or(pattern);
+    let p = match p.strip_prefix("(?:").and_then(|q| q.strip_suffix(')')) {
+        // `(?:A)|(?:B)` is no single group: the inner text must hold no parenthesis.
+        Some(inner)
+            if !inner
+                .replace("\\(", "")
+                .replace("\\)", "")
+                .contains(['(', ')']) =>
+        {
+            inner
+        }
+        _ => p,
+    };
+    let mut parts = Vec::new();
+    let mut part = String::new();
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                part.push(c);
+                part.push(chars.next()?);
+            }
+            '|' => parts.push(std::mem::take(&mut part)),
+            c => part.push(c),
+        }
+    }
+    parts.push(part);
+    parts
+        .iter()
+        .map(|q| unescape(q).filter(|l| !l.is_empty()))
+        .collect()
 }
 
 /// The call's open marker and the name group from an `open_pattern`
@@ -276,6 +316,32 @@ pub(super) fn field(d: &Dialect) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn close_patterns_of_literals_are_read_as_literals() {
+        let lits = |v: &[&str]| Some(v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            close_literals("<tool_call\\|>\\s*"),
+            lits(&["<tool_call|>"])
+        );
+        assert_eq!(close_literals("<channel\\|>"), lits(&["<channel|>"]));
+        assert_eq!(
+            close_literals("(?:<turn\\|>|<\\|tool_response>|<eos>)\\s*"),
+            lits(&["<turn|>", "<|tool_response>", "<eos>"])
+        );
+        assert_eq!(close_literals("a|b"), lits(&["a", "b"]));
+        for bad in [
+            "<a>\\s+",
+            "<a>|",
+            "(?:a)|(?:b)",
+            "<a>.",
+            "x(?:a|b)",
+            "<a>\\n?",
+            "",
+        ] {
+            assert_eq!(close_literals(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn open_patterns_round_trip() {

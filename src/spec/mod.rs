@@ -28,11 +28,36 @@
 //! | `defaults` | an object; not used (it fills transformers' output message) |
 //! | `start_anchor` | a literal or a list: when the input begins with one, it is skipped (a server that echoes the prompt's end); otherwise the input is the model's output from its first byte |
 //! | `start_anchor_pattern`, `open_pattern`, `close_pattern` | regular expressions (Python `re` syntax, `re.DOTALL`; see [`scan::pattern`](crate::scan::pattern) for what a DFA can run): a spec with one runs on the regions engine (below); `start_anchor_pattern` is skipped when the input begins with a match |
-//! | `fields.tool_calls` | the calls: `content` `json` (JSON call objects after a marker, the engine of `hermes`; with `content_args` `unquoted_keys` and `string_delims`, bare-key objects, the engine of `gemma4`: below; with `toolstream.engine` `"sections"`, special-token sections, the engine of `deepseek`: below), `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) or `python-call-list` (the engine of `lfm2`: below) |
+//! | `fields.tool_calls` | the calls (a template without it, reasoning and text only, runs on the regions engine): `content` `json` (JSON call objects after a marker, the engine of `hermes`; with `content_args` `unquoted_keys` and `string_delims`, bare-key objects, the engine of `gemma4`: below; with `toolstream.engine` `"sections"`, special-token sections, the engine of `deepseek`: below), `xml-inline` (XML parameters, the engine of `qwen-xml`; its markers in `toolstream.xml`) or `python-call-list` (the engine of `lfm2`: below) |
 //! | `fields.thinking` (or `reasoning`, `reasoning_content`) | `open` / `close` literals: a reasoning tag pair |
 //! | `fields.content` | the visible text; its `open` / `close` literals are tokens dropped from the text (`<\|im_end\|>`) |
 //! | any other field | an error: no event carries it |
-//! | `join` | a string, with `repeats: true`; the events carry each region's own bytes (transformers joins the values of a repeated field with it) |
+//! | `join` | a string, with `repeats: true`; on the regions engine it is emitted between a field's regions (before the second region's bytes, ...), so the events' text is transformers' joined value; on the literal engines the events carry each region's own bytes |
+//!
+//! # What the content is: bytes outside every region
+//!
+//! The template defines what content is, as transformers' `parse_response` reads it. A
+//! field without an `open` (at most one; here it can only be `content`) is the leftover
+//! text: every byte outside the other fields' regions is its, and is text. When every
+//! field has an open (`<|START_RESPONSE|>`, `<|channel|>final<|message|>`,
+//! `<response>\n`), the bytes outside every region are no field's and are **dropped**, as
+//! transformers drops them: Cohere's `<|END_OF_TURN_TOKEN|>`, ERNIE's `</s>` and the
+//! newlines between its blocks, gpt-oss's `<|start|>assistant` between channels,
+//! Inkling's `<|content_model_end_sampling|>`; with no `content` field at all (a
+//! calls-only template), the text around the calls. Such a template (one with no
+//! `toolstream` object but its name, as transformers and TRL write them) runs on the
+//! regions engine, which reads literal delimiters too; with calls that engine cannot read
+//! (`python-call-list`, the gemma engine's) it stays on its literal engine, where those
+//! bytes are text. The `content` field's own delimiters are consumed either way.
+//!
+//! Where the events still differ from `parse_response`'s message: transformers strips a
+//! text value (`content_args.strip`, default `true`), the events carry the region's bytes
+//! with their whitespace; a field without `repeats` keeps only its last region's value in
+//! transformers (text, a tool call, text: `content` is the second text), the events carry
+//! every region; a JSON string holding the close delimiter ends the region in
+//! transformers, here it is string content. `tests/spec/` checks 48 outputs of 20 real
+//! templates (transformers' tests and serve fallbacks, TRL's) against what
+//! `parse_response` returns, at every chunking.
 //!
 //! For `json` calls, the `transform` says where the name and arguments are in each call
 //! object: `{"type": "function", "function": "{content}"}` (`name` / `arguments`), or
@@ -62,10 +87,16 @@
 //!   "{content}"}}`, `G` a named group of the `open_pattern`: the name is the group's
 //!   bytes, the body the arguments value (gpt-oss's `commentary to=functions\.(?P<name>\w+)`);
 //! - `json` with `"{content}"` or `{"name": "{content.K}", "arguments": "{content.A}"}`:
-//!   a call object, as on the literal engine (`transform_each` is not read here yet);
+//!   a call object, as on the literal engine; with `transform_each` and `{"name": "{K}",
+//!   "arguments": "{A}"}`, a list of call objects (Cohere's `<|START_ACTION|>[..]`; a
+//!   lone object is read too), each call streamed as it closes, a nameless one an error
+//!   with its bytes;
 //! - `xml-inline` with `content_args.tag_pattern` (groups `key` and `value`, one
 //!   parameter per match; `value_parser` `{"name": "json"}`: a value that parses as JSON
-//!   is JSON, else a string; `"text"`: strings) and the name from a group of the
+//!   is JSON, else the string without its surrounding whitespace, and with `args.string_delims`
+//!   `[[Q, Q2], ..]` each `Q...Q2` is a JSON string first (TRL's LFM 2.5 template:
+//!   `city='Paris'` is `"Paris"`); `"text"`: the string without its surrounding
+//!   whitespace; no value parser: the bytes) and the name from a group of the
 //!   `open_pattern` (transformers' Qwen 3 template); a repeated parameter is an error
 //!   with the raw call.
 //!
@@ -74,6 +105,10 @@
 //! closed, else an error with its raw bytes) and another call's open ends it the same
 //! way and starts the new call. A `content` field with an open is a text region whose
 //! delimiters are consumed; its closes without an open are dropped from the text.
+//! A pattern may end in a lookahead, `X(?=Y)` (TRL's Nemotron 3 reasoning opens with
+//! `(?=[\s\S]*?</think>)`: where a `</think>` is still to come): the match is X's, and
+//! the bytes up to the end of Y's match are held until it is known (see
+//! [`scan::pattern`](crate::scan::pattern)).
 //! `toolstream` takes only `name` here. Reasoning options of [`ParserConfig`](crate::ParserConfig)
 //! (`reasoning_open`, ...) do not apply: the spec's fields say where reasoning is.
 //!
@@ -90,7 +125,10 @@
 //! rewrite (keys after whitespace, names with `.`, `:` or `-`, the bare `<|tool_call>:NAME{`
 //! opener; a close marker inside a string is string content) is in `src/spec/lax.rs`. Any
 //! other use of `unquoted_keys` / `string_delims` is an error naming the key (bare keys
-//! with JSON strings, two different delimiters, `allow_non_json: true`).
+//! with JSON strings, two different delimiters, `allow_non_json: true`). A
+//! `close_pattern` that spells literals, `A`, `A|B` or `(?:A|B)` with an optional
+//! trailing `\s*` (TRL writes every close as `<tool_call\|>\s*`), is read as those
+//! literals there (on every field); the whitespace the `\s*` would consume is text.
 //!
 //! # Pythonic call lists (the pythonic engine)
 //!

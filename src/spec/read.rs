@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::lax::LAX_KEYS;
-use super::regions::{Body, Kind, Plan, Region};
+use super::regions::{Body, Kind, Plan, Region, Values};
 use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
 use crate::text::json::{Payload, Table as JsonTable, TableOpener};
@@ -216,6 +216,8 @@ struct Field<'a> {
     args: Option<&'a Map<String, Value>>,
     transform: Option<&'a Value>,
     transform_each: bool,
+    /// `join`: what goes between the values of a repeated text field.
+    join: Option<String>,
 }
 
 fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
@@ -249,8 +251,9 @@ fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
             boolean(&join(&path, key), b)?;
         }
     }
+    let mut joined = None;
     if let Some(j) = map.get("join") {
-        string(&join(&path, "join"), j)?;
+        joined = Some(string(&join(&path, "join"), j)?.to_owned());
         if map.get("repeats") != Some(&Value::Bool(true)) {
             return Err(SpecError::new(
                 join(&path, "join"),
@@ -285,6 +288,7 @@ fn field<'a>(path: String, v: &'a Value) -> Result<Field<'a>> {
         args,
         transform,
         transform_each,
+        join: joined,
     })
 }
 
@@ -328,16 +332,34 @@ struct Read<'a> {
     anchor_pattern: Option<String>,
     reasoning: Vec<(String, String)>,
     drops: Vec<String>,
-    calls: Field<'a>,
+    /// The `tool_calls` field; `None`: a template without calls (reasoning and text only).
+    calls: Option<Field<'a>>,
     /// Every field, in the template's order (for a spec with patterns).
     fields: Vec<(String, Field<'a>)>,
     /// A delimiter is a regular expression: the spec runs on the regions engine.
     patterned: bool,
 }
 
+/// Whether the regions engine reads these calls (with literal delimiters too).
+fn regions_read(f: &Field<'_>) -> bool {
+    // A name from a group of the open needs an open pattern.
+    match f.content {
+        "json" if !lax(f) => match json_body(f) {
+            Ok(Body::Args { .. }) => f.open_pattern.is_some(),
+            Ok(_) => true,
+            Err(_) => false,
+        },
+        "xml-inline" => f.open_pattern.is_some() && tags_body(f).is_ok(),
+        _ => false,
+    }
+}
+
 /// `sections`: the spec runs on the sections engine, whose `tool_calls` patterns are
-/// checked, not compiled (`super::sections`).
-fn template<'a>(base: &str, v: &'a Value, sections: bool) -> Result<Read<'a>> {
+/// checked, not compiled (`super::sections`). `plain`: the spec has no `toolstream`
+/// object but its name (transformers' template as written): one without a leftover field
+/// (bytes outside every region are no field's) or without `tool_calls` runs on the
+/// regions engine, which reads both as transformers does.
+fn template<'a>(base: &str, v: &'a Value, sections: bool, plain: bool) -> Result<Read<'a>> {
     let map = object(base, v)?;
     known(base, map, TEMPLATE_KEYS)?;
     if let Some(version) = map.get("version")
@@ -387,12 +409,36 @@ fn template<'a>(base: &str, v: &'a Value, sections: bool) -> Result<Read<'a>> {
         }
         all.push((name.clone(), f));
     }
+    // The gemma engine's delimiters are literals: a close pattern that spells literals
+    // (TRL's `<tool_call\|>\s*`) is read as them when the calls run there.
+    if !sections
+        && all
+            .iter()
+            .any(|(n, f)| n == "tool_calls" && lax(f) && f.open_pattern.is_some())
+    {
+        for (_, f) in &mut all {
+            if let Some(lits) = f
+                .close_pattern
+                .as_deref()
+                .and_then(super::lax::close_literals)
+            {
+                f.close = Some(lits);
+                f.close_pattern = None;
+            }
+        }
+    }
     // The open pattern of gemma-engine calls is read by that engine (`gemma::dialect`).
+    let calls_field = all.iter().find(|(n, _)| n == "tool_calls").map(|(_, f)| f);
     let patterned = anchor_pattern.is_some()
         || all.iter().any(|(n, f)| {
             (f.open_pattern.is_some() && !(n == "tool_calls" && (lax(f) || sections)))
                 || (f.close_pattern.is_some() && !(n == "tool_calls" && sections))
-        });
+        })
+        || (plain
+            && !sections
+            && (calls_field.is_none()
+                || (implicit.as_deref() != Some("content")
+                    && calls_field.is_some_and(regions_read))));
     for (name, f) in all.iter().cloned() {
         if patterned {
             if name == "tool_calls" {
@@ -442,12 +488,12 @@ fn template<'a>(base: &str, v: &'a Value, sections: bool) -> Result<Read<'a>> {
             }
         }
     }
-    let Some(calls) = calls else {
+    if calls.is_none() && !patterned {
         return Err(SpecError::new(
             join(&fields_path, "tool_calls"),
             "is required: the field that holds the calls",
         ));
-    };
+    }
     Ok(Read {
         anchors,
         anchor_pattern,
@@ -479,7 +525,10 @@ pub(super) fn syntax(v: &Value) -> Result<Syntax> {
         ));
     };
     let sections = ext.and_then(|e| e.get("engine")) == Some(&Value::from("sections"));
-    let read = template(base, template_value, sections)?;
+    let plain = ext
+        .and_then(Value::as_object)
+        .is_none_or(|m| m.keys().all(|k| k == "name"));
+    let read = template(base, template_value, sections, plain)?;
     let ext = match ext {
         Some(e) => {
             let m = object("toolstream", e)?;
@@ -489,7 +538,12 @@ pub(super) fn syntax(v: &Value) -> Result<Syntax> {
         None => None,
     };
     // xml-inline calls without toolstream.xml are read with their tag_pattern.
-    let tags = read.calls.content == "xml-inline" && ext_get(ext, "xml").is_none() && !sections;
+    let tags = read
+        .calls
+        .as_ref()
+        .is_some_and(|c| c.content == "xml-inline")
+        && ext_get(ext, "xml").is_none()
+        && !sections;
     if read.patterned || tags {
         return regions(&read, ext, template_value);
     }
@@ -525,7 +579,12 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
         .map(|(o, c)| (Cow::Owned(o), Cow::Owned(c)))
         .collect();
     let drops: Vec<Cow<'static, str>> = read.drops.iter().cloned().map(Cow::Owned).collect();
-    let calls = &read.calls;
+    let Some(calls) = read.calls.as_ref() else {
+        return Err(SpecError::new(
+            "fields.tool_calls",
+            "is required: the field that holds the calls",
+        ));
+    };
     let engine_path = "toolstream.engine";
     let wanted = match ext_get(ext, "engine") {
         Some(e) => Some(string(engine_path, e)?),
@@ -1602,7 +1661,16 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
             calls_open = Some(open);
         }
         let close = close.map(|c| add(c, delim_path(f, "close", &f.close_pattern)));
-        regions.push(Region { kind, open, close });
+        regions.push(Region {
+            kind,
+            open,
+            close,
+            join: if kind == Kind::Calls {
+                None
+            } else {
+                f.join.clone()
+            },
+        });
     }
     if let Some(p) = &read.anchor_pattern {
         // Anchored at the stream start: skipped when the input begins with it.
@@ -1611,43 +1679,56 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
             "start_anchor_pattern".to_owned(),
         ));
     }
-    let f = &read.calls;
-    let (body, tag) = match f.content {
-        "json" => (json_body(f)?, None),
-        "xml-inline" => {
-            let (tag, json, group) = tags_body(f)?;
-            let tag = add(
-                Delimiter::regex(tag),
-                join(&join(&f.path, "content_args"), "tag_pattern"),
-            );
-            (Body::Tags { group, tag, json }, Some(tag))
-        }
-        c => {
-            return Err(SpecError::new(
-                join(&f.path, "content"),
-                format!(
-                    "no engine reads {c:?} calls from a spec yet (\"json\": JSON call objects or arguments; \"xml-inline\": XML parameters)"
-                ),
-            ));
-        }
+    // Bytes outside every region are the leftover field's, when there is one (it can
+    // only be `content` here); otherwise no field's (transformers drops them).
+    let leftover = read
+        .fields
+        .iter()
+        .find(|(n, f)| n == "content" && f.open.is_none() && f.open_pattern.is_none());
+    let outside_text = leftover.is_some();
+    let outside_join = leftover.and_then(|(_, f)| f.join.clone());
+    let (body, tag) = match read.calls.as_ref() {
+        // Reasoning and text only: no call region, so the body is never read.
+        None => (
+            Body::Object(CallShape::Fields {
+                name: Vec::new(),
+                args: Vec::new(),
+                id: Vec::new(),
+            }),
+            None,
+        ),
+        Some(f) => match f.content {
+            "json" => (json_body(f)?, None),
+            "xml-inline" => {
+                let (tag, values, group) = tags_body(f)?;
+                let tag = add(
+                    Delimiter::regex(tag),
+                    join(&join(&f.path, "content_args"), "tag_pattern"),
+                );
+                (Body::Tags { group, tag, values }, Some(tag))
+            }
+            c => {
+                return Err(SpecError::new(
+                    join(&f.path, "content"),
+                    format!(
+                        "no engine reads {c:?} calls from a spec yet (\"json\": JSON call objects or arguments; \"xml-inline\": XML parameters)"
+                    ),
+                ));
+            }
+        },
     };
-    let set = PatternSet::new(delims.iter().cloned()).map_err(|e| {
-        let path = paths.get(e.pattern()).cloned().unwrap_or_default();
-        // The anchor's pattern is compiled as `\A(?:..)`: offsets in the spec's text.
-        let shift = if path == "start_anchor_pattern" { 5 } else { 0 };
-        let at = e
-            .offset()
-            .and_then(|o| o.checked_sub(shift))
-            .map(|o| format!(" (at byte {o})"))
-            .unwrap_or_default();
-        SpecError::new(path, format!("{}{at}", e.message()))
-    })?;
+    let set = pattern_set(&delims, &paths)?;
     // The name of a call comes from a group of its open pattern.
+    let calls_path = read
+        .calls
+        .as_ref()
+        .map(|f| f.path.as_str())
+        .unwrap_or_default();
     if let (Body::Args { group } | Body::Tags { group, .. }, Some(open)) = (&body, calls_open)
         && !set.group_names(open).any(|g| g == group)
     {
         return Err(SpecError::new(
-            join(&join(&join(&f.path, "transform"), "function"), "name"),
+            join(&join(&join(calls_path, "transform"), "function"), "name"),
             format!(
                 "{{{group}}} must be a named group of the call's open_pattern (`(?P<{group}>...)`)"
             ),
@@ -1657,7 +1738,7 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
         for g in ["key", "value"] {
             if !set.group_names(tag).any(|n| n == g) {
                 return Err(SpecError::new(
-                    join(&join(&f.path, "content_args"), "tag_pattern"),
+                    join(&join(calls_path, "content_args"), "tag_pattern"),
                     format!("must have a named group `{g}` (`(?P<{g}>...)`)"),
                 ));
             }
@@ -1671,9 +1752,26 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
             regions,
             drops,
             body,
+            outside_text,
+            outside_join,
             source: source.clone(),
         })),
         anchors: read.anchors.clone(),
+    })
+}
+
+/// The delimiters compiled; an error names the key of the one that does not compile.
+fn pattern_set(delims: &[Delimiter], paths: &[String]) -> Result<PatternSet> {
+    PatternSet::new(delims.iter().cloned()).map_err(|e| {
+        let path = paths.get(e.pattern()).cloned().unwrap_or_default();
+        // The anchor's pattern is compiled as `\A(?:..)`: offsets in the spec's text.
+        let shift = if path == "start_anchor_pattern" { 5 } else { 0 };
+        let at = e
+            .offset()
+            .and_then(|o| o.checked_sub(shift))
+            .map(|o| format!(" (at byte {o})"))
+            .unwrap_or_default();
+        SpecError::new(path, format!("{}{at}", e.message()))
     })
 }
 
@@ -1701,12 +1799,6 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
         }
     }
     let path = join(&f.path, "transform");
-    if f.transform_each {
-        return Err(SpecError::new(
-            join(&f.path, "transform_each"),
-            "a list of calls per region is read with literal delimiters only (not with open_pattern / close_pattern yet)",
-        ));
-    }
     let Some(t) = f.transform else {
         return Err(SpecError::new(
             path,
@@ -1742,6 +1834,21 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
         placeholder(v).ok_or_else(|| SpecError::new(p, "must be a placeholder \"{..}\""))
     };
     let (name, args) = (get("name")?, get("arguments")?);
+    if f.transform_each {
+        // Each element of the list is a call object; the placeholders are its keys.
+        let plain = |k: &str| !k.is_empty() && !k.contains('.');
+        if !(plain(name) && plain(args) && name != args) {
+            return Err(SpecError::new(
+                fpath,
+                "with transform_each: {\"name\": \"{K}\", \"arguments\": \"{A}\"} (K and A keys of each call object)",
+            ));
+        }
+        return Ok(Body::List(CallShape::Fields {
+            name: vec![Cow::Owned(name.to_owned())],
+            args: vec![Cow::Owned(args.to_owned())],
+            id: ids(),
+        }));
+    }
     fn key(ph: &str) -> Option<&str> {
         ph.strip_prefix("content.")
             .filter(|k| !k.is_empty() && !k.contains('.'))
@@ -1764,8 +1871,8 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
     }
 }
 
-/// An `xml-inline` call field's body: (tag pattern, values parsed as JSON, name group).
-fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
+/// An `xml-inline` call field's body: (tag pattern, what a value is, name group).
+fn tags_body(f: &Field<'_>) -> Result<(String, Values, String)> {
     let b = join(&f.path, "content_args");
     let Some(args) = f.args else {
         return Err(SpecError::new(
@@ -1791,8 +1898,8 @@ fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
             "a repeated parameter is an error here, never merged",
         ));
     }
-    let json = match args.get("value_parser") {
-        None => false,
+    let values = match args.get("value_parser") {
+        None => Values::Raw,
         Some(v) => {
             let vp = join(&b, "value_parser");
             let m = object(&vp, v)?;
@@ -1807,10 +1914,16 @@ fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
                     ));
                 }
             }
+            let json = m.get("name").and_then(Value::as_str) == Some("json");
+            let mut string_delims = Vec::new();
             if let Some(a) = m.get("args") {
                 let ap = join(&vp, "args");
                 let am = object(&ap, a)?;
-                known(&ap, am, &["allow_non_json"])?;
+                if json {
+                    known(&ap, am, &["allow_non_json", "string_delims", "strip"])?;
+                } else {
+                    known(&ap, am, &["strip"])?;
+                }
                 if let Some(x) = am.get("allow_non_json")
                     && !boolean(&join(&ap, "allow_non_json"), x)?
                 {
@@ -1819,8 +1932,23 @@ fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
                         "must be true: a value that is not JSON is a string here",
                     ));
                 }
+                if let Some(x) = am.get("strip")
+                    && !boolean(&join(&ap, "strip"), x)?
+                {
+                    return Err(SpecError::new(
+                        join(&ap, "strip"),
+                        "must be true: a value's surrounding whitespace is not kept here",
+                    ));
+                }
+                if let Some(d) = am.get("string_delims") {
+                    string_delims = pairs(&join(&ap, "string_delims"), d)?;
+                }
             }
-            m.get("name").and_then(Value::as_str) == Some("json")
+            if json {
+                Values::Json { string_delims }
+            } else {
+                Values::Text
+            }
         }
     };
     let path = join(&f.path, "transform");
@@ -1860,5 +1988,5 @@ fn tags_body(f: &Field<'_>) -> Result<(String, bool, String)> {
             }
         }
     };
-    Ok((tag, json, group))
+    Ok((tag, values, group))
 }

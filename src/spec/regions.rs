@@ -37,6 +37,10 @@
 //! - Text between a call's value and its close is text (the call stays complete); the
 //!   other bytes of a call region are the call's (its raw text); the matched delimiters
 //!   are consumed.
+//! - **Outside every region**: text when the template has a leftover field (`content`
+//!   without an open), otherwise dropped, as transformers drops bytes no field takes
+//!   ([`Plan::outside_text`]). A field's `join` is emitted before each of its regions but
+//!   the first.
 
 use serde_json::Value;
 
@@ -46,6 +50,7 @@ use crate::limits::Limits;
 use crate::scan::json::{JsonScanner, JsonStatus};
 use crate::scan::pattern::{Delimiter, PatternMatcher, PatternSet, Step, Watch};
 use crate::scan::utf8::Utf8Holder;
+use crate::text::json::{CallList, List};
 use crate::text::kit::call::Forming;
 use crate::text::kit::json_call::{CallShape, JsonCall, Walk};
 
@@ -68,6 +73,9 @@ pub(crate) struct Region {
     pub(crate) open: usize,
     /// Its close's pattern; `None`: the region runs to the end of the stream.
     pub(crate) close: Option<usize>,
+    /// The field's `join`: emitted when the region opens again (before its second
+    /// region's bytes, and so on), as transformers joins a repeated field's values.
+    pub(crate) join: Option<String>,
 }
 
 /// What a call region's body is.
@@ -77,13 +85,66 @@ pub(crate) enum Body {
     Args { group: String },
     /// A JSON call object.
     Object(CallShape),
+    /// A JSON list of call objects (`transform_each`; a lone object is read too).
+    List(CallShape),
     /// Parameters, each a match of pattern `tag` (groups `key`, `value`); the name is
-    /// the open's group `group`; `json`: values that parse as JSON are JSON.
+    /// the open's group `group`; `values`: what a value is.
     Tags {
         group: String,
         tag: usize,
-        json: bool,
+        values: Values,
     },
+}
+
+/// What a parameter's value is (`content_args.value_parser`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// No value parser: the value's bytes, a string.
+    Raw,
+    /// `text`: the value's bytes without surrounding whitespace, a string.
+    Text,
+    /// `json`: the value as JSON when it parses (after each `open ... close` of
+    /// `string_delims` became a JSON string), else as `text`.
+    Json {
+        string_delims: Vec<(String, String)>,
+    },
+}
+
+impl Values {
+    /// The value of a parameter whose bytes are `raw`.
+    fn value(&self, raw: &str) -> Value {
+        match self {
+            Values::Raw => Value::String(raw.to_owned()),
+            Values::Text => Value::String(raw.trim().to_owned()),
+            Values::Json { string_delims } => {
+                let quoted = quote_delimited(raw, string_delims);
+                serde_json::from_str::<Value>(&quoted)
+                    .unwrap_or_else(|_| Value::String(raw.trim().to_owned()))
+            }
+        }
+    }
+}
+
+/// `raw` with every `open ... close` of each delimiter pair (in turn; the first close
+/// after an open ends it) written as a JSON string: `'Paris'` is `"Paris"` with `'`.
+fn quote_delimited(raw: &str, delims: &[(String, String)]) -> String {
+    let mut s = raw.to_owned();
+    for (open, close) in delims {
+        let mut out = String::with_capacity(s.len() + 2);
+        let mut rest = s.as_str();
+        while let Some(o) = rest.find(open.as_str()) {
+            let after = rest.get(o + open.len()..).unwrap_or_default();
+            let Some(c) = after.find(close.as_str()) else {
+                break;
+            };
+            out.push_str(rest.get(..o).unwrap_or_default());
+            out.push_str(&Value::String(after.get(..c).unwrap_or_default().to_owned()).to_string());
+            rest = after.get(c + close.len()..).unwrap_or_default();
+        }
+        out.push_str(rest);
+        s = out;
+    }
+    s
 }
 
 /// A spec compiled for this engine.
@@ -97,6 +158,13 @@ pub(crate) struct Plan {
     /// without an open; a `start_anchor_pattern`, anchored at the stream start).
     pub(crate) drops: Vec<usize>,
     pub(crate) body: Body,
+    /// Bytes outside every region are text (the template has a `content` field without
+    /// an open: the leftover text); otherwise they are no field's and are dropped, as
+    /// transformers' `parse_response` drops them.
+    pub(crate) outside_text: bool,
+    /// The leftover field's `join`, emitted before each run of outside text but the
+    /// first.
+    pub(crate) outside_join: Option<String>,
     /// The `response_template` as read (what [`Syntax::to_json`](crate::Syntax::to_json)
     /// writes back).
     pub(crate) source: Value,
@@ -108,6 +176,8 @@ impl PartialEq for Plan {
             && self.regions == other.regions
             && self.drops == other.drops
             && self.body == other.body
+            && self.outside_text == other.outside_text
+            && self.outside_join == other.outside_join
             && self.source == other.source
     }
 }
@@ -176,8 +246,17 @@ struct State {
     value: JsonScanner,
     /// [`Body::Object`]: the call object.
     walker: Option<JsonCall>,
+    /// [`Body::List`]: the list of call objects, and whether its `[` (or lone `{`) was
+    /// read.
+    list: Option<CallList>,
+    list_open: bool,
     /// [`Body::Tags`]: parameters seen.
     keys: Vec<String>,
+    /// Per region: it has opened before (its `join` goes before the next one).
+    seen: Vec<bool>,
+    /// Outside text: a run has been emitted before; one is being emitted now.
+    outside_seen: bool,
+    outside_run: bool,
 }
 
 /// The scanner of a [`Plan`].
@@ -195,6 +274,10 @@ impl Regions {
             Body::Object(shape) => Some(JsonCall::with_shape(shape.clone(), limits)),
             _ => None,
         };
+        let list = match &plan.body {
+            Body::List(shape) => Some(CallList::new(shape.clone(), limits)),
+            _ => None,
+        };
         Regions {
             m,
             st: State {
@@ -206,7 +289,12 @@ impl Regions {
                 slot: None,
                 value: JsonScanner::with_max_depth(limits.max_depth),
                 walker,
+                list,
+                list_open: false,
                 keys: Vec::new(),
+                seen: Vec::new(),
+                outside_seen: false,
+                outside_run: false,
             },
         }
     }
@@ -237,6 +325,7 @@ impl Regions {
             + self.st.raw.retained()
             + self.st.keys.iter().map(String::len).sum::<usize>()
             + self.st.walker.as_ref().map_or(0, JsonCall::retained)
+            + self.st.list.as_ref().map_or(0, CallList::retained)
     }
 }
 
@@ -256,6 +345,7 @@ impl State {
             Step::Match(m) => {
                 let p = m.pattern();
                 let bytes = m.bytes();
+                self.outside_run = false;
                 match self.at {
                     At::Out => {
                         self.flush(out);
@@ -310,7 +400,18 @@ impl State {
 
     fn text(&mut self, t: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         match self.at {
-            At::Out => self.emit(t, false, out),
+            At::Out if self.plan.outside_text => {
+                if !self.outside_run {
+                    self.outside_run = true;
+                    if std::mem::replace(&mut self.outside_seen, true)
+                        && let Some(j) = self.plan.outside_join.clone()
+                    {
+                        self.emit(j.as_bytes(), false, out);
+                    }
+                }
+                self.emit(t, false, out)
+            }
+            At::Out => {}
             At::In(r) => {
                 let reasoning = self
                     .plan
@@ -420,6 +521,11 @@ impl State {
                         }
                         rest = after;
                     }
+                    Body::List(_) => {
+                        let (taken, next) = self.list_body(rest, calls, out);
+                        rest = rest.get(taken..).unwrap_or_default();
+                        at = next;
+                    }
                     Body::Tags { .. } => {
                         // Bytes no parameter matched: the call's structure.
                         calls.raw_or(self.owner(), &mut self.raw).push(rest);
@@ -437,6 +543,7 @@ impl State {
         match &self.plan.body {
             Body::Args { .. } => self.value.in_string(),
             Body::Object(_) => self.walker.as_ref().is_some_and(JsonCall::in_string),
+            Body::List(_) => self.list.as_ref().is_some_and(CallList::in_string),
             Body::Tags { .. } => false,
         }
     }
@@ -458,13 +565,13 @@ impl State {
             self.text(bytes, calls, out);
             return None;
         }
-        if let Body::Tags { tag, json, .. } = self.plan.body
+        if let Body::Tags { tag, .. } = self.plan.body
             && p == tag
         {
             let s = String::from_utf8_lossy(bytes).into_owned();
             calls.raw_or(self.owner(), &mut self.raw).push(&s);
             if at == CallAt::Body {
-                self.param(capture("key"), capture("value"), json, calls, out);
+                self.param(capture("key"), capture("value"), calls, out);
             }
             return None;
         }
@@ -504,7 +611,6 @@ impl State {
         &mut self,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
-        json: bool,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) {
@@ -517,8 +623,8 @@ impl State {
             return;
         }
         let value = String::from_utf8_lossy(value.unwrap_or_default());
-        let v = match json.then(|| serde_json::from_str::<Value>(&value)) {
-            Some(Ok(v)) => v,
+        let v = match &self.plan.body {
+            Body::Tags { values, .. } => values.value(&value),
             _ => Value::String(value.into_owned()),
         };
         let mut delta = String::from(if self.keys.is_empty() { "{" } else { ", " });
@@ -545,6 +651,16 @@ impl State {
         };
         if region.kind != Kind::Calls {
             self.at = At::In(r);
+            if self.seen.len() < self.plan.regions.len() {
+                self.seen.resize(self.plan.regions.len(), false);
+            }
+            let again = self
+                .seen
+                .get_mut(r)
+                .is_some_and(|s| std::mem::replace(s, true));
+            if again && let Some(j) = &region.join {
+                self.emit(j.as_bytes(), region.kind == Kind::Reasoning, out);
+            }
             return self.plan.watch_in(&region);
         }
         let marker = String::from_utf8_lossy(bytes);
@@ -572,6 +688,12 @@ impl State {
                     w.reset();
                 }
             }
+            Body::List(_) => {
+                if let Some(l) = self.list.as_mut() {
+                    l.reset();
+                }
+                self.list_open = false;
+            }
         }
         self.at = At::Call(r, CallAt::Body);
         self.plan.watch_in(&region)
@@ -584,6 +706,17 @@ impl State {
             calls.raw_or(self.owner(), &mut self.raw).push(rep);
         }
         let what = if closed { "closed" } else { "cut short" };
+        // A list whose calls all closed is complete (a last `}` or the `]` may be
+        // missing); otherwise the open call is the error below.
+        if at == CallAt::Body
+            && self.list_open
+            && let Some(l) = self.list.as_mut()
+            && l.finish(&mut self.raw, calls, out).is_ok()
+        {
+            calls.raw_or(None, &mut self.raw).take();
+            self.slot = None;
+            return;
+        }
         // A call object whose arguments closed is complete (its End was emitted then),
         // whatever broke after them.
         if !matches!(at, CallAt::After | CallAt::Trailing)
@@ -648,6 +781,7 @@ impl State {
     ) {
         let slot = match &self.plan.body {
             Body::Object(_) => self.walker.as_ref().and_then(JsonCall::slot),
+            Body::List(_) => self.list.as_ref().and_then(CallList::slot),
             _ => self.slot,
         };
         calls.report(slot, kind, &what, &mut self.raw, out);
@@ -656,7 +790,64 @@ impl State {
     /// The call whose raw text is being read, when the call table holds it (a call
     /// object's, [`JsonCall`]).
     fn owner(&self) -> Option<Slot> {
-        self.walker.as_ref().and_then(JsonCall::slot)
+        match &self.list {
+            Some(l) => l.slot(),
+            None => self.walker.as_ref().and_then(JsonCall::slot),
+        }
+    }
+
+    /// [`Body::List`] text of a call region: its `[` (or a lone `{`), then the list's
+    /// calls. Returns the bytes taken and where the region is.
+    fn list_body(
+        &mut self,
+        s: &str,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> (usize, CallAt) {
+        let owner = self.owner();
+        let Some(list) = self.list.as_mut() else {
+            return (0, CallAt::Skip(ErrorKind::InvalidJson));
+        };
+        let mut rest = s;
+        if !self.list_open {
+            let body = rest.trim_start_matches([' ', '\t', '\n', '\r']);
+            calls
+                .raw_or(owner, &mut self.raw)
+                .push(rest.get(..rest.len() - body.len()).unwrap_or_default());
+            rest = body;
+            match rest.as_bytes().first() {
+                None => return (s.len(), CallAt::Body),
+                Some(b'[') => {
+                    calls.raw_or(owner, &mut self.raw).push("[");
+                    rest = rest.get(1..).unwrap_or_default();
+                    list.array();
+                }
+                Some(b'{') => list.object(),
+                Some(_) => return (s.len() - rest.len(), CallAt::Skip(ErrorKind::InvalidJson)),
+            }
+            self.list_open = true;
+        }
+        let at = match list.feed(&mut rest, &mut self.raw, calls, out) {
+            List::NeedMore => CallAt::Body,
+            List::Done => CallAt::After,
+            List::Nameless { in_array: true } => {
+                // Reported at its `}` with its bytes: the calls beside it still count.
+                calls.report(
+                    list.slot(),
+                    ErrorKind::MissingName,
+                    "a call object without a name",
+                    &mut self.raw,
+                    out,
+                );
+                self.raw.start("");
+                CallAt::Body
+            }
+            List::Nameless { in_array: false } => CallAt::Skip(ErrorKind::MissingName),
+            List::Broken(kind, _) => CallAt::Skip(kind),
+            // No stop byte is set: never reached; were it, the call is cut there.
+            List::Special => CallAt::Skip(ErrorKind::LimitExceeded),
+        };
+        (s.len() - rest.len(), at)
     }
 
     /// The end of the stream, after the matcher's last steps.
@@ -666,5 +857,8 @@ impl State {
             At::Call(_, at) => self.end_call(at, false, calls, out),
         }
         self.at = At::Out;
+        self.seen.clear();
+        self.outside_seen = false;
+        self.outside_run = false;
     }
 }

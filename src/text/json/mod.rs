@@ -302,6 +302,11 @@ impl CallList {
         self.in_object() && self.walker.named() && self.walker.args_done()
     }
 
+    /// Inside a string of the open call object (a delimiter there is string content).
+    pub(crate) fn in_string(&self) -> bool {
+        self.in_object() && self.walker.in_string()
+    }
+
     /// Inside a call object (a [`List::Broken`] there broke that object).
     pub(crate) fn in_object(&self) -> bool {
         matches!(self.at, At::Object { .. })

@@ -554,12 +554,14 @@ fn pattern_specs_are_split_invariant_on_slips_and_keep_the_recovery_rule() {
         "content": {"close": "<e>"}}});
     let objects = serde_json::json!({"fields": {
         "tool_calls": {"open_pattern": "(?:<m>)?[^<]*<c>", "close": "</c>", "content": "json",
-                       "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}}}}});
+                       "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}}},
+        "content": {"content": "text"}}});
     let tags = serde_json::json!({"fields": {
         "tool_calls": {"open_pattern": "<c=(?P<name>\\w+)>", "close": "</c>", "content": "xml-inline",
                        "content_args": {"tag_pattern": "<p=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</p>",
                                         "value_parser": {"name": "json"}},
-                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}}}});
+                       "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+        "content": {"content": "text"}}});
     /// (spec, input, text, completed calls (name, argument bytes))
     type Case<'a> = (&'a Value, &'a str, &'a str, &'a [(&'a str, &'a str)]);
     let cases: &[Case] = &[
@@ -773,6 +775,69 @@ fn random_inputs_of_pattern_specs_keep_split_invariance_and_the_recovery_rule() 
                 "{\"name\": \"f\", \"args\": {\"q\": \"<c>\"}}",
                 "<s>",
             ],
+        ),
+        // A lookahead open (TRL's Nemotron 3 reasoning).
+        (
+            serde_json::json!({"fields": {
+                "reasoning_content": {"open_pattern": "(?=[\\s\\S]*?</t>)", "close_pattern": "</t>\\s*"},
+                "tool_calls": {"open_pattern": "<c=(?P<name>\\w+)>", "close": "</c>", "content": "xml-inline",
+                "content_args": {"tag_pattern": "<p=(?P<key>\\w+)>\\s*(?P<value>.*?)\\s*</p>",
+                                 "value_parser": {"name": "json", "args": {"allow_non_json": true}}},
+                "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+                "content": {"close": "<e>"}}}),
+            "<c=",
+            vec![
+                "</t>",
+                "</t>\n",
+                "<c=f>",
+                "</c>",
+                "<p=k>1</p>",
+                "<p=k>",
+                "</p>",
+                "<e>",
+            ],
+        ),
+        // String delimiters in the value parser (TRL's LFM 2.5).
+        (
+            serde_json::json!({"fields": {
+                "tool_calls": {"open_pattern": "(?:<s>\\[|,\\s*)(?P<name>\\w+)\\(", "close_pattern": "\\)(?:\\]<z>)?\\s*",
+                "content": "xml-inline",
+                "content_args": {"tag_pattern": "(?P<key>\\w+)=(?P<value>'[^']*'|[^,)]*)",
+                                 "value_parser": {"name": "json", "args": {"string_delims": [["'", "'"]], "allow_non_json": true}}},
+                "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}},
+                "content": {"close": "<e>"}}}),
+            "<s>[",
+            vec![
+                "<s>[", "f(", "g(", "a=1", "b='x'", "b='", ")", ")]<z>", ", ", "<e>", "'",
+            ],
+        ),
+        // A list of calls per region, no leftover field (Cohere's).
+        (
+            serde_json::json!({"fields": {
+                "thinking": {"open": "<t>", "close": "</t>"},
+                "tool_calls": {"open": "<a>", "close": "</a>", "content": "json", "transform_each": true,
+                "transform": {"type": "function", "function": {"name": "{n}", "arguments": "{p}"}}}}}),
+            "<a>",
+            vec![
+                "<a>",
+                "</a>",
+                "[",
+                "]",
+                "{\"n\": \"f\", \"p\": {\"x\": 1}}",
+                "{\"p\": {}}",
+                "\"n\": \"g\"",
+                "<t>",
+                "</t>",
+                ", ",
+            ],
+        ),
+        // No calls; joins between regions.
+        (
+            serde_json::json!({"fields": {
+                "thinking": {"open": "<t>", "close": "</t>", "repeats": true, "join": " "},
+                "content": {"repeats": true, "join": "|"}}}),
+            "<c>",
+            vec!["<t>", "</t>"],
         ),
     ];
     // More with TOOLSTREAM_SPEC_CASES (and another seed with TOOLSTREAM_SPEC_SEED).
