@@ -575,6 +575,7 @@ reads_chars!(JsonCalls;
 );
 
 impl JsonCalls {
+    #[cfg_attr(not(test), allow(dead_code))] // (the unit tests build built-ins with it)
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
         Self::with_table(Table::from(dialect), limits, opts)
     }

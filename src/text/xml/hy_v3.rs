@@ -24,6 +24,8 @@
 //!   config) are not read: a suffixed output is text.
 //! - Reasoning: `<think>…</think>`.
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, hy_v4};
 
 /// The `hy-v3` markers: `hy-v4`'s and `<tool_sep>` after the name.
@@ -31,4 +33,23 @@ pub(crate) const DIALECT: Dialect = Dialect {
     what: "Hy3 <tool_call>",
     name_sep: "<tool_sep>",
     ..hy_v4::DIALECT
+};
+
+/// The registry row of `hy-v3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::HyV3,
+    name: "hy-v3",
+    aliases: &[],
+    about: "raw Tencent Hy3 text: <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 330,
+        pattern: &[
+            Tok::Lit(b"<tool_calls>"),
+            Tok::Ws,
+            Tok::Lit(b"<tool_call>"),
+            Tok::Ident,
+            Tok::Lit(b"<tool_sep>"),
+        ],
+    }],
 };

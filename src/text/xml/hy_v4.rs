@@ -19,7 +19,9 @@
 //! HY v3 (vLLM's `hy_v3`) writes a `<tool_sep>` token between the name and the first
 //! `<arg_key>`, which the scanner's name rules do not read yet: not supported.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, PLAIN};
 
 /// The `hy-v4` markers.
@@ -36,4 +38,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     param_close: "</arg_value>",
     reasoning: THINK,
     ..PLAIN
+};
+
+/// The registry row of `hy-v4` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::HyV4,
+    name: "hy-v4",
+    aliases: &[],
+    about: "raw Tencent HY v4 text: <tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 340,
+        pattern: &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
+    }],
 };

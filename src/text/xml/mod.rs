@@ -584,6 +584,7 @@ reads_chars!(XmlCalls;
 );
 
 impl XmlCalls {
+    #[allow(dead_code)] // (built-ins are built through `text::row::Table` now)
     pub(crate) fn new(d: &'static Dialect, limits: &Limits, options: &TextOptions) -> Self {
         Self::with_table(Table::from(d), limits, options)
     }
