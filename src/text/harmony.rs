@@ -518,7 +518,7 @@ impl Harmony {
 pub(crate) const ROW: Row = Row {
     format: Format::Harmony,
     name: "harmony",
-    aliases: &[],
+    aliases: &["openai"],
     about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
     engine: Builtin::Harmony,
     detect: &[

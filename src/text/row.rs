@@ -174,4 +174,29 @@ mod tests {
             .collect();
         assert_eq!(own, ["mistral", "harmony", "llama-json", "auto"]);
     }
+
+    /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:
+    /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
+    /// (vLLM runs both on its Qwen3 XML parser), `openai` (gpt-oss harmony),
+    /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`.
+    #[test]
+    fn vllm_parser_names_are_aliases() {
+        for (name, format) in [
+            ("deepseek_v4", Format::DeepSeekDsml),
+            ("deepseek_v41", Format::DeepSeekDsml),
+            ("llama4_json", Format::LlamaJson),
+            ("mimo", Format::QwenXml),
+            ("step3p5", Format::QwenXml),
+            ("openai", Format::Harmony),
+            ("qwen3_json", Format::Hermes),
+            ("granite_toolcall_parser", Format::Granite),
+        ] {
+            assert_eq!(name.parse::<Format>(), Ok(format), "{name}");
+            assert_eq!(
+                name.replace('_', "-").parse::<Format>(),
+                Ok(format),
+                "{name}"
+            );
+        }
+    }
 }

@@ -32,7 +32,7 @@ pub(crate) const GRANITE: Dialect = Dialect {
 pub(crate) const ROW: Row = Row {
     format: Format::Granite,
     name: "granite",
-    aliases: &["granite4"],
+    aliases: &["granite4", "granite_toolcall_parser"],
     about: "raw IBM Granite text: <|tool_call|>[{\"name\": .., \"arguments\": ..}] (3.0), <tool_call>[..] (3.1+), <tool_call>{..}</tool_call> (4)",
     engine: Builtin::Json(&GRANITE),
     detect: &[

@@ -54,7 +54,7 @@ pub(crate) const HERMES: Dialect = Dialect {
 pub(crate) const ROW: Row = Row {
     format: Format::Hermes,
     name: "hermes",
-    aliases: &[],
+    aliases: &["qwen3_json"],
     about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
     engine: Builtin::Json(&HERMES),
     detect: &[Detect {

@@ -53,7 +53,7 @@ pub(crate) const DIALECT: Dialect = Dialect {
 pub(crate) const ROW: Row = Row {
     format: Format::QwenXml,
     name: "qwen-xml",
-    aliases: &["qwen3_coder", "qwen3_xml"],
+    aliases: &["qwen3_coder", "qwen3_xml", "mimo", "step3p5"],
     about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
     engine: Builtin::Xml(&DIALECT),
     detect: &[Detect {
