@@ -133,6 +133,21 @@ pub enum Format {
     /// Raw Inkling text: typed content blocks,
     /// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
     Inkling,
+    // Issue 33's new syntaxes.
+    /// Raw Zyphra ZAYA1 text: Qwen3-Coder XML calls inside
+    /// `<zyphra_tool_call>` .. `</zyphra_tool_call>`.
+    Zaya1,
+    /// Raw K2 Horizon text (IFM tags):
+    /// `<ifm|tool_calls><ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>`.
+    K2Horizon,
+    /// Raw PLaMo 3 text: `<|plamo:begin_tool_requests:plamo|>` sections, the name between
+    /// `<|plamo:begin_tool_name:plamo|>` tags, JSON arguments.
+    Plamo3,
+    /// Raw ERNIE 4.5 text: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<think>`,
+    /// `<response>` tags dropped.
+    Ernie45,
+    /// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.
+    Granite20bFc,
 }
 
 /// One row of the provider format table: name, default framing, one-line description

@@ -341,6 +341,11 @@ pub(crate) const SYNTAXES: &[&row::Row] = &[
     &xml::minicpm5::ROW,
     &json::inkling::ROW,
     &xml::step3::ROW,
+    &xml::zaya1::ROW,
+    &xml::k2_horizon::ROW,
+    &sections::plamo3::ROW,
+    &json::ernie45::ROW,
+    &json::granite_20b_fc::ROW,
     &auto::ROW,
 ];
 

@@ -78,8 +78,10 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
 pub(crate) mod apertus;
 pub(crate) mod command_r;
+pub(crate) mod ernie45;
 pub(crate) mod gigachat3;
 pub(crate) mod granite;
+pub(crate) mod granite_20b_fc;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
 pub(crate) mod inkling;

@@ -80,6 +80,7 @@ pub(crate) mod gigachat35;
 pub(crate) mod glm;
 pub(crate) mod hy_v3;
 pub(crate) mod hy_v4;
+pub(crate) mod k2_horizon;
 pub(crate) mod kimi_k3;
 pub(crate) mod minicpm5;
 pub(crate) mod minimax;
@@ -87,6 +88,7 @@ pub(crate) mod minimax_m3;
 pub(crate) mod qwen_xml;
 pub(crate) mod seed_oss;
 pub(crate) mod step3;
+pub(crate) mod zaya1;
 
 /// How a function name or a parameter key ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -157,3 +157,102 @@ fn invalid_utf8_in_text_is_replaced() {
     assert_eq!(text(&ev), "a\u{FFFD}b\u{FFFD}");
     assert_eq!(calls(&ev).len(), 1);
 }
+
+/// `hermes`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call as done, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use ErrorKind::{InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut};
+    Universal {
+        format: Format::Hermes,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> bye"#,
+                    vec![one(t("Hi ")), done(0, "f", r#"{"a": 1}"#), one(t(" bye"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": 1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call> bye"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call>"#,
+                        )),
+                        one(t(" bye")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <tool_call> tag in prose.",
+                    vec![one(t("Use a literal <tool_call> tag in prose."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done</tool_call> ok", vec![one(t("done</tool_call> ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<tool_call>{"name": "f", "arguments": {"a": 1<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
+                        )),
+                        done(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
+                    vec![
+                        done(0, "f", "{}"),
+                        one(err(
+                            Trailing,
+                            None,
+                            r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}

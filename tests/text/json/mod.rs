@@ -23,5 +23,19 @@ mod command_r;
 /// `inkling`'s own fixtures (typed content blocks, `args`).
 mod inkling;
 
+/// `ernie45`: hermes' calls with ERNIE 4.5's `<response>` tags.
+mod ernie45;
+
+/// `granite-20b-fc`: one JSON object per `<function_call>`.
+mod granite_20b_fc;
+
 /// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
 mod string_args;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
+    hermes::universal,
+    ernie45::universal,
+    granite_20b_fc::universal,
+];

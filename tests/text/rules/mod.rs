@@ -21,3 +21,6 @@ mod specs;
 /// `auto` reads a reasoning block before it knows the syntax, as the detected format
 /// reads it.
 mod auto_reasoning;
+
+/// Every syntax's universal fixture, run; every raw-text format has its own test file.
+mod universal;

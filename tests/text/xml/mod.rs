@@ -36,3 +36,14 @@ mod minicpm5;
 
 /// `step3`'s own fixtures (StepTML).
 mod step3;
+
+/// `zaya1`: Qwen3 XML in `<zyphra_tool_call>`.
+mod zaya1;
+
+/// `k2-horizon`: IFM tags.
+mod k2_horizon;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
+    &[zaya1::universal, k2_horizon::universal];
