@@ -148,6 +148,9 @@ pub enum Format {
     Ernie45,
     /// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.
     Granite20bFc,
+    /// Raw dots text: MiniMax M2's `<invoke name="f"><parameter name="k">v</parameter></invoke>`
+    /// calls in `<dots_function_call>` blocks.
+    Dots,
 }
 
 /// One row of the provider format table: name, default framing, one-line description

@@ -346,6 +346,7 @@ pub(crate) const SYNTAXES: &[&row::Row] = &[
     &sections::plamo3::ROW,
     &json::ernie45::ROW,
     &json::granite_20b_fc::ROW,
+    &xml::dots::ROW,
     &auto::ROW,
 ];
 

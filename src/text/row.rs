@@ -178,7 +178,8 @@ mod tests {
     /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:
     /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
     /// (vLLM runs both on its Qwen3 XML parser), `openai` (gpt-oss harmony),
-    /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`, `zaya_xml`.
+    /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`, `ling3` and
+    /// `poolside_v1` (GLM's calls), `zaya_xml`.
     #[test]
     fn vllm_parser_names_are_aliases() {
         for (name, format) in [
@@ -190,6 +191,8 @@ mod tests {
             ("openai", Format::Harmony),
             ("qwen3_json", Format::Hermes),
             ("granite_toolcall_parser", Format::Granite),
+            ("ling3", Format::Glm),
+            ("poolside_v1", Format::Glm),
             ("zaya_xml", Format::Zaya1),
         ] {
             assert_eq!(name.parse::<Format>(), Ok(format), "{name}");

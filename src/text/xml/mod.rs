@@ -76,6 +76,7 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
 pub(crate) mod deepseek_dsml;
+pub(crate) mod dots;
 pub(crate) mod gigachat35;
 pub(crate) mod glm;
 pub(crate) mod hy_v3;

@@ -43,7 +43,10 @@ mod zaya1;
 /// `k2-horizon`: IFM tags.
 mod k2_horizon;
 
+/// `dots`: `<invoke>` calls in `<dots_function_call>`.
+mod dots;
+
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
-    &[zaya1::universal, k2_horizon::universal];
+    &[zaya1::universal, k2_horizon::universal, dots::universal];
