@@ -406,12 +406,13 @@ impl Auto {
     fn step(&mut self, b: u8) -> Step {
         self.held.push(b);
         let mut alive = false;
+        let patterns = patterns();
         for (k, row) in self.rows.iter_mut() {
             // (One call of `Row::step`, so it stays inlined.)
             let tag;
-            let (toks, pick): (&[Tok<'_>], Pick) = match patterns().get(*k) {
+            let (toks, pick): (&[Tok<'_>], Pick) = match patterns.get(*k) {
                 Some((toks, format)) => (toks, Pick::Format(*format)),
-                None => match self.tags.get(*k - patterns().len()) {
+                None => match self.tags.get(*k - patterns.len()) {
                     Some(t) => {
                         tag = [Tok::Lit(t.as_bytes())];
                         (&tag, Pick::Reasoning)

@@ -80,3 +80,13 @@ fn auto_detects_hy_v4() {
     assert_eq!(evs(&got), evs(&want));
     assert_eq!(crate::common::calls(&got).len(), 1);
 }
+
+/// `hy-v4`'s answers to the universal cases: GLM's in a `<tool_calls>` section.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::xml::glm::{GLM_TAGS, universal_in};
+    universal_in(
+        Format::HyV4,
+        &GLM_TAGS,
+        Some(("<tool_calls>", "</tool_calls>")),
+    )
+}

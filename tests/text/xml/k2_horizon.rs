@@ -3,8 +3,7 @@
 //! every prefix.
 
 use crate::exact::*;
-use crate::universal::{Case, Universal, sample};
-use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+use crate::universal::Universal;
 use toolstream::Format;
 
 const OPEN: &str = "<ifm|tool_calls><ifm|tool_call>";
@@ -35,112 +34,17 @@ fn k2_horizon_fixtures() {
     );
 }
 
-/// `k2-horizon`'s answers to the universal cases.
+/// `k2-horizon`'s answers to the universal cases: GLM's, with IFM tags.
 pub(crate) fn universal() -> Universal {
-    let arg = |k: &str, v: &str| {
-        format!("<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{v}</ifm|arg_value>")
+    use crate::xml::glm::{GlmTags, universal_in};
+    const IFM: GlmTags = GlmTags {
+        call: ("<ifm|tool_call>", "</ifm|tool_call>"),
+        key: ("<ifm|arg_key>", "</ifm|arg_key>"),
+        value: ("<ifm|arg_value>", "</ifm|arg_value>"),
     };
-    Universal {
-        format: Format::K2Horizon,
-        reasoning: Some(("<think>", "</think>")),
-        answers: vec![
-            (
-                Case::Call,
-                sample(
-                    format!("Hi {OPEN}f{}{CLOSE} bye", arg("a", "1")),
-                    vec![one(t("Hi ")), call(0, "f", r#"{"a":1}"#), one(t(" bye"))],
-                ),
-            ),
-            (
-                Case::CutCall,
-                sample(
-                    format!("{OPEN}f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>x"),
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a":"x"#)),
-                        one(err(
-                            Cut,
-                            Some(0),
-                            "<ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>x",
-                        )),
-                    ],
-                ),
-            ),
-            (
-                Case::CorruptCall,
-                sample(
-                    format!("{OPEN}f<ifm|arg_key>a<ifm|arg_value>1</ifm|arg_value>{CLOSE} ok"),
-                    vec![
-                        one(start(0, "f")),
-                        one(err(
-                            Bad,
-                            Some(0),
-                            "<ifm|tool_call>f<ifm|arg_key>a<ifm|arg_value>1</ifm|arg_value></ifm|tool_call>",
-                        )),
-                        one(t(" ok")),
-                    ],
-                ),
-            ),
-            (
-                Case::MarkerAlone,
-                sample(
-                    "Use a literal <ifm|tool_calls> tag.",
-                    vec![one(t("Use a literal <ifm|tool_calls> tag."))],
-                ),
-            ),
-            (
-                Case::StrayClose,
-                sample(
-                    "done</ifm|tool_calls> ok",
-                    vec![one(t("done</ifm|tool_calls> ok"))],
-                ),
-            ),
-            (
-                Case::OpenerInsideCall,
-                sample(
-                    format!("{OPEN}f{}<ifm|tool_call>g{CLOSE}", arg("a", "1")),
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a":1"#)),
-                        one(err(
-                            Cut,
-                            Some(0),
-                            &format!("<ifm|tool_call>f{}", arg("a", "1")),
-                        )),
-                        call(1, "g", "{}"),
-                    ],
-                ),
-            ),
-            (
-                Case::RepeatedMember,
-                sample(
-                    format!("{OPEN}f{}{}{CLOSE}", arg("a", "1"), arg("a", "2")),
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a":1"#)),
-                        one(err(
-                            Bad,
-                            Some(0),
-                            &format!(
-                                "<ifm|tool_call>f{}{}</ifm|tool_call>",
-                                arg("a", "1"),
-                                arg("a", "2")
-                            ),
-                        )),
-                    ],
-                ),
-            ),
-            (
-                Case::JunkName,
-                sample(
-                    format!("{OPEN}get weather\" x{CLOSE}"),
-                    vec![one(err(
-                        Bad,
-                        None,
-                        "<ifm|tool_call>get weather\" x</ifm|tool_call>",
-                    ))],
-                ),
-            ),
-        ],
-    }
+    universal_in(
+        Format::K2Horizon,
+        &IFM,
+        Some(("<ifm|tool_calls>", "</ifm|tool_calls>")),
+    )
 }
