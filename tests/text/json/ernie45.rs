@@ -3,10 +3,7 @@
 //! vLLM's parser doc, at every chunking and every prefix.
 
 use crate::exact::*;
-use crate::universal::{Case, Universal, not_applicable, sample};
-use toolstream::ErrorKind::{
-    InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
-};
+use crate::universal::Universal;
 use toolstream::Format;
 
 /// The thinking model's shape (`abc\n</think>\n\n\n<tool_call>\n..\n</tool_call>\n`), and
@@ -33,97 +30,7 @@ fn ernie45_fixtures() {
     );
 }
 
-/// `ernie45`'s answers to the universal cases.
+/// `ernie45`'s answers to the universal cases: `hermes`' (the same calls).
 pub(crate) fn universal() -> Universal {
-    Universal {
-        format: Format::Ernie45,
-        reasoning: Some(("<think>", "</think>")),
-        answers: vec![
-            (
-                Case::Call,
-                sample(
-                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> bye"#,
-                    vec![one(t("Hi ")), call(0, "f", r#"{"a": 1}"#), one(t(" bye"))],
-                ),
-            ),
-            (
-                Case::CutCall,
-                sample(
-                    r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a": 1"#)),
-                        one(err(
-                            Cut,
-                            Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
-                        )),
-                    ],
-                ),
-            ),
-            (
-                Case::CorruptCall,
-                sample(
-                    r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call> ok"#,
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a": "#)),
-                        one(err(
-                            Bad,
-                            Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call>"#,
-                        )),
-                        one(t(" ok")),
-                    ],
-                ),
-            ),
-            (
-                Case::MarkerAlone,
-                sample(
-                    "Use a literal <tool_call> tag.",
-                    vec![one(t("Use a literal <tool_call> tag."))],
-                ),
-            ),
-            (
-                Case::StrayClose,
-                sample("done</tool_call> ok", vec![one(t("done</tool_call> ok"))]),
-            ),
-            (
-                Case::OpenerInsideCall,
-                sample(
-                    r#"<tool_call>{"name": "f", "arguments": {"a": 1<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
-                    vec![
-                        one(start(0, "f")),
-                        one(args(0, r#"{"a": 1"#)),
-                        one(err(
-                            Cut,
-                            Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
-                        )),
-                        call(1, "g", "{}"),
-                    ],
-                ),
-            ),
-            (
-                Case::RepeatedMember,
-                sample(
-                    r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
-                    vec![
-                        call(0, "f", "{}"),
-                        one(err(
-                            Trailing,
-                            None,
-                            r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
-                        )),
-                    ],
-                ),
-            ),
-            (
-                Case::JunkName,
-                not_applicable(
-                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
-                ),
-            ),
-        ],
-    }
+    crate::json::hermes::universal_for(Format::Ernie45)
 }

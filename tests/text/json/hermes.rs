@@ -160,11 +160,17 @@ fn invalid_utf8_in_text_is_replaced() {
 
 /// `hermes`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
+    universal_for(Format::Hermes)
+}
+
+/// The answers to the universal cases of a syntax of `hermes`' calls and `<think>`
+/// reasoning (`hermes`, `ernie45`).
+pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
     use crate::exact::{args, call as done, err, one, start, t};
     use crate::universal::{Case, Universal, not_applicable, sample};
     use ErrorKind::{InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut};
     Universal {
-        format: Format::Hermes,
+        format,
         reasoning: Some(("<think>", "</think>")),
         answers: vec![
             (
