@@ -166,6 +166,17 @@ pub(crate) fn universal() -> crate::universal::Universal {
 /// The answers to the universal cases of a syntax of `hermes`' calls and `<think>`
 /// reasoning (`hermes`, `ernie45`).
 pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
+    universal_between(format, "<tool_call>", "</tool_call>")
+}
+
+/// The answers to the universal cases of a syntax of JSON call objects (`name`,
+/// `arguments`) between `open` and `close`, with `<think>` reasoning (`hermes`,
+/// `ernie45`, `longcat`, `nemotron`, `jamba`, `hunyuan`).
+pub(crate) fn universal_between(
+    format: Format,
+    open: &str,
+    close: &str,
+) -> crate::universal::Universal {
     use crate::exact::{args, call as done, err, one, start, t};
     use crate::universal::{Case, Universal, not_applicable, sample};
     use ErrorKind::{InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut};
@@ -176,14 +187,14 @@ pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
             (
                 Case::Call,
                 sample(
-                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call> bye"#,
+                    format!(r#"Hi {open}{{"name": "f", "arguments": {{"a": 1}}}}{close} bye"#),
                     vec![one(t("Hi ")), done(0, "f", r#"{"a": 1}"#), one(t(" bye"))],
                 ),
             ),
             (
                 Case::CutCall,
                 sample(
-                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": 1"#,
+                    format!(r#"Hi {open}{{"name": "f", "arguments": {{"a": 1"#),
                     vec![
                         one(t("Hi ")),
                         one(start(0, "f")),
@@ -191,7 +202,7 @@ pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
                         one(err(
                             Cut,
                             Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": 1"#),
                         )),
                     ],
                 ),
@@ -199,14 +210,14 @@ pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
             (
                 Case::CorruptCall,
                 sample(
-                    r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call> bye"#,
+                    format!(r#"{open}{{"name": "f", "arguments": {{"a": x}}}}{close} bye"#),
                     vec![
                         one(start(0, "f")),
                         one(args(0, r#"{"a": "#)),
                         one(err(
                             Bad,
                             Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call>"#,
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": x}}}}{close}"#),
                         )),
                         one(t(" bye")),
                     ],
@@ -215,25 +226,30 @@ pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
             (
                 Case::MarkerAlone,
                 sample(
-                    "Use a literal <tool_call> tag in prose.",
-                    vec![one(t("Use a literal <tool_call> tag in prose."))],
+                    format!("Use a literal {open} tag in prose."),
+                    vec![one(t(&format!("Use a literal {open} tag in prose.")))],
                 ),
             ),
             (
                 Case::StrayClose,
-                sample("done</tool_call> ok", vec![one(t("done</tool_call> ok"))]),
+                sample(
+                    format!("done{close} ok"),
+                    vec![one(t(&format!("done{close} ok")))],
+                ),
             ),
             (
                 Case::OpenerInsideCall,
                 sample(
-                    r#"<tool_call>{"name": "f", "arguments": {"a": 1<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+                    format!(
+                        r#"{open}{{"name": "f", "arguments": {{"a": 1{open}{{"name": "g", "arguments": {{}}}}{close}"#
+                    ),
                     vec![
                         one(start(0, "f")),
                         one(args(0, r#"{"a": 1"#)),
                         one(err(
                             Cut,
                             Some(0),
-                            r#"<tool_call>{"name": "f", "arguments": {"a": 1"#,
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": 1"#),
                         )),
                         done(1, "g", "{}"),
                     ],
@@ -242,13 +258,17 @@ pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
             (
                 Case::RepeatedMember,
                 sample(
-                    r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
+                    format!(
+                        r#"{open}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}{close}"#
+                    ),
                     vec![
                         done(0, "f", "{}"),
                         one(err(
                             Trailing,
                             None,
-                            r#"<tool_call>{"name": "f", "arguments": {}, "arguments": {}}</tool_call>"#,
+                            &format!(
+                                r#"{open}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}{close}"#
+                            ),
                         )),
                     ],
                 ),

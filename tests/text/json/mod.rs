@@ -29,6 +29,13 @@ mod ernie45;
 /// `granite-20b-fc`: one JSON object per `<function_call>`.
 mod granite_20b_fc;
 
+/// `longcat`, `nemotron`, `jamba`, `hunyuan`: their universal fixtures (hermes' cases
+/// with their markers).
+mod hunyuan;
+mod jamba;
+mod longcat;
+mod nemotron;
+
 /// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
 mod string_args;
 
@@ -38,4 +45,8 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     hermes::universal,
     ernie45::universal,
     granite_20b_fc::universal,
+    longcat::universal,
+    nemotron::universal,
+    jamba::universal,
+    hunyuan::universal,
 ];
