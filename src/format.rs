@@ -3,6 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::text::SYNTAXES;
+
 /// A wire format or model-output syntax. Parse one from its CLI name:
 ///
 /// ```
@@ -131,9 +133,28 @@ pub enum Format {
     /// Raw Inkling text: typed content blocks,
     /// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
     Inkling,
+    // Issue 33's new syntaxes.
+    /// Raw Zyphra ZAYA1 text: Qwen3-Coder XML calls inside
+    /// `<zyphra_tool_call>` .. `</zyphra_tool_call>`.
+    Zaya1,
+    /// Raw K2 Horizon text (IFM tags):
+    /// `<ifm|tool_calls><ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>`.
+    K2Horizon,
+    /// Raw PLaMo 3 text: `<|plamo:begin_tool_requests:plamo|>` sections, the name between
+    /// `<|plamo:begin_tool_name:plamo|>` tags, JSON arguments.
+    Plamo3,
+    /// Raw ERNIE 4.5 text: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<think>`,
+    /// `<response>` tags dropped.
+    Ernie45,
+    /// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.
+    Granite20bFc,
+    /// Raw dots text: MiniMax M2's `<invoke name="f"><parameter name="k">v</parameter></invoke>`
+    /// calls in `<dots_function_call>` blocks.
+    Dots,
 }
 
-/// One row of the format table: name, default framing, one-line description.
+/// One row of the provider format table: name, default framing, one-line description
+/// (a text syntax's row is in its own file: [`crate::text::SYNTAXES`]).
 struct FormatInfo {
     format: Format,
     name: &'static str,
@@ -197,226 +218,20 @@ const FORMATS: &[FormatInfo] = &[
         framing: Framing::Sse,
         about: "Llama Stack native /v1/inference/chat-completion stream (text and tool_call deltas with parse_status)",
     },
-    FormatInfo {
-        format: Format::Hermes,
-        name: "hermes",
-        framing: Framing::Text,
-        about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
-    },
-    FormatInfo {
-        format: Format::QwenXml,
-        name: "qwen-xml",
-        framing: Framing::Text,
-        about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
-    },
-    FormatInfo {
-        format: Format::Mistral,
-        name: "mistral",
-        framing: Framing::Text,
-        about: "raw model text: [TOOL_CALLS][{\"name\": .., \"arguments\": ..}] (v3) or [TOOL_CALLS]name[ARGS]{..} (v11+; Devstral, Magistral)",
-    },
-    FormatInfo {
-        format: Format::DeepSeek,
-        name: "deepseek",
-        framing: Framing::Text,
-        about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
-    },
-    FormatInfo {
-        format: Format::Harmony,
-        name: "harmony",
-        framing: Framing::Text,
-        about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
-    },
-    FormatInfo {
-        format: Format::LlamaPythonic,
-        name: "llama-pythonic",
-        framing: Framing::Text,
-        about: "raw Llama 3.2/4 text with pythonic tool calls [f(a=1, b='x'), g()]",
-    },
-    FormatInfo {
-        format: Format::LlamaJson,
-        name: "llama-json",
-        framing: Framing::Text,
-        about: "raw Llama 3.x text with JSON tool calls {\"name\": .., \"parameters\": ..}, <|python_tag|>, code_interpreter",
-    },
-    FormatInfo {
-        format: Format::Lfm2,
-        name: "lfm2",
-        framing: Framing::Text,
-        about: "raw Liquid LFM2 text: <|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|> (pythonic calls)",
-    },
-    FormatInfo {
-        format: Format::Olmo3,
-        name: "olmo3",
-        framing: Framing::Text,
-        about: "raw OLMo 3 text: <function_calls> pythonic calls, one per line </function_calls>",
-    },
-    FormatInfo {
-        format: Format::Gemma4,
-        name: "gemma4",
-        framing: Framing::Text,
-        about: "raw Gemma 4 text: <|tool_call>call:name{k:<|\"|>v<|\"|>,n:3}<tool_call|>",
-    },
-    FormatInfo {
-        format: Format::CommandR,
-        name: "command-r",
-        framing: Framing::Text,
-        about: "raw Cohere Command R7B / A text: <|START_ACTION|>[{\"tool_name\": .., \"parameters\": ..}]<|END_ACTION|>, <|START_THINKING|> reasoning; Command A Reasoning / North: <|START_TEXT|>; citations <co>..</co: ..> removed",
-    },
-    FormatInfo {
-        format: Format::Granite,
-        name: "granite",
-        framing: Framing::Text,
-        about: "raw IBM Granite text: <|tool_call|>[{\"name\": .., \"arguments\": ..}] (3.0), <tool_call>[..] (3.1+), <tool_call>{..}</tool_call> (4)",
-    },
-    FormatInfo {
-        format: Format::Jamba,
-        name: "jamba",
-        framing: Framing::Text,
-        about: "raw AI21 Jamba text: <tool_calls>[{\"name\": .., \"arguments\": ..}]</tool_calls>",
-    },
-    FormatInfo {
-        format: Format::Hunyuan,
-        name: "hunyuan",
-        framing: Framing::Text,
-        about: "raw Hunyuan-A13B text: <think>..</think><answer>..<tool_calls>[{..}]</tool_calls></answer>",
-    },
-    FormatInfo {
-        format: Format::Nemotron,
-        name: "nemotron",
-        framing: Framing::Text,
-        about: "raw Llama-Nemotron / Nemotron Nano v2 text: <TOOLCALL>[{\"name\": .., \"arguments\": ..}]</TOOLCALL>",
-    },
-    FormatInfo {
-        format: Format::Phi4Mini,
-        name: "phi4-mini",
-        framing: Framing::Text,
-        about: "raw Phi-4-mini text: functools[{\"name\": .., \"arguments\": ..}]",
-    },
-    FormatInfo {
-        format: Format::Longcat,
-        name: "longcat",
-        framing: Framing::Text,
-        about: "raw LongCat-Flash text: <longcat_tool_call>{\"name\": .., \"arguments\": ..}</longcat_tool_call>",
-    },
-    FormatInfo {
-        format: Format::InternLm,
-        name: "internlm",
-        framing: Framing::Text,
-        about: "raw InternLM 2.5 / 3 text: <|action_start|><|plugin|>{\"name\": .., \"parameters\": ..}<|action_end|>",
-    },
-    FormatInfo {
-        format: Format::Apertus,
-        name: "apertus",
-        framing: Framing::Text,
-        about: "raw Apertus text: <|tools_prefix|>[{\"name\": {args}}]<|tools_suffix|>, <|inner_prefix|> reasoning",
-    },
-    FormatInfo {
-        format: Format::GigaChat3,
-        name: "gigachat3",
-        framing: Framing::Text,
-        about: "raw GigaChat 3 text: function call<|role_sep|>{\"name\": .., \"arguments\": ..}; 3.1: <|function_call|>{..}",
-    },
-    FormatInfo {
-        format: Format::KimiK2,
-        name: "kimi-k2",
-        framing: Framing::Text,
-        about: "raw Kimi K2 text: <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|> (the model's ids kept)",
-    },
-    FormatInfo {
-        format: Format::Glm,
-        name: "glm",
-        framing: Framing::Text,
-        about: "raw model text: <tool_call>name\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value></tool_call> (GLM-4.5, 4.6, 4.7, 5)",
-    },
-    FormatInfo {
-        format: Format::MiniMax,
-        name: "minimax",
-        framing: Framing::Text,
-        about: "raw model text: <minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke></minimax:tool_call> (MiniMax M2)",
-    },
-    FormatInfo {
-        format: Format::SeedOss,
-        name: "seed-oss",
-        framing: Framing::Text,
-        about: "raw model text: <seed:tool_call><function=name><parameter=key>value</parameter></function></seed:tool_call>, <seed:think> (ByteDance Seed-OSS)",
-    },
-    FormatInfo {
-        format: Format::DeepSeekDsml,
-        name: "deepseek-dsml",
-        framing: Framing::Text,
-        about: "raw model text: <｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" string=\"true\">v</｜DSML｜parameter>.. (DeepSeek V3.2, V4 tool_calls, V4.1 <｜DSML｜ calls>, the <｜｜DSML｜｜ leak)",
-    },
-    FormatInfo {
-        format: Format::KimiK3,
-        name: "kimi-k3",
-        framing: Framing::Text,
-        about: "raw Kimi K3 text: <|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"k\" type=\"string\"<|sep|>v<|close|>argument<|sep|>.. (XTML)",
-    },
-    FormatInfo {
-        format: Format::MiniMaxM3,
-        name: "minimax-m3",
-        framing: Framing::Text,
-        about: "raw MiniMax M3 text: ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<k>v]<]minimax[>[</k>.. (tag-named parameters, <item> arrays)",
-    },
-    FormatInfo {
-        format: Format::FunctionGemma,
-        name: "functiongemma",
-        framing: Framing::Text,
-        about: "raw FunctionGemma text: <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>, arguments converted to JSON as they stream",
-    },
-    FormatInfo {
-        format: Format::HyV4,
-        name: "hy-v4",
-        framing: Framing::Text,
-        about: "raw Tencent HY v4 text: <tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
-    },
-    FormatInfo {
-        format: Format::HyV3,
-        name: "hy-v3",
-        framing: Framing::Text,
-        about: "raw Tencent Hy3 text: <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
-    },
-    FormatInfo {
-        format: Format::GigaChat35,
-        name: "gigachat35",
-        framing: Framing::Text,
-        about: "raw GigaChat 3.5 text: <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"k\" string=\"true\">v</｜GCML｜parameter>…",
-    },
-    FormatInfo {
-        format: Format::MiniCpm5,
-        name: "minicpm5",
-        framing: Framing::Text,
-        about: "raw MiniCPM 5 text: <function name=\"f\"><param name=\"k\">v</param></function>",
-    },
-    FormatInfo {
-        format: Format::Inkling,
-        name: "inkling",
-        framing: Framing::Text,
-        about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
-    },
-    FormatInfo {
-        format: Format::Step3,
-        name: "step3",
-        framing: Framing::Text,
-        about: "raw StepFun Step-3 text: <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"k\">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
-    },
-    FormatInfo {
-        format: Format::Auto,
-        name: "auto",
-        framing: Framing::Text,
-        about: "raw model text; the tool-call syntax is detected from the first markers",
-    },
 ];
 
 impl Format {
-    /// Every format, in the order `toolstream formats` lists them.
+    /// Every format, in the order `toolstream formats` lists them: the provider formats,
+    /// then the text syntaxes (the registry's rows).
     pub fn all() -> impl Iterator<Item = Format> {
-        FORMATS.iter().map(|i| i.format)
+        FORMATS
+            .iter()
+            .map(|i| i.format)
+            .chain(SYNTAXES.iter().map(|r| r.format))
     }
 
     fn info(self) -> &'static FormatInfo {
-        // Every variant has a row (checked by a test).
+        // Every provider variant has a row (checked by a test).
         FORMATS
             .iter()
             .find(|i| i.format == self)
@@ -425,17 +240,26 @@ impl Format {
 
     /// The CLI name, e.g. `openai-chat`.
     pub fn name(self) -> &'static str {
-        self.info().name
+        match crate::text::syntax(self) {
+            Some(r) => r.name,
+            None => self.info().name,
+        }
     }
 
     /// One line saying what the format is.
     pub fn description(self) -> &'static str {
-        self.info().about
+        match crate::text::syntax(self) {
+            Some(r) => r.about,
+            None => self.info().about,
+        }
     }
 
-    /// The framing used when none is given.
+    /// The framing used when none is given: a text syntax's is [`Framing::Text`].
     pub fn default_framing(self) -> Framing {
-        self.info().framing
+        match crate::text::syntax(self) {
+            Some(_) => Framing::Text,
+            None => self.info().framing,
+        }
     }
 }
 
@@ -445,43 +269,23 @@ impl fmt::Display for Format {
     }
 }
 
-/// Other names of text formats: the tool-call parser names of vLLM (`--tool-call-parser`)
-/// whose syntax a format reads as it is (besides names that differ only by `_`:
-/// `kimi_k2`, `seed_oss`). Matched like names: ASCII case, `_` and `-` alike.
-const ALIASES: &[(&str, Format)] = &[
-    ("cohere_command3", Format::CommandR),
-    ("cohere_command4", Format::CommandR),
-    ("deepseek_v3", Format::DeepSeek),
-    ("deepseek_v31", Format::DeepSeek),
-    ("deepseek_v32", Format::DeepSeekDsml),
-    ("glm45", Format::Glm),
-    ("glm47", Format::Glm),
-    ("granite4", Format::Granite),
-    ("hunyuan_a13b", Format::Hunyuan),
-    ("llama3_json", Format::LlamaJson),
-    ("llama4_json", Format::LlamaJson),
-    ("llama4_pythonic", Format::LlamaPythonic),
-    ("minimax_m2", Format::MiniMax),
-    ("minicpm5xml", Format::MiniCpm5),
-    ("phi4_mini_json", Format::Phi4Mini),
-    ("pythonic", Format::LlamaPythonic),
-    ("qwen3_coder", Format::QwenXml),
-    ("qwen3_xml", Format::QwenXml),
-    // xLAM-2 writes a bare JSON list `[{"name": .., "arguments": ..}]`, which
-    // `llama-json` reads (vLLM's parser also looks for it inside fences and tags).
-    ("xlam", Format::LlamaJson),
-];
-
 impl Format {
     /// Other names this format is found by ([`FromStr`]): vLLM's tool-call parser
     /// names for the same syntax (`xlam` for `llama-json`, `qwen3_coder` for
     /// `qwen-xml`, ...).
     pub fn aliases(self) -> impl Iterator<Item = &'static str> {
-        ALIASES
+        crate::text::syntax(self)
+            .map_or(&[][..], |r| r.aliases)
             .iter()
-            .filter(move |(_, f)| *f == self)
-            .map(|(a, _)| *a)
+            .copied()
     }
+}
+
+/// Every text syntax's aliases, each with its format.
+fn aliases() -> impl Iterator<Item = (&'static str, Format)> {
+    SYNTAXES
+        .iter()
+        .flat_map(|r| r.aliases.iter().map(move |a| (*a, r.format)))
 }
 
 /// `a` and `b` name the same thing: ASCII case and `_` / `-` ignored.
@@ -508,16 +312,17 @@ impl FromStr for Format {
             .find(|i| same_name(i.name, s))
             .map(|i| i.format)
             .or_else(|| {
-                ALIASES
+                SYNTAXES
                     .iter()
-                    .find(|(a, _)| same_name(a, s))
-                    .map(|(_, f)| *f)
+                    .find(|r| same_name(r.name, s))
+                    .map(|r| r.format)
             })
+            .or_else(|| aliases().find(|(a, _)| same_name(a, s)).map(|(_, f)| f))
             .ok_or_else(|| UnknownName {
                 what: "format",
                 name: s.to_owned(),
-                valid: FORMATS.iter().map(|i| i.name).collect(),
-                also: ALIASES.iter().map(|(a, _)| *a).collect(),
+                valid: Format::all().map(Format::name).collect(),
+                also: aliases().map(|(a, _)| a).collect(),
             })
     }
 }
@@ -694,7 +499,9 @@ mod tests {
     fn names_round_trip() {
         for f in Format::all() {
             assert_eq!(f.name().parse::<Format>(), Ok(f));
-            assert!(FORMATS.iter().filter(|i| i.format == f).count() == 1);
+            let rows = FORMATS.iter().filter(|i| i.format == f).count()
+                + SYNTAXES.iter().filter(|r| r.format == f).count();
+            assert!(rows == 1);
         }
         for (f, n) in FRAMINGS {
             assert_eq!(n.parse::<Framing>(), Ok(*f));
@@ -703,15 +510,15 @@ mod tests {
 
     #[test]
     fn aliases_name_text_formats_and_no_name_is_an_alias() {
-        for (a, f) in ALIASES {
-            assert_eq!(a.parse::<Format>(), Ok(*f), "{a}");
-            assert_eq!(a.replace('_', "-").to_uppercase().parse::<Format>(), Ok(*f));
+        for (a, f) in aliases() {
+            assert_eq!(a.parse::<Format>(), Ok(f), "{a}");
+            assert_eq!(a.replace('_', "-").to_uppercase().parse::<Format>(), Ok(f));
             assert_eq!(f.default_framing(), Framing::Text, "{a}");
             assert!(
-                FORMATS.iter().all(|i| !same_name(i.name, a)),
+                Format::all().all(|g| !same_name(g.name(), a)),
                 "{a} is a name"
             );
-            assert!(f.aliases().any(|x| x == *a));
+            assert!(f.aliases().any(|x| x == a));
         }
         assert_eq!("xlam".parse::<Format>(), Ok(Format::LlamaJson));
         assert!("xla".parse::<Format>().is_err());

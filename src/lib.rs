@@ -347,13 +347,20 @@
 //! | `minicpm5` | text | MiniCPM 5: `<function name="f"><param name="k">v</param></function>` |
 //! | `inkling` | text | Inkling: `<\|content_invoke_tool_json\|>{"name": .., "args": {..}}<\|end_message\|>` |
 //! | `step3` | text | StepFun Step-3: `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>` in `<｜tool_calls_begin｜>` |
+//! | `zaya1` | text | Zyphra ZAYA1: Qwen3-Coder XML calls in `<zyphra_tool_call>` |
+//! | `k2-horizon` | text | K2 Horizon: `<ifm\|tool_calls><ifm\|tool_call>name<ifm\|arg_key>k</ifm\|arg_key><ifm\|arg_value>v</ifm\|arg_value></ifm\|tool_call></ifm\|tool_calls>` |
+//! | `plamo3` | text | PLaMo 3: `<\|plamo:begin_tool_request:plamo\|><\|plamo:begin_tool_name:plamo\|>name<\|plamo:end_tool_name:plamo\|>…{..}<\|plamo:end_tool_arguments:plamo\|>…` |
+//! | `ernie45` | text | ERNIE 4.5: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<response>` dropped |
+//! | `dots` | text | dots: `<dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke></dots_function_call>` |
+//! | `granite-20b-fc` | text | granite-20b-functioncalling: `<function_call> {"name": .., "arguments": ..}` |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
 //! Any format's framing can be overridden ([`ParserConfig::framing`], CLI `--framing`), e.g. NDJSON
 //! for recorded payloads.
 //!
 //! The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`,
-//! `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`, `minicpm5`, `step3`)
+//! `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`, `minicpm5`, `step3`, `zaya1`,
+//! `k2-horizon`, `dots`)
 //! write each value as raw text. [`ParserConfig::tools`] types values from the request's JSON
 //! Schema (a `string` parameter streams as a string, never parsed); without a schema a value
 //! is a JSON string unless its whole trimmed text is a JSON number, literal, object or array

@@ -243,7 +243,8 @@ use std::fmt;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::kit::options::TextOptions;
-use crate::text::{TextScanner, gemma, json, pythonic, xml};
+use crate::text::row::Table;
+use crate::text::{Scan, TextScanner, gemma, json, pythonic, xml};
 
 mod lax;
 mod members;
@@ -341,7 +342,13 @@ impl Syntax {
     /// runs); `None` for a format that cannot be written as a spec yet (see the
     /// [module docs](self)) and for provider formats.
     pub fn builtin(format: Format) -> Option<Self> {
-        let engine = crate::text::table(format)?;
+        let engine = match crate::text::syntax(format)?.engine.table()? {
+            Table::Json(t) => Engine::Json(t),
+            Table::Xml(t) => Engine::Xml(t),
+            Table::Gemma(d) => Engine::Gemma(d),
+            Table::Pythonic(f) => Engine::Pythonic(f),
+            Table::Sections(t) => Engine::Sections(t),
+        };
         Some(Syntax {
             name: format.name().to_owned(),
             engine,
@@ -364,36 +371,22 @@ impl Syntax {
 
     /// The text scanner this syntax runs on.
     pub(crate) fn scanner(&self, limits: &Limits, options: &TextOptions) -> TextScanner {
-        let inner = match &self.engine {
-            Engine::Json(t) => TextScanner::JsonCalls(Box::new(json::JsonCalls::with_table(
-                t.clone(),
-                limits,
-                &options.reasoning,
-            ))),
-            Engine::Xml(t) => TextScanner::Xml(Box::new(xml::XmlCalls::with_table(
-                (**t).clone(),
-                limits,
-                options,
-            ))),
+        let table = match &self.engine {
             Engine::Regions(p) => {
-                TextScanner::Regions(Box::new(regions::Regions::new((**p).clone(), limits)))
+                let regions = regions::Regions::new((**p).clone(), limits);
+                return self.anchored(TextScanner::Other(Box::new(regions)));
             }
-            Engine::Gemma(d) => TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
-                (**d).clone(),
-                limits,
-                &options.reasoning,
-            ))),
-            Engine::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed((**f).clone(), limits, options),
-            )),
-            Engine::Sections(t) => {
-                TextScanner::DeepSeek(Box::new(crate::text::sections::DeepSeek::with_tokens(
-                    (**t).clone(),
-                    limits,
-                    &options.reasoning,
-                )))
-            }
+            Engine::Json(t) => Table::Json(t.clone()),
+            Engine::Xml(t) => Table::Xml(t.clone()),
+            Engine::Gemma(d) => Table::Gemma(d.clone()),
+            Engine::Pythonic(f) => Table::Pythonic(f.clone()),
+            Engine::Sections(t) => Table::Sections(t.clone()),
         };
+        self.anchored(TextScanner::of_table(table, limits, options))
+    }
+
+    /// `inner` behind the syntax's start anchors, if it has any.
+    fn anchored(&self, inner: TextScanner) -> TextScanner {
         if self.anchors.is_empty() {
             inner
         } else {
@@ -402,5 +395,24 @@ impl Syntax {
                 inner,
             )))
         }
+    }
+}
+
+impl Scan for regions::Regions {
+    fn feed(
+        &mut self,
+        bytes: &[u8],
+        calls: &mut crate::calls::Calls,
+        out: &mut dyn crate::event::EventSink,
+    ) {
+        regions::Regions::feed(self, bytes, calls, out);
+    }
+
+    fn finish(&mut self, calls: &mut crate::calls::Calls, out: &mut dyn crate::event::EventSink) {
+        regions::Regions::finish(self, calls, out);
+    }
+
+    fn retained(&self) -> usize {
+        regions::Regions::retained(self)
     }
 }

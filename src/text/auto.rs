@@ -8,8 +8,9 @@
 //! the pattern's first byte) and everything after are fed to it. The choice is never
 //! revisited.
 //!
-//! Patterns, by priority (a pattern that matches waits while an earlier one may still
-//! match):
+//! The patterns are each syntax's own, in its registry row (its `detect` list, in the
+//! syntax's file), tried by rank, lowest first: a pattern that matches waits while one of
+//! lower rank may still match. Some of them, by rank:
 //!
 //! | pattern | format |
 //! | --- | --- |
@@ -17,49 +18,20 @@
 //! | `<tool_call>` name ws* `<arg_key>`, `<tool_call>` name ws* `</tool_call>` | `glm` |
 //! | `<tool_call>` ws* `[` | `granite` (3.1+) |
 //! | `<tool_call>` | `hermes` |
-//! | `<minimax:tool_call>` | `minimax` |
-//! | `<seed:tool_call>` | `seed-oss` |
-//! | `<｜DSML｜function_calls>`, `<｜DSML｜tool_calls>`, `<｜DSML｜ calls>`, `<｜DSML｜ invoke name="`, `<｜DSML｜ tool_calls>`, `<｜DSML｜ call>`, `<｜DSML｜calls>`, `<｜DSML｜toolcalls>`, `<｜DSML｜tool>`, `<｜｜DSML｜｜` | `deepseek-dsml` |
-//! | `<\|open\|>tools<\|sep\|>` | `kimi-k3` |
-//! | `]<]minimax[>[<tool_call>` | `minimax-m3` |
-//! | `[TOOL_CALLS]` | `mistral` |
-//! | `<｜tool▁calls▁begin｜>`, `<｜tool▁call▁begin｜>` | `deepseek` |
-//! | `<\|start\|>`, `<\|channel\|>` | `harmony` |
 //! | `<\|python_tag\|>` ws* `[` ws* name `(` | `llama-pythonic` |
-//! | `<\|python_start\|>` | `llama-pythonic` |
 //! | `<\|python_tag\|>` | `llama-json` |
-//! | `<\|tool_call_start\|>` | `lfm2` |
-//! | `<function_calls>` | `olmo3` |
-//! | `<\|tool_call>` | `gemma4` |
-//! | `<start_function_call>` | `functiongemma` |
 //! | `[` ws* `{` ws* `"name"` ws* `:` ws* `"` (an array of calls) | `llama-json` |
-//! | `{` ws* `"name"` ws* `:` ws* `"` | `llama-json` |
-//! | `{` ws* `"type"` ws* `:` ws* `"function"` | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |
-//! | `<\|START_ACTION\|>` | `command-r` |
 //! | `<\|tool_call\|>` | `granite` (Granite 4's `<tool_call>` reads as `hermes`: the same syntax) |
 //! | `<tool_calls>` ws* `<tool_call>` name `<tool_sep>` | `hy-v3` |
-//! | `<tool_calls:6124c78e>` ws* `<tool_call:6124c78e>` name `<tool_sep:6124c78e>` | `hy-v3` |
-//! | `<tool_calls:6124c78e>` | `hy-v4` |
 //! | `<tool_calls>` ws* `<tool_call>` | `hy-v4` |
-//! | `<tool_calls>` | `jamba` (`hunyuan` writes the same; its `<answer>` tags stay text) |
-//! | `<TOOLCALL>` | `nemotron` |
-//! | `functools[` | `phi4-mini` |
-//! | `<longcat_tool_call>` | `longcat` |
-//! | `<\|action_start\|><\|plugin\|>` | `internlm` |
-//! | `<\|tools_prefix\|>` | `apertus` |
-//! | `function call<\|role_sep\|>`, `<\|function_call\|>` | `gigachat3` |
-//! | `<\|tool_calls_section_begin\|>`, `<\|tool_call_begin\|>` | `kimi-k2` |
-//! | `<｜GCML｜tool_calls>` | `gigachat35` |
-//! | `<function name="` | `minicpm5` |
-//! | `<｜tool_calls_begin｜>` | `step3` |
-//! | `<\|content_invoke_tool_json\|>` | `inkling` |
+//! | `<tool_calls>` | `jamba` (`hunyuan` writes the same and has no pattern; its `<answer>` tags stay text) |
 //!
-//! Each pattern starts with `<`, `[`, `{` or `f`. Detection uses the syntax only:
+//! Each pattern starts with `<`, `[`, `{`, `f` or `]` (a test checks). Detection uses the syntax only:
 //! [`ParserConfig::tool_names`](crate::ParserConfig::tool_names) applies inside the detected
 //! format. With nothing detected the output is text.
 //!
-//! Adding a syntax is one row of [`DETECT`] plus its arm in [`TextScanner::with_options`].
+//! Adding a syntax adds its patterns to its registry row; nothing here changes.
 //!
 //! # Reasoning before the syntax is known
 //!
@@ -82,222 +54,30 @@ use crate::calls::Calls;
 use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::text::TextScanner;
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::reasoning::{Block, THINK};
 use crate::text::kit::util::{TextOut, is_name_byte, is_ws};
-
-/// One step of a detection pattern.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Tok<'a> {
-    /// These bytes exactly.
-    Lit(&'a [u8]),
-    /// Zero or more JSON whitespace bytes.
-    Ws,
-    /// One or more name bytes (`[A-Za-z0-9_.-]`), at most [`MAX_IDENT`].
-    Ident,
-}
+use crate::text::row;
+use crate::text::row::Tok;
+use crate::text::{SYNTAXES, TextScanner};
 
 /// Longest name a pattern's [`Tok::Ident`] accepts.
 const MAX_IDENT: usize = 128;
 
-/// Detection patterns and the format each picks, by priority.
-pub(crate) const DETECT: &[(&[Tok<'static>], Format)] = &[
-    (
-        &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
-        Format::QwenXml,
-    ),
-    (
-        &[
-            Tok::Lit(b"<tool_call>"),
-            Tok::Ident,
-            Tok::Ws,
-            Tok::Lit(b"<arg_key>"),
-        ],
-        Format::Glm,
-    ),
-    (
-        &[
-            Tok::Lit(b"<tool_call>"),
-            Tok::Ident,
-            Tok::Ws,
-            Tok::Lit(b"</tool_call>"),
-        ],
-        Format::Glm,
-    ),
-    (
-        &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"[")],
-        Format::Granite,
-    ),
-    (&[Tok::Lit(b"<tool_call>")], Format::Hermes),
-    (&[Tok::Lit(b"<minimax:tool_call>")], Format::MiniMax),
-    (&[Tok::Lit(b"<seed:tool_call>")], Format::SeedOss),
-    (
-        &[Tok::Lit("<｜DSML｜function_calls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜tool_calls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜ calls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜ invoke name=\"".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    // The other wrapper spellings `deepseek-dsml` reads.
-    (
-        &[Tok::Lit("<｜DSML｜ tool_calls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜ call>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜calls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜toolcalls>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜DSML｜tool>".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (
-        &[Tok::Lit("<｜｜DSML｜｜".as_bytes())],
-        Format::DeepSeekDsml,
-    ),
-    (&[Tok::Lit(b"<|open|>tools<|sep|>")], Format::KimiK3),
-    (&[Tok::Lit(b"]<]minimax[>[<tool_call>")], Format::MiniMaxM3),
-    (&[Tok::Lit(b"[TOOL_CALLS]")], Format::Mistral),
-    (
-        &[Tok::Lit("<｜tool▁calls▁begin｜>".as_bytes())],
-        Format::DeepSeek,
-    ),
-    (
-        &[Tok::Lit("<｜tool▁call▁begin｜>".as_bytes())],
-        Format::DeepSeek,
-    ),
-    (&[Tok::Lit(b"<|start|>")], Format::Harmony),
-    (&[Tok::Lit(b"<|channel|>")], Format::Harmony),
-    (
-        &[
-            Tok::Lit(b"<|python_tag|>"),
-            Tok::Ws,
-            Tok::Lit(b"["),
-            Tok::Ws,
-            Tok::Ident,
-            Tok::Lit(b"("),
-        ],
-        Format::LlamaPythonic,
-    ),
-    (&[Tok::Lit(b"<|python_start|>")], Format::LlamaPythonic),
-    (&[Tok::Lit(b"<|python_tag|>")], Format::LlamaJson),
-    (&[Tok::Lit(b"<|tool_call_start|>")], Format::Lfm2),
-    (&[Tok::Lit(b"<function_calls>")], Format::Olmo3),
-    (&[Tok::Lit(b"<|tool_call>")], Format::Gemma4),
-    (&[Tok::Lit(b"<start_function_call>")], Format::FunctionGemma),
-    (
-        // A JSON array of calls: its `[` is the call's first marker byte (`llama-json`
-        // reads the array), not text.
-        &[
-            Tok::Lit(b"["),
-            Tok::Ws,
-            Tok::Lit(b"{"),
-            Tok::Ws,
-            Tok::Lit(b"\"name\""),
-            Tok::Ws,
-            Tok::Lit(b":"),
-            Tok::Ws,
-            Tok::Lit(b"\""),
-        ],
-        Format::LlamaJson,
-    ),
-    (
-        &[
-            Tok::Lit(b"{"),
-            Tok::Ws,
-            Tok::Lit(b"\"name\""),
-            Tok::Ws,
-            Tok::Lit(b":"),
-            Tok::Ws,
-            Tok::Lit(b"\""),
-        ],
-        Format::LlamaJson,
-    ),
-    (
-        &[
-            Tok::Lit(b"{"),
-            Tok::Ws,
-            Tok::Lit(b"\"type\""),
-            Tok::Ws,
-            Tok::Lit(b":"),
-            Tok::Ws,
-            Tok::Lit(b"\"function\""),
-        ],
-        Format::LlamaJson,
-    ),
-    (
-        &[Tok::Lit(b"["), Tok::Ws, Tok::Ident, Tok::Lit(b"(")],
-        Format::LlamaPythonic,
-    ),
-    (&[Tok::Lit(b"<|START_ACTION|>")], Format::CommandR),
-    (&[Tok::Lit(b"<|tool_call|>")], Format::Granite),
-    (
-        &[
-            Tok::Lit(b"<tool_calls>"),
-            Tok::Ws,
-            Tok::Lit(b"<tool_call>"),
-            Tok::Ident,
-            Tok::Lit(b"<tool_sep>"),
-        ],
-        Format::HyV3,
-    ),
-    (
-        &[
-            Tok::Lit(b"<tool_calls:6124c78e>"),
-            Tok::Ws,
-            Tok::Lit(b"<tool_call:6124c78e>"),
-            Tok::Ident,
-            Tok::Lit(b"<tool_sep:6124c78e>"),
-        ],
-        Format::HyV3,
-    ),
-    (&[Tok::Lit(b"<tool_calls:6124c78e>")], Format::HyV4),
-    (
-        &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
-        Format::HyV4,
-    ),
-    (&[Tok::Lit(b"<tool_calls>")], Format::Jamba),
-    (&[Tok::Lit(b"<TOOLCALL>")], Format::Nemotron),
-    (&[Tok::Lit(b"functools[")], Format::Phi4Mini),
-    (&[Tok::Lit(b"<longcat_tool_call>")], Format::Longcat),
-    (&[Tok::Lit(b"<|action_start|><|plugin|>")], Format::InternLm),
-    (&[Tok::Lit(b"<|tools_prefix|>")], Format::Apertus),
-    (&[Tok::Lit(b"function call<|role_sep|>")], Format::GigaChat3),
-    (&[Tok::Lit(b"<|function_call|>")], Format::GigaChat3),
-    (&[Tok::Lit(b"<|tool_calls_section_begin|>")], Format::KimiK2),
-    (&[Tok::Lit(b"<|tool_call_begin|>")], Format::KimiK2),
-    (
-        &[Tok::Lit("<｜GCML｜tool_calls>".as_bytes())],
-        Format::GigaChat35,
-    ),
-    (&[Tok::Lit(b"<function name=\"")], Format::MiniCpm5),
-    (
-        &[Tok::Lit(b"<|content_invoke_tool_json|>")],
-        Format::Inkling,
-    ),
-    (
-        &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
-        Format::Step3,
-    ),
-];
+/// Detection patterns and the format each picks, by priority: every registry row's
+/// [`Detect`](crate::text::row::Detect) patterns, by rank.
+pub(crate) fn patterns() -> &'static [(&'static [Tok<'static>], Format)] {
+    static PATTERNS: std::sync::OnceLock<Vec<(&'static [Tok<'static>], Format)>> =
+        std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let mut all: Vec<(u16, &'static [Tok<'static>], Format)> = SYNTAXES
+            .iter()
+            .flat_map(|r| r.detect.iter().map(move |d| (d.rank, d.pattern, r.format)))
+            .collect();
+        all.sort_by_key(|(rank, _, _)| *rank);
+        all.into_iter().map(|(_, p, f)| (p, f)).collect()
+    })
+}
 
 /// Where the first byte that may start a pattern (`<`, `[`, `{`, `f`, `]`) is in `h`. One
 /// pass (two searches bounded by each other could look at a byte many times).
@@ -306,7 +86,7 @@ fn pattern_start(h: &[u8]) -> Option<usize> {
         .position(|b| matches!(b, b'<' | b'[' | b'{' | b'f' | b']'))
 }
 
-/// Per byte that may start a pattern, the patterns of [`DETECT`] that start with it (a
+/// Per byte that may start a pattern, the patterns of [`patterns`] that start with it (a
 /// pattern opening with something other than a literal with every byte), in order.
 fn starting() -> &'static [(u8, Vec<usize>)] {
     static STARTING: std::sync::OnceLock<Vec<(u8, Vec<usize>)>> = std::sync::OnceLock::new();
@@ -315,7 +95,7 @@ fn starting() -> &'static [(u8, Vec<usize>)] {
             .into_iter()
             .map(|first| {
                 let ks =
-                    DETECT
+                    patterns()
                         .iter()
                         .enumerate()
                         .filter_map(|(k, (toks, _))| match toks.first() {
@@ -393,15 +173,15 @@ pub(crate) struct Auto {
     text: TextOut,
     /// Bytes since a possible pattern start.
     held: Vec<u8>,
-    /// The patterns still followed from the held start (their index in [`DETECT`], in
+    /// The patterns still followed from the held start (their index in [`patterns`], in
     /// its order), each with its progress: a dead one is dropped at once, so each byte
     /// costs only the patterns it can still continue.
-    /// Past [`DETECT`]'s rows: the opening reasoning tags, `DETECT.len() + k` for
+    /// Past [`patterns`]'s rows: the opening reasoning tags, `patterns().len() + k` for
     /// `tags[k]`.
     rows: Vec<(usize, Row)>,
     /// The opening reasoning tags (the options' or `<think>`).
     tags: Vec<String>,
-    /// Their first bytes that start no pattern of [`DETECT`] (none for `<think>`).
+    /// Their first bytes that start no pattern of [`patterns`] (none for `<think>`).
     odd_starts: Vec<u8>,
     /// Inside a reasoning block before the syntax is known.
     think: Option<Box<Block>>,
@@ -429,7 +209,7 @@ impl Auto {
             inner: None,
             text: TextOut::holding_line_breaks(),
             held: Vec::new(),
-            rows: Vec::with_capacity(DETECT.len() + 1),
+            rows: Vec::with_capacity(patterns().len() + 1),
             tags,
             odd_starts,
             think: None,
@@ -557,7 +337,8 @@ impl Auto {
                 }
                 let tags = self.tags.iter().enumerate();
                 self.rows.extend(tags.filter_map(|(k, t)| {
-                    (t.as_bytes().first().copied() == first).then_some((DETECT.len() + k, start))
+                    (t.as_bytes().first().copied() == first)
+                        .then_some((patterns().len() + k, start))
                 }));
             }
             let Some(&b) = bytes.get(i) else { break };
@@ -625,12 +406,13 @@ impl Auto {
     fn step(&mut self, b: u8) -> Step {
         self.held.push(b);
         let mut alive = false;
+        let patterns = patterns();
         for (k, row) in self.rows.iter_mut() {
             // (One call of `Row::step`, so it stays inlined.)
             let tag;
-            let (toks, pick): (&[Tok<'_>], Pick) = match DETECT.get(*k) {
+            let (toks, pick): (&[Tok<'_>], Pick) = match patterns.get(*k) {
                 Some((toks, format)) => (toks, Pick::Format(*format)),
-                None => match self.tags.get(*k - DETECT.len()) {
+                None => match self.tags.get(*k - patterns.len()) {
                     Some(t) => {
                         tag = [Tok::Lit(t.as_bytes())];
                         (&tag, Pick::Reasoning)
@@ -669,7 +451,7 @@ impl Auto {
         // at its end, it wins (a bare `<tool_call>` at the end is `hermes`'s).
         if self.inner.is_none() && !self.held.is_empty() {
             let won = self.rows.iter().find(|(_, r)| *r == Row::Matched);
-            match won.map(|(k, _)| DETECT.get(*k)) {
+            match won.map(|(k, _)| patterns().get(*k)) {
                 Some(Some((_, format))) => self.detect(*format, calls, out),
                 Some(None) => self.open_reasoning(out),
                 None => {}
@@ -694,7 +476,7 @@ impl Auto {
 fn reasoning_enders() -> &'static [&'static str] {
     static ENDERS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     ENDERS.get_or_init(|| {
-        DETECT
+        patterns()
             .iter()
             .filter(|(_, f)| *f == Format::KimiK2)
             .filter_map(|(toks, _)| match toks {
@@ -721,3 +503,13 @@ enum Step {
     /// No pattern can match from the held start.
     None,
 }
+
+/// The registry row of `auto` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: row::Row = row::Row {
+    format: Format::Auto,
+    name: "auto",
+    aliases: &[],
+    about: "raw model text; the tool-call syntax is detected from the first markers",
+    engine: row::Builtin::Auto,
+    detect: &[],
+};

@@ -47,6 +47,7 @@
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
 use crate::event::{ErrorKind, Event};
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
@@ -54,6 +55,7 @@ use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::interrupted_own;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 const START: &str = "<|start|>";
 /// The error of a call whose body broke.
@@ -511,6 +513,25 @@ impl Harmony {
         self.text.finish(out);
     }
 }
+
+/// The registry row of `harmony` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Harmony,
+    name: "harmony",
+    aliases: &["openai"],
+    about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
+    engine: Builtin::Harmony,
+    detect: &[
+        Detect {
+            rank: 180,
+            pattern: &[Tok::Lit(b"<|start|>")],
+        },
+        Detect {
+            rank: 190,
+            pattern: &[Tok::Lit(b"<|channel|>")],
+        },
+    ],
+};
 
 #[cfg(test)]
 mod tests {

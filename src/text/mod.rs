@@ -22,7 +22,7 @@
 //! | [`auto`]: detects the syntax from the first markers, then hands over | `auto` |
 //!
 //! Every format of the table-driven families is also a spec file (`toolstream spec
-//! NAME`, [`crate::spec`]): the spec compiles to the same table. Four have their own
+//! NAME`, the `spec` module): the spec compiles to the same table. Four have their own
 //! code, each for a reason its module doc gives: `mistral` (v11's `name[ARGS]{..}` is a
 //! name and a bare arguments value per `[TOOL_CALLS]`, no call object a JSON table
 //! reads), `llama-json` (marker-less: a call may begin at any `{`, recognised by its
@@ -30,11 +30,47 @@
 //! messages whose headers route each to text, reasoning or a call) and `auto` (no
 //! syntax of its own: it picks one).
 //!
+//! # The registry: one row per syntax
+//!
+//! Each syntax's file exports its [`Row`](row::Row) (`pub(crate) const ROW`): its
+//! [`Format`], name, the vLLM / SGLang parser names it answers to, its line in `toolstream
+//! formats`, its engine with its table (the table holds its reasoning pair and dropped
+//! tokens), and the patterns `auto` detects it by, each with a rank. [`SYNTAXES`] lists
+//! the rows; everything else reads them: [`Format`]'s names, aliases and descriptions
+//! (`toolstream formats`), `auto`'s detection, [`TextScanner::with_options`] (a row's
+//! engine → its scanner, written once in [`TextScanner::of_table`] for the table-driven
+//! engines) and `toolstream spec` ([`Syntax::builtin`](crate::Syntax::builtin) takes the
+//! row's table). Nothing in `text` names the `spec` module: a spec's regions engine
+//! plugs in as a [`Scan`].
+//!
+//! ## Adding a syntax
+//!
+//! For a syntax one of the table-driven engines reads:
+//!
+//! 1. **Its table file**, `src/text/<family>/<syntax>.rs`: a module doc (the syntax as the
+//!    model writes it, its quirks, where it was checked: the model's chat template or
+//!    card, the peers' parsers), its table `const`, and its `ROW` (name, aliases, the
+//!    one-line description, `Builtin::<Engine>(&TABLE)`, its detection patterns with
+//!    ranks that put a longer pattern before one it begins with). Declare it in the
+//!    family's `mod.rs` (`pub(crate) mod <syntax>;`) and list `&<family>::<syntax>::ROW`
+//!    in [`SYNTAXES`] (where `toolstream formats` should list it).
+//! 2. **Its [`Format`] variant** in `src/format.rs` (a documented public enum variant;
+//!    the name, description and framing come from the row).
+//! 3. **Its test file**, `tests/text/<family>/<syntax>.rs` (declared in that folder's
+//!    `mod.rs`): a fixture answering every universal case (`tests/text/rules/universal.rs`
+//!    lists them: a sample with its events, known-broken with a reason, or not
+//!    applicable), run whole, byte by byte, at every split and at random splits against
+//!    the one-shot oracle by the shared harness; its spec equal to its built-in.
+//! 4. **A sample stream**, `samples/<name>.txt` (its row in `samples/README.md`).
+//! 5. **A README row** in the formats table.
+//!
+//! No match arm, no list in `auto`, `spec` or `format.rs` changes besides these.
+//!
 //! Code two engines share lives in [`kit`] (its module doc maps which engine uses
 //! what); a family's own shared code lives in its `mod.rs`. Imports never run in a
-//! circle: a syntax table imports its engine, an engine imports [`kit`] (and
+//! circle: a syntax table imports its engine and [`row`], an engine imports [`kit`] (and
 //! `llama-json` the pythonic family's call walker, `mistral` the JSON family's list
-//! reader); only this module maps formats to tables, and only [`auto`] builds scanners
+//! reader); only this module lists the rows, and only [`auto`] builds scanners
 //! through it.
 //!
 //! All but harmony and the byte-level marker-less engines (`pythonic`, `llama-json`)
@@ -79,12 +115,24 @@ pub(crate) mod harmony;
 pub(crate) mod json;
 pub(crate) mod kit;
 pub(crate) mod pythonic;
+pub(crate) mod row;
 pub(crate) mod sections;
 pub(crate) mod xml;
 
 // The paths the rest of the crate uses (`parser.rs`, `provider/`).
 pub(crate) use kit::options::TextOptions;
 pub(crate) use kit::reasoning;
+
+/// A text scanner whose engine is defined outside this module (so `text` never names
+/// the modules that build on it): the regions engine of syntax specs.
+pub(crate) trait Scan: std::fmt::Debug + Send + Sync {
+    /// Scans the next bytes of model output.
+    fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink);
+    /// End of the text: release what is held, report an unfinished call.
+    fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink);
+    /// Bytes held back.
+    fn retained(&self) -> usize;
+}
 
 /// A scanner for one text syntax.
 #[derive(Debug)]
@@ -114,8 +162,9 @@ pub(crate) enum TextScanner {
     JsonCalls(Box<json::JsonCalls>),
     /// A syntax spec's scanner behind its start anchor.
     Anchored(Box<Anchored>),
-    /// A syntax spec with regular-expression delimiters.
-    Regions(Box<crate::spec::regions::Regions>),
+    /// A scanner whose engine lives outside this module: a syntax spec's with
+    /// regular-expression delimiters (`spec/regions.rs`).
+    Other(Box<dyn Scan>),
 }
 
 impl TextScanner {
@@ -125,88 +174,52 @@ impl TextScanner {
         Self::with_options(format, limits, &TextOptions::default())
     }
 
-    /// The scanner for a text format with options; `None` for envelope formats.
+    /// The scanner for a text format with options; `None` for envelope formats. Built
+    /// from the format's registry [`Row`](row::Row).
     pub(crate) fn with_options(
         format: Format,
         limits: &Limits,
         options: &TextOptions,
     ) -> Option<Self> {
-        match format {
-            Format::QwenXml => Some(Self::xml(&xml::qwen_xml::DIALECT, limits, options)),
-            Format::SeedOss => Some(Self::xml(&xml::seed_oss::DIALECT, limits, options)),
-            Format::Glm => Some(Self::xml(&xml::glm::DIALECT, limits, options)),
-            Format::MiniMax => Some(Self::xml(&xml::minimax::DIALECT, limits, options)),
-            Format::DeepSeekDsml => Some(Self::xml(&xml::deepseek_dsml::DIALECT, limits, options)),
-            Format::KimiK3 => Some(Self::xml(&xml::kimi_k3::DIALECT, limits, options)),
-            Format::MiniMaxM3 => Some(Self::xml(&xml::minimax_m3::DIALECT, limits, options)),
-            Format::HyV4 => Some(Self::xml(&xml::hy_v4::DIALECT, limits, options)),
-            Format::HyV3 => Some(Self::xml(&xml::hy_v3::DIALECT, limits, options)),
-            Format::GigaChat35 => Some(Self::xml(&xml::gigachat35::DIALECT, limits, options)),
-            Format::MiniCpm5 => Some(Self::xml(&xml::minicpm5::DIALECT, limits, options)),
-            Format::Step3 => Some(Self::xml(&xml::step3::DIALECT, limits, options)),
-            Format::Mistral => Some(TextScanner::Mistral(Box::new(json::mistral::Mistral::new(
+        let builtin = syntax(format)?.engine;
+        Some(match builtin {
+            row::Builtin::Mistral => TextScanner::Mistral(Box::new(json::mistral::Mistral::new(
                 limits,
                 &options.reasoning,
-            )))),
-            Format::DeepSeek => Some(TextScanner::DeepSeek(Box::new(
-                sections::DeepSeek::with_tokens(
-                    sections::deepseek::DEEPSEEK,
-                    limits,
-                    &options.reasoning,
-                ),
             ))),
-            Format::Harmony => Some(TextScanner::Harmony(Box::new(harmony::Harmony::new(
-                limits,
-                &options.reasoning,
-            )))),
-            Format::LlamaPythonic => Some(TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed(pythonic::llama::LLAMA, limits, options),
-            ))),
-            Format::LlamaJson => Some(TextScanner::LlamaJson(Box::new(
+            row::Builtin::Harmony => {
+                TextScanner::Harmony(Box::new(harmony::Harmony::new(limits, &options.reasoning)))
+            }
+            row::Builtin::LlamaJson => TextScanner::LlamaJson(Box::new(
                 pythonic::llama_json::LlamaJson::new(limits, options),
-            ))),
-            Format::Auto => Some(TextScanner::Auto(Box::new(auto::Auto::new(
-                limits, options,
-            )))),
-            Format::Gemma4 => Some(TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
-                gemma::gemma4::GEMMA4,
-                limits,
-                &options.reasoning,
-            )))),
-            Format::FunctionGemma => Some(TextScanner::Gemma4(Box::new(gemma::Gemma4::new(
-                gemma::functiongemma::FUNCTIONGEMMA,
-                limits,
-                &options.reasoning,
-            )))),
-            Format::Lfm2 => Some(TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed(pythonic::lfm2::LFM2, limits, options),
-            ))),
-            Format::Olmo3 => Some(TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed(pythonic::olmo3::OLMO3, limits, options),
-            ))),
-            Format::KimiK2 => Some(TextScanner::DeepSeek(Box::new(
-                sections::DeepSeek::with_tokens(
-                    sections::kimi_k2::KIMI_K2,
-                    limits,
-                    &options.reasoning,
-                ),
-            ))),
-            Format::CommandR => Some(TextScanner::JsonCalls(Box::new(
-                json::JsonCalls::with_table(json::command_r::table(), limits, &options.reasoning),
-            ))),
-            // Envelope formats (no dialect table either) have no text scanner.
-            _ => json_dialect(format).map(|d| {
-                TextScanner::JsonCalls(Box::new(json::JsonCalls::new(
-                    d,
-                    limits,
-                    &options.reasoning,
-                )))
-            }),
-        }
+            )),
+            row::Builtin::Auto => TextScanner::Auto(Box::new(auto::Auto::new(limits, options))),
+            _ => Self::of_table(builtin.table()?, limits, options),
+        })
     }
 
-    fn xml(dialect: &'static xml::Dialect, limits: &Limits, options: &TextOptions) -> Self {
-        TextScanner::Xml(Box::new(xml::XmlCalls::new(dialect, limits, options)))
+    /// The scanner of a table-driven engine with its table (a built-in's or a syntax
+    /// spec's).
+    pub(crate) fn of_table(table: row::Table, limits: &Limits, options: &TextOptions) -> Self {
+        match table {
+            row::Table::Json(t) => TextScanner::JsonCalls(Box::new(json::JsonCalls::with_table(
+                t,
+                limits,
+                &options.reasoning,
+            ))),
+            row::Table::Xml(t) => {
+                TextScanner::Xml(Box::new(xml::XmlCalls::with_table(*t, limits, options)))
+            }
+            row::Table::Gemma(d) => {
+                TextScanner::Gemma4(Box::new(gemma::Gemma4::new(*d, limits, &options.reasoning)))
+            }
+            row::Table::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
+                pythonic::LlamaPythonic::framed(*f, limits, options),
+            )),
+            row::Table::Sections(t) => TextScanner::DeepSeek(Box::new(
+                sections::DeepSeek::with_tokens(*t, limits, &options.reasoning),
+            )),
+        }
     }
 
     /// Tells the scanner whether non-whitespace text was already emitted before its
@@ -220,7 +233,7 @@ impl TextScanner {
             | TextScanner::Harmony(_)
             | TextScanner::Gemma4(_)
             | TextScanner::JsonCalls(_)
-            | TextScanner::Regions(_) => {}
+            | TextScanner::Other(_) => {}
             TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
@@ -249,7 +262,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
             TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
             TextScanner::Anchored(s) => s.feed(bytes, calls, out),
-            TextScanner::Regions(s) => s.feed(bytes, calls, out),
+            TextScanner::Other(s) => s.feed(bytes, calls, out),
         }
     }
 
@@ -267,7 +280,7 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.finish(calls, out),
             TextScanner::JsonCalls(s) => s.finish(calls, out),
             TextScanner::Anchored(s) => s.finish(calls, out),
-            TextScanner::Regions(s) => s.finish(calls, out),
+            TextScanner::Other(s) => s.finish(calls, out),
         }
     }
 
@@ -285,70 +298,61 @@ impl TextScanner {
             TextScanner::Gemma4(s) => s.retained(),
             TextScanner::JsonCalls(s) => s.retained(),
             TextScanner::Anchored(s) => s.retained(),
-            TextScanner::Regions(s) => s.retained(),
+            TextScanner::Other(s) => s.retained(),
         }
     }
 }
 
-/// The table of a JSON-call text format (`None` for other formats).
-fn json_dialect(format: Format) -> Option<&'static json::Dialect> {
-    Some(match format {
-        Format::Hermes => &json::hermes::HERMES,
-        Format::Granite => &json::granite::GRANITE,
-        Format::Jamba => &json::jamba::JAMBA,
-        Format::Hunyuan => &json::hunyuan::HUNYUAN,
-        Format::Nemotron => &json::nemotron::NEMOTRON,
-        Format::Phi4Mini => &json::phi4_mini::PHI4_MINI,
-        Format::Longcat => &json::longcat::LONGCAT,
-        Format::InternLm => &json::internlm::INTERNLM,
-        Format::Apertus => &json::apertus::APERTUS,
-        Format::GigaChat3 => &json::gigachat3::GIGACHAT3,
-        Format::Inkling => &json::inkling::INKLING,
-        _ => return None,
-    })
-}
+/// Every text syntax's registry row, in the order `toolstream formats` lists them (after
+/// the provider formats). Each row is exported by the syntax's own file; see "Adding a
+/// syntax" in the [module docs](self).
+pub(crate) const SYNTAXES: &[&row::Row] = &[
+    &json::hermes::ROW,
+    &xml::qwen_xml::ROW,
+    &json::mistral::ROW,
+    &sections::deepseek::ROW,
+    &harmony::ROW,
+    &pythonic::llama::ROW,
+    &pythonic::llama_json::ROW,
+    &pythonic::lfm2::ROW,
+    &pythonic::olmo3::ROW,
+    &gemma::gemma4::ROW,
+    &json::command_r::ROW,
+    &json::granite::ROW,
+    &json::jamba::ROW,
+    &json::hunyuan::ROW,
+    &json::nemotron::ROW,
+    &json::phi4_mini::ROW,
+    &json::longcat::ROW,
+    &json::internlm::ROW,
+    &json::apertus::ROW,
+    &json::gigachat3::ROW,
+    &sections::kimi_k2::ROW,
+    &xml::glm::ROW,
+    &xml::minimax::ROW,
+    &xml::seed_oss::ROW,
+    &xml::deepseek_dsml::ROW,
+    &xml::kimi_k3::ROW,
+    &xml::minimax_m3::ROW,
+    &gemma::functiongemma::ROW,
+    &xml::hy_v4::ROW,
+    &xml::hy_v3::ROW,
+    &xml::gigachat35::ROW,
+    &xml::minicpm5::ROW,
+    &json::inkling::ROW,
+    &xml::step3::ROW,
+    &xml::zaya1::ROW,
+    &xml::k2_horizon::ROW,
+    &sections::plamo3::ROW,
+    &json::ernie45::ROW,
+    &json::granite_20b_fc::ROW,
+    &xml::dots::ROW,
+    &auto::ROW,
+];
 
-/// The table a text format runs on, for [`Syntax::builtin`](crate::Syntax::builtin):
-/// `None` for the formats whose engine is not table-driven (and envelope formats).
-pub(crate) fn table(format: Format) -> Option<crate::spec::Engine> {
-    use crate::spec::Engine;
-    match format {
-        Format::Gemma4 => return Some(Engine::Gemma(Box::new(gemma::gemma4::GEMMA4))),
-        Format::FunctionGemma => {
-            return Some(Engine::Gemma(Box::new(gemma::functiongemma::FUNCTIONGEMMA)));
-        }
-        Format::LlamaPythonic => return Some(Engine::Pythonic(Box::new(pythonic::llama::LLAMA))),
-        Format::Lfm2 => return Some(Engine::Pythonic(Box::new(pythonic::lfm2::LFM2))),
-        Format::Olmo3 => return Some(Engine::Pythonic(Box::new(pythonic::olmo3::OLMO3))),
-        Format::DeepSeek => return Some(Engine::Sections(Box::new(sections::deepseek::DEEPSEEK))),
-        Format::KimiK2 => return Some(Engine::Sections(Box::new(sections::kimi_k2::KIMI_K2))),
-        _ => {}
-    }
-    match xml_table(format) {
-        Some(t) => Some(Engine::Xml(Box::new(t))),
-        None if format == Format::CommandR => Some(Engine::Json(json::command_r::table())),
-        None => json_dialect(format).map(|d| Engine::Json(json::Table::from(d))),
-    }
-}
-
-/// The XML engine's table of `format`, if it runs on that engine.
-fn xml_table(format: Format) -> Option<xml::Table> {
-    let d: &'static xml::Dialect = match format {
-        Format::QwenXml => &xml::qwen_xml::DIALECT,
-        Format::SeedOss => &xml::seed_oss::DIALECT,
-        Format::Glm => &xml::glm::DIALECT,
-        Format::MiniMax => &xml::minimax::DIALECT,
-        Format::DeepSeekDsml => &xml::deepseek_dsml::DIALECT,
-        Format::KimiK3 => &xml::kimi_k3::DIALECT,
-        Format::MiniMaxM3 => &xml::minimax_m3::DIALECT,
-        Format::HyV4 => &xml::hy_v4::DIALECT,
-        Format::HyV3 => &xml::hy_v3::DIALECT,
-        Format::GigaChat35 => &xml::gigachat35::DIALECT,
-        Format::MiniCpm5 => &xml::minicpm5::DIALECT,
-        Format::Step3 => &xml::step3::DIALECT,
-        _ => return None,
-    };
-    Some(xml::Table::from(d))
+/// The registry row of a text format (`None` for provider formats).
+pub(crate) fn syntax(format: Format) -> Option<&'static row::Row> {
+    SYNTAXES.iter().copied().find(|r| r.format == format)
 }
 
 /// A syntax spec's start anchor in front of its scanner: when the input begins with

@@ -32,4 +32,5 @@ mod markers;
 mod pythonic;
 mod rules;
 mod sections;
+mod universal;
 mod xml;

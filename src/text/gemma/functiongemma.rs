@@ -13,7 +13,9 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::gemma::Dialect;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `functiongemma`'s tokens.
 pub(crate) const FUNCTIONGEMMA: Dialect = Dialect {
@@ -22,4 +24,17 @@ pub(crate) const FUNCTIONGEMMA: Dialect = Dialect {
     quote: Cow::Borrowed("<escape>"),
     reasoning: Cow::Borrowed(&[]),
     drops: Cow::Borrowed(&[Cow::Borrowed("<end_of_turn>")]),
+};
+
+/// The registry row of `functiongemma` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::FunctionGemma,
+    name: "functiongemma",
+    aliases: &[],
+    about: "raw FunctionGemma text: <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>, arguments converted to JSON as they stream",
+    engine: Builtin::Gemma(&FUNCTIONGEMMA),
+    detect: &[Detect {
+        rank: 260,
+        pattern: &[Tok::Lit(b"<start_function_call>")],
+    }],
 };

@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::gemma::Dialect;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `gemma4`'s tokens.
 pub(crate) const GEMMA4: Dialect = Dialect {
@@ -16,4 +18,17 @@ pub(crate) const GEMMA4: Dialect = Dialect {
         Cow::Borrowed("<channel|>"),
     )]),
     drops: Cow::Borrowed(&[Cow::Borrowed("<turn|>")]),
+};
+
+/// The registry row of `gemma4` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Gemma4,
+    name: "gemma4",
+    aliases: &[],
+    about: "raw Gemma 4 text: <|tool_call>call:name{k:<|\"|>v<|\"|>,n:3}<tool_call|>",
+    engine: Builtin::Gemma(&GEMMA4),
+    detect: &[Detect {
+        rank: 250,
+        pattern: &[Tok::Lit(b"<|tool_call>")],
+    }],
 };

@@ -1,8 +1,10 @@
 //! `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`. The [JSON-call
 //! engine](super) with this table.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::Shape;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
 pub(crate) const APERTUS: Dialect = Dialect {
@@ -14,4 +16,17 @@ pub(crate) const APERTUS: Dialect = Dialect {
     shape: Shape::NameKey,
     reasoning: &[("<|inner_prefix|>", "<|inner_suffix|>")],
     drops: &["<|assistant_end|>"],
+};
+
+/// The registry row of `apertus` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Apertus,
+    name: "apertus",
+    aliases: &[],
+    about: "raw Apertus text: <|tools_prefix|>[{\"name\": {args}}]<|tools_suffix|>, <|inner_prefix|> reasoning",
+    engine: Builtin::Json(&APERTUS),
+    detect: &[Detect {
+        rank: 400,
+        pattern: &[Tok::Lit(b"<|tools_prefix|>")],
+    }],
 };

@@ -13,8 +13,10 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, Table, opener};
 use crate::text::kit::json_call::{Keys, Shape};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `command-r`: Command R7B / A `<|START_ACTION|>[..]<|END_ACTION|>`.
 pub(crate) const COMMAND_R: Dialect = Dialect {
@@ -48,3 +50,16 @@ pub(crate) fn table() -> Table {
     t.citations = Some((Cow::Borrowed(CITATIONS.0), Cow::Borrowed(CITATIONS.1)));
     t
 }
+
+/// The registry row of `command-r` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::CommandR,
+    name: "command-r",
+    aliases: &["cohere_command3", "cohere_command4"],
+    about: "raw Cohere Command R7B / A text: <|START_ACTION|>[{\"tool_name\": .., \"parameters\": ..}]<|END_ACTION|>, <|START_THINKING|> reasoning; Command A Reasoning / North: <|START_TEXT|>; citations <co>..</co: ..> removed",
+    engine: Builtin::JsonTable(table),
+    detect: &[Detect {
+        rank: 310,
+        pattern: &[Tok::Lit(b"<|START_ACTION|>")],
+    }],
+};

@@ -8,9 +8,11 @@
 //! are kept (vLLM's parser strips it from the end of the output), is dropped wherever
 //! it stands in the text, as every syntax's end-of-turn tokens are.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `gigachat3`: `function call<|role_sep|>\n{..}` (3), `<|function_call|>{..}` (3.1).
 pub(crate) const GIGACHAT3: Dialect = Dialect {
@@ -21,4 +23,23 @@ pub(crate) const GIGACHAT3: Dialect = Dialect {
     shape: Shape::Fields(NAME_ARGUMENTS),
     reasoning: THINK,
     drops: &["<|message_sep|>", "</s>"],
+};
+
+/// The registry row of `gigachat3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::GigaChat3,
+    name: "gigachat3",
+    aliases: &[],
+    about: "raw GigaChat 3 text: function call<|role_sep|>{\"name\": .., \"arguments\": ..}; 3.1: <|function_call|>{..}",
+    engine: Builtin::Json(&GIGACHAT3),
+    detect: &[
+        Detect {
+            rank: 410,
+            pattern: &[Tok::Lit(b"function call<|role_sep|>")],
+        },
+        Detect {
+            rank: 420,
+            pattern: &[Tok::Lit(b"<|function_call|>")],
+        },
+    ],
 };

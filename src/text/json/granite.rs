@@ -7,9 +7,11 @@
 //! `</tool_call>` after it is consumed when present; a broken call in it is skipped to its
 //! balancing bracket and the array's later calls count).
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite`: Granite 3.0 `<|tool_call|>[..]`, 3.1+ `<tool_call>[..]`, 4 `<tool_call>{..}</tool_call>`.
 pub(crate) const GRANITE: Dialect = Dialect {
@@ -24,4 +26,23 @@ pub(crate) const GRANITE: Dialect = Dialect {
     shape: Shape::Fields(NAME_ARGUMENTS),
     reasoning: THINK,
     drops: &["<response>", "</response>", "<|end_of_text|>"],
+};
+
+/// The registry row of `granite` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Granite,
+    name: "granite",
+    aliases: &["granite4", "granite_toolcall_parser"],
+    about: "raw IBM Granite text: <|tool_call|>[{\"name\": .., \"arguments\": ..}] (3.0), <tool_call>[..] (3.1+), <tool_call>{..}</tool_call> (4)",
+    engine: Builtin::Json(&GRANITE),
+    detect: &[
+        Detect {
+            rank: 40,
+            pattern: &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"[")],
+        },
+        Detect {
+            rank: 320,
+            pattern: &[Tok::Lit(b"<|tool_call|>")],
+        },
+    ],
 };

@@ -34,9 +34,11 @@
 //!   Start was emitted it is the call's error (with its index). A call cut off by the end
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `hermes`: `<tool_call>{..}</tool_call>`.
 pub(crate) const HERMES: Dialect = Dialect {
@@ -48,6 +50,19 @@ pub(crate) const HERMES: Dialect = Dialect {
 
 /// Scanner for `hermes`: the [`JsonCalls`] scanner with the [`HERMES`] table. See the
 /// [module docs](self).
+/// The registry row of `hermes` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Hermes,
+    name: "hermes",
+    aliases: &["qwen3_json"],
+    about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
+    engine: Builtin::Json(&HERMES),
+    detect: &[Detect {
+        rank: 50,
+        pattern: &[Tok::Lit(b"<tool_call>")],
+    }],
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,8 +24,10 @@
 //!   stays text here), and a thinking block ended by `<|content_model_end_sampling|>`
 //!   (reasoning then runs to the next `<|end_message|>`).
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{Keys, Shape};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `inkling`: `<|content_invoke_tool_json|>{"name": .., "args": ..}<|end_message|>`.
 pub(crate) const INKLING: Dialect = Dialect {
@@ -48,4 +50,17 @@ pub(crate) const INKLING: Dialect = Dialect {
         "<|end_message|>",
         "<|content_model_end_sampling|>",
     ],
+};
+
+/// The registry row of `inkling` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Inkling,
+    name: "inkling",
+    aliases: &[],
+    about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
+    engine: Builtin::Json(&INKLING),
+    detect: &[Detect {
+        rank: 470,
+        pattern: &[Tok::Lit(b"<|content_invoke_tool_json|>")],
+    }],
 };

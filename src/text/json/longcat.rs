@@ -1,9 +1,11 @@
 //! `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`. The [JSON-call engine](super)
 //! with this table.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`.
 pub(crate) const LONGCAT: Dialect = Dialect {
@@ -15,4 +17,17 @@ pub(crate) const LONGCAT: Dialect = Dialect {
     shape: Shape::Fields(NAME_ARGUMENTS),
     reasoning: THINK,
     drops: &[],
+};
+
+/// The registry row of `longcat` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Longcat,
+    name: "longcat",
+    aliases: &[],
+    about: "raw LongCat-Flash text: <longcat_tool_call>{\"name\": .., \"arguments\": ..}</longcat_tool_call>",
+    engine: Builtin::Json(&LONGCAT),
+    detect: &[Detect {
+        rank: 380,
+        pattern: &[Tok::Lit(b"<longcat_tool_call>")],
+    }],
 };

@@ -39,6 +39,7 @@
 use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::json::{CallList, List, skip_object, skip_to_end};
@@ -50,6 +51,7 @@ use crate::text::kit::skip::Skip;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 const TOOL_CALLS: &str = "[TOOL_CALLS]";
 const ARGS: &str = "[ARGS]";
@@ -566,3 +568,16 @@ impl Mistral {
         self.text.finish(out);
     }
 }
+
+/// The registry row of `mistral` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Mistral,
+    name: "mistral",
+    aliases: &[],
+    about: "raw model text: [TOOL_CALLS][{\"name\": .., \"arguments\": ..}] (v3) or [TOOL_CALLS]name[ARGS]{..} (v11+; Devstral, Magistral)",
+    engine: Builtin::Mistral,
+    detect: &[Detect {
+        rank: 150,
+        pattern: &[Tok::Lit(b"[TOOL_CALLS]")],
+    }],
+};

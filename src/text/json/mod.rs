@@ -78,8 +78,10 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
 pub(crate) mod apertus;
 pub(crate) mod command_r;
+pub(crate) mod ernie45;
 pub(crate) mod gigachat3;
 pub(crate) mod granite;
+pub(crate) mod granite_20b_fc;
 pub(crate) mod hermes;
 pub(crate) mod hunyuan;
 pub(crate) mod inkling;
@@ -580,6 +582,7 @@ reads_chars!(JsonCalls;
 );
 
 impl JsonCalls {
+    #[cfg_attr(not(test), allow(dead_code))] // (the unit tests build built-ins with it)
     pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
         Self::with_table(Table::from(dialect), limits, opts)
     }

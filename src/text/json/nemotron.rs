@@ -1,9 +1,11 @@
 //! `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`. The
 //! [JSON-call engine](super) with this table.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`.
 pub(crate) const NEMOTRON: Dialect = Dialect {
@@ -11,4 +13,17 @@ pub(crate) const NEMOTRON: Dialect = Dialect {
     shape: Shape::Fields(NAME_ARGUMENTS),
     reasoning: THINK,
     drops: &["<|eot_id|>"],
+};
+
+/// The registry row of `nemotron` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Nemotron,
+    name: "nemotron",
+    aliases: &[],
+    about: "raw Llama-Nemotron / Nemotron Nano v2 text: <TOOLCALL>[{\"name\": .., \"arguments\": ..}]</TOOLCALL>",
+    engine: Builtin::Json(&NEMOTRON),
+    detect: &[Detect {
+        rank: 360,
+        pattern: &[Tok::Lit(b"<TOOLCALL>")],
+    }],
 };

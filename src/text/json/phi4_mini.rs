@@ -1,8 +1,10 @@
 //! `phi4-mini`: `functools[{..}, ..]`. The [JSON-call engine](super) with this table.
 
+use crate::format::Format;
 use crate::text::json::{Dialect, Payload, opener};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `phi4-mini`: `functools[{..}, ..]`.
 pub(crate) const PHI4_MINI: Dialect = Dialect {
@@ -10,4 +12,17 @@ pub(crate) const PHI4_MINI: Dialect = Dialect {
     shape: Shape::Fields(NAME_ARGUMENTS),
     reasoning: THINK,
     drops: &["<|end|>"],
+};
+
+/// The registry row of `phi4-mini` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Phi4Mini,
+    name: "phi4-mini",
+    aliases: &["phi4_mini_json"],
+    about: "raw Phi-4-mini text: functools[{\"name\": .., \"arguments\": ..}]",
+    engine: Builtin::Json(&PHI4_MINI),
+    detect: &[Detect {
+        rank: 370,
+        pattern: &[Tok::Lit(b"functools[")],
+    }],
 };

@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::pythonic::{Frame, THINK_PAIR};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `lfm2`: `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>`.
 pub(crate) const LFM2: Frame = Frame {
@@ -13,4 +15,17 @@ pub(crate) const LFM2: Frame = Frame {
     bracketless: false,
     reasoning: THINK_PAIR,
     drops: Cow::Borrowed(&[Cow::Borrowed("<|im_end|>")]),
+};
+
+/// The registry row of `lfm2` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Lfm2,
+    name: "lfm2",
+    aliases: &[],
+    about: "raw Liquid LFM2 text: <|tool_call_start|>[f(a=1, b='x'), g()]<|tool_call_end|> (pythonic calls)",
+    engine: Builtin::Pythonic(&LFM2),
+    detect: &[Detect {
+        rank: 230,
+        pattern: &[Tok::Lit(b"<|tool_call_start|>")],
+    }],
 };

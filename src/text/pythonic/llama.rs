@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::pythonic::Frame;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `llama-pythonic`: a bare `[`, or after `<|python_tag|>` / Llama 4's `<|python_start|>`.
 pub(crate) const LLAMA: Frame = Frame {
@@ -16,4 +18,34 @@ pub(crate) const LLAMA: Frame = Frame {
     bracketless: false,
     reasoning: Cow::Borrowed(&[]),
     drops: Cow::Borrowed(&[]),
+};
+
+/// The registry row of `llama-pythonic` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::LlamaPythonic,
+    name: "llama-pythonic",
+    aliases: &["llama4_pythonic", "pythonic"],
+    about: "raw Llama 3.2/4 text with pythonic tool calls [f(a=1, b='x'), g()]",
+    engine: Builtin::Pythonic(&LLAMA),
+    detect: &[
+        Detect {
+            rank: 200,
+            pattern: &[
+                Tok::Lit(b"<|python_tag|>"),
+                Tok::Ws,
+                Tok::Lit(b"["),
+                Tok::Ws,
+                Tok::Ident,
+                Tok::Lit(b"("),
+            ],
+        },
+        Detect {
+            rank: 210,
+            pattern: &[Tok::Lit(b"<|python_start|>")],
+        },
+        Detect {
+            rank: 300,
+            pattern: &[Tok::Lit(b"["), Tok::Ws, Tok::Ident, Tok::Lit(b"(")],
+        },
+    ],
 };

@@ -78,6 +78,7 @@
 use crate::calls::{Calls, Slot};
 use crate::event::ErrorKind;
 use crate::event::EventSink;
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::find::{find1, find3};
 use crate::scan::json::{JsonScanner, JsonStatus, escape_json};
@@ -88,6 +89,7 @@ use crate::text::kit::skip::Skip;
 use crate::text::kit::special::{Match, special};
 use crate::text::kit::util::{TextOut, args_text, is_name_byte, is_name_start, is_ws};
 use crate::text::pythonic::call::{Broken, Failure, MAX_NAME, PyCall};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use std::borrow::Cow;
 
 /// Special tokens recognised in the text.
@@ -1118,3 +1120,60 @@ fn raw_from<'a>(
 fn args_closed(value: &[u8]) -> bool {
     value.last().is_some_and(|b| !b.is_ascii_digit())
 }
+
+/// The registry row of `llama-json` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::LlamaJson,
+    name: "llama-json",
+    // xLAM-2 writes a bare JSON list `[{"name": .., "arguments": ..}]`, which
+    // `llama-json` reads (vLLM's parser also looks for it inside fences and tags).
+    aliases: &["llama3_json", "xlam", "llama4_json"],
+    about: "raw Llama 3.x text with JSON tool calls {\"name\": .., \"parameters\": ..}, <|python_tag|>, code_interpreter",
+    engine: Builtin::LlamaJson,
+    detect: &[
+        Detect {
+            rank: 220,
+            pattern: &[Tok::Lit(b"<|python_tag|>")],
+        },
+        Detect {
+            rank: 270,
+            // A JSON array of calls: its `[` is the call's first marker byte (`llama-json`
+            // reads the array), not text.
+            pattern: &[
+                Tok::Lit(b"["),
+                Tok::Ws,
+                Tok::Lit(b"{"),
+                Tok::Ws,
+                Tok::Lit(b"\"name\""),
+                Tok::Ws,
+                Tok::Lit(b":"),
+                Tok::Ws,
+                Tok::Lit(b"\""),
+            ],
+        },
+        Detect {
+            rank: 280,
+            pattern: &[
+                Tok::Lit(b"{"),
+                Tok::Ws,
+                Tok::Lit(b"\"name\""),
+                Tok::Ws,
+                Tok::Lit(b":"),
+                Tok::Ws,
+                Tok::Lit(b"\""),
+            ],
+        },
+        Detect {
+            rank: 290,
+            pattern: &[
+                Tok::Lit(b"{"),
+                Tok::Ws,
+                Tok::Lit(b"\"type\""),
+                Tok::Ws,
+                Tok::Lit(b":"),
+                Tok::Ws,
+                Tok::Lit(b"\"function\""),
+            ],
+        },
+    ],
+};

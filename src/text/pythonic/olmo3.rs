@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
+use crate::format::Format;
 use crate::text::pythonic::{Frame, THINK_PAIR};
+use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `olmo3`: `<function_calls>\nf(a=1)\ng()\n</function_calls>` (brackets optional).
 pub(crate) const OLMO3: Frame = Frame {
@@ -13,4 +15,17 @@ pub(crate) const OLMO3: Frame = Frame {
     bracketless: true,
     reasoning: THINK_PAIR,
     drops: Cow::Borrowed(&[]),
+};
+
+/// The registry row of `olmo3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Olmo3,
+    name: "olmo3",
+    aliases: &[],
+    about: "raw OLMo 3 text: <function_calls> pythonic calls, one per line </function_calls>",
+    engine: Builtin::Pythonic(&OLMO3),
+    detect: &[Detect {
+        rank: 240,
+        pattern: &[Tok::Lit(b"<function_calls>")],
+    }],
 };

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow::Borrowed;
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::sections::{Head, THINK_TAGS, Tokens};
 
 /// `deepseek`: V3 / R1 and V3.1.
@@ -17,4 +19,23 @@ pub(crate) const DEEPSEEK: Tokens = Tokens {
     head: Head::DeepSeek,
     reasoning: Borrowed(THINK_TAGS),
     calls_end_reasoning: false,
+};
+
+/// The registry row of `deepseek` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::DeepSeek,
+    name: "deepseek",
+    aliases: &["deepseek_v3", "deepseek_v31"],
+    about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
+    engine: Builtin::Sections(&DEEPSEEK),
+    detect: &[
+        Detect {
+            rank: 160,
+            pattern: &[Tok::Lit("<｜tool▁calls▁begin｜>".as_bytes())],
+        },
+        Detect {
+            rank: 170,
+            pattern: &[Tok::Lit("<｜tool▁call▁begin｜>".as_bytes())],
+        },
+    ],
 };

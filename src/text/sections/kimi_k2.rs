@@ -4,6 +4,8 @@
 
 use std::borrow::Cow::Borrowed;
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::sections::{Head, THINK_TAGS, Tokens};
 
 /// `kimi-k2`: Kimi K2 (Instruct, Thinking).
@@ -18,4 +20,23 @@ pub(crate) const KIMI_K2: Tokens = Tokens {
     head: Head::KimiId,
     reasoning: Borrowed(THINK_TAGS),
     calls_end_reasoning: true,
+};
+
+/// The registry row of `kimi-k2` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::KimiK2,
+    name: "kimi-k2",
+    aliases: &[],
+    about: "raw Kimi K2 text: <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|> (the model's ids kept)",
+    engine: Builtin::Sections(&KIMI_K2),
+    detect: &[
+        Detect {
+            rank: 430,
+            pattern: &[Tok::Lit(b"<|tool_calls_section_begin|>")],
+        },
+        Detect {
+            rank: 440,
+            pattern: &[Tok::Lit(b"<|tool_call_begin|>")],
+        },
+    ],
 };

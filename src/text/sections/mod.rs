@@ -63,6 +63,7 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
 pub(crate) mod deepseek;
 pub(crate) mod kimi_k2;
+pub(crate) mod plamo3;
 
 const MAX_NAME: usize = 256;
 

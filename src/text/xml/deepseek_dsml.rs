@@ -47,7 +47,9 @@
 //!   A call-opening tag of another spelling inside a call is value text, not an opener.
 //! - Reasoning: `<think>…</think>`; `<｜end▁of▁sentence｜>` is dropped.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `deepseek-dsml` markers: V3.2 / V4's, then the other spellings.
@@ -117,3 +119,54 @@ const BARS: Dialect = dsml!(
 );
 /// The doubled-bar leak of V4.1's spaced tags.
 const BARS_V41: Dialect = dsml!("｜｜DSML｜｜ ", [("calls", "calls")], bare: true);
+
+/// The registry row of `deepseek-dsml` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::DeepSeekDsml,
+    name: "deepseek-dsml",
+    aliases: &["deepseek_v32", "deepseek_v4", "deepseek_v41"],
+    about: "raw model text: <｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" string=\"true\">v</｜DSML｜parameter>.. (DeepSeek V3.2, V4 tool_calls, V4.1 <｜DSML｜ calls>, the <｜｜DSML｜｜ leak)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[
+        Detect {
+            rank: 80,
+            pattern: &[Tok::Lit("<｜DSML｜function_calls>".as_bytes())],
+        },
+        Detect {
+            rank: 90,
+            pattern: &[Tok::Lit("<｜DSML｜tool_calls>".as_bytes())],
+        },
+        Detect {
+            rank: 100,
+            pattern: &[Tok::Lit("<｜DSML｜ calls>".as_bytes())],
+        },
+        Detect {
+            rank: 110,
+            pattern: &[Tok::Lit("<｜DSML｜ invoke name=\"".as_bytes())],
+        },
+        Detect {
+            rank: 111,
+            pattern: &[Tok::Lit("<｜DSML｜ tool_calls>".as_bytes())],
+        },
+        Detect {
+            rank: 112,
+            pattern: &[Tok::Lit("<｜DSML｜ call>".as_bytes())],
+        },
+        Detect {
+            rank: 113,
+            pattern: &[Tok::Lit("<｜DSML｜calls>".as_bytes())],
+        },
+        Detect {
+            rank: 114,
+            pattern: &[Tok::Lit("<｜DSML｜toolcalls>".as_bytes())],
+        },
+        Detect {
+            rank: 115,
+            pattern: &[Tok::Lit("<｜DSML｜tool>".as_bytes())],
+        },
+        Detect {
+            rank: 120,
+            pattern: &[Tok::Lit("<｜｜DSML｜｜".as_bytes())],
+        },
+    ],
+};

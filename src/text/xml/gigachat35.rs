@@ -24,7 +24,9 @@
 //! - `</s>`, the end-of-sequence token vLLM strips from the end of the output, is
 //!   dropped from the text. Reasoning: `<think>…</think>` (as `gigachat3`).
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `gigachat35` markers.
@@ -43,4 +45,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: THINK,
     drops: &["</s>"],
     ..PLAIN
+};
+
+/// The registry row of `gigachat35` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::GigaChat35,
+    name: "gigachat35",
+    aliases: &[],
+    about: "raw GigaChat 3.5 text: <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"k\" string=\"true\">v</｜GCML｜parameter>…",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 450,
+        pattern: &[Tok::Lit("<｜GCML｜tool_calls>".as_bytes())],
+    }],
 };

@@ -29,8 +29,15 @@
 //!   `</arg_key>` and its whitespace is then the value.
 //! - Reasoning: `<think>…</think>`; `<|user|>`, `<|observation|>` and `<|endoftext|>`
 //!   are dropped.
+//!
+//! vLLM's `ling3` (Ling 3: GLM-4.7's calls, thinking on by default: give
+//! [`ParserConfig::reasoning_open`](crate::ParserConfig::reasoning_open); vLLM also ends
+//! an open `<think>` at `<tool_call>`, which is not read here) and `poolside_v1`
+//! (Poolside v1: GLM-4's calls) parse as this format.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `glm` markers.
@@ -51,4 +58,33 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: THINK,
     drops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
     ..PLAIN
+};
+
+/// The registry row of `glm` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Glm,
+    name: "glm",
+    aliases: &["glm45", "glm47", "ling3", "poolside_v1"],
+    about: "raw model text: <tool_call>name\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value></tool_call> (GLM-4.5, 4.6, 4.7, 5)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[
+        Detect {
+            rank: 20,
+            pattern: &[
+                Tok::Lit(b"<tool_call>"),
+                Tok::Ident,
+                Tok::Ws,
+                Tok::Lit(b"<arg_key>"),
+            ],
+        },
+        Detect {
+            rank: 30,
+            pattern: &[
+                Tok::Lit(b"<tool_call>"),
+                Tok::Ident,
+                Tok::Ws,
+                Tok::Lit(b"</tool_call>"),
+            ],
+        },
+    ],
 };

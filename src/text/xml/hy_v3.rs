@@ -25,6 +25,8 @@
 //!   suffixed spelling with `<tool_sep:6124c78e>`; other suffixes are text.
 //! - Reasoning: `<think>…</think>`.
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, hy_v4};
 
 /// The `hy-v3` markers: `hy-v4`'s and `<tool_sep>` after the name.
@@ -40,4 +42,35 @@ const SUFFIXED: Dialect = Dialect {
     what: "Hy3 <tool_call>",
     name_sep: "<tool_sep:6124c78e>",
     ..hy_v4::SUFFIXED
+};
+
+/// The registry row of `hy-v3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::HyV3,
+    name: "hy-v3",
+    aliases: &[],
+    about: "raw Tencent Hy3 text: <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[
+        Detect {
+            rank: 330,
+            pattern: &[
+                Tok::Lit(b"<tool_calls>"),
+                Tok::Ws,
+                Tok::Lit(b"<tool_call>"),
+                Tok::Ident,
+                Tok::Lit(b"<tool_sep>"),
+            ],
+        },
+        Detect {
+            rank: 331,
+            pattern: &[
+                Tok::Lit(b"<tool_calls:6124c78e>"),
+                Tok::Ws,
+                Tok::Lit(b"<tool_call:6124c78e>"),
+                Tok::Ident,
+                Tok::Lit(b"<tool_sep:6124c78e>"),
+            ],
+        },
+    ],
 };

@@ -25,6 +25,8 @@
 //! HY v3 (vLLM's `hy_v3`) writes a `<tool_sep>` token between the name and the first
 //! `<arg_key>`, which the scanner's name rules do not read yet: not supported.
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, PLAIN};
 
 /// The `hy-v4` markers, and the suffixed spelling.
@@ -61,4 +63,23 @@ pub(crate) const SUFFIXED: Dialect = Dialect {
     key_end: End::Tags("</arg_key:6124c78e>", "<arg_value:6124c78e>"),
     param_close: "</arg_value:6124c78e>",
     ..UNSUFFIXED
+};
+
+/// The registry row of `hy-v4` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::HyV4,
+    name: "hy-v4",
+    aliases: &[],
+    about: "raw Tencent HY v4 text: <tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[
+        Detect {
+            rank: 340,
+            pattern: &[Tok::Lit(b"<tool_calls>"), Tok::Ws, Tok::Lit(b"<tool_call>")],
+        },
+        Detect {
+            rank: 332,
+            pattern: &[Tok::Lit(b"<tool_calls:6124c78e>")],
+        },
+    ],
 };

@@ -43,6 +43,8 @@
 //! - Malformed calls, missing closing tags, a call-opening tag inside a call: as in
 //!   [`xml`](super).
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `kimi-k3` markers.
@@ -74,4 +76,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
         "<|end_of_msg|>",
     ],
     ..PLAIN
+};
+
+/// The registry row of `kimi-k3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::KimiK3,
+    name: "kimi-k3",
+    aliases: &[],
+    about: "raw Kimi K3 text: <|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"k\" type=\"string\"<|sep|>v<|close|>argument<|sep|>.. (XTML)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 130,
+        pattern: &[Tok::Lit(b"<|open|>tools<|sep|>")],
+    }],
 };

@@ -24,7 +24,9 @@
 //!   reported).
 //! - Reasoning: `<think>…</think>`.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, PLAIN};
 
 /// The `minicpm5` markers.
@@ -43,4 +45,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     py_literals: true,
     reasoning: THINK,
     ..PLAIN
+};
+
+/// The registry row of `minicpm5` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::MiniCpm5,
+    name: "minicpm5",
+    aliases: &["minicpm5xml"],
+    about: "raw MiniCPM 5 text: <function name=\"f\"><param name=\"k\">v</param></function>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 460,
+        pattern: &[Tok::Lit(b"<function name=\"")],
+    }],
 };

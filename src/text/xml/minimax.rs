@@ -27,7 +27,9 @@
 //! - Reasoning: `<think>…</think>` (M2 interleaves thinking between calls); the
 //!   end-of-turn token `[e~[` is dropped.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `minimax` markers.
@@ -48,4 +50,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: THINK,
     drops: &["[e~["],
     ..PLAIN
+};
+
+/// The registry row of `minimax` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::MiniMax,
+    name: "minimax",
+    aliases: &["minimax_m2"],
+    about: "raw model text: <minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke></minimax:tool_call> (MiniMax M2)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 60,
+        pattern: &[Tok::Lit(b"<minimax:tool_call>")],
+    }],
 };

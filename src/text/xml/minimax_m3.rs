@@ -37,6 +37,8 @@
 //!   raw text, never completed with values moved.
 //! - Reasoning: `<mm:think>…</mm:think>` (the peers' M3 default) and `<think>…</think>`.
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The namespace token before every tag.
@@ -64,4 +66,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: &[("<mm:think>", "</mm:think>"), ("<think>", "</think>")],
     drops: &[],
     ..PLAIN
+};
+
+/// The registry row of `minimax-m3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::MiniMaxM3,
+    name: "minimax-m3",
+    aliases: &[],
+    about: "raw MiniMax M3 text: ]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<k>v]<]minimax[>[</k>.. (tag-named parameters, <item> arrays)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 140,
+        pattern: &[Tok::Lit(b"]<]minimax[>[<tool_call>")],
+    }],
 };

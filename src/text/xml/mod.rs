@@ -78,10 +78,12 @@ use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
 pub(crate) mod deepseek_dsml;
+pub(crate) mod dots;
 pub(crate) mod gigachat35;
 pub(crate) mod glm;
 pub(crate) mod hy_v3;
 pub(crate) mod hy_v4;
+pub(crate) mod k2_horizon;
 pub(crate) mod kimi_k3;
 pub(crate) mod minicpm5;
 pub(crate) mod minimax;
@@ -89,6 +91,7 @@ pub(crate) mod minimax_m3;
 pub(crate) mod qwen_xml;
 pub(crate) mod seed_oss;
 pub(crate) mod step3;
+pub(crate) mod zaya1;
 
 /// How a function name or a parameter key ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -587,6 +590,7 @@ reads_chars!(XmlCalls;
 );
 
 impl XmlCalls {
+    #[allow(dead_code)] // (built-ins are built through `text::row::Table` now)
     pub(crate) fn new(d: &'static Dialect, limits: &Limits, options: &TextOptions) -> Self {
         Self::with_table(Table::from(d), limits, options)
     }

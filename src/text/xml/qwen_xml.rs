@@ -25,7 +25,9 @@
 //!   in it is dropped.
 //! - Reasoning: `<think>…</think>`; `<|im_end|>` and `<|endoftext|>` are dropped.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
 
 /// The `qwen-xml` markers.
@@ -45,4 +47,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: THINK,
     drops: &["<|im_end|>", "<|endoftext|>"],
     ..PLAIN
+};
+
+/// The registry row of `qwen-xml` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::QwenXml,
+    name: "qwen-xml",
+    aliases: &["qwen3_coder", "qwen3_xml", "mimo", "step3p5"],
+    about: "raw model text: <tool_call><function=name><parameter=key>value</parameter></function></tool_call> (Qwen3-Coder, Qwen3.5)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 10,
+        pattern: &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
+    }],
 };

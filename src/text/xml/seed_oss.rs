@@ -20,6 +20,8 @@
 //!   [`xml`](super).
 //! - Reasoning: `<seed:think>…</seed:think>`; `<seed:eos>` is dropped.
 
+use crate::format::Format;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::Dialect;
 use crate::text::xml::qwen_xml;
 
@@ -29,4 +31,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     reasoning: &[("<seed:think>", "</seed:think>")],
     drops: &["<seed:eos>"],
     ..qwen_xml::DIALECT
+};
+
+/// The registry row of `seed-oss` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::SeedOss,
+    name: "seed-oss",
+    aliases: &[],
+    about: "raw model text: <seed:tool_call><function=name><parameter=key>value</parameter></function></seed:tool_call>, <seed:think> (ByteDance Seed-OSS)",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 70,
+        pattern: &[Tok::Lit(b"<seed:tool_call>")],
+    }],
 };

@@ -23,7 +23,9 @@
 //! - A call outside the section is text (the peers read calls only inside it).
 //! - Reasoning: `<think>…</think>`.
 
+use crate::format::Format;
 use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Dialect, End, PLAIN};
 
 /// The `step3` markers.
@@ -40,4 +42,17 @@ pub(crate) const DIALECT: Dialect = Dialect {
     param_close: "</steptml:parameter>",
     reasoning: THINK,
     ..PLAIN
+};
+
+/// The registry row of `step3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Step3,
+    name: "step3",
+    aliases: &[],
+    about: "raw StepFun Step-3 text: <｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"><steptml:parameter name=\"k\">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 480,
+        pattern: &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
+    }],
 };

@@ -6,3 +6,7 @@ mod gemma4;
 
 /// `functiongemma`'s own fixtures.
 mod functiongemma;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[];

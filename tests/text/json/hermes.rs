@@ -157,3 +157,128 @@ fn invalid_utf8_in_text_is_replaced() {
     assert_eq!(text(&ev), "a\u{FFFD}b\u{FFFD}");
     assert_eq!(calls(&ev).len(), 1);
 }
+
+/// `hermes`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    universal_for(Format::Hermes)
+}
+
+/// The answers to the universal cases of a syntax of `hermes`' calls and `<think>`
+/// reasoning (`hermes`, `ernie45`).
+pub(crate) fn universal_for(format: Format) -> crate::universal::Universal {
+    universal_between(format, "<tool_call>", "</tool_call>")
+}
+
+/// The answers to the universal cases of a syntax of JSON call objects (`name`,
+/// `arguments`) between `open` and `close`, with `<think>` reasoning (`hermes`,
+/// `ernie45`, `longcat`, `nemotron`, `jamba`, `hunyuan`).
+pub(crate) fn universal_between(
+    format: Format,
+    open: &str,
+    close: &str,
+) -> crate::universal::Universal {
+    use crate::exact::{args, call as done, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use ErrorKind::{InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut};
+    Universal {
+        format,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    format!(r#"Hi {open}{{"name": "f", "arguments": {{"a": 1}}}}{close} bye"#),
+                    vec![one(t("Hi ")), done(0, "f", r#"{"a": 1}"#), one(t(" bye"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    format!(r#"Hi {open}{{"name": "f", "arguments": {{"a": 1"#),
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": 1"#),
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    format!(r#"{open}{{"name": "f", "arguments": {{"a": x}}}}{close} bye"#),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": x}}}}{close}"#),
+                        )),
+                        one(t(" bye")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    format!("Use a literal {open} tag in prose."),
+                    vec![one(t(&format!("Use a literal {open} tag in prose.")))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    format!("done{close} ok"),
+                    vec![one(t(&format!("done{close} ok")))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    format!(
+                        r#"{open}{{"name": "f", "arguments": {{"a": 1{open}{{"name": "g", "arguments": {{}}}}{close}"#
+                    ),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            &format!(r#"{open}{{"name": "f", "arguments": {{"a": 1"#),
+                        )),
+                        done(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    format!(
+                        r#"{open}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}{close}"#
+                    ),
+                    vec![
+                        done(0, "f", "{}"),
+                        one(err(
+                            Trailing,
+                            None,
+                            &format!(
+                                r#"{open}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}{close}"#
+                            ),
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}

@@ -23,5 +23,30 @@ mod command_r;
 /// `inkling`'s own fixtures (typed content blocks, `args`).
 mod inkling;
 
+/// `ernie45`: hermes' calls with ERNIE 4.5's `<response>` tags.
+mod ernie45;
+
+/// `granite-20b-fc`: one JSON object per `<function_call>`.
+mod granite_20b_fc;
+
+/// `longcat`, `nemotron`, `jamba`, `hunyuan`: their universal fixtures (hermes' cases
+/// with their markers).
+mod hunyuan;
+mod jamba;
+mod longcat;
+mod nemotron;
+
 /// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
 mod string_args;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
+    hermes::universal,
+    ernie45::universal,
+    granite_20b_fc::universal,
+    longcat::universal,
+    nemotron::universal,
+    jamba::universal,
+    hunyuan::universal,
+];

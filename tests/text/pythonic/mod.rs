@@ -8,3 +8,7 @@ mod lfm2;
 
 /// `xlam`, an alias of `llama-json`.
 mod xlam;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[];

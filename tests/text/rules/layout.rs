@@ -1,7 +1,9 @@
-//! The layout of `src/text/`: no two modules import each other in a circle.
+//! The layout of `src/text/` and `src/spec/`: no two modules import each other in a
+//! circle, and `text` never names `spec` (a spec compiles onto the text engines; the
+//! engines know nothing of specs).
 //!
-//! Reads the sources and collects, per module, the `crate::text::..` (and `super::..`)
-//! paths its code names (comments, doc comments and `#[cfg(test)]` modules left out), resolved to the
+//! Reads the sources and collects, per module, the `crate::text::..` and `crate::spec::..`
+//! (and `super::..`) paths its code names (comments, doc comments and `#[cfg(test)]` modules left out), resolved to the
 //! module that defines the item. `text/mod.rs` (the format → scanner map, which names
 //! every family) and `auto.rs` (which builds the detected syntax's scanner through that
 //! map) are the one allowed pair: `TextScanner` holds an `Auto`, which holds a
@@ -13,7 +15,7 @@ use std::path::{Path, PathBuf};
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("src/text is readable")
+        .expect("src/text and src/spec are readable")
         .map(|e| e.expect("a directory entry").path())
         .collect();
     entries.sort();
@@ -26,10 +28,11 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a file under `src/text` (`text::json::hermes`, `text::xml`).
+/// The module path of a file under `src/text` or `src/spec` (`text::json::hermes`,
+/// `text::xml`, `spec::read`).
 fn module_of(root: &Path, file: &Path) -> String {
-    let rel = file.strip_prefix(root).expect("under src/text");
-    let mut parts = vec!["text".to_string()];
+    let rel = file.strip_prefix(root).expect("under src/");
+    let mut parts = Vec::new();
     for c in rel.components() {
         let s = c.as_os_str().to_string_lossy();
         let s = s.strip_suffix(".rs").unwrap_or(&s);
@@ -55,13 +58,15 @@ fn code(text: &str) -> String {
         .join("\n")
 }
 
-/// The `crate::text::a::b::..` paths named in `code`, grouped `use` lists expanded one
-/// level (`crate::text::kit::{call, util::X}` names `kit::call` and `kit::util::X`).
-fn paths(code: &str) -> Vec<String> {
+/// The `crate::text::a::b::..` (or `crate::spec::..`: `top`) paths named in `code`,
+/// grouped `use` lists expanded one level (`crate::text::kit::{call, util::X}` names
+/// `kit::call` and `kit::util::X`).
+fn paths(code: &str, top: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = code;
-    while let Some(i) = rest.find("crate::text::") {
-        rest = &rest[i + "crate::text::".len()..];
+    let prefix = format!("crate::{top}::");
+    while let Some(i) = rest.find(&prefix) {
+        rest = &rest[i + prefix.len()..];
         let end = rest
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
             .unwrap_or(rest.len());
@@ -71,11 +76,11 @@ fn paths(code: &str) -> Vec<String> {
             for item in rest[end + 1..close].split(',') {
                 let item = item.trim();
                 if !item.is_empty() {
-                    out.push(format!("text::{head}::{item}"));
+                    out.push(format!("{top}::{head}::{item}"));
                 }
             }
         } else {
-            out.push(format!("text::{head}"));
+            out.push(format!("{top}::{head}"));
         }
     }
     out
@@ -83,9 +88,10 @@ fn paths(code: &str) -> Vec<String> {
 
 #[test]
 fn text_modules_import_in_no_circle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/text");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&root, &mut files);
+    sources(&root.join("text"), &mut files);
+    sources(&root.join("spec"), &mut files);
     let modules: BTreeSet<String> = files.iter().map(|f| module_of(&root, f)).collect();
     assert!(
         modules.contains("text::kit"),
@@ -97,9 +103,10 @@ fn text_modules_import_in_no_circle() {
         let from = module_of(&root, f);
         let text = std::fs::read_to_string(f).expect("a readable source");
         // `super::x` in a module's code names its parent's `x`.
-        let parent = from.rsplit_once("::").map_or("text", |(p, _)| p);
+        let parent = from.rsplit_once("::").map_or("", |(p, _)| p);
         let code = code(&text).replace("super::", &format!("crate::{parent}::"));
-        for p in paths(&code) {
+        let named = paths(&code, "text").into_iter().chain(paths(&code, "spec"));
+        for p in named {
             // The longest module prefix of the path is the module that defines the item.
             let mut to = p.clone();
             while !modules.contains(&to) {
@@ -113,6 +120,13 @@ fn text_modules_import_in_no_circle() {
                 edges.entry(from.clone()).or_default().insert(to);
             }
         }
+    }
+    // `text` never names `spec`: the spec's regions engine plugs in as a `text::Scan`.
+    for (from, to) in &edges {
+        assert!(
+            !from.starts_with("text") || to.iter().all(|t| !t.starts_with("spec")),
+            "{from} names {to:?}: src/text must not use crate::spec"
+        );
     }
     // Depth-first search for a cycle.
     fn visit(
@@ -151,4 +165,6 @@ fn text_modules_import_in_no_circle() {
         edges["text::pythonic::llama_json"].contains("text::pythonic::call"),
         "{edges:#?}"
     );
+    // And it reads `spec/`: the spec module builds on the text engines.
+    assert!(edges["spec"].contains("text"), "{edges:#?}");
 }

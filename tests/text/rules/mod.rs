@@ -25,3 +25,5 @@ mod auto_reasoning;
 /// Bytes that are not UTF-8 in text and around reasoning, in every text format, at
 /// every split.
 mod invalid_utf8;
+/// Every syntax's universal fixture, run; every raw-text format has its own test file.
+mod universal;

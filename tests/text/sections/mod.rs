@@ -3,3 +3,10 @@
 /// `deepseek`'s own fixtures, and the engine's recovery rules for both of its syntaxes
 /// (`kimi-k2`'s table tests are in the JSON family's `tables.rs`).
 mod deepseek;
+
+/// `plamo3`: PLaMo 3's tool requests.
+mod plamo3;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[plamo3::universal];

@@ -45,3 +45,143 @@ fn a_call_close_inside_a_value_is_an_error_not_half_a_call() {
     );
     assert_eq!(text(&ev), " ok");
 }
+
+/// `glm`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    universal_in(Format::Glm, &GLM_TAGS, None)
+}
+
+/// The tags of a syntax with GLM's call body: a call's open and close, a key's, a value's.
+pub(crate) struct GlmTags {
+    pub(crate) call: (&'static str, &'static str),
+    pub(crate) key: (&'static str, &'static str),
+    pub(crate) value: (&'static str, &'static str),
+}
+
+/// GLM's own tags (HY v4's too).
+pub(crate) const GLM_TAGS: GlmTags = GlmTags {
+    call: ("<tool_call>", "</tool_call>"),
+    key: ("<arg_key>", "</arg_key>"),
+    value: ("<arg_value>", "</arg_value>"),
+};
+
+/// The answers to the universal cases of a syntax with GLM's call body (`glm`, `hy-v4`,
+/// `k2-horizon`): its `tags`, in the section `section` if it has one; `<think>` reasoning.
+pub(crate) fn universal_in(
+    format: Format,
+    tags: &GlmTags,
+    section: Option<(&'static str, &'static str)>,
+) -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    let (so, sc) = section.unwrap_or(("", ""));
+    let (co, cc) = tags.call;
+    let arg = |k: &str, v: &str| {
+        format!(
+            "{}{k}{}{}{v}{}",
+            tags.key.0, tags.key.1, tags.value.0, tags.value.1
+        )
+    };
+    let a1 = arg("a", "1");
+    let marker_alone = match section {
+        Some((open, _)) => sample(
+            format!("Use a literal {open} tag."),
+            vec![one(t(&format!("Use a literal {open} tag.")))],
+        ),
+        None => broken(
+            "the name runs to the line's end: a call tag in prose reads the rest of the line as a name (DESIGN rule d wants it text once no call body can follow)",
+            format!("Use a literal {co} tag.\nMore."),
+            vec![one(t(&format!("Use a literal {co} tag.\nMore.")))],
+        ),
+    };
+    let stray = if sc.is_empty() { cc } else { sc };
+    Universal {
+        format,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    format!("Hi {so}{co}f{a1}{cc}{sc} bye"),
+                    vec![one(t("Hi ")), call(0, "f", r#"{"a":1}"#), one(t(" bye"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    format!("{so}{co}f{}a{}{}x", tags.key.0, tags.key.1, tags.value.0),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"x"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            &format!("{co}f{}a{}{}x", tags.key.0, tags.key.1, tags.value.0),
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    format!(
+                        "{so}{co}f{}a{}1{}{cc}{sc} ok",
+                        tags.key.0, tags.value.0, tags.value.1
+                    ),
+                    vec![
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            &format!("{co}f{}a{}1{}{cc}", tags.key.0, tags.value.0, tags.value.1),
+                        )),
+                        one(t(" ok")),
+                    ],
+                ),
+            ),
+            (Case::MarkerAlone, marker_alone),
+            (
+                Case::StrayClose,
+                sample(
+                    format!("done{stray} ok"),
+                    vec![one(t(&format!("done{stray} ok")))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    format!("{so}{co}f{a1}{co}g{cc}{sc}"),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Cut, Some(0), &format!("{co}f{a1}"))),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    format!("{so}{co}f{a1}{}{cc}{sc}", arg("a", "2")),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            &format!("{co}f{a1}{}{cc}", arg("a", "2")),
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    format!("{so}{co}get weather\" x{cc}{sc}"),
+                    vec![one(err(Bad, None, &format!("{co}get weather\" x{cc}")))],
+                ),
+            ),
+        ],
+    }
+}

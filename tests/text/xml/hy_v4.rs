@@ -155,3 +155,13 @@ fn a_call_close_inside_a_value_is_an_error_not_half_a_call() {
         ],
     );
 }
+
+/// `hy-v4`'s answers to the universal cases: GLM's in a `<tool_calls>` section.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::xml::glm::{GLM_TAGS, universal_in};
+    universal_in(
+        Format::HyV4,
+        &GLM_TAGS,
+        Some(("<tool_calls>", "</tool_calls>")),
+    )
+}

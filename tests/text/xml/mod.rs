@@ -36,3 +36,27 @@ mod minicpm5;
 
 /// `step3`'s own fixtures (StepTML).
 mod step3;
+
+/// `seed-oss`: Qwen3 XML in `<seed:tool_call>`, `<seed:think>`.
+mod seed_oss;
+
+/// `zaya1`: Qwen3 XML in `<zyphra_tool_call>`.
+mod zaya1;
+
+/// `k2-horizon`: IFM tags.
+mod k2_horizon;
+
+/// `dots`: `<invoke>` calls in `<dots_function_call>`.
+mod dots;
+
+/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
+/// syntax file.
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
+    qwen_xml::universal,
+    seed_oss::universal,
+    glm::universal,
+    hy_v4::universal,
+    zaya1::universal,
+    k2_horizon::universal,
+    dots::universal,
+];

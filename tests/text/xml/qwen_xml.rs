@@ -161,3 +161,125 @@ fn qwen_xml_raw_text_captures() {
         }
     }
 }
+
+/// `qwen-xml`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    universal_in(
+        Format::QwenXml,
+        "<tool_call>",
+        "</tool_call>",
+        ("<think>", "</think>"),
+    )
+}
+
+/// The answers to the universal cases of a syntax of `qwen-xml`'s calls in the section
+/// `open` .. `close` (`qwen-xml`, `seed-oss`, `zaya1`), with `reasoning` its pair.
+pub(crate) fn universal_in(
+    format: Format,
+    open: &str,
+    close: &str,
+    reasoning: (&'static str, &'static str),
+) -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, broken, sample};
+    use ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    let open_call = format!("{open}\n<function=");
+    let close_call = format!("</function>\n{close}");
+    let (o, c) = (open_call.as_str(), close_call.as_str());
+    crate::universal::Universal {
+        format,
+        reasoning: Some(reasoning),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    format!("Hi {o}f>\n<parameter=a>\n1\n</parameter>\n{c} bye"),
+                    vec![one(t("Hi ")), call(0, "f", r#"{"a":1}"#), one(t(" bye"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    format!("{o}f>\n<parameter=a>\nx"),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"x"#)),
+                        one(err(Cut, Some(0), &format!("{o}f>\n<parameter=a>\nx"))),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    format!("{o}f>\n<parameter=a\n1\n</parameter>\n{c} ok"),
+                    vec![
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            &format!("{o}f>\n<parameter=a\n1\n</parameter>\n{c}"),
+                        )),
+                        one(t(" ok")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    format!("Use a literal {open} tag."),
+                    vec![one(t(&format!("Use a literal {open} tag.")))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    format!("done{close} ok"),
+                    vec![one(t(&format!("done{close} ok")))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    format!("{o}f>\n<parameter=a>\n1\n</parameter>\n{o}g>\n{c}"),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            &format!("{o}f>\n<parameter=a>\n1\n</parameter>\n"),
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    format!(
+                        "{o}f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n{c}"
+                    ),
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            &format!(
+                                "{o}f>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n{c}"
+                            ),
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                broken(
+                    "the XML engine reads a name holding a space and a quote as the name (issue 33: junk names are errors; the engine's name rule is being fixed on the syntaxfix branch)",
+                    format!("{o}get weather\" x>\n{c}"),
+                    vec![one(err(Bad, None, &format!("{o}get weather\" x>\n{c}")))],
+                ),
+            ),
+        ],
+    }
+}

@@ -1,0 +1,41 @@
+//! `ernie45`: Baidu ERNIE 4.5's calls (vLLM's `ernie45` parser): `hermes`' JSON call
+//! objects in `<tool_call>` … `</tool_call>`, with ERNIE's thinking and response tags:
+//!
+//! ```text
+//! <think>
+//! abc
+//! </think>
+//!
+//! <tool_call>
+//! {"name": "get_weather", "arguments": {"city": "Beijing"}}
+//! </tool_call>
+//! ```
+//!
+//! The [JSON-call engine](super) with `hermes`' opener and keys; `<response>` and
+//! `</response>` (around the answer of the thinking model) are dropped from the text;
+//! reasoning `<think>…</think>` (its line breaks dropped). `auto` reads the same bytes as
+//! `hermes` (the same marker): this format is for the response tags.
+
+use crate::format::Format;
+use crate::text::json::{Dialect, Payload, opener};
+use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
+use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Row};
+
+/// `ernie45`: `<tool_call>{..}</tool_call>`, `<response>` dropped.
+pub(crate) const ERNIE45: Dialect = Dialect {
+    openers: &[opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
+    shape: Shape::Fields(NAME_ARGUMENTS),
+    reasoning: THINK,
+    drops: &["<response>", "</response>"],
+};
+
+/// The registry row of `ernie45` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::Ernie45,
+    name: "ernie45",
+    aliases: &[],
+    about: "raw ERNIE 4.5 text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call>, <think> reasoning, <response> dropped",
+    engine: Builtin::Json(&ERNIE45),
+    detect: &[],
+};

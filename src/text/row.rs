@@ -1,0 +1,206 @@
+//! The registry row a syntax's own file exports: everything the rest of the crate needs to
+//! know about one text syntax, in one place. `toolstream formats` (its name, aliases and
+//! line), [`Format`]'s names, `auto`'s detection (its markers), scanner construction and
+//! `toolstream spec` (its engine and table) all read the rows listed in
+//! [`SYNTAXES`](super::SYNTAXES); no other code maps a format to anything.
+//!
+//! This module only defines the row's types: a syntax file imports it and its engine,
+//! never the list (so imports run one way: the list names the syntax files, a syntax file
+//! names its engine and this module).
+
+use crate::format::Format;
+use crate::text::{gemma, json, pythonic, sections, xml};
+
+/// One text syntax: its names, its line in `toolstream formats`, the engine it runs on with
+/// its table, and the markers `auto` detects it by.
+#[derive(Debug)]
+pub(crate) struct Row {
+    /// The public format value.
+    pub(crate) format: Format,
+    /// The CLI name (lower-case, hyphenated).
+    pub(crate) name: &'static str,
+    /// Other names it is found by: the tool-call parser names of vLLM
+    /// (`--tool-call-parser`) and SGLang whose syntax this one reads as it is (besides
+    /// names that differ only by `_`). Matched like names: ASCII case, `_` and `-` alike.
+    pub(crate) aliases: &'static [&'static str],
+    /// One line saying what the syntax is (`toolstream formats`).
+    pub(crate) about: &'static str,
+    /// The engine and its table.
+    pub(crate) engine: Builtin,
+    /// The patterns `auto` picks this syntax by, each with its rank.
+    pub(crate) detect: &'static [Detect],
+}
+
+/// The engine a built-in syntax runs on, with its table (borrowed: a `const` of the
+/// syntax's file).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Builtin {
+    /// JSON call objects after a marker ([`json::JsonCalls`]).
+    Json(&'static json::Dialect),
+    /// The JSON engine with a table built at run time from a dialect (`command-r`'s
+    /// citations).
+    JsonTable(fn() -> json::Table),
+    /// XML parameters ([`xml::XmlCalls`]).
+    Xml(&'static xml::Dialect),
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
+    Gemma(&'static gemma::Dialect),
+    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
+    Pythonic(&'static pythonic::Frame),
+    /// Special-token sections with a head per call ([`sections::DeepSeek`]).
+    Sections(&'static sections::Tokens),
+    /// `mistral`'s own scanner ([`json::mistral::Mistral`]): not table-driven.
+    Mistral,
+    /// `harmony`'s own scanner ([`crate::text::harmony::Harmony`]): not table-driven.
+    Harmony,
+    /// `llama-json`'s own scanner ([`pythonic::llama_json::LlamaJson`]): not
+    /// table-driven.
+    LlamaJson,
+    /// `auto`: detects one of the others ([`crate::text::auto::Auto`]).
+    Auto,
+}
+
+/// A table-driven engine with its table as the scanner runs it (owned: a built-in's
+/// strings borrowed, a spec's owned). What [`TextScanner::of_table`](super::TextScanner::of_table)
+/// builds a scanner from, and what a [`Syntax`](crate::Syntax) of a built-in holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Table {
+    /// [`Builtin::Json`], [`Builtin::JsonTable`].
+    Json(json::Table),
+    /// [`Builtin::Xml`].
+    Xml(Box<xml::Table>),
+    /// [`Builtin::Gemma`].
+    Gemma(Box<gemma::Dialect>),
+    /// [`Builtin::Pythonic`].
+    Pythonic(Box<pythonic::Frame>),
+    /// [`Builtin::Sections`].
+    Sections(Box<sections::Tokens>),
+}
+
+impl Builtin {
+    /// The table a table-driven engine runs; `None` for the engines with their own code.
+    pub(crate) fn table(self) -> Option<Table> {
+        Some(match self {
+            Builtin::Json(d) => Table::Json(json::Table::from(d)),
+            Builtin::JsonTable(f) => Table::Json(f()),
+            Builtin::Xml(d) => Table::Xml(Box::new(xml::Table::from(d))),
+            Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
+            Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),
+            Builtin::Sections(t) => Table::Sections(Box::new(t.clone())),
+            Builtin::Mistral | Builtin::Harmony | Builtin::LlamaJson | Builtin::Auto => {
+                return None;
+            }
+        })
+    }
+}
+
+/// One detection pattern of a syntax: `auto` tries the patterns of every syntax by rank,
+/// lowest first; a pattern that matches waits while one of lower rank may still match.
+/// So a pattern that begins with another's bytes ranks before it
+/// (`<tool_call>` ws* `<function=` of `qwen-xml` before `<tool_call>` of `hermes`).
+/// Ranks are unique (a test checks); the built-ins are spaced by 10.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Detect {
+    /// Lower first.
+    pub(crate) rank: u16,
+    /// The pattern; it begins with a literal whose first byte is one of `<`, `[`, `{`,
+    /// `f`, `]` (the bytes `auto` looks for; a test checks).
+    pub(crate) pattern: &'static [Tok<'static>],
+}
+
+/// One step of a detection pattern.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tok<'a> {
+    /// These bytes exactly.
+    Lit(&'a [u8]),
+    /// Zero or more JSON whitespace bytes.
+    Ws,
+    /// One or more name bytes (`[A-Za-z0-9_.-]`), at most `auto`'s `MAX_IDENT`.
+    Ident,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::SYNTAXES;
+
+    #[test]
+    fn ranks_are_unique_and_patterns_begin_with_a_byte_auto_looks_for() {
+        let mut ranks: Vec<u16> = SYNTAXES
+            .iter()
+            .flat_map(|r| r.detect.iter().map(|d| d.rank))
+            .collect();
+        let n = ranks.len();
+        ranks.sort_unstable();
+        ranks.dedup();
+        assert_eq!(ranks.len(), n, "two patterns share a rank");
+        for r in SYNTAXES {
+            for d in r.detect {
+                let first = match d.pattern.first() {
+                    Some(Tok::Lit(l)) => l.first().copied(),
+                    _ => None,
+                };
+                assert!(
+                    matches!(first, Some(b'<' | b'[' | b'{' | b'f' | b']')),
+                    "{}: pattern of rank {} begins with {first:?}",
+                    r.name,
+                    d.rank
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_row_is_one_format_and_its_engine_is_what_its_name_says() {
+        for (i, r) in SYNTAXES.iter().enumerate() {
+            assert!(
+                SYNTAXES
+                    .iter()
+                    .skip(i + 1)
+                    .all(|o| o.format != r.format && o.name != r.name),
+                "{} listed twice",
+                r.name
+            );
+            let own = matches!(
+                r.engine,
+                Builtin::Mistral | Builtin::Harmony | Builtin::LlamaJson | Builtin::Auto
+            );
+            assert_eq!(r.engine.table().is_none(), own, "{}", r.name);
+            assert!(!r.about.is_empty(), "{}", r.name);
+        }
+        let own: Vec<&str> = SYNTAXES
+            .iter()
+            .filter(|r| r.engine.table().is_none())
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(own, ["mistral", "harmony", "llama-json", "auto"]);
+    }
+
+    /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:
+    /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
+    /// (vLLM runs both on its Qwen3 XML parser), `openai` (gpt-oss harmony),
+    /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`, `ling3` and
+    /// `poolside_v1` (GLM's calls), `zaya_xml`.
+    #[test]
+    fn vllm_parser_names_are_aliases() {
+        for (name, format) in [
+            ("deepseek_v4", Format::DeepSeekDsml),
+            ("deepseek_v41", Format::DeepSeekDsml),
+            ("llama4_json", Format::LlamaJson),
+            ("mimo", Format::QwenXml),
+            ("step3p5", Format::QwenXml),
+            ("openai", Format::Harmony),
+            ("qwen3_json", Format::Hermes),
+            ("granite_toolcall_parser", Format::Granite),
+            ("ling3", Format::Glm),
+            ("poolside_v1", Format::Glm),
+            ("zaya_xml", Format::Zaya1),
+        ] {
+            assert_eq!(name.parse::<Format>(), Ok(format), "{name}");
+            assert_eq!(
+                name.replace('_', "-").parse::<Format>(),
+                Ok(format),
+                "{name}"
+            );
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! `k2-horizon`: K2 Horizon's IFM calls (vLLM's `k2_horizon` parser, its default `xml`
+//! tool format):
+//!
+//! ```text
+//! <ifm|tool_calls><ifm|tool_call>get_weather<ifm|arg_key>city</ifm|arg_key><ifm|arg_value>Paris</ifm|arg_value></ifm|tool_call></ifm|tool_calls>
+//! ```
+//!
+//! HY v4's shape ([`hy_v4`](super::hy_v4): GLM's call body, the name up to the first tag
+//! or the line's end, `<ifm|arg_key>k</ifm|arg_key>` then `<ifm|arg_value>v</ifm|arg_value>`)
+//! in a section of several calls, every tag in the `ifm|` namespace. The [`xml`](super)
+//! scanner with these markers:
+//!
+//! - Values without a schema as GLM's: a JSON string unless the complete trimmed value
+//!   parses as a JSON non-string (vLLM coerces by the declared schema: declare the tools
+//!   to get that here).
+//! - A call outside `<ifm|tool_calls>` is text (vLLM reads calls only inside the group).
+//! - Not read: the `xml_typed` format (an `<ifm|arg_type>` between key and value: read
+//!   with GLM's rule for a missing `<arg_value>`, the type tags become part of the value
+//!   text) and the `json` format (a JSON call object in `<ifm|tool_call>`: an error with
+//!   its bytes), both chosen by a chat-template option.
+//! - Reasoning: `<think>…</think>`.
+
+use crate::format::Format;
+use crate::text::kit::reasoning::THINK;
+use crate::text::row::{Builtin, Detect, Row, Tok};
+use crate::text::xml::{Dialect, End, PLAIN};
+
+/// The `k2-horizon` markers.
+pub(crate) const DIALECT: Dialect = Dialect {
+    what: "IFM <ifm|tool_call>",
+    sections: &[("<ifm|tool_calls>", "</ifm|tool_calls>")],
+    call_open: "<ifm|tool_call>",
+    bare_calls: false,
+    multi: true,
+    name_end: End::Line,
+    call_close: "</ifm|tool_call>",
+    param_open: "<ifm|arg_key>",
+    key_end: End::Tags("</ifm|arg_key>", "<ifm|arg_value>"),
+    param_close: "</ifm|arg_value>",
+    reasoning: THINK,
+    ..PLAIN
+};
+
+/// The registry row of `k2-horizon` ([`SYNTAXES`](crate::text::SYNTAXES)).
+pub(crate) const ROW: Row = Row {
+    format: Format::K2Horizon,
+    name: "k2-horizon",
+    aliases: &[],
+    about: "raw K2 Horizon text: <ifm|tool_calls><ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
+    engine: Builtin::Xml(&DIALECT),
+    detect: &[Detect {
+        rank: 500,
+        pattern: &[Tok::Lit(b"<ifm|tool_calls>")],
+    }],
+};

@@ -1,0 +1,10 @@
+//! `hunyuan`: Hunyuan-A13B (`<tool_calls>{..}</tool_calls>`). Its answers to the universal cases; its other fixtures
+//! are still in `json/tables.rs` and the rule tables.
+
+use crate::universal::Universal;
+use toolstream::Format;
+
+/// `hunyuan`'s answers to the universal cases: `hermes`' with its own markers.
+pub(crate) fn universal() -> Universal {
+    crate::json::hermes::universal_between(Format::Hunyuan, "<tool_calls>", "</tool_calls>")
+}

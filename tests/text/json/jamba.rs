@@ -1,0 +1,10 @@
+//! `jamba`: AI21 Jamba (`<tool_calls>{..}</tool_calls>`). Its answers to the universal cases; its other fixtures
+//! are still in `json/tables.rs` and the rule tables.
+
+use crate::universal::Universal;
+use toolstream::Format;
+
+/// `jamba`'s answers to the universal cases: `hermes`' with its own markers.
+pub(crate) fn universal() -> Universal {
+    crate::json::hermes::universal_between(Format::Jamba, "<tool_calls>", "</tool_calls>")
+}

@@ -1,0 +1,196 @@
+//! The universal cases: the slips every text syntax must answer, each in its own test file
+//! (`tests/text/<family>/<syntax>.rs`, mirroring `src/text/<family>/<syntax>.rs`), by a
+//! [`Universal`] fixture that says, for every [`Case`], one of:
+//!
+//! - a [`sample`]: the model's text and the exact events it gives, run whole, byte by
+//!   byte, at every split point and at random splits (each against the whole run, the
+//!   one-shot oracle), the DESIGN contract checked on each, every prefix too, and the
+//!   syntax's spec (when it has one) giving the same events;
+//! - [`broken`]: the events it should give and the reason it does not yet; the run still
+//!   checks the contract and split invariance, and fails once the syntax gives those
+//!   events (so the mark goes with the fix);
+//! - [`not_applicable`]: why the case cannot occur in this syntax.
+//!
+//! `rules/universal.rs` runs every fixture the families list (their `mod.rs`'s
+//! `UNIVERSAL`); adding a syntax adds its file and its line there, nothing in the rules.
+
+use crate::common::*;
+use crate::exact::{Ev, check_fixtures, evs, fx, make, spec_of};
+use toolstream::{Format, Parser, ParserConfig};
+
+/// A slip every syntax answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Case {
+    /// A well-formed call with text around it (the baseline every other case departs from).
+    Call,
+    /// The input ends inside a call's arguments: a `truncated` error with the call's bytes.
+    CutCall,
+    /// A call whose arguments are broken: an error with the call's bytes, the text after
+    /// it still text.
+    CorruptCall,
+    /// The call-opening marker with no call after it (a literal marker in prose, or at the
+    /// end of the input).
+    MarkerAlone,
+    /// A closing marker with no call open.
+    StrayClose,
+    /// A call-opening marker inside an open call: the open call ends as an error with its
+    /// bytes, the new one is read.
+    OpenerInsideCall,
+    /// A member the call may hold once, twice (an argument key or parameter repeated).
+    RepeatedMember,
+    /// A name that is no name (spaces, quotes, markup): an error, never a call.
+    JunkName,
+}
+
+/// Every case, in the order a fixture answers them.
+pub(crate) const CASES: &[Case] = &[
+    Case::Call,
+    Case::CutCall,
+    Case::CorruptCall,
+    Case::MarkerAlone,
+    Case::StrayClose,
+    Case::OpenerInsideCall,
+    Case::RepeatedMember,
+    Case::JunkName,
+];
+
+/// How a syntax answers one case.
+pub(crate) enum Answer {
+    /// The input and the exact events.
+    Sample { input: String, want: Vec<Ev> },
+    /// The events it should give, and why it does not yet.
+    Broken {
+        input: String,
+        want: Vec<Ev>,
+        reason: &'static str,
+    },
+    /// Why the case cannot occur.
+    NotApplicable(&'static str),
+}
+
+/// A syntax's answers to the universal cases.
+pub(crate) struct Universal {
+    pub(crate) format: Format,
+    /// The syntax's reasoning tag pair (the one `reasoning_open` starts in), or `None`
+    /// where it has none: the reasoning rules of `rules/edges.rs` run on it.
+    pub(crate) reasoning: Option<(&'static str, &'static str)>,
+    pub(crate) answers: Vec<(Case, Answer)>,
+}
+
+/// Every fixture the families list (their `mod.rs`'s `UNIVERSAL`).
+pub(crate) fn all() -> Vec<Universal> {
+    [
+        crate::json::UNIVERSAL,
+        crate::xml::UNIVERSAL,
+        crate::sections::UNIVERSAL,
+        crate::pythonic::UNIVERSAL,
+        crate::gemma::UNIVERSAL,
+    ]
+    .iter()
+    .flat_map(|l| l.iter().map(|f| f()))
+    .collect()
+}
+
+/// The fixture of `format`, if its file has one.
+pub(crate) fn fixture_of(format: Format) -> Option<Universal> {
+    all().into_iter().find(|u| u.format == format)
+}
+
+/// A sample: `input` gives exactly `groups` (a `call` is three events).
+pub(crate) fn sample(input: impl Into<String>, groups: Vec<Vec<Ev>>) -> Answer {
+    Answer::Sample {
+        input: input.into(),
+        want: groups.into_iter().flatten().collect(),
+    }
+}
+
+/// Known broken: `input` should give `groups`, and does not yet because of `reason`.
+pub(crate) fn broken(
+    reason: &'static str,
+    input: impl Into<String>,
+    groups: Vec<Vec<Ev>>,
+) -> Answer {
+    Answer::Broken {
+        input: input.into(),
+        want: groups.into_iter().flatten().collect(),
+        reason,
+    }
+}
+
+/// The case cannot occur in this syntax, because `reason`.
+pub(crate) fn not_applicable(reason: &'static str) -> Answer {
+    Answer::NotApplicable(reason)
+}
+
+impl Universal {
+    /// Checks that the fixture answers every case once, in [`CASES`] order, then runs it
+    /// (see the module doc).
+    pub(crate) fn check(&self) {
+        let cases: Vec<Case> = self.answers.iter().map(|(c, _)| *c).collect();
+        assert_eq!(
+            cases, CASES,
+            "{}: answer every case once, in order",
+            self.format
+        );
+        for (case, answer) in &self.answers {
+            match answer {
+                Answer::Sample { input, want } => {
+                    let what = case_name(*case);
+                    check_fixtures(self.format, &[fx(what, input.clone(), vec![want.clone()])]);
+                }
+                Answer::Broken {
+                    input,
+                    want,
+                    reason,
+                } => {
+                    assert!(
+                        !reason.is_empty(),
+                        "{}: {case:?} needs a reason",
+                        self.format
+                    );
+                    let format = self.format;
+                    let got = assert_split_invariant(&make(format), input.as_bytes(), 8);
+                    if let Some(syntax) = spec_of(format) {
+                        let via = assert_split_invariant(
+                            &|| {
+                                Parser::with_syntax(
+                                    syntax.clone(),
+                                    ParserConfig::new().id_prefix("call_"),
+                                )
+                            },
+                            input.as_bytes(),
+                            4,
+                        );
+                        assert_eq!(via, got, "{format} (spec) — {case:?}");
+                    }
+                    assert_ne!(
+                        &evs(&got),
+                        want,
+                        "{format} — {case:?} now gives its expected events: make it a sample"
+                    );
+                }
+                Answer::NotApplicable(reason) => {
+                    assert!(
+                        !reason.is_empty(),
+                        "{}: {case:?} needs a reason",
+                        self.format
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A case's name, for messages.
+fn case_name(case: Case) -> &'static str {
+    match case {
+        Case::Call => "a call",
+        Case::CutCall => "a call cut off",
+        Case::CorruptCall => "a corrupt call",
+        Case::MarkerAlone => "a marker alone",
+        Case::StrayClose => "a stray close",
+        Case::OpenerInsideCall => "an opener inside an open call",
+        Case::RepeatedMember => "a repeated member",
+        Case::JunkName => "a junk name",
+    }
+}
