@@ -37,6 +37,10 @@
 //!
 //! [`Tools`]: crate::Tools
 
+use regex_automata::Anchored;
+use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::start;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -65,6 +69,7 @@ type Id = u32;
 pub(crate) struct Compiled {
     nodes: Vec<Node>,
     root: Option<Id>,
+    patterns: Vec<Pattern>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -107,6 +112,42 @@ struct Node {
     key_order: Vec<u32>,
     /// The string members of `enum_` (indices), in byte order.
     enum_order: Vec<u32>,
+    /// `anyOf` / `oneOf` / `allOf`: their branches (each a set of live branches while a
+    /// value streams).
+    combos: Vec<(Of, Vec<Id>)>,
+    /// `pattern`: its index in [`Compiled::patterns`].
+    pattern: Option<u32>,
+}
+
+/// Which of a value's branches must accept it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Of {
+    /// `anyOf`: at least one.
+    Any,
+    /// `oneOf`: exactly one (more than one: a violation when the value closes).
+    One,
+    /// `allOf`: every one.
+    All,
+}
+
+impl Of {
+    fn keyword(self) -> &'static str {
+        match self {
+            Of::Any => "anyOf",
+            Of::One => "oneOf",
+            Of::All => "allOf",
+        }
+    }
+}
+
+/// A compiled `pattern`: a dense DFA searching the decoded string unanchored
+/// (ECMA-262 `search` semantics), and the source for messages.
+#[derive(Debug)]
+struct Pattern {
+    dfa: dense::DFA<Vec<u32>>,
+    /// The unanchored start state (at the start of the string).
+    start: StateID,
+    source: String,
 }
 
 impl Node {
@@ -148,6 +189,8 @@ impl Default for Node {
             multiple_of: None,
             key_order: Vec::new(),
             enum_order: Vec::new(),
+            combos: Vec::new(),
+            pattern: None,
         }
     }
 }
@@ -159,11 +202,14 @@ impl Compiled {
             root: schema,
             nodes: Vec::new(),
             refs: HashMap::new(),
+            patterns: Vec::new(),
+            sources: HashMap::new(),
         };
         let root = c.node(schema, 0);
         Compiled {
             nodes: c.nodes,
             root,
+            patterns: c.patterns,
         }
     }
 
@@ -176,6 +222,57 @@ struct Compiler<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
     refs: HashMap<String, Id>,
+    patterns: Vec<Pattern>,
+    /// Pattern sources compiled so far (`None`: the crate cannot compile it).
+    sources: HashMap<String, Option<u32>>,
+}
+
+/// Largest DFA one `pattern` may compile to (past it, the pattern is not checked).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// A `pattern` as an unanchored dense DFA; `None` when the crate cannot compile it
+/// (look-around, backreferences, a Unicode word boundary) or it is too large.
+fn compile_pattern(source: &str) -> Option<Pattern> {
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(StartKind::Unanchored)
+                .dfa_size_limit(Some(PATTERN_SIZE_LIMIT))
+                .determinize_size_limit(Some(PATTERN_SIZE_LIMIT)),
+        )
+        .build(&ecma_classes(source))
+        .ok()?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::No))
+        .ok()?;
+    Some(Pattern {
+        dfa,
+        start,
+        source: source.to_owned(),
+    })
+}
+
+/// ECMA-262's `\s` also matches U+FEFF, which Rust's does not: added, so a string
+/// ECMA accepts is never refused. (Rust's `\d`, `\w` and `.` match a superset of
+/// ECMA's: never a false error.)
+fn ecma_classes(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('s') => out.push_str("[\\s\\x{FEFF}]"),
+            Some(n) => {
+                out.push('\\');
+                out.push(n);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 fn type_bits(name: &str) -> u8 {
@@ -369,6 +466,42 @@ impl Compiler<'_> {
             v => n.ex_maximum = v.and_then(Value::as_f64),
         }
         n.multiple_of = num("multipleOf").filter(|m| *m > 0.0);
+        if let Some(Value::String(source)) = o.get("pattern") {
+            n.pattern = match self.sources.get(source) {
+                Some(p) => *p,
+                None => {
+                    let p = compile_pattern(source).map(|p| {
+                        self.patterns.push(p);
+                        (self.patterns.len() - 1) as u32
+                    });
+                    self.sources.insert(source.clone(), p);
+                    p
+                }
+            };
+        }
+        for (keyword, of) in [("allOf", Of::All), ("anyOf", Of::Any), ("oneOf", Of::One)] {
+            let Some(Value::Array(branches)) = o.get(keyword) else {
+                continue;
+            };
+            let mut ids = Vec::with_capacity(branches.len());
+            let mut accepts_all = false;
+            for b in branches {
+                match self.node(b, depth + 1) {
+                    Some(id) => ids.push(id),
+                    // A branch that accepts anything: `anyOf` holds; `allOf` loses nothing;
+                    // `oneOf` counts it (a node without keywords).
+                    None if of == Of::One => {
+                        ids.push(self.nodes.len() as Id);
+                        self.nodes.push(Node::default());
+                    }
+                    None => accepts_all = true,
+                }
+            }
+            if of == Of::Any && accepts_all || ids.is_empty() && of != Of::One {
+                continue;
+            }
+            n.combos.push((of, ids));
+        }
         let mut keys: Vec<u32> = (0..n.props.len() as u32)
             .filter(|&i| n.props.get(i as usize).is_some_and(|p| p.declared))
             .collect();
@@ -475,6 +608,71 @@ pub(crate) struct Validator {
     /// The text of an object or array whose schema's `enum` / `const` holds containers:
     /// the depth it opened at, its node and its text so far (compared at its close).
     capture: Option<(usize, Option<Id>, Vec<u8>)>,
+    /// The DFA state of the string's `pattern` while no match is found yet (`None`: no
+    /// pattern, or it matched).
+    pat: Option<(u32, StateID)>,
+    /// The open values' `anyOf` / `oneOf` / `allOf`, innermost last.
+    sets: Vec<Branches>,
+    /// Most validators this one and its branches may hold at once ([`MAX_BRANCHES`] at
+    /// the top); `reserved`: held by the open sets.
+    budget: usize,
+    reserved: usize,
+}
+
+/// Most branch validators one call holds at once (past it, a combinator is not checked).
+const MAX_BRANCHES: usize = 256;
+
+/// One open value's `anyOf` / `oneOf` / `allOf`: a validator per branch, fed the value's
+/// bytes from its first to its last.
+#[derive(Debug)]
+struct Branches {
+    of: Of,
+    /// Open containers when the value started (it ends when the count is back here).
+    depth: usize,
+    /// The value's path.
+    path: String,
+    subs: Vec<Validator>,
+    /// Why each branch refused the value (`None`: still live).
+    failed: Vec<Option<(String, String)>>,
+    /// Validators held (the branches and what they may hold).
+    reserved: usize,
+}
+
+impl Branches {
+    /// The message of a set none of whose branches accepts the value (`message` at `path`:
+    /// the last branch's reason).
+    fn refused(&self, message: &str, path: &str) -> String {
+        format!(
+            "{}: no branch accepts the value (the last refused it at {path:?}: {message})",
+            self.of.keyword()
+        )
+    }
+
+    /// The value closed: whether its branches' verdicts satisfy the keyword.
+    fn verdict(&self) -> Result<(), (String, String)> {
+        let live = self.failed.iter().filter(|f| f.is_none()).count();
+        match self.of {
+            Of::All => match self.failed.iter().flatten().next() {
+                Some(f) => Err(f.clone()),
+                None => Ok(()),
+            },
+            Of::Any | Of::One if live == 0 => {
+                let (m, p) = self
+                    .failed
+                    .iter()
+                    .flatten()
+                    .last()
+                    .cloned()
+                    .unwrap_or_default();
+                Err((self.refused(&m, &p), self.path.clone()))
+            }
+            Of::One if live > 1 => Err((
+                format!("oneOf: the value matches {live} branches, not exactly one"),
+                self.path.clone(),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Longest container text compared against `enum` / `const` members (longer: not checked).
@@ -483,11 +681,16 @@ const MAX_CAPTURE: usize = 64 * 1024;
 impl Validator {
     pub(crate) fn new(schema: Arc<Compiled>) -> Self {
         let node = schema.root;
+        Self::at(schema, node, String::new(), MAX_BRANCHES)
+    }
+
+    /// A validator of one value against `node`, the value at `path`.
+    fn at(schema: Arc<Compiled>, node: Option<Id>, path: String, budget: usize) -> Self {
         Validator {
             schema,
             lex: Lex::Value,
             frames: Vec::new(),
-            path: String::new(),
+            path,
             node,
             key: false,
             esc: Esc::No,
@@ -501,6 +704,10 @@ impl Validator {
             frac: false,
             exp: false,
             capture: None,
+            pat: None,
+            sets: Vec::new(),
+            budget,
+            reserved: 0,
         }
     }
 
@@ -512,48 +719,138 @@ impl Validator {
             if matches!(self.lex, Lex::Dead | Lex::Done) {
                 return None;
             }
-            // The common case: plain text of a string value not matched against members;
-            // skipped to its next quote or backslash, its characters counted in bulk.
-            if self.lex == Lex::Str
-                && self.esc == Esc::No
-                && !self.matching
-                && !self.key
-                && self.high.is_none()
-                && b != b'"'
-                && b != b'\\'
-            {
-                let rest = text.get(i..).unwrap_or_default();
-                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-                let seg = rest.get(..run).unwrap_or_default();
-                let chars = seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64;
-                let max = schema.get(self.node).and_then(|n| n.max_len);
-                if max.is_none_or(|m| self.chars + chars <= m) {
-                    self.chars += chars;
-                    if let Some((_, _, t)) = &mut self.capture {
-                        if t.len() + seg.len() <= MAX_CAPTURE {
-                            t.extend_from_slice(seg);
+            let open = self.sets.len();
+            let run = match self.plain_run(&schema, text, i, b) {
+                0 => {
+                    if let Some((_, _, text)) = &mut self.capture {
+                        if text.len() < MAX_CAPTURE {
+                            text.push(b);
                         } else {
                             self.capture = None;
                         }
                     }
-                    i += run;
-                    continue;
+                    if let Err((message, path)) = self.step(&schema, b) {
+                        self.lex = Lex::Dead;
+                        return Some((i, message, path));
+                    }
+                    1
+                }
+                run => run,
+            };
+            if open > 0 {
+                // The sets open before this text see it (one opened by it saw its byte).
+                let seg = text.get(i..i + run).unwrap_or_default();
+                if let Some((at, message, path)) = self.feed_sets(open, seg) {
+                    self.lex = Lex::Dead;
+                    return Some((i + at, message, path));
+                }
+                if let Err((message, path)) = self.end_sets() {
+                    self.lex = Lex::Dead;
+                    return Some((i, message, path));
                 }
             }
-            if let Some((_, _, text)) = &mut self.capture {
-                if text.len() < MAX_CAPTURE {
-                    text.push(b);
-                } else {
-                    self.capture = None;
-                }
-            }
-            if let Err((message, path)) = self.step(&schema, b) {
-                self.lex = Lex::Dead;
-                return Some((i, message, path));
-            }
-            i += 1;
+            i += run;
         }
         None
+    }
+
+    /// The common case: plain text of a string value not matched against members nor a
+    /// pattern, skipped to its next quote or backslash, its characters counted in bulk;
+    /// the bytes skipped (0: step byte `b` instead).
+    #[inline]
+    fn plain_run(&mut self, schema: &Compiled, text: &[u8], i: usize, b: u8) -> usize {
+        if !(self.lex == Lex::Str
+            && self.esc == Esc::No
+            && !self.matching
+            && !self.key
+            && self.pat.is_none()
+            && self.high.is_none()
+            && b != b'"'
+            && b != b'\\')
+        {
+            return 0;
+        }
+        let rest = text.get(i..).unwrap_or_default();
+        let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        let seg = rest.get(..run).unwrap_or_default();
+        let n = schema.get(self.node);
+        let max = n.and_then(|n| n.max_len);
+        // Characters are counted only for a length bound (both bounds read `chars`).
+        let chars = if max.is_some() || n.is_some_and(|n| n.min_len.is_some()) {
+            seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64
+        } else {
+            0
+        };
+        if max.is_some_and(|m| self.chars + chars > m) {
+            return 0;
+        }
+        self.chars += chars;
+        if let Some((_, _, t)) = &mut self.capture {
+            if t.len() + seg.len() <= MAX_CAPTURE {
+                t.extend_from_slice(seg);
+            } else {
+                self.capture = None;
+            }
+        }
+        run
+    }
+
+    /// Feeds `seg` to the branches of the sets `..open`; the first byte of it at which a
+    /// set can no longer be satisfied.
+    fn feed_sets(&mut self, open: usize, seg: &[u8]) -> Option<Found> {
+        let mut first: Option<Found> = None;
+        for set in self.sets.iter_mut().take(open) {
+            let mut last: Option<Found> = None;
+            for (v, failed) in set.subs.iter_mut().zip(set.failed.iter_mut()) {
+                if failed.is_some() {
+                    continue;
+                }
+                if let Some((at, message, path)) = v.feed(seg) {
+                    let later = match (&last, set.of) {
+                        (None, _) => true,
+                        (Some(l), Of::All) => at < l.0,
+                        (Some(l), _) => at >= l.0,
+                    };
+                    if later {
+                        last = Some((at, message.clone(), path.clone()));
+                    }
+                    *failed = Some((message, path));
+                }
+            }
+            let Some((at, message, path)) = last else {
+                continue;
+            };
+            let dead = match set.of {
+                Of::All => Some((at, message, path)),
+                Of::Any | Of::One => set
+                    .failed
+                    .iter()
+                    .all(Option::is_some)
+                    .then(|| (at, set.refused(&message, &path), set.path.clone())),
+            };
+            if let Some(d) = dead
+                && first.as_ref().is_none_or(|f| d.0 < f.0)
+            {
+                first = Some(d);
+            }
+        }
+        first
+    }
+
+    /// Pops the sets whose value ended: `oneOf`'s "exactly one".
+    fn end_sets(&mut self) -> Result<(), (String, String)> {
+        while let Some(set) = self.sets.last() {
+            let ended = self.frames.len() == set.depth
+                && !matches!(self.lex, Lex::Str | Lex::Num | Lex::Lit);
+            if !ended {
+                break;
+            }
+            if let Some(set) = self.sets.pop() {
+                self.reserved = self.reserved.saturating_sub(set.reserved);
+                set.verdict()?;
+            }
+        }
+        Ok(())
     }
 
     /// The text ended with the value (a top-level number closes only here): its checks.
@@ -563,7 +860,21 @@ impl Validator {
         }
         let schema = Arc::clone(&self.schema);
         self.lex = Lex::Done;
-        self.number_end(&schema).err()
+        if let Err(e) = self.number_end(&schema) {
+            return Some(e);
+        }
+        // The sets of the number (the top-level value of a branch's validator).
+        while let Some(mut set) = self.sets.pop() {
+            for (v, failed) in set.subs.iter_mut().zip(set.failed.iter_mut()) {
+                if failed.is_none() {
+                    *failed = v.finish();
+                }
+            }
+            if let Err(e) = set.verdict() {
+                return Some(e);
+            }
+        }
+        None
     }
 
     fn step(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -646,6 +957,7 @@ impl Validator {
                 return Err((format!("maxItems: more than {max} items"), base));
             }
         }
+        let depth = self.frames.len();
         let kind = match b {
             b'{' => OBJ,
             b'[' => ARR,
@@ -712,6 +1024,9 @@ impl Validator {
                     .filter(|n| n.enum_.is_some())
                     .map(|n| n.enum_order.len() as u32);
                 self.string_start(members);
+                self.pat = node
+                    .and_then(|n| n.pattern)
+                    .and_then(|i| s.patterns.get(i as usize).map(|p| (i, p.start)));
             }
             b't' | b'f' | b'n' => self.lex = Lex::Lit,
             _ => {
@@ -722,12 +1037,62 @@ impl Validator {
                 self.lex = Lex::Num;
             }
         }
+        if node.is_some_and(|n| !n.combos.is_empty()) {
+            return self.open_sets(s, depth, b);
+        }
+        Ok(())
+    }
+
+    /// A value whose node has `anyOf` / `oneOf` / `allOf` opened with byte `b`: a
+    /// validator per branch, fed `b`. A set that does not fit the budget is not checked.
+    fn open_sets(&mut self, s: &Compiled, depth: usize, b: u8) -> Result<(), (String, String)> {
+        let Some(n) = s.get(self.node) else {
+            return Ok(());
+        };
+        for (of, branches) in &n.combos {
+            let k = branches.len();
+            let free = self.budget.saturating_sub(self.reserved);
+            if k > free {
+                continue;
+            }
+            let each = (free - k) / k.max(1);
+            let mut set = Branches {
+                of: *of,
+                depth,
+                path: self.path.clone(),
+                subs: Vec::with_capacity(k),
+                failed: Vec::with_capacity(k),
+                reserved: k * (1 + each),
+            };
+            for &id in branches {
+                let mut v =
+                    Validator::at(Arc::clone(&self.schema), Some(id), self.path.clone(), each);
+                let failed = v.feed(&[b]).map(|(_, m, p)| (m, p));
+                set.subs.push(v);
+                set.failed.push(failed);
+            }
+            let (message, path) = match set.failed.iter().flatten().last() {
+                Some(f) => f.clone(),
+                None => Default::default(),
+            };
+            let live = set.failed.iter().filter(|f| f.is_none()).count();
+            match of {
+                Of::All if live < k => return Err((message, path)),
+                Of::Any | Of::One if live == 0 => {
+                    return Err((set.refused(&message, &path), set.path.clone()));
+                }
+                _ => {}
+            }
+            self.reserved += set.reserved;
+            self.sets.push(set);
+        }
         Ok(())
     }
 
     /// A string opens; `names`: how many names it must be a prefix of (none: unmatched).
     fn string_start(&mut self, names: Option<u32>) {
         self.lex = Lex::Str;
+        self.pat = None;
         self.esc = Esc::No;
         self.high = None;
         self.chars = 0;
@@ -853,6 +1218,23 @@ impl Validator {
     fn decoded_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
         if self.key {
             self.key_text.push(b);
+        }
+        if let Some((i, state)) = self.pat
+            && let Some(p) = s.patterns.get(i as usize)
+        {
+            let next = p.dfa.next_state(state, b);
+            if p.dfa.is_match_state(next) {
+                // A match is found: the rest of the string cannot undo it.
+                self.pat = None;
+            } else if p.dfa.is_dead_state(next) || p.dfa.is_quit_state(next) {
+                self.pat = None;
+                return Err((
+                    format!("pattern: the string cannot match {:?}", p.source),
+                    self.path.clone(),
+                ));
+            } else {
+                self.pat = Some((i, next));
+            }
         }
         if !self.matching {
             return Ok(());
@@ -981,6 +1363,15 @@ impl Validator {
         {
             return Err((
                 format!("minLength: shorter than {min} characters"),
+                self.path.clone(),
+            ));
+        }
+        if let Some((i, state)) = self.pat.take()
+            && let Some(p) = s.patterns.get(i as usize)
+            && !p.dfa.is_match_state(p.dfa.next_eoi_state(state))
+        {
+            return Err((
+                format!("pattern: the string does not match {:?}", p.source),
                 self.path.clone(),
             ));
         }
