@@ -195,18 +195,23 @@ const WEATHER: &str = r##"[{"type":"function","function":{"name":"weather","para
     "$defs":{"point":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}},"required":["lat","lon"]}}
 }}}]"##;
 
-fn validating() -> ParserConfig {
+fn validating(tools: &str) -> ParserConfig {
     ParserConfig::new()
-        .tools(Tools::from_json(WEATHER).unwrap())
+        .tools(Tools::from_json(tools).unwrap())
         .validate_arguments(true)
 }
 
-/// A Hermes call with these arguments: the error's kind, path and the argument text
-/// emitted before it (`None`: the call ended).
+/// A Hermes call of the first tool of `WEATHER` with these arguments: the error's kind,
+/// path and the argument text emitted before it (`None`: the call ended).
 fn verdict(args: &str) -> Option<(ErrorKind, String, String)> {
-    let input = format!(r#"<tool_call>{{"name":"weather","arguments":{args}}}</tool_call>"#);
-    let head = r#"<tool_call>{"name":"weather","arguments":"#.len();
-    let ev = every_split(Format::Hermes, &validating(), input.as_bytes(), None);
+    verdict_of(WEATHER, "weather", args)
+}
+
+/// [`verdict`] for tool `name` of `tools`.
+fn verdict_of(tools: &str, name: &str, args: &str) -> Option<(ErrorKind, String, String)> {
+    let input = format!(r#"<tool_call>{{"name":"{name}","arguments":{args}}}</tool_call>"#);
+    let head = format!(r#"<tool_call>{{"name":"{name}","arguments":"#).len();
+    let ev = every_split(Format::Hermes, &validating(tools), input.as_bytes(), None);
     let err = error_of(&ev).map(|(k, i, raw, p)| {
         assert_eq!(i, Some(0));
         let emitted = args_of(&ev, 0);
@@ -241,14 +246,16 @@ fn schema_violations_at_their_first_byte() {
             r#"{"city":"Paris","unit":"cels"}"#,
             Some(("/unit", r#"{"city":"Paris","unit":"cels"#)),
         ),
+        // `1.5e1` would still be an integer: refused at the number's end.
         (
             r#"{"city":"Paris","days":1.5}"#,
-            Some(("/days", r#"{"city":"Paris","days":1."#)),
+            Some(("/days", r#"{"city":"Paris","days":1.5"#)),
         ),
         (r#"{"city":"Paris","days":2.0}"#, None),
+        // Every integer starting `15` is past 14: at the `5`.
         (
             r#"{"city":"Paris","days":15}"#,
-            Some(("/days", r#"{"city":"Paris","days":15"#)),
+            Some(("/days", r#"{"city":"Paris","days":1"#)),
         ),
         (
             r#"{"city":"Paris","days":"3"}"#,
@@ -297,6 +304,68 @@ fn schema_violations_at_their_first_byte() {
     ];
     for (args, want) in cases {
         let got = verdict(args);
+        let want = want.map(|(path, emitted)| (sv, path.to_owned(), emitted.to_owned()));
+        assert_eq!(got, want, "{args}");
+    }
+}
+
+const SHAPES: &str = r##"[{"type":"function","function":{"name":"shape","parameters":{
+    "type":"object",
+    "properties":{
+        "id":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^id-[0-9]+$"}]},
+        "kind":{"oneOf":[{"type":"string"},{"type":"string","maxLength":3}]},
+        "code":{"type":"string","pattern":"[A-Z]{2}\\d"},
+        "size":{"allOf":[{"type":"number","minimum":1},{"maximum":10}]},
+        "dims":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/pt"},{"type":"null"}]}},
+        "tag":{"type":"string","pattern":"(?<=a)b"}
+    },
+    "additionalProperties":false,
+    "$defs":{"pt":{"type":"object","properties":{"x":{"type":"number"}},"required":["x"],"additionalProperties":false}}
+}}}]"##;
+
+#[test]
+fn any_of_one_of_all_of_and_pattern_at_their_first_byte() {
+    let sv = ErrorKind::SchemaViolation;
+    let cases: &[(&str, Option<(&str, &str)>)] = &[
+        (
+            r#"{"id":3,"kind":"circle","code":"xxAB1yy","size":5,"dims":[{"x":1},null],"tag":"zzz"}"#,
+            None,
+        ),
+        // anyOf: the string branch dies at `-`, the integer one at `1` (`-0` would do).
+        (r#"{"id":-1}"#, Some(("/id", r#"{"id":-"#))),
+        (r#"{"id":true}"#, Some(("/id", r#"{"id":"#))),
+        // pattern, anchored: dead at the first character no match can follow.
+        (r#"{"id":"id-12x"}"#, Some(("/id", r#"{"id":"id-12"#))),
+        (r#"{"id":"ix"}"#, Some(("/id", r#"{"id":"i"#))),
+        (r#"{"id":"é"}"#, Some(("/id", r#"{"id":""#))),
+        (r#"{"id":"id-"}"#, Some(("/id", r#"{"id":"id-"#))),
+        // ... over the decoded string: `\u0069` is `i`.
+        (r#"{"id":"\u0069d-7"}"#, None),
+        // unanchored: never dead, refused at the closing quote.
+        (r#"{"code":"ab1"}"#, Some(("/code", r#"{"code":"ab1"#))),
+        (r#"{"code":"-\u0041B1"}"#, None),
+        // oneOf: both branches accept "ab": at the close.
+        (r#"{"kind":"ab"}"#, Some(("/kind", r#"{"kind":"ab"#))),
+        (r#"{"kind":"abcd"}"#, None),
+        (r#"{"kind":1}"#, Some(("/kind", r#"{"kind":"#))),
+        // allOf: the failing branch's own keyword and path.
+        (r#"{"size":11}"#, Some(("/size", r#"{"size":11"#))),
+        (r#"{"size":0.5}"#, Some(("/size", r#"{"size":0.5"#))),
+        (r#"{"size":"5"}"#, Some(("/size", r#"{"size":"#))),
+        // anyOf of a $ref and null, inside items: the undeclared key's first byte.
+        (
+            r#"{"dims":[{"x":1},{"y":2}]}"#,
+            Some(("/dims/1", r#"{"dims":[{"x":1},{""#)),
+        ),
+        (
+            r#"{"dims":[{"x":1},{}]}"#,
+            Some(("/dims/1", r#"{"dims":[{"x":1},{"#)),
+        ),
+        // A pattern the crate cannot compile (look-behind) is not checked.
+        (r#"{"tag":"zzz"}"#, None),
+    ];
+    for (args, want) in cases {
+        let got = verdict_of(SHAPES, "shape", args);
         let want = want.map(|(path, emitted)| (sv, path.to_owned(), emitted.to_owned()));
         assert_eq!(got, want, "{args}");
     }

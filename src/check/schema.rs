@@ -1389,15 +1389,37 @@ impl Validator {
         match b {
             b'.' => self.frac = true,
             b'e' | b'E' => self.exp = true,
-            b'1'..=b'9' if self.frac && !self.exp => {
+            // An integer's digits so far bound every integer it can still become (a
+            // fraction needs an exponent to stay an integer, which only scales it up):
+            // `maximum` at the digit that passes it (`minimum` for a negative one). A
+            // `number` can still be scaled down by an exponent: checked at its end.
+            b'0'..=b'9' if !self.frac && !self.exp => {
                 if let Some(n) = s.get(self.node)
                     && n.types & NUM == 0
                     && n.types & INT != 0
+                    && (n.maximum.is_some()
+                        || n.ex_maximum.is_some()
+                        || n.minimum.is_some()
+                        || n.ex_minimum.is_some())
+                    && !self.num.starts_with('0')
+                    && !self.num.starts_with("-0")
+                    && let Ok(v) = self.num.parse::<f64>()
                 {
-                    return Err((
-                        "type: a number with a fraction is not an integer".to_owned(),
-                        self.path.clone(),
-                    ));
+                    let past = if v > 0.0 {
+                        n.maximum.is_some_and(|m| v > m) || n.ex_maximum.is_some_and(|m| v >= m)
+                    } else {
+                        n.minimum.is_some_and(|m| v < m) || n.ex_minimum.is_some_and(|m| v <= m)
+                    };
+                    if past {
+                        return Err((
+                            format!(
+                                "{}: an integer starting {} is out of bounds",
+                                if v > 0.0 { "maximum" } else { "minimum" },
+                                self.num
+                            ),
+                            self.path.clone(),
+                        ));
+                    }
                 }
             }
             _ => {}
@@ -1417,7 +1439,7 @@ impl Validator {
             return Ok(());
         };
         let err = |m: String| Err((m, self.path.clone()));
-        if self.exp && n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
+        if n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
             return err("type: the number is not an integer".to_owned());
         }
         if let Some(members) = &n.enum_
