@@ -361,6 +361,11 @@ fn any_of_one_of_all_of_and_pattern_at_their_first_byte() {
             r#"{"dims":[{"x":1},{}]}"#,
             Some(("/dims/1", r#"{"dims":[{"x":1},{"#)),
         ),
+        // A set ends with its value, also at the byte that closes the container too.
+        (
+            r#"{"dims":[null],"id":true}"#,
+            Some(("/id", r#"{"dims":[null],"id":"#)),
+        ),
         // A pattern the crate cannot compile (look-behind) is not checked.
         (r#"{"tag":"zzz"}"#, None),
     ];
@@ -415,9 +420,19 @@ fn numbers() -> Vec<Value> {
 }
 
 fn gen_schema(r: &mut Rng, depth: u32, defs: bool) -> Value {
-    let kind = if depth == 0 { r.below(4) } else { r.below(10) };
+    let kind = if depth == 0 {
+        *r.pick(&[0, 1, 2, 3, 9])
+    } else {
+        r.below(12)
+    };
     gen_schema_of(r, kind, depth, defs)
 }
+
+/// Patterns over the strings of `STRS`: anchored, unanchored, a class, an alternation,
+/// and a look-ahead the crate cannot compile (not checked, by either side).
+const PATTERNS: [&str; 8] = [
+    "^a", "b$", "^[ab]*$", "é", "^a.?b", "\\d", "^(ab|b)$", "a(?=b)",
+];
 
 fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
     let mut s = serde_json::Map::new();
@@ -434,6 +449,8 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
                 let n = 1 + r.below(3);
                 let members: Vec<Value> = (0..n).map(|_| json!(r.pick(&STRS))).collect();
                 s.insert("enum".into(), Value::Array(members));
+            } else if r.chance(40) {
+                s.insert("pattern".into(), json!(r.pick(&PATTERNS)));
             }
         }
         1 | 2 => {
@@ -518,6 +535,44 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
             }
         }
         8 if defs => return json!({"$ref": "#/$defs/d"}),
+        // anyOf: branches of any kind (overlapping or not), next to a keyword of its own.
+        9 => {
+            let n = 1 + r.below(3);
+            let branches: Vec<Value> = (0..n)
+                .map(|_| gen_schema(r, depth.saturating_sub(1), defs))
+                .collect();
+            s.insert("anyOf".into(), Value::Array(branches));
+            if r.chance(30) {
+                s.insert("maxLength".into(), json!(1 + r.below(3)));
+            }
+        }
+        // oneOf: branches of distinct types (exactly one can accept), or now and then two
+        // string branches that overlap (refused at the close when both accept).
+        10 => {
+            if r.chance(20) {
+                s.insert(
+                    "oneOf".into(),
+                    json!([{"type": "string"}, {"type": "string", "maxLength": r.below(3)}]),
+                );
+            } else {
+                let mut kinds = vec![0, 3 - 2 + r.below(2), 11];
+                if depth >= 2 {
+                    kinds.extend([4, 6]);
+                }
+                let mut branches = Vec::new();
+                for _ in 0..1 + r.below(3) {
+                    let k = kinds.remove(r.below(kinds.len() as u64) as usize);
+                    branches.push(match k {
+                        11 => json!({"type": r.pick(&["boolean", "null"])}),
+                        k => gen_schema_of(r, k, depth - 1, defs),
+                    });
+                    if kinds.is_empty() {
+                        break;
+                    }
+                }
+                s.insert("oneOf".into(), Value::Array(branches));
+            }
+        }
         _ => return json!({}),
     }
     Value::Object(s)
@@ -551,6 +606,15 @@ fn gen_value(r: &mut Rng, s: &Value, root: &Value, depth: u32) -> Value {
         Some(_) => root.pointer("/$defs/d").unwrap_or(&Value::Null),
         None => s,
     };
+    for k in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(b)) = s.get(k)
+            && !b.is_empty()
+            && r.chance(85)
+        {
+            let branch = r.pick(b);
+            return gen_value(r, branch, root, depth);
+        }
+    }
     if let Some(c) = s.get("const") {
         return c.clone();
     }
@@ -674,6 +738,26 @@ fn valid(s: &Value, root: &Value, v: &Value) -> bool {
     }
     if let Some(Value::Array(m)) = o.get("enum")
         && !m.iter().any(|m| json_eq(m, v))
+    {
+        return false;
+    }
+    let count = |k: &str| {
+        o.get(k)
+            .and_then(Value::as_array)
+            .map(|b| b.iter().filter(|b| valid(b, root, v)).count())
+    };
+    if count("anyOf") == Some(0)
+        || count("oneOf").is_some_and(|n| n != 1)
+        || o.get("allOf")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.iter().any(|b| !valid(b, root, v)))
+    {
+        return false;
+    }
+    // ECMA-262 `search`: a match anywhere (an uncompilable pattern is not checked).
+    if let (Some(Value::String(p)), Value::String(st)) = (o.get("pattern"), v)
+        && let Ok(re) = regex_automata::meta::Regex::new(p)
+        && !re.is_match(st.as_str())
     {
         return false;
     }

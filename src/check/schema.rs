@@ -840,8 +840,10 @@ impl Validator {
     /// Pops the sets whose value ended: `oneOf`'s "exactly one".
     fn end_sets(&mut self) -> Result<(), (String, String)> {
         while let Some(set) = self.sets.last() {
-            let ended = self.frames.len() == set.depth
-                && !matches!(self.lex, Lex::Str | Lex::Num | Lex::Lit);
+            // A number or literal ends at the byte after it, which may close its container.
+            let ended = self.frames.len() < set.depth
+                || self.frames.len() == set.depth
+                    && !matches!(self.lex, Lex::Str | Lex::Num | Lex::Lit);
             if !ended {
                 break;
             }
