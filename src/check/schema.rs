@@ -905,10 +905,7 @@ impl Validator {
             Lex::ItemOrEnd if b == b']' => self.close(s, b),
             Lex::ItemOrEnd => self.value_start(s, b),
             Lex::KeyOrEnd if b == b'}' => self.close(s, b),
-            Lex::KeyOrEnd | Lex::Key if b == b'"' => {
-                self.key_start(s);
-                Ok(())
-            }
+            Lex::KeyOrEnd | Lex::Key if b == b'"' => self.key_start(s),
             Lex::Colon if b == b':' => {
                 self.lex = Lex::Value;
                 self.node = self.frames.last().and_then(|f| f.child);
@@ -916,6 +913,14 @@ impl Validator {
             }
             Lex::After => match (b, self.frames.last().map(|f| f.array)) {
                 (b',', Some(true)) => {
+                    // `maxItems`: the comma that promises an element past the bound.
+                    if let Some(f) = self.frames.last()
+                        && let Some(max) = s.get(f.node).and_then(|n| n.max_items)
+                        && f.count >= max
+                    {
+                        let base = self.path.get(..f.path_len).unwrap_or_default().to_owned();
+                        return Err((format!("maxItems: more than {max} items"), base));
+                    }
                     self.lex = Lex::Value;
                     Ok(())
                 }
@@ -1037,6 +1042,7 @@ impl Validator {
                 self.frac = false;
                 self.exp = false;
                 self.lex = Lex::Num;
+                self.number_reach(s)?;
             }
         }
         if node.is_some_and(|n| !n.combos.is_empty()) {
@@ -1103,7 +1109,8 @@ impl Validator {
         self.range = (0, names.unwrap_or(0));
     }
 
-    fn key_start(&mut self, s: &Compiled) {
+    /// A key opens; with no name allowed at all, its quote is refused.
+    fn key_start(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         self.key = true;
         self.key_text.clear();
         let f = self.frames.last();
@@ -1112,6 +1119,13 @@ impl Validator {
             .filter(|n| n.additional == Additional::Forbidden)
             .map(|n| n.key_order.len() as u32);
         self.string_start(names);
+        if names == Some(0) {
+            return Err((
+                "additionalProperties: the object may have no property".to_owned(),
+                self.path_of_frame(),
+            ));
+        }
+        Ok(())
     }
 
     fn string_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -1391,40 +1405,48 @@ impl Validator {
         match b {
             b'.' => self.frac = true,
             b'e' | b'E' => self.exp = true,
-            // An integer's digits so far bound every integer it can still become (a
-            // fraction needs an exponent to stay an integer, which only scales it up):
-            // `maximum` at the digit that passes it (`minimum` for a negative one). A
-            // `number` can still be scaled down by an exponent: checked at its end.
-            b'0'..=b'9' if !self.frac && !self.exp => {
-                if let Some(n) = s.get(self.node)
-                    && n.types & NUM == 0
-                    && n.types & INT != 0
-                    && (n.maximum.is_some()
-                        || n.ex_maximum.is_some()
-                        || n.minimum.is_some()
-                        || n.ex_minimum.is_some())
-                    && !self.num.starts_with('0')
-                    && !self.num.starts_with("-0")
-                    && let Ok(v) = self.num.parse::<f64>()
-                {
-                    let past = if v > 0.0 {
-                        n.maximum.is_some_and(|m| v > m) || n.ex_maximum.is_some_and(|m| v >= m)
-                    } else {
-                        n.minimum.is_some_and(|m| v < m) || n.ex_minimum.is_some_and(|m| v <= m)
-                    };
-                    if past {
-                        return Err((
-                            format!(
-                                "{}: an integer starting {} is out of bounds",
-                                if v > 0.0 { "maximum" } else { "minimum" },
-                                self.num
-                            ),
-                            self.path.clone(),
-                        ));
-                    }
-                }
-            }
+            b'0'..=b'9' if !self.exp => return self.number_reach(s),
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The number's text so far (no exponent yet): refused when no number it can still
+    /// become meets its bounds or its `enum` / `const`.
+    fn number_reach(&self, s: &Compiled) -> Result<(), (String, String)> {
+        let Some(n) = s.get(self.node) else {
+            return Ok(());
+        };
+        let numeric_enum = n.enum_.is_some();
+        let bounded = n.minimum.is_some()
+            || n.maximum.is_some()
+            || n.ex_minimum.is_some()
+            || n.ex_maximum.is_some();
+        if !bounded && !numeric_enum || self.exp || self.num.len() > MAX_NUMBER {
+            return Ok(());
+        }
+        let reach = Reach::of(&self.num, n.types & NUM == 0 && n.types & INT != 0);
+        if numeric_enum
+            && let Some(members) = &n.enum_
+            && !members
+                .iter()
+                .filter_map(Value::as_f64)
+                .any(|m| reach.can_be(m))
+        {
+            let what = if members.len() == 1 { "const" } else { "enum" };
+            return Err((
+                format!("{what}: no allowed value is a number starting {}", self.num),
+                self.path.clone(),
+            ));
+        }
+        if bounded && !reach.meets(n) {
+            return Err((
+                format!(
+                    "minimum/maximum: no number starting {} is within the bounds",
+                    self.num
+                ),
+                self.path.clone(),
+            ));
         }
         Ok(())
     }
@@ -1538,6 +1560,141 @@ impl Validator {
             Lex::After
         };
         Ok(())
+    }
+}
+
+/// The numbers a number's text can still become, before its exponent: its sign, and
+/// its significant digits so far (any value whose digits start with them, at any
+/// magnitude, since more digits and an exponent may follow).
+struct Reach {
+    negative: bool,
+    /// Significant digits (leading zeros dropped; empty: zero so far).
+    digits: String,
+    /// Only integers count.
+    integer: bool,
+}
+
+impl Reach {
+    fn of(text: &str, integer: bool) -> Self {
+        let negative = text.starts_with('-');
+        let digits: String = text
+            .chars()
+            .filter(char::is_ascii_digit)
+            .skip_while(|&c| c == '0')
+            .collect();
+        Reach {
+            negative,
+            digits,
+            integer,
+        }
+    }
+
+    /// Whether the text can still become `m`.
+    fn can_be(&self, m: f64) -> bool {
+        if self.integer && m.fract() != 0.0 {
+            return false;
+        }
+        if self.digits.is_empty() {
+            return m == 0.0 || (m < 0.0) == self.negative;
+        }
+        if m == 0.0 || (m < 0.0) != self.negative {
+            return false;
+        }
+        // `m`'s significant digits: those of the text start them, or are them plus zeros.
+        let e = format!("{:e}", m.abs());
+        let mantissa: String = e
+            .split('e')
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        let q = self.digits.as_str();
+        mantissa.starts_with(q)
+            || q.strip_prefix(mantissa.as_str())
+                .is_some_and(|rest| rest.bytes().all(|b| b == b'0'))
+    }
+
+    /// Whether some number it can become is within `n`'s bounds. Conservative: `true`
+    /// whenever the arithmetic would not be exact.
+    fn meets(&self, n: &Node) -> bool {
+        let lo = bound(n.minimum, n.ex_minimum, f64::max);
+        let hi = bound(n.maximum, n.ex_maximum, f64::min);
+        // On the positive side: a negative number's magnitude within the bounds of -x.
+        let (lo, hi) = if self.negative {
+            (hi.map(|(v, o)| (-v, o)), lo.map(|(v, o)| (-v, o)))
+        } else {
+            (lo, hi)
+        };
+        let (lo, lo_open) = lo.unwrap_or((f64::NEG_INFINITY, false));
+        let (hi, hi_open) = hi.unwrap_or((f64::INFINITY, false));
+        // Some x in [a, b) (`b_open`) or [a, b] within the bounds (an integer if asked).
+        let fits = |a: f64, b: f64, b_open: bool| -> bool {
+            let (a, a_open) = if a > lo || a == lo && !lo_open {
+                (a, false)
+            } else {
+                (lo, lo_open)
+            };
+            let (b, b_open) = if b < hi || b == hi && (b_open || !hi_open) {
+                (b, b_open)
+            } else {
+                (hi, hi_open)
+            };
+            if self.integer {
+                let mut k = a.ceil();
+                if k == a && a_open {
+                    k += 1.0;
+                }
+                k < b || k == b && !b_open
+            } else {
+                a < b || a == b && !a_open && !b_open
+            }
+        };
+        if self.digits.is_empty() {
+            // Zero so far: zero or any magnitude.
+            return fits(0.0, f64::INFINITY, false);
+        }
+        if !hi.is_finite() || self.digits.len() > 15 {
+            return true;
+        }
+        // The magnitudes whose digits start with D: [D, D + 1) * 10^k, each end one
+        // correctly rounded operation on exact values (D < 2^53, 10^|k| <= 10^22).
+        let Ok(d) = self.digits.parse::<u64>() else {
+            return true;
+        };
+        let d = d as f64;
+        for k in -22i32..=22 {
+            let p = 10f64.powi(k.abs());
+            let (a, b) = if k >= 0 {
+                (d * p, (d + 1.0) * p)
+            } else {
+                (d / p, (d + 1.0) / p)
+            };
+            if fits(a, b, true) {
+                return true;
+            }
+        }
+        // Not tried: magnitudes past 10^22 (a bound that large: can't tell) and below
+        // 10^-7 (integers cannot; reals when the bounds hold such a magnitude).
+        hi >= 1e21 || !self.integer && lo < 1e-6 && hi > 0.0
+    }
+}
+
+/// The tighter of an inclusive and an exclusive bound (`pick`: max for lower bounds),
+/// and whether it is exclusive.
+fn bound(
+    inclusive: Option<f64>,
+    exclusive: Option<f64>,
+    pick: fn(f64, f64) -> f64,
+) -> Option<(f64, bool)> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => {
+            let t = pick(i, e);
+            Some((t, t == e))
+        }
+        (Some(i), None) => Some((i, false)),
+        (None, Some(e)) => Some((e, true)),
+        (None, None) => None,
     }
 }
 
