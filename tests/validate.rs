@@ -1237,7 +1237,7 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
             m
         })
         .collect();
-    let strings = |prefix: &str, pending: Option<(u32, u32)>| -> Vec<Value> {
+    let strings = |prefix: &str, pending: Option<(u32, u32)>, longest: usize| -> Vec<Value> {
         let fits = |w: &str| match pending {
             None => true,
             Some((n, acc)) => w
@@ -1251,7 +1251,7 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
             .filter_map(|m| m.strip_prefix(prefix).filter(|w| fits(w)).map(|_| json!(m)))
             .collect();
         c.extend(
-            suffixes(3)
+            suffixes(longest)
                 .into_iter()
                 .filter(|w| fits(w))
                 .map(|w| json!(format!("{prefix}{w}"))),
@@ -1266,6 +1266,9 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
         targets.extend((-40..=90).map(|i| f64::from(i) / 2.0));
         targets.extend((0..=40).map(|i| f64::from(i) * 3.0));
         targets.extend([100.0, 102.0, 150.0, 0.25, -0.25]);
+        if t.is_empty() {
+            return targets.into_iter().map(|v| json!(v)).collect();
+        }
         let mut out = Vec::new();
         // The text's own mantissa, a digit more, scaled.
         for d in ["", "0", "1", "2", "3", "5", "9"] {
@@ -1326,7 +1329,7 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
     };
     match p {
         Partial::Done(v) => keep(vec![v.clone()]),
-        Partial::Str(t, pending) => keep(strings(t, *pending)),
+        Partial::Str(t, pending) => keep(strings(t, *pending, 3)),
         Partial::Num(t) => keep(numbers(t)),
         Partial::Lit(t) => keep(
             [json!(true), json!(false), Value::Null]
@@ -1336,7 +1339,8 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
         ),
         Partial::Empty => {
             let mut c = members.clone();
-            c.extend(strings("", None));
+            c.extend(strings("", None, 2));
+            c.extend(STRS.iter().map(|s| json!(s)));
             c.extend(numbers(""));
             c.extend([json!(true), json!(false), Value::Null]);
             if depth > 0 {
@@ -1443,7 +1447,7 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
                     Pend::Free => heads.push(members.clone()),
                     Pend::MustKey => with_key(&mut heads, declared.clone()),
                     Pend::Key(t, pending) => {
-                        let keys: Vec<String> = strings(t, *pending)
+                        let keys: Vec<String> = strings(t, *pending, 2)
                             .into_iter()
                             .filter_map(|v| v.as_str().map(str::to_owned))
                             .chain(
