@@ -12,28 +12,53 @@
 //! | keyword | reported at |
 //! |---|---|
 //! | `type` (a name or a list; `nullable: true`) | the value's first byte |
-//! | `type: integer` | the first non-zero digit of a fraction; with an exponent, the number's end |
-//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
-//! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote) |
+//! | `type: integer` | a fraction: the number's end (`1.5e1` is an integer), unless a bound or member already rules it out (below) |
+//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: the first byte (sign or digit) after which no member is reachable, else their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
+//! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote; its opening quote when no name is allowed) |
 //! | `additionalProperties` (a schema), `items`, `prefixItems` (and `items` as a list) | nested values, checked as above |
 //! | `required` | the object's `}` |
-//! | `maxItems` (and `items: false` after `prefixItems`) / `minItems` | the first element past the bound / the array's `]` |
+//! | `maxItems` (and `items: false` after `prefixItems`) / `minItems` | the `,` promising an element past the bound / the array's `]` |
 //! | `maxLength` / `minLength` (characters) | the first character past the bound / the closing quote |
-//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, and draft-4 booleans), `multipleOf` | the byte after the number |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, and draft-4 booleans) | the first byte after which no number the text can still become is within them (the sign and the digits so far bound it: more digits and an exponent may follow; an integer's digits bound it from below); else the byte after the number |
+//! | `multipleOf` | the byte after the number |
+//! | `pattern` | the first character after which its DFA is dead (no continuation can contain a match), else the closing quote when the string holds no match |
+//! | `anyOf` / `oneOf` | the first byte after which no branch can still accept the value; `oneOf` with more than one branch accepting: the byte that closes the value |
+//! | `allOf` | as its first branch to refuse |
 //! | `$ref` to `#/$defs/...` or `#/definitions/...` (recursion included) | as the target's keywords |
 //! | `true` / `false` schemas | a value for `false`: its first byte |
 //!
-//! Not checked (never an error): `anyOf`, `oneOf`, `allOf`, `not`, `if`/`then`/`else`,
-//! `pattern`, `patternProperties` (whose presence turns off `additionalProperties: false`),
-//! `propertyNames`, `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`,
-//! `contains`, `format`, `$ref` to anything but the schema's own definitions, a number
-//! with more than 64 bytes of text, and the siblings of a `$ref`. A top-level number is
-//! checked when the call's value closes.
+//! `pattern` is ECMA-262 `search`: unanchored (a match anywhere in the string, `^` / `$`
+//! anchor it), run over the *decoded* string (after JSON escapes, `\uXXXX` pairs
+//! included), compiled once per schema to a dense DFA of `regex-automata` (at most 1 MiB)
+//! and stepped one decoded byte at a time; once a match is seen the rest of the string
+//! is not looked at. Rust's `\d`, `\w` and `.` match a superset of ECMA's; `\s` gets
+//! U+FEFF added (ECMA's has it): a string ECMA accepts is never refused. A pattern the
+//! crate cannot compile (look-around, backreferences, a Unicode `\b`, too large) is not
+//! checked.
 //!
-//! Cost: each argument byte is looked at once, O(1) work per byte besides matching a
-//! string against the enum members or declared names that still share its prefix (each
-//! candidate dropped for good at its first mismatch). State: one frame per open
-//! container (at most 256; deeper text is not checked), the current key and number text.
+//! `anyOf` / `oneOf` / `allOf` hold, per open value that has them, a set of live
+//! branches: a [`Validator`] per branch, fed the value's bytes from its first to its last,
+//! beside the value's own keywords. The branch sets are compiled once (node ids); the
+//! state per open value is bounded by the schema: at most the branches of the
+//! combinators of the values open along the current path, and at most 256 branch
+//! validators per call in all (each set takes its share of its parent's budget; a set
+//! that does not fit is not checked, never a false error). Each byte is fed to every
+//! live branch: the cost per byte is the number of live branches.
+//!
+//! Not checked (never an error): `not`, `if`/`then`/`else`, `patternProperties` (whose
+//! presence turns off `additionalProperties: false`), `propertyNames`,
+//! `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`, `contains`,
+//! `format`, `$ref` to anything but the schema's own definitions, a number with more than
+//! 64 bytes of text, and the siblings of a `$ref`. A top-level number is checked when the
+//! call's value closes.
+//!
+//! Cost: each argument byte is looked at once per live validator, O(1) work per byte
+//! besides matching a string against the enum members or declared names that still share
+//! its prefix (each candidate dropped for good at its first mismatch) and a number's
+//! digit against its bounds and numeric members. Plain string text (no members, no
+//! pattern) is skipped to its next quote or backslash with `memchr2`, its characters
+//! counted only when a length bound asks. State: one frame per open container (at most
+//! 256; deeper text is not checked), the current key and number text, the branch sets.
 //!
 //! [`Tools`]: crate::Tools
 
@@ -117,6 +142,8 @@ struct Node {
     combos: Vec<(Of, Vec<Id>)>,
     /// `pattern`: its index in [`Compiled::patterns`].
     pattern: Option<u32>,
+    /// The numeric members of `enum_`: each value and its significant digits.
+    mantissas: Vec<(f64, Box<[u8]>)>,
 }
 
 /// Which of a value's branches must accept it.
@@ -191,6 +218,7 @@ impl Default for Node {
             enum_order: Vec::new(),
             combos: Vec::new(),
             pattern: None,
+            mantissas: Vec::new(),
         }
     }
 }
@@ -377,6 +405,23 @@ impl Compiler<'_> {
         }
         if let Some(c) = o.get("const") {
             n.enum_ = Some(vec![c.clone()]);
+        }
+        if let Some(members) = &n.enum_ {
+            n.mantissas = members
+                .iter()
+                .filter_map(Value::as_f64)
+                .map(|m| {
+                    let e = format!("{:e}", m.abs());
+                    let digits: Vec<u8> = e
+                        .split('e')
+                        .next()
+                        .unwrap_or_default()
+                        .bytes()
+                        .filter(u8::is_ascii_digit)
+                        .collect();
+                    (m, digits.into_boxed_slice())
+                })
+                .collect();
         }
         if let Some(Value::Object(props)) = o.get("properties") {
             for (name, s) in props {
@@ -1279,6 +1324,16 @@ impl Validator {
             self.range = (lo, lo);
             return Err(self.mismatch(s));
         }
+        // All names of the range share this byte (the first and the last do: they are
+        // sorted), as in a common prefix: one compare.
+        let shared = byte(lo);
+        if shared.is_some() && shared == byte(hi.saturating_sub(1)) {
+            if shared == Some(b) {
+                return Ok(());
+            }
+            self.range = (lo, lo);
+            return Err(self.mismatch(s));
+        }
         let first = partition(lo, hi, |k| byte(k) < Some(b));
         let last = partition(first, hi, |k| byte(k) <= Some(b));
         self.range = (first, last);
@@ -1428,10 +1483,10 @@ impl Validator {
         let reach = Reach::of(&self.num, n.types & NUM == 0 && n.types & INT != 0);
         if numeric_enum
             && let Some(members) = &n.enum_
-            && !members
+            && !n
+                .mantissas
                 .iter()
-                .filter_map(Value::as_f64)
-                .any(|m| reach.can_be(m))
+                .any(|(m, digits)| reach.can_be(*m, digits))
         {
             let what = if members.len() == 1 { "const" } else { "enum" };
             return Err((
@@ -1568,51 +1623,53 @@ impl Validator {
 /// magnitude, since more digits and an exponent may follow).
 struct Reach {
     negative: bool,
-    /// Significant digits (leading zeros dropped; empty: zero so far).
-    digits: String,
+    /// Significant digits (leading zeros dropped; none: zero so far), `len` of them.
+    digits: [u8; MAX_NUMBER],
+    len: usize,
     /// Only integers count.
     integer: bool,
 }
 
 impl Reach {
     fn of(text: &str, integer: bool) -> Self {
-        let negative = text.starts_with('-');
-        let digits: String = text
-            .chars()
-            .filter(char::is_ascii_digit)
-            .skip_while(|&c| c == '0')
-            .collect();
-        Reach {
-            negative,
-            digits,
+        let mut r = Reach {
+            negative: text.starts_with('-'),
+            digits: [0; MAX_NUMBER],
+            len: 0,
             integer,
+        };
+        for &b in text.as_bytes() {
+            if b.is_ascii_digit()
+                && (r.len > 0 || b != b'0')
+                && let Some(slot) = r.digits.get_mut(r.len)
+            {
+                *slot = b;
+                r.len += 1;
+            }
         }
+        r
     }
 
-    /// Whether the text can still become `m`.
-    fn can_be(&self, m: f64) -> bool {
+    fn digits(&self) -> &[u8] {
+        self.digits.get(..self.len).unwrap_or_default()
+    }
+
+    /// Whether the text can still become `m` (`mantissa`: its significant digits).
+    fn can_be(&self, m: f64, mantissa: &[u8]) -> bool {
         if self.integer && m.fract() != 0.0 {
             return false;
         }
-        if self.digits.is_empty() {
+        if self.len == 0 {
             return m == 0.0 || (m < 0.0) == self.negative;
         }
         if m == 0.0 || (m < 0.0) != self.negative {
             return false;
         }
         // `m`'s significant digits: those of the text start them, or are them plus zeros.
-        let e = format!("{:e}", m.abs());
-        let mantissa: String = e
-            .split('e')
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .filter(char::is_ascii_digit)
-            .collect();
-        let q = self.digits.as_str();
+        let q = self.digits();
         mantissa.starts_with(q)
-            || q.strip_prefix(mantissa.as_str())
-                .is_some_and(|rest| rest.bytes().all(|b| b == b'0'))
+            || q.strip_prefix(mantissa)
+                .is_some_and(|rest| rest.iter().all(|&b| b == b'0'))
     }
 
     /// Whether some number it can become is within `n`'s bounds. Conservative: `true`
@@ -1650,19 +1707,19 @@ impl Reach {
                 a < b || a == b && !a_open && !b_open
             }
         };
-        if self.digits.is_empty() {
+        if self.len == 0 {
             // Zero so far: zero or any magnitude.
             return fits(0.0, f64::INFINITY, false);
         }
-        if !hi.is_finite() || self.digits.len() > 15 {
+        if !hi.is_finite() || self.len > 15 {
             return true;
         }
         // The magnitudes whose digits start with D: [D, D + 1) * 10^k, each end one
         // correctly rounded operation on exact values (D < 2^53, 10^|k| <= 10^22).
-        let Ok(d) = self.digits.parse::<u64>() else {
-            return true;
-        };
-        let d = d as f64;
+        let d = self
+            .digits()
+            .iter()
+            .fold(0u64, |acc, &b| acc * 10 + u64::from(b - b'0')) as f64;
         for k in -22i32..=22 {
             let p = 10f64.powi(k.abs());
             let (a, b) = if k >= 0 {
