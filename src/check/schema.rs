@@ -799,15 +799,15 @@ impl Validator {
         None
     }
 
-    /// The common case: plain text of a string value not matched against members nor a
-    /// pattern, skipped to its next quote or backslash, its characters counted in bulk;
-    /// the bytes skipped (0: step byte `b` instead).
+    /// The common case: plain text of a string (no escape, no pattern pending), taken to
+    /// its next quote or backslash in bulk: a value's characters counted only when a
+    /// length bound asks, a key's bytes kept, the names a key or member is matched against
+    /// compared as one slice while all of them share the text's next bytes. The bytes
+    /// taken (0: step byte `b` instead, which finds the exact byte of a mismatch).
     #[inline]
     fn plain_run(&mut self, schema: &Compiled, text: &[u8], i: usize, b: u8) -> usize {
         if !(self.lex == Lex::Str
             && self.esc == Esc::No
-            && !self.matching
-            && !self.key
             && self.pat.is_none()
             && self.high.is_none()
             && b != b'"'
@@ -816,20 +816,33 @@ impl Validator {
             return 0;
         }
         let rest = text.get(i..).unwrap_or_default();
-        let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-        let seg = rest.get(..run).unwrap_or_default();
-        let n = schema.get(self.node);
-        let max = n.and_then(|n| n.max_len);
-        // Characters are counted only for a length bound (both bounds read `chars`).
-        let chars = if max.is_some() || n.is_some_and(|n| n.min_len.is_some()) {
-            seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64
-        } else {
-            0
-        };
-        if max.is_some_and(|m| self.chars + chars > m) {
-            return 0;
+        let mut run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        if self.matching {
+            run = self.shared_run(schema, rest.get(..run).unwrap_or_default());
+            if run == 0 {
+                return 0;
+            }
         }
-        self.chars += chars;
+        let seg = rest.get(..run).unwrap_or_default();
+        if self.key {
+            self.key_text.extend_from_slice(seg);
+        } else {
+            let n = schema.get(self.node);
+            let max = n.and_then(|n| n.max_len);
+            // Characters are counted only for a length bound (both bounds read `chars`).
+            let chars = if max.is_some() || n.is_some_and(|n| n.min_len.is_some()) {
+                seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64
+            } else {
+                0
+            };
+            if max.is_some_and(|m| self.chars + chars > m) {
+                return 0;
+            }
+            self.chars += chars;
+        }
+        if self.matching {
+            self.matched += run;
+        }
         if let Some((_, _, t)) = &mut self.capture {
             if t.len() + seg.len() <= MAX_CAPTURE {
                 t.extend_from_slice(seg);
@@ -838,6 +851,35 @@ impl Validator {
             }
         }
         run
+    }
+
+    /// How much of `seg` every name still matched shares, as their next bytes (the first
+    /// and the last of the sorted range share what all of them share).
+    fn shared_run(&self, schema: &Compiled, seg: &[u8]) -> usize {
+        let node = if self.key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
+        };
+        let (lo, hi) = self.range;
+        let Some(n) = schema.get(node).filter(|_| lo < hi) else {
+            return 0;
+        };
+        let at = self.matched;
+        let first = n
+            .name(self.key, lo)
+            .and_then(|x| x.get(at..))
+            .unwrap_or_default();
+        let last = n
+            .name(self.key, hi - 1)
+            .and_then(|x| x.get(at..))
+            .unwrap_or_default();
+        first
+            .iter()
+            .zip(last)
+            .zip(seg)
+            .take_while(|((a, b), c)| a == b && a == c)
+            .count()
     }
 
     /// Feeds `seg` to the branches of the sets `..open`; the first byte of it at which a
