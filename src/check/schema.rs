@@ -68,7 +68,6 @@ use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 const NULL: u8 = 1;
@@ -137,6 +136,10 @@ struct Node {
     key_order: Vec<u32>,
     /// The string members of `enum_` (indices), in byte order.
     enum_order: Vec<u32>,
+    /// The declared names and the string members themselves, in byte order (one index
+    /// per byte matched).
+    key_names: Vec<Box<[u8]>>,
+    member_names: Vec<Box<[u8]>>,
     /// `anyOf` / `oneOf` / `allOf`: their branches (each a set of live branches while a
     /// value streams).
     combos: Vec<(Of, Vec<Id>)>,
@@ -179,18 +182,14 @@ struct Pattern {
 
 impl Node {
     /// The `k`-th name in byte order of the declared keys (`key`) or string members.
+    #[inline]
     fn name(&self, key: bool, k: u32) -> Option<&[u8]> {
-        if key {
-            let i = *self.key_order.get(k as usize)?;
-            self.props.get(i as usize).map(|p| p.name.as_bytes())
+        let names = if key {
+            &self.key_names
         } else {
-            let i = *self.enum_order.get(k as usize)?;
-            self.enum_
-                .as_ref()?
-                .get(i as usize)?
-                .as_str()
-                .map(str::as_bytes)
-        }
+            &self.member_names
+        };
+        names.get(k as usize).map(|n| &**n)
     }
 }
 
@@ -216,6 +215,8 @@ impl Default for Node {
             multiple_of: None,
             key_order: Vec::new(),
             enum_order: Vec::new(),
+            key_names: Vec::new(),
+            member_names: Vec::new(),
             combos: Vec::new(),
             pattern: None,
             mantissas: Vec::new(),
@@ -303,6 +304,21 @@ fn ecma_classes(source: &str) -> String {
     out
 }
 
+/// A schema object's keywords, looked up by a scan of its (few) entries.
+struct Keywords<'a>(&'a serde_json::Map<String, Value>);
+
+impl<'a> Keywords<'a> {
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    }
+    fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
 fn type_bits(name: &str) -> u8 {
     match name.to_ascii_lowercase().as_str() {
         "null" => NULL,
@@ -385,6 +401,9 @@ impl Compiler<'_> {
     }
 
     fn build(&mut self, o: &serde_json::Map<String, Value>, depth: usize) -> Node {
+        // A schema object has a few keywords: found by a scan of its entries rather than
+        // hashed once per keyword looked up (compiling 100 tools stays well under 1 ms).
+        let o = Keywords(o);
         let mut n = Node::default();
         match o.get("type") {
             Some(Value::String(t)) => n.types = type_bits(t),
@@ -563,8 +582,19 @@ impl Compiler<'_> {
                 let name = |i: u32| members.get(i as usize).and_then(Value::as_str);
                 name(a).cmp(&name(b))
             });
+            n.member_names = strs
+                .iter()
+                .filter_map(|&i| members.get(i as usize).and_then(Value::as_str))
+                .map(|m| m.as_bytes().into())
+                .collect();
             n.enum_order = strs;
         }
+        n.key_names = n
+            .key_order
+            .iter()
+            .filter_map(|&i| n.props.get(i as usize))
+            .map(|p| p.name.as_bytes().into())
+            .collect();
         n
     }
 }
@@ -817,6 +847,18 @@ impl Validator {
         }
         let rest = text.get(i..).unwrap_or_default();
         let mut run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        // A value's one-character escapes (not `\u`) stay in the run when nothing but
+        // `minLength` counts its characters: one character each.
+        let mut escapes = 0;
+        if !self.matching && !self.key && schema.get(self.node).is_none_or(|n| n.max_len.is_none())
+        {
+            while rest.get(run) == Some(&b'\\') && rest.get(run + 1).is_some_and(|&e| e != b'u') {
+                run += 2;
+                escapes += 1;
+                let tail = rest.get(run..).unwrap_or_default();
+                run += memchr::memchr2(b'"', b'\\', tail).unwrap_or(tail.len());
+            }
+        }
         if self.matching {
             run = self.shared_run(schema, rest.get(..run).unwrap_or_default());
             if run == 0 {
@@ -830,8 +872,9 @@ impl Validator {
             let n = schema.get(self.node);
             let max = n.and_then(|n| n.max_len);
             // Characters are counted only for a length bound (both bounds read `chars`).
+            // (An escape is two bytes, one character.)
             let chars = if max.is_some() || n.is_some_and(|n| n.min_len.is_some()) {
-                seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64
+                seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64 - escapes
             } else {
                 0
             };
@@ -1039,7 +1082,7 @@ impl Validator {
             let n = s.get(f.node);
             self.path.truncate(f.path_len);
             let base = f.path_len;
-            let _ = write!(self.path, "/{idx}");
+            push_index(&mut self.path, idx);
             self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
                 Some(p) => *p,
                 None => n.items,
@@ -1429,15 +1472,22 @@ impl Validator {
             }
         }
         if self.key {
-            let key = String::from_utf8_lossy(&self.key_text);
+            let key = match std::str::from_utf8(&self.key_text) {
+                Ok(k) => std::borrow::Cow::Borrowed(k),
+                Err(_) => String::from_utf8_lossy(&self.key_text),
+            };
             if let Some(f) = self.frames.last_mut() {
                 self.path.truncate(f.path_len);
                 self.path.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => self.path.push_str("~0"),
-                        '/' => self.path.push_str("~1"),
-                        c => self.path.push(c),
+                if memchr::memchr2(b'~', b'/', key.as_bytes()).is_none() {
+                    self.path.push_str(&key);
+                } else {
+                    for c in key.chars() {
+                        match c {
+                            '~' => self.path.push_str("~0"),
+                            '/' => self.path.push_str("~1"),
+                            c => self.path.push(c),
+                        }
                     }
                 }
                 let n = s.get(f.node);
@@ -1520,6 +1570,16 @@ impl Validator {
             || n.ex_minimum.is_some()
             || n.ex_maximum.is_some();
         if !bounded && !numeric_enum || self.exp || self.num.len() > MAX_NUMBER {
+            return Ok(());
+        }
+        // A number of a sign whose side has no bound grows past any bound of the other.
+        let negative = self.num.starts_with('-');
+        let far = if negative {
+            n.minimum.is_some() || n.ex_minimum.is_some()
+        } else {
+            n.maximum.is_some() || n.ex_maximum.is_some()
+        };
+        if !numeric_enum && !far {
             return Ok(());
         }
         let reach = Reach::of(&self.num, n.types & NUM == 0 && n.types & INT != 0);
@@ -1795,6 +1855,25 @@ fn bound(
         (None, Some(e)) => Some((e, true)),
         (None, None) => None,
     }
+}
+
+/// Appends `/idx` to a JSON Pointer (no formatting machinery per array element).
+fn push_index(path: &mut String, idx: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = idx;
+    loop {
+        i -= 1;
+        if let Some(d) = buf.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    path.push('/');
+    path.push_str(std::str::from_utf8(buf.get(i..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// JSON equality with numbers compared by value (`1` equals `1.0`).
