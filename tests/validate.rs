@@ -1124,41 +1124,36 @@ fn alternatives(s: &Value, root: &Value, depth: u32) -> Vec<Vec<Value>> {
         let Some(Value::Array(branches)) = s.get(k) else {
             continue;
         };
-        let mut next = Vec::new();
-        for alt in &alts {
-            let choices: Vec<&Value> = if k == "allOf" {
-                vec![]
-            } else {
-                branches.iter().collect()
-            };
-            if k == "allOf" {
-                let mut all = vec![alt.clone()];
-                for b in branches {
-                    let mut grown = Vec::new();
-                    for a in &all {
-                        for ba in alternatives(b, root, depth - 1) {
-                            let mut c = a.clone();
-                            c.extend(ba);
-                            grown.push(c);
-                        }
-                    }
-                    all = grown;
-                }
-                next.extend(all);
-            } else {
-                for b in choices {
-                    for ba in alternatives(b, root, depth - 1) {
-                        let mut c = alt.clone();
-                        c.extend(ba);
-                        next.push(c);
-                    }
-                }
+        alts = if k == "allOf" {
+            // Every member: the product of their alternatives.
+            branches.iter().fold(alts, |acc, b| {
+                combine(&acc, &alternatives(b, root, depth - 1))
+            })
+        } else {
+            // One branch: the union of each branch's alternatives.
+            let mut union = Vec::new();
+            for b in branches {
+                union.extend(combine(&alts, &alternatives(b, root, depth - 1)));
             }
-        }
-        next.truncate(12);
-        alts = next;
+            union.truncate(12);
+            union
+        };
     }
     alts
+}
+
+/// Each of `alts` joined with each of `more` (at most 12 of them).
+fn combine(alts: &[Vec<Value>], more: &[Vec<Value>]) -> Vec<Vec<Value>> {
+    let mut next = Vec::new();
+    for a in alts {
+        for b in more {
+            let mut c = a.clone();
+            c.extend(b.iter().cloned());
+            next.push(c);
+        }
+    }
+    next.truncate(12);
+    next
 }
 
 /// Every schema of `all` accepts `v`.
@@ -1312,20 +1307,9 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
         out
     };
     let alts = || -> Vec<Vec<Value>> {
-        let mut alts: Vec<Vec<Value>> = vec![vec![]];
-        for s in all {
-            let mut next = Vec::new();
-            for a in &alts {
-                for b in alternatives(s, root, 3) {
-                    let mut c = a.clone();
-                    c.extend(b);
-                    next.push(c);
-                }
-            }
-            next.truncate(12);
-            alts = next;
-        }
-        alts
+        all.iter().fold(vec![vec![]], |acc, s| {
+            combine(&acc, &alternatives(s, root, 3))
+        })
     };
     match p {
         Partial::Done(v) => keep(vec![v.clone()]),
