@@ -1542,3 +1542,30 @@ fn both_verdicts_are_exercised() {
         verdicts.len()
     );
 }
+
+/// Branch sets nested past the budget (3^8 branch validators, more than the 256 a call
+/// holds) are not checked from where they do not fit: never a false error, and what the
+/// shallower sets see is still refused at its byte.
+#[test]
+fn branch_sets_past_the_budget_never_refuse_a_valid_value() {
+    let mut s = json!({"type": "string"});
+    for _ in 0..8 {
+        s = json!({"anyOf": [{"type": "string", "maxLength": 0}, {"type": "integer"}, s]});
+    }
+    let tools = json!([{"type": "function", "function": {"name": "deep", "parameters": {
+        "type": "object", "properties": {"v": s}, "additionalProperties": false}}}]);
+    let tools = tools.to_string();
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":"abcdef"}"#), None);
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":3}"#), None);
+    // Every branch of the outer sets refuses `true` at its first byte; the sets that
+    // did not fit accept anything, so the value passes: unchecked, not refused.
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":true}"#), None);
+    assert_eq!(
+        verdict_of(&tools, "deep", r#"{"w":1}"#),
+        Some((
+            ErrorKind::SchemaViolation,
+            String::new(),
+            r#"{""#.to_owned()
+        ))
+    );
+}
