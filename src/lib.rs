@@ -178,16 +178,21 @@
 //! ```
 //!
 //! Keywords checked as the bytes arrive (any other keyword is not checked and never causes
-//! an error): `type` (a name or a list, `nullable`; `integer` fails at the first non-zero
-//! fraction digit), `enum` and `const` (a string at the first character no member shares),
-//! `properties` with `additionalProperties: false` (an undeclared key at the first
-//! character no declared name shares) or a schema, `required` (at the object's `}`),
-//! `items`, `prefixItems` (and `items` as a list), `minItems` / `maxItems`, `minLength` /
-//! `maxLength` (characters), `minimum` / `maximum` / `exclusiveMinimum` /
-//! `exclusiveMaximum` / `multipleOf` (at the number's end), and `$ref` into the schema's
-//! own `$defs` / `definitions`. Not checked: `anyOf`, `oneOf`, `allOf`, `not`,
-//! `if`/`then`/`else`, `pattern`, `patternProperties`, `propertyNames`,
-//! `minProperties` / `maxProperties`, `uniqueItems`, `contains`, `format`,
+//! an error), each at the first byte after which no continuation can be valid: `type` (a
+//! name or a list, `nullable`), `enum` and `const` (a string at the first character no
+//! member shares, a number at the first digit no member can follow), `properties` with
+//! `additionalProperties: false` (an undeclared key at the first character no declared
+//! name shares) or a schema, `required` (at the object's `}`), `items`, `prefixItems` (and
+//! `items` as a list), `minItems` / `maxItems`, `minLength` / `maxLength` (characters),
+//! `minimum` / `maximum` / `exclusiveMinimum` / `exclusiveMaximum` (at the digit after
+//! which no number the text can become is within them), `multipleOf` (at the number's
+//! end), `pattern` (ECMA-262 search semantics over the decoded string, stepped on a
+//! `regex-automata` DFA: at the first character after which no match can follow; a
+//! pattern it cannot compile, such as look-around, is not checked), `anyOf` / `oneOf` /
+//! `allOf` (sets of live branches: refused when no branch can still accept; `oneOf`'s
+//! "exactly one" at the value's close) and `$ref` into the schema's own `$defs` /
+//! `definitions`. Not checked: `not`, `if`/`then`/`else`, `patternProperties`,
+//! `propertyNames`, `minProperties` / `maxProperties`, `uniqueItems`, `contains`, `format`,
 //! `dependentRequired`. Schemas are compiled once per [`Tools`]. Each argument byte is
 //! looked at once by each check; the runaway guard follows all 64 periods at once with
 //! 64-bit masks (no loop over the periods per byte).

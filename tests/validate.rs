@@ -195,18 +195,23 @@ const WEATHER: &str = r##"[{"type":"function","function":{"name":"weather","para
     "$defs":{"point":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}},"required":["lat","lon"]}}
 }}}]"##;
 
-fn validating() -> ParserConfig {
+fn validating(tools: &str) -> ParserConfig {
     ParserConfig::new()
-        .tools(Tools::from_json(WEATHER).unwrap())
+        .tools(Tools::from_json(tools).unwrap())
         .validate_arguments(true)
 }
 
-/// A Hermes call with these arguments: the error's kind, path and the argument text
-/// emitted before it (`None`: the call ended).
+/// A Hermes call of the first tool of `WEATHER` with these arguments: the error's kind,
+/// path and the argument text emitted before it (`None`: the call ended).
 fn verdict(args: &str) -> Option<(ErrorKind, String, String)> {
-    let input = format!(r#"<tool_call>{{"name":"weather","arguments":{args}}}</tool_call>"#);
-    let head = r#"<tool_call>{"name":"weather","arguments":"#.len();
-    let ev = every_split(Format::Hermes, &validating(), input.as_bytes(), None);
+    verdict_of(WEATHER, "weather", args)
+}
+
+/// [`verdict`] for tool `name` of `tools`.
+fn verdict_of(tools: &str, name: &str, args: &str) -> Option<(ErrorKind, String, String)> {
+    let input = format!(r#"<tool_call>{{"name":"{name}","arguments":{args}}}</tool_call>"#);
+    let head = format!(r#"<tool_call>{{"name":"{name}","arguments":"#).len();
+    let ev = every_split(Format::Hermes, &validating(tools), input.as_bytes(), None);
     let err = error_of(&ev).map(|(k, i, raw, p)| {
         assert_eq!(i, Some(0));
         let emitted = args_of(&ev, 0);
@@ -241,14 +246,18 @@ fn schema_violations_at_their_first_byte() {
             r#"{"city":"Paris","unit":"cels"}"#,
             Some(("/unit", r#"{"city":"Paris","unit":"cels"#)),
         ),
+        // An integer starting `1.5` is 15 or more (`1.5e1`): past 14 at the `5`.
         (
             r#"{"city":"Paris","days":1.5}"#,
             Some(("/days", r#"{"city":"Paris","days":1."#)),
         ),
+        // ... while `1.0` is still 1.
+        (r#"{"city":"Paris","days":1.0}"#, None),
         (r#"{"city":"Paris","days":2.0}"#, None),
+        // Every integer starting `15` is past 14: at the `5`.
         (
             r#"{"city":"Paris","days":15}"#,
-            Some(("/days", r#"{"city":"Paris","days":15"#)),
+            Some(("/days", r#"{"city":"Paris","days":1"#)),
         ),
         (
             r#"{"city":"Paris","days":"3"}"#,
@@ -270,7 +279,7 @@ fn schema_violations_at_their_first_byte() {
         ),
         (
             r#"{"city":"Paris","tags":["a","b","c"]}"#,
-            Some(("/tags", r#"{"city":"Paris","tags":["a","b","#)),
+            Some(("/tags", r#"{"city":"Paris","tags":["a","b""#)),
         ),
         (
             r#"{"city":"Paris","tags":[]}"#,
@@ -297,6 +306,73 @@ fn schema_violations_at_their_first_byte() {
     ];
     for (args, want) in cases {
         let got = verdict(args);
+        let want = want.map(|(path, emitted)| (sv, path.to_owned(), emitted.to_owned()));
+        assert_eq!(got, want, "{args}");
+    }
+}
+
+const SHAPES: &str = r##"[{"type":"function","function":{"name":"shape","parameters":{
+    "type":"object",
+    "properties":{
+        "id":{"anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^id-[0-9]+$"}]},
+        "kind":{"oneOf":[{"type":"string"},{"type":"string","maxLength":3}]},
+        "code":{"type":"string","pattern":"[A-Z]{2}\\d"},
+        "size":{"allOf":[{"type":"number","minimum":1},{"maximum":10}]},
+        "dims":{"type":"array","items":{"anyOf":[{"$ref":"#/$defs/pt"},{"type":"null"}]}},
+        "tag":{"type":"string","pattern":"(?<=a)b"}
+    },
+    "additionalProperties":false,
+    "$defs":{"pt":{"type":"object","properties":{"x":{"type":"number"}},"required":["x"],"additionalProperties":false}}
+}}}]"##;
+
+#[test]
+fn any_of_one_of_all_of_and_pattern_at_their_first_byte() {
+    let sv = ErrorKind::SchemaViolation;
+    let cases: &[(&str, Option<(&str, &str)>)] = &[
+        (
+            r#"{"id":3,"kind":"circle","code":"xxAB1yy","size":5,"dims":[{"x":1},null],"tag":"zzz"}"#,
+            None,
+        ),
+        // anyOf: the string branch dies at `-`, the integer one at `1` (`-0` would do).
+        (r#"{"id":-1}"#, Some(("/id", r#"{"id":-"#))),
+        (r#"{"id":true}"#, Some(("/id", r#"{"id":"#))),
+        // pattern, anchored: dead at the first character no match can follow.
+        (r#"{"id":"id-12x"}"#, Some(("/id", r#"{"id":"id-12"#))),
+        (r#"{"id":"ix"}"#, Some(("/id", r#"{"id":"i"#))),
+        (r#"{"id":"é"}"#, Some(("/id", r#"{"id":""#))),
+        (r#"{"id":"id-"}"#, Some(("/id", r#"{"id":"id-"#))),
+        // ... over the decoded string: `\u0069` is `i`.
+        (r#"{"id":"\u0069d-7"}"#, None),
+        // unanchored: never dead, refused at the closing quote.
+        (r#"{"code":"ab1"}"#, Some(("/code", r#"{"code":"ab1"#))),
+        (r#"{"code":"-\u0041B1"}"#, None),
+        // oneOf: both branches accept "ab": at the close.
+        (r#"{"kind":"ab"}"#, Some(("/kind", r#"{"kind":"ab"#))),
+        (r#"{"kind":"abcd"}"#, None),
+        (r#"{"kind":1}"#, Some(("/kind", r#"{"kind":"#))),
+        // allOf: the failing branch's own keyword and path.
+        (r#"{"size":11}"#, Some(("/size", r#"{"size":11"#))),
+        (r#"{"size":0.5}"#, Some(("/size", r#"{"size":0.5"#))),
+        (r#"{"size":"5"}"#, Some(("/size", r#"{"size":"#))),
+        // anyOf of a $ref and null, inside items: the undeclared key's first byte.
+        (
+            r#"{"dims":[{"x":1},{"y":2}]}"#,
+            Some(("/dims/1", r#"{"dims":[{"x":1},{""#)),
+        ),
+        (
+            r#"{"dims":[{"x":1},{}]}"#,
+            Some(("/dims/1", r#"{"dims":[{"x":1},{"#)),
+        ),
+        // A set ends with its value, also at the byte that closes the container too.
+        (
+            r#"{"dims":[null],"id":true}"#,
+            Some(("/id", r#"{"dims":[null],"id":"#)),
+        ),
+        // A pattern the crate cannot compile (look-behind) is not checked.
+        (r#"{"tag":"zzz"}"#, None),
+    ];
+    for (args, want) in cases {
+        let got = verdict_of(SHAPES, "shape", args);
         let want = want.map(|(path, emitted)| (sv, path.to_owned(), emitted.to_owned()));
         assert_eq!(got, want, "{args}");
     }
@@ -346,25 +422,42 @@ fn numbers() -> Vec<Value> {
 }
 
 fn gen_schema(r: &mut Rng, depth: u32, defs: bool) -> Value {
-    let kind = if depth == 0 { r.below(4) } else { r.below(10) };
+    let kind = if depth == 0 { r.below(4) } else { r.below(12) };
     gen_schema_of(r, kind, depth, defs)
 }
+
+/// Patterns over the strings of `STRS`: anchored, unanchored, a class, an alternation,
+/// and a look-ahead the crate cannot compile (not checked, by either side).
+const PATTERNS: [&str; 8] = [
+    "^a", "b$", "^[ab]*$", "é", "^a.?b", "\\d", "^(ab|b)$", "a(?=b)",
+];
 
 fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
     let mut s = serde_json::Map::new();
     match kind {
         0 => {
+            // One of: members, lengths, a pattern (together they can leave no string
+            // to complete a prefix with, where each alone still can: the earliest-byte
+            // property holds for satisfiable schemas whose keywords do not interact).
             s.insert("type".into(), json!("string"));
-            if r.chance(40) {
-                s.insert("minLength".into(), json!(r.below(3)));
-            }
-            if r.chance(40) {
-                s.insert("maxLength".into(), json!(r.below(4)));
-            }
-            if r.chance(30) {
-                let n = 1 + r.below(3);
-                let members: Vec<Value> = (0..n).map(|_| json!(r.pick(&STRS))).collect();
-                s.insert("enum".into(), Value::Array(members));
+            match r.below(3) {
+                0 => {
+                    let n = 1 + r.below(3);
+                    let members: Vec<Value> = (0..n).map(|_| json!(r.pick(&STRS))).collect();
+                    s.insert("enum".into(), Value::Array(members));
+                }
+                1 => {
+                    let min = r.below(3);
+                    if r.chance(50) {
+                        s.insert("minLength".into(), json!(min));
+                    }
+                    if r.chance(50) {
+                        s.insert("maxLength".into(), json!(min + r.below(3)));
+                    }
+                }
+                _ => {
+                    s.insert("pattern".into(), json!(r.pick(&PATTERNS)));
+                }
             }
         }
         1 | 2 => {
@@ -372,13 +465,26 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
                 "type".into(),
                 json!(if kind == 1 { "integer" } else { "number" }),
             );
-            let nums = numbers();
-            for k in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
-                if r.chance(25) {
-                    s.insert(k.into(), r.pick(&nums).clone());
+            // Satisfiable bounds (an integer and a multiple of 3 fit between them);
+            // `multipleOf` alone (with bounds it is checked at the number's end only).
+            let lower = r.pick(&[-1.0, -0.5, 0.0, 1.0, 2.0, 2.5]).to_owned();
+            let upper = lower + r.pick(&[4.0, 8.0]);
+            let num = |x: f64| {
+                if x.fract() == 0.0 {
+                    json!(x as i64)
+                } else {
+                    json!(x)
                 }
+            };
+            let lo = *r.pick(&["minimum", "exclusiveMinimum", ""]);
+            let hi = *r.pick(&["maximum", "exclusiveMaximum", ""]);
+            if !lo.is_empty() && r.chance(50) {
+                s.insert(lo.into(), num(lower));
             }
-            if r.chance(20) {
+            if !hi.is_empty() && r.chance(50) {
+                s.insert(hi.into(), num(upper));
+            }
+            if s.len() == 1 && r.chance(25) {
                 s.insert(
                     "multipleOf".into(),
                     r.pick(&[json!(2), json!(0.5), json!(3)]).clone(),
@@ -404,8 +510,11 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
                     props.insert(k.into(), gen_schema(r, depth - 1, defs));
                 }
             }
+            let closed = r.below(3);
+            // Required names are declared when no other name is allowed.
             let required: Vec<Value> = KEYS
                 .iter()
+                .filter(|k| closed != 0 || props.contains_key(**k))
                 .filter(|_| r.chance(25))
                 .map(|k| json!(k))
                 .collect();
@@ -413,7 +522,7 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
             if !required.is_empty() {
                 s.insert("required".into(), Value::Array(required));
             }
-            match r.below(3) {
+            match closed {
                 0 => {
                     s.insert("additionalProperties".into(), json!(false));
                 }
@@ -429,17 +538,20 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
             if r.chance(30) {
                 s.insert("prefixItems".into(), json!([gen_schema(r, 0, defs)]));
             }
+            let min = r.below(3);
             if r.chance(40) {
-                s.insert("minItems".into(), json!(r.below(3)));
+                s.insert("minItems".into(), json!(min));
             }
             if r.chance(40) {
-                s.insert("maxItems".into(), json!(r.below(4)));
+                s.insert("maxItems".into(), json!(min + r.below(2)));
             }
         }
         7 => {
             let mut pool = numbers();
             pool.extend(STRS.iter().map(|s| json!(s)));
-            pool.extend([json!(true), json!(null), json!({"a": 1}), json!([1])]);
+            // No containers: an object or array member is compared at the value's close
+            // (documented), not at the earliest byte.
+            pool.extend([json!(true), json!(null)]);
             if r.chance(50) {
                 s.insert("const".into(), r.pick(&pool).clone());
             } else {
@@ -449,6 +561,41 @@ fn gen_schema_of(r: &mut Rng, kind: u64, depth: u32, defs: bool) -> Value {
             }
         }
         8 if defs => return json!({"$ref": "#/$defs/d"}),
+        // anyOf: branches of any kind (overlapping or not), next to a keyword of its own.
+        9 => {
+            let n = 1 + r.below(3);
+            let branches: Vec<Value> = (0..n)
+                .map(|_| gen_schema(r, depth.saturating_sub(1), defs))
+                .collect();
+            s.insert("anyOf".into(), Value::Array(branches));
+        }
+        // oneOf: branches of distinct types (exactly one can accept), or now and then two
+        // string branches that overlap (refused at the close when both accept).
+        10 => {
+            if r.chance(20) {
+                s.insert(
+                    "oneOf".into(),
+                    json!([{"type": "string"}, {"type": "string", "maxLength": r.below(3)}]),
+                );
+            } else {
+                let mut kinds = vec![0, 3 - 2 + r.below(2), 11];
+                if depth >= 2 {
+                    kinds.extend([4, 6]);
+                }
+                let mut branches = Vec::new();
+                for _ in 0..1 + r.below(3) {
+                    let k = kinds.remove(r.below(kinds.len() as u64) as usize);
+                    branches.push(match k {
+                        11 => json!({"type": r.pick(&["boolean", "null"])}),
+                        k => gen_schema_of(r, k, depth - 1, defs),
+                    });
+                    if kinds.is_empty() {
+                        break;
+                    }
+                }
+                s.insert("oneOf".into(), Value::Array(branches));
+            }
+        }
         _ => return json!({}),
     }
     Value::Object(s)
@@ -482,6 +629,15 @@ fn gen_value(r: &mut Rng, s: &Value, root: &Value, depth: u32) -> Value {
         Some(_) => root.pointer("/$defs/d").unwrap_or(&Value::Null),
         None => s,
     };
+    for k in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(b)) = s.get(k)
+            && !b.is_empty()
+            && r.chance(85)
+        {
+            let branch = r.pick(b);
+            return gen_value(r, branch, root, depth);
+        }
+    }
     if let Some(c) = s.get("const") {
         return c.clone();
     }
@@ -605,6 +761,26 @@ fn valid(s: &Value, root: &Value, v: &Value) -> bool {
     }
     if let Some(Value::Array(m)) = o.get("enum")
         && !m.iter().any(|m| json_eq(m, v))
+    {
+        return false;
+    }
+    let count = |k: &str| {
+        o.get(k)
+            .and_then(Value::as_array)
+            .map(|b| b.iter().filter(|b| valid(b, root, v)).count())
+    };
+    if count("anyOf") == Some(0)
+        || count("oneOf").is_some_and(|n| n != 1)
+        || o.get("allOf")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.iter().any(|b| !valid(b, root, v)))
+    {
+        return false;
+    }
+    // ECMA-262 `search`: a match anywhere (an uncompilable pattern is not checked).
+    if let (Some(Value::String(p)), Value::String(st)) = (o.get("pattern"), v)
+        && let Ok(re) = regex_automata::meta::Regex::new(p)
+        && !re.is_match(st.as_str())
     {
         return false;
     }
@@ -735,6 +911,583 @@ fn streamed(schema: &Value, args: &str, r: &mut Rng) -> Option<usize> {
     seen.flatten()
 }
 
+// ---- Property: the reported byte is the earliest ----
+//
+// When the stream is refused at byte k, the text before it must still have a valid
+// completion. The test establishes it without the streaming code: it reads the prefix
+// into a partial value (`Partial`: the values read, the last one open), then searches
+// for a completion guided by the schema (`complete`: strings extended by short suffixes
+// and by the enum members they start, numbers by digits, fractions and exponents,
+// containers closed after filling their required members and minItems), and accepts a
+// candidate only when the reference validator `valid` accepts the whole value. The
+// candidate extends the prefix by construction (its decoded text, its number text, its
+// members in order), so finding one proves the prefix completable.
+
+/// A JSON text cut anywhere.
+#[derive(Debug)]
+enum Partial {
+    /// No byte of the value yet.
+    Empty,
+    Done(Value),
+    /// An open string: its decoded text and a pending `\uX..` escape (digits, value).
+    Str(String, Option<(u32, u32)>),
+    Num(String),
+    Lit(String),
+    /// An open array: its elements, the open last one, and whether one must follow (after `,`).
+    Arr(Vec<Value>, Option<Box<Partial>>, bool),
+    Obj(Vec<(String, Value)>, Pend),
+}
+
+#[derive(Debug)]
+enum Pend {
+    /// After `{` or a member: a key or the close.
+    Free,
+    /// After `,`: a key.
+    MustKey,
+    /// In a key.
+    Key(String, Option<(u32, u32)>),
+    /// After a key: its value (open or not begun).
+    Val(String, Box<Partial>),
+}
+
+fn skip_ws(s: &[u8], i: &mut usize) {
+    while s.get(*i).is_some_and(|b| b" \t\r\n".contains(b)) {
+        *i += 1;
+    }
+}
+
+/// A string from its opening quote: the decoded text, or the open prefix.
+fn read_str(s: &[u8], i: &mut usize) -> Result<String, (String, Option<(u32, u32)>)> {
+    *i += 1;
+    let mut out: Vec<u8> = Vec::new();
+    let lossy = |o: &[u8]| String::from_utf8_lossy(o).into_owned();
+    loop {
+        let Some(&b) = s.get(*i) else {
+            return Err((lossy(&out), None));
+        };
+        *i += 1;
+        match b {
+            b'"' => return Ok(lossy(&out)),
+            b'\\' => {
+                let Some(&e) = s.get(*i) else {
+                    return Err((lossy(&out), Some((0, 0))));
+                };
+                *i += 1;
+                let c = match e {
+                    b'n' => '\n',
+                    b't' => '\t',
+                    b'r' => '\r',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'u' => {
+                        let mut acc = 0;
+                        for n in 0..4 {
+                            let Some(&h) = s.get(*i) else {
+                                return Err((lossy(&out), Some((n, acc))));
+                            };
+                            *i += 1;
+                            acc = acc * 16 + (h as char).to_digit(16).unwrap();
+                        }
+                        char::from_u32(acc).unwrap_or('\u{FFFD}')
+                    }
+                    other => other as char,
+                };
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            _ => out.push(b),
+        }
+    }
+}
+
+/// The value at `i` of a prefix of JSON text.
+fn read_partial(s: &[u8], i: &mut usize) -> Partial {
+    skip_ws(s, i);
+    match s.get(*i) {
+        None => Partial::Empty,
+        Some(b'"') => match read_str(s, i) {
+            Ok(t) => Partial::Done(json!(t)),
+            Err((t, pending)) => Partial::Str(t, pending),
+        },
+        Some(b'[') => {
+            *i += 1;
+            let mut items = Vec::new();
+            let mut must = false;
+            loop {
+                skip_ws(s, i);
+                match s.get(*i) {
+                    None => return Partial::Arr(items, None, must),
+                    Some(b']') => {
+                        *i += 1;
+                        return Partial::Done(Value::Array(items));
+                    }
+                    Some(b',') => {
+                        *i += 1;
+                        must = true;
+                    }
+                    Some(_) => match read_partial(s, i) {
+                        Partial::Done(v) => {
+                            items.push(v);
+                            must = false;
+                        }
+                        open => return Partial::Arr(items, Some(Box::new(open)), false),
+                    },
+                }
+            }
+        }
+        Some(b'{') => {
+            *i += 1;
+            let mut members = Vec::new();
+            let mut must = false;
+            loop {
+                skip_ws(s, i);
+                match s.get(*i) {
+                    None => {
+                        return Partial::Obj(
+                            members,
+                            if must { Pend::MustKey } else { Pend::Free },
+                        );
+                    }
+                    Some(b'}') => {
+                        *i += 1;
+                        return Partial::Done(Value::Object(members.into_iter().collect()));
+                    }
+                    Some(b',') => {
+                        *i += 1;
+                        must = true;
+                    }
+                    Some(_) => {
+                        let key = match read_str(s, i) {
+                            Ok(k) => k,
+                            Err((k, pending)) => {
+                                return Partial::Obj(members, Pend::Key(k, pending));
+                            }
+                        };
+                        skip_ws(s, i);
+                        if s.get(*i) == Some(&b':') {
+                            *i += 1;
+                        }
+                        match read_partial(s, i) {
+                            Partial::Done(v) => {
+                                members.push((key, v));
+                                must = false;
+                            }
+                            open => return Partial::Obj(members, Pend::Val(key, Box::new(open))),
+                        }
+                    }
+                }
+            }
+        }
+        Some(b't' | b'f' | b'n') => {
+            let start = *i;
+            while s.get(*i).is_some_and(u8::is_ascii_lowercase) {
+                *i += 1;
+            }
+            let t = String::from_utf8_lossy(&s[start..*i]).into_owned();
+            match (s.get(*i), t.as_str()) {
+                (None, _) => Partial::Lit(t),
+                (_, "true") => Partial::Done(json!(true)),
+                (_, "false") => Partial::Done(json!(false)),
+                _ => Partial::Done(Value::Null),
+            }
+        }
+        Some(_) => {
+            let start = *i;
+            while s.get(*i).is_some_and(|b| b"0123456789.eE+-".contains(b)) {
+                *i += 1;
+            }
+            let t = String::from_utf8_lossy(&s[start..*i]).into_owned();
+            match s.get(*i) {
+                None => Partial::Num(t),
+                Some(_) => Partial::Done(serde_json::from_str(&t).unwrap()),
+            }
+        }
+    }
+}
+
+/// `s` with its `$ref` followed.
+fn resolved<'a>(s: &'a Value, root: &'a Value) -> &'a Value {
+    match s.get("$ref").and_then(Value::as_str) {
+        Some(r) => root.pointer(&r[1..]).unwrap_or(&Value::Bool(true)),
+        None => s,
+    }
+}
+
+/// The ways to satisfy `s`: each a list of schemas that must all hold (one branch of each
+/// `anyOf` / `oneOf`, every member of `allOf`).
+fn alternatives(s: &Value, root: &Value, depth: u32) -> Vec<Vec<Value>> {
+    let s = resolved(s, root);
+    let mut alts = vec![vec![s.clone()]];
+    if depth == 0 {
+        return alts;
+    }
+    for k in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = s.get(k) else {
+            continue;
+        };
+        alts = if k == "allOf" {
+            // Every member: the product of their alternatives.
+            branches.iter().fold(alts, |acc, b| {
+                combine(&acc, &alternatives(b, root, depth - 1))
+            })
+        } else {
+            // One branch: the union of each branch's alternatives.
+            let mut union = Vec::new();
+            for b in branches {
+                union.extend(combine(&alts, &alternatives(b, root, depth - 1)));
+            }
+            union.truncate(12);
+            union
+        };
+    }
+    alts
+}
+
+/// Each of `alts` joined with each of `more` (at most 12 of them).
+fn combine(alts: &[Vec<Value>], more: &[Vec<Value>]) -> Vec<Vec<Value>> {
+    let mut next = Vec::new();
+    for a in alts {
+        for b in more {
+            let mut c = a.clone();
+            c.extend(b.iter().cloned());
+            next.push(c);
+        }
+    }
+    next.truncate(12);
+    next
+}
+
+/// Every schema of `all` accepts `v`.
+fn valid_all(all: &[Value], root: &Value, v: &Value) -> bool {
+    all.iter().all(|s| valid(s, root, v))
+}
+
+/// The schemas a member `key` must satisfy under an alternative.
+fn member_schemas(alt: &[Value], root: &Value, key: &str) -> Vec<Value> {
+    alt.iter()
+        .filter_map(|s| {
+            let s = resolved(s, root);
+            match s.get("properties").and_then(|p| p.get(key)) {
+                Some(p) => Some(p.clone()),
+                None => s.get("additionalProperties").cloned(),
+            }
+        })
+        .collect()
+}
+
+/// The schemas element `i` must satisfy under an alternative.
+fn item_schemas(alt: &[Value], root: &Value, i: usize) -> Vec<Value> {
+    alt.iter()
+        .filter_map(|s| {
+            let s = resolved(s, root);
+            match s.get("prefixItems").and_then(|p| p.get(i)) {
+                Some(p) => Some(p.clone()),
+                None => s.get("items").cloned(),
+            }
+        })
+        .collect()
+}
+
+/// Short strings over the generator's characters (and `1`, for `\d`).
+fn suffixes(max: usize) -> Vec<String> {
+    let alphabet = ["a", "b", "x", "é", "1", "~"];
+    let mut out = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..max {
+        let next: Vec<String> = last
+            .iter()
+            .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+            .collect();
+        out.extend(next.iter().cloned());
+        last = next;
+    }
+    out
+}
+
+/// Up to a few completions of `p` that every schema of `all` accepts.
+fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> {
+    const FEW: usize = 4;
+    let keep = |c: Vec<Value>| -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::new();
+        for v in c {
+            if valid_all(all, root, &v) && !out.contains(&v) {
+                out.push(v);
+                if out.len() == FEW {
+                    break;
+                }
+            }
+        }
+        out
+    };
+    let members: Vec<Value> = all
+        .iter()
+        .flat_map(|s| alternatives(s, root, 3).into_iter().flatten())
+        .flat_map(|s| {
+            let s = resolved(&s, root).clone();
+            let mut m: Vec<Value> = s
+                .get("enum")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            m.extend(s.get("const").cloned());
+            m
+        })
+        .collect();
+    let strings = |prefix: &str, pending: Option<(u32, u32)>, longest: usize| -> Vec<Value> {
+        let fits = |w: &str| match pending {
+            None => true,
+            Some((n, acc)) => w
+                .chars()
+                .next()
+                .is_some_and(|c| (c as u32) >> (4 * (4 - n)) == acc),
+        };
+        let mut c: Vec<Value> = members
+            .iter()
+            .filter_map(Value::as_str)
+            .filter_map(|m| m.strip_prefix(prefix).filter(|w| fits(w)).map(|_| json!(m)))
+            .collect();
+        c.extend(
+            suffixes(longest)
+                .into_iter()
+                .filter(|w| fits(w))
+                .map(|w| json!(format!("{prefix}{w}"))),
+        );
+        c
+    };
+    // Target values (the members, halves and multiples over the generator's range) in
+    // every text that spells them (plain, a mantissa shifted by an exponent, leading
+    // zeros after the point): those extending the text so far.
+    let numbers = |t: &str| -> Vec<Value> {
+        let mut targets: Vec<f64> = members.iter().filter_map(Value::as_f64).collect();
+        targets.extend((-40..=90).map(|i| f64::from(i) / 2.0));
+        targets.extend((0..=40).map(|i| f64::from(i) * 3.0));
+        targets.extend([100.0, 102.0, 150.0, 0.25, -0.25]);
+        if t.is_empty() {
+            return targets.into_iter().map(|v| json!(v)).collect();
+        }
+        let mut out = Vec::new();
+        // The text's own mantissa, a digit more, scaled.
+        for d in ["", "0", "1", "2", "3", "5", "9"] {
+            for e in ["", "e-3", "e-2", "e-1", "e0", "e1", "e2", "e3"] {
+                if let Ok(v @ Value::Number(_)) =
+                    serde_json::from_str::<Value>(&format!("{t}{d}{e}"))
+                {
+                    out.push(v);
+                }
+            }
+        }
+        for v in targets {
+            let sign = if v < 0.0 { "-" } else { "" };
+            let sci = format!("{:e}", v.abs());
+            let (mantissa, exp) = sci.split_once('e').unwrap();
+            let exp: i32 = exp.parse().unwrap();
+            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+            let n = digits.len() as i32;
+            let mut texts = vec![json!(v).to_string()];
+            if v.fract() == 0.0 {
+                texts.push(format!("{}", v as i64));
+            }
+            for z in 0..3 {
+                let zeros = "0".repeat(z as usize);
+                texts.push(format!("{sign}0.{zeros}{digits}e{}", exp + 1 + z));
+                texts.push(format!("{sign}{digits}{zeros}e{}", exp - n + 1 - z));
+                texts.push(format!(
+                    "{sign}{}.{}{zeros}e{exp}",
+                    &digits[..1],
+                    &digits[1..]
+                ));
+            }
+            for text in texts {
+                if text.starts_with(t)
+                    && let Ok(v @ Value::Number(_)) = serde_json::from_str::<Value>(&text)
+                {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    };
+    let alts = || -> Vec<Vec<Value>> {
+        all.iter().fold(vec![vec![]], |acc, s| {
+            combine(&acc, &alternatives(s, root, 3))
+        })
+    };
+    match p {
+        Partial::Done(v) => keep(vec![v.clone()]),
+        Partial::Str(t, pending) => keep(strings(t, *pending, 3)),
+        Partial::Num(t) => keep(numbers(t)),
+        Partial::Lit(t) => keep(
+            [json!(true), json!(false), Value::Null]
+                .into_iter()
+                .filter(|v| v.to_string().starts_with(t.as_str()))
+                .collect(),
+        ),
+        Partial::Empty => {
+            let mut c = members.clone();
+            c.extend(strings("", None, 2));
+            c.extend(STRS.iter().map(|s| json!(s)));
+            c.extend(numbers(""));
+            c.extend([json!(true), json!(false), Value::Null]);
+            if depth > 0 {
+                c.extend(complete(
+                    all,
+                    root,
+                    &Partial::Arr(vec![], None, false),
+                    depth - 1,
+                ));
+                c.extend(complete(
+                    all,
+                    root,
+                    &Partial::Obj(vec![], Pend::Free),
+                    depth - 1,
+                ));
+            }
+            keep(c)
+        }
+        Partial::Arr(items, last, must) => {
+            let mut c = Vec::new();
+            for alt in alts() {
+                let mut heads: Vec<Vec<Value>> = Vec::new();
+                match last {
+                    Some(open) => {
+                        for e in complete(&item_schemas(&alt, root, items.len()), root, open, depth)
+                        {
+                            let mut h = items.clone();
+                            h.push(e);
+                            heads.push(h);
+                        }
+                    }
+                    None if *must => {
+                        for e in complete(
+                            &item_schemas(&alt, root, items.len()),
+                            root,
+                            &Partial::Empty,
+                            depth,
+                        ) {
+                            let mut h = items.clone();
+                            h.push(e);
+                            heads.push(h);
+                        }
+                    }
+                    None => heads.push(items.clone()),
+                }
+                let min = alt
+                    .iter()
+                    .filter_map(|s| resolved(s, root).get("minItems").and_then(Value::as_u64))
+                    .max()
+                    .unwrap_or(0) as usize;
+                for mut h in heads {
+                    while h.len() < min {
+                        match complete(
+                            &item_schemas(&alt, root, h.len()),
+                            root,
+                            &Partial::Empty,
+                            depth.saturating_sub(1),
+                        )
+                        .into_iter()
+                        .next()
+                        {
+                            Some(e) => h.push(e),
+                            None => break,
+                        }
+                    }
+                    c.push(Value::Array(h));
+                }
+            }
+            keep(c)
+        }
+        Partial::Obj(members, pend) => {
+            let mut c = Vec::new();
+            for alt in alts() {
+                let mut heads: Vec<Vec<(String, Value)>> = Vec::new();
+                let has = |m: &[(String, Value)], k: &str| m.iter().any(|(n, _)| n == k);
+                let declared: Vec<String> = alt
+                    .iter()
+                    .filter_map(|s| {
+                        resolved(s, root)
+                            .get("properties")
+                            .and_then(Value::as_object)
+                    })
+                    .flat_map(|p| p.keys().cloned())
+                    .chain(KEYS.iter().map(|k| k.to_string()))
+                    .collect();
+                let with_key = |heads: &mut Vec<Vec<(String, Value)>>, keys: Vec<String>| {
+                    for k in keys {
+                        if has(members, &k) {
+                            continue;
+                        }
+                        for v in complete(
+                            &member_schemas(&alt, root, &k),
+                            root,
+                            &Partial::Empty,
+                            depth.saturating_sub(1),
+                        ) {
+                            let mut h = members.clone();
+                            h.push((k.clone(), v));
+                            heads.push(h);
+                        }
+                    }
+                };
+                match pend {
+                    Pend::Free => heads.push(members.clone()),
+                    Pend::MustKey => with_key(&mut heads, declared.clone()),
+                    Pend::Key(t, pending) => {
+                        let keys: Vec<String> = strings(t, *pending, 2)
+                            .into_iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .chain(
+                                declared
+                                    .iter()
+                                    .filter(|k| k.starts_with(t.as_str()))
+                                    .cloned(),
+                            )
+                            .collect();
+                        with_key(&mut heads, keys);
+                    }
+                    Pend::Val(k, open) => {
+                        for v in complete(&member_schemas(&alt, root, k), root, open, depth) {
+                            let mut h = members.clone();
+                            h.push((k.clone(), v));
+                            heads.push(h);
+                        }
+                    }
+                }
+                let required: Vec<String> = alt
+                    .iter()
+                    .filter_map(|s| resolved(s, root).get("required").and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(|k| k.as_str().map(str::to_owned))
+                    .collect();
+                for mut h in heads.into_iter().take(8) {
+                    for k in &required {
+                        if has(&h, k) {
+                            continue;
+                        }
+                        if let Some(v) = complete(
+                            &member_schemas(&alt, root, k),
+                            root,
+                            &Partial::Empty,
+                            depth.saturating_sub(1),
+                        )
+                        .into_iter()
+                        .next()
+                        {
+                            h.push((k.clone(), v));
+                        }
+                    }
+                    c.push(Value::Object(h.into_iter().collect()));
+                }
+            }
+            keep(c)
+        }
+    }
+}
+
+/// Whether `prefix` (argument text) has a completion `schema` accepts.
+fn completable(schema: &Value, prefix: &str) -> bool {
+    let p = read_partial(prefix.as_bytes(), &mut 0);
+    !complete(std::slice::from_ref(schema), schema, &p, 6).is_empty()
+}
+
 /// One random case: `None` when its value is not an object (skipped), else whether it
 /// was valid (after asserting the streaming verdict is the reference's).
 fn one_case(seed: u64) -> Option<bool> {
@@ -760,6 +1513,13 @@ fn one_case(seed: u64) -> Option<bool> {
         want,
         "schema {schema} args {args} error at {got:?}"
     );
+    if let Some(k) = got {
+        assert!(
+            completable(&schema, &args[..k]),
+            "schema {schema} args {args}: refused at byte {k}, but {:?} has no valid completion",
+            &args[..k]
+        );
+    }
     Some(want)
 }
 
@@ -780,5 +1540,32 @@ fn both_verdicts_are_exercised() {
         valid > verdicts.len() / 5 && valid < verdicts.len() * 4 / 5,
         "{valid} of {}",
         verdicts.len()
+    );
+}
+
+/// Branch sets nested past the budget (3^8 branch validators, more than the 256 a call
+/// holds) are not checked from where they do not fit: never a false error, and what the
+/// shallower sets see is still refused at its byte.
+#[test]
+fn branch_sets_past_the_budget_never_refuse_a_valid_value() {
+    let mut s = json!({"type": "string"});
+    for _ in 0..8 {
+        s = json!({"anyOf": [{"type": "string", "maxLength": 0}, {"type": "integer"}, s]});
+    }
+    let tools = json!([{"type": "function", "function": {"name": "deep", "parameters": {
+        "type": "object", "properties": {"v": s}, "additionalProperties": false}}}]);
+    let tools = tools.to_string();
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":"abcdef"}"#), None);
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":3}"#), None);
+    // Every branch of the outer sets refuses `true` at its first byte; the sets that
+    // did not fit accept anything, so the value passes: unchecked, not refused.
+    assert_eq!(verdict_of(&tools, "deep", r#"{"v":true}"#), None);
+    assert_eq!(
+        verdict_of(&tools, "deep", r#"{"w":1}"#),
+        Some((
+            ErrorKind::SchemaViolation,
+            String::new(),
+            r#"{""#.to_owned()
+        ))
     );
 }

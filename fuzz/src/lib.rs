@@ -194,3 +194,157 @@ pub fn parser_target(data: &[u8]) {
         );
     }
 }
+
+/// Reads fuzz bytes as choices (0 once they run out).
+pub struct Choices<'a>(pub &'a [u8]);
+
+impl Choices<'_> {
+    /// The next byte.
+    pub fn byte(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((&b, rest)) => {
+                self.0 = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+    /// A choice below `n`.
+    pub fn below(&mut self, n: u8) -> u8 {
+        self.byte() % n.max(1)
+    }
+}
+
+/// Names, strings and patterns the schema generator draws from.
+const NAMES: [&str; 5] = ["a", "ab", "b", "c/d", "é"];
+const PATTERNS: [&str; 10] = [
+    "^a", "b$", "^[ab]*$", "é", "^a.?b", "\\d", "^(ab|b)$", "a(?=b)", "\\s", "[",
+];
+
+/// A JSON Schema over the validator's keywords (and some it ignores), driven by `c`.
+pub fn schema_from(c: &mut Choices, depth: u8) -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let pick = |c: &mut Choices, v: &[Value]| v[usize::from(c.below(v.len() as u8))].clone();
+    let nums = [json!(0), json!(1), json!(-1), json!(2.5), json!(10), json!(-0.5), json!(1e300)];
+    let mut s = Map::new();
+    let kinds = if depth == 0 { 5 } else { 12 };
+    match c.below(kinds) {
+        0 => {
+            s.insert("type".into(), json!("string"));
+            for k in ["minLength", "maxLength"] {
+                if c.below(3) == 0 {
+                    s.insert(k.into(), json!(c.below(4)));
+                }
+            }
+            if c.below(3) == 0 {
+                s.insert("pattern".into(), json!(PATTERNS[usize::from(c.below(10))]));
+            }
+            if c.below(4) == 0 {
+                s.insert("enum".into(), json!(["a", "ab", "é", ""]));
+            }
+        }
+        1 | 2 => {
+            s.insert("type".into(), json!(if c.below(2) == 0 { "integer" } else { "number" }));
+            for k in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"] {
+                if c.below(3) == 0 {
+                    s.insert(k.into(), pick(c, &nums));
+                }
+            }
+        }
+        3 => {
+            let t = pick(c, &[json!("boolean"), json!("null"), json!(["string", "null"]), json!([])]);
+            s.insert("type".into(), t);
+        }
+        4 => {
+            let pool = [json!(1), json!("a"), json!(true), json!(null), json!({"a": 1}), json!([1, 2.0])];
+            let n = 1 + c.below(3);
+            let members: Vec<Value> = (0..n).map(|_| pick(c, &pool)).collect();
+            s.insert("enum".into(), Value::Array(members));
+        }
+        5 | 6 => {
+            s.insert("type".into(), json!("object"));
+            let mut props = Map::new();
+            for k in NAMES {
+                if c.below(2) == 0 {
+                    props.insert(k.into(), schema_from(c, depth - 1));
+                }
+            }
+            s.insert("properties".into(), Value::Object(props));
+            let req: Vec<Value> = NAMES.iter().filter(|_| c.below(4) == 0).map(|k| json!(k)).collect();
+            s.insert("required".into(), Value::Array(req));
+            match c.below(3) {
+                0 => {
+                    s.insert("additionalProperties".into(), json!(false));
+                }
+                1 => {
+                    s.insert("additionalProperties".into(), schema_from(c, depth - 1));
+                }
+                _ => {}
+            }
+        }
+        7 => {
+            s.insert("type".into(), json!("array"));
+            s.insert("items".into(), schema_from(c, depth - 1));
+            if c.below(3) == 0 {
+                s.insert("prefixItems".into(), json!([schema_from(c, depth - 1)]));
+            }
+            for k in ["minItems", "maxItems"] {
+                if c.below(3) == 0 {
+                    s.insert(k.into(), json!(c.below(4)));
+                }
+            }
+        }
+        8 | 9 | 10 => {
+            let k = ["anyOf", "oneOf", "allOf"][usize::from(c.below(3))];
+            let n = c.below(4);
+            let b: Vec<Value> = (0..n).map(|_| schema_from(c, depth - 1)).collect();
+            s.insert(k.into(), Value::Array(b));
+        }
+        _ => {
+            return pick(c, &[json!({"$ref": "#/$defs/d"}), json!(true), json!(false), json!({"$ref": "#/nope"})]);
+        }
+    }
+    Value::Object(s)
+}
+
+/// The schema target's body: a fuzzer-chosen schema (its `$defs/d` one more), call
+/// arguments (raw bytes) through Hermes with `validate_arguments`, fed whole and split
+/// at a fuzzer-chosen point (and byte by byte for short inputs): no panic, the same
+/// events, the event contract.
+pub fn schema_target(data: &[u8]) {
+    use serde_json::json;
+    let [split_hi, split_lo, n, rest @ ..] = data else {
+        return;
+    };
+    let (spec, args) = rest.split_at(usize::from(*n).min(rest.len()));
+    let mut c = Choices(spec);
+    let mut schema = schema_from(&mut c, 3);
+    let defs = schema_from(&mut c, 2);
+    if let serde_json::Value::Object(o) = &mut schema {
+        o.insert("$defs".into(), json!({ "d": defs }));
+    }
+    let Ok(tools) = toolstream::Tools::from_value(&json!([{"name": "t", "parameters": schema}]))
+    else {
+        return;
+    };
+    let config = ParserConfig::new()
+        .tools(tools)
+        .validate_arguments(true)
+        .max_repeats(usize::from(c.byte() % 4) * 8);
+    let mut body = br#"<tool_call>{"name":"t","arguments":"#.to_vec();
+    body.extend_from_slice(args);
+    body.extend_from_slice(b"}</tool_call>");
+    let make = || Parser::with_config(Format::Hermes, config.clone());
+    let bound = usize::MAX;
+    let whole = run_parser(&make, &[&body], bound);
+    check_contract(&whole);
+    let at = (usize::from(*split_hi) << 8 | usize::from(*split_lo)) % (body.len() + 1);
+    let (a, b) = body.split_at(at);
+    let got = run_parser(&make, &[a, b], bound);
+    assert_eq!(got, whole, "split at {at} differs from whole (schema {schema})");
+    if body.len() <= 256 {
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        let got = run_parser(&make, &bytes, bound);
+        assert_eq!(got, whole, "byte by byte differs from whole (schema {schema})");
+    }
+}

@@ -12,34 +12,62 @@
 //! | keyword | reported at |
 //! |---|---|
 //! | `type` (a name or a list; `nullable: true`) | the value's first byte |
-//! | `type: integer` | the first non-zero digit of a fraction; with an exponent, the number's end |
-//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
-//! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote) |
+//! | `type: integer` | a fraction: the number's end (`1.5e1` is an integer), unless a bound or member already rules it out (below) |
+//! | `enum`, `const` | strings: the first character no member shares (or the closing quote); literals: the first byte; numbers: the first byte (sign or digit) after which no member is reachable, else their end; objects and arrays: their kind at the first byte, their value at their close (up to 64 KiB of text) |
+//! | `properties`, `additionalProperties: false` | an undeclared key: its first character no declared name shares (or its closing quote; its opening quote when no name is allowed) |
 //! | `additionalProperties` (a schema), `items`, `prefixItems` (and `items` as a list) | nested values, checked as above |
 //! | `required` | the object's `}` |
-//! | `maxItems` (and `items: false` after `prefixItems`) / `minItems` | the first element past the bound / the array's `]` |
+//! | `maxItems` (and `items: false` after `prefixItems`) / `minItems` | the `,` promising an element past the bound / the array's `]` |
 //! | `maxLength` / `minLength` (characters) | the first character past the bound / the closing quote |
-//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, and draft-4 booleans), `multipleOf` | the byte after the number |
+//! | `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, and draft-4 booleans) | the first byte after which no number the text can still become is within them (the sign and the digits so far bound it: more digits and an exponent may follow; an integer's digits bound it from below); else the byte after the number |
+//! | `multipleOf` | the byte after the number |
+//! | `pattern` | the first character after which its DFA is dead (no continuation can contain a match), else the closing quote when the string holds no match |
+//! | `anyOf` / `oneOf` | the first byte after which no branch can still accept the value; `oneOf` with more than one branch accepting: the byte that closes the value |
+//! | `allOf` | as its first branch to refuse |
 //! | `$ref` to `#/$defs/...` or `#/definitions/...` (recursion included) | as the target's keywords |
 //! | `true` / `false` schemas | a value for `false`: its first byte |
 //!
-//! Not checked (never an error): `anyOf`, `oneOf`, `allOf`, `not`, `if`/`then`/`else`,
-//! `pattern`, `patternProperties` (whose presence turns off `additionalProperties: false`),
-//! `propertyNames`, `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`,
-//! `contains`, `format`, `$ref` to anything but the schema's own definitions, a number
-//! with more than 64 bytes of text, and the siblings of a `$ref`. A top-level number is
-//! checked when the call's value closes.
+//! `pattern` is ECMA-262 `search`: unanchored (a match anywhere in the string, `^` / `$`
+//! anchor it), run over the *decoded* string (after JSON escapes, `\uXXXX` pairs
+//! included), compiled once per schema to a dense DFA of `regex-automata` (at most 1 MiB)
+//! and stepped one decoded byte at a time; once a match is seen the rest of the string
+//! is not looked at. Rust's `\d`, `\w` and `.` match a superset of ECMA's; `\s` gets
+//! U+FEFF added (ECMA's has it): a string ECMA accepts is never refused. A pattern the
+//! crate cannot compile (look-around, backreferences, a Unicode `\b`, too large) is not
+//! checked.
 //!
-//! Cost: each argument byte is looked at once, O(1) work per byte besides matching a
-//! string against the enum members or declared names that still share its prefix (each
-//! candidate dropped for good at its first mismatch). State: one frame per open
-//! container (at most 256; deeper text is not checked), the current key and number text.
+//! `anyOf` / `oneOf` / `allOf` hold, per open value that has them, a set of live
+//! branches: a [`Validator`] per branch, fed the value's bytes from its first to its last,
+//! beside the value's own keywords. The branch sets are compiled once (node ids); the
+//! state per open value is bounded by the schema: at most the branches of the
+//! combinators of the values open along the current path, and at most 256 branch
+//! validators per call in all (each set takes its share of its parent's budget; a set
+//! that does not fit is not checked, never a false error). Each byte is fed to every
+//! live branch: the cost per byte is the number of live branches.
+//!
+//! Not checked (never an error): `not`, `if`/`then`/`else`, `patternProperties` (whose
+//! presence turns off `additionalProperties: false`), `propertyNames`,
+//! `dependentRequired`, `minProperties`/`maxProperties`, `uniqueItems`, `contains`,
+//! `format`, `$ref` to anything but the schema's own definitions, a number with more than
+//! 64 bytes of text, and the siblings of a `$ref`. A top-level number is checked when the
+//! call's value closes.
+//!
+//! Cost: each argument byte is looked at once per live validator, O(1) work per byte
+//! besides matching a string against the enum members or declared names that still share
+//! its prefix (each candidate dropped for good at its first mismatch) and a number's
+//! digit against its bounds and numeric members. Plain string text (no members, no
+//! pattern) is skipped to its next quote or backslash with `memchr2`, its characters
+//! counted only when a length bound asks. State: one frame per open container (at most
+//! 256; deeper text is not checked), the current key and number text, the branch sets.
 //!
 //! [`Tools`]: crate::Tools
 
+use regex_automata::Anchored;
+use regex_automata::dfa::{Automaton, StartKind, dense};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::start;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 const NULL: u8 = 1;
@@ -65,6 +93,7 @@ type Id = u32;
 pub(crate) struct Compiled {
     nodes: Vec<Node>,
     root: Option<Id>,
+    patterns: Vec<Pattern>,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -107,22 +136,60 @@ struct Node {
     key_order: Vec<u32>,
     /// The string members of `enum_` (indices), in byte order.
     enum_order: Vec<u32>,
+    /// The declared names and the string members themselves, in byte order (one index
+    /// per byte matched).
+    key_names: Vec<Box<[u8]>>,
+    member_names: Vec<Box<[u8]>>,
+    /// `anyOf` / `oneOf` / `allOf`: their branches (each a set of live branches while a
+    /// value streams).
+    combos: Vec<(Of, Vec<Id>)>,
+    /// `pattern`: its index in [`Compiled::patterns`].
+    pattern: Option<u32>,
+    /// The numeric members of `enum_`: each value and its significant digits.
+    mantissas: Vec<(f64, Box<[u8]>)>,
+}
+
+/// Which of a value's branches must accept it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Of {
+    /// `anyOf`: at least one.
+    Any,
+    /// `oneOf`: exactly one (more than one: a violation when the value closes).
+    One,
+    /// `allOf`: every one.
+    All,
+}
+
+impl Of {
+    fn keyword(self) -> &'static str {
+        match self {
+            Of::Any => "anyOf",
+            Of::One => "oneOf",
+            Of::All => "allOf",
+        }
+    }
+}
+
+/// A compiled `pattern`: a dense DFA searching the decoded string unanchored
+/// (ECMA-262 `search` semantics), and the source for messages.
+#[derive(Debug)]
+struct Pattern {
+    dfa: dense::DFA<Vec<u32>>,
+    /// The unanchored start state (at the start of the string).
+    start: StateID,
+    source: String,
 }
 
 impl Node {
     /// The `k`-th name in byte order of the declared keys (`key`) or string members.
+    #[inline]
     fn name(&self, key: bool, k: u32) -> Option<&[u8]> {
-        if key {
-            let i = *self.key_order.get(k as usize)?;
-            self.props.get(i as usize).map(|p| p.name.as_bytes())
+        let names = if key {
+            &self.key_names
         } else {
-            let i = *self.enum_order.get(k as usize)?;
-            self.enum_
-                .as_ref()?
-                .get(i as usize)?
-                .as_str()
-                .map(str::as_bytes)
-        }
+            &self.member_names
+        };
+        names.get(k as usize).map(|n| &**n)
     }
 }
 
@@ -148,6 +215,11 @@ impl Default for Node {
             multiple_of: None,
             key_order: Vec::new(),
             enum_order: Vec::new(),
+            key_names: Vec::new(),
+            member_names: Vec::new(),
+            combos: Vec::new(),
+            pattern: None,
+            mantissas: Vec::new(),
         }
     }
 }
@@ -159,11 +231,14 @@ impl Compiled {
             root: schema,
             nodes: Vec::new(),
             refs: HashMap::new(),
+            patterns: Vec::new(),
+            sources: HashMap::new(),
         };
         let root = c.node(schema, 0);
         Compiled {
             nodes: c.nodes,
             root,
+            patterns: c.patterns,
         }
     }
 
@@ -176,6 +251,72 @@ struct Compiler<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
     refs: HashMap<String, Id>,
+    patterns: Vec<Pattern>,
+    /// Pattern sources compiled so far (`None`: the crate cannot compile it).
+    sources: HashMap<String, Option<u32>>,
+}
+
+/// Largest DFA one `pattern` may compile to (past it, the pattern is not checked).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// A `pattern` as an unanchored dense DFA; `None` when the crate cannot compile it
+/// (look-around, backreferences, a Unicode word boundary) or it is too large.
+fn compile_pattern(source: &str) -> Option<Pattern> {
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .start_kind(StartKind::Unanchored)
+                .dfa_size_limit(Some(PATTERN_SIZE_LIMIT))
+                .determinize_size_limit(Some(PATTERN_SIZE_LIMIT)),
+        )
+        .build(&ecma_classes(source))
+        .ok()?;
+    let start = dfa
+        .start_state(&start::Config::new().anchored(Anchored::No))
+        .ok()?;
+    Some(Pattern {
+        dfa,
+        start,
+        source: source.to_owned(),
+    })
+}
+
+/// ECMA-262's `\s` also matches U+FEFF, which Rust's does not: added, so a string
+/// ECMA accepts is never refused. (Rust's `\d`, `\w` and `.` match a superset of
+/// ECMA's: never a false error.)
+fn ecma_classes(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('s') => out.push_str("[\\s\\x{FEFF}]"),
+            Some(n) => {
+                out.push('\\');
+                out.push(n);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// A schema object's keywords, looked up by a scan of its (few) entries.
+struct Keywords<'a>(&'a serde_json::Map<String, Value>);
+
+impl<'a> Keywords<'a> {
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.0
+            .iter()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    }
+    fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
 }
 
 fn type_bits(name: &str) -> u8 {
@@ -260,6 +401,9 @@ impl Compiler<'_> {
     }
 
     fn build(&mut self, o: &serde_json::Map<String, Value>, depth: usize) -> Node {
+        // A schema object has a few keywords: found by a scan of its entries rather than
+        // hashed once per keyword looked up (compiling 100 tools stays well under 1 ms).
+        let o = Keywords(o);
         let mut n = Node::default();
         match o.get("type") {
             Some(Value::String(t)) => n.types = type_bits(t),
@@ -280,6 +424,23 @@ impl Compiler<'_> {
         }
         if let Some(c) = o.get("const") {
             n.enum_ = Some(vec![c.clone()]);
+        }
+        if let Some(members) = &n.enum_ {
+            n.mantissas = members
+                .iter()
+                .filter_map(Value::as_f64)
+                .map(|m| {
+                    let e = format!("{:e}", m.abs());
+                    let digits: Vec<u8> = e
+                        .split('e')
+                        .next()
+                        .unwrap_or_default()
+                        .bytes()
+                        .filter(u8::is_ascii_digit)
+                        .collect();
+                    (m, digits.into_boxed_slice())
+                })
+                .collect();
         }
         if let Some(Value::Object(props)) = o.get("properties") {
             for (name, s) in props {
@@ -369,6 +530,42 @@ impl Compiler<'_> {
             v => n.ex_maximum = v.and_then(Value::as_f64),
         }
         n.multiple_of = num("multipleOf").filter(|m| *m > 0.0);
+        if let Some(Value::String(source)) = o.get("pattern") {
+            n.pattern = match self.sources.get(source) {
+                Some(p) => *p,
+                None => {
+                    let p = compile_pattern(source).map(|p| {
+                        self.patterns.push(p);
+                        (self.patterns.len() - 1) as u32
+                    });
+                    self.sources.insert(source.clone(), p);
+                    p
+                }
+            };
+        }
+        for (keyword, of) in [("allOf", Of::All), ("anyOf", Of::Any), ("oneOf", Of::One)] {
+            let Some(Value::Array(branches)) = o.get(keyword) else {
+                continue;
+            };
+            let mut ids = Vec::with_capacity(branches.len());
+            let mut accepts_all = false;
+            for b in branches {
+                match self.node(b, depth + 1) {
+                    Some(id) => ids.push(id),
+                    // A branch that accepts anything: `anyOf` holds; `allOf` loses nothing;
+                    // `oneOf` counts it (a node without keywords).
+                    None if of == Of::One => {
+                        ids.push(self.nodes.len() as Id);
+                        self.nodes.push(Node::default());
+                    }
+                    None => accepts_all = true,
+                }
+            }
+            if of == Of::Any && accepts_all || ids.is_empty() && of != Of::One {
+                continue;
+            }
+            n.combos.push((of, ids));
+        }
         let mut keys: Vec<u32> = (0..n.props.len() as u32)
             .filter(|&i| n.props.get(i as usize).is_some_and(|p| p.declared))
             .collect();
@@ -385,8 +582,19 @@ impl Compiler<'_> {
                 let name = |i: u32| members.get(i as usize).and_then(Value::as_str);
                 name(a).cmp(&name(b))
             });
+            n.member_names = strs
+                .iter()
+                .filter_map(|&i| members.get(i as usize).and_then(Value::as_str))
+                .map(|m| m.as_bytes().into())
+                .collect();
             n.enum_order = strs;
         }
+        n.key_names = n
+            .key_order
+            .iter()
+            .filter_map(|&i| n.props.get(i as usize))
+            .map(|p| p.name.as_bytes().into())
+            .collect();
         n
     }
 }
@@ -475,6 +683,71 @@ pub(crate) struct Validator {
     /// The text of an object or array whose schema's `enum` / `const` holds containers:
     /// the depth it opened at, its node and its text so far (compared at its close).
     capture: Option<(usize, Option<Id>, Vec<u8>)>,
+    /// The DFA state of the string's `pattern` while no match is found yet (`None`: no
+    /// pattern, or it matched).
+    pat: Option<(u32, StateID)>,
+    /// The open values' `anyOf` / `oneOf` / `allOf`, innermost last.
+    sets: Vec<Branches>,
+    /// Most validators this one and its branches may hold at once ([`MAX_BRANCHES`] at
+    /// the top); `reserved`: held by the open sets.
+    budget: usize,
+    reserved: usize,
+}
+
+/// Most branch validators one call holds at once (past it, a combinator is not checked).
+const MAX_BRANCHES: usize = 256;
+
+/// One open value's `anyOf` / `oneOf` / `allOf`: a validator per branch, fed the value's
+/// bytes from its first to its last.
+#[derive(Debug)]
+struct Branches {
+    of: Of,
+    /// Open containers when the value started (it ends when the count is back here).
+    depth: usize,
+    /// The value's path.
+    path: String,
+    subs: Vec<Validator>,
+    /// Why each branch refused the value (`None`: still live).
+    failed: Vec<Option<(String, String)>>,
+    /// Validators held (the branches and what they may hold).
+    reserved: usize,
+}
+
+impl Branches {
+    /// The message of a set none of whose branches accepts the value (`message` at `path`:
+    /// the last branch's reason).
+    fn refused(&self, message: &str, path: &str) -> String {
+        format!(
+            "{}: no branch accepts the value (the last refused it at {path:?}: {message})",
+            self.of.keyword()
+        )
+    }
+
+    /// The value closed: whether its branches' verdicts satisfy the keyword.
+    fn verdict(&self) -> Result<(), (String, String)> {
+        let live = self.failed.iter().filter(|f| f.is_none()).count();
+        match self.of {
+            Of::All => match self.failed.iter().flatten().next() {
+                Some(f) => Err(f.clone()),
+                None => Ok(()),
+            },
+            Of::Any | Of::One if live == 0 => {
+                let (m, p) = self
+                    .failed
+                    .iter()
+                    .flatten()
+                    .last()
+                    .cloned()
+                    .unwrap_or_default();
+                Err((self.refused(&m, &p), self.path.clone()))
+            }
+            Of::One if live > 1 => Err((
+                format!("oneOf: the value matches {live} branches, not exactly one"),
+                self.path.clone(),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Longest container text compared against `enum` / `const` members (longer: not checked).
@@ -483,11 +756,16 @@ const MAX_CAPTURE: usize = 64 * 1024;
 impl Validator {
     pub(crate) fn new(schema: Arc<Compiled>) -> Self {
         let node = schema.root;
+        Self::at(schema, node, String::new(), MAX_BRANCHES)
+    }
+
+    /// A validator of one value against `node`, the value at `path`.
+    fn at(schema: Arc<Compiled>, node: Option<Id>, path: String, budget: usize) -> Self {
         Validator {
             schema,
             lex: Lex::Value,
             frames: Vec::new(),
-            path: String::new(),
+            path,
             node,
             key: false,
             esc: Esc::No,
@@ -501,6 +779,10 @@ impl Validator {
             frac: false,
             exp: false,
             capture: None,
+            pat: None,
+            sets: Vec::new(),
+            budget,
+            reserved: 0,
         }
     }
 
@@ -512,48 +794,195 @@ impl Validator {
             if matches!(self.lex, Lex::Dead | Lex::Done) {
                 return None;
             }
-            // The common case: plain text of a string value not matched against members;
-            // skipped to its next quote or backslash, its characters counted in bulk.
-            if self.lex == Lex::Str
-                && self.esc == Esc::No
-                && !self.matching
-                && !self.key
-                && self.high.is_none()
-                && b != b'"'
-                && b != b'\\'
-            {
-                let rest = text.get(i..).unwrap_or_default();
-                let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
-                let seg = rest.get(..run).unwrap_or_default();
-                let chars = seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64;
-                let max = schema.get(self.node).and_then(|n| n.max_len);
-                if max.is_none_or(|m| self.chars + chars <= m) {
-                    self.chars += chars;
-                    if let Some((_, _, t)) = &mut self.capture {
-                        if t.len() + seg.len() <= MAX_CAPTURE {
-                            t.extend_from_slice(seg);
+            let open = self.sets.len();
+            let run = match self.plain_run(&schema, text, i, b) {
+                0 => {
+                    if let Some((_, _, text)) = &mut self.capture {
+                        if text.len() < MAX_CAPTURE {
+                            text.push(b);
                         } else {
                             self.capture = None;
                         }
                     }
-                    i += run;
-                    continue;
+                    if let Err((message, path)) = self.step(&schema, b) {
+                        self.lex = Lex::Dead;
+                        return Some((i, message, path));
+                    }
+                    1
+                }
+                run => run,
+            };
+            if open > 0 {
+                // The sets open before this text see it (one opened by it saw its byte).
+                let seg = text.get(i..i + run).unwrap_or_default();
+                if let Some((at, message, path)) = self.feed_sets(open, seg) {
+                    self.lex = Lex::Dead;
+                    return Some((i + at, message, path));
+                }
+                if let Err((message, path)) = self.end_sets() {
+                    self.lex = Lex::Dead;
+                    return Some((i, message, path));
                 }
             }
-            if let Some((_, _, text)) = &mut self.capture {
-                if text.len() < MAX_CAPTURE {
-                    text.push(b);
-                } else {
-                    self.capture = None;
-                }
-            }
-            if let Err((message, path)) = self.step(&schema, b) {
-                self.lex = Lex::Dead;
-                return Some((i, message, path));
-            }
-            i += 1;
+            i += run;
         }
         None
+    }
+
+    /// The common case: plain text of a string (no escape, no pattern pending), taken to
+    /// its next quote or backslash in bulk: a value's characters counted only when a
+    /// length bound asks, a key's bytes kept, the names a key or member is matched against
+    /// compared as one slice while all of them share the text's next bytes. The bytes
+    /// taken (0: step byte `b` instead, which finds the exact byte of a mismatch).
+    #[inline]
+    fn plain_run(&mut self, schema: &Compiled, text: &[u8], i: usize, b: u8) -> usize {
+        if !(self.lex == Lex::Str
+            && self.esc == Esc::No
+            && self.pat.is_none()
+            && self.high.is_none()
+            && b != b'"'
+            && b != b'\\')
+        {
+            return 0;
+        }
+        let rest = text.get(i..).unwrap_or_default();
+        let mut run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+        // A value's one-character escapes (not `\u`) stay in the run when nothing but
+        // `minLength` counts its characters: one character each.
+        let mut escapes = 0;
+        if !self.matching && !self.key && schema.get(self.node).is_none_or(|n| n.max_len.is_none())
+        {
+            while rest.get(run) == Some(&b'\\') && rest.get(run + 1).is_some_and(|&e| e != b'u') {
+                run += 2;
+                escapes += 1;
+                let tail = rest.get(run..).unwrap_or_default();
+                run += memchr::memchr2(b'"', b'\\', tail).unwrap_or(tail.len());
+            }
+        }
+        if self.matching {
+            run = self.shared_run(schema, rest.get(..run).unwrap_or_default());
+            if run == 0 {
+                return 0;
+            }
+        }
+        let seg = rest.get(..run).unwrap_or_default();
+        if self.key {
+            self.key_text.extend_from_slice(seg);
+        } else {
+            let n = schema.get(self.node);
+            let max = n.and_then(|n| n.max_len);
+            // Characters are counted only for a length bound (both bounds read `chars`).
+            // (An escape is two bytes, one character.)
+            let chars = if max.is_some() || n.is_some_and(|n| n.min_len.is_some()) {
+                seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64 - escapes
+            } else {
+                0
+            };
+            if max.is_some_and(|m| self.chars + chars > m) {
+                return 0;
+            }
+            self.chars += chars;
+        }
+        if self.matching {
+            self.matched += run;
+        }
+        if let Some((_, _, t)) = &mut self.capture {
+            if t.len() + seg.len() <= MAX_CAPTURE {
+                t.extend_from_slice(seg);
+            } else {
+                self.capture = None;
+            }
+        }
+        run
+    }
+
+    /// How much of `seg` every name still matched shares, as their next bytes (the first
+    /// and the last of the sorted range share what all of them share).
+    fn shared_run(&self, schema: &Compiled, seg: &[u8]) -> usize {
+        let node = if self.key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
+        };
+        let (lo, hi) = self.range;
+        let Some(n) = schema.get(node).filter(|_| lo < hi) else {
+            return 0;
+        };
+        let at = self.matched;
+        let first = n
+            .name(self.key, lo)
+            .and_then(|x| x.get(at..))
+            .unwrap_or_default();
+        let last = n
+            .name(self.key, hi - 1)
+            .and_then(|x| x.get(at..))
+            .unwrap_or_default();
+        first
+            .iter()
+            .zip(last)
+            .zip(seg)
+            .take_while(|((a, b), c)| a == b && a == c)
+            .count()
+    }
+
+    /// Feeds `seg` to the branches of the sets `..open`; the first byte of it at which a
+    /// set can no longer be satisfied.
+    fn feed_sets(&mut self, open: usize, seg: &[u8]) -> Option<Found> {
+        let mut first: Option<Found> = None;
+        for set in self.sets.iter_mut().take(open) {
+            let mut last: Option<Found> = None;
+            for (v, failed) in set.subs.iter_mut().zip(set.failed.iter_mut()) {
+                if failed.is_some() {
+                    continue;
+                }
+                if let Some((at, message, path)) = v.feed(seg) {
+                    let later = match (&last, set.of) {
+                        (None, _) => true,
+                        (Some(l), Of::All) => at < l.0,
+                        (Some(l), _) => at >= l.0,
+                    };
+                    if later {
+                        last = Some((at, message.clone(), path.clone()));
+                    }
+                    *failed = Some((message, path));
+                }
+            }
+            let Some((at, message, path)) = last else {
+                continue;
+            };
+            let dead = match set.of {
+                Of::All => Some((at, message, path)),
+                Of::Any | Of::One => set
+                    .failed
+                    .iter()
+                    .all(Option::is_some)
+                    .then(|| (at, set.refused(&message, &path), set.path.clone())),
+            };
+            if let Some(d) = dead
+                && first.as_ref().is_none_or(|f| d.0 < f.0)
+            {
+                first = Some(d);
+            }
+        }
+        first
+    }
+
+    /// Pops the sets whose value ended: `oneOf`'s "exactly one".
+    fn end_sets(&mut self) -> Result<(), (String, String)> {
+        while let Some(set) = self.sets.last() {
+            // A number or literal ends at the byte after it, which may close its container.
+            let ended = self.frames.len() < set.depth
+                || self.frames.len() == set.depth
+                    && !matches!(self.lex, Lex::Str | Lex::Num | Lex::Lit);
+            if !ended {
+                break;
+            }
+            if let Some(set) = self.sets.pop() {
+                self.reserved = self.reserved.saturating_sub(set.reserved);
+                set.verdict()?;
+            }
+        }
+        Ok(())
     }
 
     /// The text ended with the value (a top-level number closes only here): its checks.
@@ -563,7 +992,21 @@ impl Validator {
         }
         let schema = Arc::clone(&self.schema);
         self.lex = Lex::Done;
-        self.number_end(&schema).err()
+        if let Err(e) = self.number_end(&schema) {
+            return Some(e);
+        }
+        // The sets of the number (the top-level value of a branch's validator).
+        while let Some(mut set) = self.sets.pop() {
+            for (v, failed) in set.subs.iter_mut().zip(set.failed.iter_mut()) {
+                if failed.is_none() {
+                    *failed = v.finish();
+                }
+            }
+            if let Err(e) = set.verdict() {
+                return Some(e);
+            }
+        }
+        None
     }
 
     fn step(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -592,10 +1035,7 @@ impl Validator {
             Lex::ItemOrEnd if b == b']' => self.close(s, b),
             Lex::ItemOrEnd => self.value_start(s, b),
             Lex::KeyOrEnd if b == b'}' => self.close(s, b),
-            Lex::KeyOrEnd | Lex::Key if b == b'"' => {
-                self.key_start(s);
-                Ok(())
-            }
+            Lex::KeyOrEnd | Lex::Key if b == b'"' => self.key_start(s),
             Lex::Colon if b == b':' => {
                 self.lex = Lex::Value;
                 self.node = self.frames.last().and_then(|f| f.child);
@@ -603,6 +1043,14 @@ impl Validator {
             }
             Lex::After => match (b, self.frames.last().map(|f| f.array)) {
                 (b',', Some(true)) => {
+                    // `maxItems`: the comma that promises an element past the bound.
+                    if let Some(f) = self.frames.last()
+                        && let Some(max) = s.get(f.node).and_then(|n| n.max_items)
+                        && f.count >= max
+                    {
+                        let base = self.path.get(..f.path_len).unwrap_or_default().to_owned();
+                        return Err((format!("maxItems: more than {max} items"), base));
+                    }
                     self.lex = Lex::Value;
                     Ok(())
                 }
@@ -634,7 +1082,7 @@ impl Validator {
             let n = s.get(f.node);
             self.path.truncate(f.path_len);
             let base = f.path_len;
-            let _ = write!(self.path, "/{idx}");
+            push_index(&mut self.path, idx);
             self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
                 Some(p) => *p,
                 None => n.items,
@@ -646,6 +1094,7 @@ impl Validator {
                 return Err((format!("maxItems: more than {max} items"), base));
             }
         }
+        let depth = self.frames.len();
         let kind = match b {
             b'{' => OBJ,
             b'[' => ARR,
@@ -712,6 +1161,9 @@ impl Validator {
                     .filter(|n| n.enum_.is_some())
                     .map(|n| n.enum_order.len() as u32);
                 self.string_start(members);
+                self.pat = node
+                    .and_then(|n| n.pattern)
+                    .and_then(|i| s.patterns.get(i as usize).map(|p| (i, p.start)));
             }
             b't' | b'f' | b'n' => self.lex = Lex::Lit,
             _ => {
@@ -720,7 +1172,57 @@ impl Validator {
                 self.frac = false;
                 self.exp = false;
                 self.lex = Lex::Num;
+                self.number_reach(s)?;
             }
+        }
+        if node.is_some_and(|n| !n.combos.is_empty()) {
+            return self.open_sets(s, depth, b);
+        }
+        Ok(())
+    }
+
+    /// A value whose node has `anyOf` / `oneOf` / `allOf` opened with byte `b`: a
+    /// validator per branch, fed `b`. A set that does not fit the budget is not checked.
+    fn open_sets(&mut self, s: &Compiled, depth: usize, b: u8) -> Result<(), (String, String)> {
+        let Some(n) = s.get(self.node) else {
+            return Ok(());
+        };
+        for (of, branches) in &n.combos {
+            let k = branches.len();
+            let free = self.budget.saturating_sub(self.reserved);
+            if k > free {
+                continue;
+            }
+            let each = (free - k) / k.max(1);
+            let mut set = Branches {
+                of: *of,
+                depth,
+                path: self.path.clone(),
+                subs: Vec::with_capacity(k),
+                failed: Vec::with_capacity(k),
+                reserved: k * (1 + each),
+            };
+            for &id in branches {
+                let mut v =
+                    Validator::at(Arc::clone(&self.schema), Some(id), self.path.clone(), each);
+                let failed = v.feed(&[b]).map(|(_, m, p)| (m, p));
+                set.subs.push(v);
+                set.failed.push(failed);
+            }
+            let (message, path) = match set.failed.iter().flatten().last() {
+                Some(f) => f.clone(),
+                None => Default::default(),
+            };
+            let live = set.failed.iter().filter(|f| f.is_none()).count();
+            match of {
+                Of::All if live < k => return Err((message, path)),
+                Of::Any | Of::One if live == 0 => {
+                    return Err((set.refused(&message, &path), set.path.clone()));
+                }
+                _ => {}
+            }
+            self.reserved += set.reserved;
+            self.sets.push(set);
         }
         Ok(())
     }
@@ -728,6 +1230,7 @@ impl Validator {
     /// A string opens; `names`: how many names it must be a prefix of (none: unmatched).
     fn string_start(&mut self, names: Option<u32>) {
         self.lex = Lex::Str;
+        self.pat = None;
         self.esc = Esc::No;
         self.high = None;
         self.chars = 0;
@@ -736,7 +1239,8 @@ impl Validator {
         self.range = (0, names.unwrap_or(0));
     }
 
-    fn key_start(&mut self, s: &Compiled) {
+    /// A key opens; with no name allowed at all, its quote is refused.
+    fn key_start(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         self.key = true;
         self.key_text.clear();
         let f = self.frames.last();
@@ -745,6 +1249,13 @@ impl Validator {
             .filter(|n| n.additional == Additional::Forbidden)
             .map(|n| n.key_order.len() as u32);
         self.string_start(names);
+        if names == Some(0) {
+            return Err((
+                "additionalProperties: the object may have no property".to_owned(),
+                self.path_of_frame(),
+            ));
+        }
+        Ok(())
     }
 
     fn string_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
@@ -854,6 +1365,23 @@ impl Validator {
         if self.key {
             self.key_text.push(b);
         }
+        if let Some((i, state)) = self.pat
+            && let Some(p) = s.patterns.get(i as usize)
+        {
+            let next = p.dfa.next_state(state, b);
+            if p.dfa.is_match_state(next) {
+                // A match is found: the rest of the string cannot undo it.
+                self.pat = None;
+            } else if p.dfa.is_dead_state(next) || p.dfa.is_quit_state(next) {
+                self.pat = None;
+                return Err((
+                    format!("pattern: the string cannot match {:?}", p.source),
+                    self.path.clone(),
+                ));
+            } else {
+                self.pat = Some((i, next));
+            }
+        }
         if !self.matching {
             return Ok(());
         }
@@ -876,6 +1404,16 @@ impl Validator {
         if hi == lo + 1 {
             // One name left (the usual case after a byte or two): compare.
             if byte(lo) == Some(b) {
+                return Ok(());
+            }
+            self.range = (lo, lo);
+            return Err(self.mismatch(s));
+        }
+        // All names of the range share this byte (the first and the last do: they are
+        // sorted), as in a common prefix: one compare.
+        let shared = byte(lo);
+        if shared.is_some() && shared == byte(hi.saturating_sub(1)) {
+            if shared == Some(b) {
                 return Ok(());
             }
             self.range = (lo, lo);
@@ -934,15 +1472,22 @@ impl Validator {
             }
         }
         if self.key {
-            let key = String::from_utf8_lossy(&self.key_text);
+            let key = match std::str::from_utf8(&self.key_text) {
+                Ok(k) => std::borrow::Cow::Borrowed(k),
+                Err(_) => String::from_utf8_lossy(&self.key_text),
+            };
             if let Some(f) = self.frames.last_mut() {
                 self.path.truncate(f.path_len);
                 self.path.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => self.path.push_str("~0"),
-                        '/' => self.path.push_str("~1"),
-                        c => self.path.push(c),
+                if memchr::memchr2(b'~', b'/', key.as_bytes()).is_none() {
+                    self.path.push_str(&key);
+                } else {
+                    for c in key.chars() {
+                        match c {
+                            '~' => self.path.push_str("~0"),
+                            '/' => self.path.push_str("~1"),
+                            c => self.path.push(c),
+                        }
                     }
                 }
                 let n = s.get(f.node);
@@ -984,6 +1529,15 @@ impl Validator {
                 self.path.clone(),
             ));
         }
+        if let Some((i, state)) = self.pat.take()
+            && let Some(p) = s.patterns.get(i as usize)
+            && !p.dfa.is_match_state(p.dfa.next_eoi_state(state))
+        {
+            return Err((
+                format!("pattern: the string does not match {:?}", p.source),
+                self.path.clone(),
+            ));
+        }
         self.lex = Lex::After;
         Ok(())
     }
@@ -998,18 +1552,58 @@ impl Validator {
         match b {
             b'.' => self.frac = true,
             b'e' | b'E' => self.exp = true,
-            b'1'..=b'9' if self.frac && !self.exp => {
-                if let Some(n) = s.get(self.node)
-                    && n.types & NUM == 0
-                    && n.types & INT != 0
-                {
-                    return Err((
-                        "type: a number with a fraction is not an integer".to_owned(),
-                        self.path.clone(),
-                    ));
-                }
-            }
+            b'0'..=b'9' if !self.exp => return self.number_reach(s),
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The number's text so far (no exponent yet): refused when no number it can still
+    /// become meets its bounds or its `enum` / `const`.
+    fn number_reach(&self, s: &Compiled) -> Result<(), (String, String)> {
+        let Some(n) = s.get(self.node) else {
+            return Ok(());
+        };
+        let numeric_enum = n.enum_.is_some();
+        let bounded = n.minimum.is_some()
+            || n.maximum.is_some()
+            || n.ex_minimum.is_some()
+            || n.ex_maximum.is_some();
+        if !bounded && !numeric_enum || self.exp || self.num.len() > MAX_NUMBER {
+            return Ok(());
+        }
+        // A number of a sign whose side has no bound grows past any bound of the other.
+        let negative = self.num.starts_with('-');
+        let far = if negative {
+            n.minimum.is_some() || n.ex_minimum.is_some()
+        } else {
+            n.maximum.is_some() || n.ex_maximum.is_some()
+        };
+        if !numeric_enum && !far {
+            return Ok(());
+        }
+        let reach = Reach::of(&self.num, n.types & NUM == 0 && n.types & INT != 0);
+        if numeric_enum
+            && let Some(members) = &n.enum_
+            && !n
+                .mantissas
+                .iter()
+                .any(|(m, digits)| reach.can_be(*m, digits))
+        {
+            let what = if members.len() == 1 { "const" } else { "enum" };
+            return Err((
+                format!("{what}: no allowed value is a number starting {}", self.num),
+                self.path.clone(),
+            ));
+        }
+        if bounded && !reach.meets(n) {
+            return Err((
+                format!(
+                    "minimum/maximum: no number starting {} is within the bounds",
+                    self.num
+                ),
+                self.path.clone(),
+            ));
         }
         Ok(())
     }
@@ -1026,7 +1620,7 @@ impl Validator {
             return Ok(());
         };
         let err = |m: String| Err((m, self.path.clone()));
-        if self.exp && n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
+        if n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
             return err("type: the number is not an integer".to_owned());
         }
         if let Some(members) = &n.enum_
@@ -1124,6 +1718,162 @@ impl Validator {
         };
         Ok(())
     }
+}
+
+/// The numbers a number's text can still become, before its exponent: its sign, and
+/// its significant digits so far (any value whose digits start with them, at any
+/// magnitude, since more digits and an exponent may follow).
+struct Reach {
+    negative: bool,
+    /// Significant digits (leading zeros dropped; none: zero so far), `len` of them.
+    digits: [u8; MAX_NUMBER],
+    len: usize,
+    /// Only integers count.
+    integer: bool,
+}
+
+impl Reach {
+    fn of(text: &str, integer: bool) -> Self {
+        let mut r = Reach {
+            negative: text.starts_with('-'),
+            digits: [0; MAX_NUMBER],
+            len: 0,
+            integer,
+        };
+        for &b in text.as_bytes() {
+            if b.is_ascii_digit()
+                && (r.len > 0 || b != b'0')
+                && let Some(slot) = r.digits.get_mut(r.len)
+            {
+                *slot = b;
+                r.len += 1;
+            }
+        }
+        r
+    }
+
+    fn digits(&self) -> &[u8] {
+        self.digits.get(..self.len).unwrap_or_default()
+    }
+
+    /// Whether the text can still become `m` (`mantissa`: its significant digits).
+    fn can_be(&self, m: f64, mantissa: &[u8]) -> bool {
+        if self.integer && m.fract() != 0.0 {
+            return false;
+        }
+        if self.len == 0 {
+            return m == 0.0 || (m < 0.0) == self.negative;
+        }
+        if m == 0.0 || (m < 0.0) != self.negative {
+            return false;
+        }
+        // `m`'s significant digits: those of the text start them, or are them plus zeros.
+        let q = self.digits();
+        mantissa.starts_with(q)
+            || q.strip_prefix(mantissa)
+                .is_some_and(|rest| rest.iter().all(|&b| b == b'0'))
+    }
+
+    /// Whether some number it can become is within `n`'s bounds. Conservative: `true`
+    /// whenever the arithmetic would not be exact.
+    fn meets(&self, n: &Node) -> bool {
+        let lo = bound(n.minimum, n.ex_minimum, f64::max);
+        let hi = bound(n.maximum, n.ex_maximum, f64::min);
+        // On the positive side: a negative number's magnitude within the bounds of -x.
+        let (lo, hi) = if self.negative {
+            (hi.map(|(v, o)| (-v, o)), lo.map(|(v, o)| (-v, o)))
+        } else {
+            (lo, hi)
+        };
+        let (lo, lo_open) = lo.unwrap_or((f64::NEG_INFINITY, false));
+        let (hi, hi_open) = hi.unwrap_or((f64::INFINITY, false));
+        // Some x in [a, b) (`b_open`) or [a, b] within the bounds (an integer if asked).
+        let fits = |a: f64, b: f64, b_open: bool| -> bool {
+            let (a, a_open) = if a > lo || a == lo && !lo_open {
+                (a, false)
+            } else {
+                (lo, lo_open)
+            };
+            let (b, b_open) = if b < hi || b == hi && (b_open || !hi_open) {
+                (b, b_open)
+            } else {
+                (hi, hi_open)
+            };
+            if self.integer {
+                let mut k = a.ceil();
+                if k == a && a_open {
+                    k += 1.0;
+                }
+                k < b || k == b && !b_open
+            } else {
+                a < b || a == b && !a_open && !b_open
+            }
+        };
+        if self.len == 0 {
+            // Zero so far: zero or any magnitude.
+            return fits(0.0, f64::INFINITY, false);
+        }
+        if !hi.is_finite() || self.len > 15 {
+            return true;
+        }
+        // The magnitudes whose digits start with D: [D, D + 1) * 10^k, each end one
+        // correctly rounded operation on exact values (D < 2^53, 10^|k| <= 10^22).
+        let d = self
+            .digits()
+            .iter()
+            .fold(0u64, |acc, &b| acc * 10 + u64::from(b - b'0')) as f64;
+        for k in -22i32..=22 {
+            let p = 10f64.powi(k.abs());
+            let (a, b) = if k >= 0 {
+                (d * p, (d + 1.0) * p)
+            } else {
+                (d / p, (d + 1.0) / p)
+            };
+            if fits(a, b, true) {
+                return true;
+            }
+        }
+        // Not tried: magnitudes past 10^22 (a bound that large: can't tell) and below
+        // 10^-7 (integers cannot; reals when the bounds hold such a magnitude).
+        hi >= 1e21 || !self.integer && lo < 1e-6 && hi > 0.0
+    }
+}
+
+/// The tighter of an inclusive and an exclusive bound (`pick`: max for lower bounds),
+/// and whether it is exclusive.
+fn bound(
+    inclusive: Option<f64>,
+    exclusive: Option<f64>,
+    pick: fn(f64, f64) -> f64,
+) -> Option<(f64, bool)> {
+    match (inclusive, exclusive) {
+        (Some(i), Some(e)) => {
+            let t = pick(i, e);
+            Some((t, t == e))
+        }
+        (Some(i), None) => Some((i, false)),
+        (None, Some(e)) => Some((e, true)),
+        (None, None) => None,
+    }
+}
+
+/// Appends `/idx` to a JSON Pointer (no formatting machinery per array element).
+fn push_index(path: &mut String, idx: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut v = idx;
+    loop {
+        i -= 1;
+        if let Some(d) = buf.get_mut(i) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        v /= 10;
+        if v == 0 || i == 0 {
+            break;
+        }
+    }
+    path.push('/');
+    path.push_str(std::str::from_utf8(buf.get(i..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// JSON equality with numbers compared by value (`1` equals `1.0`).

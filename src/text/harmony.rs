@@ -518,7 +518,9 @@ impl Harmony {
 pub(crate) const ROW: Row = Row {
     format: Format::Harmony,
     name: "harmony",
-    aliases: &["openai"],
+    // Not vLLM's parser name `openai`: as a `--format` it would read an OpenAI stream as
+    // gpt-oss text; `openai` stays an error that offers `openai-chat` / `openai-responses`.
+    aliases: &[],
     about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
     engine: Builtin::Harmony,
     detect: &[

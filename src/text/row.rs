@@ -177,7 +177,7 @@ mod tests {
 
     /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:
     /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
-    /// (vLLM runs both on its Qwen3 XML parser), `openai` (gpt-oss harmony),
+    /// (vLLM runs both on its Qwen3 XML parser) (not `openai`, vLLM's harmony: see its row),
     /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`, `ling3` and
     /// `poolside_v1` (GLM's calls), `zaya_xml`.
     #[test]
@@ -188,7 +188,6 @@ mod tests {
             ("llama4_json", Format::LlamaJson),
             ("mimo", Format::QwenXml),
             ("step3p5", Format::QwenXml),
-            ("openai", Format::Harmony),
             ("qwen3_json", Format::Hermes),
             ("granite_toolcall_parser", Format::Granite),
             ("ling3", Format::Glm),
