@@ -109,7 +109,10 @@ fn retained_factor(format: Format) -> usize {
         | Format::HyV3
         | Format::GigaChat35
         | Format::MiniCpm5
-        | Format::Step3 => 2,
+        | Format::Step3
+        | Format::Zaya1
+        | Format::K2Horizon
+        | Format::Dots => 2,
         _ => 1,
     }
 }

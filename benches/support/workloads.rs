@@ -113,6 +113,12 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::MiniCpm5 => minicpm5,
         Format::Step3 => step3,
         Format::Inkling => inkling,
+        Format::Zaya1 => zaya1,
+        Format::K2Horizon => k2_horizon,
+        Format::Plamo3 => plamo3,
+        Format::Ernie45 => ernie45,
+        Format::Granite20bFc => granite_20b_fc,
+        Format::Dots => dots,
         _ => return None,
     })
 }
@@ -858,6 +864,62 @@ fn kimi_k2(shape: Shape) -> Workload {
         format!(
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{a}<|tool_call_end|><|tool_calls_section_end|>"
         )
+    })
+}
+
+fn zaya1(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<zyphra_tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</zyphra_tool_call>"
+        )
+    })
+}
+
+fn k2_horizon(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "<ifm|tool_calls><ifm|tool_call>write_file<ifm|arg_key>path</ifm|arg_key><ifm|arg_value>notes.txt</ifm|arg_value><ifm|arg_key>content</ifm|arg_key><ifm|arg_value>{c}</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
+        )
+    })
+}
+
+fn dots(shape: Shape) -> Workload {
+    xml_params(shape, |c| {
+        format!(
+            "\n<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</dots_function_call>"
+        )
+    })
+}
+
+fn plamo3(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!(
+            "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>write_file<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{a}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>"
+        )
+    })
+}
+
+fn ernie45(shape: Shape) -> Workload {
+    let args = shape_args(shape);
+    let call =
+        format!("\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>");
+    text(
+        &[
+            (
+                "<think>\nThe user wants a file.\n</think>\n\n<response>\n",
+                5,
+            ),
+            (&prose(shape), 5),
+            ("\n</response>", 5),
+            (&call, shape.piece),
+        ],
+        args.len(),
+    )
+}
+
+fn granite_20b_fc(shape: Shape) -> Workload {
+    marked(shape, |a| {
+        format!("<function_call> {{\"name\": \"write_file\", \"arguments\": {a}}}<|endoftext|>")
     })
 }
 

@@ -47,8 +47,11 @@ pub struct MarkerSet {
     /// The markers: a built-in syntax's own (`&'static str`, kept without a copy) or
     /// given at run time.
     markers: Vec<std::borrow::Cow<'static, str>>,
-    /// Distinct first bytes of the markers.
-    firsts: Vec<u8>,
+    /// Distinct first bytes of the markers, when there are at most three (what the
+    /// vector search takes; held inline: a set costs one allocation, its markers).
+    firsts: [u8; 3],
+    /// How many distinct first bytes the markers have (counted up to 4: "more").
+    n_firsts: usize,
     /// `table[b]`: some marker starts with byte `b`.
     table: [bool; 256],
     max_len: usize,
@@ -86,20 +89,25 @@ impl MarkerSet {
             .filter(|m| !m.is_empty())
             .collect();
         let mut table = [false; 256];
-        let mut firsts = Vec::new();
+        let mut firsts = [0; 3];
+        let mut n_firsts = 0;
         for m in &markers {
             if let Some(&b) = m.as_bytes().first()
                 && let Some(slot) = table.get_mut(usize::from(b))
                 && !*slot
             {
                 *slot = true;
-                firsts.push(b);
+                if let Some(f) = firsts.get_mut(n_firsts) {
+                    *f = b;
+                }
+                n_firsts = (n_firsts + 1).min(4);
             }
         }
         let max_len = markers.iter().map(|m| m.len()).max().unwrap_or(0);
         MarkerSet {
             markers,
             firsts,
+            n_firsts,
             table,
             max_len,
         }
@@ -136,11 +144,12 @@ impl MarkerSet {
                 .position(|b| self.table.get(usize::from(*b)).copied().unwrap_or(false))
                 .map(|o| from + o);
         }
-        let off = match self.firsts.as_slice() {
-            [] => None,
-            [a] => crate::scan::find::find1(*a, rest),
-            [a, b] => crate::scan::find::find2(*a, *b, rest),
-            [a, b, c] => crate::scan::find::find3(*a, *b, *c, rest),
+        let [a, b, c] = self.firsts;
+        let off = match self.n_firsts {
+            0 => None,
+            1 => crate::scan::find::find1(a, rest),
+            2 => crate::scan::find::find2(a, b, rest),
+            3 => crate::scan::find::find3(a, b, c, rest),
             _ => rest
                 .iter()
                 .position(|b| self.table.get(usize::from(*b)).copied().unwrap_or(false)),
