@@ -200,6 +200,7 @@
 //! | `json_block` | with `json_body`: `[open, close]` tags around that object (XTML's `<\|open\|>json type="object"<\|sep\|>` .. `<\|close\|>json<\|sep\|>`; the open tag begins with `<`); absent: a bare `{` |
 //! | `py_literals` | Python's `True`/`False`/`None` are JSON values without a schema |
 //! | `entities` | XML character references in values are decoded |
+//! | `cdata` | a value written as `<![CDATA[..]]>` (whitespace around it allowed) is the string of its content, verbatim (tags in it are content) |
 //! | `attr_entities` | `&quot;` and `&amp;` in a function name or key are decoded (XTML escapes its attribute values) |
 //! | `name_sep` | a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too) |
 //! | `tag_params` | parameters are named by their tags and nest (MiniMax M3's `]<]minimax[>[<city>Paris]<]minimax[>[</city>`; child elements make an object, `<item>` children an array). The engine reads every tag in a call as `param_open` (`P`), a name and `>`, and knows the call and section by the names `invoke` and `tool_call`: so `call_open` must be `P` then `invoke name="`, `call_close` `P` then `/invoke>`, `param_close` `P` then `/`, each section `P` then `tool_call>` and `P` then `/tool_call>`, `name_end` `"quote"`, `key_end` `"gt"`, and `kind_attr`, `attrs_end` and `json_body` left at their defaults |

@@ -274,6 +274,7 @@ fn xml_spelling(t: &XmlTable) -> Map<String, Value> {
         ("json_body", t.json_body),
         ("py_literals", t.py_literals),
         ("entities", t.entities),
+        ("cdata", t.cdata),
         ("attr_entities", t.attr_entities),
         ("tag_params", t.tag_params),
     ] {

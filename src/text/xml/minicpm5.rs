@@ -17,10 +17,11 @@
 //!   Without a schema a value is a JSON string unless its complete trimmed text parses
 //!   as a JSON non-string; Python's `True`, `False`, `None` are `true`, `false`, `null`
 //!   (vLLM falls back to Python literals).
+//! - A value written as `<![CDATA[..]]>` (whitespace around it is layout) is the
+//!   string of its content, verbatim: tags in it (`</param>` too) are content.
 //! - Not read (vLLM's parser repairs them): single-quoted names (`name='f'`), the
-//!   collapsed `<functionname="f">`, tokenizer `Ġ`/`Ċ` bytes, `<![CDATA[..]]>` values
-//!   (kept as written), `properties`/`arguments` wrapper parameters and its tool-name
-//!   aliases; vLLM also drops calls to tools that were not declared (here every call is
+//!   collapsed `<functionname="f">`, tokenizer `Ġ`/`Ċ` bytes,
+//!   `properties`/`arguments` wrapper parameters and its tool-name aliases; vLLM also drops calls to tools that were not declared (here every call is
 //!   reported).
 //! - Reasoning: `<think>…</think>`.
 
@@ -43,6 +44,7 @@ pub(crate) const DIALECT: Dialect = Dialect {
     param_close: "</param>",
     trim_newline: true,
     py_literals: true,
+    cdata: true,
     reasoning: THINK,
     ..PLAIN
 };

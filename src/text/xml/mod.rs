@@ -152,6 +152,10 @@ pub(crate) struct Dialect {
     pub(crate) py_literals: bool,
     /// XML character references in values (`&lt;`, `&amp;`, `&#60;`, ...) are decoded.
     pub(crate) entities: bool,
+    /// A value written as a CDATA section (`<![CDATA[..]]>`, whitespace around it
+    /// allowed) is the string of its content, read verbatim: markup and tags in it
+    /// (`</param>` too) are content, nothing in it is decoded.
+    pub(crate) cdata: bool,
     /// `&quot;` and `&amp;` in a function name or key are decoded (XTML escapes its
     /// attribute values).
     pub(crate) attr_entities: bool,
@@ -205,6 +209,7 @@ pub(crate) const PLAIN: Dialect = Dialect {
     json_block: None,
     py_literals: false,
     entities: false,
+    cdata: false,
     attr_entities: false,
     tag_params: false,
     reasoning: &[],
@@ -265,6 +270,7 @@ pub(crate) struct Table {
     pub(crate) json_block: Option<Pair>,
     pub(crate) py_literals: bool,
     pub(crate) entities: bool,
+    pub(crate) cdata: bool,
     pub(crate) attr_entities: bool,
     pub(crate) tag_params: bool,
     pub(crate) reasoning: Vec<Pair>,
@@ -305,6 +311,7 @@ impl From<&'static Dialect> for Table {
                 .map(|(o, c)| (Cow::Borrowed(o), Cow::Borrowed(c))),
             py_literals: d.py_literals,
             entities: d.entities,
+            cdata: d.cdata,
             attr_entities: d.attr_entities,
             tag_params: d.tag_params,
             reasoning: pairs(d.reasoning),
@@ -489,9 +496,27 @@ enum St {
     JsonTag {
         close: bool,
     },
+    /// Inside a [CDATA](Dialect::cdata) value's content, up to `]]>`.
+    Cdata,
     /// Malformed: collecting raw text until the end marker.
     Skip(ErrorKind),
 }
+
+/// Where a value stands with a [CDATA section](Dialect::cdata).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cdata {
+    /// None can begin (the dialect reads none, or the value began otherwise).
+    Off,
+    /// The value may still begin with one: its text so far (whitespace and a prefix of
+    /// [`CDATA_OPEN`]) is held in [`XmlCalls::pre`].
+    May,
+    /// The section closed: whitespace after it is layout (held in `held`), other text
+    /// goes on the string.
+    After,
+}
+
+/// Opens a CDATA section.
+const CDATA_OPEN: &str = "<![CDATA[";
 
 /// How a value is being emitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -560,6 +585,12 @@ pub(crate) struct XmlCalls {
     lead: bool,
     /// A `\n` held at the end of a string value (stripped before its end marker).
     nl: bool,
+    /// The value and a [CDATA section](Dialect::cdata).
+    cdata: Cdata,
+    /// `]` bytes at the end of a CDATA piece that may begin its `]]>` (not yet content).
+    cdata_br: u8,
+    /// The value's text while it may still open a CDATA section.
+    pre: String,
     held: String,
     json: JsonScanner,
     json_end: Option<usize>,
@@ -581,7 +612,12 @@ reads_chars!(XmlCalls;
         // Inside a string value most pieces are only more of it (no marker held, no byte
         // that can start one): what `run` does with them, without its layers. A
         // character cut by the feed's end is held, and completed, as `feed_chars` does.
-        if self.st == St::Value && self.v == V::Str && !self.lead && self.matcher.held() == 0 {
+        if self.st == St::Value
+            && self.v == V::Str
+            && !self.lead
+            && self.cdata == Cdata::Off
+            && self.matcher.held() == 0
+        {
             self.feed_value(bytes, calls, out);
         } else {
             self.feed_chars(bytes, calls, out);
@@ -645,6 +681,9 @@ impl XmlCalls {
             v: V::Undecided,
             lead: true,
             nl: false,
+            cdata: Cdata::Off,
+            cdata_br: 0,
+            pre: String::new(),
             held: String::new(),
             json: JsonScanner::with_max_depth(limits.max_depth),
             json_end: None,
@@ -665,6 +704,7 @@ impl XmlCalls {
             + self.func.capacity()
             + self.attrs.capacity()
             + self.held.capacity()
+            + self.pre.capacity()
             + self.stray.retained()
             + self.entity.capacity()
             + self.again.capacity()
@@ -952,8 +992,15 @@ impl XmlCalls {
                         }
                     }
                     self.matcher = matcher;
+                    if self.st == St::Cdata && self.matcher.held() > 0 {
+                        // A CDATA section opened in text the matcher gave while it held
+                        // the start of a tag after it: that is content.
+                        let held = self.matcher.finish().to_owned();
+                        self.steps(&held, calls, out);
+                    }
                 }
                 St::After => self.after(&mut s, out),
+                St::Cdata => self.cdata_step(&mut s),
                 St::JsonTag { close } => self.json_tag(close, &mut s, calls, out),
                 St::Tag { value } => {
                     let (part, rest) = match s.find(['>', '\n', '<']) {
@@ -1389,6 +1436,13 @@ impl XmlCalls {
         self.v = V::Undecided;
         self.lead = self.d.trim_newline;
         self.nl = false;
+        self.cdata = if self.d.cdata && !self.d.tag_params {
+            Cdata::May
+        } else {
+            Cdata::Off
+        };
+        self.cdata_br = 0;
+        self.pre.clear();
         self.held.clear();
         self.json_end = None;
         if self.kind == ValueKind::String && !self.d.tag_params {
@@ -1589,6 +1643,7 @@ impl XmlCalls {
         self.v = V::Undecided;
         self.lead = false;
         self.nl = false;
+        self.cdata = Cdata::Off;
         self.held.clear();
         self.json_end = None;
         self.args(calls, out);
@@ -1677,6 +1732,22 @@ impl XmlCalls {
         if t.is_empty() {
             return;
         }
+        match self.cdata {
+            Cdata::Off => {}
+            Cdata::May => return self.cdata_may(t, calls, out),
+            Cdata::After => {
+                if t.trim_start_matches(is_ws).is_empty() && self.held.len() <= self.max_args {
+                    self.held.push_str(t);
+                    return;
+                }
+                // Text after the section: more of the string, the whitespace before it too.
+                self.cdata = Cdata::Off;
+                let held = std::mem::take(&mut self.held);
+                escape_into(&mut self.buf, &held);
+                self.held = held;
+                self.held.clear();
+            }
+        }
         match self.v {
             V::Undecided => {
                 let body = t.trim_start_matches(is_ws);
@@ -1732,6 +1803,113 @@ impl XmlCalls {
             }
             V::Str => self.string_text(t),
         }
+    }
+
+    /// Value text while the value may still open a [CDATA section](Dialect::cdata):
+    /// held while it is whitespace and a prefix of [`CDATA_OPEN`]; the section opens
+    /// once that is complete, otherwise the held text is the value's as usual.
+    #[cold]
+    fn cdata_may(&mut self, t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.pre.push_str(t);
+        let body = self.pre.trim_start_matches(is_ws);
+        if body.len() >= CDATA_OPEN.len() {
+            if let Some(content) = body.strip_prefix(CDATA_OPEN) {
+                // The whitespace before the section is layout; the value is a string.
+                let content = content.to_owned();
+                self.cdata = Cdata::Off;
+                self.pre.clear();
+                if self.v != V::Str {
+                    self.v = V::Str;
+                    self.buf.push('"');
+                }
+                self.cdata_br = 0;
+                self.st = St::Cdata;
+                let mut rest = content.as_str();
+                self.cdata_content(&mut rest);
+                if !rest.is_empty() {
+                    // The section closed within the held text: what follows is value
+                    // text again (no marker can be in it: the matcher gave it as text).
+                    self.value_chars(rest, calls, out);
+                }
+                return;
+            }
+        } else if CDATA_OPEN.starts_with(body) && self.pre.len() <= self.max_args {
+            return;
+        }
+        self.cdata_off(calls, out);
+    }
+
+    /// The value does not open a CDATA section: its held text is read as usual.
+    fn cdata_off(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.cdata = Cdata::Off;
+        let pre = std::mem::take(&mut self.pre);
+        if !pre.is_empty() {
+            self.value_chars(&pre, calls, out);
+        }
+        self.pre = pre;
+        self.pre.clear();
+    }
+
+    /// [`St::Cdata`] in the scan: the section's content from the start of `s` (its bytes
+    /// to the raw text), through its `]]>`.
+    fn cdata_step(&mut self, s: &mut &str) {
+        let (taken, rest) = {
+            let mut rest = *s;
+            self.cdata_content(&mut rest);
+            (s.len() - rest.len(), rest)
+        };
+        self.raw.push(s.get(..taken).unwrap_or_default());
+        *s = rest;
+    }
+
+    /// CDATA content from the start of `s` (advanced past what was read: all of it, or
+    /// through the `]]>` that closes the section, which ends [`St::Cdata`]); the content
+    /// goes to the string verbatim, a `]` that may begin `]]>` held until it is known.
+    fn cdata_content(&mut self, s: &mut &str) {
+        let mut rest = *s;
+        loop {
+            if self.cdata_br > 0 {
+                match rest.as_bytes().first() {
+                    None => break,
+                    Some(b']') => {
+                        if self.cdata_br == 2 {
+                            // `]]]`: the first is content.
+                            self.buf.push(']');
+                        }
+                        self.cdata_br = 2;
+                        rest = rest.get(1..).unwrap_or_default();
+                        continue;
+                    }
+                    Some(b'>') if self.cdata_br == 2 => {
+                        rest = rest.get(1..).unwrap_or_default();
+                        self.cdata_br = 0;
+                        self.cdata = Cdata::After;
+                        self.held.clear();
+                        self.st = St::Value;
+                        break;
+                    }
+                    Some(_) => {
+                        for _ in 0..self.cdata_br {
+                            self.buf.push(']');
+                        }
+                        self.cdata_br = 0;
+                    }
+                }
+            }
+            match memchr::memchr(b']', rest.as_bytes()) {
+                None => {
+                    escape_into(&mut self.buf, rest);
+                    rest = "";
+                    break;
+                }
+                Some(i) => {
+                    escape_into(&mut self.buf, rest.get(..i).unwrap_or_default());
+                    self.cdata_br = 1;
+                    rest = rest.get(i + 1..).unwrap_or_default();
+                }
+            }
+        }
+        *s = rest;
     }
 
     /// The Python literal a held value is, if complete.
@@ -1872,6 +2050,15 @@ impl XmlCalls {
 
     /// The value ended (at a marker).
     fn value_end(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        match self.cdata {
+            Cdata::Off => {}
+            Cdata::May => self.cdata_off(calls, out),
+            Cdata::After => {
+                // Whitespace after the section is layout.
+                self.cdata = Cdata::Off;
+                self.held.clear();
+            }
+        }
         if !self.entity.is_empty() {
             // A `&` that no reference followed: text as it is.
             let held = std::mem::take(&mut self.entity);

@@ -107,3 +107,44 @@ fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
         )],
     );
 }
+
+#[test]
+fn cdata_values_are_unwrapped() {
+    // Issue 33: a `<![CDATA[..]]>` value kept its wrapper (`"<![CDATA[x]]>"`). Its content
+    // is the value, verbatim: a tag in it is content; whitespace around it is layout.
+    check_fixtures(
+        Format::MiniCpm5,
+        &[
+            fx(
+                "markup, a `]` before the close, a close tag inside, text after the section",
+                "<function name=\"f\"><param name=\"a\"><![CDATA[x <b> ]]&y]]]></param><param name=\"b\">\n<![CDATA[</param> \"q\"\n]]>\n</param><param name=\"c\"> <![CDATA[1]]> z</param></function> ok",
+                vec![
+                    call(
+                        0,
+                        "f",
+                        r#"{"a":"x <b> ]]&y]","b":"</param> \"q\"\n","c":"1 z"}"#,
+                    ),
+                    one(t(" ok")),
+                ],
+            ),
+            fx(
+                "a prefix of the opener is text of the value",
+                "<function name=\"f\"><param name=\"a\"><![CD</param><param name=\"b\"><![CDATAx</param></function>",
+                vec![call(0, "f", r#"{"a":"<![CD","b":"<![CDATAx"}"#)],
+            ),
+            fx(
+                "cut off inside the section",
+                "<function name=\"f\"><param name=\"a\"><![CDATA[x]",
+                vec![
+                    one(start(0, "f")),
+                    one(args(0, r#"{"a":"x"#)),
+                    one(err(
+                        Cut,
+                        Some(0),
+                        "<function name=\"f\"><param name=\"a\"><![CDATA[x]",
+                    )),
+                ],
+            ),
+        ],
+    );
+}
