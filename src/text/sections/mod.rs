@@ -26,7 +26,9 @@
 //! Rules:
 //!
 //! - Start: V3.1 at `<｜tool▁sep｜>` (the name is what came before it); V3 at the newline
-//!   after the name. A V3 name that runs into a `<` is malformed there: the `<` is read
+//!   after the name. A V3 name holding whitespace, a quote, `=` or a brace (an attribute
+//!   or a JSON object lost into the name line) is no name: the call is malformed, an
+//!   error with its bytes. A V3 name that runs into a `<` is malformed there: the `<` is read
 //!   with the skipped text, so a begin token right after the name starts the next call. A V3.1 head of `function` is only settled by the next character
 //!   (`{` → a tool named `function`).
 //! - The arguments are the model's own JSON bytes; the optional `` ```json `` fence
@@ -385,7 +387,13 @@ impl DeepSeek {
                         continue;
                     }
                     if nl {
-                        if self.name.trim_matches(is_ws).is_empty() {
+                        let name = self.name.trim_matches(is_ws);
+                        if name.is_empty()
+                            || name.contains(|c: char| is_ws(c) || "\"'={}".contains(c))
+                        {
+                            // No name, or junk for one (`get_weather index=`, a quote
+                            // or an attribute lost into the name line): an error with
+                            // the call's bytes, never a call.
                             self.st = St::Skip(ErrorKind::MissingName);
                             continue;
                         }

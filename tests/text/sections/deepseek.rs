@@ -187,3 +187,24 @@ fn a_name_glued_to_the_fence_is_an_error_not_a_name() {
     );
     assert_eq!(crate::common::text(&ev), " ok");
 }
+
+#[test]
+fn a_junk_name_is_an_error_not_a_call() {
+    // Issue 33: a V3 name line `get_weather index=` (an attribute lost into it) made a
+    // call of that name. A name holding a space, a quote or `=` is no name: the call is
+    // an error with its bytes; the next call counts.
+    let bad = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather index=\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜>";
+    let input = format!(
+        "<｜tool▁calls▁begin｜>{bad}<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{{}}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> ok"
+    );
+    let ev = crate::exact::split(Format::DeepSeek, &input);
+    assert_eq!(
+        crate::common::calls(&ev),
+        vec![crate::common::call("call_0", "g", serde_json::json!({}))]
+    );
+    assert_eq!(
+        crate::common::kinds(&ev),
+        vec![(toolstream::ErrorKind::MissingName, None, bad.into())]
+    );
+    assert_eq!(crate::common::text(&ev), " ok");
+}
