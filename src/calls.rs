@@ -1348,6 +1348,9 @@ impl Calls {
         match crate::scan::value::parse(text) {
             Ok(arguments) => {
                 c.phase = Phase::Ended;
+                if c.rejected.is_none() {
+                    c.raw.delivered();
+                }
                 out.push(Event::ToolCallEnd {
                     index: c.index,
                     id: c.id.clone(),

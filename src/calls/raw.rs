@@ -38,6 +38,10 @@ pub(crate) struct Raw {
     args_cut: bool,
     /// The last push was argument bytes (the next ones continue the same value).
     in_args: bool,
+    /// Bytes pushed when the call's End was emitted ([`delivered`](Self::delivered)):
+    /// what the ended call was; a later error about the text ([`take`](Self::take))
+    /// carries only the bytes after them.
+    delivered: Option<usize>,
     max: usize,
 }
 
@@ -73,7 +77,16 @@ impl Raw {
         self.args_len = 0;
         self.args_cut = false;
         self.in_args = false;
+        self.delivered = None;
     }
+
+    /// The call's End was emitted: the bytes pushed so far were delivered as the ended
+    /// call, and an error about its later bytes (an index-less one: a member after its
+    /// arguments) carries only those ([`take`](Self::take)).
+    pub(crate) fn delivered(&mut self) {
+        self.delivered = Some(self.total);
+    }
+
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
     /// the text was cut into pieces.
@@ -207,6 +220,14 @@ impl Raw {
         };
         // `kept` is the length of a prefix of `text` ending on a character boundary.
         self.text.truncate(kept);
+        if let Some(d) = self.delivered {
+            // The bytes an ended call delivered are not repeated.
+            let mut from = d.min(kept);
+            while !self.text.is_char_boundary(from) {
+                from -= 1;
+            }
+            self.text.drain(..from);
+        }
         self.clear();
         (std::mem::take(&mut self.text), note)
     }

@@ -24,7 +24,9 @@
 //!   key or a repeated parameter is an error, never a silent drop ([`Members`]): the
 //!   call's own error (`unexpected_payload` for a member, `invalid_arguments` for a
 //!   repeated argument) with its raw text while the call is open; after its arguments
-//!   closed, `trailing_arguments` without index.
+//!   closed, `trailing_arguments` without index, carrying only the bytes after the
+//!   ended call (an index-less error never repeats bytes a call already delivered: the
+//!   call's raw text knows where its End came, [`Raw::delivered`](crate::calls::Raw::delivered)).
 //! - **A string JSON forbids fails at its byte** (a raw control character, a lone
 //!   surrogate escape): [`JsonScanner`](crate::scan::json::JsonScanner) rejects it there,
 //!   the valid prefix has streamed, the error carries the model's bytes of the call.

@@ -111,9 +111,8 @@ pub(crate) fn universal() -> Universal {
                         one(err(
                             Trailing,
                             None,
-                            &format!(
-                                r#"{OPEN}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}"#
-                            ),
+                            // Only the bytes after the ended call: not the call again.
+                            r#", "arguments": {}}"#,
                         )),
                     ],
                 ),

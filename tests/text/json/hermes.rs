@@ -266,9 +266,8 @@ pub(crate) fn universal_between(
                         one(err(
                             Trailing,
                             None,
-                            &format!(
-                                r#"{open}{{"name": "f", "arguments": {{}}, "arguments": {{}}}}{close}"#
-                            ),
+                            // Only the bytes after the ended call: not the call again.
+                            &format!(r#", "arguments": {{}}}}{close}"#),
                         )),
                     ],
                 ),
