@@ -61,6 +61,7 @@ const TOOLSTREAM_KEYS: &[&str] = &[
     "xml",
     "reasoning",
     "citations",
+    "header",
     "pythonic",
     "sections",
 ];
@@ -598,7 +599,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
     }
     let engine = match (calls.content, wanted) {
         (_, Some("sections")) => {
-            for key in ["xml", "openers", "keys", "citations", "pythonic"] {
+            for key in ["xml", "openers", "keys", "citations", "header", "pythonic"] {
                 if ext_get(ext, key).is_some() {
                     return Err(SpecError::new(
                         format!("toolstream.{key}"),
@@ -626,7 +627,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             )?))
         }
         ("json", None | Some("gemma")) if lax(calls) => {
-            for key in ["xml", "openers", "keys", "citations"] {
+            for key in ["xml", "openers", "keys", "citations", "header"] {
                 if ext_get(ext, key).is_some() {
                     return Err(SpecError::new(
                         format!("toolstream.{key}"),
@@ -649,7 +650,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             )?))
         }
         ("python-call-list", None | Some("pythonic")) => {
-            for key in ["xml", "openers", "keys", "citations"] {
+            for key in ["xml", "openers", "keys", "citations", "header"] {
                 if ext_get(ext, key).is_some() {
                     return Err(SpecError::new(
                         format!("toolstream.{key}"),
@@ -696,7 +697,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
             Engine::Json(json_table(calls, ext, reasoning, drops)?)
         }
         ("xml-inline", None | Some("xml")) => {
-            for key in ["openers", "keys", "citations"] {
+            for key in ["openers", "keys", "citations", "header"] {
                 if ext_get(ext, key).is_some() {
                     return Err(SpecError::new(
                         format!("toolstream.{key}"),
@@ -976,12 +977,20 @@ fn json_table(
         Some(c) => Some(citations(c)?),
         None => None,
     };
+    let header = match ext_get(ext, "header") {
+        Some(v) => {
+            let p = "toolstream.header";
+            Some(Cow::Owned(nonempty(p, string(p, v)?)?))
+        }
+        None => None,
+    };
     Ok(JsonTable {
         openers,
         shape,
         reasoning,
         drops,
         citations,
+        header,
     })
 }
 

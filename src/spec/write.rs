@@ -99,6 +99,9 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
     if let Some((open, close_head)) = &t.citations {
         ext.insert("citations".into(), json!([open, close_head]));
     }
+    if let Some(header) = &t.header {
+        ext.insert("header".into(), json!(header));
+    }
     let opens: Vec<&str> = t.openers.iter().map(|o| &*o.marker).collect();
     let mut closes: Vec<&str> = t
         .openers

@@ -19,13 +19,21 @@
 //! - The block markers that only say a text block follows (`<|message_model|>`,
 //!   `<|content_text|>`, `<|content_invoke_tool_text|>`, `<|content_tool_error|>`,
 //!   whose contents vLLM shows as text), `<|end_message|>` after text and
-//!   `<|content_model_end_sampling|>` are dropped from the text. Not read: the optional
-//!   function name vLLM allows between `<|message_model|>` and the block marker (it
-//!   stays text here), and a thinking block ended by `<|content_model_end_sampling|>`
-//!   (reasoning then runs to the next `<|end_message|>`).
+//!   `<|content_model_end_sampling|>` are dropped from the text.
+//! - The template writes the tool's name in the message header too:
+//!   `<|message_model|>get_weather<|content_invoke_tool_json|>{..}`. That name is the
+//!   call's, never text: the text after `<|message_model|>` is held up to the next `<`
+//!   (bounded, on one line); a call opener there begins the call, whose raw text then
+//!   starts at `<|message_model|>` ([`Table::header`](super::Table::header)); any other
+//!   token after it makes the held text text again. The call object's `name` names the
+//!   call (the template writes both).
+//! - Not read: a thinking block ended by `<|content_model_end_sampling|>` (reasoning
+//!   then runs to the next `<|end_message|>`).
+
+use std::borrow::Cow;
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
+use crate::text::json::{Dialect, Payload, Table, opener};
 use crate::text::kit::json_call::{Keys, Shape};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -52,13 +60,23 @@ pub(crate) const INKLING: Dialect = Dialect {
     ],
 };
 
+/// The token that begins a message, whose header may name the call.
+pub(crate) const HEADER: &str = "<|message_model|>";
+
+/// The table `inkling` runs on: [`INKLING`] with its message [`HEADER`].
+pub(crate) fn table() -> Table {
+    let mut t = Table::from(&INKLING);
+    t.header = Some(Cow::Borrowed(HEADER));
+    t
+}
+
 /// The registry row of `inkling` ([`SYNTAXES`](crate::text::SYNTAXES)).
 pub(crate) const ROW: Row = Row {
     format: Format::Inkling,
     name: "inkling",
     aliases: &[],
     about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
-    engine: Builtin::Json(&INKLING),
+    engine: Builtin::JsonTable(table),
     detect: &[Detect {
         rank: 470,
         pattern: &[Tok::Lit(b"<|content_invoke_tool_json|>")],

@@ -161,7 +161,18 @@ pub(crate) struct Table {
     /// ([`TextStage::citations`]: Cohere's `<co>`, `</co: 0:[1]>`). Set on `command-r`'s
     /// table ([`command_r::CITATIONS`]), or by a spec's `toolstream.citations`.
     pub(crate) citations: Option<(Cow<'static, str>, Cow<'static, str>)>,
+    /// A token that begins a message whose header may name the call before its opener
+    /// (Inkling's `<|message_model|>NAME<|content_invoke_tool_json|>`): the text after
+    /// it up to the next `<` is held; an opener there begins the call, whose raw text
+    /// then starts at this token when a name was written (the name is the header's, the
+    /// call object's `name` says it too); anything else makes the held text text again
+    /// (the token itself is dropped, as a message marker). Set on `inkling`'s table
+    /// ([`inkling::HEADER`]), or by a spec's `toolstream.header`.
+    pub(crate) header: Option<Cow<'static, str>>,
 }
+
+/// Longest call name read from a [message header](Table::header).
+const MAX_HEAD: usize = 256;
 
 impl From<&'static Dialect> for Table {
     fn from(d: &'static Dialect) -> Self {
@@ -183,6 +194,7 @@ impl From<&'static Dialect> for Table {
                 .collect(),
             drops: d.drops.iter().map(|t| Cow::Borrowed(*t)).collect(),
             citations: None,
+            header: None,
         }
     }
 }
@@ -441,6 +453,9 @@ enum St {
     Text,
     /// After the marker: whitespace, then the payload (or the close marker: empty).
     Open,
+    /// After a [message header](Table::header) token: the header's text, then an
+    /// opener (or not).
+    Head,
     /// Inside the payload.
     List,
     /// The payload ended: the close marker expected.
@@ -526,6 +541,11 @@ pub(crate) struct JsonCalls {
     skip_slot: Option<Slot>,
     expect: Expect,
     matcher: MarkerMatcher,
+    /// The text stage's marker index of the [message header](Table::header) token (past
+    /// the openers'), if the table has one.
+    head_k: Option<usize>,
+    /// The header's text so far ([`St::Head`]).
+    head: String,
 }
 
 reads_chars!(JsonCalls;
@@ -591,6 +611,18 @@ impl JsonCalls {
     pub(crate) fn with_table(dialect: Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let markers: Vec<Cow<'static, str>> =
             dialect.openers.iter().map(|o| o.marker.clone()).collect();
+        // The text stage's start markers: the openers, then the header token.
+        let starts: Vec<Cow<'static, str>> = markers
+            .iter()
+            .cloned()
+            .chain(dialect.header.clone())
+            .collect();
+        let drops: Vec<Cow<'static, str>> = dialect
+            .drops
+            .iter()
+            .filter(|d| dialect.header.as_ref() != Some(*d))
+            .cloned()
+            .collect();
         let reasoning: Vec<(&str, &str)> = dialect
             .reasoning
             .iter()
@@ -617,7 +649,7 @@ impl JsonCalls {
             .filter(|&k| markers.get(k).is_some_and(|m| is_special(m)))
             .collect();
         let specials = InString::new(special_of.iter().filter_map(|&k| markers.get(k).cloned()));
-        let mut text = TextStage::new(&markers, &dialect.drops, &reasoning, opts, limits);
+        let mut text = TextStage::new(&starts, &drops, &reasoning, opts, limits);
         if let Some((open, close_head)) = &dialect.citations {
             text = text.citations(open, close_head);
         }
@@ -649,6 +681,8 @@ impl JsonCalls {
             skip_slot: None,
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
+            head_k: dialect.header.as_ref().map(|_| markers.len()),
+            head: String::new(),
             dialect,
         }
     }
@@ -661,6 +695,7 @@ impl JsonCalls {
             + self.matcher.held()
             + self.expect.matched()
             + self.specials.held()
+            + self.head.capacity()
     }
 
     /// The current call's opener.
@@ -694,8 +729,14 @@ impl JsonCalls {
         self.opener().map_or("", |o| &o.marker)
     }
 
-    /// The text stage found opener `k`'s marker.
+    /// The text stage found opener `k`'s marker (or the message header token).
     fn opened(&mut self, k: usize) {
+        if Some(k) == self.head_k {
+            self.head.clear();
+            self.expect.reset();
+            self.st = St::Head;
+            return;
+        }
         self.cur = k;
         let (marker, payload) = match self.dialect.openers.get(k) {
             Some(o) => (&*o.marker, o.payload),
@@ -721,6 +762,7 @@ impl JsonCalls {
                         self.opened(k);
                     }
                 }
+                St::Head => self.head_step(&mut s, out),
                 St::Open => {
                     if self.expect.matched() == 0 {
                         let rest = s.trim_start_matches(is_ws);
@@ -963,6 +1005,60 @@ impl JsonCalls {
         }
     }
 
+    /// [`St::Head`]: the header's text up to a `<`, then an opener's marker begins the
+    /// call; a line break, a header past [`MAX_HEAD`] or another token after it makes
+    /// the header text again (its token dropped).
+    fn head_step(&mut self, s: &mut &str, out: &mut dyn EventSink) {
+        if self.expect.matched() == 0 {
+            let end = s.find(['<', '\n']).unwrap_or(s.len());
+            let (part, rest) = s.split_at_checked(end).unwrap_or((s, ""));
+            if self.head.len() + part.len() > MAX_HEAD || rest.starts_with('\n') {
+                // Not a call's header: text (what follows is read as text).
+                let head = std::mem::take(&mut self.head);
+                self.st = St::Text;
+                self.text.give_back(&head, out);
+                self.text.give_back(part, out);
+                *s = rest;
+                return;
+            }
+            self.head.push_str(part);
+            *s = rest;
+            if s.is_empty() {
+                return;
+            }
+        }
+        match self.expect.feed(&self.open_set, s) {
+            Expected::NeedMore => *s = "",
+            Expected::Matched { index, consumed } => {
+                *s = s.get(consumed..).unwrap_or_default();
+                let head = std::mem::take(&mut self.head);
+                self.opened(index);
+                if !head.is_empty() {
+                    // The call's bytes start at its message's header.
+                    let token = self.dialect.header.as_deref().unwrap_or_default();
+                    let marker = self.open_set.get(index);
+                    self.raw.start(&format!("{token}{head}{marker}"));
+                }
+                self.head = head;
+                self.head.clear();
+            }
+            Expected::Mismatch {
+                which,
+                len,
+                consumed,
+            } => {
+                *s = s.get(consumed..).unwrap_or_default();
+                let mut given = std::mem::take(&mut self.head);
+                given.push_str(self.open_set.get(which).get(..len).unwrap_or_default());
+                self.expect.reset();
+                self.st = St::Text;
+                self.text.give_back(&given, out);
+                self.head = given;
+                self.head.clear();
+            }
+        }
+    }
+
     /// One step of the call list in [`St::List`] (the `<` of a [`past`](Self::past)
     /// mismatch first, as string content).
     fn list_step(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) -> List {
@@ -1059,6 +1155,12 @@ impl JsonCalls {
         let label = self.label().to_owned();
         match self.st {
             St::Text | St::Special => {}
+            St::Head => {
+                let mut given = std::mem::take(&mut self.head);
+                given.push_str(self.expect.text(&self.open_set));
+                self.st = St::Text;
+                self.text.give_back(&given, out);
+            }
             // The marker and nothing after it but whitespace (or part of its close): a
             // call cut off before its payload, `truncated` with those bytes, as one cut
             // inside its payload is (watsonx granite leaks a bare `<tool_call>`).

@@ -109,3 +109,48 @@ fn inkling_fixtures() {
         ],
     );
 }
+
+#[test]
+fn the_name_in_the_message_header_is_the_calls() {
+    // Issue 33: the template writes the tool's name in the message header as well
+    // (`<|message_model|>search<|content_invoke_tool_json|>{..}`); it was released as
+    // text. It is the call's: never text, in the call's raw text; a header that no call
+    // opener follows is text, as before.
+    const HEAD: &str = "<|message_model|>search<|content_invoke_tool_json|>";
+    check_fixtures(
+        Format::Inkling,
+        &[
+            fx(
+                "the template's order: args, then name",
+                format!(
+                    "{HEAD}{{\"args\":{{\"q\":\"x\"}},\"name\":\"search\"}}<|end_message|><|message_model|><|content_text|> Done.<|end_message|>"
+                ),
+                vec![call(0, "search", r#"{"q":"x"}"#), one(t(" Done."))],
+            ),
+            fx(
+                "a broken call's error carries the header",
+                format!("{HEAD}{{\"name\":\"search\",\"arguments\":{{}}}}<|end_message|> x"),
+                vec![
+                    one(start(0, "search")),
+                    one(err(
+                        UnexpectedPayload,
+                        Some(0),
+                        &format!("{HEAD}{{\"name\":\"search\",\"arguments\":{{}}}}<|end_message|>"),
+                    )),
+                    one(t(" x")),
+                ],
+            ),
+            fx(
+                "cut off in the header, or before the call",
+                "<|message_model|>sea".to_owned(),
+                vec![one(t("sea"))],
+            ),
+            fx(
+                "a header no call opener follows is text",
+                "<|message_model|>hi<|content_text|>there<|end_message|><|message_model|>a\nb<|message_model|>r<|content_thinking|>m<|end_message|>"
+                    .to_owned(),
+                vec![one(t("hitherea\nbr")), one(r("m"))],
+            ),
+        ],
+    );
+}
