@@ -40,6 +40,10 @@
 //! - A new header (`<|start|>`, `<|channel|>`) inside a call's body ends the call (the
 //!   kit's [recovery rule](crate::text::kit::recovery)): its error carries its bytes up
 //!   to the token, `truncated` when its JSON broke right there or it had no body.
+//! - A damaged header without a recipient (a token cut or misspelt in it, `<|chan`; a
+//!   second `<|channel|>`) → `Error` (`UnexpectedPayload`) with its bytes through
+//!   `<|message|>`; its body is read as its channel says. A header cut short by
+//!   `<|start|>` ends before that token (the next header's).
 //! - A header longer than `max_held_bytes` → `Error` (`LimitExceeded`) with its first
 //!   bytes, cut at exactly that byte however the text is chunked; the rest is text. A
 //!   recipient settled within those bytes has started its call: the error is that call's.
@@ -136,6 +140,19 @@ fn recipient(header: &str, at_end: bool) -> Option<&str> {
         from = at + 3;
     }
     None
+}
+
+/// Whether a header (its text, with the `<|channel|>` and `<|constrain|>` tokens read
+/// in it) is damaged: a token cut or misspelt in it (a `<` or `|>` left outside the
+/// tokens), or a second channel.
+fn damaged(header: &str) -> bool {
+    if header.matches(CHANNEL).count() > 1 {
+        return true;
+    }
+    header
+        .split(CHANNEL)
+        .flat_map(|p| p.split(CONSTRAIN))
+        .any(|p| p.contains('<') || p.contains("|>"))
 }
 
 /// The channel named in a header.
@@ -294,7 +311,11 @@ impl Harmony {
                         }
                         Some(Found::Marker(m)) => {
                             let tok = TOKENS.get(m).copied().unwrap_or_default();
-                            calls.raw_or(self.slot, &mut self.raw).push(tok);
+                            if m != T_START {
+                                // (A `<|start|>` begins the next header: its bytes are
+                                // that header's, not this one's.)
+                                calls.raw_or(self.slot, &mut self.raw).push(tok);
+                            }
                             match m {
                                 T_CHANNEL | T_CONSTRAIN => {
                                     self.header.push_str(tok);
@@ -306,6 +327,17 @@ impl Harmony {
                                         self.st = St::Args;
                                     } else {
                                         let reasoning = channel(&self.header) == "analysis";
+                                        if damaged(&self.header) {
+                                            // Not a header the format writes: its bytes
+                                            // go out with an error, never silently.
+                                            calls.report(
+                                                None,
+                                                ErrorKind::UnexpectedPayload,
+                                                "a malformed harmony message header",
+                                                &mut self.raw,
+                                                out,
+                                            );
+                                        }
                                         self.header.clear();
                                         self.body_kind(reasoning);
                                     }

@@ -137,3 +137,44 @@ proptest::proptest! {
         proptest::prop_assert_eq!(run_sized(&make, body.as_bytes(), 1), whole);
     }
 }
+
+#[test]
+fn damaged_headers_keep_their_bytes() {
+    // Issue 33: a damaged header (a token cut in it, a second channel) was dropped with
+    // no trace, and a header cut short by `<|start|>` put that token in its error and in
+    // the next header too. A damaged header is an error with its bytes; the body is read
+    // as its channel says; a `<|start|>` belongs to the header it begins.
+    let bad = ErrorKind::UnexpectedPayload;
+    let ev = split(
+        Format::Harmony,
+        "<|start|>assistant<|chan<|message|>hi<|end|><|start|>assistant<|channel|>final<|channel|>analysis<|message|> there<|end|>",
+    );
+    assert_eq!(text(&ev), "hi there");
+    assert_eq!(
+        kinds(&ev),
+        vec![
+            (bad, None, "<|start|>assistant<|chan<|message|>".into()),
+            (
+                bad,
+                None,
+                "<|start|>assistant<|channel|>final<|channel|>analysis<|message|>".into()
+            ),
+        ]
+    );
+    let ev = split(
+        Format::Harmony,
+        "<|start|>assistant<|channel|>comm<|start|>assistant<|channel|>fi<nal<|message|>x<|end|>",
+    );
+    assert_eq!(
+        kinds(&ev),
+        vec![
+            (bad, None, "<|start|>assistant<|channel|>comm".into()),
+            (
+                bad,
+                None,
+                "<|start|>assistant<|channel|>fi<nal<|message|>".into()
+            ),
+        ]
+    );
+    assert_eq!(text(&ev), "x");
+}
