@@ -94,3 +94,31 @@ Done."#,
         ],
     );
 }
+
+#[test]
+fn a_byte_flip_in_a_call_leaves_the_next_call_whole() {
+    // Issue 33: in `<|tool_call|>[..]` a flipped byte in call 0 split the valid call 1
+    // between an error and text. Every one-bit flip of every byte of call 0: call 1 is
+    // a call, or all of its bytes are in one error or one text event, at every split.
+    use toolstream::Event;
+    let c0 = r#"{"name": "f", "arguments": {"a": "x", "n": [1, 2]}}"#;
+    let c1 = r#"{"name": "g", "arguments": {"b": 2}}"#;
+    for (i, c) in c0.char_indices() {
+        for bit in 0..7 {
+            let flipped = char::from(c as u8 ^ (1 << bit));
+            let input = format!(
+                "<|tool_call|>[{}{flipped}{}, {c1}] after",
+                &c0[..i],
+                &c0[i + 1..]
+            );
+            let ev = crate::exact::split(Format::Granite, &input);
+            let whole = ev.iter().any(|e| match e {
+                Event::ToolCallEnd { name, .. } => name == "g",
+                Event::Error { raw, .. } => raw.contains(c1),
+                Event::Text { delta } => delta.contains(c1),
+                _ => false,
+            });
+            assert!(whole, "call 1 split: {input:?}\n{ev:?}");
+        }
+    }
+}
