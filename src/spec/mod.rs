@@ -271,7 +271,7 @@ pub struct Syntax {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Engine {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
-    Json(json::Table),
+    Json(Box<json::Table>),
     /// XML parameters ([`xml::XmlCalls`]).
     Xml(Box<xml::Table>),
     /// Regular-expression delimiters ([`regions::Regions`]).

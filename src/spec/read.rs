@@ -694,7 +694,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                     ));
                 }
             }
-            Engine::Json(json_table(calls, ext, reasoning, drops)?)
+            Engine::Json(Box::new(json_table(calls, ext, reasoning, drops)?))
         }
         ("xml-inline", None | Some("xml")) => {
             for key in ["openers", "keys", "citations", "header"] {

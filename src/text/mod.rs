@@ -203,7 +203,7 @@ impl TextScanner {
     pub(crate) fn of_table(table: row::Table, limits: &Limits, options: &TextOptions) -> Self {
         match table {
             row::Table::Json(t) => TextScanner::JsonCalls(Box::new(json::JsonCalls::with_table(
-                t,
+                *t,
                 limits,
                 &options.reasoning,
             ))),

@@ -65,7 +65,7 @@ pub(crate) enum Builtin {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Table {
     /// [`Builtin::Json`], [`Builtin::JsonTable`].
-    Json(json::Table),
+    Json(Box<json::Table>),
     /// [`Builtin::Xml`].
     Xml(Box<xml::Table>),
     /// [`Builtin::Gemma`].
@@ -80,8 +80,8 @@ impl Builtin {
     /// The table a table-driven engine runs; `None` for the engines with their own code.
     pub(crate) fn table(self) -> Option<Table> {
         Some(match self {
-            Builtin::Json(d) => Table::Json(json::Table::from(d)),
-            Builtin::JsonTable(f) => Table::Json(f()),
+            Builtin::Json(d) => Table::Json(Box::new(json::Table::from(d))),
+            Builtin::JsonTable(f) => Table::Json(Box::new(f())),
             Builtin::Xml(d) => Table::Xml(Box::new(xml::Table::from(d))),
             Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
             Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),
