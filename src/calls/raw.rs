@@ -87,6 +87,17 @@ impl Raw {
         self.delivered = Some(self.total);
     }
 
+    /// How many bytes at the start of [`as_str`](Self::as_str) the ended call delivered
+    /// ([`delivered`](Self::delivered); 0 when its End was not emitted).
+    pub(crate) fn delivered_len(&self) -> usize {
+        let text = self.as_str();
+        let mut at = self.delivered.unwrap_or(0).min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
     /// Keeps the longest prefix of everything pushed that fits in `max` bytes (cut at a
     /// character boundary) and counts the rest, so what is kept does not depend on how
     /// the text was cut into pieces.

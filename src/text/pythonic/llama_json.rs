@@ -385,11 +385,12 @@ impl LlamaJson {
             }
         }
         self.st = St::Broken;
-        // The error's raw text: the call's own bytes from its first marker byte (after
-        // its arguments closed too: the `trailing_arguments` error carries the call, as
-        // every engine's does).
+        // The error's raw text: the call's own bytes from its first marker byte; after
+        // its arguments closed (its End emitted), only the bytes after the ended call
+        // (the `trailing_arguments` error never repeats them, as in every engine).
         let raw = calls.raw_or(self.slot, &mut self.raw);
-        let (send, lost) = raw_from(raw, 0, [&self.args_utf8, &self.raw_utf8], self.max_raw);
+        let from = raw.delivered_len();
+        let (send, lost) = raw_from(raw, from, [&self.args_utf8, &self.raw_utf8], self.max_raw);
         let send = send.into_owned();
         let replay = raw
             .as_str()
