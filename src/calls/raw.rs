@@ -224,21 +224,17 @@ impl Raw {
     pub(crate) fn take(&mut self) -> (String, String) {
         let kept = self.len();
         let dropped = self.total - kept;
+        // `kept` is the length of a prefix of `text` ending on a character boundary.
+        self.text.truncate(kept);
+        // The bytes an ended call delivered are not repeated.
+        let from = self.delivered_len();
+        self.text.drain(..from);
+        let kept = kept - from;
         let note = if dropped > 0 {
             format!(" (the first {kept} bytes are kept, {dropped} more not kept)")
         } else {
             String::new()
         };
-        // `kept` is the length of a prefix of `text` ending on a character boundary.
-        self.text.truncate(kept);
-        if let Some(d) = self.delivered {
-            // The bytes an ended call delivered are not repeated.
-            let mut from = d.min(kept);
-            while !self.text.is_char_boundary(from) {
-                from -= 1;
-            }
-            self.text.drain(..from);
-        }
         self.clear();
         (std::mem::take(&mut self.text), note)
     }
