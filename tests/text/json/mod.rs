@@ -50,3 +50,6 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     jamba::universal,
     hunyuan::universal,
 ];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[];

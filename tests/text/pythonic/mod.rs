@@ -12,3 +12,6 @@ mod xlam;
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[];

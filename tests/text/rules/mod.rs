@@ -8,7 +8,7 @@ mod layout;
 
 /// The recovery rule (`text::kit::recovery`): every slip of issue 22 in every syntax
 /// where it occurs, with its exact events.
-mod recovery;
+pub(crate) mod recovery;
 
 /// `ParserConfig::calls_in_reasoning`: calls written before `</think>` (Qwen 3.5,
 /// Nemotron), extracted with the option, reasoning without it.

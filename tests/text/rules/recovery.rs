@@ -42,12 +42,14 @@ use crate::common::*;
 use crate::exact::{Ev, args, call, err, evs, spec_of, start, t};
 use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig};
 
-struct Fx {
-    format: &'static str,
-    what: &'static str,
-    input: String,
-    want: Vec<Ev>,
-    pending: bool,
+/// One slip: the syntax, what it shows, the model's text, the events it must give, and
+/// whether it is still pending (see the module doc).
+pub(crate) struct Fx {
+    pub(crate) format: &'static str,
+    pub(crate) what: &'static str,
+    pub(crate) input: String,
+    pub(crate) want: Vec<Ev>,
+    pub(crate) pending: bool,
 }
 
 /// Builds a fixture; `want` is a list of event groups (a `call` is three events).
@@ -59,9 +61,9 @@ macro_rules! fx {
         true
     };
     ($format:expr, $what:expr, $input:expr, [$($ev:expr),* $(,)?] $(, $pending:ident)? $(,)?) => {{
-        let mut want: Vec<Ev> = Vec::new();
-        $( want.extend(Evs::from($ev).0); )*
-        Fx {
+        let mut want: Vec<$crate::exact::Ev> = Vec::new();
+        $( want.extend($crate::rules::recovery::Evs::from($ev).0); )*
+        $crate::rules::recovery::Fx {
             format: $format,
             what: $what,
             input: String::from($input),
@@ -71,8 +73,10 @@ macro_rules! fx {
     }};
 }
 
+pub(crate) use fx;
+
 /// One event or a call's three, for [`fx!`].
-struct Evs(Vec<Ev>);
+pub(crate) struct Evs(pub(crate) Vec<Ev>);
 impl From<Ev> for Evs {
     fn from(e: Ev) -> Self {
         Evs(vec![e])
@@ -623,21 +627,6 @@ fn opener_inside_a_call() -> Vec<Fx> {
             ],
         ),
         fx!(
-            "minimax",
-            "a missing </invoke>",
-            r#"<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter><invoke name="g"><parameter name="a">2</parameter></invoke></minimax:tool_call>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<invoke name="f"><parameter name="a">1</parameter>"#
-                ),
-                call(1, "g", r#"{"a":2}"#),
-            ],
-        ),
-        fx!(
             "glm",
             "a missing </tool_call>",
             "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>g\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
@@ -648,21 +637,6 @@ fn opener_inside_a_call() -> Vec<Fx> {
                     Cut,
                     Some(0),
                     "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n"
-                ),
-                call(1, "g", r#"{"a":2}"#),
-            ],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "a missing </｜DSML｜invoke>",
-            r#"<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter><｜DSML｜invoke name="g"><｜DSML｜parameter name="a" string="false">2</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter>"#
                 ),
                 call(1, "g", r#"{"a":2}"#),
             ],
@@ -812,20 +786,6 @@ fn undefined_and_repeated_members() -> Vec<Fx> {
                     Bad,
                     Some(0),
                     "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>"
-                ),
-            ],
-        ),
-        fx!(
-            "minimax",
-            "a repeated parameter",
-            r#"<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter><parameter name="a">2</parameter></invoke></minimax:tool_call>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Bad,
-                    Some(0),
-                    r#"<invoke name="f"><parameter name="a">1</parameter><parameter name="a">2</parameter></invoke>"#
                 ),
             ],
         ),
@@ -1003,7 +963,7 @@ fn forbidden_strings() -> Vec<Fx> {
 // ---------------------------------------------------------------------------------
 // (d) Literal markers in prose, (e) the model's bytes as text, (f) lists and tags.
 
-const PROSE: &str = "Use a literal <tool_call> tag in prose and keep talking.";
+pub(crate) const PROSE: &str = "Use a literal <tool_call> tag in prose and keep talking.";
 
 fn text_release() -> Vec<Fx> {
     vec![
@@ -1072,12 +1032,6 @@ fn text_release() -> Vec<Fx> {
             "whitespace before a marker is text",
             "A \n<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": 1}}]<|END_ACTION|>",
             [t("A \n"), call(0, "f", r#"{"a": 1}"#)],
-        ),
-        fx!(
-            "minimax",
-            "whitespace before a marker is text",
-            "A \n<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
-            [t("A \n"), call(0, "f", r#"{"a":1}"#)],
         ),
         fx!(
             "deepseek",
@@ -1176,174 +1130,7 @@ fn text_release() -> Vec<Fx> {
 // DSML JSON bodies, Kimi K3's XTML).
 
 fn new_syntaxes() -> Vec<Fx> {
-    vec![
-        fx!(
-            "deepseek-dsml",
-            "V4.1: a missing </｜DSML｜ invoke>",
-            r#"<｜DSML｜ calls><｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ invoke name="g"><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke></｜DSML｜ calls>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter>"#
-                ),
-                call(1, "g", r#"{"a":2}"#),
-            ],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "the doubled-bar leak: a missing </｜｜DSML｜｜invoke>",
-            r#"<｜｜DSML｜｜invoke name="f"><｜｜DSML｜｜parameter name="a" string="false">1</｜｜DSML｜｜parameter><｜｜DSML｜｜invoke name="g"></｜｜DSML｜｜invoke>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<｜｜DSML｜｜invoke name="f"><｜｜DSML｜｜parameter name="a" string="false">1</｜｜DSML｜｜parameter>"#
-                ),
-                call(1, "g", "{}"),
-            ],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "a JSON body: an opener between JSON tokens",
-            r#"<｜DSML｜ invoke name="f">{"a": 1 <｜DSML｜ invoke name="g">{"b": 2}</｜DSML｜ invoke>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a": 1 "#),
-                err(Cut, Some(0), r#"<｜DSML｜ invoke name="f">{"a": 1 "#),
-                call(1, "g", r#"{"b": 2}"#),
-            ],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "a JSON body: a closing tag inside a string is content",
-            r#"<｜DSML｜ invoke name="f">{"a": "</｜DSML｜ invoke>"}</｜DSML｜ invoke>"#,
-            [call(0, "f", r#"{"a": "</｜DSML｜ invoke>"}"#)],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "a JSON body: a raw control character fails at its byte",
-            "<｜DSML｜ invoke name=\"f\">{\"a\": \"x\ny\"}</｜DSML｜ invoke>",
-            [
-                start(0, "f"),
-                args(0, r#"{"a": "x"#),
-                err(
-                    Bad,
-                    Some(0),
-                    "<｜DSML｜ invoke name=\"f\">{\"a\": \"x\ny\"}</｜DSML｜ invoke>"
-                ),
-            ],
-        ),
-        fx!(
-            "deepseek-dsml",
-            "V4.1: a repeated parameter",
-            r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Bad,
-                    Some(0),
-                    r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke>"#
-                ),
-            ],
-        ),
-        fx!(
-            "kimi-k3",
-            "a missing <|close|>call<|sep|>",
-            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>call tool="g" index="2"<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|>"#
-                ),
-                call(1, "g", r#"{"a":2}"#),
-            ],
-        ),
-        fx!(
-            "kimi-k3",
-            "a repeated argument",
-            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a":1"#),
-                err(
-                    Bad,
-                    Some(0),
-                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|>"#
-                ),
-            ],
-        ),
-        fx!(
-            "kimi-k3",
-            "a JSON block: an opener between JSON tokens",
-            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>json type="object"<|sep|>{"a": 1 <|open|>call tool="g" index="2"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a": 1 "#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>json type="object"<|sep|>{"a": 1 "#
-                ),
-                call(1, "g", "{}"),
-            ],
-        ),
-        fx!(
-            "minimax-m3",
-            "a missing </invoke>",
-            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<invoke name=\"g\">]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
-            [
-                start(0, "f"),
-                args(0, r#"{"a":"1""#),
-                err(
-                    Cut,
-                    Some(0),
-                    "]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>"
-                ),
-                call(1, "g", r#"{"a":"2"}"#),
-            ],
-        ),
-        fx!(
-            "minimax-m3",
-            "a repeated parameter",
-            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
-            [
-                start(0, "f"),
-                args(0, r#"{"a":"1""#),
-                err(
-                    Bad,
-                    Some(0),
-                    "]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>"
-                ),
-            ],
-        ),
-        fx!(
-            "minimax-m3",
-            "an opener inside a nested value is value text",
-            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>x <invoke name=\"g\"> y]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
-            [call(0, "f", r#"{"a":"x <invoke name=\"g\"> y"}"#)],
-        ),
-        fx!(
-            "kimi-k3",
-            "a literal tools tag in prose",
-            "Write <|open|>tools<|sep|> to call tools.",
-            [t("Write <|open|>tools<|sep|> to call tools.")],
-        ),
-        fx!(
-            "kimi-k3",
-            "whitespace before a marker is text",
-            "A \n<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
-            [t("A \n"), call(0, "f", r#"{"a":1}"#)],
-        ),
-    ]
+    vec![]
 }
 
 // ---------------------------------------------------------------------------------
@@ -1533,6 +1320,18 @@ fn all() -> Vec<Fx> {
     v.extend(text_release());
     v.extend(new_syntaxes());
     v.extend(new_syntaxes_json_and_hy());
+    // The rows each syntax's own file holds (its family's `RECOVERY`).
+    for family in [
+        crate::json::RECOVERY,
+        crate::xml::RECOVERY,
+        crate::sections::RECOVERY,
+        crate::pythonic::RECOVERY,
+        crate::gemma::RECOVERY,
+    ] {
+        for rows in family {
+            v.extend(rows());
+        }
+    }
     v
 }
 

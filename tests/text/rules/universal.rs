@@ -32,16 +32,8 @@ const NOT_YET: &[&str] = &[
     "apertus",
     "gigachat3",
     "kimi-k2",
-    "minimax",
-    "deepseek-dsml",
-    "kimi-k3",
-    "minimax-m3",
     "functiongemma",
-    "hy-v3",
-    "gigachat35",
-    "minicpm5",
     "inkling",
-    "step3",
     "auto",
 ];
 

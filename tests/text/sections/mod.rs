@@ -10,3 +10,6 @@ mod plamo3;
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[plamo3::universal];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[];

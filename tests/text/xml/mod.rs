@@ -59,4 +59,20 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     zaya1::universal,
     k2_horizon::universal,
     dots::universal,
+    minimax::universal,
+    deepseek_dsml::universal,
+    kimi_k3::universal,
+    minimax_m3::universal,
+    hy_v3::universal,
+    gigachat35::universal,
+    minicpm5::universal,
+    step3::universal,
+];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
+    minimax::recovery,
+    deepseek_dsml::recovery,
+    kimi_k3::recovery,
+    minimax_m3::recovery,
 ];
