@@ -12,3 +12,32 @@ pub(crate) fn universal() -> Universal {
         "</longcat_tool_call>",
     )
 }
+
+/// `longcat`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![fx!(
+        "longcat",
+        "opener between JSON tokens",
+        r#"<longcat_tool_call>{"name": "f", "arguments": {"a": 1<longcat_tool_call>{"name": "g", "arguments": {}}</longcat_tool_call>"#,
+        [
+            start(0, "f"),
+            args(0, r#"{"a": 1"#),
+            err(
+                Cut,
+                Some(0),
+                r#"<longcat_tool_call>{"name": "f", "arguments": {"a": 1"#
+            ),
+            call(1, "g", "{}"),
+        ],
+    )]
+}

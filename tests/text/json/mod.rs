@@ -39,6 +39,15 @@ mod nemotron;
 /// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
 mod string_args;
 
+/// `phi4-mini`'s own fixtures.
+mod phi4_mini;
+
+/// `internlm`'s own fixtures.
+mod internlm;
+
+/// `apertus`'s own fixtures.
+mod apertus;
+
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
@@ -49,7 +58,25 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     nemotron::universal,
     jamba::universal,
     hunyuan::universal,
+    mistral::universal,
+    command_r::universal,
+    granite::universal,
+    phi4_mini::universal,
+    internlm::universal,
+    apertus::universal,
+    gigachat3::universal,
+    inkling::universal,
 ];
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
-pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[];
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
+    mistral::recovery,
+    command_r::recovery,
+    granite::recovery,
+    internlm::recovery,
+    apertus::recovery,
+    gigachat3::recovery,
+    hermes::recovery,
+    nemotron::recovery,
+    longcat::recovery,
+];

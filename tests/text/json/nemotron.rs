@@ -8,3 +8,40 @@ use toolstream::Format;
 pub(crate) fn universal() -> Universal {
     crate::json::hermes::universal_between(Format::Nemotron, "<TOOLCALL>", "</TOOLCALL>")
 }
+
+/// `nemotron`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "nemotron",
+            "opener inside a list's call",
+            r#"<TOOLCALL>[{"name": "f", "arguments": {"a": 1<TOOLCALL>[{"name": "g", "arguments": {}}]</TOOLCALL>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<TOOLCALL>[{"name": "f", "arguments": {"a": 1"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "nemotron",
+            "a literal <TOOLCALL> in prose",
+            "Use a literal <TOOLCALL> tag in prose.",
+            [t("Use a literal <TOOLCALL> tag in prose.")],
+        ),
+    ]
+}

@@ -7,9 +7,14 @@ mod deepseek;
 /// `plamo3`: PLaMo 3's tool requests.
 mod plamo3;
 
+/// `kimi-k2`'s own fixtures.
+mod kimi_k2;
+
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
-pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[plamo3::universal];
+pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
+    &[plamo3::universal, deepseek::universal, kimi_k2::universal];
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
-pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[];
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] =
+    &[deepseek::recovery, kimi_k2::recovery];

@@ -185,3 +185,48 @@ pub(crate) fn universal_in(
         ],
     }
 }
+
+/// `glm`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "glm",
+            "a missing </tool_call>",
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>g\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "glm",
+            "a repeated key",
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>"
+                ),
+            ],
+        ),
+    ]
+}

@@ -165,3 +165,32 @@ pub(crate) fn universal() -> crate::universal::Universal {
         Some(("<tool_calls>", "</tool_calls>")),
     )
 }
+
+/// `hy-v4`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![fx!(
+        "hy-v4",
+        "a call tag between the parameters of an unclosed call",
+        "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><tool_call>g<arg_key>b</arg_key><arg_value>2</arg_value></tool_call></tool_calls>",
+        [
+            start(0, "f"),
+            args(0, r#"{"a":1"#),
+            err(
+                Cut,
+                Some(0),
+                "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>"
+            ),
+            call(1, "g", r#"{"b":2}"#),
+        ],
+    )]
+}

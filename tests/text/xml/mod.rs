@@ -75,4 +75,8 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
     deepseek_dsml::recovery,
     kimi_k3::recovery,
     minimax_m3::recovery,
+    qwen_xml::recovery,
+    glm::recovery,
+    seed_oss::recovery,
+    hy_v4::recovery,
 ];

@@ -283,3 +283,89 @@ pub(crate) fn universal_in(
         ],
     }
 }
+
+/// `qwen-xml`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::{PROSE, fx};
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "qwen-xml",
+            "a missing </function>: <function= after a parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter>"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a missing </function>: <tool_call> after a parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><tool_call><function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter>"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a missing </parameter>: <function= in a value is content, the repeated parameter an error",
+            "<tool_call><function=f><parameter=a>1<function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"1<function=g>""#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1<function=g><parameter=a>2</parameter></function></tool_call>"
+                ),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a repeated parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>"
+                ),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a literal <tool_call> in prose",
+            PROSE,
+            [t(PROSE)],
+        ),
+        fx!(
+            "qwen-xml",
+            "whitespace before a marker is text",
+            "A \n<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            [t("A \n"), call(0, "f", r#"{"a":1}"#)],
+        ),
+    ]
+}

@@ -32,3 +32,32 @@ pub(crate) fn universal() -> Universal {
         ("<seed:think>", "</seed:think>"),
     )
 }
+
+/// `seed-oss`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![fx!(
+        "seed-oss",
+        "a missing </function>",
+        "<seed:tool_call><function=f><parameter=a>1</parameter><function=g><parameter=a>2</parameter></function></seed:tool_call>",
+        [
+            start(0, "f"),
+            args(0, r#"{"a":1"#),
+            err(
+                Cut,
+                Some(0),
+                "<seed:tool_call><function=f><parameter=a>1</parameter>"
+            ),
+            call(1, "g", r#"{"a":2}"#),
+        ],
+    )]
+}
