@@ -303,32 +303,6 @@ fn broken_calls() -> Vec<Broken> {
             "Hi ",
         ),
         b(
-            Harmony,
-            "cut",
-            (
-                "",
-                "",
-                "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1",
-                "",
-            ),
-            Cut,
-            0,
-            "",
-        ),
-        b(
-            Harmony,
-            "corrupt",
-            (
-                "",
-                "",
-                "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": x}<|call|>",
-                "",
-            ),
-            Bad,
-            0,
-            "",
-        ),
-        b(
             LlamaPythonic,
             "second call corrupt",
             ("Hi ", "[g(), ", "f(a=x)]", " after"),
@@ -411,14 +385,6 @@ fn broken_calls() -> Vec<Broken> {
             Cut,
             0,
             "Hi ",
-        ),
-        b(
-            Auto,
-            "hermes corrupt",
-            ("Hi ", "", hermes_bad, " after"),
-            Bad,
-            0,
-            "Hi  after",
         ),
         b(
             Lfm2,
@@ -617,14 +583,6 @@ fn broken_calls() -> Vec<Broken> {
         ),
         b(
             Auto,
-            "pythonic cut",
-            ("Hi ", "", "[f(a=1, b='x", ""),
-            Cut,
-            0,
-            "Hi ",
-        ),
-        b(
-            Auto,
             "json cut",
             ("Hi ", "", "{\"name\": \"f\", \"parameters\": {\"a\": 1", ""),
             Cut,
@@ -750,6 +708,7 @@ fn marker_calls() -> Vec<(
 )> {
     use Format::*;
     vec![
+        (Auto, "<|python_tag|>[f(a=1)]", "A ", " B", "A  B"),
         (
             Hermes,
             "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
@@ -800,7 +759,6 @@ fn marker_calls() -> Vec<(
             "A  B",
         ),
         (LlamaJson, "<|python_tag|>f.call(a=1)", "A ", " B", "A  B"),
-        (Auto, "<|python_tag|>[f(a=1)]", "A ", " B", "A  B"),
         (
             Auto,
             "<|python_start|>[f(a=1)]<|python_end|>",

@@ -1,5 +1,6 @@
 //! The recovery rule every text engine keeps (issue 22, step 2): what happens when a
-//! model slips. One fixture table, each fixture with the exact events it must give, run
+//! model slips. One fixture table (each syntax's rows in its own file: `recovery()`, listed
+//! in its family's `RECOVERY`), each fixture with the exact events it must give, run
 //! whole, byte by byte, at every split point and at random splits, with the DESIGN
 //! contract checked on each.
 //!
@@ -39,8 +40,8 @@
 //! fails once an engine gives the expected events, so the mark goes with the fix.
 
 use crate::common::*;
-use crate::exact::{Ev, args, call, err, evs, spec_of, start, t};
-use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig};
+use crate::exact::{Ev, evs, spec_of};
+use toolstream::{Event, Format, Parser, ParserConfig};
 
 /// One slip: the syntax, what it shows, the model's text, the events it must give, and
 /// whether it is still pending (see the module doc).
@@ -88,132 +89,21 @@ impl From<Vec<Ev>> for Evs {
     }
 }
 
-use ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
-
-// ---------------------------------------------------------------------------------
-// (a) A call-opening marker inside an open call.
-
-fn opener_inside_a_call() -> Vec<Fx> {
-    vec![
-        fx!(
-            "harmony",
-            "<|start|> inside a call's JSON",
-            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1<|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json<|message|>{"b": 2}<|call|>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a": 1"#),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1"#
-                ),
-                call(1, "g", r#"{"b": 2}"#),
-            ]
-        ),
-        fx!(
-            "harmony",
-            "<|channel|> in a broken call's body",
-            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x <|channel|>commentary to=functions.g <|constrain|>json<|message|>{}<|call|>"#,
-            [
-                start(0, "f"),
-                args(0, r#"{"a": "#),
-                err(
-                    Bad,
-                    Some(0),
-                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x "#
-                ),
-                call(1, "g", "{}"),
-            ]
-        ),
-        fx!(
-            "harmony",
-            "<|start|> right after <|message|>: the call had no body",
-            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|><|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json<|message|>{}<|call|>"#,
-            [
-                start(0, "f"),
-                err(
-                    Cut,
-                    Some(0),
-                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>"#
-                ),
-                call(1, "g", "{}"),
-            ]
-        ),
-    ]
-}
-
-// ---------------------------------------------------------------------------------
-// (b) Members the syntax does not define, duplicate keys, repeated parameters.
-
-fn undefined_and_repeated_members() -> Vec<Fx> {
-    vec![]
-}
-
-// ---------------------------------------------------------------------------------
-// (c) Strings JSON forbids fail at the byte.
-
-fn forbidden_strings() -> Vec<Fx> {
-    vec![]
-}
-
-// ---------------------------------------------------------------------------------
-// (d) Literal markers in prose, (e) the model's bytes as text, (f) lists and tags.
-
+/// A literal `<tool_call>` in prose (the rows of rule d use it).
 pub(crate) const PROSE: &str = "Use a literal <tool_call> tag in prose and keep talking.";
 
-fn text_release() -> Vec<Fx> {
-    vec![
-        fx!(
-            "auto",
-            "a JSON call array: no bracket text",
-            r#"[{"name": "f", "parameters": {}}, {"name": "g", "parameters": {}}]"#,
-            [call(0, "f", "{}"), call(1, "g", "{}")],
-        ),
-        fx!(
-            "auto",
-            "a JSON array that holds no call is text",
-            r#"See [1, {"a": 2}] and [ {"names": "x"}]."#,
-            [t(r#"See [1, {"a": 2}] and [ {"names": "x"}]."#)]
-        ),
-        fx!(
-            "auto",
-            "text before a JSON call array",
-            r#"Calling: [{"name": "f", "parameters": {"a": 1}}]"#,
-            [t("Calling: "), call(0, "f", r#"{"a": 1}"#)]
-        ),
-    ]
-}
-
-// ---------------------------------------------------------------------------------
-// The slips above in the syntaxes of issue 22's step 4 (DSML V4.1, the doubled-bar leak,
-// DSML JSON bodies, Kimi K3's XTML).
-
-fn new_syntaxes() -> Vec<Fx> {
-    vec![]
-}
-
-// ---------------------------------------------------------------------------------
-// The syntaxes of issue 22 step 4 from branch `syntaxes` (their own files:
-// tests/text/<family>/<syntax>.rs).
-
-fn new_syntaxes_json_and_hy() -> Vec<Fx> {
-    vec![]
-}
-
+/// Every row: each syntax's own file holds its rows (`recovery()`, listed in its family's
+/// `RECOVERY`).
 fn all() -> Vec<Fx> {
-    let mut v = opener_inside_a_call();
-    v.extend(undefined_and_repeated_members());
-    v.extend(forbidden_strings());
-    v.extend(text_release());
-    v.extend(new_syntaxes());
-    v.extend(new_syntaxes_json_and_hy());
-    // The rows each syntax's own file holds (its family's `RECOVERY`).
+    let mut v = Vec::new();
     for family in [
         crate::json::RECOVERY,
         crate::xml::RECOVERY,
         crate::sections::RECOVERY,
         crate::pythonic::RECOVERY,
         crate::gemma::RECOVERY,
+        &[crate::harmony::recovery],
+        &[crate::auto::recovery],
     ] {
         for rows in family {
             v.extend(rows());
