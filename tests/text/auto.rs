@@ -137,3 +137,39 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `auto`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::Truncated as Cut;
+    use toolstream::Format::Auto;
+    Edges {
+        broken: vec![b(
+            Auto,
+            "json cut",
+            ("Hi ", "", "{\"name\": \"f\", \"parameters\": {\"a\": 1", ""),
+            Cut,
+            0,
+            "Hi ",
+        )],
+        markers: vec![
+            (Auto, "<|python_tag|>[f(a=1)]", "A ", " B", "A  B"),
+            (
+                Auto,
+                "<|python_start|>[f(a=1)]<|python_end|>",
+                "A ",
+                " B",
+                "A  B",
+            ),
+            (
+                Auto,
+                "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1}}",
+                "A ",
+                " B",
+                "A  B",
+            ),
+        ],
+    }
+}

@@ -296,3 +296,21 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `harmony`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::Edges;
+    use toolstream::Format::Harmony;
+    Edges {
+        broken: vec![],
+        markers: vec![(
+            Harmony,
+            "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+            "",
+            "",
+            "",
+        )],
+    }
+}

@@ -14,3 +14,6 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
 pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[gemma4::recovery];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] = &[];

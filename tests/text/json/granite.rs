@@ -293,3 +293,31 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `granite`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::Edges;
+    use toolstream::Format::Granite;
+    Edges {
+        broken: vec![],
+        markers: vec![(
+            Granite,
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}
+
+/// A broken call object is skipped to the bracket that balances it, the list's later calls
+/// still count (from `rules/edges.rs`).
+#[test]
+fn granite_a_broken_call_with_no_close_marker_leaks_nothing() {
+    crate::rules::edges::a_broken_call_with_no_close_marker_leaks_nothing(
+        toolstream::Format::Granite,
+        "<|tool_call|>[",
+    );
+}

@@ -489,3 +489,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `hermes`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Hermes;
+    Edges {
+        broken: vec![
+            b(
+                Hermes,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"é",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Hermes,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Hermes,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -8,3 +8,49 @@ use toolstream::Format;
 pub(crate) fn universal() -> Universal {
     crate::json::hermes::universal_between(Format::Hunyuan, "<tool_calls>", "</tool_calls>")
 }
+
+/// `hunyuan`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Hunyuan;
+    Edges {
+        broken: vec![
+            b(
+                Hunyuan,
+                "second call cut",
+                (
+                    "Hi ",
+                    "<tool_calls>[{\"name\": \"g\", \"arguments\": {}}, ",
+                    "{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                1,
+                "Hi ",
+            ),
+            b(
+                Hunyuan,
+                "second call corrupt",
+                (
+                    "Hi ",
+                    "<tool_calls>[{\"name\": \"g\", \"arguments\": {}}, ",
+                    "{\"name\": \"f\", \"arguments\": {\"a\": x}}]</tool_calls>",
+                    " after",
+                ),
+                Bad,
+                1,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Hunyuan,
+            "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</tool_calls>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -41,3 +41,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ],
     )]
 }
+
+/// `longcat`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Longcat;
+    Edges {
+        broken: vec![
+            b(
+                Longcat,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Longcat,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": x}}</longcat_tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Longcat,
+            "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</longcat_tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -327,3 +327,83 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `mistral`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Mistral;
+    Edges {
+        broken: vec![
+            b(
+                Mistral,
+                "v11 cut",
+                ("Hi ", "", "[TOOL_CALLS]f[ARGS]{\"a\": [1, ", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Mistral,
+                "v11 corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS]f[ARGS]{\"a\": x, \"b\": \"}\"}",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+            b(
+                Mistral,
+                "v3 cut",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Mistral,
+                "v3 corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                    "] after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+            b(
+                Mistral,
+                "v3 second call cut",
+                (
+                    "Hi ",
+                    "[TOOL_CALLS][{\"name\": \"g\", \"arguments\": {}}, ",
+                    "{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                1,
+                "Hi ",
+            ),
+        ],
+        markers: vec![(
+            Mistral,
+            "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -80,3 +80,14 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
     nemotron::recovery,
     longcat::recovery,
 ];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] = &[
+    hermes::edges,
+    mistral::edges,
+    jamba::edges,
+    hunyuan::edges,
+    nemotron::edges,
+    longcat::edges,
+    granite::edges,
+];

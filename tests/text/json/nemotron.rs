@@ -45,3 +45,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `nemotron`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Nemotron;
+    Edges {
+        broken: vec![
+            b(
+                Nemotron,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Nemotron,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": x}}]</TOOLCALL>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Nemotron,
+            "<TOOLCALL>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]</TOOLCALL>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

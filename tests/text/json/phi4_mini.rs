@@ -103,3 +103,13 @@ pub(crate) fn universal() -> crate::universal::Universal {
         ],
     }
 }
+
+/// A broken call object is skipped to the bracket that balances it, the list's later calls
+/// still count (from `rules/edges.rs`).
+#[test]
+fn phi4_mini_a_broken_call_with_no_close_marker_leaks_nothing() {
+    crate::rules::edges::a_broken_call_with_no_close_marker_leaks_nothing(
+        toolstream::Format::Phi4Mini,
+        "functools[",
+    );
+}

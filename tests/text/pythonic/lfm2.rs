@@ -170,3 +170,28 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `lfm2`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::InvalidArguments as Bad;
+    use toolstream::Format::Lfm2;
+    Edges {
+        broken: vec![b(
+            Lfm2,
+            "second call corrupt",
+            (
+                "Hi ",
+                "<|tool_call_start|>[g(), ",
+                "f(a=x)]",
+                "<|tool_call_end|> after",
+            ),
+            Bad,
+            1,
+            "Hi  after",
+        )],
+        markers: vec![],
+    }
+}

@@ -1467,3 +1467,74 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `llama-pythonic`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::LlamaPythonic;
+    Edges {
+        broken: vec![
+            b(
+                LlamaPythonic,
+                "second call corrupt",
+                ("Hi ", "[g(), ", "f(a=x)]", " after"),
+                Bad,
+                1,
+                "Hi  after",
+            ),
+            b(
+                LlamaPythonic,
+                "python tag cut",
+                ("Hi ", "", "<|python_tag|> [f(a=1", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                LlamaPythonic,
+                "python_start corrupt",
+                ("Hi ", "", "<|python_start|>[f(1)]", "<|python_end|> after"),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![
+            (
+                LlamaPythonic,
+                "<|python_start|>[f(a=1)]<|python_end|>",
+                "A ",
+                " B",
+                "A  B",
+            ),
+            (
+                LlamaPythonic,
+                "<|python_tag|> \n[f(a=1)]",
+                "A ",
+                " B",
+                "A  B",
+            ),
+        ],
+    }
+}
+
+/// A call-introducing token that no call follows is text, byte for byte (from
+/// `rules/edges.rs`).
+#[test]
+fn llama_pythonic_a_token_with_no_call_after_it_is_text() {
+    for input in [
+        "see <|python_tag|> here",
+        "see <|python_start|>[1, 2] here<|python_end|>",
+    ] {
+        let ev = assert_split_invariant(
+            &(|| Parser::new(Format::LlamaPythonic)),
+            input.as_bytes(),
+            40,
+        );
+        assert_eq!(text(&ev), input);
+        assert!(calls(&ev).is_empty());
+    }
+}

@@ -206,3 +206,77 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `llama-json`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::LlamaJson;
+    Edges {
+        broken: vec![
+            b(
+                LlamaJson,
+                "array cut",
+                (
+                    "Hi ",
+                    "",
+                    "[{\"name\": \"f\", \"parameters\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                LlamaJson,
+                "array second call corrupt",
+                (
+                    "Hi ",
+                    "[{\"name\": \"g\", \"parameters\": {}}, ",
+                    "{\"name\": \"f\", \"parameters\": {\"a\": 'x'}}",
+                    "] after",
+                ),
+                Bad,
+                1,
+                "Hi  after",
+            ),
+            b(
+                LlamaJson,
+                "python tag cut",
+                (
+                    "Hi ",
+                    "",
+                    "<|python_tag|>{\"name\": \"f\", \"parameters\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                LlamaJson,
+                "built-in corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<|python_tag|>brave_search.call(query=x)",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+            b(
+                LlamaJson,
+                "built-in cut",
+                ("Hi ", "", "<|python_tag|>brave_search.call(query='x", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+        ],
+        markers: vec![(LlamaJson, "<|python_tag|>f.call(a=1)", "A ", " B", "A  B")],
+    }
+}

@@ -31,3 +31,7 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
     lfm2::recovery,
     olmo3::recovery,
 ];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] =
+    &[llama::edges, llama_json::edges, lfm2::edges];

@@ -1,7 +1,7 @@
 //! Rules every text format keeps, each run over every text syntax.
 
 /// A call error's `raw`, call-introducing tokens as markers, stray reasoning tags.
-mod edges;
+pub(crate) mod edges;
 
 /// The layout of `src/text/`: imports never run in a circle.
 mod layout;

@@ -230,3 +230,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `glm`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Glm;
+    Edges {
+        broken: vec![
+            b(
+                Glm,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Glm,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>f\n<arg_key>a\nb</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -194,3 +194,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ],
     )]
 }
+
+/// `hy-v4`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::HyV4;
+    Edges {
+        broken: vec![
+            b(
+                HyV4,
+                "cut",
+                (
+                    "Hi ",
+                    "<tool_calls>",
+                    "<tool_call>f<arg_key>a</arg_key><arg_value>1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                HyV4,
+                "corrupt",
+                (
+                    "Hi ",
+                    "<tool_calls>",
+                    "<tool_call>f<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+                    "</tool_calls> after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            HyV4,
+            "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

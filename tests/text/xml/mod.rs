@@ -80,3 +80,7 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
     seed_oss::recovery,
     hy_v4::recovery,
 ];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] =
+    &[qwen_xml::edges, glm::edges, seed_oss::edges, hy_v4::edges];

@@ -369,3 +369,53 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `qwen-xml`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::QwenXml;
+    Edges {
+        broken: vec![
+            b(
+                QwenXml,
+                "cut",
+                ("Hi ", "", "<tool_call>\n<function=f>\n<parameter=a>\n1", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                QwenXml,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n<function=f>\n<parameter=a\nb>1</parameter>\n</function>\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![
+            (
+                QwenXml,
+                "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+                "A",
+                " B",
+                "A B",
+            ),
+            (
+                QwenXml,
+                "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>",
+                "A",
+                " B",
+                "A B",
+            ),
+        ],
+    }
+}

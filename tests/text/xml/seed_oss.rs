@@ -61,3 +61,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ],
     )]
 }
+
+/// `seed-oss`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::SeedOss;
+    Edges {
+        broken: vec![
+            b(
+                SeedOss,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<seed:tool_call>\n<function=f>\n<parameter=a>\n1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                SeedOss,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<seed:tool_call>\n<function=f>\n<parameter=a\nb>1</parameter>\n</function>\n</seed:tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            SeedOss,
+            "<seed:tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}
