@@ -585,3 +585,80 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `deepseek-dsml`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "dsml V3.2: string attributes, two invokes",
+            Format::DeepSeekDsml,
+            "Checking.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">007</｜DSML｜parameter>\n<｜DSML｜parameter name=\"n\" string=\"true\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"ok\" string=\"false\">True</｜DSML｜parameter>\n<｜DSML｜parameter name=\"o\" string=\"false\">{\"a\": \"｜\"}</｜DSML｜parameter>\n<｜DSML｜parameter name=\"bad\" string=\"false\">not json</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls><｜end▁of▁sentence｜>",
+        )
+        .text("Checking.\n\n")
+        .call(
+            "get_weather",
+            json!({"zip": "007", "n": "42", "days": 5, "ok": true, "o": {"a": "｜"}, "bad": "not json"}),
+        )
+        .call("now", json!({})),
+        fx(
+            "dsml V4 tool_calls section",
+            Format::DeepSeekDsml,
+            "<think>r</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"cmd\" string=\"true\">ls -la\n</｜DSML｜parameter>\n<｜DSML｜parameter name=\"timeout\" string=\"false\">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        )
+        .reasoning("r")
+        .call("bash", json!({"cmd": "ls -la\n", "timeout": 15})),
+        fx(
+            "dsml: an invoke's attributes are not its parameters",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\" string=\"true\"><｜DSML｜parameter name=\"a\">7</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .call("f", json!({"a": 7})),
+        fx(
+            "dsml: the schema overrides the string attribute",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" string=\"true\">7</｜DSML｜parameter><｜DSML｜parameter name=\"zip\" string=\"false\">123</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .typed()
+        .call("f", json!({"n": 7, "zip": "123"})),
+        fx(
+            "dsml truncated inside a value",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
+        )
+        .error(
+            ErrorKind::Truncated,
+            Some(0),
+            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
+        ),
+        fx(
+            "dsml malformed attributes, the section goes on",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"g\"></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .error(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke>",
+        )
+        .call("g", json!({})),
+        fx(
+            "dsml: a character sharing its first byte with `｜` after `</` is text",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\n</\u{FFFD} tail",
+        )
+        .call("f", json!({}))
+        .text("</\u{FFFD} tail"),
+        fx(
+            "dsml: a lone section open at the end is a call cut off",
+            Format::DeepSeekDsml,
+            "a<｜DSML｜function_calls>\n",
+        )
+        .text("a")
+        .error(ErrorKind::Truncated, None, "<｜DSML｜function_calls>\n"),
+    ]
+}

@@ -276,3 +276,90 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `glm`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "glm single, text around",
+            Format::Glm,
+            "Let me check 😀.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Zürich</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\nDone ✓",
+        )
+        .text("Let me check 😀.\n\nDone ✓")
+        .call("get_weather", json!({"city": "Zürich", "days": 3})),
+        fx(
+            "glm-4.7: no newline after the name, several calls",
+            Format::Glm,
+            "<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value></tool_call><tool_call>b<arg_key>y</arg_key><arg_value>[true, null]</arg_value></tool_call>",
+        )
+        .call("a", json!({"x": 1}))
+        .call("b", json!({"y": [true, null]})),
+        fx(
+            "glm nested, escaped and tag-like values",
+            Format::Glm,
+            "<tool_call>w\n<arg_key>path</arg_key>\n<arg_value>a\"b\\c\td</arg_value>\n<arg_key>code</arg_key>\n<arg_value>if a<b: x = \"</arg\"\n</arg_value>\n<arg_key>o</arg_key>\n<arg_value>{\"k\": [\"é\", {\"n\": null}]}</arg_value>\n</tool_call>",
+        )
+        .call(
+            "w",
+            json!({"path": "a\"b\\c\td", "code": "if a<b: x = \"</arg\"\n", "o": {"k": ["é", {"n": null}]}}),
+        ),
+        fx(
+            "glm empty arguments",
+            Format::Glm,
+            "<tool_call>now\n</tool_call>",
+        )
+        .call("now", json!({})),
+        fx(
+            "glm truncated",
+            Format::Glm,
+            "ok <tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
+        )
+        .text("ok ")
+        .error(
+            ErrorKind::Truncated,
+            Some(0),
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
+        ),
+        fx(
+            "glm-4.7 without the opening <arg_value>: the value follows the key",
+            Format::Glm,
+            "<tool_call>search<arg_key>query</arg_key>how many days</arg_value><arg_key>n</arg_key>\n<arg_v 2</arg_value></tool_call>after",
+        )
+        .text("after")
+        .call("search", json!({"query": "how many days", "n": "<arg_v 2"})),
+        fx(
+            "glm malformed: a key running past its line",
+            Format::Glm,
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>after",
+        )
+        .text("after")
+        .error(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+        ),
+        fx(
+            "glm: hermes JSON is not a glm call",
+            Format::Glm,
+            "<tool_call>{\"name\": \"f\"}</tool_call>x",
+        )
+        .text("x")
+        .error(
+            ErrorKind::InvalidArguments,
+            None,
+            "<tool_call>{\"name\": \"f\"}</tool_call>",
+        ),
+        fx(
+            "glm reasoning and end-of-turn",
+            Format::Glm,
+            "<think>plan é</think>\nAnswer<|user|>",
+        )
+        .reasoning("plan é")
+        .text("Answer"),
+    ]
+}

@@ -249,3 +249,62 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `minimax`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "minimax two invokes in one section, text around",
+            Format::MiniMax,
+            "<think>need both</think>\n\nOn it.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">東京</parameter>\n<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Asia/Tokyo</parameter>\n</invoke>\n</minimax:tool_call>\nThat's all.[e~[",
+        )
+        .reasoning("need both")
+        .text("On it.\n\nThat's all.")
+        .call("get_weather", json!({"city": "東京", "days": 2}))
+        .call("get_time", json!({"city": "Asia/Tokyo"})),
+        fx(
+            "minimax escaped, nested and tag-like values, empty invoke",
+            Format::MiniMax,
+            "<minimax:tool_call><invoke name=\"run\"><parameter name=\"cmd\">echo \"<p>\" | grep '</param' \\n</parameter><parameter name=\"env\">{\"A\": {\"B\": [1.5e3]}}</parameter></invoke><invoke name=\"noop\"></invoke></minimax:tool_call>",
+        )
+        .call(
+            "run",
+            json!({"cmd": "echo \"<p>\" | grep '</param' \\n", "env": {"A": {"B": [1.5e3]}}}),
+        )
+        .call("noop", json!({})),
+        fx(
+            "minimax malformed invoke, the next one in the section still a call",
+            Format::MiniMax,
+            "<minimax:tool_call>\n<invoke name=bad>\n<parameter name=\"a\">1</parameter>\n</invoke>\n<invoke name=\"good\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
+        )
+        .error(
+            ErrorKind::InvalidArguments,
+            None,
+            "<minimax:tool_call>\n<invoke name=bad>\n<parameter name=\"a\">1</parameter>\n</invoke>",
+        )
+        .call("good", json!({"a": 1})),
+        fx(
+            "minimax truncated in the second invoke",
+            Format::MiniMax,
+            "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"q\">hal",
+        )
+        .call("a", json!({}))
+        .error(
+            ErrorKind::Truncated,
+            Some(1),
+            "<invoke name=\"b\">\n<parameter name=\"q\">hal",
+        ),
+        fx(
+            "minimax missing section close: text after is text",
+            Format::MiniMax,
+            "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\nthen more",
+        )
+        .call("a", json!({}))
+        .text("then more"),
+    ]
+}

@@ -2,7 +2,7 @@
 
 /// Every XML table (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`, `kimi-k3`) on one
 /// fixture table.
-mod tables;
+pub(crate) mod tables;
 
 /// `qwen-xml`'s own fixtures and raw-text captures.
 mod qwen_xml;
@@ -84,3 +84,12 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
 /// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
 pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] =
     &[qwen_xml::edges, glm::edges, seed_oss::edges, hy_v4::edges];
+
+/// The rows of the XML fixture table (`tables.rs`) this family's syntax files hold.
+pub(crate) const TABLE: &[fn() -> Vec<tables::Fx>] = &[
+    glm::table,
+    minimax::table,
+    seed_oss::table,
+    deepseek_dsml::table,
+    qwen_xml::table,
+];

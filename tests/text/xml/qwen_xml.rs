@@ -419,3 +419,20 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         ],
     }
 }
+
+/// `qwen-xml`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::Format;
+    vec![
+        fx(
+            "qwen-xml: a Json-kind value that is not JSON stays a string",
+            Format::QwenXml,
+            "<tool_call><function=f><parameter=n>about 3</parameter><parameter=b>Nope</parameter><parameter=o>{\"a\": </parameter></function></tool_call>",
+        )
+        .typed()
+        .call("f", json!({"n": "about 3", "b": "Nope", "o": "{\"a\": "})),
+    ]
+}

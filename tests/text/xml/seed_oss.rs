@@ -107,3 +107,42 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `seed-oss`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "seed-oss reasoning, call, text after",
+            Format::SeedOss,
+            "<seed:think>The user wants weather.</seed:think>\nSure.\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>\nBogotá, Colombia\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</seed:tool_call> ok<seed:eos>",
+        )
+        .reasoning("The user wants weather.")
+        .text("Sure.\n ok")
+        .call(
+            "get_weather",
+            json!({"location": "Bogotá, Colombia", "unit": "celsius"}),
+        ),
+        fx(
+            "seed-oss two sections, empty arguments",
+            Format::SeedOss,
+            "<seed:tool_call><function=a></function></seed:tool_call><seed:tool_call><function=b><parameter=x>-0.5</parameter></function></seed:tool_call>",
+        )
+        .call("a", json!({}))
+        .call("b", json!({"x": -0.5})),
+        fx(
+            "seed-oss truncated",
+            Format::SeedOss,
+            "<seed:tool_call>\n<function=get_w",
+        )
+        .error(
+            ErrorKind::Truncated,
+            None,
+            "<seed:tool_call>\n<function=get_w",
+        ),
+    ]
+}
