@@ -121,3 +121,33 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ],
     )]
 }
+
+/// `apertus` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Apertus,
+    open: "<|tools_prefix|>",
+    close: Some("<|tools_suffix|>"),
+    payload: crate::json::tables::Payload::Array,
+    name: None,
+    args: "",
+    id: None,
+    reserved: &[
+        "<|tools_prefix|>",
+        "<|inner_prefix|>",
+        "<|inner_suffix|>",
+        "<|assistant_end|>",
+    ],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn apertus_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::Apertus,
+        "<|inner_prefix|>thinking<|inner_suffix|>Ok.<|tools_prefix|>[{\"f\": {}}]<|tools_suffix|><|assistant_end|>",
+        "thinking",
+        "Ok.",
+        1,
+    )]);
+}

@@ -247,3 +247,37 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `command-r` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::CommandR,
+    open: "<|START_ACTION|>",
+    close: Some("<|END_ACTION|>"),
+    payload: crate::json::tables::Payload::Array,
+    name: Some("tool_name"),
+    args: "parameters",
+    id: Some("tool_call_id"),
+    reserved: &["<|START_", "<|END_", "<think>", "</think>"],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn command_r_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[
+        (
+            toolstream::Format::CommandR,
+            "<|START_THINKING|>I will call f.<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {}}]<|END_ACTION|><|END_OF_TURN_TOKEN|>",
+            "I will call f.",
+            "",
+            1,
+        ),
+        (
+            toolstream::Format::CommandR,
+            "<|START_THINKING|>No tool.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>",
+            "No tool.",
+            "Hello!",
+            0,
+        ),
+    ]);
+}

@@ -324,3 +324,50 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// The texts generated text must not hold (its markers, tags, tokens).
+const GIGACHAT3_RESERVED: &[&str] = &[
+    "function call<|role_sep|>",
+    "<|function_call|>",
+    "<|message_sep|>",
+    "</s>",
+    "<think>",
+    "</think>",
+];
+
+/// `gigachat3` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[
+    crate::json::tables::Syn {
+        format: toolstream::Format::GigaChat3,
+        open: "function call<|role_sep|>",
+        close: None,
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GIGACHAT3_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::GigaChat3,
+        open: "<|function_call|>",
+        close: None,
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GIGACHAT3_RESERVED,
+    },
+];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn gigachat3_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::GigaChat3,
+        "Calling.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}",
+        "",
+        "Calling.\n\n",
+        1,
+    )]);
+}

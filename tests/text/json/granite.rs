@@ -321,3 +321,61 @@ fn granite_a_broken_call_with_no_close_marker_leaks_nothing() {
         "<|tool_call|>[",
     );
 }
+
+/// The texts generated text must not hold (its markers, tags, tokens).
+const GRANITE_RESERVED: &[&str] = &[
+    "<|tool_call|>",
+    "<tool_call>",
+    "<response>",
+    "</response>",
+    "<|end_of_text|>",
+    "<think>",
+    "</think>",
+];
+
+/// `granite` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<|tool_call|>",
+        close: None,
+        payload: crate::json::tables::Payload::Array,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<tool_call>",
+        close: None,
+        payload: crate::json::tables::Payload::Array,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<tool_call>",
+        close: Some("</tool_call>"),
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn granite_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::Granite,
+        "<think>hm</think><response>Here.</response><|tool_call|>[{\"name\": \"f\", \"arguments\": {}}]<|end_of_text|>",
+        "hm",
+        "Here.",
+        1,
+    )]);
+}

@@ -54,3 +54,35 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `hunyuan` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Hunyuan,
+    open: "<tool_calls>",
+    close: Some("</tool_calls>"),
+    payload: crate::json::tables::Payload::Array,
+    name: Some("name"),
+    args: "arguments",
+    id: None,
+    reserved: &[
+        "<tool_calls>",
+        "</tool_calls>",
+        "<think>",
+        "</think>",
+        "<answer>",
+        "</answer>",
+    ],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn hunyuan_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::Hunyuan,
+        "<think>\nneed weather\n</think>\n<answer>\nSure.\n<tool_calls>[{\"name\": \"f\", \"arguments\": {}}]</tool_calls>\n</answer>",
+        "need weather",
+        "Sure.\n\n",
+        1,
+    )]);
+}

@@ -139,3 +139,33 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `internlm` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::InternLm,
+    open: "<|action_start|><|plugin|>",
+    close: Some("<|action_end|>"),
+    payload: crate::json::tables::Payload::Object,
+    name: Some("name"),
+    args: "parameters",
+    id: None,
+    reserved: &[
+        "<|action_start|><|plugin|>",
+        "<|im_end|>",
+        "<think>",
+        "</think>",
+    ],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn internlm_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::InternLm,
+        "Sure.<|action_start|><|plugin|>\n{\"name\": \"f\", \"parameters\": {}}<|action_end|><|im_end|>",
+        "",
+        "Sure.",
+        1,
+    )]);
+}

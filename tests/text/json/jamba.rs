@@ -54,3 +54,16 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `jamba` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Jamba,
+    open: "<tool_calls>",
+    close: Some("</tool_calls>"),
+    payload: crate::json::tables::Payload::Array,
+    name: Some("name"),
+    args: "arguments",
+    id: None,
+    reserved: &["<tool_calls>", "</tool_calls>", "<think>", "</think>"],
+}];

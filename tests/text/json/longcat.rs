@@ -87,3 +87,16 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `longcat` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Longcat,
+    open: "<longcat_tool_call>",
+    close: Some("</longcat_tool_call>"),
+    payload: crate::json::tables::Payload::Object,
+    name: Some("name"),
+    args: "arguments",
+    id: None,
+    reserved: &["<longcat_tool_call>", "<think>", "</think>"],
+}];

@@ -3,7 +3,7 @@
 /// Every JSON-call table (`command-r`, `granite`, `jamba`, `hunyuan`, `nemotron`,
 /// `phi4-mini`, `longcat`, `internlm`, `apertus`, `gigachat3`), and `kimi-k2` of the
 /// special-token section family, on one fixture table.
-mod tables;
+pub(crate) mod tables;
 
 /// `hermes`'s own fixtures.
 mod hermes;
@@ -90,4 +90,19 @@ pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] = &[
     nemotron::edges,
     longcat::edges,
     granite::edges,
+];
+
+/// The descriptors of the JSON-call table (`json/tables.rs`) this family's syntax files
+/// hold.
+pub(crate) const JSON_TABLE: &[&[crate::json::tables::Syn]] = &[
+    command_r::SYN,
+    granite::SYN,
+    jamba::SYN,
+    hunyuan::SYN,
+    nemotron::SYN,
+    phi4_mini::SYN,
+    longcat::SYN,
+    internlm::SYN,
+    apertus::SYN,
+    gigachat3::SYN,
 ];

@@ -91,3 +91,22 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// `nemotron` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Nemotron,
+    open: "<TOOLCALL>",
+    close: Some("</TOOLCALL>"),
+    payload: crate::json::tables::Payload::Array,
+    name: Some("name"),
+    args: "arguments",
+    id: None,
+    reserved: &[
+        "<TOOLCALL>",
+        "</TOOLCALL>",
+        "<|eot_id|>",
+        "<think>",
+        "</think>",
+    ],
+}];

@@ -113,3 +113,16 @@ fn phi4_mini_a_broken_call_with_no_close_marker_leaks_nothing() {
         "functools[",
     );
 }
+
+/// `phi4-mini` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::Phi4Mini,
+    open: "functools[",
+    close: None,
+    payload: crate::json::tables::Payload::ArrayBody,
+    name: Some("name"),
+    args: "arguments",
+    id: None,
+    reserved: &["functools[", "<|end|>", "<think>", "</think>"],
+}];

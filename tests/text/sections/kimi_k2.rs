@@ -142,3 +142,73 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
     ]
 }
+
+/// `kimi-k2` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::KimiK2,
+    open: "<|tool_calls_section_begin|>",
+    close: Some("<|tool_calls_section_end|>"),
+    payload: crate::json::tables::Payload::Kimi,
+    name: None,
+    args: "",
+    id: None,
+    reserved: &["<|tool_call", "<|im_end|>", "<think>", "</think>"],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn kimi_k2_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[
+        (
+            toolstream::Format::KimiK2,
+            "<think>plan</think>Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><|im_end|>",
+            "plan",
+            "Sure.",
+            1,
+        ),
+        (
+            toolstream::Format::KimiK2,
+            "Sure.<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\n<|tool_calls_section_end|>",
+            "",
+            "Sure.\n\n",
+            1,
+        ),
+        (
+            // Kimi K2 may omit `</think>` before its calls (vllm#32216): the call
+            // markers end the reasoning.
+            toolstream::Format::KimiK2,
+            "<think>plan<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>Done.",
+            "plan",
+            "Done.",
+            1,
+        ),
+        (
+            toolstream::Format::KimiK2,
+            "<think>plan\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
+            "plan\n",
+            "",
+            1,
+        ),
+    ]);
+}
+
+/// Kimi K2: the model's own ids are kept verbatim; a head without the `functions.`
+/// prefix or the index still names the tool.
+#[test]
+fn kimi_ids_are_the_models_own() {
+    let input = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>search:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.a.b:2<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+    let ev = crate::json::tables::split_both(toolstream::Format::KimiK2, input, 20);
+    assert_eq!(
+        crate::common::calls(&ev),
+        vec![
+            crate::common::call(
+                "functions.get_weather:0",
+                "get_weather",
+                serde_json::json!({"city": "Paris"})
+            ),
+            crate::common::call("search:1", "search", serde_json::json!({})),
+            crate::common::call("functions.a.b:2", "a.b", serde_json::json!({})),
+        ]
+    );
+}

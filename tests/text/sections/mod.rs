@@ -21,3 +21,7 @@ pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] =
 
 /// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
 pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] = &[];
+
+/// The descriptors of the JSON-call table (`json/tables.rs`) this family's syntax files
+/// hold.
+pub(crate) const JSON_TABLE: &[&[crate::json::tables::Syn]] = &[kimi_k2::SYN];
