@@ -1,8 +1,8 @@
 //! The JSON-call family (`src/text/json/`).
 
-/// Every JSON-call table (`command-r`, `granite`, `jamba`, `hunyuan`, `nemotron`,
-/// `phi4-mini`, `longcat`, `internlm`, `apertus`, `gigachat3`), and `kimi-k2` of the
-/// special-token section family, on one fixture table.
+/// The JSON-call table's rules, run over every descriptor the syntax files hold (their
+/// `SYN`, listed in the families' `JSON_TABLE`: `kimi-k2` of the special-token section
+/// family too).
 pub(crate) mod tables;
 
 /// `hermes`'s own fixtures.

@@ -1,13 +1,12 @@
 //! The special-token section family (`src/text/sections/`).
 
-/// `deepseek`'s own fixtures, and the engine's recovery rules for both of its syntaxes
-/// (`kimi-k2`'s table tests are in the JSON family's `tables.rs`).
+/// `deepseek`'s own fixtures, and the engine's recovery rules for both of its syntaxes.
 mod deepseek;
 
 /// `plamo3`: PLaMo 3's tool requests.
 mod plamo3;
 
-/// `kimi-k2`'s own fixtures.
+/// `kimi-k2`'s own fixtures, its descriptor of the JSON-call table and its rows.
 mod kimi_k2;
 
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per

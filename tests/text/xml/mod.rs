@@ -1,7 +1,7 @@
 //! The XML-parameter family (`src/text/xml/`).
 
-/// Every XML table (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`, `kimi-k3`) on one
-/// fixture table.
+/// The XML fixture table and its rules, run over the rows the syntax files hold (their
+/// `table()`, listed in `TABLE`).
 pub(crate) mod tables;
 
 /// `qwen-xml`'s own fixtures and raw-text captures.
