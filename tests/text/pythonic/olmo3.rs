@@ -44,8 +44,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
             (
                 Case::MarkerAlone,
                 sample(
-                    "Use a literal <function_calls> tag.",
-                    vec![one(t("Use a literal <function_calls> tag."))],
+                    "Use a literal <function_calls> tag, then more.",
+                    vec![one(t("Use a literal <function_calls> tag, then more."))],
                 ),
             ),
             (

@@ -292,13 +292,7 @@ fn call_introducing_tokens_are_markers_never_text() {
         let got = calls(&ev);
         assert_eq!(got.len(), 1, "{label}");
         assert_eq!(got[0].name, "f", "{label}");
-        // (MiniMax M3 without a schema reads every leaf as its text, as its peers.)
-        let a = if f == Format::MiniMaxM3 {
-            serde_json::json!({"a": "1"})
-        } else {
-            serde_json::json!({"a": 1})
-        };
-        assert_eq!(got[0].arguments, a, "{label}");
+        assert_eq!(got[0].arguments, serde_json::json!({"a": 1}), "{label}");
         // The whitespace before a marker is text (the recovery rule).
         assert_eq!(text(&ev), want, "{label}");
         assert!(errors(&ev).is_empty(), "{label}");

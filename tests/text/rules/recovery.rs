@@ -230,6 +230,31 @@ fn a_literal_marker_in_prose_streams_before_the_end() {
     }
 }
 
+/// Every syntax's marker alone in prose (its universal fixture's `MarkerAlone` sample,
+/// where that is all text) is text before the input ends: nothing waits for `finish`.
+#[test]
+fn every_marker_alone_in_prose_streams_before_the_end() {
+    use crate::universal::{Answer, Case};
+    let mut held = Vec::new();
+    for u in crate::universal::all() {
+        let Some((_, Answer::Sample { input, want })) =
+            u.answers.iter().find(|(c, _)| *c == Case::MarkerAlone)
+        else {
+            continue;
+        };
+        if want.as_slice() != [Ev::Text(input.clone())] {
+            continue;
+        }
+        let mut p = parser(u.format);
+        let mut out = Vec::new();
+        p.feed(input.as_bytes(), &mut out).unwrap();
+        if text(&out) != *input {
+            held.push(format!("{}: {out:?}", u.format));
+        }
+    }
+    assert!(held.is_empty(), "{held:#?}");
+}
+
 /// No fixture table leaves a text engine out: each family appears.
 #[test]
 fn the_fixtures_cover_every_engine_family() {
