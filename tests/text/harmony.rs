@@ -138,6 +138,183 @@ proptest::proptest! {
     }
 }
 
+/// `harmony`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::Harmony,
+        reasoning: None,
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"Hi<|start|>assistant<|channel|>final<|message|>A<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}<|call|>"#,
+                    vec![one(t("HiA")), call(0, "f", r#"{"a": 1}"#)],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x}<|call|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x}<|call|>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <|channel|> tag.",
+                    vec![
+                        one(t("Use a literal ")),
+                        one(err(Cut, None, "<|channel|> tag.")),
+                    ],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done<|call|> ok", vec![one(t("done ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1<|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json<|message|>{}<|call|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                not_applicable(
+                    "a call has one name and one arguments value, each in its own place between the tokens; a key repeated inside the arguments is the model's JSON, passed as its bytes",
+                ),
+            ),
+            (
+                Case::JunkName,
+                // Today: call(0, "\"get", "{}"),
+                broken(
+                    "the recipient is read up to the first space: `to=functions.\"get weather\"` makes a call named `\"get` (and `to=functions.<b>f</b>` one named `functions.`); a name that is no name should be the call's error",
+                    r#"<|start|>assistant<|channel|>commentary to=functions."get weather" <|constrain|>json<|message|>{}<|call|>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<|start|>assistant<|channel|>commentary to=functions."get weather" <|constrain|>json<|message|>{}<|call|>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `harmony`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "harmony",
+            "<|start|> inside a call's JSON",
+            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1<|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json<|message|>{"b": 2}<|call|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1"#
+                ),
+                call(1, "g", r#"{"b": 2}"#),
+            ]
+        ),
+        fx!(
+            "harmony",
+            "<|channel|> in a broken call's body",
+            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x <|channel|>commentary to=functions.g <|constrain|>json<|message|>{}<|call|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": x "#
+                ),
+                call(1, "g", "{}"),
+            ]
+        ),
+        fx!(
+            "harmony",
+            "<|start|> right after <|message|>: the call had no body",
+            r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|><|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json<|message|>{}<|call|>"#,
+            [
+                start(0, "f"),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|channel|>commentary to=functions.f <|constrain|>json<|message|>"#
+                ),
+                call(1, "g", "{}"),
+            ]
+        ),
+    ]
+}
+
+/// `harmony`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::Edges;
+    use toolstream::Format::Harmony;
+    Edges {
+        broken: vec![],
+        markers: vec![(
+            Harmony,
+            "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+            "",
+            "",
+            "",
+        )],
+    }
+}
+
 #[test]
 fn damaged_headers_keep_their_bytes() {
     // Issue 33: a damaged header (a token cut in it, a second channel) was dropped with

@@ -23,6 +23,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+/// `auto`'s own fixtures (the syntax detected from the text).
+mod auto;
 mod exact;
 mod gemma;
 mod gemma_pythonic;

@@ -85,6 +85,8 @@ pub(crate) fn all() -> Vec<Universal> {
         crate::sections::UNIVERSAL,
         crate::pythonic::UNIVERSAL,
         crate::gemma::UNIVERSAL,
+        &[crate::harmony::universal],
+        &[crate::auto::universal],
     ]
     .iter()
     .flat_map(|l| l.iter().map(|f| f()))

@@ -95,3 +95,104 @@ fn functiongemma_fixtures() {
         ],
     );
 }
+
+/// `functiongemma`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::FunctionGemma,
+        reasoning: None,
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A<start_function_call>call:f{a:1}<end_function_call> B",
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi <start_function_call>call:f{a:<escape>é",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"é"#)),
+                        one(err(Cut, Some(0), "<start_function_call>call:f{a:<escape>é")),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <start_function_call>call:f{a:x,b:<escape>}<escape>}<end_function_call> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<start_function_call>call:f{a:x,b:<escape>}<escape>}<end_function_call>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <start_function_call> tag.",
+                    vec![one(t("Use a literal <start_function_call> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done<end_function_call> ok",
+                    vec![one(t("done<end_function_call> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    "<start_function_call>call:f{a:1,<start_function_call>call:g{}<end_function_call>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Cut, Some(0), "<start_function_call>call:f{a:1,")),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    "<start_function_call>call:f{a:1,a:2}<end_function_call>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<start_function_call>call:f{a:1,a:2}<end_function_call>",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<start_function_call>call:get weather" x{}<end_function_call>"#,
+                    vec![one(err(
+                        ErrorKind::MissingName,
+                        None,
+                        r#"<start_function_call>call:get weather" x{}<end_function_call>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}

@@ -79,3 +79,205 @@ fn cmd4_fixtures() {
         ],
     );
 }
+
+/// `command-r`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::CommandR,
+        reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1}}]<|END_ACTION|> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"Hi <|START_ACTION|>[{"tool_name": "f", "parameters": {"a": x}}]<|END_ACTION|> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": x}}]<|END_ACTION|>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <|START_ACTION|> tag.",
+                    vec![one(t("Use a literal <|START_ACTION|> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done<|END_ACTION|> ok",
+                    vec![one(t("done<|END_ACTION|> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1<|START_ACTION|>[{"tool_name": "g", "parameters": {}}]<|END_ACTION|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {}, "parameters": {}}]<|END_ACTION|>"#,
+                    vec![
+                        call(0, "f", "{}"),
+                        one(err(
+                            ErrorKind::TrailingArguments,
+                            None,
+                            r#", "parameters": {}}]<|END_ACTION|>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}
+
+/// `command-r`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "command-r",
+            "a duplicate \"parameters\"",
+            r#"<|START_ACTION|>[{"tool_name": "f", "parameters": {"a": 1}, "parameters": {"a": 2}}]<|END_ACTION|>"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(
+                    Trailing,
+                    None,
+                    r#", "parameters": {"a": 2}}]<|END_ACTION|>"#
+                ),
+            ],
+        ),
+        fx!(
+            "command-r",
+            "a raw tab in a string (a broken list call is skipped to the close marker)",
+            "<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": \"x\ty\"}}]<|END_ACTION|>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": \"x\ty\"}}]<|END_ACTION|>"
+                ),
+            ],
+        ),
+        fx!(
+            "command-r",
+            "whitespace before a marker is text",
+            "A \n<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {\"a\": 1}}]<|END_ACTION|>",
+            [t("A \n"), call(0, "f", r#"{"a": 1}"#)],
+        ),
+        fx!(
+            "command-r",
+            "cmd4: an opener inside an action's arguments, after <|START_TEXT|>",
+            r#"<|START_TEXT|>See doc.<|END_TEXT|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1<|START_ACTION|>[{"tool_call_id": "1", "tool_name": "g", "parameters": {}}]<|END_ACTION|>"#,
+            [
+                t("See doc."),
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+    ]
+}
+
+/// `command-r` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[crate::json::tables::Syn {
+    format: toolstream::Format::CommandR,
+    open: "<|START_ACTION|>",
+    close: Some("<|END_ACTION|>"),
+    payload: crate::json::tables::Payload::Array,
+    name: Some("tool_name"),
+    args: "parameters",
+    id: Some("tool_call_id"),
+    reserved: &["<|START_", "<|END_", "<think>", "</think>"],
+}];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn command_r_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[
+        (
+            toolstream::Format::CommandR,
+            "<|START_THINKING|>I will call f.<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {}}]<|END_ACTION|><|END_OF_TURN_TOKEN|>",
+            "I will call f.",
+            "",
+            1,
+        ),
+        (
+            toolstream::Format::CommandR,
+            "<|START_THINKING|>No tool.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>",
+            "No tool.",
+            "Hello!",
+            0,
+        ),
+    ]);
+}

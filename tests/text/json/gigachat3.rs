@@ -130,3 +130,240 @@ fn gigachat31_start_in_the_feed_that_settles_the_name() {
     let ev = crate::common::run_whole(&make(Format::GigaChat3), v31("f", r#"{"a": 1}"#).as_bytes());
     assert_eq!(crate::common::calls(&ev)[0].arguments, json!({"a": 1}));
 }
+
+/// `gigachat3`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::GigaChat3,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "Afunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}",
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#)],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": x}} after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal function call<|role_sep|> tag.",
+                    vec![one(t("Use a literal function call<|role_sep|> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                not_applicable(
+                    "the syntax has no closing marker: a call ends where its JSON value closes",
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1function call<|role_sep|>\n{\"name\": \"g\", \"arguments\": {}}",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}, \"arguments\": {}}",
+                    vec![
+                        call(0, "f", "{}"),
+                        one(err(
+                            ErrorKind::TrailingArguments,
+                            None,
+                            r#", "arguments": {}}"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}
+
+/// `gigachat3`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "gigachat3",
+            "3.1: opener between JSON tokens",
+            r#"<|function_call|>{"name": "f", "arguments": {"a": 1<|function_call|>{"name": "g", "arguments": {}}"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|function_call|>{"name": "f", "arguments": {"a": 1"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "gigachat3",
+            "3.1: special-token opener inside a JSON string",
+            r#"<|function_call|>{"name": "f", "arguments": {"a": "x<|function_call|>{"name": "g", "arguments": {}}"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|function_call|>{"name": "f", "arguments": {"a": "x"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "gigachat3",
+            "3.1: an undefined member instead of the arguments",
+            r#"<|function_call|>{"name": "delete_files", "args": {"p": 1}}</s>"#,
+            [
+                start(0, "delete_files"),
+                err(
+                    Member,
+                    Some(0),
+                    r#"<|function_call|>{"name": "delete_files", "args": {"p": 1}}"#
+                ),
+            ],
+        ),
+        fx!(
+            "gigachat3",
+            "3.1: a duplicate \"arguments\"",
+            r#"<|function_call|>{"name": "f", "arguments": {"a": 1}, "arguments": {"a": 2}}"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(Trailing, None, r#", "arguments": {"a": 2}}"#),
+            ],
+        ),
+        fx!(
+            "gigachat3",
+            "3.1: a raw tab in a string",
+            "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ty\"}}</s>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<|function_call|>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ty\"}}"
+                ),
+            ],
+        ),
+        fx!(
+            "gigachat3",
+            "3.1: whitespace before the marker is text",
+            "A  \n<|function_call|>{\"name\": \"f\", \"arguments\": {}}</s>",
+            [t("A  \n"), call(0, "f", "{}")],
+        ),
+    ]
+}
+
+/// The texts generated text must not hold (its markers, tags, tokens).
+const GIGACHAT3_RESERVED: &[&str] = &[
+    "function call<|role_sep|>",
+    "<|function_call|>",
+    "<|message_sep|>",
+    "</s>",
+    "<think>",
+    "</think>",
+];
+
+/// `gigachat3` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[
+    crate::json::tables::Syn {
+        format: toolstream::Format::GigaChat3,
+        open: "function call<|role_sep|>",
+        close: None,
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GIGACHAT3_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::GigaChat3,
+        open: "<|function_call|>",
+        close: None,
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GIGACHAT3_RESERVED,
+    },
+];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn gigachat3_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::GigaChat3,
+        "Calling.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}",
+        "",
+        "Calling.\n\n",
+        1,
+    )]);
+}

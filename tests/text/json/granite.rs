@@ -95,6 +95,287 @@ Done."#,
     );
 }
 
+/// `granite`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::Granite,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#)],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <|tool_call|>[{"name": "f", "arguments": {"a": 1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|tool_call|>[{"name": "f", "arguments": {"a": 1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"Hi <tool_call>{"name": "f", "arguments": {"a": x}}</tool_call> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<tool_call>{"name": "f", "arguments": {"a": x}}</tool_call>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <|tool_call|> tag.",
+                    vec![one(t("Use a literal <|tool_call|> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done</tool_call> ok", vec![one(t("done</tool_call> ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<|tool_call|>[{"name": "f", "arguments": {"a": 1<|tool_call|>[{"name": "g", "arguments": {}}]"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|tool_call|>[{"name": "f", "arguments": {"a": 1"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<|tool_call|>[{"name": "f", "arguments": {}, "arguments": {}}]"#,
+                    vec![
+                        call(0, "f", "{}"),
+                        one(err(
+                            ErrorKind::TrailingArguments,
+                            None,
+                            r#", "arguments": {}}"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}
+
+/// `granite`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::{PROSE, fx};
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "granite",
+            "an undefined member",
+            r#"<tool_call>{"name": "f", "args": {"p": 1}}</tool_call>"#,
+            [
+                start(0, "f"),
+                err(
+                    Member,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "args": {"p": 1}}</tool_call>"#
+                ),
+            ],
+        ),
+        fx!(
+            "granite",
+            "a literal <tool_call> in prose",
+            PROSE,
+            [t(PROSE)],
+        ),
+        fx!(
+            "granite",
+            "3.1: opener between JSON tokens of a list's call",
+            r#"<tool_call>[{"name": "f", "arguments": {"a": 1<tool_call>[{"name": "g", "arguments": {}}]"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<tool_call>[{"name": "f", "arguments": {"a": 1"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "granite",
+            "3.1: an undefined member in a list's call, the next call counts",
+            r#"<tool_call>[{"name": "delete_files", "args": {"p": 1}}, {"name": "g", "arguments": {}}]"#,
+            [
+                start(0, "delete_files"),
+                err(
+                    Member,
+                    Some(0),
+                    r#"<tool_call>[{"name": "delete_files", "args": {"p": 1}}"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "granite",
+            "3.1: a duplicate \"arguments\"",
+            r#"<tool_call>[{"name": "f", "arguments": {"a": 1}, "arguments": {"a": 2}}]"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(Trailing, None, r#", "arguments": {"a": 2}}"#),
+            ],
+        ),
+        fx!(
+            "granite",
+            "3.1: a raw newline in a string",
+            "<tool_call>[{\"name\": \"f\", \"arguments\": {\"a\": \"x\ny\"}}] after",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call>[{\"name\": \"f\", \"arguments\": {\"a\": \"x\ny\"}}"
+                ),
+                // The list goes on after the skipped call: its `]` ends it.
+                t(" after"),
+            ],
+        ),
+        fx!(
+            "granite",
+            "3.1: whitespace before the marker is text",
+            "A \n<tool_call>[{\"name\": \"f\", \"arguments\": {}}]",
+            [t("A \n"), call(0, "f", "{}")],
+        ),
+    ]
+}
+
+/// `granite`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::Edges;
+    use toolstream::Format::Granite;
+    Edges {
+        broken: vec![],
+        markers: vec![(
+            Granite,
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}
+
+/// A broken call object is skipped to the bracket that balances it, the list's later calls
+/// still count (from `rules/edges.rs`).
+#[test]
+fn granite_a_broken_call_with_no_close_marker_leaks_nothing() {
+    crate::rules::edges::a_broken_call_with_no_close_marker_leaks_nothing(
+        toolstream::Format::Granite,
+        "<|tool_call|>[",
+    );
+}
+
+/// The texts generated text must not hold (its markers, tags, tokens).
+const GRANITE_RESERVED: &[&str] = &[
+    "<|tool_call|>",
+    "<tool_call>",
+    "<response>",
+    "</response>",
+    "<|end_of_text|>",
+    "<think>",
+    "</think>",
+];
+
+/// `granite` as the JSON-call table (`json/tables.rs`) sees it: its markers and keys,
+/// written independently of the scanner's own table.
+pub(crate) const SYN: &[crate::json::tables::Syn] = &[
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<|tool_call|>",
+        close: None,
+        payload: crate::json::tables::Payload::Array,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<tool_call>",
+        close: None,
+        payload: crate::json::tables::Payload::Array,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+    crate::json::tables::Syn {
+        format: toolstream::Format::Granite,
+        open: "<tool_call>",
+        close: Some("</tool_call>"),
+        payload: crate::json::tables::Payload::Object,
+        name: Some("name"),
+        args: "arguments",
+        id: None,
+        reserved: GRANITE_RESERVED,
+    },
+];
+
+/// Reasoning wrappers and end-of-turn tokens around calls (from `json/tables.rs`).
+#[test]
+fn granite_reasoning_wrappers_and_end_of_turn_tokens() {
+    crate::json::tables::check_wrappers(&[(
+        toolstream::Format::Granite,
+        "<think>hm</think><response>Here.</response><|tool_call|>[{\"name\": \"f\", \"arguments\": {}}]<|end_of_text|>",
+        "hm",
+        "Here.",
+        1,
+    )]);
+}
+
 #[test]
 fn a_byte_flip_in_a_call_leaves_the_next_call_whole() {
     // Issue 33: in `<|tool_call|>[..]` a flipped byte in call 0 split the valid call 1

@@ -281,3 +281,248 @@ pub(crate) fn universal_between(
         ],
     }
 }
+
+/// `hermes`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::{PROSE, fx};
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "hermes",
+            "opener between JSON tokens of the arguments",
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "arguments": {"a": 1"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "opener before the arguments",
+            r#"<tool_call>{"name": "f"<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+            [
+                start(0, "f"),
+                err(Cut, Some(0), r#"<tool_call>{"name": "f""#),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "opener after the arguments closed, the object not: the call is complete",
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1}<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
+        ),
+        fx!(
+            "hermes",
+            "opener after a broken call ends the skip",
+            r#"<tool_call>{"name": "f", "arguments": {"a": x}}<tool_call>{"name": "g", "arguments": {}}</tool_call>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "arguments": {"a": x}}"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a text opener inside a JSON string is content",
+            r#"<tool_call>{"name": "f", "arguments": {"a": "x<tool_call>y"}}</tool_call>"#,
+            [call(0, "f", r#"{"a": "x<tool_call>y"}"#)]
+        ),
+        fx!(
+            "hermes",
+            "a text closer inside a JSON string does not close the call",
+            r#"<tool_call>{"name": "f", "arguments": {"a": "x</tool_call>y"}}</tool_call>"#,
+            [call(0, "f", r#"{"a": "x</tool_call>y"}"#)]
+        ),
+        fx!(
+            "hermes",
+            "an undefined member instead of the arguments",
+            r#"<tool_call>{"name": "delete_files", "args": {"p": 1}}</tool_call>"#,
+            [
+                start(0, "delete_files"),
+                err(
+                    Member,
+                    Some(0),
+                    r#"<tool_call>{"name": "delete_files", "args": {"p": 1}}</tool_call>"#
+                ),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a duplicate \"arguments\" after the first closed",
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1}, "arguments": {"a": 2}}</tool_call>"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(Trailing, None, r#", "arguments": {"a": 2}}</tool_call>"#),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "\"parameters\" after \"arguments\" is a duplicate",
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1}, "parameters": {}}</tool_call>"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(Trailing, None, r#", "parameters": {}}</tool_call>"#),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a duplicate name before the arguments",
+            r#"<tool_call>{"name": "f", "name": "g", "arguments": {}}</tool_call>"#,
+            [
+                start(0, "f"),
+                err(
+                    Member,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "name": "g", "arguments": {}}</tool_call>"#
+                ),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a raw tab in a string",
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ty\"}}</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ty\"}}</tool_call>"
+                ),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a raw newline in a string, text after the call",
+            "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ny\"}}</tool_call> after",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"x\ny\"}}</tool_call>"
+                ),
+                t(" after"),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a lone high surrogate",
+            r#"<tool_call>{"name": "f", "arguments": {"a": "\ud800"}}</tool_call>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "\ud800"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "arguments": {"a": "\ud800"}}</tool_call>"#
+                ),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a lone low surrogate",
+            r#"<tool_call>{"name": "f", "arguments": {"a": "\udc00"}}</tool_call>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "\udc0"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<tool_call>{"name": "f", "arguments": {"a": "\udc00"}}</tool_call>"#
+                ),
+            ],
+        ),
+        fx!(
+            "hermes",
+            "a surrogate pair is fine",
+            r#"<tool_call>{"name": "f", "arguments": {"a": "\ud83d\ude00"}}</tool_call>"#,
+            [call(0, "f", r#"{"a": "\ud83d\ude00"}"#)]
+        ),
+        fx!(
+            "hermes",
+            "a literal <tool_call> in prose (vllm#22975)",
+            PROSE,
+            [t(PROSE)],
+        ),
+        fx!(
+            "hermes",
+            "whitespace before a marker is text",
+            "A  \n\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>",
+            [t("A  \n\n"), call(0, "f", "{}")],
+        ),
+        fx!(
+            "hermes",
+            "whitespace after a call is text",
+            "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>\n\nB",
+            [call(0, "f", "{}"), t("\n\nB")]
+        ),
+    ]
+}
+
+/// `hermes`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Hermes;
+    Edges {
+        broken: vec![
+            b(
+                Hermes,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"é",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Hermes,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": x}}\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Hermes,
+            "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

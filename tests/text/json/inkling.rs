@@ -110,6 +110,106 @@ fn inkling_fixtures() {
     );
 }
 
+/// `inkling`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::Inkling,
+        reasoning: Some(("<|content_thinking|>", "<|end_message|>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<|message_model|><|content_invoke_tool_json|>{"name": "f", "args": {"a": 1}}<|end_message|> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <|content_invoke_tool_json|>{"name": "f", "args": {"a": 1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|content_invoke_tool_json|>{"name": "f", "args": {"a": 1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"Hi <|content_invoke_tool_json|>{"name": "f", "args": {"a": x}}<|end_message|> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<|content_invoke_tool_json|>{"name": "f", "args": {"a": x}}<|end_message|>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <|content_invoke_tool_json|> tag.",
+                    vec![one(t("Use a literal <|content_invoke_tool_json|> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done<|end_message|> ok", vec![one(t("done ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<|content_invoke_tool_json|>{"name": "f", "args": {"a": 1<|content_invoke_tool_json|>{"name": "g", "args": {}}<|end_message|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|content_invoke_tool_json|>{"name": "f", "args": {"a": 1"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<|content_invoke_tool_json|>{"name": "f", "args": {}, "args": {}}<|end_message|>"#,
+                    vec![
+                        call(0, "f", "{}"),
+                        one(err(
+                            ErrorKind::TrailingArguments,
+                            None,
+                            r#", "args": {}}<|end_message|>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                not_applicable(
+                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
+                ),
+            ),
+        ],
+    }
+}
+
 #[test]
 fn the_name_in_the_message_header_is_the_calls() {
     // Issue 33: the template writes the tool's name in the message header as well

@@ -122,3 +122,284 @@ fn a_repeated_tool_calls_marker_opens_one_call_list() {
         vec![(ErrorKind::Truncated, None, "[TOOL_CALLS][TOOL_".into())]
     );
 }
+
+/// `mistral`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::Mistral,
+        reasoning: Some(("[THINK]", "[/THINK]")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A[TOOL_CALLS]f[ARGS]{"a": 1} B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi [TOOL_CALLS]f[ARGS]{"a": 1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": 1"#)),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"[TOOL_CALLS]f[ARGS]{"a": x} ok"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(Bad, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": x}"#)),
+                        one(t(" ok")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal [TOOL_CALLS] tag.",
+                    vec![
+                        one(t("Use a literal ")),
+                        one(err(Cut, None, "[TOOL_CALLS] tag.")),
+                    ],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                not_applicable(
+                    "the syntax has no closing marker: a call ends where its JSON value closes",
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"[TOOL_CALLS]f[ARGS]{"a": 1[TOOL_CALLS]g[ARGS]{}"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": 1"#)),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"[TOOL_CALLS][{"name": "f", "arguments": {}, "arguments": {}}]"#,
+                    vec![
+                        call(0, "f", "{}"),
+                        one(err(
+                            ErrorKind::TrailingArguments,
+                            None,
+                            r#", "arguments": {}}"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                // Today: one(err(ErrorKind::MissingName, None, "[TOOL_CALLS]get ")), one(t("weather\" x[ARGS]{}")),
+                broken(
+                    "a space in the name ends the call as `missing_name` at the space and the rest, the `[ARGS]` token with it, leaks into the text; the call's bytes should all be its error",
+                    r#"[TOOL_CALLS]get weather" x[ARGS]{}"#,
+                    vec![one(err(
+                        ErrorKind::MissingName,
+                        None,
+                        r#"[TOOL_CALLS]get weather" x[ARGS]{}"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `mistral`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "mistral",
+            "v11: [TOOL_CALLS] between JSON tokens",
+            r#"[TOOL_CALLS]f[ARGS]{"a": 1[TOOL_CALLS]g[ARGS]{"b": 2}"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": 1"#),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "v11: [TOOL_CALLS] inside a JSON string",
+            r#"[TOOL_CALLS]f[ARGS]{"a": "x[TOOL_CALLS]g[ARGS]{"b": 2}"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": "x"#),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "v3: a list object left open after its arguments closed",
+            r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}[TOOL_CALLS][{"name": "g", "arguments": {}}]"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
+        ),
+        fx!(
+            "mistral",
+            "v11: a repeated [TOOL_CALLS], one per call: both calls",
+            r#"[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g[ARGS]{"b": 2}"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", r#"{"b": 2}"#)],
+        ),
+        fx!(
+            "mistral",
+            "v3: the list form written twice: both calls",
+            r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}][TOOL_CALLS][{"name": "g", "arguments": {}}]"#,
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", "{}")],
+        ),
+        fx!(
+            "mistral",
+            "v11: brackets and a [TOOL_CALLS] prefix inside a string are content",
+            r#"[TOOL_CALLS]f[ARGS]{"a": "[1, [2]] [TOOL_CALL [[TOOL_CALLSx"}"#,
+            [call(
+                0,
+                "f",
+                r#"{"a": "[1, [2]] [TOOL_CALL [[TOOL_CALLSx"}"#
+            )],
+        ),
+        fx!(
+            "mistral",
+            "v11: the text ends inside a string, on a [TOOL_CALLS] prefix",
+            r#"[TOOL_CALLS]f[ARGS]{"a": "x[TOOL_CAL"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x[TOOL_CAL"#),
+                err(Cut, Some(0), r#"[TOOL_CALLS]f[ARGS]{"a": "x[TOOL_CAL"#),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "v3: an undefined member after the arguments",
+            r#"[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}, "args": {}}]"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(Trailing, None, r#", "args": {}}"#),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "v11: a raw tab in a string",
+            "[TOOL_CALLS]f[ARGS]{\"a\": \"x\ty\"} after",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(Bad, Some(0), "[TOOL_CALLS]f[ARGS]{\"a\": \"x\ty\"}"),
+                t(" after"),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "whitespace before a marker is text",
+            "A \n[TOOL_CALLS]f[ARGS]{\"a\": 1}",
+            [t("A \n"), call(0, "f", r#"{"a": 1}"#)],
+        ),
+    ]
+}
+
+/// `mistral`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Mistral;
+    Edges {
+        broken: vec![
+            b(
+                Mistral,
+                "v11 cut",
+                ("Hi ", "", "[TOOL_CALLS]f[ARGS]{\"a\": [1, ", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Mistral,
+                "v11 corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS]f[ARGS]{\"a\": x, \"b\": \"}\"}",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+            b(
+                Mistral,
+                "v3 cut",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Mistral,
+                "v3 corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": x}}",
+                    "] after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+            b(
+                Mistral,
+                "v3 second call cut",
+                (
+                    "Hi ",
+                    "[TOOL_CALLS][{\"name\": \"g\", \"arguments\": {}}, ",
+                    "{\"name\": \"f\", \"arguments\": {\"a\": 1",
+                    "",
+                ),
+                Cut,
+                1,
+                "Hi ",
+            ),
+        ],
+        markers: vec![(
+            Mistral,
+            "[TOOL_CALLS][{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

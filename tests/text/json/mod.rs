@@ -1,9 +1,9 @@
 //! The JSON-call family (`src/text/json/`).
 
-/// Every JSON-call table (`command-r`, `granite`, `jamba`, `hunyuan`, `nemotron`,
-/// `phi4-mini`, `longcat`, `internlm`, `apertus`, `gigachat3`), and `kimi-k2` of the
-/// special-token section family, on one fixture table.
-mod tables;
+/// The JSON-call table's rules, run over every descriptor the syntax files hold (their
+/// `SYN`, listed in the families' `JSON_TABLE`: `kimi-k2` of the special-token section
+/// family too).
+pub(crate) mod tables;
 
 /// `hermes`'s own fixtures.
 mod hermes;
@@ -39,6 +39,15 @@ mod nemotron;
 /// String-encoded arguments (`"arguments": "{\"a\": 1}"`), decoded.
 mod string_args;
 
+/// `phi4-mini`'s own fixtures.
+mod phi4_mini;
+
+/// `internlm`'s own fixtures.
+mod internlm;
+
+/// `apertus`'s own fixtures.
+mod apertus;
+
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
@@ -49,4 +58,51 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     nemotron::universal,
     jamba::universal,
     hunyuan::universal,
+    mistral::universal,
+    command_r::universal,
+    granite::universal,
+    phi4_mini::universal,
+    internlm::universal,
+    apertus::universal,
+    gigachat3::universal,
+    inkling::universal,
+];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
+    mistral::recovery,
+    command_r::recovery,
+    granite::recovery,
+    internlm::recovery,
+    apertus::recovery,
+    gigachat3::recovery,
+    hermes::recovery,
+    nemotron::recovery,
+    longcat::recovery,
+];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] = &[
+    hermes::edges,
+    mistral::edges,
+    jamba::edges,
+    hunyuan::edges,
+    nemotron::edges,
+    longcat::edges,
+    granite::edges,
+];
+
+/// The descriptors of the JSON-call table (`json/tables.rs`) this family's syntax files
+/// hold.
+pub(crate) const JSON_TABLE: &[&[crate::json::tables::Syn]] = &[
+    command_r::SYN,
+    granite::SYN,
+    jamba::SYN,
+    hunyuan::SYN,
+    nemotron::SYN,
+    phi4_mini::SYN,
+    longcat::SYN,
+    internlm::SYN,
+    apertus::SYN,
+    gigachat3::SYN,
 ];

@@ -27,7 +27,7 @@ use toolstream::{ErrorKind, Event, Format, Parser, ParserConfig};
 
 /// How calls are written after the marker.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Payload {
+pub(crate) enum Payload {
     /// One object per marker.
     Object,
     /// An array of objects per marker.
@@ -41,204 +41,27 @@ enum Payload {
 /// One syntax as the test (and its oracle) sees it: written independently of the
 /// scanner's own table.
 #[derive(Debug, Clone, Copy)]
-struct Syn {
-    format: Format,
-    open: &'static str,
-    close: Option<&'static str>,
-    payload: Payload,
+pub(crate) struct Syn {
+    pub(crate) format: Format,
+    pub(crate) open: &'static str,
+    pub(crate) close: Option<&'static str>,
+    pub(crate) payload: Payload,
     /// Name key; `None`: the object's one key is the name (Apertus).
-    name: Option<&'static str>,
-    args: &'static str,
-    id: Option<&'static str>,
+    pub(crate) name: Option<&'static str>,
+    pub(crate) args: &'static str,
+    pub(crate) id: Option<&'static str>,
     /// Text that must not appear in generated text (markers, tags, tokens).
-    reserved: &'static [&'static str],
+    pub(crate) reserved: &'static [&'static str],
 }
 
-const GRANITE_RESERVED: &[&str] = &[
-    "<|tool_call|>",
-    "<tool_call>",
-    "<response>",
-    "</response>",
-    "<|end_of_text|>",
-    "<think>",
-    "</think>",
-];
-
-const GIGACHAT3_RESERVED: &[&str] = &[
-    "function call<|role_sep|>",
-    "<|function_call|>",
-    "<|message_sep|>",
-    "</s>",
-    "<think>",
-    "</think>",
-];
-
-const SYNTAXES: &[Syn] = &[
-    Syn {
-        format: Format::CommandR,
-        open: "<|START_ACTION|>",
-        close: Some("<|END_ACTION|>"),
-        payload: Payload::Array,
-        name: Some("tool_name"),
-        args: "parameters",
-        id: Some("tool_call_id"),
-        reserved: &["<|START_", "<|END_", "<think>", "</think>"],
-    },
-    Syn {
-        format: Format::Granite,
-        open: "<|tool_call|>",
-        close: None,
-        payload: Payload::Array,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: GRANITE_RESERVED,
-    },
-    Syn {
-        format: Format::Granite,
-        open: "<tool_call>",
-        close: None,
-        payload: Payload::Array,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: GRANITE_RESERVED,
-    },
-    Syn {
-        format: Format::Granite,
-        open: "<tool_call>",
-        close: Some("</tool_call>"),
-        payload: Payload::Object,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: GRANITE_RESERVED,
-    },
-    Syn {
-        format: Format::Jamba,
-        open: "<tool_calls>",
-        close: Some("</tool_calls>"),
-        payload: Payload::Array,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: &["<tool_calls>", "</tool_calls>", "<think>", "</think>"],
-    },
-    Syn {
-        format: Format::Hunyuan,
-        open: "<tool_calls>",
-        close: Some("</tool_calls>"),
-        payload: Payload::Array,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: &[
-            "<tool_calls>",
-            "</tool_calls>",
-            "<think>",
-            "</think>",
-            "<answer>",
-            "</answer>",
-        ],
-    },
-    Syn {
-        format: Format::Nemotron,
-        open: "<TOOLCALL>",
-        close: Some("</TOOLCALL>"),
-        payload: Payload::Array,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: &[
-            "<TOOLCALL>",
-            "</TOOLCALL>",
-            "<|eot_id|>",
-            "<think>",
-            "</think>",
-        ],
-    },
-    Syn {
-        format: Format::Phi4Mini,
-        open: "functools[",
-        close: None,
-        payload: Payload::ArrayBody,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: &["functools[", "<|end|>", "<think>", "</think>"],
-    },
-    Syn {
-        format: Format::Longcat,
-        open: "<longcat_tool_call>",
-        close: Some("</longcat_tool_call>"),
-        payload: Payload::Object,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: &["<longcat_tool_call>", "<think>", "</think>"],
-    },
-    Syn {
-        format: Format::InternLm,
-        open: "<|action_start|><|plugin|>",
-        close: Some("<|action_end|>"),
-        payload: Payload::Object,
-        name: Some("name"),
-        args: "parameters",
-        id: None,
-        reserved: &[
-            "<|action_start|><|plugin|>",
-            "<|im_end|>",
-            "<think>",
-            "</think>",
-        ],
-    },
-    Syn {
-        format: Format::Apertus,
-        open: "<|tools_prefix|>",
-        close: Some("<|tools_suffix|>"),
-        payload: Payload::Array,
-        name: None,
-        args: "",
-        id: None,
-        reserved: &[
-            "<|tools_prefix|>",
-            "<|inner_prefix|>",
-            "<|inner_suffix|>",
-            "<|assistant_end|>",
-        ],
-    },
-    Syn {
-        format: Format::GigaChat3,
-        open: "function call<|role_sep|>",
-        close: None,
-        payload: Payload::Object,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: GIGACHAT3_RESERVED,
-    },
-    Syn {
-        format: Format::GigaChat3,
-        open: "<|function_call|>",
-        close: None,
-        payload: Payload::Object,
-        name: Some("name"),
-        args: "arguments",
-        id: None,
-        reserved: GIGACHAT3_RESERVED,
-    },
-    Syn {
-        format: Format::KimiK2,
-        open: "<|tool_calls_section_begin|>",
-        close: Some("<|tool_calls_section_end|>"),
-        payload: Payload::Kimi,
-        name: None,
-        args: "",
-        id: None,
-        reserved: &["<|tool_call", "<|im_end|>", "<think>", "</think>"],
-    },
-];
-
+/// Every syntax's descriptors (each syntax file's `SYN`, listed in its family's
+/// `JSON_TABLE`).
+fn syntaxes() -> Vec<Syn> {
+    [crate::json::JSON_TABLE, crate::sections::JSON_TABLE]
+        .iter()
+        .flat_map(|l| l.iter().flat_map(|s| s.iter().copied()))
+        .collect()
+}
 const KIMI_CALL: &str = "<|tool_call_begin|>";
 const KIMI_SEP: &str = "<|tool_call_argument_begin|>";
 const KIMI_END: &str = "<|tool_call_end|>";
@@ -405,7 +228,7 @@ fn make(format: Format) -> impl Fn() -> Parser {
 /// `format`'s events for `input` at every chunking ([`assert_split_invariant`] with
 /// `random` random splits); a format that can be written as a spec (`kimi-k2` and the
 /// JSON family's) gives the same events from its spec.
-fn split_both(format: Format, input: &str, random: usize) -> Vec<Event> {
+pub(crate) fn split_both(format: Format, input: &str, random: usize) -> Vec<Event> {
     let got = assert_split_invariant(&make(format), input.as_bytes(), random);
     if let Some(syntax) = crate::exact::spec_of(format) {
         let via = assert_split_invariant(
@@ -481,7 +304,7 @@ fn fixtures(syn: &Syn) -> Vec<String> {
 
 #[test]
 fn fixtures_decode_at_every_chunking() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         for input in fixtures(syn) {
             check(syn, &input);
         }
@@ -490,7 +313,7 @@ fn fixtures_decode_at_every_chunking() {
 
 #[test]
 fn missing_arguments_become_an_empty_object() {
-    for syn in SYNTAXES.iter().filter(|s| s.name.is_some()) {
+    for syn in syntaxes().iter().filter(|s| s.name.is_some()) {
         let k = syn.name.unwrap();
         let id = syn
             .id
@@ -511,7 +334,7 @@ fn missing_arguments_become_an_empty_object() {
 /// arguments arrive; argument bytes stream as they arrive.
 #[test]
 fn start_in_the_feed_that_settles_the_name_and_arguments_stream() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let input = render(syn, 0, &[("get_weather", r#"{"city": "Paris, France"}"#)]);
         let settled = match syn.payload {
             Payload::Kimi => input.find(KIMI_SEP).unwrap() + KIMI_SEP.len(),
@@ -542,7 +365,7 @@ fn start_in_the_feed_that_settles_the_name_and_arguments_stream() {
 /// emitted) carrying the model's bytes from the first marker byte.
 #[test]
 fn truncated_calls_carry_their_bytes_from_the_marker() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let call = render(syn, 0, &[("get_weather", r#"{"city": "Paris"}"#)]);
         let before = "Checking. ";
         // Cut inside the arguments, inside the name, right after the marker's payload start.
@@ -584,7 +407,7 @@ fn truncated_calls_carry_their_bytes_from_the_marker() {
 /// text after it is text again, and a later call still counts.
 #[test]
 fn malformed_calls_are_errors_with_the_raw_text() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let good = render(syn, 1, &[("ok", "{}")]);
         let bad_bodies: Vec<(String, ErrorKind)> = match syn.payload {
             Payload::Kimi => vec![
@@ -665,7 +488,7 @@ fn malformed_calls_are_errors_with_the_raw_text() {
 /// it still count.
 #[test]
 fn a_nameless_element_does_not_take_its_neighbours_down() {
-    for syn in SYNTAXES
+    for syn in syntaxes()
         .iter()
         .filter(|s| matches!(s.payload, Payload::Array | Payload::ArrayBody))
     {
@@ -690,102 +513,22 @@ fn a_nameless_element_does_not_take_its_neighbours_down() {
 
 #[test]
 fn an_empty_call_block_is_no_call() {
-    for syn in SYNTAXES.iter().filter(|s| s.close.is_some()) {
+    for syn in syntaxes().iter().filter(|s| s.close.is_some()) {
         let input = format!("a{}{}b", syn.open, syn.close.unwrap());
         let ev = split_both(syn.format, &input, 10);
         assert!(calls(&ev).is_empty() && errors(&ev).is_empty(), "{ev:?}");
         assert_eq!(text(&ev), "ab", "{}", syn.format);
     }
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let input = format!("a {}", syn.open);
         let ev = split_both(syn.format, &input, 10);
         assert!(calls(&ev).is_empty(), "{ev:?}");
     }
 }
 
-#[test]
-fn reasoning_wrappers_and_end_of_turn_tokens() {
-    let cases: &[(Format, &str, &str, &str, usize)] = &[
-        (
-            Format::CommandR,
-            "<|START_THINKING|>I will call f.<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"f\", \"parameters\": {}}]<|END_ACTION|><|END_OF_TURN_TOKEN|>",
-            "I will call f.",
-            "",
-            1,
-        ),
-        (
-            Format::CommandR,
-            "<|START_THINKING|>No tool.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>",
-            "No tool.",
-            "Hello!",
-            0,
-        ),
-        (
-            Format::Hunyuan,
-            "<think>\nneed weather\n</think>\n<answer>\nSure.\n<tool_calls>[{\"name\": \"f\", \"arguments\": {}}]</tool_calls>\n</answer>",
-            "need weather",
-            "Sure.\n\n",
-            1,
-        ),
-        (
-            Format::Apertus,
-            "<|inner_prefix|>thinking<|inner_suffix|>Ok.<|tools_prefix|>[{\"f\": {}}]<|tools_suffix|><|assistant_end|>",
-            "thinking",
-            "Ok.",
-            1,
-        ),
-        (
-            Format::Granite,
-            "<think>hm</think><response>Here.</response><|tool_call|>[{\"name\": \"f\", \"arguments\": {}}]<|end_of_text|>",
-            "hm",
-            "Here.",
-            1,
-        ),
-        (
-            Format::GigaChat3,
-            "Calling.<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}",
-            "",
-            "Calling.\n\n",
-            1,
-        ),
-        (
-            Format::KimiK2,
-            "<think>plan</think>Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|><|im_end|>",
-            "plan",
-            "Sure.",
-            1,
-        ),
-        (
-            Format::KimiK2,
-            "Sure.<|tool_calls_section_begin|>\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\n<|tool_calls_section_end|>",
-            "",
-            "Sure.\n\n",
-            1,
-        ),
-        (
-            // Kimi K2 may omit `</think>` before its calls (vllm#32216): the call
-            // markers end the reasoning.
-            Format::KimiK2,
-            "<think>plan<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>Done.",
-            "plan",
-            "Done.",
-            1,
-        ),
-        (
-            Format::KimiK2,
-            "<think>plan\n<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>",
-            "plan\n",
-            "",
-            1,
-        ),
-        (
-            Format::InternLm,
-            "Sure.<|action_start|><|plugin|>\n{\"name\": \"f\", \"parameters\": {}}<|action_end|><|im_end|>",
-            "",
-            "Sure.",
-            1,
-        ),
-    ];
+/// Reasoning wrappers and end-of-turn tokens around calls: `(format, input, reasoning,
+/// text, calls)` rows (each syntax's file holds its own).
+pub(crate) fn check_wrappers(cases: &[(Format, &str, &str, &str, usize)]) {
     for (format, input, reasoning_want, text_want, n) in cases {
         let ev = split_both(*format, input, 20);
         assert!(errors(&ev).is_empty(), "{format}: {ev:?}");
@@ -795,30 +538,10 @@ fn reasoning_wrappers_and_end_of_turn_tokens() {
     }
 }
 
-/// Kimi K2: the model's own ids are kept verbatim; a head without the `functions.`
-/// prefix or the index still names the tool.
-#[test]
-fn kimi_ids_are_the_models_own() {
-    let input = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>search:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.a.b:2<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
-    let ev = split_both(Format::KimiK2, input, 20);
-    assert_eq!(
-        calls(&ev),
-        vec![
-            call(
-                "functions.get_weather:0",
-                "get_weather",
-                json!({"city": "Paris"})
-            ),
-            call("search:1", "search", json!({})),
-            call("functions.a.b:2", "a.b", json!({})),
-        ]
-    );
-}
-
 /// `auto` picks each syntax from its marker and reads it like the format itself.
 #[test]
 fn auto_detects_each_syntax() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let input = format!(
             "Hello there.{} bye",
             render(syn, 0, &[("get_weather", r#"{"city": "Paris"}"#)])
@@ -836,7 +559,7 @@ fn auto_detects_each_syntax() {
 /// is bounded by `max_argument_bytes`).
 #[test]
 fn long_arguments_stream_as_they_arrive() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let long = format!("{{\"text\": \"{}\"}}", "abcd".repeat(16 * 1024));
         let input = render(syn, 0, &[("write", &long)]);
         let at = input.find(&long).unwrap();
@@ -872,7 +595,7 @@ fn long_arguments_stream_as_they_arrive() {
 /// whatever the chunking; with a close marker, the text after it is text again.
 #[test]
 fn arguments_over_the_limit_are_the_calls_error() {
-    for syn in SYNTAXES {
+    for syn in &syntaxes() {
         let long = format!("{{\"text\": \"{}\"}}", "x".repeat(300));
         let input = format!("{} after", render(syn, 0, &[("write", &long)]));
         let format = syn.format;
@@ -1019,7 +742,7 @@ proptest! {
                     .collect()
             })
             .collect();
-        for syn in SYNTAXES {
+        for syn in &syntaxes() {
             generated(syn, &texts, &groups, &cuts)?;
         }
     }
@@ -1090,7 +813,7 @@ proptest! {
         edits in proptest::collection::vec((0usize..400, 0usize..3, 0usize..32), 1..5),
         cuts in proptest::collection::vec(0usize..400, 0..8),
     ) {
-        for syn in SYNTAXES {
+        for syn in &syntaxes() {
             let fx = fixtures(syn);
             mutated(syn, &fx[which % fx.len()], &edits, &cuts);
         }

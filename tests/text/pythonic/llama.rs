@@ -1281,3 +1281,259 @@ fn the_closing_bracket_after_a_broken_call_is_in_its_error() {
     assert_eq!(calls(&ev).len(), 1);
     assert_eq!(text(&ev), " hi");
 }
+
+/// `llama-pythonic`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::LlamaPythonic,
+        reasoning: None,
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A <|python_tag|>[f(a=1)] B",
+                    vec![one(t("A ")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi [f(a=1, b='x",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1,"b":"x"#)),
+                        one(err(Cut, Some(0), "[f(a=1, b='x")),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi [f(a=1, b=x, c=')')] after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1,"b":"#)),
+                        one(err(Bad, Some(0), "[f(a=1, b=x, c=')')]")),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "see <|python_tag|> here",
+                    vec![one(t("see <|python_tag|> here"))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done<|python_end|> ok",
+                    vec![one(t("done<|python_end|> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                // Today: one(start(0, "f")), one(args(0, r#"{"a":1"#)), one(err(Bad, Some(0), "<|python_tag|>[f(a=1, <|python_tag|>[g()]")),
+                broken(
+                    "a `<|python_tag|>` between keyword arguments does not end the call (recovery rule a: a special token ends the call wherever it comes; inside a string it does): one `invalid_arguments` error swallows the next call",
+                    "<|python_tag|>[f(a=1, <|python_tag|>[g()]",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Cut, Some(0), "<|python_tag|>[f(a=1, ")),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    "[f(a=1, a=2)]",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Bad, Some(0), "[f(a=1, a=2)]")),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample("[get weather(a=1)]", vec![one(t("[get weather(a=1)]"))]),
+            ),
+        ],
+    }
+}
+
+/// `llama-pythonic`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|> inside a string",
+            r#"[f(a="x<|python_tag|>[g()]"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x"#),
+                err(Cut, Some(0), r#"[f(a="x"#),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "'<' and a token prefix inside a string are content",
+            r#"<|python_tag|>[f(a="1<2 <|python_ta <<|python_end|>", b='<|')]"#,
+            [call(
+                0,
+                "f",
+                r#"{"a":"1<2 <|python_ta <<|python_end|>","b":"<|"}"#
+            )],
+        ),
+        fx!(
+            "llama-pythonic",
+            "the text ends in a string on a token prefix",
+            r#"[f(a="x<|python_st"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x<|python_st"#),
+                err(Cut, Some(0), r#"[f(a="x<|python_st"#),
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_start|> inside a single-quoted string",
+            "<|python_start|>[f(a='x<|python_start|>[g()]<|python_end|>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"x"#),
+                err(Cut, Some(0), "<|python_start|>[f(a='x"),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|> after a call, the list not closed",
+            "<|python_tag|>[f(a=1)<|python_tag|>[g()]",
+            [call(0, "f", r#"{"a":1}"#), call(1, "g", "{}")]
+        ),
+        fx!(
+            "llama-pythonic",
+            "a repeated keyword argument",
+            "[f(a=1, a=2)]",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(Bad, Some(0), "[f(a=1, a=2)]"),
+            ]
+        ),
+        fx!(
+            "llama-pythonic",
+            "a malformed list's ] is in the error",
+            "[f(a=1), g(b=]",
+            [
+                call(0, "f", r#"{"a":1}"#),
+                start(1, "g"),
+                args(1, r#"{"b":"#),
+                err(Bad, Some(1), "g(b=]"),
+            ]
+        ),
+        fx!(
+            "llama-pythonic",
+            "a second <|python_tag|> starts the next list",
+            "<|python_tag|>[f()]<|python_tag|>[g()]",
+            [call(0, "f", "{}"), call(1, "g", "{}")]
+        ),
+        fx!(
+            "llama-pythonic",
+            "a second <|python_tag|> after whitespace: the whitespace is text",
+            "<|python_tag|>[f()] \n<|python_tag|>[g()]<|python_end|>",
+            [call(0, "f", "{}"), t(" \n"), call(1, "g", "{}")]
+        ),
+    ]
+}
+
+/// `llama-pythonic`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::LlamaPythonic;
+    Edges {
+        broken: vec![
+            b(
+                LlamaPythonic,
+                "second call corrupt",
+                ("Hi ", "[g(), ", "f(a=x)]", " after"),
+                Bad,
+                1,
+                "Hi  after",
+            ),
+            b(
+                LlamaPythonic,
+                "python tag cut",
+                ("Hi ", "", "<|python_tag|> [f(a=1", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                LlamaPythonic,
+                "python_start corrupt",
+                ("Hi ", "", "<|python_start|>[f(1)]", "<|python_end|> after"),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![
+            (
+                LlamaPythonic,
+                "<|python_start|>[f(a=1)]<|python_end|>",
+                "A ",
+                " B",
+                "A  B",
+            ),
+            (
+                LlamaPythonic,
+                "<|python_tag|> \n[f(a=1)]",
+                "A ",
+                " B",
+                "A  B",
+            ),
+        ],
+    }
+}
+
+/// A call-introducing token that no call follows is text, byte for byte (from
+/// `rules/edges.rs`).
+#[test]
+fn llama_pythonic_a_token_with_no_call_after_it_is_text() {
+    for input in [
+        "see <|python_tag|> here",
+        "see <|python_start|>[1, 2] here<|python_end|>",
+    ] {
+        let ev = assert_split_invariant(
+            &(|| Parser::new(Format::LlamaPythonic)),
+            input.as_bytes(),
+            40,
+        );
+        assert_eq!(text(&ev), input);
+        assert!(calls(&ev).is_empty());
+    }
+}

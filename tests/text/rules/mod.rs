@@ -1,14 +1,14 @@
 //! Rules every text format keeps, each run over every text syntax.
 
 /// A call error's `raw`, call-introducing tokens as markers, stray reasoning tags.
-mod edges;
+pub(crate) mod edges;
 
 /// The layout of `src/text/`: imports never run in a circle.
 mod layout;
 
 /// The recovery rule (`text::kit::recovery`): every slip of issue 22 in every syntax
 /// where it occurs, with its exact events.
-mod recovery;
+pub(crate) mod recovery;
 
 /// `ParserConfig::calls_in_reasoning`: calls written before `</think>` (Qwen 3.5,
 /// Nemotron), extracted with the option, reasoning without it.

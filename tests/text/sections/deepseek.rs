@@ -188,6 +188,185 @@ fn a_name_glued_to_the_fence_is_an_error_not_a_name() {
     assert_eq!(crate::common::text(&ev), " ok");
 }
 
+/// `deepseek`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, not_applicable, sample};
+    use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::DeepSeek,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}<｜tool▁call▁end｜><｜tool▁calls▁end｜> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a": 1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "<｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    r#"Hi <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": x}<｜tool▁call▁end｜><｜tool▁calls▁end｜> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": "#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": x}<｜tool▁call▁end｜>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <｜tool▁calls▁begin｜> tag.",
+                    vec![one(t("Use a literal  tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done<｜tool▁calls▁end｜> ok", vec![one(t("done ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1<｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a": 1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                not_applicable(
+                    "a call has one name and one arguments value, each in its own place between the tokens; a key repeated inside the arguments is the model's JSON, passed as its bytes",
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get weather" x<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+                    vec![one(err(
+                        ErrorKind::MissingName,
+                        None,
+                        r#"<｜tool▁call▁begin｜>get weather" x<｜tool▁sep｜>{}<｜tool▁call▁end｜>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `deepseek`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "deepseek",
+            "'<' and a token prefix inside a string are content",
+            r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": "a<b <｜tool▁call <<｜tool▁sep｜>"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+            [call(0, "f", r#"{"a": "a<b <｜tool▁call <<｜tool▁sep｜>"}"#)],
+        ),
+        fx!(
+            "deepseek",
+            "call-begin token between JSON tokens",
+            r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1<｜tool▁call▁begin｜>g<｜tool▁sep｜>{"b": 2}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1"#
+                ),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek",
+            "call-begin token inside a JSON string",
+            r#"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": "x<｜tool▁call▁begin｜>g<｜tool▁sep｜>{"b": 2}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": "x"#
+                ),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek",
+            "a raw tab in a string",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": \"x\ty\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<｜tool▁call▁begin｜>f<｜tool▁sep｜>{\"a\": \"x\ty\"}<｜tool▁call▁end｜>"
+                ),
+            ],
+        ),
+        fx!(
+            "deepseek",
+            "text between calls keeps its spaces; a fence on the JSON's line",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json {\"a\": 1}```<｜tool▁call▁end｜> B <｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{\"b\": 2}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                t(" B "),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek",
+            "a fence on its own lines (today's shape)",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{\"b\": 2}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            [call(0, "f", r#"{"a": 1}"#), call(1, "g", r#"{"b": 2}"#)]
+        ),
+    ]
+}
+
 #[test]
 fn a_junk_name_is_an_error_not_a_call() {
     // Issue 33: a V3 name line `get_weather index=` (an attribute lost into it) made a

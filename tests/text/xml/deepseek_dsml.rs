@@ -371,3 +371,294 @@ fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
         assert_eq!(text(&ev), " ok", "{input}");
     }
 }
+
+/// `deepseek-dsml`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::DeepSeekDsml,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls> B",
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"false\">1",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\nb\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\nb\" string=\"false\">1</｜DSML｜parameter>\n</｜DSML｜invoke>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <｜DSML｜function_calls> tag.",
+                    vec![one(t("Use a literal <｜DSML｜function_calls> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done</｜DSML｜function_calls> ok",
+                    vec![one(t("done</｜DSML｜function_calls> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter><｜DSML｜invoke name="g"></｜DSML｜invoke></｜DSML｜function_calls>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter>"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter><｜DSML｜parameter name="a" string="false">2</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter><｜DSML｜parameter name="a" string="false">2</｜DSML｜parameter></｜DSML｜invoke>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<｜DSML｜function_calls><｜DSML｜invoke name="get weather index="></｜DSML｜invoke></｜DSML｜function_calls>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<｜DSML｜invoke name="get weather index="></｜DSML｜invoke>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `deepseek-dsml`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "deepseek-dsml",
+            "a missing </｜DSML｜invoke>",
+            r#"<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter><｜DSML｜invoke name="g"><｜DSML｜parameter name="a" string="false">2</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<｜DSML｜invoke name="f"><｜DSML｜parameter name="a" string="false">1</｜DSML｜parameter>"#
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "V4.1: a missing </｜DSML｜ invoke>",
+            r#"<｜DSML｜ calls><｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ invoke name="g"><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke></｜DSML｜ calls>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter>"#
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "the doubled-bar leak: a missing </｜｜DSML｜｜invoke>",
+            r#"<｜｜DSML｜｜invoke name="f"><｜｜DSML｜｜parameter name="a" string="false">1</｜｜DSML｜｜parameter><｜｜DSML｜｜invoke name="g"></｜｜DSML｜｜invoke>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<｜｜DSML｜｜invoke name="f"><｜｜DSML｜｜parameter name="a" string="false">1</｜｜DSML｜｜parameter>"#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "a JSON body: an opener between JSON tokens",
+            r#"<｜DSML｜ invoke name="f">{"a": 1 <｜DSML｜ invoke name="g">{"b": 2}</｜DSML｜ invoke>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1 "#),
+                err(Cut, Some(0), r#"<｜DSML｜ invoke name="f">{"a": 1 "#),
+                call(1, "g", r#"{"b": 2}"#),
+            ],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "a JSON body: a closing tag inside a string is content",
+            r#"<｜DSML｜ invoke name="f">{"a": "</｜DSML｜ invoke>"}</｜DSML｜ invoke>"#,
+            [call(0, "f", r#"{"a": "</｜DSML｜ invoke>"}"#)],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "a JSON body: a raw control character fails at its byte",
+            "<｜DSML｜ invoke name=\"f\">{\"a\": \"x\ny\"}</｜DSML｜ invoke>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a": "x"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<｜DSML｜ invoke name=\"f\">{\"a\": \"x\ny\"}</｜DSML｜ invoke>"
+                ),
+            ],
+        ),
+        fx!(
+            "deepseek-dsml",
+            "V4.1: a repeated parameter",
+            r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<｜DSML｜ invoke name="f"><｜DSML｜ parameter name="a" string="false">1</｜DSML｜ parameter><｜DSML｜ parameter name="a" string="false">2</｜DSML｜ parameter></｜DSML｜ invoke>"#
+                ),
+            ],
+        ),
+    ]
+}
+
+/// `deepseek-dsml`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "dsml V3.2: string attributes, two invokes",
+            Format::DeepSeekDsml,
+            "Checking.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">007</｜DSML｜parameter>\n<｜DSML｜parameter name=\"n\" string=\"true\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"ok\" string=\"false\">True</｜DSML｜parameter>\n<｜DSML｜parameter name=\"o\" string=\"false\">{\"a\": \"｜\"}</｜DSML｜parameter>\n<｜DSML｜parameter name=\"bad\" string=\"false\">not json</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls><｜end▁of▁sentence｜>",
+        )
+        .text("Checking.\n\n")
+        .call(
+            "get_weather",
+            json!({"zip": "007", "n": "42", "days": 5, "ok": true, "o": {"a": "｜"}, "bad": "not json"}),
+        )
+        .call("now", json!({})),
+        fx(
+            "dsml V4 tool_calls section",
+            Format::DeepSeekDsml,
+            "<think>r</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"cmd\" string=\"true\">ls -la\n</｜DSML｜parameter>\n<｜DSML｜parameter name=\"timeout\" string=\"false\">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        )
+        .reasoning("r")
+        .call("bash", json!({"cmd": "ls -la\n", "timeout": 15})),
+        fx(
+            "dsml: an invoke's attributes are not its parameters",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\" string=\"true\"><｜DSML｜parameter name=\"a\">7</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .call("f", json!({"a": 7})),
+        fx(
+            "dsml: the schema overrides the string attribute",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" string=\"true\">7</｜DSML｜parameter><｜DSML｜parameter name=\"zip\" string=\"false\">123</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .typed()
+        .call("f", json!({"n": 7, "zip": "123"})),
+        fx(
+            "dsml truncated inside a value",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
+        )
+        .error(
+            ErrorKind::Truncated,
+            Some(0),
+            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
+        ),
+        fx(
+            "dsml malformed attributes, the section goes on",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"g\"></｜DSML｜invoke></｜DSML｜function_calls>",
+        )
+        .error(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke>",
+        )
+        .call("g", json!({})),
+        fx(
+            "dsml: a character sharing its first byte with `｜` after `</` is text",
+            Format::DeepSeekDsml,
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\n</\u{FFFD} tail",
+        )
+        .call("f", json!({}))
+        .text("</\u{FFFD} tail"),
+        fx(
+            "dsml: a lone section open at the end is a call cut off",
+            Format::DeepSeekDsml,
+            "a<｜DSML｜function_calls>\n",
+        )
+        .text("a")
+        .error(ErrorKind::Truncated, None, "<｜DSML｜function_calls>\n"),
+    ]
+}

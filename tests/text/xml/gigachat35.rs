@@ -109,3 +109,113 @@ fn a_json_string_in_a_string_false_value_is_decoded() {
         ],
     );
 }
+
+/// `gigachat35`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::GigaChat35,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="false">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="false">1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="false">1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\nb\" string=\"false\">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"a\nb\" string=\"false\">1</｜GCML｜parameter></｜GCML｜invoke>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <｜GCML｜tool_calls> tag.",
+                    vec![one(t("Use a literal <｜GCML｜tool_calls> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done</｜GCML｜tool_calls> ok",
+                    vec![one(t("done</｜GCML｜tool_calls> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="false">1</｜GCML｜parameter><｜GCML｜invoke name="g"></｜GCML｜invoke></｜GCML｜tool_calls>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="false">1</｜GCML｜parameter>"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"Hi <｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="true">1</｜GCML｜parameter><｜GCML｜parameter name="a" string="true">2</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"1""#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<｜GCML｜invoke name="f"><｜GCML｜parameter name="a" string="true">1</｜GCML｜parameter><｜GCML｜parameter name="a" string="true">2</｜GCML｜parameter></｜GCML｜invoke>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<｜GCML｜tool_calls><｜GCML｜invoke name="get weather index="></｜GCML｜invoke></｜GCML｜tool_calls>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<｜GCML｜invoke name="get weather index="></｜GCML｜invoke>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}

@@ -185,3 +185,181 @@ pub(crate) fn universal_in(
         ],
     }
 }
+
+/// `glm`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "glm",
+            "a missing </tool_call>",
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>g\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "glm",
+            "a repeated key",
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<arg_key>a</arg_key>\n<arg_value>2</arg_value>\n</tool_call>"
+                ),
+            ],
+        ),
+    ]
+}
+
+/// `glm`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::Glm;
+    Edges {
+        broken: vec![
+            b(
+                Glm,
+                "cut",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                Glm,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>f\n<arg_key>a\nb</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            Glm,
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}
+
+/// `glm`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::ErrorKind;
+    use toolstream::Format;
+    vec![
+        fx(
+            "glm single, text around",
+            Format::Glm,
+            "Let me check 😀.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Zürich</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\nDone ✓",
+        )
+        .text("Let me check 😀.\n\nDone ✓")
+        .call("get_weather", json!({"city": "Zürich", "days": 3})),
+        fx(
+            "glm-4.7: no newline after the name, several calls",
+            Format::Glm,
+            "<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value></tool_call><tool_call>b<arg_key>y</arg_key><arg_value>[true, null]</arg_value></tool_call>",
+        )
+        .call("a", json!({"x": 1}))
+        .call("b", json!({"y": [true, null]})),
+        fx(
+            "glm nested, escaped and tag-like values",
+            Format::Glm,
+            "<tool_call>w\n<arg_key>path</arg_key>\n<arg_value>a\"b\\c\td</arg_value>\n<arg_key>code</arg_key>\n<arg_value>if a<b: x = \"</arg\"\n</arg_value>\n<arg_key>o</arg_key>\n<arg_value>{\"k\": [\"é\", {\"n\": null}]}</arg_value>\n</tool_call>",
+        )
+        .call(
+            "w",
+            json!({"path": "a\"b\\c\td", "code": "if a<b: x = \"</arg\"\n", "o": {"k": ["é", {"n": null}]}}),
+        ),
+        fx(
+            "glm empty arguments",
+            Format::Glm,
+            "<tool_call>now\n</tool_call>",
+        )
+        .call("now", json!({})),
+        fx(
+            "glm truncated",
+            Format::Glm,
+            "ok <tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
+        )
+        .text("ok ")
+        .error(
+            ErrorKind::Truncated,
+            Some(0),
+            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
+        ),
+        fx(
+            "glm-4.7 without the opening <arg_value>: the value follows the key",
+            Format::Glm,
+            "<tool_call>search<arg_key>query</arg_key>how many days</arg_value><arg_key>n</arg_key>\n<arg_v 2</arg_value></tool_call>after",
+        )
+        .text("after")
+        .call("search", json!({"query": "how many days", "n": "<arg_v 2"})),
+        fx(
+            "glm malformed: a key running past its line",
+            Format::Glm,
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>after",
+        )
+        .text("after")
+        .error(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+        ),
+        fx(
+            "glm: hermes JSON is not a glm call",
+            Format::Glm,
+            "<tool_call>{\"name\": \"f\"}</tool_call>x",
+        )
+        .text("x")
+        .error(
+            ErrorKind::InvalidArguments,
+            None,
+            "<tool_call>{\"name\": \"f\"}</tool_call>",
+        ),
+        fx(
+            "glm reasoning and end-of-turn",
+            Format::Glm,
+            "<think>plan é</think>\nAnswer<|user|>",
+        )
+        .reasoning("plan é")
+        .text("Answer"),
+    ]
+}

@@ -135,3 +135,108 @@ fn tags_with_the_checkpoint_suffix_are_read() {
     assert_eq!(evs(&got), evs(&want));
     assert_eq!(crate::common::calls(&got).len(), 1);
 }
+
+/// `hy-v3`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::HyV3,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls> B",
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi <tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <tool_calls><tool_call>f<tool_sep><arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call></tool_calls> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<tool_call>f<tool_sep><arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <tool_calls> tag.",
+                    vec![one(t("Use a literal <tool_calls> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done</tool_calls> ok", vec![one(t("done</tool_calls> ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><tool_call>g<tool_sep></tool_call></tool_calls>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value>",
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    "<tool_calls><tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call></tool_calls>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<tool_call>f<tool_sep><arg_key>a</arg_key><arg_value>1</arg_value><arg_key>a</arg_key><arg_value>2</arg_value></tool_call>",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<tool_calls><tool_call>get weather" x<tool_sep></tool_call></tool_calls>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<tool_call>get weather" x<tool_sep></tool_call>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}

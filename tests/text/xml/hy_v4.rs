@@ -165,3 +165,78 @@ pub(crate) fn universal() -> crate::universal::Universal {
         Some(("<tool_calls>", "</tool_calls>")),
     )
 }
+
+/// `hy-v4`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![fx!(
+        "hy-v4",
+        "a call tag between the parameters of an unclosed call",
+        "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><tool_call>g<arg_key>b</arg_key><arg_value>2</arg_value></tool_call></tool_calls>",
+        [
+            start(0, "f"),
+            args(0, r#"{"a":1"#),
+            err(
+                Cut,
+                Some(0),
+                "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>"
+            ),
+            call(1, "g", r#"{"b":2}"#),
+        ],
+    )]
+}
+
+/// `hy-v4`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::HyV4;
+    Edges {
+        broken: vec![
+            b(
+                HyV4,
+                "cut",
+                (
+                    "Hi ",
+                    "<tool_calls>",
+                    "<tool_call>f<arg_key>a</arg_key><arg_value>1",
+                    "",
+                ),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                HyV4,
+                "corrupt",
+                (
+                    "Hi ",
+                    "<tool_calls>",
+                    "<tool_call>f<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+                    "</tool_calls> after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![(
+            HyV4,
+            "<tool_calls><tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call></tool_calls>",
+            "A",
+            " B",
+            "A B",
+        )],
+    }
+}

@@ -229,3 +229,183 @@ fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
     );
     assert_eq!(text(&ev), " ok");
 }
+
+/// `kimi-k3`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::KimiK3,
+        reasoning: Some(("<|open|>think<|sep|>", "<|close|>think<|sep|>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\nb\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\nb\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <|open|>tools<|sep|> tag.",
+                    vec![one(t("Use a literal <|open|>tools<|sep|> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done<|close|>tools<|sep|> ok",
+                    vec![one(t("done<|close|>tools<|sep|> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>call tool="g" index="2"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|>"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<|open|>tools<|sep|><|open|>call tool="get weather index=" index="1"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<|open|>call tool="get weather index=" index="1"<|sep|><|close|>call<|sep|>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `kimi-k3`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "kimi-k3",
+            "a missing <|close|>call<|sep|>",
+            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>call tool="g" index="2"<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|>"#
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "kimi-k3",
+            "a repeated argument",
+            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>argument key="a" type="number"<|sep|>1<|close|>argument<|sep|><|open|>argument key="a" type="number"<|sep|>2<|close|>argument<|sep|><|close|>call<|sep|>"#
+                ),
+            ],
+        ),
+        fx!(
+            "kimi-k3",
+            "a JSON block: an opener between JSON tokens",
+            r#"<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>json type="object"<|sep|>{"a": 1 <|open|>call tool="g" index="2"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1 "#),
+                err(
+                    Cut,
+                    Some(0),
+                    r#"<|open|>call tool="f" index="1"<|sep|><|open|>json type="object"<|sep|>{"a": 1 "#
+                ),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "kimi-k3",
+            "a literal tools tag in prose",
+            "Write <|open|>tools<|sep|> to call tools.",
+            [t("Write <|open|>tools<|sep|> to call tools.")],
+        ),
+        fx!(
+            "kimi-k3",
+            "whitespace before a marker is text",
+            "A \n<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument key=\"a\" type=\"number\"<|sep|>1<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
+            [t("A \n"), call(0, "f", r#"{"a":1}"#)],
+        ),
+    ]
+}

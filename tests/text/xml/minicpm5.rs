@@ -108,6 +108,112 @@ fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
     );
 }
 
+/// `minicpm5`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::MiniCpm5,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    r#"A<function name="f"><param name="a">1</param></function> B"#,
+                    vec![one(t("A")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    r#"Hi <function name="f"><param name="a">1"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"#)),
+                        one(err(Cut, Some(0), r#"<function name="f"><param name="a">1"#)),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <function name=\"f\"><param name=\"a\nb\">1</param></function> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "<function name=\"f\"><param name=\"a\nb\">1</param></function>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                // Today: text "Use a literal ", then an `invalid_arguments` error (no index) whose
+                // raw is all the rest: "<function name=\" tag.\nMore.".
+                broken(
+                    "a `<function name=\"` in prose whose name never closes reads the rest of the input, past the line's end, as the call: one error swallows the text (DESIGN rule d wants it text once no call can follow: a name holds no whitespace)",
+                    "Use a literal <function name=\" tag.\nMore.",
+                    vec![one(t("Use a literal <function name=\" tag.\nMore."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample("done</function> ok", vec![one(t("done</function> ok"))]),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"<function name="f"><param name="a">1</param><function name="g"></function>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"<function name="f"><param name="a">1</param>"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"Hi <function name="f"><param name="a">1</param><param name="a">2</param></function> after"#,
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"<function name="f"><param name="a">1</param><param name="a">2</param></function>"#,
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"<function name="get weather index="></function>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"<function name="get weather index="></function>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
 #[test]
 fn cdata_values_are_unwrapped() {
     // Issue 33: a `<![CDATA[..]]>` value kept its wrapper (`"<![CDATA[x]]>"`). Its content

@@ -263,3 +263,162 @@ fn a_dropped_close_does_not_move_the_next_parameter_inside() {
         );
     }
 }
+
+/// `minimax-m3`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::MiniMaxM3,
+        reasoning: Some(("<mm:think>", "</mm:think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<a>1]<]minimax[>[</a>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call> B",
+                    vec![one(t("A")), call(0, "f", r#"{"a":"1"}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi ]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<a>1",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"1"#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            "]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<a>1",
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi ]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<a\nb>1]<]minimax[>[</a>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            "]<]minimax[>[<invoke name=\"f\">\n]<]minimax[>[<a\nb>1]<]minimax[>[</a>\n]<]minimax[>[</invoke>",
+                        )),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal ]<]minimax[>[<tool_call> tag.",
+                    vec![one(t("Use a literal ]<]minimax[>[<tool_call> tag."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done]<]minimax[>[</tool_call> ok",
+                    vec![one(t("done]<]minimax[>[</tool_call> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                sample(
+                    r#"]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<invoke name="g">]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"1""#)),
+                        one(err(
+                            Cut,
+                            Some(0),
+                            r#"]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>"#,
+                        )),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    r#"]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"#,
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":"1""#)),
+                        one(err(
+                            Bad,
+                            Some(0),
+                            r#"]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>"#,
+                        )),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    r#"]<]minimax[>[<tool_call>]<]minimax[>[<invoke name="get weather index=">]<]minimax[>[</invoke>]<]minimax[>[</tool_call>"#,
+                    vec![one(err(
+                        Bad,
+                        None,
+                        r#"]<]minimax[>[<invoke name="get weather index=">]<]minimax[>[</invoke>"#,
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `minimax-m3`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "minimax-m3",
+            "a missing </invoke>",
+            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<invoke name=\"g\">]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"1""#),
+                err(
+                    Cut,
+                    Some(0),
+                    "]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>"
+                ),
+                call(1, "g", r#"{"a":"2"}"#),
+            ],
+        ),
+        fx!(
+            "minimax-m3",
+            "a repeated parameter",
+            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"1""#),
+                err(
+                    Bad,
+                    Some(0),
+                    "]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>1]<]minimax[>[</a>]<]minimax[>[<a>2]<]minimax[>[</a>]<]minimax[>[</invoke>"
+                ),
+            ],
+        ),
+        fx!(
+            "minimax-m3",
+            "an opener inside a nested value is value text",
+            "]<]minimax[>[<tool_call>]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<a>x <invoke name=\"g\"> y]<]minimax[>[</a>]<]minimax[>[</invoke>]<]minimax[>[</tool_call>",
+            [call(0, "f", r#"{"a":"x <invoke name=\"g\"> y"}"#)],
+        ),
+    ]
+}

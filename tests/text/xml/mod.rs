@@ -1,8 +1,8 @@
 //! The XML-parameter family (`src/text/xml/`).
 
-/// Every XML table (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`, `kimi-k3`) on one
-/// fixture table.
-mod tables;
+/// The XML fixture table and its rules, run over the rows the syntax files hold (their
+/// `table()`, listed in `TABLE`).
+pub(crate) mod tables;
 
 /// `qwen-xml`'s own fixtures and raw-text captures.
 mod qwen_xml;
@@ -59,4 +59,37 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     zaya1::universal,
     k2_horizon::universal,
     dots::universal,
+    minimax::universal,
+    deepseek_dsml::universal,
+    kimi_k3::universal,
+    minimax_m3::universal,
+    hy_v3::universal,
+    gigachat35::universal,
+    minicpm5::universal,
+    step3::universal,
+];
+
+/// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
+pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[
+    minimax::recovery,
+    deepseek_dsml::recovery,
+    kimi_k3::recovery,
+    minimax_m3::recovery,
+    qwen_xml::recovery,
+    glm::recovery,
+    seed_oss::recovery,
+    hy_v4::recovery,
+];
+
+/// The rows of the edge rules (`rules/edges.rs`) this family's syntax files hold.
+pub(crate) const EDGES: &[fn() -> crate::rules::edges::Edges] =
+    &[qwen_xml::edges, glm::edges, seed_oss::edges, hy_v4::edges];
+
+/// The rows of the XML fixture table (`tables.rs`) this family's syntax files hold.
+pub(crate) const TABLE: &[fn() -> Vec<tables::Fx>] = &[
+    glm::table,
+    minimax::table,
+    seed_oss::table,
+    deepseek_dsml::table,
+    qwen_xml::table,
 ];

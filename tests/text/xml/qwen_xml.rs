@@ -283,3 +283,156 @@ pub(crate) fn universal_in(
         ],
     }
 }
+
+/// `qwen-xml`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::{PROSE, fx};
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![
+        fx!(
+            "qwen-xml",
+            "a missing </function>: <function= after a parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter>"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a missing </function>: <tool_call> after a parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><tool_call><function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Cut,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter>"
+                ),
+                call(1, "g", r#"{"a":2}"#),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a missing </parameter>: <function= in a value is content, the repeated parameter an error",
+            "<tool_call><function=f><parameter=a>1<function=g><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":"1<function=g>""#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1<function=g><parameter=a>2</parameter></function></tool_call>"
+                ),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a repeated parameter",
+            "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    "<tool_call><function=f><parameter=a>1</parameter><parameter=a>2</parameter></function></tool_call>"
+                ),
+            ],
+        ),
+        fx!(
+            "qwen-xml",
+            "a literal <tool_call> in prose",
+            PROSE,
+            [t(PROSE)],
+        ),
+        fx!(
+            "qwen-xml",
+            "whitespace before a marker is text",
+            "A \n<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+            [t("A \n"), call(0, "f", r#"{"a":1}"#)],
+        ),
+    ]
+}
+
+/// `qwen-xml`'s rows of the edge rules (`rules/edges.rs`, which runs them with every
+/// family's): calls cut off or corrupted (the error's raw is the call's bytes), calls
+/// with the tokens that introduce them.
+pub(crate) fn edges() -> crate::rules::edges::Edges {
+    use crate::rules::edges::{Edges, b};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    use toolstream::Format::QwenXml;
+    Edges {
+        broken: vec![
+            b(
+                QwenXml,
+                "cut",
+                ("Hi ", "", "<tool_call>\n<function=f>\n<parameter=a>\n1", ""),
+                Cut,
+                0,
+                "Hi ",
+            ),
+            b(
+                QwenXml,
+                "corrupt",
+                (
+                    "Hi ",
+                    "",
+                    "<tool_call>\n<function=f>\n<parameter=a\nb>1</parameter>\n</function>\n</tool_call>",
+                    " after",
+                ),
+                Bad,
+                0,
+                "Hi  after",
+            ),
+        ],
+        markers: vec![
+            (
+                QwenXml,
+                "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+                "A",
+                " B",
+                "A B",
+            ),
+            (
+                QwenXml,
+                "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>",
+                "A",
+                " B",
+                "A B",
+            ),
+        ],
+    }
+}
+
+/// `qwen-xml`'s rows of the XML fixture table (`xml/tables.rs`, which runs them with the
+/// family's, typed with and without the schema where a row says so).
+pub(crate) fn table() -> Vec<crate::xml::tables::Fx> {
+    use crate::xml::tables::fx;
+    use serde_json::json;
+    use toolstream::Format;
+    vec![
+        fx(
+            "qwen-xml: a Json-kind value that is not JSON stays a string",
+            Format::QwenXml,
+            "<tool_call><function=f><parameter=n>about 3</parameter><parameter=b>Nope</parameter><parameter=o>{\"a\": </parameter></function></tool_call>",
+        )
+        .typed()
+        .call("f", json!({"n": "about 3", "b": "Nope", "o": "{\"a\": "})),
+    ]
+}

@@ -47,7 +47,7 @@ fn maker(format: Format, tools: bool) -> impl Fn() -> Parser {
 }
 
 /// One fixture: input, whether the schema is given, and what it must decode to.
-struct Fx {
+pub(crate) struct Fx {
     what: &'static str,
     format: Format,
     input: &'static str,
@@ -58,7 +58,8 @@ struct Fx {
     errors: Vec<(ErrorKind, Option<usize>, &'static str)>,
 }
 
-fn fx(what: &'static str, format: Format, input: &'static str) -> Fx {
+/// A row: what it shows, the syntax, the model's text (no calls, text or errors yet).
+pub(crate) fn fx(what: &'static str, format: Format, input: &'static str) -> Fx {
     Fx {
         what,
         format,
@@ -72,23 +73,28 @@ fn fx(what: &'static str, format: Format, input: &'static str) -> Fx {
 }
 
 impl Fx {
-    fn text(mut self, t: &'static str) -> Self {
+    pub(crate) fn text(mut self, t: &'static str) -> Self {
         self.text = t;
         self
     }
-    fn reasoning(mut self, t: &'static str) -> Self {
+    pub(crate) fn reasoning(mut self, t: &'static str) -> Self {
         self.reasoning = t;
         self
     }
-    fn call(mut self, name: &'static str, args: Value) -> Self {
+    pub(crate) fn call(mut self, name: &'static str, args: Value) -> Self {
         self.calls.push((name, args));
         self
     }
-    fn error(mut self, kind: ErrorKind, index: Option<usize>, raw: &'static str) -> Self {
+    pub(crate) fn error(
+        mut self,
+        kind: ErrorKind,
+        index: Option<usize>,
+        raw: &'static str,
+    ) -> Self {
         self.errors.push((kind, index, raw));
         self
     }
-    fn typed(mut self) -> Self {
+    pub(crate) fn typed(mut self) -> Self {
         self.tools = true;
         self
     }
@@ -140,236 +146,15 @@ fn fixtures() -> Vec<Fx> {
     }
     v.extend([
         // ------------------------------------------------------------ glm
-        fx(
-            "glm single, text around",
-            Format::Glm,
-            "Let me check 😀.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Zürich</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>\nDone ✓",
-        )
-        .text("Let me check 😀.\n\nDone ✓")
-        .call("get_weather", json!({"city": "Zürich", "days": 3})),
-        fx(
-            "glm-4.7: no newline after the name, several calls",
-            Format::Glm,
-            "<tool_call>a<arg_key>x</arg_key><arg_value>1</arg_value></tool_call><tool_call>b<arg_key>y</arg_key><arg_value>[true, null]</arg_value></tool_call>",
-        )
-        .call("a", json!({"x": 1}))
-        .call("b", json!({"y": [true, null]})),
-        fx(
-            "glm nested, escaped and tag-like values",
-            Format::Glm,
-            "<tool_call>w\n<arg_key>path</arg_key>\n<arg_value>a\"b\\c\td</arg_value>\n<arg_key>code</arg_key>\n<arg_value>if a<b: x = \"</arg\"\n</arg_value>\n<arg_key>o</arg_key>\n<arg_value>{\"k\": [\"é\", {\"n\": null}]}</arg_value>\n</tool_call>",
-        )
-        .call(
-            "w",
-            json!({"path": "a\"b\\c\td", "code": "if a<b: x = \"</arg\"\n", "o": {"k": ["é", {"n": null}]}}),
-        ),
-        fx(
-            "glm empty arguments",
-            Format::Glm,
-            "<tool_call>now\n</tool_call>",
-        )
-        .call("now", json!({})),
-        fx(
-            "glm truncated",
-            Format::Glm,
-            "ok <tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
-        )
-        .text("ok ")
-        .error(
-            ErrorKind::Truncated,
-            Some(0),
-            "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>par",
-        ),
-        fx(
-            "glm-4.7 without the opening <arg_value>: the value follows the key",
-            Format::Glm,
-            "<tool_call>search<arg_key>query</arg_key>how many days</arg_value><arg_key>n</arg_key>\n<arg_v 2</arg_value></tool_call>after",
-        )
-        .text("after")
-        .call("search", json!({"query": "how many days", "n": "<arg_v 2"})),
-        fx(
-            "glm malformed: a key running past its line",
-            Format::Glm,
-            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>after",
-        )
-        .text("after")
-        .error(
-            ErrorKind::InvalidArguments,
-            Some(0),
-            "<tool_call>f\n<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
-        ),
-        fx(
-            "glm: hermes JSON is not a glm call",
-            Format::Glm,
-            "<tool_call>{\"name\": \"f\"}</tool_call>x",
-        )
-        .text("x")
-        .error(
-            ErrorKind::InvalidArguments,
-            None,
-            "<tool_call>{\"name\": \"f\"}</tool_call>",
-        ),
-        fx(
-            "glm reasoning and end-of-turn",
-            Format::Glm,
-            "<think>plan é</think>\nAnswer<|user|>",
-        )
-        .reasoning("plan é")
-        .text("Answer"),
         // ------------------------------------------------------------ minimax
-        fx(
-            "minimax two invokes in one section, text around",
-            Format::MiniMax,
-            "<think>need both</think>\n\nOn it.\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">東京</parameter>\n<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Asia/Tokyo</parameter>\n</invoke>\n</minimax:tool_call>\nThat's all.[e~[",
-        )
-        .reasoning("need both")
-        .text("On it.\n\nThat's all.")
-        .call("get_weather", json!({"city": "東京", "days": 2}))
-        .call("get_time", json!({"city": "Asia/Tokyo"})),
-        fx(
-            "minimax escaped, nested and tag-like values, empty invoke",
-            Format::MiniMax,
-            "<minimax:tool_call><invoke name=\"run\"><parameter name=\"cmd\">echo \"<p>\" | grep '</param' \\n</parameter><parameter name=\"env\">{\"A\": {\"B\": [1.5e3]}}</parameter></invoke><invoke name=\"noop\"></invoke></minimax:tool_call>",
-        )
-        .call(
-            "run",
-            json!({"cmd": "echo \"<p>\" | grep '</param' \\n", "env": {"A": {"B": [1.5e3]}}}),
-        )
-        .call("noop", json!({})),
-        fx(
-            "minimax malformed invoke, the next one in the section still a call",
-            Format::MiniMax,
-            "<minimax:tool_call>\n<invoke name=bad>\n<parameter name=\"a\">1</parameter>\n</invoke>\n<invoke name=\"good\">\n<parameter name=\"a\">1</parameter>\n</invoke>\n</minimax:tool_call>",
-        )
-        .error(
-            ErrorKind::InvalidArguments,
-            None,
-            "<minimax:tool_call>\n<invoke name=bad>\n<parameter name=\"a\">1</parameter>\n</invoke>",
-        )
-        .call("good", json!({"a": 1})),
-        fx(
-            "minimax truncated in the second invoke",
-            Format::MiniMax,
-            "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"q\">hal",
-        )
-        .call("a", json!({}))
-        .error(
-            ErrorKind::Truncated,
-            Some(1),
-            "<invoke name=\"b\">\n<parameter name=\"q\">hal",
-        ),
-        fx(
-            "minimax missing section close: text after is text",
-            Format::MiniMax,
-            "<minimax:tool_call>\n<invoke name=\"a\">\n</invoke>\nthen more",
-        )
-        .call("a", json!({}))
-        .text("then more"),
         // ------------------------------------------------------------ seed-oss
-        fx(
-            "seed-oss reasoning, call, text after",
-            Format::SeedOss,
-            "<seed:think>The user wants weather.</seed:think>\nSure.\n<seed:tool_call>\n<function=get_weather>\n<parameter=location>\nBogotá, Colombia\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</seed:tool_call> ok<seed:eos>",
-        )
-        .reasoning("The user wants weather.")
-        .text("Sure.\n ok")
-        .call(
-            "get_weather",
-            json!({"location": "Bogotá, Colombia", "unit": "celsius"}),
-        ),
-        fx(
-            "seed-oss two sections, empty arguments",
-            Format::SeedOss,
-            "<seed:tool_call><function=a></function></seed:tool_call><seed:tool_call><function=b><parameter=x>-0.5</parameter></function></seed:tool_call>",
-        )
-        .call("a", json!({}))
-        .call("b", json!({"x": -0.5})),
-        fx(
-            "seed-oss truncated",
-            Format::SeedOss,
-            "<seed:tool_call>\n<function=get_w",
-        )
-        .error(
-            ErrorKind::Truncated,
-            None,
-            "<seed:tool_call>\n<function=get_w",
-        ),
         // ------------------------------------------------------------ deepseek-dsml
-        fx(
-            "dsml V3.2: string attributes, two invokes",
-            Format::DeepSeekDsml,
-            "Checking.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n<｜DSML｜parameter name=\"zip\" string=\"true\">007</｜DSML｜parameter>\n<｜DSML｜parameter name=\"n\" string=\"true\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"days\" string=\"false\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"ok\" string=\"false\">True</｜DSML｜parameter>\n<｜DSML｜parameter name=\"o\" string=\"false\">{\"a\": \"｜\"}</｜DSML｜parameter>\n<｜DSML｜parameter name=\"bad\" string=\"false\">not json</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"now\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls><｜end▁of▁sentence｜>",
-        )
-        .text("Checking.\n\n")
-        .call(
-            "get_weather",
-            json!({"zip": "007", "n": "42", "days": 5, "ok": true, "o": {"a": "｜"}, "bad": "not json"}),
-        )
-        .call("now", json!({})),
-        fx(
-            "dsml V4 tool_calls section",
-            Format::DeepSeekDsml,
-            "<think>r</think><｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"bash\">\n<｜DSML｜parameter name=\"cmd\" string=\"true\">ls -la\n</｜DSML｜parameter>\n<｜DSML｜parameter name=\"timeout\" string=\"false\">15</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
-        )
-        .reasoning("r")
-        .call("bash", json!({"cmd": "ls -la\n", "timeout": 15})),
-        fx(
-            "dsml: an invoke's attributes are not its parameters",
-            Format::DeepSeekDsml,
-            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\" string=\"true\"><｜DSML｜parameter name=\"a\">7</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-        )
-        .call("f", json!({"a": 7})),
-        fx(
-            "dsml: the schema overrides the string attribute",
-            Format::DeepSeekDsml,
-            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" string=\"true\">7</｜DSML｜parameter><｜DSML｜parameter name=\"zip\" string=\"false\">123</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
-        )
-        .typed()
-        .call("f", json!({"n": 7, "zip": "123"})),
-        fx(
-            "dsml truncated inside a value",
-            Format::DeepSeekDsml,
-            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
-        )
-        .error(
-            ErrorKind::Truncated,
-            Some(0),
-            "<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"a\" string=\"true\">hel",
-        ),
-        fx(
-            "dsml malformed attributes, the section goes on",
-            Format::DeepSeekDsml,
-            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"g\"></｜DSML｜invoke></｜DSML｜function_calls>",
-        )
-        .error(
-            ErrorKind::InvalidArguments,
-            Some(0),
-            "<｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"a\" string=\"true\n\">1</｜DSML｜parameter></｜DSML｜invoke>",
-        )
-        .call("g", json!({})),
-        fx(
-            "dsml: a character sharing its first byte with `｜` after `</` is text",
-            Format::DeepSeekDsml,
-            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\n</\u{FFFD} tail",
-        )
-        .call("f", json!({}))
-        .text("</\u{FFFD} tail"),
-        fx(
-            "dsml: a lone section open at the end is a call cut off",
-            Format::DeepSeekDsml,
-            "a<｜DSML｜function_calls>\n",
-        )
-        .text("a")
-        .error(ErrorKind::Truncated, None, "<｜DSML｜function_calls>\n"),
         // ------------------------------------------------------------ qwen-xml
-        fx(
-            "qwen-xml: a Json-kind value that is not JSON stays a string",
-            Format::QwenXml,
-            "<tool_call><function=f><parameter=n>about 3</parameter><parameter=b>Nope</parameter><parameter=o>{\"a\": </parameter></function></tool_call>",
-        )
-        .typed()
-        .call("f", json!({"n": "about 3", "b": "Nope", "o": "{\"a\": "})),
     ]);
+    // Each syntax's own rows (its file's `table()`, listed in the family's `TABLE`).
+    for rows in crate::xml::TABLE {
+        v.extend(rows());
+    }
     v
 }
 

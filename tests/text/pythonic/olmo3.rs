@@ -1,0 +1,114 @@
+//! `olmo3`: OLMo 3's `<function_calls>` pythonic lines: its answers to the universal cases.
+
+/// `olmo3`'s answers to the universal cases.
+pub(crate) fn universal() -> crate::universal::Universal {
+    use crate::exact::{args, call, err, one, start, t};
+    use crate::universal::{Case, Universal, broken, sample};
+    use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
+    Universal {
+        format: toolstream::Format::Olmo3,
+        reasoning: Some(("<think>", "</think>")),
+        answers: vec![
+            (
+                Case::Call,
+                sample(
+                    "A <function_calls>\nf(a=1)\n</function_calls> B",
+                    vec![one(t("A ")), call(0, "f", r#"{"a":1}"#), one(t(" B"))],
+                ),
+            ),
+            (
+                Case::CutCall,
+                sample(
+                    "Hi <function_calls>\nf(a=1, b='x",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1,"b":"x"#)),
+                        one(err(Cut, Some(0), "<function_calls>\nf(a=1, b='x")),
+                    ],
+                ),
+            ),
+            (
+                Case::CorruptCall,
+                sample(
+                    "Hi <function_calls>\nf(a=1, b=x)\n</function_calls> after",
+                    vec![
+                        one(t("Hi ")),
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1,"b":"#)),
+                        one(err(Bad, Some(0), "<function_calls>\nf(a=1, b=x)")),
+                        one(t(" after")),
+                    ],
+                ),
+            ),
+            (
+                Case::MarkerAlone,
+                sample(
+                    "Use a literal <function_calls> tag, then more.",
+                    vec![one(t("Use a literal <function_calls> tag, then more."))],
+                ),
+            ),
+            (
+                Case::StrayClose,
+                sample(
+                    "done</function_calls> ok",
+                    vec![one(t("done</function_calls> ok"))],
+                ),
+            ),
+            (
+                Case::OpenerInsideCall,
+                // Today: one(start(0, "f")), one(args(0, r#"{"a":1"#)), one(err(Bad, Some(0), "<function_calls>\nf(a=1, <function_calls>\ng()\n</function_calls>")),
+                broken(
+                    "a `<function_calls>` where the grammar expects the next keyword argument does not end the call (recovery rule a: a plain-text opener ends the call where structure is expected): one `invalid_arguments` error swallows the next call",
+                    "<function_calls>\nf(a=1, <function_calls>\ng()\n</function_calls>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Cut, Some(0), "<function_calls>\nf(a=1, ")),
+                        call(1, "g", "{}"),
+                    ],
+                ),
+            ),
+            (
+                Case::RepeatedMember,
+                sample(
+                    "<function_calls>\nf(a=1, a=2)\n</function_calls>",
+                    vec![
+                        one(start(0, "f")),
+                        one(args(0, r#"{"a":1"#)),
+                        one(err(Bad, Some(0), "<function_calls>\nf(a=1, a=2)")),
+                    ],
+                ),
+            ),
+            (
+                Case::JunkName,
+                sample(
+                    "<function_calls>\nget weather(a=1)\n</function_calls>",
+                    vec![one(t(
+                        "<function_calls>\nget weather(a=1)\n</function_calls>",
+                    ))],
+                ),
+            ),
+        ],
+    }
+}
+
+/// `olmo3`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
+/// every family's): each slip with its exact events.
+pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
+    #[allow(unused_imports)]
+    use crate::exact::{args, call, err, start, t};
+    #[allow(unused_imports)]
+    use crate::rules::recovery::fx;
+    #[allow(unused_imports)]
+    use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+    vec![fx!(
+        "olmo3",
+        "a plain-text opener inside a string is content",
+        "<function_calls>f(a=\"x<function_calls>y\")</function_calls>",
+        [call(0, "f", r#"{"a":"x<function_calls>y"}"#)],
+    )]
+}
