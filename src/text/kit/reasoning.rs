@@ -138,8 +138,11 @@ pub(crate) struct TextStage {
     /// While a recipient header is read: the header's end literal first, then the
     /// outside markers ([`TextStage::headers`]).
     header_set: Option<MarkerSet>,
-    /// The recipient header read so far (its opening literal and recipient bytes).
-    header: Option<String>,
+    /// The recipient header read so far (its opening literal and recipient bytes),
+    /// while `heading`; the buffer is kept for the next one.
+    header: String,
+    /// A recipient header is being read.
+    heading: bool,
     matcher: MarkerMatcher,
     /// The open reasoning pair.
     reasoning: Option<usize>,
@@ -241,7 +244,8 @@ impl TextStage {
             quiet: Vec::new(),
             anchored: None,
             header_set: None,
-            header: None,
+            header: String::new(),
+            heading: false,
             matcher: MarkerMatcher::new(),
             reasoning,
             pending: String::new(),
@@ -301,17 +305,20 @@ impl TextStage {
     /// then `end` (`<|message|>`). A header that spells a reasoning pair's opening tag
     /// (after its leading whitespace) opens that reasoning; any other is dropped. Call
     /// after [`citations`](Self::citations), if both.
-    pub(crate) fn headers<S: AsRef<str>>(mut self, opens: &[S], end: &str) -> Self {
-        let mut markers: Vec<String> = (0..self.outside.len())
-            .map(|i| self.outside.get(i).to_owned())
-            .collect();
-        for o in opens {
-            markers.push(o.as_ref().to_owned());
-            self.roles.push(Role::Header);
-        }
-        self.outside = MarkerSet::new(markers.clone());
+    pub(crate) fn headers(
+        mut self,
+        opens: &[std::borrow::Cow<'static, str>],
+        end: &std::borrow::Cow<'static, str>,
+    ) -> Self {
+        // The markers are borrowed where the syntax's table has them (no copy).
+        let outside = self.outside.markers();
+        let mut markers = Vec::with_capacity(outside.len() + opens.len() + 1);
         // The end first: at one position the earlier of two equal markers wins.
-        markers.insert(0, end.to_owned());
+        markers.push(end.clone());
+        markers.extend(outside.iter().cloned());
+        markers.extend(opens.iter().cloned());
+        self.roles.extend(opens.iter().map(|_| Role::Header));
+        self.outside = MarkerSet::new(markers.iter().skip(1).cloned());
         self.header_set = Some(MarkerSet::new(markers));
         self
     }
@@ -357,7 +364,7 @@ impl TextStage {
         self.matcher.held()
             + self.pending.capacity()
             + self.anchored.as_ref().map_or(0, String::capacity)
-            + self.header.as_ref().map_or(0, String::capacity)
+            + self.header.capacity()
     }
 
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for
@@ -378,7 +385,7 @@ impl TextStage {
         }
         // The common case: nothing held and no byte of `input` can start a marker, so
         // all of it is text (what `matcher.next` would find, without its layers).
-        if self.matcher.held() == 0 && self.header.is_none() && !input.is_empty() {
+        if self.matcher.held() == 0 && !self.heading && !input.is_empty() {
             let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
                 Some(s) => s,
                 None => &self.outside,
@@ -398,31 +405,33 @@ impl TextStage {
             }
         }
         loop {
-            let set = match (&self.header, &self.header_set) {
-                (Some(_), Some(h)) => h,
+            let set = match (self.heading, &self.header_set) {
+                (true, Some(h)) => h,
                 _ => match self.reasoning.and_then(|p| self.inside.get(p)) {
                     Some(s) => s,
                     None => &self.outside,
                 },
             };
             let found = self.matcher.next(set, input)?;
-            if let Some(head) = self.header.as_mut() {
+            if self.heading {
                 // Reading a recipient header: the end literal completes it, recipient
                 // bytes grow it, anything else makes it text.
                 let (role, i) = match found {
                     Found::Marker(0) => {
-                        let head = self.header.take().unwrap_or_default();
-                        (self.header_role(&head), usize::MAX)
+                        self.heading = false;
+                        let role = self.header_role(&self.header);
+                        self.header.clear();
+                        (role, usize::MAX)
                     }
                     Found::Text(t) => {
                         let n = t.bytes().take_while(|&b| is_recipient_byte(b)).count();
-                        if n == t.len() && head.len() + n <= MAX_HEADER {
-                            head.push_str(t);
+                        if n == t.len() && self.header.len() + n <= MAX_HEADER {
+                            self.header.push_str(t);
                             continue;
                         }
                         // Not a header: its bytes and this text (no marker in it).
-                        let head = self.header.take().unwrap_or_default();
-                        for piece in [head.as_str(), t] {
+                        self.heading = false;
+                        for piece in [self.header.as_str(), t] {
                             Self::text(
                                 &mut self.pending,
                                 &mut self.released,
@@ -433,21 +442,23 @@ impl TextStage {
                                 out,
                             );
                         }
+                        self.header.clear();
                         continue;
                     }
                     Found::Marker(i) => {
                         // Another marker: the header so far is text; the marker acts
                         // as it does outside.
-                        let head = self.header.take().unwrap_or_default();
+                        self.heading = false;
                         Self::text(
                             &mut self.pending,
                             &mut self.released,
                             &mut self.skip_nl,
                             self.max_held,
                             self.forced,
-                            &head,
+                            &self.header,
                             out,
                         );
+                        self.header.clear();
                         let i = i - 1;
                         (self.roles.get(i).copied().unwrap_or(Role::Drop), i)
                     }
@@ -518,7 +529,9 @@ impl TextStage {
         if role == Role::Header {
             // Held with its recipient until the end literal (or text, when something
             // else follows).
-            self.header = Some(self.outside.get(i).to_owned());
+            self.header.clear();
+            self.header.push_str(self.outside.get(i));
+            self.heading = true;
             return None;
         }
         if role == Role::DropAnchored {
@@ -692,7 +705,11 @@ impl TextStage {
         let mut delta = std::mem::take(&mut self.pending);
         // A citation head or a recipient header cut off by the end: text.
         delta.push_str(&self.anchored.take().unwrap_or_default());
-        delta.push_str(&self.header.take().unwrap_or_default());
+        if self.heading {
+            delta.push_str(&self.header);
+            self.header.clear();
+            self.heading = false;
+        }
         self.released = false;
         let held = self.matcher.finish();
         if self.skip_nl && delta.is_empty() {

@@ -37,6 +37,9 @@
 //!   says; SGLang and MAX `json.loads` every value), so `"quoted"` stays that text, quotes
 //!   included (their parsers unwrap it). Declare the tools to type values by schema, as
 //!   vLLM does.
+//! - `auto` detects it by a tool channel's header (`<|start|>assistant to=NAME<|message|>`,
+//!   before harmony's `<|start|>`) or by `<atem:function_calls>`; what comes before is
+//!   text there (the first message's `to=self` reasoning too): give `muse` to read it.
 //! - Not read: vLLM's name normalisation against the request's tools
 //!   (`get_weather.get_weather` for a bare `get_weather`: the name is the model's here),
 //!   a reasoning message the model leaves without `<|eom|>` (the rest of the output
@@ -80,8 +83,20 @@ pub(crate) const ROW: Row = Row {
     aliases: &["muse_glimmer"],
     about: "raw Muse Glimmer text: to=self<|message|>..<|eom|>, <atem:function_calls><atem:invoke name=\"f\"><atem:parameter name=\"k\">v</atem:parameter></atem:invoke></atem:function_calls>",
     engine: Builtin::Xml(&DIALECT),
-    detect: &[Detect {
-        rank: 550,
-        pattern: &[Tok::Lit(b"<atem:function_calls>")],
-    }],
+    // A tool channel's header, before harmony's `<|start|>` (gpt-oss writes
+    // `<|start|>assistant to=functions.f<|channel|>..`: no `<|message|>` after the name).
+    detect: &[
+        Detect {
+            rank: 175,
+            pattern: &[
+                Tok::Lit(b"<|start|>assistant to="),
+                Tok::Ident,
+                Tok::Lit(b"<|message|>"),
+            ],
+        },
+        Detect {
+            rank: 550,
+            pattern: &[Tok::Lit(b"<atem:function_calls>")],
+        },
+    ],
 };

@@ -7,7 +7,7 @@
 use crate::exact::*;
 use crate::universal::{Case, Universal, sample};
 use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
-use toolstream::{Format, ParserConfig};
+use toolstream::{Format, Parser, ParserConfig};
 
 const OPEN: &str = "<atem:function_calls><atem:invoke name=\"";
 const CLOSE: &str = "</atem:invoke></atem:function_calls>";
@@ -107,6 +107,24 @@ fn muse_calls_in_reasoning() {
         .flatten()
         .collect();
     assert_eq!(evs(&got), want);
+}
+
+/// `auto` tells a Muse tool header (`to=NAME<|message|>`) from gpt-oss's (`to=` before
+/// `<|channel|>`), each read as its own format reads it.
+#[test]
+fn auto_tells_muse_from_harmony() {
+    let harmony = "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\"}<|call|>";
+    let muse = "<|start|>assistant to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>";
+    for (input, format) in [(harmony, Format::Harmony), (muse, Format::Muse)] {
+        let own = crate::common::run_whole(&|| Parser::new(format), input.as_bytes());
+        let auto = crate::common::run_whole(&|| Parser::new(Format::Auto), input.as_bytes());
+        assert_eq!(crate::common::calls(&own).len(), 1, "{format}: {own:?}");
+        assert_eq!(
+            crate::common::calls(&auto),
+            crate::common::calls(&own),
+            "{format}"
+        );
+    }
 }
 
 /// `muse`'s answers to the universal cases.
