@@ -308,13 +308,13 @@ impl TextStage {
     pub(crate) fn headers(
         mut self,
         opens: &[std::borrow::Cow<'static, str>],
-        end: &std::borrow::Cow<'static, str>,
+        end: std::borrow::Cow<'static, str>,
     ) -> Self {
         // The markers are borrowed where the syntax's table has them (no copy).
         let outside = self.outside.markers();
         let mut markers = Vec::with_capacity(outside.len() + opens.len() + 1);
         // The end first: at one position the earlier of two equal markers wins.
-        markers.push(end.clone());
+        markers.push(end);
         markers.extend(outside.iter().cloned());
         markers.extend(opens.iter().cloned());
         self.roles.extend(opens.iter().map(|_| Role::Header));

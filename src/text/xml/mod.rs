@@ -622,7 +622,7 @@ impl XmlCalls {
         let reasoning: Vec<(&str, &str)> = d.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
         let mut text = TextStage::new(&starts, &d.drops, &reasoning, &options.reasoning, limits);
         if let Some((opens, end)) = &d.headers {
-            text = text.headers(opens, end);
+            text = text.headers(opens, end.clone());
         }
         let spare = if variants.is_empty() {
             Vec::new()
