@@ -151,6 +151,10 @@ pub enum Format {
     /// Raw dots text: MiniMax M2's `<invoke name="f"><parameter name="k">v</parameter></invoke>`
     /// calls in `<dots_function_call>` blocks.
     Dots,
+    /// Raw Muse Glimmer text: `<atem:function_calls><atem:invoke name="f"><atem:parameter
+    /// name="k">v</atem:parameter></atem:invoke></atem:function_calls>` in recipient-framed
+    /// messages (`to=self<|message|>` reasoning).
+    Muse,
 }
 
 /// One row of the provider format table: name, default framing, one-line description

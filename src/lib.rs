@@ -357,6 +357,7 @@
 //! | `plamo3` | text | PLaMo 3: `<\|plamo:begin_tool_request:plamo\|><\|plamo:begin_tool_name:plamo\|>name<\|plamo:end_tool_name:plamo\|>…{..}<\|plamo:end_tool_arguments:plamo\|>…` |
 //! | `ernie45` | text | ERNIE 4.5: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<response>` dropped |
 //! | `dots` | text | dots: `<dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke></dots_function_call>` |
+//! | `muse` | text | Muse Glimmer: `to=self<\|message\|>…<\|eom\|>` reasoning, `<atem:function_calls><atem:invoke name="f"><atem:parameter name="k">v</atem:parameter></atem:invoke></atem:function_calls>` |
 //! | `granite-20b-fc` | text | granite-20b-functioncalling: `<function_call> {"name": .., "arguments": ..}` |
 //! | `auto` | text | raw model output; the syntax is detected from its first call marker |
 //!
@@ -365,7 +366,7 @@
 //!
 //! The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`,
 //! `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`, `minicpm5`, `step3`, `zaya1`,
-//! `k2-horizon`, `dots`)
+//! `k2-horizon`, `dots`, `muse`)
 //! write each value as raw text. [`ParserConfig::tools`] types values from the request's JSON
 //! Schema (a `string` parameter streams as a string, never parsed); without a schema a value
 //! is a JSON string unless its whole trimmed text is a JSON number, literal, object or array

@@ -112,7 +112,8 @@ fn retained_factor(format: Format) -> usize {
         | Format::Step3
         | Format::Zaya1
         | Format::K2Horizon
-        | Format::Dots => 2,
+        | Format::Dots
+        | Format::Muse => 2,
         _ => 1,
     }
 }

@@ -2311,3 +2311,46 @@ fn expected_json_is_what_transformers_returns() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `toolstream.xml.headers` (Muse's recipient headers): read strictly, each refusal
+/// naming its key; the top level's only.
+#[test]
+fn header_refusals_name_the_key() {
+    let muse =
+        |edit: &dyn Fn(&mut serde_json::Map<String, Value>)| xml_refusal("muse", |x| edit(x));
+    assert_refused(
+        muse(&|x| {
+            x.insert("headers".into(), json!([" to=", "<|message|>"]));
+        }),
+        "toolstream.xml.headers",
+        "must be an object, not a list",
+    );
+    assert_refused(
+        muse(&|x| {
+            x["headers"].as_object_mut().unwrap().remove("end");
+        }),
+        "toolstream.xml.headers.end",
+        "is required",
+    );
+    assert_refused(
+        muse(&|x| {
+            x["headers"]["open"] = json!([]);
+        }),
+        "toolstream.xml.headers.open",
+        "must hold at least one literal",
+    );
+    assert_refused(
+        muse(&|x| {
+            x["headers"]["recipients"] = json!(["self"]);
+        }),
+        "toolstream.xml.headers.recipients",
+        "unknown key",
+    );
+    assert_refused(
+        xml_refusal("deepseek-dsml", |x| {
+            x["variants"][0]["headers"] = json!({"open": ["to="], "end": "<|message|>"});
+        }),
+        "toolstream.xml.variants[0].headers",
+        "the top level's only",
+    );
+}

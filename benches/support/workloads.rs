@@ -119,6 +119,7 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::Ernie45 => ernie45,
         Format::Granite20bFc => granite_20b_fc,
         Format::Dots => dots,
+        Format::Muse => muse,
         _ => return None,
     })
 }
@@ -889,6 +890,23 @@ fn dots(shape: Shape) -> Workload {
             "\n<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</dots_function_call>"
         )
     })
+}
+
+fn muse(shape: Shape) -> Workload {
+    let c = content(shape.arg_len);
+    let args = args_json(&c);
+    let call = format!(
+        "<atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">notes.txt</atem:parameter>\n<atem:parameter name=\"content\">{c}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
+    );
+    text(
+        &[
+            (" to=self<|message|>", 3),
+            (&prose(shape), 5),
+            ("<|eom|><|start|>assistant to=write_file<|message|>", 5),
+            (&call, shape.piece),
+        ],
+        args.len(),
+    )
 }
 
 fn plamo3(shape: Shape) -> Workload {

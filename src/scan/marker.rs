@@ -123,6 +123,12 @@ impl MarkerSet {
         self.markers.is_empty()
     }
 
+    /// The markers, as given (a built-in's borrowed, the others owned): another set
+    /// built from them costs no copy of the borrowed ones.
+    pub(crate) fn markers(&self) -> &[std::borrow::Cow<'static, str>] {
+        &self.markers
+    }
+
     /// Marker `index` (empty when out of range).
     pub fn get(&self, index: usize) -> &str {
         self.markers.get(index).map_or("", |m| m)

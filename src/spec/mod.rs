@@ -205,11 +205,13 @@
 //! | `attr_entities` | `&quot;` and `&amp;` in a function name or key are decoded (XTML escapes its attribute values) |
 //! | `name_sep` | a separator tag after the function name (hy-v3's `<tool_sep>`, whitespace before it allowed; a call without it reads too) |
 //! | `tag_params` | parameters are named by their tags and nest (MiniMax M3's `]<]minimax[>[<city>Paris]<]minimax[>[</city>`; child elements make an object, `<item>` children an array). The engine reads every tag in a call as `param_open` (`P`), a name and `>`, and knows the call and section by the names `invoke` and `tool_call`: so `call_open` must be `P` then `invoke name="`, `call_close` `P` then `/invoke>`, `param_close` `P` then `/`, each section `P` then `tool_call>` and `P` then `/tool_call>`, `name_end` `"quote"`, `key_end` `"gt"`, and `kind_attr`, `attrs_end` and `json_body` left at their defaults |
+//! | `headers` | `{"open": [..], "end": ".."}`: recipient headers in the text, an opening literal, a recipient (ASCII letters, digits, `_`, `.`, `-`) and the end literal, read whole: a header that spells a reasoning pair's opening tag (without its leading whitespace) opens that reasoning, any other is dropped, and an opening literal followed by anything else is text (Muse's `{"open": [" to=", "to="], "end": "<\|message\|>"}`: `to=self<\|message\|>` opens reasoning, `to=get_weather<\|message\|>` is dropped). The top level's only |
 //! | `variants` | further spellings of the same syntax (DSML's V4.1 spaced tags and the doubled-bar leak): a non-empty list of objects with the keys above (no `variants` of their own; reasoning and dropped tokens are the top level's). The text looks for every spelling's call-opening tags; a call is read with the spelling its first tag has (another spelling's tag inside it is value text). A spelling whose opening tag an earlier one has is an error (it would never be read) |
 //!
 //! Flags default to `false`. `toolstream spec NAME` writes the keys added after the first
 //! specs (`kind_attr`, `attrs_end`, `json_block`, `attr_entities`, `tag_params`,
-//! `variants`, and the flags but `trim_newline`) only when set, and never `string_attr`.
+//! `headers`, `variants`, and the flags but `trim_newline`) only when set, and never
+//! `string_attr`.
 //!
 //! # What cannot be a spec yet
 //!

@@ -1123,6 +1123,7 @@ const XML_KEYS: &[&str] = &[
     "attr_entities",
     "tag_params",
     "variants",
+    "headers",
 ];
 
 fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
@@ -1219,6 +1220,12 @@ fn xml_table(
                         "a variant is one spelling: it has no variants of its own",
                     ));
                 }
+                if vm.contains_key("headers") {
+                    return Err(SpecError::new(
+                        join(&p, "headers"),
+                        "recipient headers are the text's, the top level's only",
+                    ));
+                }
                 out.push(xml_spelling(&p, vm)?);
             }
             out
@@ -1307,9 +1314,32 @@ fn xml_table(
         ));
     }
     table.variants = variants;
+    table.headers = match m.get("headers") {
+        None => None,
+        Some(v) => Some(headers(&join(base, "headers"), v)?),
+    };
     table.reasoning = reasoning;
     table.drops = drops;
     Ok(table)
+}
+
+/// `toolstream.xml.headers`: `{"open": [..], "end": ".."}`, recipient headers in the text
+/// (Muse's ` to=NAME<|message|>`).
+fn headers(path: &str, v: &Value) -> Result<(Vec<Cow<'static, str>>, Cow<'static, str>)> {
+    let m = object(path, v)?;
+    known(path, m, &["open", "end"])?;
+    let open = match m.get("open") {
+        Some(v) => literals(&join(path, "open"), v)?,
+        None => return Err(SpecError::new(join(path, "open"), "is required")),
+    };
+    let end = match m.get("end") {
+        Some(v) => {
+            let p = join(path, "end");
+            nonempty(&p, string(&p, v)?)?
+        }
+        None => return Err(SpecError::new(join(path, "end"), "is required")),
+    };
+    Ok((open.into_iter().map(Cow::Owned).collect(), Cow::Owned(end)))
 }
 
 /// Value-kind attribute schemes (`toolstream.xml.kind_attr`).
@@ -1569,6 +1599,7 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
         sections,
         reasoning: Vec::new(),
         drops: Vec::new(),
+        headers: None,
     })
 }
 

@@ -218,6 +218,9 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
         }
     }
     let mut xml = xml_spelling(t);
+    if let Some((open, end)) = &t.headers {
+        xml.insert("headers".into(), json!({"open": open, "end": end}));
+    }
     if !t.variants.is_empty() {
         xml.insert(
             "variants".into(),

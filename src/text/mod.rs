@@ -347,6 +347,7 @@ pub(crate) const SYNTAXES: &[&row::Row] = &[
     &json::ernie45::ROW,
     &json::granite_20b_fc::ROW,
     &xml::dots::ROW,
+    &xml::muse::ROW,
     &auto::ROW,
 ];
 

@@ -179,7 +179,8 @@ mod tests {
     /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
     /// (vLLM runs both on its Qwen3 XML parser) (not `openai`, vLLM's harmony: see its row),
     /// `qwen3_json` (Qwen3's `<tool_call>` JSON), `granite_toolcall_parser`, `ling3` and
-    /// `poolside_v1` (GLM's calls), `zaya_xml`.
+    /// `poolside_v1` (GLM's calls), `zaya_xml`, `muse_glimmer` (vLLM's and MAX's; SGLang
+    /// says `muse`, the name), `ripple` (Ricursive Ripple: Hermes' `<tool_call>` JSON).
     #[test]
     fn vllm_parser_names_are_aliases() {
         for (name, format) in [
@@ -193,6 +194,8 @@ mod tests {
             ("ling3", Format::Glm),
             ("poolside_v1", Format::Glm),
             ("zaya_xml", Format::Zaya1),
+            ("muse_glimmer", Format::Muse),
+            ("ripple", Format::Hermes),
         ] {
             assert_eq!(name.parse::<Format>(), Ok(format), "{name}");
             assert_eq!(

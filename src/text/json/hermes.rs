@@ -1,5 +1,5 @@
 //! `hermes`: `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes 2/3, Qwen 2.5
-//! and Qwen3, many fine-tunes). The `hermes` scanner is the [JSON-call engine](super),
+//! and Qwen3, Ricursive Ripple, many fine-tunes). The `hermes` scanner is the [JSON-call engine](super),
 //! [`JsonCalls`], with its [`HERMES`] table:
 //!
 //! ```text
@@ -9,6 +9,11 @@
 //! ```
 //!
 //! Quirks and rules:
+//!
+//! - vLLM's `qwen3_json` and `ripple` parsers read this syntax (their names are aliases).
+//!   Ripple's (vLLM's `vllm.parser.ripple`): the same plain-text tags with optional
+//!   framing newlines, `<think>…</think>` only when the model decides to think (the
+//!   generation prompt does not open it, so no `reasoning_open`).
 //!
 //! - With or without newlines around the JSON, several calls in a row, text around them;
 //!   the text stage ([`reasoning`](crate::text::kit::reasoning)) handles `<think>`, keeps the
@@ -54,7 +59,7 @@ pub(crate) const HERMES: Dialect = Dialect {
 pub(crate) const ROW: Row = Row {
     format: Format::Hermes,
     name: "hermes",
-    aliases: &["qwen3_json"],
+    aliases: &["qwen3_json", "ripple"],
     about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
     engine: Builtin::Json(&HERMES),
     detect: &[Detect {

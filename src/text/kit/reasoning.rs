@@ -47,6 +47,14 @@
 //!   the closing token's head with its anchors (`[0-9:,[] ]`, at most
 //!   [`MAX_ANCHORS`] bytes) up to `>`. A head followed by anything else is text, as the
 //!   model wrote it.
+//! - **Recipient headers** ([`TextStage::headers`]: Muse Glimmer's `to=self<|message|>`,
+//!   `<|start|>assistant to=get_weather<|message|>`): an opening literal (` to=`), a
+//!   recipient (ASCII letters, digits, `_`, `.`, `-`; at most [`MAX_HEADER`] bytes) and
+//!   the end literal (`<|message|>`), read whole outside reasoning, then act as the
+//!   literal they spell without their leading whitespace: a reasoning pair's opening tag
+//!   opens that reasoning; any other recipient's header is dropped (the text after it is
+//!   text). An opening literal followed by anything else (another byte, a marker, the
+//!   end of the input) is text, as the model wrote it, and the rest is scanned as usual.
 //! - Held back, at most: a partial marker (shorter than the longest marker) and the
 //!   whitespace before it (bounded by [`Limits::max_held_bytes`](crate::Limits); a run
 //!   of whitespace longer than that is text, all of it, whatever the chunking).
@@ -74,6 +82,15 @@ pub(crate) const THINK: &[(&str, &str)] = &[("<think>", "</think>")];
 /// Longest run of citation anchors after a closing citation head (`0:[1,2],1:[3]`).
 pub(crate) const MAX_ANCHORS: usize = 256;
 
+/// Longest recipient header held ([`TextStage::headers`]), its opening literal included.
+pub(crate) const MAX_HEADER: usize = 256;
+
+/// A byte of a header's recipient (`self`, `user`, `get_weather`, `weather.get`).
+#[inline]
+fn is_recipient_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
 /// A byte of a citation's anchors.
 #[inline]
 fn is_anchor_byte(b: u8) -> bool {
@@ -94,6 +111,8 @@ enum Role {
     Drop,
     /// Dropped with the citation anchors after it, up to `>`.
     DropAnchored,
+    /// Opens a recipient header ([`TextStage::headers`]).
+    Header,
 }
 
 /// Text outside calls: see the [module docs](self).
@@ -116,6 +135,14 @@ pub(crate) struct TextStage {
     quiet: Vec<(String, Role)>,
     /// A closing citation head and the anchors read after it, held until its `>`.
     anchored: Option<String>,
+    /// While a recipient header is read: the header's end literal first, then the
+    /// outside markers ([`TextStage::headers`]).
+    header_set: Option<MarkerSet>,
+    /// The recipient header read so far (its opening literal and recipient bytes),
+    /// while `heading`; the buffer is kept for the next one.
+    header: String,
+    /// A recipient header is being read.
+    heading: bool,
     matcher: MarkerMatcher,
     /// The open reasoning pair.
     reasoning: Option<usize>,
@@ -216,6 +243,9 @@ impl TextStage {
             ending_markers: Vec::new(),
             quiet: Vec::new(),
             anchored: None,
+            header_set: None,
+            header: String::new(),
+            heading: false,
             matcher: MarkerMatcher::new(),
             reasoning,
             pending: String::new(),
@@ -271,6 +301,45 @@ impl TextStage {
         self
     }
 
+    /// Recipient headers ([module docs](self)): `opens` (` to=`, `to=`), a recipient,
+    /// then `end` (`<|message|>`). A header that spells a reasoning pair's opening tag
+    /// (after its leading whitespace) opens that reasoning; any other is dropped. Call
+    /// after [`citations`](Self::citations), if both.
+    pub(crate) fn headers(
+        mut self,
+        opens: &[std::borrow::Cow<'static, str>],
+        end: std::borrow::Cow<'static, str>,
+    ) -> Self {
+        // The markers are borrowed where the syntax's table has them (no copy).
+        let outside = self.outside.markers();
+        let mut markers = Vec::with_capacity(outside.len() + opens.len() + 1);
+        // The end first: at one position the earlier of two equal markers wins.
+        markers.push(end);
+        markers.extend(outside.iter().cloned());
+        markers.extend(opens.iter().cloned());
+        self.roles.extend(opens.iter().map(|_| Role::Header));
+        self.outside = MarkerSet::new(markers.iter().skip(1).cloned());
+        self.header_set = Some(MarkerSet::new(markers));
+        self
+    }
+
+    /// A complete recipient header (`head` then the end literal): the role of the
+    /// literal it spells.
+    fn header_role(&self, head: &str) -> Role {
+        let head = head.trim_start_matches(|c: char| c.is_ascii_whitespace());
+        let end = self.header_set.as_ref().map_or("", |s| s.get(0));
+        (0..self.inside.len())
+            .find(|&p| {
+                self.inside.get(p).is_some_and(|set| {
+                    let open = set.get(1);
+                    open.len() == head.len() + end.len()
+                        && open.starts_with(head)
+                        && open.ends_with(end)
+                })
+            })
+            .map_or(Role::Drop, Role::Open)
+    }
+
     /// Each reasoning pair's set: its closing and opening tags, the markers that end
     /// reasoning, the quiet ones, then the call starts of `calls_in_reasoning`: at one
     /// position the earlier of two equal markers wins, so the ending ones end reasoning.
@@ -295,6 +364,7 @@ impl TextStage {
         self.matcher.held()
             + self.pending.capacity()
             + self.anchored.as_ref().map_or(0, String::capacity)
+            + self.header.capacity()
     }
 
     /// Makes text outside reasoning tags reasoning (`true`) or text (`false`): for
@@ -315,7 +385,7 @@ impl TextStage {
         }
         // The common case: nothing held and no byte of `input` can start a marker, so
         // all of it is text (what `matcher.next` would find, without its layers).
-        if self.matcher.held() == 0 && !input.is_empty() {
+        if self.matcher.held() == 0 && !self.heading && !input.is_empty() {
             let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
                 Some(s) => s,
                 None => &self.outside,
@@ -335,11 +405,69 @@ impl TextStage {
             }
         }
         loop {
-            let set = match self.reasoning.and_then(|p| self.inside.get(p)) {
-                Some(s) => s,
-                None => &self.outside,
+            let set = match (self.heading, &self.header_set) {
+                (true, Some(h)) => h,
+                _ => match self.reasoning.and_then(|p| self.inside.get(p)) {
+                    Some(s) => s,
+                    None => &self.outside,
+                },
             };
             let found = self.matcher.next(set, input)?;
+            if self.heading {
+                // Reading a recipient header: the end literal completes it, recipient
+                // bytes grow it, anything else makes it text.
+                let (role, i) = match found {
+                    Found::Marker(0) => {
+                        self.heading = false;
+                        let role = self.header_role(&self.header);
+                        self.header.clear();
+                        (role, usize::MAX)
+                    }
+                    Found::Text(t) => {
+                        let n = t.bytes().take_while(|&b| is_recipient_byte(b)).count();
+                        if n == t.len() && self.header.len() + n <= MAX_HEADER {
+                            self.header.push_str(t);
+                            continue;
+                        }
+                        // Not a header: its bytes and this text (no marker in it).
+                        self.heading = false;
+                        for piece in [self.header.as_str(), t] {
+                            Self::text(
+                                &mut self.pending,
+                                &mut self.released,
+                                &mut self.skip_nl,
+                                self.max_held,
+                                self.forced,
+                                piece,
+                                out,
+                            );
+                        }
+                        self.header.clear();
+                        continue;
+                    }
+                    Found::Marker(i) => {
+                        // Another marker: the header so far is text; the marker acts
+                        // as it does outside.
+                        self.heading = false;
+                        Self::text(
+                            &mut self.pending,
+                            &mut self.released,
+                            &mut self.skip_nl,
+                            self.max_held,
+                            self.forced,
+                            &self.header,
+                            out,
+                        );
+                        self.header.clear();
+                        let i = i - 1;
+                        (self.roles.get(i).copied().unwrap_or(Role::Drop), i)
+                    }
+                };
+                if let Some(r) = self.act(role, self.forced, None, i, input, out) {
+                    return r;
+                }
+                continue;
+            }
             match found {
                 Found::Text(t) => {
                     let kind = self.forced || self.reasoning.is_some();
@@ -356,6 +484,7 @@ impl TextStage {
                 Found::Marker(i) => {
                     // Whether the text before the marker was reasoning.
                     let was = self.forced || self.reasoning.is_some();
+                    let from = self.reasoning;
                     let role = match self.reasoning {
                         // Inside: 0 is the closing tag, 1 a repeated opening tag, then
                         // call starts that end reasoning (`calls_end_reasoning`), then
@@ -376,67 +505,95 @@ impl TextStage {
                         Some(_) => Role::Call(i - 2 - self.ending.len() - self.quiet.len()),
                         None => self.roles.get(i).copied().unwrap_or(Role::Drop),
                     };
-                    if role == Role::DropAnchored {
-                        // Held with its anchors until `>` (or text, when something else
-                        // follows).
-                        let head = set.get(i).to_owned();
-                        self.anchored = Some(head);
-                        if !self.anchors(input, out) {
-                            return None;
-                        }
-                        continue;
-                    }
-                    if matches!(role, Role::Call(_) | Role::Drop) {
-                        // The whitespace before a call marker or a dropped token is the
-                        // model's text.
-                        if !self.pending.is_empty() {
-                            push(out, was, &self.pending);
-                            self.pending.clear();
-                        }
-                        self.released = false;
-                        if let Role::Call(c) = role {
-                            return Some(c);
-                        }
-                        continue;
-                    }
-                    if matches!(role, Role::Close(_)) && self.reasoning.is_none() {
-                        // A closing tag with no opening one: text, byte for byte (bytes
-                        // are never dropped; `reasoning_open` declares the block open).
-                        let tag = self.outside.get(i);
-                        let kind = self.forced;
-                        let mut skip_nl = false;
-                        Self::text(
-                            &mut self.pending,
-                            &mut self.released,
-                            &mut skip_nl,
-                            self.max_held,
-                            kind,
-                            tag,
-                            out,
-                        );
-                        self.skip_nl &= skip_nl;
-                        continue;
-                    }
-                    // A reasoning tag: only line breaks around it are dropped.
-                    let keep = self.pending.trim_end_matches(is_nl);
-                    if !keep.is_empty() {
-                        push(out, self.forced || self.reasoning.is_some(), keep);
-                    }
-                    self.pending.clear();
-                    self.released = false;
-                    self.skip_nl = true;
-                    match role {
-                        Role::Open(p) => self.reasoning = Some(p),
-                        _ => {
-                            self.reasoning = None;
-                            if self.stop_at_close {
-                                return Some(CLOSED);
-                            }
-                        }
+                    if let Some(r) = self.act(role, was, from, i, input, out) {
+                        return r;
                     }
                 }
             }
         }
+    }
+
+    /// Does what a marker found by [`run`](Self::run) does, by its `role`: `was`, whether
+    /// the text before it was reasoning; `from`, the reasoning pair whose set it was
+    /// found in (`None`: the outside set); `i`, its index there. `Some(r)`: `run`
+    /// returns `r`; `None`: it goes on.
+    fn act(
+        &mut self,
+        role: Role,
+        was: bool,
+        from: Option<usize>,
+        i: usize,
+        input: &mut &str,
+        out: &mut dyn EventSink,
+    ) -> Option<Option<usize>> {
+        if role == Role::Header {
+            // Held with its recipient until the end literal (or text, when something
+            // else follows).
+            self.header.clear();
+            self.header.push_str(self.outside.get(i));
+            self.heading = true;
+            return None;
+        }
+        if role == Role::DropAnchored {
+            // Held with its anchors until `>` (or text, when something else follows).
+            let head = match from {
+                Some(p) => self.inside.get(p).map_or("", |s| s.get(i)),
+                None => self.outside.get(i),
+            };
+            self.anchored = Some(head.to_owned());
+            if !self.anchors(input, out) {
+                return Some(None);
+            }
+            return None;
+        }
+        if matches!(role, Role::Call(_) | Role::Drop) {
+            // The whitespace before a call marker or a dropped token is the model's text.
+            if !self.pending.is_empty() {
+                push(out, was, &self.pending);
+                self.pending.clear();
+            }
+            self.released = false;
+            if let Role::Call(c) = role {
+                return Some(Some(c));
+            }
+            return None;
+        }
+        if matches!(role, Role::Close(_)) && self.reasoning.is_none() {
+            // A closing tag with no opening one: text, byte for byte (bytes are never
+            // dropped; `reasoning_open` declares the block open).
+            let tag = self.outside.get(i);
+            let kind = self.forced;
+            let mut skip_nl = false;
+            Self::text(
+                &mut self.pending,
+                &mut self.released,
+                &mut skip_nl,
+                self.max_held,
+                kind,
+                tag,
+                out,
+            );
+            self.skip_nl &= skip_nl;
+            return None;
+        }
+        // A reasoning tag: only line breaks around it are dropped.
+        let keep = self.pending.trim_end_matches(is_nl);
+        if !keep.is_empty() {
+            push(out, self.forced || self.reasoning.is_some(), keep);
+        }
+        self.pending.clear();
+        self.released = false;
+        self.skip_nl = true;
+        match role {
+            Role::Open(p) => self.reasoning = Some(p),
+            _ => {
+                self.reasoning = None;
+                if self.stop_at_close {
+                    return Some(Some(CLOSED));
+                }
+            }
+        }
+        None
     }
 
     /// After a closing citation head: reads its anchors from `input`. `true` when the
@@ -546,8 +703,13 @@ impl TextStage {
     pub(crate) fn finish(&mut self, out: &mut dyn EventSink) {
         let reasoning = self.kind();
         let mut delta = std::mem::take(&mut self.pending);
-        // A citation head cut off by the end: text.
+        // A citation head or a recipient header cut off by the end: text.
         delta.push_str(&self.anchored.take().unwrap_or_default());
+        if self.heading {
+            delta.push_str(&self.header);
+            self.header.clear();
+            self.heading = false;
+        }
         self.released = false;
         let held = self.matcher.finish();
         if self.skip_nl && delta.is_empty() {

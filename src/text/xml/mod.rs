@@ -1,6 +1,6 @@
 //! The one scanner of the XML-parameter call syntaxes (`qwen-xml`, `seed-oss`, `glm`,
 //! `minimax`, `deepseek-dsml`, `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`,
-//! `minicpm5`, `step3`): each is this scanner with its own [`Dialect`] table, written in
+//! `minicpm5`, `step3`, `muse`): each is this scanner with its own [`Dialect`] table, written in
 //! its own module ([`qwen_xml`], [`seed_oss`], [`glm`], [`minimax`], [`deepseek_dsml`],
 //! [`kimi_k3`], [`minimax_m3`], [`hy_v4`], [`hy_v3`], [`gigachat35`], [`minicpm5`],
 //! [`step3`]) with the syntax's rules.
@@ -88,6 +88,7 @@ pub(crate) mod kimi_k3;
 pub(crate) mod minicpm5;
 pub(crate) mod minimax;
 pub(crate) mod minimax_m3;
+pub(crate) mod muse;
 pub(crate) mod qwen_xml;
 pub(crate) mod seed_oss;
 pub(crate) mod step3;
@@ -163,6 +164,9 @@ pub(crate) struct Dialect {
     pub(crate) reasoning: &'static [(&'static str, &'static str)],
     /// End-of-turn tokens dropped from the text.
     pub(crate) drops: &'static [&'static str],
+    /// Recipient headers in the text ([`TextStage::headers`]): their opening literals
+    /// and their end literal (Muse's ` to=` .. `<|message|>`: [`muse`]).
+    pub(crate) headers: Option<(&'static [&'static str], &'static str)>,
     /// Parameters are named by their tag (`<city>Paris</city>` after `param_open`, the
     /// namespace `]<]minimax[>[<` of MiniMax M3), nest (a child tag makes the value an
     /// object, `<item>` children an array) and close with their own name
@@ -214,6 +218,7 @@ pub(crate) const PLAIN: Dialect = Dialect {
     tag_params: false,
     reasoning: &[],
     drops: &[],
+    headers: None,
     variants: &[],
 };
 
@@ -275,6 +280,8 @@ pub(crate) struct Table {
     pub(crate) tag_params: bool,
     pub(crate) reasoning: Vec<Pair>,
     pub(crate) drops: Vec<Cow<'static, str>>,
+    /// [`Dialect::headers`].
+    pub(crate) headers: Option<(Vec<Cow<'static, str>>, Cow<'static, str>)>,
     pub(crate) variants: Vec<Table>,
 }
 
@@ -316,6 +323,12 @@ impl From<&'static Dialect> for Table {
             tag_params: d.tag_params,
             reasoning: pairs(d.reasoning),
             drops: d.drops.iter().map(|t| Cow::Borrowed(*t)).collect(),
+            headers: d.headers.map(|(opens, end)| {
+                (
+                    opens.iter().map(|o| Cow::Borrowed(*o)).collect(),
+                    Cow::Borrowed(end),
+                )
+            }),
             variants: d.variants.iter().map(Table::from).collect(),
         }
     }
@@ -643,7 +656,10 @@ impl XmlCalls {
             })
             .collect();
         let reasoning: Vec<(&str, &str)> = d.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
-        let text = TextStage::new(&starts, &d.drops, &reasoning, &options.reasoning, limits);
+        let mut text = TextStage::new(&starts, &d.drops, &reasoning, &options.reasoning, limits);
+        if let Some((opens, end)) = &d.headers {
+            text = text.headers(opens, end.clone());
+        }
         let spare = if variants.is_empty() {
             Vec::new()
         } else {

@@ -526,3 +526,18 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
         )],
     }
 }
+
+/// vLLM's `ripple` parser (Ricursive Ripple) reads this syntax: its doc's shape, the
+/// reasoning the model chose to write, the answer, a call framed by newlines.
+#[test]
+fn ripple_is_hermes() {
+    assert_eq!("ripple".parse::<Format>(), Ok(Format::Hermes));
+    let input = "<think>\nThe user wants the weather.\n</think>\nChecking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
+    let ev = split(Format::Hermes, input);
+    assert_eq!(reasoning(&ev), "The user wants the weather.");
+    assert_eq!(text(&ev), "Checking.\n");
+    assert_eq!(
+        calls(&ev),
+        vec![call("call_0", "get_weather", json!({"city": "Paris"}))]
+    );
+}

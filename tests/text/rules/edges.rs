@@ -35,9 +35,10 @@ fn reasoning_formats() -> Vec<(Format, &'static str, &'static str)> {
 }
 
 /// The formats whose reasoning closing tag is also an end-of-block token dropped from
-/// the text (Inkling's `<|end_message|>`): outside reasoning it is dropped, not text.
+/// the text (Inkling's `<|end_message|>`, Muse's `<|eom|>`): outside reasoning it is
+/// dropped, not text.
 fn drops_close(f: Format) -> bool {
-    f == Format::Inkling
+    matches!(f, Format::Inkling | Format::Muse)
 }
 
 /// `text` as a format shows it: without `close` where the format drops it.

@@ -49,6 +49,9 @@ mod k2_horizon;
 /// `dots`: `<invoke>` calls in `<dots_function_call>`.
 mod dots;
 
+/// `muse`: ATEM blocks in recipient-framed messages.
+mod muse;
+
 /// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
 /// syntax file.
 pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
@@ -59,6 +62,7 @@ pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
     zaya1::universal,
     k2_horizon::universal,
     dots::universal,
+    muse::universal,
     minimax::universal,
     deepseek_dsml::universal,
     kimi_k3::universal,
