@@ -352,9 +352,73 @@ fn find_special(also: Option<u8>, hay: &[u8]) -> Option<usize> {
         .map(|o| at + o)
 }
 
+/// Whether `b` may begin one of `auto`'s detection patterns: `<`, `[`, `{`, `f` or `]`.
+#[inline(always)]
+pub(crate) fn is_pattern_start(b: u8) -> bool {
+    matches!(b, b'<' | b'[' | b'{' | b'f' | b']')
+}
+
+/// Position of the first byte of `hay` that [`is_pattern_start`]: eight bytes at a time
+/// for long haystacks (SWAR, as [`find_json_special`]; `[` is `{` with bit 5 clear, so
+/// one test finds both), a plain loop for short ones.
+#[inline(always)]
+pub(crate) fn find_pattern_start(hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&b| is_pattern_start(b))
+    } else {
+        find_pattern_start_long(hay)
+    }
+}
+
+/// [`find_pattern_start`] eight bytes at a time.
+#[inline(never)]
+fn find_pattern_start_long(hay: &[u8]) -> Option<usize> {
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let m = zero_bytes((x | (LO * 0x20)) ^ (LO * u64::from(b'{')))
+            | zero_bytes(x ^ (LO * u64::from(b'<')))
+            | zero_bytes(x ^ (LO * u64::from(b'f')))
+            | zero_bytes(x ^ (LO * u64::from(b']')));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| is_pattern_start(b))
+        .map(|o| at + o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern_start_on_every_byte_value_at_every_position() {
+        // Every byte value at every offset of haystacks on both sides of the short
+        // length, after filler that begins no pattern (and after bytes one bit away
+        // from the wanted ones: `}`, `;`, `F`, `|`, `{` ^ 0x80).
+        for filler in [b'a', b'}', b';', b'F', b'|', 0xFB, b'^'] {
+            for len in [1, 7, 8, 15, 16, 17, 31, 40] {
+                for pos in 0..len {
+                    for b in 0..=255u8 {
+                        let mut hay = vec![filler; len];
+                        if let Some(x) = hay.get_mut(pos) {
+                            *x = b;
+                        }
+                        let naive = hay.iter().position(|&x| is_pattern_start(x));
+                        assert_eq!(find_pattern_start(&hay), naive, "{filler} {len} {pos} {b}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn json_special_or_on_every_byte_value_at_every_position() {
