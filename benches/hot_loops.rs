@@ -15,7 +15,7 @@
 //! `cargo bench --bench hot_loops -- hot_hermes/` runs one syntax (each group takes
 //! about 10 s with the defaults below).
 //!
-//! Instruction counts: with `HOT_LOOPS_PROFILE="<format> <prose|args> <chunk> <ref|vec|spec>
+//! Instruction counts: with `HOT_LOOPS_PROFILE="<format> <prose|args|plain> <chunk> <ref|vec|spec>
 //! <runs>"` set (`spec`: the format's syntax written as a spec and read back), the binary runs that workload `runs` times and exits, for callgrind
 //! (the figures in PERFORMANCE.md are the total at runs = 2 minus runs = 1, so making
 //! the workload is not counted):
@@ -88,17 +88,44 @@ fn inputs(format: Format) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
-/// `HOT_LOOPS_PROFILE="<format> <prose|args> <chunk> <ref|vec|spec> <runs>"`; `spec`:
+/// One call whose arguments hold a 64 KB string of plain text (letters, spaces and
+/// punctuation: nothing to escape, no byte a marker begins with), for the syntaxes whose
+/// whole-input figures PERFORMANCE.md follows (hermes, llama-pythonic, gemma4; other
+/// formats get hermes' call).
+fn plain_call(format: Format) -> Vec<u8> {
+    let unit = "Plain text of a file the model writes, with nothing to escape at all. ";
+    let text = unit.repeat(LEN / unit.len() + 1);
+    let text = text.get(..LEN).unwrap_or(&text);
+    match format {
+        Format::LlamaPythonic => {
+            format!("[write_file(path='notes.txt', content='{text}')]")
+        }
+        Format::Gemma4 => {
+            let q = "<|\"|>";
+            format!("<|tool_call>call:write_file{{path:{q}notes.txt{q},content:{q}{text}{q}}}<tool_call|>")
+        }
+        _ => format!(
+            "<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"notes.txt\", \"content\": \"{text}\"}}}}\n</tool_call>"
+        ),
+    }
+    .into_bytes()
+}
+
+/// `HOT_LOOPS_PROFILE="<format> <prose|args|plain> <chunk> <ref|vec|spec> <runs>"`; `spec`:
 /// `ref` through a parser built from the format's spec (`Syntax::builtin(format)`
 /// written out and read back), which must cost what the built-in costs.
 fn profile(spec: &str) {
     let parts: Vec<&str> = spec.split_whitespace().collect();
     let [format, kind, chunk, api, runs] = parts[..] else {
-        panic!("HOT_LOOPS_PROFILE: <format> <prose|args> <chunk> <ref|vec|spec> <runs>");
+        panic!("HOT_LOOPS_PROFILE: <format> <prose|args|plain> <chunk> <ref|vec|spec> <runs>");
     };
     let format: Format = format.parse().unwrap();
     let (prose, args) = inputs(format);
-    let body = if kind == "prose" { prose } else { args };
+    let body = match kind {
+        "prose" => prose,
+        "plain" => plain_call(format),
+        _ => args,
+    };
     let chunk: usize = chunk.parse().unwrap();
     let mut out = Vec::with_capacity(256);
     let mut n = 0;

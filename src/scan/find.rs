@@ -68,6 +68,14 @@ pub(crate) fn find_json_special(hay: &[u8]) -> Option<usize> {
     find_special(None, hay)
 }
 
+/// Whether `hay` holds a byte [`find_json_special`] finds. Out of line, for the token
+/// paths, where a long piece is rare and the search inlined would make the path too big
+/// to be inlined itself.
+#[inline(never)]
+pub(crate) fn has_json_special(hay: &[u8]) -> bool {
+    find_json_special(hay).is_some()
+}
+
 /// [`find_json_special`] with a plain loop for short haystacks (a token's worth of a
 /// JSON string fed a few bytes at a time), where setting up the eight-byte search costs
 /// more than looking at the bytes.
@@ -330,6 +338,57 @@ pub(crate) fn find_json_special_or(also: u8, hay: &[u8]) -> Option<usize> {
 /// it is compiled in or out.
 #[inline(always)]
 fn find_special(also: Option<u8>, hay: &[u8]) -> Option<usize> {
+    // The first block eight bytes at a time, inlined (most strings end in it); the rest
+    // out of line, so that the callers' loops stay small enough to be inlined themselves.
+    let Some(rest) = hay.get(BLOCK..) else {
+        return find_special_swar(also, hay);
+    };
+    if let Some(p) = find_special_swar(also, hay.get(..BLOCK).unwrap_or_default()) {
+        return Some(p);
+    }
+    let p = match also {
+        None => find_special_long(rest),
+        Some(a) => find_special_long_or(a, rest),
+    };
+    p.map(|p| BLOCK + p)
+}
+
+/// [`find_special`] past its first block, with no `also` byte.
+#[inline(never)]
+fn find_special_long(hay: &[u8]) -> Option<usize> {
+    find_special_blocks(None, hay)
+}
+
+/// [`find_special`] past its first block, with an `also` byte.
+#[inline(never)]
+fn find_special_long_or(also: u8, hay: &[u8]) -> Option<usize> {
+    find_special_blocks(Some(also), hay)
+}
+
+/// The search of [`find_special`] past its first block: one more block eight bytes at a
+/// time, then a longer run (a whole string of a call fed at once) skipped a block at a
+/// time by a test without a branch per byte, which the compiler turns into vector
+/// compares; the eight-byte search finds the byte in the block that has it.
+#[inline(always)]
+fn find_special_blocks(also: Option<u8>, hay: &[u8]) -> Option<usize> {
+    let Some(rest) = hay.get(BLOCK..) else {
+        return find_special_swar(also, hay);
+    };
+    if let Some(p) = find_special_swar(also, hay.get(..BLOCK).unwrap_or_default()) {
+        return Some(p);
+    }
+    let skip = if rest.len() >= 2 * BLOCK {
+        skip_plain_blocks(also, rest)
+    } else {
+        0
+    };
+    let from = BLOCK + skip;
+    find_special_swar(also, hay.get(from..).unwrap_or_default()).map(|p| from + p)
+}
+
+/// [`find_special`] eight bytes at a time (SWAR).
+#[inline(always)]
+fn find_special_swar(also: Option<u8>, hay: &[u8]) -> Option<usize> {
     let mut chunks = hay.chunks_exact(8);
     let mut at = 0;
     for c in chunks.by_ref() {
@@ -352,9 +411,97 @@ fn find_special(also: Option<u8>, hay: &[u8]) -> Option<usize> {
         .map(|o| at + o)
 }
 
+/// Bytes per block of [`skip_plain_blocks`].
+const BLOCK: usize = 32;
+
+/// How many bytes at the start of `hay` are whole blocks with no byte that
+/// [`find_special`] looks for (a multiple of [`BLOCK`]).
+#[inline(always)]
+fn skip_plain_blocks(also: Option<u8>, hay: &[u8]) -> usize {
+    let mut at = 0;
+    for block in hay.chunks_exact(BLOCK) {
+        let Ok(block) = <&[u8; BLOCK]>::try_from(block) else {
+            break;
+        };
+        let mut hit = false;
+        for &x in block {
+            hit |= (x < 0x20) | (x == b'"') | (x == b'\\') | also.is_some_and(|a| x == a);
+        }
+        if hit {
+            break;
+        }
+        at += BLOCK;
+    }
+    at
+}
+
+/// Whether `b` may begin one of `auto`'s detection patterns: `<`, `[`, `{`, `f` or `]`.
+#[inline(always)]
+pub(crate) fn is_pattern_start(b: u8) -> bool {
+    matches!(b, b'<' | b'[' | b'{' | b'f' | b']')
+}
+
+/// Position of the first byte of `hay` that [`is_pattern_start`]: eight bytes at a time
+/// for long haystacks (SWAR, as [`find_json_special`]; `[` is `{` with bit 5 clear, so
+/// one test finds both), a plain loop for short ones.
+#[inline(always)]
+pub(crate) fn find_pattern_start(hay: &[u8]) -> Option<usize> {
+    if hay.len() < SHORT {
+        hay.iter().position(|&b| is_pattern_start(b))
+    } else {
+        find_pattern_start_long(hay)
+    }
+}
+
+/// [`find_pattern_start`] eight bytes at a time.
+#[inline(never)]
+fn find_pattern_start_long(hay: &[u8]) -> Option<usize> {
+    let mut chunks = hay.chunks_exact(8);
+    let mut at = 0;
+    for c in chunks.by_ref() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let m = zero_bytes((x | (LO * 0x20)) ^ (LO * u64::from(b'{')))
+            | zero_bytes(x ^ (LO * u64::from(b'<')))
+            | zero_bytes(x ^ (LO * u64::from(b'f')))
+            | zero_bytes(x ^ (LO * u64::from(b']')));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| is_pattern_start(b))
+        .map(|o| at + o)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern_start_on_every_byte_value_at_every_position() {
+        // Every byte value at every offset of haystacks on both sides of the short
+        // length, after filler that begins no pattern (and after bytes one bit away
+        // from the wanted ones: `}`, `;`, `F`, `|`, `{` ^ 0x80).
+        for filler in [b'a', b'}', b';', b'F', b'|', 0xFB, b'^'] {
+            for len in [1, 7, 8, 15, 16, 17, 31, 40] {
+                for pos in 0..len {
+                    for b in 0..=255u8 {
+                        let mut hay = vec![filler; len];
+                        if let Some(x) = hay.get_mut(pos) {
+                            *x = b;
+                        }
+                        let naive = hay.iter().position(|&x| is_pattern_start(x));
+                        assert_eq!(find_pattern_start(&hay), naive, "{filler} {len} {pos} {b}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn json_special_or_on_every_byte_value_at_every_position() {
@@ -466,6 +613,35 @@ mod tests {
                 assert_eq!(find_json_special(&h), want, "{b} at {pos}");
                 assert_eq!(find_string_end(&h), want, "{b} at {pos}");
                 assert_eq!(find_string_end(&h[..pos + 1]), want, "{b} at {pos}");
+            }
+        }
+    }
+
+    #[test]
+    fn json_special_in_long_runs_at_every_position() {
+        // Past the block skip's threshold: the answer in the first, a middle and the
+        // last block, in the tail after the blocks, and nowhere.
+        for len in [64, 65, 95, 96, 100, 130, 200] {
+            for also in [None, Some(b'<')] {
+                for b in [0u8, 0x1f, b'"', b'\\', b'<', 0x20, 0x7f, 0x80, 0xff] {
+                    for pos in (0..len).chain([len]) {
+                        let mut h = vec![b'a'; len];
+                        if let Some(x) = h.get_mut(pos) {
+                            *x = b;
+                        }
+                        let want = h
+                            .iter()
+                            .position(|&x| x < 0x20 || x == b'"' || x == b'\\' || Some(x) == also);
+                        let got = match also {
+                            Some(a) => find_json_special_or(a, &h),
+                            None => find_json_special(&h),
+                        };
+                        assert_eq!(got, want, "{len} {also:?} {b} at {pos}");
+                        if also.is_none() {
+                            assert_eq!(find_string_end(&h), want, "{len} {b} at {pos}");
+                        }
+                    }
+                }
             }
         }
     }

@@ -238,7 +238,7 @@ impl JsonScanner {
                 let plain = if input.len() < SHORT {
                     StopByte::NONE.all_content(input)
                 } else {
-                    crate::scan::find::find_json_special(input).is_none()
+                    !crate::scan::find::has_json_special(input)
                 };
                 if plain {
                     return true;

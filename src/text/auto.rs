@@ -54,6 +54,7 @@ use crate::calls::Calls;
 use crate::event::EventSink;
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::scan::find::{find_pattern_start, is_pattern_start};
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::reasoning::{Block, THINK};
 use crate::text::kit::util::{TextOut, is_name_byte, is_ws};
@@ -80,10 +81,11 @@ pub(crate) fn patterns() -> &'static [(&'static [Tok<'static>], Format)] {
 }
 
 /// Where the first byte that may start a pattern (`<`, `[`, `{`, `f`, `]`) is in `h`. One
-/// pass (two searches bounded by each other could look at a byte many times).
+/// pass, eight bytes at a time (two searches bounded by each other could look at a byte
+/// many times).
+#[inline(always)]
 fn pattern_start(h: &[u8]) -> Option<usize> {
-    h.iter()
-        .position(|b| matches!(b, b'<' | b'[' | b'{' | b'f' | b']'))
+    find_pattern_start(h)
 }
 
 /// Per byte that may start a pattern, the patterns of [`patterns`] that start with it (a
@@ -106,6 +108,84 @@ fn starting() -> &'static [(u8, Vec<usize>)] {
             })
             .collect()
     })
+}
+
+/// The patterns that may begin with a pair of bytes, so that a start byte followed by
+/// one no pattern continues (the `<` of `< b` or `</b>` in prose, the `f` of a word) is
+/// text at once, without following every pattern that begins with it.
+struct Pairs {
+    /// Per first byte (`<`, `[`, `{`, `f`, `]` in [`starting`]'s order), whether some
+    /// pattern matches that byte alone (then the pairs are not used for it).
+    alone: [bool; 5],
+    /// Per first byte and second byte (`slot * 256 + second`), the patterns of
+    /// [`starting`] not dead after both, in order.
+    alive: Vec<Vec<usize>>,
+}
+
+/// [`Pairs`], built once.
+fn pairs() -> &'static Pairs {
+    static PAIRS: std::sync::OnceLock<Pairs> = std::sync::OnceLock::new();
+    PAIRS.get_or_init(|| {
+        let patterns = patterns();
+        let start = Row::At { tok: 0, n: 0 };
+        let mut alone = [false; 5];
+        let mut alive: Vec<Vec<usize>> = vec![Vec::new(); 5 * 256];
+        for (slot, (first, ks)) in starting().iter().enumerate() {
+            for &k in ks {
+                let toks = patterns.get(k).map_or(&[][..], |(t, _)| *t);
+                let after = start.step(toks, *first);
+                if after == Row::Matched
+                    && let Some(a) = alone.get_mut(slot)
+                {
+                    *a = true;
+                }
+                // A literal of two bytes or more is followed by its second byte only;
+                // anything else (a `[` then spaces or a name) is stepped on every byte.
+                let seconds: Vec<u8> = match toks.first() {
+                    Some(Tok::Lit(l)) if l.len() >= 2 => l.get(1).copied().into_iter().collect(),
+                    _ => (0..=255u8)
+                        .filter(|&b| after.step(toks, b) != Row::Dead)
+                        .collect(),
+                };
+                for b in seconds {
+                    if let Some(list) = alive.get_mut(slot * 256 + usize::from(b)) {
+                        list.push(k);
+                    }
+                }
+            }
+        }
+        Pairs { alone, alive }
+    })
+}
+
+impl Pairs {
+    /// The slot of a first byte in [`starting`].
+    #[inline]
+    fn slot(first: u8) -> Option<usize> {
+        match first {
+            b'<' => Some(0),
+            b'[' => Some(1),
+            b'{' => Some(2),
+            b'f' => Some(3),
+            b']' => Some(4),
+            _ => None,
+        }
+    }
+
+    /// The patterns alive after `first` and `second` (none for a byte no pattern
+    /// begins with).
+    #[inline]
+    fn alive(&self, first: u8, second: u8) -> &[usize] {
+        Self::slot(first)
+            .and_then(|s| self.alive.get(s * 256 + usize::from(second)))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// Whether some pattern matches `first` alone.
+    #[inline]
+    fn alone(&self, first: u8) -> bool {
+        Self::slot(first).is_some_and(|s| self.alone.get(s).copied().unwrap_or(false))
+    }
 }
 
 /// Progress of one pattern over the held bytes.
@@ -183,6 +263,9 @@ pub(crate) struct Auto {
     tags: Vec<String>,
     /// Their first bytes that start no pattern of [`patterns`] (none for `<think>`).
     odd_starts: Vec<u8>,
+    /// The one held byte is a possible start whose rows are not made yet: they are
+    /// chosen by the next byte ([`Pairs`]).
+    deferred: bool,
     /// Inside a reasoning block before the syntax is known.
     think: Option<Box<Block>>,
     /// A reasoning block just closed: line breaks are dropped until other text.
@@ -199,7 +282,7 @@ impl Auto {
         let mut odd_starts: Vec<u8> = tags
             .iter()
             .filter_map(|t| t.bytes().next())
-            .filter(|b| !matches!(b, b'<' | b'[' | b'{' | b'f' | b']'))
+            .filter(|b| !is_pattern_start(*b))
             .collect();
         odd_starts.sort_unstable();
         odd_starts.dedup();
@@ -212,6 +295,7 @@ impl Auto {
             rows: Vec::with_capacity(patterns().len() + 1),
             tags,
             odd_starts,
+            deferred: false,
             think: None,
             skip_nl: false,
             limits: *limits,
@@ -224,15 +308,60 @@ impl Auto {
     }
 
     /// Where the first byte that may start a pattern or an opening reasoning tag is.
-    #[inline]
+    #[inline(always)]
     fn pattern_start(&self, h: &[u8]) -> Option<usize> {
         if self.odd_starts.is_empty() {
             pattern_start(h)
         } else {
-            h.iter().position(|b| {
-                matches!(b, b'<' | b'[' | b'{' | b'f' | b']') || self.odd_starts.contains(b)
-            })
+            h.iter()
+                .position(|b| is_pattern_start(*b) || self.odd_starts.contains(b))
         }
+    }
+
+    /// Whether some pattern or opening reasoning tag matches `first` alone.
+    #[inline]
+    fn alone(&self, first: u8) -> bool {
+        pairs().alone(first) || self.tags.iter().any(|t| t.as_bytes() == [first])
+    }
+
+    /// Whether a pattern or an opening reasoning tag may begin with `first` then
+    /// `second`.
+    #[inline]
+    fn may_begin(&self, first: u8, second: u8) -> bool {
+        self.alone(first)
+            || !pairs().alive(first, second).is_empty()
+            || self.tags.iter().any(|t| match t.as_bytes() {
+                [a, b, ..] => *a == first && *b == second,
+                _ => false,
+            })
+    }
+
+    /// The rows followed from a possible start `first`, given the byte after it when
+    /// known: only the patterns (and tags) not ruled out by both bytes, or, when
+    /// `second` is unknown or some pattern matches `first` alone, every one that begins
+    /// with `first` (a pattern dropped here would have died on `second` without
+    /// deciding anything: none matched on `first`).
+    fn start_rows(&mut self, first: u8, second: Option<u8>) {
+        self.rows.clear();
+        let start = Row::At { tok: 0, n: 0 };
+        let second = second.filter(|_| !self.alone(first));
+        match second {
+            Some(second) => {
+                let ks = pairs().alive(first, second);
+                self.rows.extend(ks.iter().map(|&k| (k, start)));
+            }
+            None => {
+                if let Some((_, ks)) = starting().iter().find(|(b, _)| *b == first) {
+                    self.rows.extend(ks.iter().map(|&k| (k, start)));
+                }
+            }
+        }
+        let tags = self.tags.iter().enumerate();
+        self.rows.extend(tags.filter_map(|(k, t)| {
+            let t = t.as_bytes();
+            (t.first() == Some(&first) && second.is_none_or(|s| t.get(1).is_none_or(|&b| b == s)))
+                .then_some((patterns().len() + k, start))
+        }));
     }
 
     /// A reasoning block (`open`: the output starts inside it).
@@ -322,26 +451,52 @@ impl Auto {
                 self.skip_nl = false;
             }
             if self.held.is_empty() {
-                let Some(p) = self.pattern_start(rest) else {
-                    self.text.emit_last(rest, out);
-                    return None;
+                // The next possible start that the byte after it does not rule out.
+                let mut from = 0;
+                let (p, first, second) = loop {
+                    let Some(p) = rest.get(from..).and_then(|r| self.pattern_start(r)) else {
+                        self.text.emit_last(rest, out);
+                        return None;
+                    };
+                    let p = from + p;
+                    let Some(&first) = rest.get(p) else {
+                        self.text.emit_last(rest, out);
+                        return None;
+                    };
+                    let second = rest.get(p + 1).copied();
+                    match second {
+                        Some(second) if !self.may_begin(first, second) => from = p + 1,
+                        _ => break (p, first, second),
+                    }
                 };
                 self.text.emit(rest.get(..p).unwrap_or_default());
                 i += p;
-                // Only the patterns that start with this byte are followed.
-                let first = rest.get(p).copied();
-                self.rows.clear();
-                let start = Row::At { tok: 0, n: 0 };
-                if let Some((_, ks)) = starting().iter().find(|(b, _)| Some(*b) == first) {
-                    self.rows.extend(ks.iter().map(|&k| (k, start)));
+                if second.is_none() && !self.alone(first) {
+                    // The piece ends here: the next byte chooses the rows.
+                    self.held.push(first);
+                    self.rows.clear();
+                    self.deferred = true;
+                    i += 1;
+                    continue;
                 }
-                let tags = self.tags.iter().enumerate();
-                self.rows.extend(tags.filter_map(|(k, t)| {
-                    (t.as_bytes().first().copied() == first)
-                        .then_some((patterns().len() + k, start))
-                }));
+                self.start_rows(first, second);
             }
             let Some(&b) = bytes.get(i) else { break };
+            if self.deferred {
+                self.deferred = false;
+                let first = self.held.first().copied().unwrap_or_default();
+                self.start_rows(first, Some(b));
+                if self.rows.is_empty() {
+                    // No pattern begins with both: the held byte is text, and `b` may
+                    // start one itself.
+                    self.text.emit(&self.held);
+                    self.held.clear();
+                    continue;
+                }
+                // (Every row follows `first`, none matched by it alone.)
+                self.held.clear();
+                let _ = self.step(first);
+            }
             i += 1;
             match self.step(b) {
                 Step::More => {}
@@ -449,6 +604,7 @@ impl Auto {
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         // A pattern that matched while an earlier one could still match: with the input
         // at its end, it wins (a bare `<tool_call>` at the end is `hermes`'s).
+        self.deferred = false;
         if self.inner.is_none() && !self.held.is_empty() {
             let won = self.rows.iter().find(|(_, r)| *r == Row::Matched);
             match won.map(|(k, _)| patterns().get(*k)) {

@@ -59,6 +59,16 @@ pub(crate) fn args_text<'a>(
     utf8.push(bytes, scratch)
 }
 
+/// `bytes` as text, invalid bytes as U+FFFD: borrowed when valid (`str::from_utf8` checks
+/// ASCII a word at a time; `String::from_utf8_lossy` looks at each byte).
+#[inline]
+pub(crate) fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// The hot path of a scanner's "inside the JSON arguments" state: when nothing is held
 /// and all of `bytes` is complete UTF-8 and more of an argument string
 /// ([`JsonScanner::string_run`](crate::scan::json::JsonScanner::string_run)), hands it
@@ -263,7 +273,7 @@ impl TextOut {
             .map_or(0, |i| i + 1);
         if let Some(head) = self.pending.get(..cut).filter(|h| !h.is_empty()) {
             out.event(EventRef::Text {
-                delta: &String::from_utf8_lossy(head),
+                delta: &lossy(head),
             });
             self.pending.drain(..cut);
         }
@@ -276,7 +286,7 @@ impl TextOut {
             return;
         }
         out.event(EventRef::Text {
-            delta: &String::from_utf8_lossy(&self.pending),
+            delta: &lossy(&self.pending),
         });
         self.pending.clear();
     }

@@ -22,6 +22,10 @@ mod specs;
 /// reads it.
 mod auto_reasoning;
 
+/// `auto` past bytes that begin no detection pattern (near misses in prose), at every
+/// split.
+mod auto_detect;
+
 /// Bytes that are not UTF-8 in text and around reasoning, in every text format, at
 /// every split.
 mod invalid_utf8;
