@@ -78,6 +78,8 @@ const STR: u8 = 16;
 const ARR: u8 = 32;
 const OBJ: u8 = 64;
 const ANY: u8 = 127;
+/// In an `enum`'s kinds: the member `false` (`BOOL` there: `true`).
+const FALSE: u8 = 128;
 
 /// Most nodes one tool's schema compiles to (past it, the rest is not checked).
 const MAX_NODES: usize = 100_000;
@@ -140,6 +142,10 @@ struct Node {
     /// per byte matched).
     key_names: Vec<Box<[u8]>>,
     member_names: Vec<Box<[u8]>>,
+    /// Hash tables of `key_names` and `member_names` ([`name_table`]): a whole string
+    /// found with one hash and one compare.
+    key_table: Box<[u32]>,
+    member_table: Box<[u32]>,
     /// `anyOf` / `oneOf` / `allOf`: their branches (each a set of live branches while a
     /// value streams).
     combos: Vec<(Of, Vec<Id>)>,
@@ -147,6 +153,11 @@ struct Node {
     pattern: Option<u32>,
     /// The numeric members of `enum_`: each value and its significant digits.
     mantissas: Vec<(f64, Box<[u8]>)>,
+    /// The kinds of `enum_`'s members (`BOOL`: `true`, `FALSE`: `false`, `NUM`: a number).
+    enum_kinds: u8,
+    /// Every property name (declared or only required), in byte order, with its index in
+    /// `props`: a key not matched against the declared names is looked up here.
+    names_all: Vec<(Box<[u8]>, u32)>,
 }
 
 /// Which of a value's branches must accept it.
@@ -191,6 +202,34 @@ impl Node {
         };
         names.get(k as usize).map(|n| &**n)
     }
+
+    /// The index in byte order of the declared key (`key`) or string member equal to `text`.
+    #[inline]
+    fn find(&self, key: bool, text: &[u8]) -> Option<u32> {
+        let table = if key {
+            &self.key_table
+        } else {
+            &self.member_table
+        };
+        let mask = table.len().checked_sub(1)?;
+        let mut i = name_hash(text) as usize;
+        loop {
+            let k = table.get(i & mask).copied()?.checked_sub(1)?;
+            if self.name(key, k) == Some(text) {
+                return Some(k);
+            }
+            i = (i & mask) + 1;
+        }
+    }
+
+    /// The index in `props` of the property named `key`.
+    fn lookup(&self, key: &[u8]) -> Option<usize> {
+        let k = self
+            .names_all
+            .binary_search_by(|(name, _)| (**name).cmp(key))
+            .ok()?;
+        self.names_all.get(k).map(|(_, i)| *i as usize)
+    }
 }
 
 impl Default for Node {
@@ -217,9 +256,13 @@ impl Default for Node {
             enum_order: Vec::new(),
             key_names: Vec::new(),
             member_names: Vec::new(),
+            key_table: Box::default(),
+            member_table: Box::default(),
             combos: Vec::new(),
             pattern: None,
             mantissas: Vec::new(),
+            enum_kinds: 0,
+            names_all: Vec::new(),
         }
     }
 }
@@ -426,6 +469,12 @@ impl Compiler<'_> {
             n.enum_ = Some(vec![c.clone()]);
         }
         if let Some(members) = &n.enum_ {
+            n.enum_kinds = members.iter().fold(0, |k, m| {
+                k | match m {
+                    Value::Bool(false) => FALSE,
+                    m => kind_of(m),
+                }
+            });
             n.mantissas = members
                 .iter()
                 .filter_map(Value::as_f64)
@@ -595,6 +644,15 @@ impl Compiler<'_> {
             .filter_map(|&i| n.props.get(i as usize))
             .map(|p| p.name.as_bytes().into())
             .collect();
+        n.key_table = name_table(&n.key_names);
+        n.member_table = name_table(&n.member_names);
+        n.names_all = n
+            .props
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.as_bytes().into(), i as u32))
+            .collect();
+        n.names_all.sort_unstable();
         n
     }
 }
@@ -637,16 +695,30 @@ enum Esc {
     U(u8, u32),
 }
 
+/// An object's current member, as the last segment of the path of the value inside it
+/// (the path is spelled out only for a message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seg {
+    /// No key read yet.
+    None,
+    /// A property of the node (its index in `props`): its name.
+    Prop(u32),
+    /// Any other key: its decoded text, `keys[from..to]`.
+    Key(u32, u32),
+}
+
 #[derive(Debug)]
 struct Frame {
     node: Option<Id>,
     array: bool,
-    /// Elements (arrays).
+    /// Elements (arrays; the current one's index is `count - 1`).
     count: u64,
-    /// Properties seen (bit per property of the node).
-    seen: Vec<u64>,
-    /// Length of the container's own path.
-    path_len: usize,
+    /// Properties seen: a bit per property of the node, in `Validator::seen` from here.
+    seen_at: u32,
+    /// Where this object's keys go in `Validator::keys`.
+    keys_at: u32,
+    /// The current member (objects).
+    seg: Seg,
     /// The schema of the value after the current key.
     child: Option<Id>,
 }
@@ -657,7 +729,13 @@ pub(crate) struct Validator {
     schema: Arc<Compiled>,
     lex: Lex,
     frames: Vec<Frame>,
-    path: String,
+    /// The path of the value this validator reads (the frames add their segments).
+    base: String,
+    /// The frames' bits of properties seen.
+    seen: Vec<u64>,
+    /// The decoded text of the frames' keys not matched against declared names (each
+    /// object's current one, innermost last); a key being read is at the end.
+    keys: Vec<u8>,
     /// The node of the value being read (string, number, literal).
     node: Option<Id>,
     /// The string is a key.
@@ -665,8 +743,6 @@ pub(crate) struct Validator {
     esc: Esc,
     /// A high surrogate waiting for its low half.
     high: Option<u32>,
-    /// Decoded key bytes.
-    key_text: Vec<u8>,
     /// Characters of the string so far.
     chars: u64,
     /// Bytes of the string matched against the candidates.
@@ -680,6 +756,14 @@ pub(crate) struct Validator {
     /// A fraction or exponent was seen; `exp`: an exponent.
     frac: bool,
     exp: bool,
+    /// The number's value while its text is an integer of at most 15 digits (`digits`
+    /// of them; `exact`: still such an integer), so it needs no float parse.
+    acc: u64,
+    digits: u8,
+    exact: bool,
+    /// The number's node bounds it on its sign's side or has members: its reach is
+    /// checked per digit.
+    reach: bool,
     /// The text of an object or array whose schema's `enum` / `const` holds containers:
     /// the depth it opened at, its node and its text so far (compared at its close).
     capture: Option<(usize, Option<Id>, Vec<u8>)>,
@@ -765,12 +849,13 @@ impl Validator {
             schema,
             lex: Lex::Value,
             frames: Vec::new(),
-            path,
+            base: path,
+            seen: Vec::new(),
+            keys: Vec::new(),
             node,
             key: false,
             esc: Esc::No,
             high: None,
-            key_text: Vec::new(),
             chars: 0,
             matched: 0,
             range: (0, 0),
@@ -778,12 +863,53 @@ impl Validator {
             num: String::new(),
             frac: false,
             exp: false,
+            acc: 0,
+            digits: 0,
+            exact: false,
+            reach: false,
             capture: None,
             pat: None,
             sets: Vec::new(),
             budget,
             reserved: 0,
         }
+    }
+
+    /// The JSON Pointer of the value read at nesting `depth` (the containers `..depth`
+    /// and their current members), spelled out for a message.
+    fn path_to(&self, s: &Compiled, depth: usize) -> String {
+        let mut p = self.base.clone();
+        for f in self.frames.iter().take(depth) {
+            if f.array {
+                if f.count > 0 {
+                    push_index(&mut p, f.count - 1);
+                }
+                continue;
+            }
+            match f.seg {
+                Seg::None => {}
+                Seg::Prop(i) => {
+                    if let Some(prop) = s.get(f.node).and_then(|n| n.props.get(i as usize)) {
+                        push_key(&mut p, &prop.name);
+                    }
+                }
+                Seg::Key(a, b) => {
+                    let key = self.keys.get(a as usize..b as usize).unwrap_or_default();
+                    push_key(&mut p, &String::from_utf8_lossy(key));
+                }
+            }
+        }
+        p
+    }
+
+    /// The path of the value being read.
+    fn path(&self, s: &Compiled) -> String {
+        self.path_to(s, self.frames.len())
+    }
+
+    /// The path of the innermost open container.
+    fn path_of_frame(&self, s: &Compiled) -> String {
+        self.path_to(s, self.frames.len().saturating_sub(1))
     }
 
     /// Feeds argument text; the first violation in it.
@@ -860,14 +986,21 @@ impl Validator {
             }
         }
         if self.matching {
-            run = self.shared_run(schema, rest.get(..run).unwrap_or_default());
+            // The whole rest of the string is here and is a name: taken at once (else the
+            // bytes the names share, then a byte at a time).
+            let seg = rest.get(..run).unwrap_or_default();
+            if !(rest.get(run) == Some(&b'"') && self.whole(schema, seg)) {
+                run = self.shared_run(schema, seg);
+            }
             if run == 0 {
                 return 0;
             }
         }
         let seg = rest.get(..run).unwrap_or_default();
         if self.key {
-            self.key_text.extend_from_slice(seg);
+            if !self.matching {
+                self.keys.extend_from_slice(seg);
+            }
         } else {
             let n = schema.get(self.node);
             let max = n.and_then(|n| n.max_len);
@@ -894,6 +1027,45 @@ impl Validator {
             }
         }
         run
+    }
+
+    /// The node whose names the string is matched against.
+    #[inline]
+    fn names_node<'s>(&self, schema: &'s Compiled) -> Option<&'s Node> {
+        let node = if self.key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
+        };
+        schema.get(node)
+    }
+
+    /// Whether `seg`, the rest of the string, completes a name still matched; if so the
+    /// range narrows to it.
+    fn whole(&mut self, schema: &Compiled, seg: &[u8]) -> bool {
+        let (lo, hi) = self.range;
+        let Some(n) = self.names_node(schema).filter(|_| lo < hi) else {
+            return false;
+        };
+        let at = self.matched;
+        if at == 0 {
+            // The whole string: looked up in the names' table.
+            return match n.find(self.key, seg) {
+                Some(k) if lo <= k && k < hi => {
+                    self.range = (k, k + 1);
+                    true
+                }
+                _ => false,
+            };
+        }
+        // The names of the range share their first `at` bytes: their rests are in order.
+        let rest = |k: u32| n.name(self.key, k).and_then(|x| x.get(at..));
+        let k = partition(lo, hi, |k| rest(k).is_some_and(|r| r < seg));
+        if k < hi && rest(k) == Some(seg) {
+            self.range = (k, k + 1);
+            return true;
+        }
+        false
     }
 
     /// How much of `seg` every name still matched shares, as their next bytes (the first
@@ -1048,8 +1220,10 @@ impl Validator {
                         && let Some(max) = s.get(f.node).and_then(|n| n.max_items)
                         && f.count >= max
                     {
-                        let base = self.path.get(..f.path_len).unwrap_or_default().to_owned();
-                        return Err((format!("maxItems: more than {max} items"), base));
+                        return Err((
+                            format!("maxItems: more than {max} items"),
+                            self.path_of_frame(s),
+                        ));
                     }
                     self.lex = Lex::Value;
                     Ok(())
@@ -1080,9 +1254,6 @@ impl Validator {
             let idx = f.count;
             f.count += 1;
             let n = s.get(f.node);
-            self.path.truncate(f.path_len);
-            let base = f.path_len;
-            push_index(&mut self.path, idx);
             self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
                 Some(p) => *p,
                 None => n.items,
@@ -1090,8 +1261,10 @@ impl Validator {
             if let Some(max) = n.and_then(|n| n.max_items)
                 && idx >= max
             {
-                let base = self.path.get(..base).unwrap_or_default().to_owned();
-                return Err((format!("maxItems: more than {max} items"), base));
+                return Err((
+                    format!("maxItems: more than {max} items"),
+                    self.path_of_frame(s),
+                ));
             }
         }
         let depth = self.frames.len();
@@ -1112,24 +1285,24 @@ impl Validator {
             if n.types & kind == 0 {
                 return Err((
                     format!("type: {} is not {}", kind_name(kind), types_name(n.types)),
-                    self.path.clone(),
+                    self.path(s),
                 ));
             }
             if let Some(members) = &n.enum_ {
-                let ok = members.iter().any(|m| match (m, b) {
-                    (Value::Bool(t), b't') => *t,
-                    (Value::Bool(t), b'f') => !*t,
-                    (m, _) if kind & (INT | NUM) != 0 => m.is_number(),
-                    (m, _) => kind_of(m) == kind,
-                });
-                if !ok {
+                // A member of the value's kind (a number: any number; `true` / `false`).
+                let want = match b {
+                    b't' => BOOL,
+                    b'f' => FALSE,
+                    _ => kind,
+                };
+                if n.enum_kinds & want == 0 {
                     let what = if members.len() == 1 { "const" } else { "enum" };
                     return Err((
                         format!(
                             "{what}: a {} is none of the allowed values",
                             kind_name(kind)
                         ),
-                        self.path.clone(),
+                        self.path(s),
                     ));
                 }
             }
@@ -1144,13 +1317,20 @@ impl Validator {
                 if self.capture.is_none() && node.and_then(|n| n.enum_.as_ref()).is_some() {
                     self.capture = Some((self.frames.len(), self.node, vec![b]));
                 }
-                let words = node.map_or(0, |n| n.props.len().div_ceil(64));
+                let words = if array {
+                    0
+                } else {
+                    node.map_or(0, |n| n.props.len().div_ceil(64))
+                };
+                let seen_at = self.seen.len();
+                self.seen.resize(seen_at + words, 0);
                 self.frames.push(Frame {
                     node: self.node,
                     array,
                     count: 0,
-                    seen: vec![0; words],
-                    path_len: self.path.len(),
+                    seen_at: seen_at as u32,
+                    keys_at: self.keys.len() as u32,
+                    seg: Seg::None,
                     child: None,
                 });
                 self.lex = if array { Lex::ItemOrEnd } else { Lex::KeyOrEnd };
@@ -1171,6 +1351,21 @@ impl Validator {
                 self.num.push(b as char);
                 self.frac = false;
                 self.exp = false;
+                self.exact = true;
+                (self.acc, self.digits) = match b {
+                    b'0'..=b'9' => (u64::from(b - b'0'), 1),
+                    _ => (0, 0),
+                };
+                // `number_reach` has something to check: members, or a bound on the side
+                // of the number's sign.
+                self.reach = node.is_some_and(|n| {
+                    n.enum_.is_some()
+                        || if b == b'-' {
+                            n.minimum.is_some() || n.ex_minimum.is_some()
+                        } else {
+                            n.maximum.is_some() || n.ex_maximum.is_some()
+                        }
+                });
                 self.lex = Lex::Num;
                 self.number_reach(s)?;
             }
@@ -1197,14 +1392,14 @@ impl Validator {
             let mut set = Branches {
                 of: *of,
                 depth,
-                path: self.path.clone(),
+                path: self.path(s),
                 subs: Vec::with_capacity(k),
                 failed: Vec::with_capacity(k),
                 reserved: k * (1 + each),
             };
             for &id in branches {
                 let mut v =
-                    Validator::at(Arc::clone(&self.schema), Some(id), self.path.clone(), each);
+                    Validator::at(Arc::clone(&self.schema), Some(id), set.path.clone(), each);
                 let failed = v.feed(&[b]).map(|(_, m, p)| (m, p));
                 set.subs.push(v);
                 set.failed.push(failed);
@@ -1242,7 +1437,10 @@ impl Validator {
     /// A key opens; with no name allowed at all, its quote is refused.
     fn key_start(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         self.key = true;
-        self.key_text.clear();
+        if let Some(f) = self.frames.last_mut() {
+            f.seg = Seg::None;
+            self.keys.truncate(f.keys_at as usize);
+        }
         let f = self.frames.last();
         let n = s.get(f.and_then(|f| f.node));
         let names = n
@@ -1252,7 +1450,7 @@ impl Validator {
         if names == Some(0) {
             return Err((
                 "additionalProperties: the object may have no property".to_owned(),
-                self.path_of_frame(),
+                self.path_of_frame(s),
             ));
         }
         Ok(())
@@ -1354,7 +1552,7 @@ impl Validator {
         {
             return Err((
                 format!("maxLength: longer than {max} characters"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         Ok(())
@@ -1362,8 +1560,8 @@ impl Validator {
 
     /// One more decoded byte of a string: the candidates sharing the prefix.
     fn decoded_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
-        if self.key {
-            self.key_text.push(b);
+        if self.key && !self.matching {
+            self.keys.push(b);
         }
         if let Some((i, state)) = self.pat
             && let Some(p) = s.patterns.get(i as usize)
@@ -1376,7 +1574,7 @@ impl Validator {
                 self.pat = None;
                 return Err((
                     format!("pattern: the string cannot match {:?}", p.source),
-                    self.path.clone(),
+                    self.path(s),
                 ));
             } else {
                 self.pat = Some((i, next));
@@ -1407,7 +1605,7 @@ impl Validator {
                 return Ok(());
             }
             self.range = (lo, lo);
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         // All names of the range share this byte (the first and the last do: they are
         // sorted), as in a common prefix: one compare.
@@ -1417,23 +1615,32 @@ impl Validator {
                 return Ok(());
             }
             self.range = (lo, lo);
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         let first = partition(lo, hi, |k| byte(k) < Some(b));
         let last = partition(first, hi, |k| byte(k) <= Some(b));
         self.range = (first, last);
         if first >= last {
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         Ok(())
     }
 
-    fn mismatch(&self, s: &Compiled) -> (String, String) {
+    /// The string matched no name: for a key, its decoded text so far is the first `len`
+    /// bytes of name `k` (which it matched), then `extra`.
+    fn mismatch(&self, s: &Compiled, k: u32, len: usize, extra: Option<u8>) -> (String, String) {
         if self.key {
-            let key = String::from_utf8_lossy(&self.key_text);
+            let mut text: Vec<u8> = self
+                .names_node(s)
+                .and_then(|n| n.name(true, k))
+                .and_then(|name| name.get(..len))
+                .unwrap_or_default()
+                .to_vec();
+            text.extend(extra);
+            let key = String::from_utf8_lossy(&text);
             (
                 format!("additionalProperties: no declared property is named {key:?}..."),
-                self.path_of_frame(),
+                self.path_of_frame(s),
             )
         } else {
             let n = s
@@ -1443,82 +1650,60 @@ impl Validator {
             let what = if n == 1 { "const" } else { "enum" };
             (
                 format!("{what}: the string is none of the allowed values"),
-                self.path.clone(),
+                self.path(s),
             )
         }
     }
 
-    fn path_of_frame(&self) -> String {
-        let len = self.frames.last().map_or(0, |f| f.path_len);
-        self.path.get(..len).unwrap_or_default().to_owned()
-    }
-
     fn string_end(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         if self.matching {
-            let key = self.key;
-            let node = if key {
-                self.frames.last().and_then(|f| f.node)
-            } else {
-                self.node
-            };
             // The name equal to the text, if any, is the first of the range (the shortest).
             let (lo, hi) = self.range;
             let whole = lo < hi
-                && s.get(node)
-                    .and_then(|n| n.name(key, lo))
+                && self
+                    .names_node(s)
+                    .and_then(|n| n.name(self.key, lo))
                     .is_some_and(|name| name.len() == self.matched);
             if !whole {
-                return Err(self.mismatch(s));
+                return Err(self.mismatch(s, lo, self.matched, None));
             }
         }
         if self.key {
-            let key = match std::str::from_utf8(&self.key_text) {
-                Ok(k) => std::borrow::Cow::Borrowed(k),
-                Err(_) => String::from_utf8_lossy(&self.key_text),
+            self.lex = Lex::Colon;
+            let Some(f) = self.frames.last_mut() else {
+                return Ok(());
             };
-            if let Some(f) = self.frames.last_mut() {
-                self.path.truncate(f.path_len);
-                self.path.push('/');
-                if memchr::memchr2(b'~', b'/', key.as_bytes()).is_none() {
-                    self.path.push_str(&key);
-                } else {
-                    for c in key.chars() {
-                        match c {
-                            '~' => self.path.push_str("~0"),
-                            '/' => self.path.push_str("~1"),
-                            c => self.path.push(c),
-                        }
+            let n = s.get(f.node);
+            let keys_at = f.keys_at as usize;
+            // Matched against the declared names: the first of the range is the key's;
+            // else the key's text (in `keys`) is looked up.
+            let prop = if self.matching {
+                n.and_then(|n| n.key_order.get(self.range.0 as usize))
+                    .map(|&i| i as usize)
+            } else {
+                n.and_then(|n| n.lookup(self.keys.get(keys_at..).unwrap_or_default()))
+            };
+            f.seg = match prop {
+                Some(i) => Seg::Prop(i as u32),
+                None => Seg::Key(keys_at as u32, self.keys.len() as u32),
+            };
+            let p = prop.and_then(|i| Some((i, n?.props.get(i)?)));
+            f.child = match p {
+                Some((i, p)) => {
+                    if let Some(w) = self.seen.get_mut(f.seen_at as usize + i / 64) {
+                        *w |= 1 << (i % 64);
+                    }
+                    match (p.declared, n.map(|n| n.additional)) {
+                        (true, _) => p.schema,
+                        (false, Some(Additional::Schema(id))) => Some(id),
+                        _ => None,
                     }
                 }
-                let n = s.get(f.node);
-                // Matched against the declared names: the first of the range is the key's.
-                let matched = (self.matching && self.range.0 < self.range.1)
-                    .then(|| n.and_then(|n| n.key_order.get(self.range.0 as usize)))
-                    .flatten()
-                    .map(|&i| i as usize);
-                let prop = n.and_then(|n| {
-                    matched
-                        .or_else(|| n.by_name.get(&*key).copied())
-                        .map(|i| (i, n.props.get(i)))
-                });
-                f.child = match prop {
-                    Some((i, Some(p))) => {
-                        if let Some(w) = f.seen.get_mut(i / 64) {
-                            *w |= 1 << (i % 64);
-                        }
-                        match (p.declared, n.map(|n| n.additional)) {
-                            (true, _) => p.schema,
-                            (false, Some(Additional::Schema(id))) => Some(id),
-                            _ => None,
-                        }
-                    }
-                    _ => match n.map(|n| n.additional) {
-                        Some(Additional::Schema(id)) => Some(id),
-                        _ => None,
-                    },
-                };
-            }
-            self.lex = Lex::Colon;
+                _ => match n.map(|n| n.additional) {
+                    Some(Additional::Schema(id)) => Some(id),
+                    _ => None,
+                },
+            };
             return Ok(());
         }
         if let Some(min) = s.get(self.node).and_then(|n| n.min_len)
@@ -1526,7 +1711,7 @@ impl Validator {
         {
             return Err((
                 format!("minLength: shorter than {min} characters"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         if let Some((i, state)) = self.pat.take()
@@ -1535,7 +1720,7 @@ impl Validator {
         {
             return Err((
                 format!("pattern: the string does not match {:?}", p.source),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         self.lex = Lex::After;
@@ -1550,10 +1735,28 @@ impl Validator {
             self.num.truncate(MAX_NUMBER + 1);
         }
         match b {
-            b'.' => self.frac = true,
-            b'e' | b'E' => self.exp = true,
-            b'0'..=b'9' if !self.exp => return self.number_reach(s),
-            _ => {}
+            b'0'..=b'9' => {
+                if self.exact {
+                    if self.digits < 15 {
+                        self.acc = self.acc * 10 + u64::from(b - b'0');
+                        self.digits += 1;
+                    } else {
+                        self.exact = false;
+                    }
+                }
+                if self.reach && !self.exp {
+                    return self.number_reach(s);
+                }
+            }
+            b'.' => {
+                self.frac = true;
+                self.exact = false;
+            }
+            b'e' | b'E' => {
+                self.exp = true;
+                self.exact = false;
+            }
+            _ => self.exact = false,
         }
         Ok(())
     }
@@ -1593,7 +1796,7 @@ impl Validator {
             let what = if members.len() == 1 { "const" } else { "enum" };
             return Err((
                 format!("{what}: no allowed value is a number starting {}", self.num),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         if bounded && !reach.meets(n) {
@@ -1602,7 +1805,7 @@ impl Validator {
                     "minimum/maximum: no number starting {} is within the bounds",
                     self.num
                 ),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         Ok(())
@@ -1616,10 +1819,17 @@ impl Validator {
         if self.num.len() > MAX_NUMBER {
             return Ok(());
         }
-        let Ok(v) = self.num.parse::<f64>() else {
-            return Ok(());
+        // An integer of at most 15 digits is its value exactly (no float parse).
+        let v = if self.exact && self.digits > 0 {
+            let v = self.acc as f64;
+            if self.num.starts_with('-') { -v } else { v }
+        } else {
+            let Ok(v) = self.num.parse::<f64>() else {
+                return Ok(());
+            };
+            v
         };
-        let err = |m: String| Err((m, self.path.clone()));
+        let err = |m: String| Err((m, self.path(s)));
         if n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
             return err("type: the number is not an integer".to_owned());
         }
@@ -1673,29 +1883,29 @@ impl Validator {
             self.lex = Lex::Dead;
             return Ok(());
         };
-        self.path.truncate(f.path_len);
+        let seen_at = f.seen_at as usize;
+        self.keys.truncate(f.keys_at as usize);
         if let Some(n) = s.get(f.node) {
             if f.array {
                 if let Some(min) = n.min_items
                     && f.count < min
                 {
-                    return Err((
-                        format!("minItems: fewer than {min} items"),
-                        self.path.clone(),
-                    ));
+                    return Err((format!("minItems: fewer than {min} items"), self.path(s)));
                 }
             } else if n.required > 0 {
+                let seen = self.seen.get(seen_at..).unwrap_or_default();
                 let missing = n.props.iter().enumerate().find(|(i, p)| {
-                    p.required && f.seen.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) == 0)
+                    p.required && seen.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) == 0)
                 });
                 if let Some((_, p)) = missing {
                     return Err((
                         format!("required: property {:?} is missing", p.name),
-                        self.path.clone(),
+                        self.path(s),
                     ));
                 }
             }
         }
+        self.seen.truncate(seen_at);
         if self
             .capture
             .as_ref()
@@ -1708,7 +1918,7 @@ impl Validator {
             let what = if members.len() == 1 { "const" } else { "enum" };
             return Err((
                 format!("{what}: the value is none of the allowed values"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         self.lex = if self.frames.is_empty() {
@@ -1854,6 +2064,48 @@ fn bound(
         (Some(i), None) => Some((i, false)),
         (None, Some(e)) => Some((e, true)),
         (None, None) => None,
+    }
+}
+
+/// The hash of a name in a [`name_table`].
+#[inline]
+fn name_hash(text: &[u8]) -> u32 {
+    let mut h = (text.len() as u32).wrapping_mul(0x9E37_79B9);
+    for &b in text {
+        h = (h.rotate_left(5) ^ u32::from(b)).wrapping_mul(0x9E37_79B9);
+    }
+    h ^ (h >> 16)
+}
+
+/// An open-addressing table of `names` (a power of two of slots, at most half full;
+/// each slot 0 or a name's index + 1), probed linearly from the name's hash.
+fn name_table(names: &[Box<[u8]>]) -> Box<[u32]> {
+    if names.is_empty() {
+        return Box::default();
+    }
+    let size = (names.len() * 2).next_power_of_two();
+    let mut table = vec![0u32; size];
+    for (k, name) in names.iter().enumerate() {
+        let mut i = name_hash(name) as usize & (size - 1);
+        while table.get(i).is_some_and(|&slot| slot != 0) {
+            i = (i + 1) & (size - 1);
+        }
+        if let Some(slot) = table.get_mut(i) {
+            *slot = k as u32 + 1;
+        }
+    }
+    table.into_boxed_slice()
+}
+
+/// Appends `/key` to a JSON Pointer (`~` and `/` escaped).
+fn push_key(path: &mut String, key: &str) {
+    path.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
     }
 }
 
