@@ -921,7 +921,12 @@ impl Validator {
                 return None;
             }
             let open = self.sets.len();
-            let run = match self.plain_run(&schema, text, i, b) {
+            let bulk = match self.lex {
+                Lex::Str => self.plain_run(&schema, text, i, b),
+                Lex::Num => self.digit_run(text, i),
+                _ => 0,
+            };
+            let run = match bulk {
                 0 => {
                     if let Some((_, _, text)) = &mut self.capture {
                         if text.len() < MAX_CAPTURE {
@@ -1019,6 +1024,32 @@ impl Validator {
         if self.matching {
             self.matched += run;
         }
+        // The closing quote in the same run when the string passes there, and the `:`
+        // after a key or the `,` after a member's value right after it (not with branch
+        // sets open: a value's close is where their verdict is reported).
+        if rest.get(run) == Some(&b'"') && self.sets.is_empty() && self.string_end(schema).is_ok() {
+            let mut end = run + 1;
+            match (self.lex, rest.get(end)) {
+                (Lex::Colon, Some(&b':')) => {
+                    self.lex = Lex::Value;
+                    self.node = self.frames.last().and_then(|f| f.child);
+                    end += 1;
+                }
+                (Lex::After, Some(&b',')) if self.frames.last().is_some_and(|f| !f.array) => {
+                    self.lex = Lex::Key;
+                    end += 1;
+                }
+                _ => {}
+            }
+            run = end;
+        }
+        self.capture_text(rest.get(..run).unwrap_or_default());
+        run
+    }
+
+    /// Text taken in bulk: kept when a container's value is captured.
+    #[inline]
+    fn capture_text(&mut self, seg: &[u8]) {
         if let Some((_, _, t)) = &mut self.capture {
             if t.len() + seg.len() <= MAX_CAPTURE {
                 t.extend_from_slice(seg);
@@ -1026,7 +1057,40 @@ impl Validator {
                 self.capture = None;
             }
         }
+    }
+
+    /// The digits of a number whose reach needs no check per digit, taken in bulk.
+    fn digit_run(&mut self, text: &[u8], i: usize) -> usize {
+        if self.reach && !self.exp {
+            return 0;
+        }
+        let rest = text.get(i..).unwrap_or_default();
+        let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = rest.get(..run).unwrap_or_default();
+        for &b in digits {
+            self.digit(b);
+        }
+        self.capture_text(digits);
         run
+    }
+
+    /// One more byte of a number's text (`b` a digit: its value too).
+    #[inline]
+    fn digit(&mut self, b: u8) {
+        if self.num.len() < MAX_NUMBER {
+            self.num.push(b as char);
+        } else {
+            self.num.push('x');
+            self.num.truncate(MAX_NUMBER + 1);
+        }
+        if self.exact && b.is_ascii_digit() {
+            if self.digits < 15 {
+                self.acc = self.acc * 10 + u64::from(b - b'0');
+                self.digits += 1;
+            } else {
+                self.exact = false;
+            }
+        }
     }
 
     /// The node whose names the string is matched against.
@@ -1728,22 +1792,9 @@ impl Validator {
     }
 
     fn number_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
-        if self.num.len() < MAX_NUMBER {
-            self.num.push(b as char);
-        } else {
-            self.num.push('x');
-            self.num.truncate(MAX_NUMBER + 1);
-        }
+        self.digit(b);
         match b {
             b'0'..=b'9' => {
-                if self.exact {
-                    if self.digits < 15 {
-                        self.acc = self.acc * 10 + u64::from(b - b'0');
-                        self.digits += 1;
-                    } else {
-                        self.exact = false;
-                    }
-                }
                 if self.reach && !self.exp {
                     return self.number_reach(s);
                 }
