@@ -57,8 +57,14 @@
 //! its prefix (each candidate dropped for good at its first mismatch) and a number's
 //! digit against its bounds and numeric members. Plain string text (no members, no
 //! pattern) is skipped to its next quote or backslash with `memchr2`, its characters
-//! counted only when a length bound asks. State: one frame per open container (at most
-//! 256; deeper text is not checked), the current key and number text, the branch sets.
+//! counted only when a length bound asks. A whole string key or member is found with
+//! one hash and one compare. The common shape of an object's members (a declared key,
+//! `:`, a string without escapes, an integer or an array of them, `,`) is taken member
+//! by member in bulk when it passes; whatever does not (or anything else) is left to the
+//! byte-by-byte state machine from the start of its token, which finds the exact byte.
+//! The JSON Pointer of a violation is spelled out only for its message. State: one frame
+//! per open container (at most 256; deeper text is not checked), the keys of undeclared
+//! members, the number text, the branch sets.
 //!
 //! [`Tools`]: crate::Tools
 
@@ -78,6 +84,8 @@ const STR: u8 = 16;
 const ARR: u8 = 32;
 const OBJ: u8 = 64;
 const ANY: u8 = 127;
+/// In an `enum`'s kinds: the member `false` (`BOOL` there: `true`).
+const FALSE: u8 = 128;
 
 /// Most nodes one tool's schema compiles to (past it, the rest is not checked).
 const MAX_NODES: usize = 100_000;
@@ -140,6 +148,10 @@ struct Node {
     /// per byte matched).
     key_names: Vec<Box<[u8]>>,
     member_names: Vec<Box<[u8]>>,
+    /// Hash tables of `key_names` and `member_names` ([`name_table`]): a whole string
+    /// found with one hash and one compare.
+    key_table: Box<[u32]>,
+    member_table: Box<[u32]>,
     /// `anyOf` / `oneOf` / `allOf`: their branches (each a set of live branches while a
     /// value streams).
     combos: Vec<(Of, Vec<Id>)>,
@@ -147,6 +159,11 @@ struct Node {
     pattern: Option<u32>,
     /// The numeric members of `enum_`: each value and its significant digits.
     mantissas: Vec<(f64, Box<[u8]>)>,
+    /// The kinds of `enum_`'s members (`BOOL`: `true`, `FALSE`: `false`, `NUM`: a number).
+    enum_kinds: u8,
+    /// Every property name (declared or only required), in byte order, with its index in
+    /// `props`: a key not matched against the declared names is looked up here.
+    names_all: Vec<(Box<[u8]>, u32)>,
 }
 
 /// Which of a value's branches must accept it.
@@ -191,6 +208,34 @@ impl Node {
         };
         names.get(k as usize).map(|n| &**n)
     }
+
+    /// The index in byte order of the declared key (`key`) or string member equal to `text`.
+    #[inline]
+    fn find(&self, key: bool, text: &[u8]) -> Option<u32> {
+        let table = if key {
+            &self.key_table
+        } else {
+            &self.member_table
+        };
+        let mask = table.len().checked_sub(1)?;
+        let mut i = name_hash(text) as usize;
+        loop {
+            let k = table.get(i & mask).copied()?.checked_sub(1)?;
+            if self.name(key, k) == Some(text) {
+                return Some(k);
+            }
+            i = (i & mask) + 1;
+        }
+    }
+
+    /// The index in `props` of the property named `key`.
+    fn lookup(&self, key: &[u8]) -> Option<usize> {
+        let k = self
+            .names_all
+            .binary_search_by(|(name, _)| (**name).cmp(key))
+            .ok()?;
+        self.names_all.get(k).map(|(_, i)| *i as usize)
+    }
 }
 
 impl Default for Node {
@@ -217,9 +262,13 @@ impl Default for Node {
             enum_order: Vec::new(),
             key_names: Vec::new(),
             member_names: Vec::new(),
+            key_table: Box::default(),
+            member_table: Box::default(),
             combos: Vec::new(),
             pattern: None,
             mantissas: Vec::new(),
+            enum_kinds: 0,
+            names_all: Vec::new(),
         }
     }
 }
@@ -426,6 +475,12 @@ impl Compiler<'_> {
             n.enum_ = Some(vec![c.clone()]);
         }
         if let Some(members) = &n.enum_ {
+            n.enum_kinds = members.iter().fold(0, |k, m| {
+                k | match m {
+                    Value::Bool(false) => FALSE,
+                    m => kind_of(m),
+                }
+            });
             n.mantissas = members
                 .iter()
                 .filter_map(Value::as_f64)
@@ -595,6 +650,15 @@ impl Compiler<'_> {
             .filter_map(|&i| n.props.get(i as usize))
             .map(|p| p.name.as_bytes().into())
             .collect();
+        n.key_table = name_table(&n.key_names);
+        n.member_table = name_table(&n.member_names);
+        n.names_all = n
+            .props
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.as_bytes().into(), i as u32))
+            .collect();
+        n.names_all.sort_unstable();
         n
     }
 }
@@ -637,16 +701,30 @@ enum Esc {
     U(u8, u32),
 }
 
+/// An object's current member, as the last segment of the path of the value inside it
+/// (the path is spelled out only for a message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seg {
+    /// No key read yet.
+    None,
+    /// A property of the node (its index in `props`): its name.
+    Prop(u32),
+    /// Any other key: its decoded text, `keys[from..to]`.
+    Key(u32, u32),
+}
+
 #[derive(Debug)]
 struct Frame {
     node: Option<Id>,
     array: bool,
-    /// Elements (arrays).
+    /// Elements (arrays; the current one's index is `count - 1`).
     count: u64,
-    /// Properties seen (bit per property of the node).
-    seen: Vec<u64>,
-    /// Length of the container's own path.
-    path_len: usize,
+    /// Properties seen: a bit per property of the node, in `Validator::seen` from here.
+    seen_at: u32,
+    /// Where this object's keys go in `Validator::keys`.
+    keys_at: u32,
+    /// The current member (objects).
+    seg: Seg,
     /// The schema of the value after the current key.
     child: Option<Id>,
 }
@@ -657,7 +735,13 @@ pub(crate) struct Validator {
     schema: Arc<Compiled>,
     lex: Lex,
     frames: Vec<Frame>,
-    path: String,
+    /// The path of the value this validator reads (the frames add their segments).
+    base: String,
+    /// The frames' bits of properties seen.
+    seen: Vec<u64>,
+    /// The decoded text of the frames' keys not matched against declared names (each
+    /// object's current one, innermost last); a key being read is at the end.
+    keys: Vec<u8>,
     /// The node of the value being read (string, number, literal).
     node: Option<Id>,
     /// The string is a key.
@@ -665,8 +749,6 @@ pub(crate) struct Validator {
     esc: Esc,
     /// A high surrogate waiting for its low half.
     high: Option<u32>,
-    /// Decoded key bytes.
-    key_text: Vec<u8>,
     /// Characters of the string so far.
     chars: u64,
     /// Bytes of the string matched against the candidates.
@@ -680,6 +762,14 @@ pub(crate) struct Validator {
     /// A fraction or exponent was seen; `exp`: an exponent.
     frac: bool,
     exp: bool,
+    /// The number's value while its text is an integer of at most 15 digits (`digits`
+    /// of them; `exact`: still such an integer), so it needs no float parse.
+    acc: u64,
+    digits: u8,
+    exact: bool,
+    /// The number's node bounds it on its sign's side or has members: its reach is
+    /// checked per digit.
+    reach: bool,
     /// The text of an object or array whose schema's `enum` / `const` holds containers:
     /// the depth it opened at, its node and its text so far (compared at its close).
     capture: Option<(usize, Option<Id>, Vec<u8>)>,
@@ -765,12 +855,13 @@ impl Validator {
             schema,
             lex: Lex::Value,
             frames: Vec::new(),
-            path,
+            base: path,
+            seen: Vec::new(),
+            keys: Vec::new(),
             node,
             key: false,
             esc: Esc::No,
             high: None,
-            key_text: Vec::new(),
             chars: 0,
             matched: 0,
             range: (0, 0),
@@ -778,12 +869,53 @@ impl Validator {
             num: String::new(),
             frac: false,
             exp: false,
+            acc: 0,
+            digits: 0,
+            exact: false,
+            reach: false,
             capture: None,
             pat: None,
             sets: Vec::new(),
             budget,
             reserved: 0,
         }
+    }
+
+    /// The JSON Pointer of the value read at nesting `depth` (the containers `..depth`
+    /// and their current members), spelled out for a message.
+    fn path_to(&self, s: &Compiled, depth: usize) -> String {
+        let mut p = self.base.clone();
+        for f in self.frames.iter().take(depth) {
+            if f.array {
+                if f.count > 0 {
+                    push_index(&mut p, f.count - 1);
+                }
+                continue;
+            }
+            match f.seg {
+                Seg::None => {}
+                Seg::Prop(i) => {
+                    if let Some(prop) = s.get(f.node).and_then(|n| n.props.get(i as usize)) {
+                        push_key(&mut p, &prop.name);
+                    }
+                }
+                Seg::Key(a, b) => {
+                    let key = self.keys.get(a as usize..b as usize).unwrap_or_default();
+                    push_key(&mut p, &String::from_utf8_lossy(key));
+                }
+            }
+        }
+        p
+    }
+
+    /// The path of the value being read.
+    fn path(&self, s: &Compiled) -> String {
+        self.path_to(s, self.frames.len())
+    }
+
+    /// The path of the innermost open container.
+    fn path_of_frame(&self, s: &Compiled) -> String {
+        self.path_to(s, self.frames.len().saturating_sub(1))
     }
 
     /// Feeds argument text; the first violation in it.
@@ -795,7 +927,15 @@ impl Validator {
                 return None;
             }
             let open = self.sets.len();
-            let run = match self.plain_run(&schema, text, i, b) {
+            let bulk = match self.lex {
+                Lex::Str => self.plain_run(&schema, text, i, b),
+                Lex::Num => self.digit_run(text, i),
+                Lex::Key | Lex::KeyOrEnd if b == b'"' && open == 0 && self.capture.is_none() => {
+                    self.member_run(&schema, text, i)
+                }
+                _ => 0,
+            };
+            let run = match bulk {
                 0 => {
                     if let Some((_, _, text)) = &mut self.capture {
                         if text.len() < MAX_CAPTURE {
@@ -860,14 +1000,21 @@ impl Validator {
             }
         }
         if self.matching {
-            run = self.shared_run(schema, rest.get(..run).unwrap_or_default());
+            // The whole rest of the string is here and is a name: taken at once (else the
+            // bytes the names share, then a byte at a time).
+            let seg = rest.get(..run).unwrap_or_default();
+            if !(rest.get(run) == Some(&b'"') && self.whole(schema, seg)) {
+                run = self.shared_run(schema, seg);
+            }
             if run == 0 {
                 return 0;
             }
         }
         let seg = rest.get(..run).unwrap_or_default();
         if self.key {
-            self.key_text.extend_from_slice(seg);
+            if !self.matching {
+                self.keys.extend_from_slice(seg);
+            }
         } else {
             let n = schema.get(self.node);
             let max = n.and_then(|n| n.max_len);
@@ -886,6 +1033,109 @@ impl Validator {
         if self.matching {
             self.matched += run;
         }
+        // The closing quote in the same run when the string passes there, and the `:`
+        // after a key or the `,` after a member's value right after it (not with branch
+        // sets open: a value's close is where their verdict is reported).
+        if rest.get(run) == Some(&b'"') && self.sets.is_empty() && self.string_end(schema).is_ok() {
+            let mut end = run + 1;
+            match (self.lex, rest.get(end)) {
+                (Lex::Colon, Some(&b':')) => {
+                    self.lex = Lex::Value;
+                    self.node = self.frames.last().and_then(|f| f.child);
+                    end += 1;
+                }
+                (Lex::After, Some(&b',')) if self.frames.last().is_some_and(|f| !f.array) => {
+                    self.lex = Lex::Key;
+                    end += 1;
+                }
+                _ => {}
+            }
+            run = end;
+        }
+        self.capture_text(rest.get(..run).unwrap_or_default());
+        run
+    }
+
+    /// Whole members of an object taken in bulk (`text[i]` opens a key): a key that is
+    /// one of the node's properties, its `:`, a string value without escapes or an
+    /// integer of at most 15 digits that passes all its keywords, and the `,` after it,
+    /// over and over. Anything else (or anything that does not pass) stops the run before
+    /// the token, in the state the byte-by-byte path has there, which then finds the
+    /// exact byte of a violation. The bytes taken.
+    fn member_run(&mut self, s: &Compiled, text: &[u8], i: usize) -> usize {
+        let rest = text.get(i..).unwrap_or_default();
+        let mut done = 0;
+        loop {
+            // `rest[done]` is a key's opening quote.
+            let Some(f) = self.frames.last_mut().filter(|f| !f.array) else {
+                return done;
+            };
+            let Some(n) = s.get(f.node) else {
+                return done;
+            };
+            let body = rest.get(done + 1..).unwrap_or_default();
+            let Some(q) = quote_or_backslash(body) else {
+                return done;
+            };
+            let key = body.get(..q).unwrap_or_default();
+            let prop = if body.get(q) != Some(&b'"') {
+                None
+            } else if n.additional == Additional::Forbidden {
+                n.find(true, key)
+                    .and_then(|k| n.key_order.get(k as usize))
+                    .map(|&p| p as usize)
+            } else {
+                n.lookup(key)
+            };
+            let Some((pi, p)) = prop.and_then(|pi| Some((pi, n.props.get(pi)?))) else {
+                return done;
+            };
+            let mut j = skip_ws(rest, done + 1 + q + 1);
+            if rest.get(j) != Some(&b':') {
+                return done;
+            }
+            j = skip_ws(rest, j + 1);
+            let child = match (p.declared, n.additional) {
+                (true, _) => p.schema,
+                (false, Additional::Schema(id)) => Some(id),
+                _ => None,
+            };
+            // The key and its `:` (a value starts next).
+            f.seg = Seg::Prop(pi as u32);
+            f.child = child;
+            if let Some(w) = self.seen.get_mut(f.seen_at as usize + pi / 64) {
+                *w |= 1 << (pi % 64);
+            }
+            self.key = true;
+            self.lex = Lex::Value;
+            self.node = child;
+            done = j;
+            let end = match rest.get(j) {
+                Some(b'"') => plain_string(s.get(child), rest, j),
+                Some(b'0'..=b'9') => plain_integer(s.get(child), rest, j),
+                Some(b'[') => plain_array(s, s.get(child), rest, j),
+                _ => None,
+            };
+            let Some(end) = end else {
+                return done;
+            };
+            self.lex = Lex::After;
+            done = end;
+            let k = skip_ws(rest, end);
+            if rest.get(k) != Some(&b',') {
+                return done;
+            }
+            self.lex = Lex::Key;
+            done = skip_ws(rest, k + 1);
+            if rest.get(done) != Some(&b'"') {
+                return done;
+            }
+        }
+    }
+
+    /// Text taken in bulk: kept when a container's value is captured.
+    #[inline]
+    fn capture_text(&mut self, seg: &[u8]) {
         if let Some((_, _, t)) = &mut self.capture {
             if t.len() + seg.len() <= MAX_CAPTURE {
                 t.extend_from_slice(seg);
@@ -893,7 +1143,79 @@ impl Validator {
                 self.capture = None;
             }
         }
+    }
+
+    /// The digits of a number whose reach needs no check per digit, taken in bulk.
+    fn digit_run(&mut self, text: &[u8], i: usize) -> usize {
+        if self.reach && !self.exp {
+            return 0;
+        }
+        let rest = text.get(i..).unwrap_or_default();
+        let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = rest.get(..run).unwrap_or_default();
+        for &b in digits {
+            self.digit(b);
+        }
+        self.capture_text(digits);
         run
+    }
+
+    /// One more byte of a number's text (`b` a digit: its value too).
+    #[inline]
+    fn digit(&mut self, b: u8) {
+        if self.num.len() < MAX_NUMBER {
+            self.num.push(b as char);
+        } else {
+            self.num.push('x');
+            self.num.truncate(MAX_NUMBER + 1);
+        }
+        if self.exact && b.is_ascii_digit() {
+            if self.digits < 15 {
+                self.acc = self.acc * 10 + u64::from(b - b'0');
+                self.digits += 1;
+            } else {
+                self.exact = false;
+            }
+        }
+    }
+
+    /// The node whose names the string is matched against.
+    #[inline]
+    fn names_node<'s>(&self, schema: &'s Compiled) -> Option<&'s Node> {
+        let node = if self.key {
+            self.frames.last().and_then(|f| f.node)
+        } else {
+            self.node
+        };
+        schema.get(node)
+    }
+
+    /// Whether `seg`, the rest of the string, completes a name still matched; if so the
+    /// range narrows to it.
+    fn whole(&mut self, schema: &Compiled, seg: &[u8]) -> bool {
+        let (lo, hi) = self.range;
+        let Some(n) = self.names_node(schema).filter(|_| lo < hi) else {
+            return false;
+        };
+        let at = self.matched;
+        if at == 0 {
+            // The whole string: looked up in the names' table.
+            return match n.find(self.key, seg) {
+                Some(k) if lo <= k && k < hi => {
+                    self.range = (k, k + 1);
+                    true
+                }
+                _ => false,
+            };
+        }
+        // The names of the range share their first `at` bytes: their rests are in order.
+        let rest = |k: u32| n.name(self.key, k).and_then(|x| x.get(at..));
+        let k = partition(lo, hi, |k| rest(k).is_some_and(|r| r < seg));
+        if k < hi && rest(k) == Some(seg) {
+            self.range = (k, k + 1);
+            return true;
+        }
+        false
     }
 
     /// How much of `seg` every name still matched shares, as their next bytes (the first
@@ -1048,8 +1370,10 @@ impl Validator {
                         && let Some(max) = s.get(f.node).and_then(|n| n.max_items)
                         && f.count >= max
                     {
-                        let base = self.path.get(..f.path_len).unwrap_or_default().to_owned();
-                        return Err((format!("maxItems: more than {max} items"), base));
+                        return Err((
+                            format!("maxItems: more than {max} items"),
+                            self.path_of_frame(s),
+                        ));
                     }
                     self.lex = Lex::Value;
                     Ok(())
@@ -1080,9 +1404,6 @@ impl Validator {
             let idx = f.count;
             f.count += 1;
             let n = s.get(f.node);
-            self.path.truncate(f.path_len);
-            let base = f.path_len;
-            push_index(&mut self.path, idx);
             self.node = n.and_then(|n| match n.prefix.get(idx as usize) {
                 Some(p) => *p,
                 None => n.items,
@@ -1090,8 +1411,10 @@ impl Validator {
             if let Some(max) = n.and_then(|n| n.max_items)
                 && idx >= max
             {
-                let base = self.path.get(..base).unwrap_or_default().to_owned();
-                return Err((format!("maxItems: more than {max} items"), base));
+                return Err((
+                    format!("maxItems: more than {max} items"),
+                    self.path_of_frame(s),
+                ));
             }
         }
         let depth = self.frames.len();
@@ -1112,24 +1435,24 @@ impl Validator {
             if n.types & kind == 0 {
                 return Err((
                     format!("type: {} is not {}", kind_name(kind), types_name(n.types)),
-                    self.path.clone(),
+                    self.path(s),
                 ));
             }
             if let Some(members) = &n.enum_ {
-                let ok = members.iter().any(|m| match (m, b) {
-                    (Value::Bool(t), b't') => *t,
-                    (Value::Bool(t), b'f') => !*t,
-                    (m, _) if kind & (INT | NUM) != 0 => m.is_number(),
-                    (m, _) => kind_of(m) == kind,
-                });
-                if !ok {
+                // A member of the value's kind (a number: any number; `true` / `false`).
+                let want = match b {
+                    b't' => BOOL,
+                    b'f' => FALSE,
+                    _ => kind,
+                };
+                if n.enum_kinds & want == 0 {
                     let what = if members.len() == 1 { "const" } else { "enum" };
                     return Err((
                         format!(
                             "{what}: a {} is none of the allowed values",
                             kind_name(kind)
                         ),
-                        self.path.clone(),
+                        self.path(s),
                     ));
                 }
             }
@@ -1144,13 +1467,20 @@ impl Validator {
                 if self.capture.is_none() && node.and_then(|n| n.enum_.as_ref()).is_some() {
                     self.capture = Some((self.frames.len(), self.node, vec![b]));
                 }
-                let words = node.map_or(0, |n| n.props.len().div_ceil(64));
+                let words = if array {
+                    0
+                } else {
+                    node.map_or(0, |n| n.props.len().div_ceil(64))
+                };
+                let seen_at = self.seen.len();
+                self.seen.resize(seen_at + words, 0);
                 self.frames.push(Frame {
                     node: self.node,
                     array,
                     count: 0,
-                    seen: vec![0; words],
-                    path_len: self.path.len(),
+                    seen_at: seen_at as u32,
+                    keys_at: self.keys.len() as u32,
+                    seg: Seg::None,
                     child: None,
                 });
                 self.lex = if array { Lex::ItemOrEnd } else { Lex::KeyOrEnd };
@@ -1171,6 +1501,21 @@ impl Validator {
                 self.num.push(b as char);
                 self.frac = false;
                 self.exp = false;
+                self.exact = true;
+                (self.acc, self.digits) = match b {
+                    b'0'..=b'9' => (u64::from(b - b'0'), 1),
+                    _ => (0, 0),
+                };
+                // `number_reach` has something to check: members, or a bound on the side
+                // of the number's sign.
+                self.reach = node.is_some_and(|n| {
+                    n.enum_.is_some()
+                        || if b == b'-' {
+                            n.minimum.is_some() || n.ex_minimum.is_some()
+                        } else {
+                            n.maximum.is_some() || n.ex_maximum.is_some()
+                        }
+                });
                 self.lex = Lex::Num;
                 self.number_reach(s)?;
             }
@@ -1197,14 +1542,14 @@ impl Validator {
             let mut set = Branches {
                 of: *of,
                 depth,
-                path: self.path.clone(),
+                path: self.path(s),
                 subs: Vec::with_capacity(k),
                 failed: Vec::with_capacity(k),
                 reserved: k * (1 + each),
             };
             for &id in branches {
                 let mut v =
-                    Validator::at(Arc::clone(&self.schema), Some(id), self.path.clone(), each);
+                    Validator::at(Arc::clone(&self.schema), Some(id), set.path.clone(), each);
                 let failed = v.feed(&[b]).map(|(_, m, p)| (m, p));
                 set.subs.push(v);
                 set.failed.push(failed);
@@ -1242,7 +1587,10 @@ impl Validator {
     /// A key opens; with no name allowed at all, its quote is refused.
     fn key_start(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         self.key = true;
-        self.key_text.clear();
+        if let Some(f) = self.frames.last_mut() {
+            f.seg = Seg::None;
+            self.keys.truncate(f.keys_at as usize);
+        }
         let f = self.frames.last();
         let n = s.get(f.and_then(|f| f.node));
         let names = n
@@ -1252,7 +1600,7 @@ impl Validator {
         if names == Some(0) {
             return Err((
                 "additionalProperties: the object may have no property".to_owned(),
-                self.path_of_frame(),
+                self.path_of_frame(s),
             ));
         }
         Ok(())
@@ -1354,7 +1702,7 @@ impl Validator {
         {
             return Err((
                 format!("maxLength: longer than {max} characters"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         Ok(())
@@ -1362,8 +1710,8 @@ impl Validator {
 
     /// One more decoded byte of a string: the candidates sharing the prefix.
     fn decoded_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
-        if self.key {
-            self.key_text.push(b);
+        if self.key && !self.matching {
+            self.keys.push(b);
         }
         if let Some((i, state)) = self.pat
             && let Some(p) = s.patterns.get(i as usize)
@@ -1376,7 +1724,7 @@ impl Validator {
                 self.pat = None;
                 return Err((
                     format!("pattern: the string cannot match {:?}", p.source),
-                    self.path.clone(),
+                    self.path(s),
                 ));
             } else {
                 self.pat = Some((i, next));
@@ -1407,7 +1755,7 @@ impl Validator {
                 return Ok(());
             }
             self.range = (lo, lo);
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         // All names of the range share this byte (the first and the last do: they are
         // sorted), as in a common prefix: one compare.
@@ -1417,23 +1765,32 @@ impl Validator {
                 return Ok(());
             }
             self.range = (lo, lo);
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         let first = partition(lo, hi, |k| byte(k) < Some(b));
         let last = partition(first, hi, |k| byte(k) <= Some(b));
         self.range = (first, last);
         if first >= last {
-            return Err(self.mismatch(s));
+            return Err(self.mismatch(s, lo, at, Some(b)));
         }
         Ok(())
     }
 
-    fn mismatch(&self, s: &Compiled) -> (String, String) {
+    /// The string matched no name: for a key, its decoded text so far is the first `len`
+    /// bytes of name `k` (which it matched), then `extra`.
+    fn mismatch(&self, s: &Compiled, k: u32, len: usize, extra: Option<u8>) -> (String, String) {
         if self.key {
-            let key = String::from_utf8_lossy(&self.key_text);
+            let mut text: Vec<u8> = self
+                .names_node(s)
+                .and_then(|n| n.name(true, k))
+                .and_then(|name| name.get(..len))
+                .unwrap_or_default()
+                .to_vec();
+            text.extend(extra);
+            let key = String::from_utf8_lossy(&text);
             (
                 format!("additionalProperties: no declared property is named {key:?}..."),
-                self.path_of_frame(),
+                self.path_of_frame(s),
             )
         } else {
             let n = s
@@ -1443,82 +1800,60 @@ impl Validator {
             let what = if n == 1 { "const" } else { "enum" };
             (
                 format!("{what}: the string is none of the allowed values"),
-                self.path.clone(),
+                self.path(s),
             )
         }
     }
 
-    fn path_of_frame(&self) -> String {
-        let len = self.frames.last().map_or(0, |f| f.path_len);
-        self.path.get(..len).unwrap_or_default().to_owned()
-    }
-
     fn string_end(&mut self, s: &Compiled) -> Result<(), (String, String)> {
         if self.matching {
-            let key = self.key;
-            let node = if key {
-                self.frames.last().and_then(|f| f.node)
-            } else {
-                self.node
-            };
             // The name equal to the text, if any, is the first of the range (the shortest).
             let (lo, hi) = self.range;
             let whole = lo < hi
-                && s.get(node)
-                    .and_then(|n| n.name(key, lo))
+                && self
+                    .names_node(s)
+                    .and_then(|n| n.name(self.key, lo))
                     .is_some_and(|name| name.len() == self.matched);
             if !whole {
-                return Err(self.mismatch(s));
+                return Err(self.mismatch(s, lo, self.matched, None));
             }
         }
         if self.key {
-            let key = match std::str::from_utf8(&self.key_text) {
-                Ok(k) => std::borrow::Cow::Borrowed(k),
-                Err(_) => String::from_utf8_lossy(&self.key_text),
+            self.lex = Lex::Colon;
+            let Some(f) = self.frames.last_mut() else {
+                return Ok(());
             };
-            if let Some(f) = self.frames.last_mut() {
-                self.path.truncate(f.path_len);
-                self.path.push('/');
-                if memchr::memchr2(b'~', b'/', key.as_bytes()).is_none() {
-                    self.path.push_str(&key);
-                } else {
-                    for c in key.chars() {
-                        match c {
-                            '~' => self.path.push_str("~0"),
-                            '/' => self.path.push_str("~1"),
-                            c => self.path.push(c),
-                        }
+            let n = s.get(f.node);
+            let keys_at = f.keys_at as usize;
+            // Matched against the declared names: the first of the range is the key's;
+            // else the key's text (in `keys`) is looked up.
+            let prop = if self.matching {
+                n.and_then(|n| n.key_order.get(self.range.0 as usize))
+                    .map(|&i| i as usize)
+            } else {
+                n.and_then(|n| n.lookup(self.keys.get(keys_at..).unwrap_or_default()))
+            };
+            f.seg = match prop {
+                Some(i) => Seg::Prop(i as u32),
+                None => Seg::Key(keys_at as u32, self.keys.len() as u32),
+            };
+            let p = prop.and_then(|i| Some((i, n?.props.get(i)?)));
+            f.child = match p {
+                Some((i, p)) => {
+                    if let Some(w) = self.seen.get_mut(f.seen_at as usize + i / 64) {
+                        *w |= 1 << (i % 64);
+                    }
+                    match (p.declared, n.map(|n| n.additional)) {
+                        (true, _) => p.schema,
+                        (false, Some(Additional::Schema(id))) => Some(id),
+                        _ => None,
                     }
                 }
-                let n = s.get(f.node);
-                // Matched against the declared names: the first of the range is the key's.
-                let matched = (self.matching && self.range.0 < self.range.1)
-                    .then(|| n.and_then(|n| n.key_order.get(self.range.0 as usize)))
-                    .flatten()
-                    .map(|&i| i as usize);
-                let prop = n.and_then(|n| {
-                    matched
-                        .or_else(|| n.by_name.get(&*key).copied())
-                        .map(|i| (i, n.props.get(i)))
-                });
-                f.child = match prop {
-                    Some((i, Some(p))) => {
-                        if let Some(w) = f.seen.get_mut(i / 64) {
-                            *w |= 1 << (i % 64);
-                        }
-                        match (p.declared, n.map(|n| n.additional)) {
-                            (true, _) => p.schema,
-                            (false, Some(Additional::Schema(id))) => Some(id),
-                            _ => None,
-                        }
-                    }
-                    _ => match n.map(|n| n.additional) {
-                        Some(Additional::Schema(id)) => Some(id),
-                        _ => None,
-                    },
-                };
-            }
-            self.lex = Lex::Colon;
+                _ => match n.map(|n| n.additional) {
+                    Some(Additional::Schema(id)) => Some(id),
+                    _ => None,
+                },
+            };
             return Ok(());
         }
         if let Some(min) = s.get(self.node).and_then(|n| n.min_len)
@@ -1526,7 +1861,7 @@ impl Validator {
         {
             return Err((
                 format!("minLength: shorter than {min} characters"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         if let Some((i, state)) = self.pat.take()
@@ -1535,7 +1870,7 @@ impl Validator {
         {
             return Err((
                 format!("pattern: the string does not match {:?}", p.source),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         self.lex = Lex::After;
@@ -1543,17 +1878,22 @@ impl Validator {
     }
 
     fn number_byte(&mut self, s: &Compiled, b: u8) -> Result<(), (String, String)> {
-        if self.num.len() < MAX_NUMBER {
-            self.num.push(b as char);
-        } else {
-            self.num.push('x');
-            self.num.truncate(MAX_NUMBER + 1);
-        }
+        self.digit(b);
         match b {
-            b'.' => self.frac = true,
-            b'e' | b'E' => self.exp = true,
-            b'0'..=b'9' if !self.exp => return self.number_reach(s),
-            _ => {}
+            b'0'..=b'9' => {
+                if self.reach && !self.exp {
+                    return self.number_reach(s);
+                }
+            }
+            b'.' => {
+                self.frac = true;
+                self.exact = false;
+            }
+            b'e' | b'E' => {
+                self.exp = true;
+                self.exact = false;
+            }
+            _ => self.exact = false,
         }
         Ok(())
     }
@@ -1593,7 +1933,7 @@ impl Validator {
             let what = if members.len() == 1 { "const" } else { "enum" };
             return Err((
                 format!("{what}: no allowed value is a number starting {}", self.num),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         if bounded && !reach.meets(n) {
@@ -1602,7 +1942,7 @@ impl Validator {
                     "minimum/maximum: no number starting {} is within the bounds",
                     self.num
                 ),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         Ok(())
@@ -1616,10 +1956,17 @@ impl Validator {
         if self.num.len() > MAX_NUMBER {
             return Ok(());
         }
-        let Ok(v) = self.num.parse::<f64>() else {
-            return Ok(());
+        // An integer of at most 15 digits is its value exactly (no float parse).
+        let v = if self.exact && self.digits > 0 {
+            let v = self.acc as f64;
+            if self.num.starts_with('-') { -v } else { v }
+        } else {
+            let Ok(v) = self.num.parse::<f64>() else {
+                return Ok(());
+            };
+            v
         };
-        let err = |m: String| Err((m, self.path.clone()));
+        let err = |m: String| Err((m, self.path(s)));
         if n.types & NUM == 0 && n.types & INT != 0 && v.fract() != 0.0 {
             return err("type: the number is not an integer".to_owned());
         }
@@ -1673,29 +2020,29 @@ impl Validator {
             self.lex = Lex::Dead;
             return Ok(());
         };
-        self.path.truncate(f.path_len);
+        let seen_at = f.seen_at as usize;
+        self.keys.truncate(f.keys_at as usize);
         if let Some(n) = s.get(f.node) {
             if f.array {
                 if let Some(min) = n.min_items
                     && f.count < min
                 {
-                    return Err((
-                        format!("minItems: fewer than {min} items"),
-                        self.path.clone(),
-                    ));
+                    return Err((format!("minItems: fewer than {min} items"), self.path(s)));
                 }
             } else if n.required > 0 {
+                let seen = self.seen.get(seen_at..).unwrap_or_default();
                 let missing = n.props.iter().enumerate().find(|(i, p)| {
-                    p.required && f.seen.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) == 0)
+                    p.required && seen.get(i / 64).is_none_or(|w| w & (1 << (i % 64)) == 0)
                 });
                 if let Some((_, p)) = missing {
                     return Err((
                         format!("required: property {:?} is missing", p.name),
-                        self.path.clone(),
+                        self.path(s),
                     ));
                 }
             }
         }
+        self.seen.truncate(seen_at);
         if self
             .capture
             .as_ref()
@@ -1708,7 +2055,7 @@ impl Validator {
             let what = if members.len() == 1 { "const" } else { "enum" };
             return Err((
                 format!("{what}: the value is none of the allowed values"),
-                self.path.clone(),
+                self.path(s),
             ));
         }
         self.lex = if self.frames.is_empty() {
@@ -1857,6 +2204,188 @@ fn bound(
     }
 }
 
+/// The first `"` or `\` of `text`: keys and short values end within a few bytes, so the
+/// first 32 bytes are searched 8 at a time in a word (cheaper than setting up `memchr2`),
+/// the rest with `memchr2`.
+#[inline]
+fn quote_or_backslash(text: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i < 32 {
+        let Some(word) = text.get(i..i + 8) else {
+            // Fewer than 8 bytes left.
+            let tail = text.get(i..)?;
+            return tail
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\')
+                .map(|p| i + p);
+        };
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let w = u64::from_le_bytes(bytes);
+        // A zero byte of `w ^ c` is a byte equal to `c` (the lowest flagged one is exact).
+        let q = w ^ (ONES * u64::from(b'"'));
+        let s = w ^ (ONES * u64::from(b'\\'));
+        let m = (q.wrapping_sub(ONES) & !q | s.wrapping_sub(ONES) & !s) & HIGH;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr2(b'"', b'\\', text.get(i..)?).map(|p| i + p)
+}
+
+/// The first byte at or after `i` that is not JSON whitespace.
+#[inline]
+fn skip_ws(text: &[u8], mut i: usize) -> usize {
+    while matches!(text.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// `text[j]` opens a string: the end of that string when all of it is here, it has no
+/// escape, and it passes every keyword of `node` (no `pattern` or branch set: those are
+/// left to the byte-by-byte path).
+fn plain_string(node: Option<&Node>, text: &[u8], j: usize) -> Option<usize> {
+    let body = text.get(j + 1..)?;
+    let q = quote_or_backslash(body)?;
+    if body.get(q) != Some(&b'"') {
+        return None;
+    }
+    if let Some(n) = node {
+        let seg = body.get(..q)?;
+        if n.types & STR == 0 || n.pattern.is_some() || !n.combos.is_empty() {
+            return None;
+        }
+        if n.enum_.is_some() && n.find(false, seg).is_none() {
+            return None;
+        }
+        if n.min_len.is_some() || n.max_len.is_some() {
+            let chars = seg.iter().filter(|&&c| (c as i8) >= -0x40).count() as u64;
+            if n.min_len.is_some_and(|m| chars < m) || n.max_len.is_some_and(|m| chars > m) {
+                return None;
+            }
+        }
+    }
+    Some(j + 1 + q + 1)
+}
+
+/// `text[j]` starts a number: the end of it when all of it is here (the byte after it
+/// too), it is an integer of at most 15 digits, and it passes every keyword of `node`
+/// (no `enum` / `const` or branch set: those are left to the byte-by-byte path).
+fn plain_integer(node: Option<&Node>, text: &[u8], j: usize) -> Option<usize> {
+    let digits = text.get(j..)?;
+    let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    let after = *digits.get(len)?;
+    if len == 0 || len > 15 || matches!(after, b'.' | b'e' | b'E' | b'+' | b'-') {
+        return None;
+    }
+    if len > 1 && digits.first() == Some(&b'0') {
+        return None;
+    }
+    if let Some(n) = node {
+        if n.types & (INT | NUM) == 0 || n.enum_.is_some() || !n.combos.is_empty() {
+            return None;
+        }
+        let v = digits
+            .get(..len)?
+            .iter()
+            .fold(0u64, |acc, &b| acc * 10 + u64::from(b - b'0')) as f64;
+        let ok = n.minimum.is_none_or(|m| v >= m)
+            && n.maximum.is_none_or(|m| v <= m)
+            && n.ex_minimum.is_none_or(|m| v > m)
+            && n.ex_maximum.is_none_or(|m| v < m)
+            && n.multiple_of.is_none_or(|m| {
+                let q = v / m;
+                !q.is_finite() || q.fract() == 0.0
+            });
+        if !ok {
+            return None;
+        }
+    }
+    Some(j + len)
+}
+
+/// `text[j]` opens an array: its end when all of it is here, its elements are strings
+/// and integers as [`plain_string`] and [`plain_integer`] take them, and it passes every
+/// keyword of `node` (no `prefixItems`, `enum` / `const` or branch set).
+fn plain_array(s: &Compiled, node: Option<&Node>, text: &[u8], j: usize) -> Option<usize> {
+    if let Some(n) = node
+        && (n.types & ARR == 0 || n.enum_.is_some() || !n.combos.is_empty() || !n.prefix.is_empty())
+    {
+        return None;
+    }
+    let item = s.get(node.and_then(|n| n.items));
+    let mut k = skip_ws(text, j + 1);
+    let mut count = 0u64;
+    if text.get(k) != Some(&b']') {
+        loop {
+            let end = match text.get(k)? {
+                b'"' => plain_string(item, text, k)?,
+                b'0'..=b'9' => plain_integer(item, text, k)?,
+                _ => return None,
+            };
+            count += 1;
+            k = skip_ws(text, end);
+            match text.get(k)? {
+                b',' => k = skip_ws(text, k + 1),
+                b']' => break,
+                _ => return None,
+            }
+        }
+    }
+    if let Some(n) = node
+        && (n.min_items.is_some_and(|m| count < m) || n.max_items.is_some_and(|m| count > m))
+    {
+        return None;
+    }
+    Some(k + 1)
+}
+
+/// The hash of a name in a [`name_table`].
+#[inline]
+fn name_hash(text: &[u8]) -> u32 {
+    let mut h = (text.len() as u32).wrapping_mul(0x9E37_79B9);
+    for &b in text {
+        h = (h.rotate_left(5) ^ u32::from(b)).wrapping_mul(0x9E37_79B9);
+    }
+    h ^ (h >> 16)
+}
+
+/// An open-addressing table of `names` (a power of two of slots, at most half full;
+/// each slot 0 or a name's index + 1), probed linearly from the name's hash.
+fn name_table(names: &[Box<[u8]>]) -> Box<[u32]> {
+    if names.is_empty() {
+        return Box::default();
+    }
+    let size = (names.len() * 2).next_power_of_two();
+    let mut table = vec![0u32; size];
+    for (k, name) in names.iter().enumerate() {
+        let mut i = name_hash(name) as usize & (size - 1);
+        while table.get(i).is_some_and(|&slot| slot != 0) {
+            i = (i + 1) & (size - 1);
+        }
+        if let Some(slot) = table.get_mut(i) {
+            *slot = k as u32 + 1;
+        }
+    }
+    table.into_boxed_slice()
+}
+
+/// Appends `/key` to a JSON Pointer (`~` and `/` escaped).
+fn push_key(path: &mut String, key: &str) {
+    path.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
 /// Appends `/idx` to a JSON Pointer (no formatting machinery per array element).
 fn push_index(path: &mut String, idx: u64) {
     let mut buf = [0u8; 20];
@@ -1935,5 +2464,37 @@ fn types_name(types: u8) -> String {
         "allowed (the schema is false)".to_owned()
     } else {
         names.join(" or ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote_or_backslash;
+
+    #[test]
+    fn quote_or_backslash_is_memchr2() {
+        // Every position and neighbour of the two bytes, in texts around the word and
+        // 32-byte boundaries, with bytes that differ from them in one bit.
+        for len in 0..70 {
+            for at in 0..=len {
+                for c in [b'"', b'\\'] {
+                    for second in [None, Some(at + 1), Some(at + 9)] {
+                        let mut t: Vec<u8> =
+                            (0..len).map(|k| [b'#', b'^', b'a', 0xE2][k % 4]).collect();
+                        if let Some(x) = t.get_mut(at) {
+                            *x = c;
+                        }
+                        if let Some(x) = second.and_then(|s| t.get_mut(s)) {
+                            *x = b'\\';
+                        }
+                        assert_eq!(
+                            quote_or_backslash(&t),
+                            memchr::memchr2(b'"', b'\\', &t),
+                            "{t:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
