@@ -191,6 +191,10 @@ pub(crate) enum PyFeed {
     /// A `<` in string content at this offset (the bytes before it used): the caller
     /// looks for its special tokens there.
     Stop(usize),
+    /// A `<` where the grammar expects structure, at this offset (the bytes before it
+    /// used; [`PyCall::set_openers`]): the caller looks for its opening tokens there,
+    /// and fails the call for this reason ([`PyCall::fail_held`]) when none begins.
+    Opener(usize, &'static str),
 }
 
 /// The arguments of one pythonic call, streamed to the call table as JSON.
@@ -212,6 +216,12 @@ pub(crate) struct PyCall {
     /// The last [`step`](Self::step) stopped at a `<` in string content
     /// ([`PyArgs::take_stop`]).
     stopped: bool,
+    /// A `<` where the grammar expects structure may begin an opening token
+    /// ([`set_openers`](Self::set_openers)).
+    openers: bool,
+    /// The last [`step`](Self::step) stopped at such a `<`: why the arguments broke there
+    /// if it begins no token.
+    opener: Option<&'static str>,
 }
 
 impl PyCall {
@@ -226,7 +236,24 @@ impl PyCall {
             max_depth: limits.max_depth,
             own: false,
             stopped: false,
+            openers: false,
+            opener: None,
         }
+    }
+
+    /// A `<` where the grammar expects structure (never valid pythonic there) stops the
+    /// arguments ([`at_opener`](Self::at_opener)): the syntax's opening tokens end
+    /// the call there (the recovery rule), plain-text ones too.
+    pub(crate) fn set_openers(&mut self, on: bool) {
+        self.openers = on;
+    }
+
+    /// Whether the last [`step`](Self::step) (its bytes used, the call going on) stopped
+    /// at a `<` where the grammar expects structure: the caller looks for its opening
+    /// tokens there, then ends the call ([`truncated`](Self::truncated)) or fails it
+    /// ([`fail_held`](Self::fail_held)).
+    pub(crate) fn at_opener(&mut self) -> bool {
+        self.opener.is_some()
     }
 
     /// String content stops at each `<` ([`take_stopped`](Self::take_stopped)): the
@@ -257,6 +284,7 @@ impl PyCall {
     /// The call was opened with [`Calls::open_scanned`].
     pub(crate) fn begin(&mut self, head: &[u8]) {
         self.args.reset();
+        self.opener = None;
         self.own = false;
         self.raw.clear();
         self.raw_lost = !push_bounded(&mut self.raw, head, self.max_raw);
@@ -288,6 +316,9 @@ impl PyCall {
                 None => (input.len(), PyFeed::NeedMore),
             },
             PyStatus::Done { consumed } => (consumed, PyFeed::Done(consumed)),
+            PyStatus::Invalid { at, reason } if self.openers && input.get(at) == Some(&b'<') => {
+                (at, PyFeed::Opener(at, reason))
+            }
             PyStatus::Invalid { at, reason } => (at, PyFeed::Invalid(at, reason)),
         };
         if !push_bounded(
@@ -448,6 +479,10 @@ impl PyCall {
                 }
                 Some((n, false))
             }
+            PyFeed::Opener(at, reason) => {
+                self.opener = Some(reason);
+                Some((at, false))
+            }
             PyFeed::Invalid(at, reason) => {
                 let ended = self.fail(reason, broken, slot, calls, out);
                 if ended {
@@ -458,6 +493,24 @@ impl PyCall {
         }
     }
 
+    /// The `<` of [`at_opener`](Self::at_opener) begins no opening token: the call
+    /// fails there as it would have without the stop (the caller skips the held bytes
+    /// as the broken call's). Returns `true` when the call ends at once.
+    pub(crate) fn fail_held(
+        &mut self,
+        broken: &mut Broken,
+        slot: Option<Slot>,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        let reason = self.opener.take().unwrap_or("an unexpected '<'");
+        let ended = self.fail(reason, broken, slot, calls, out);
+        if ended {
+            broken.end(calls, out);
+        }
+        ended
+    }
+
     /// The input ended inside the arguments: the call's `truncated` error with its raw
     /// text.
     pub(crate) fn truncated(
@@ -466,6 +519,7 @@ impl PyCall {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) {
+        self.opener = None;
         let Some(slot) = slot else { return };
         let mut raw = Raw::new(self.max_raw);
         raw.push(&String::from_utf8_lossy(&self.raw));

@@ -171,6 +171,9 @@ enum St {
     /// A string of the arguments reached `<` (frames whose opening tokens are special
     /// tokens): held, a proper prefix of an opening token, which would end the call.
     InStr,
+    /// The arguments reached `<` where the grammar expects structure: held, a proper
+    /// prefix of an opening token, which ends the call; anything else breaks it.
+    ArgTag,
 }
 
 /// A pythonic call scanner (`llama-pythonic`, `lfm2`, `olmo3`). See the
@@ -191,6 +194,8 @@ pub(crate) struct LlamaPythonic {
     in_list: bool,
     /// The list was opened with a token (a closing token may follow it).
     marked: bool,
+    /// The frame's opening tokens are special tokens (`<|..|>`), never text.
+    special_open: bool,
     call: PyCall,
     slot: Option<Slot>,
     broken: Broken,
@@ -211,6 +216,9 @@ impl LlamaPythonic {
         // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
         // `<function_calls>`) are never string content: strings stop at `<`.
         let mut call = PyCall::new(limits);
+        call.set_openers(!frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<")));
+        let special_open =
+            !frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<|"));
         if frame.open.iter().all(|t| t.starts_with(b"<|")) {
             call.set_stop(crate::scan::find::StopByte::of(
                 frame.open.iter().map(|t| t.as_ref()),
@@ -250,6 +258,7 @@ impl LlamaPythonic {
             first: true,
             in_list: false,
             marked: false,
+            special_open,
             call,
             slot: None,
             broken: Broken::default(),
@@ -527,6 +536,9 @@ impl LlamaPythonic {
                     } else if self.call.take_stopped() {
                         self.held.clear();
                         St::InStr
+                    } else if self.call.at_opener() {
+                        self.held.clear();
+                        St::ArgTag
                     } else {
                         St::After
                     };
@@ -558,6 +570,27 @@ impl LlamaPythonic {
                                 self.held = given;
                                 self.held.clear();
                             }
+                        }
+                    }
+                }
+                St::ArgTag => {
+                    self.held.push(b);
+                    match special(&self.held, &self.frame.open) {
+                        Match::Full(_) => {
+                            // An opening token between the arguments: the call ends
+                            // there (the recovery rule), as inside a string.
+                            self.call.truncated(self.slot, calls, out);
+                            self.slot = None;
+                            self.first = true;
+                            self.marked = true;
+                            self.st = St::Lead;
+                            i += 1;
+                        }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            // The call breaks at its `<` (this byte read again after it).
+                            self.held.pop();
+                            self.arg_tag_mismatch(calls, out);
                         }
                     }
                 }
@@ -654,6 +687,15 @@ impl LlamaPythonic {
         }
     }
 
+    /// The `<` of [`St::ArgTag`] (and the bytes held after it) begins no opening token:
+    /// the call breaks at it, and they are skipped as the broken call's.
+    fn arg_tag_mismatch(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        let given = std::mem::take(&mut self.held);
+        let ended = self.call.fail_held(&mut self.broken, self.slot, calls, out);
+        self.st = if ended { St::After } else { St::Broken };
+        self.rescan(&given, calls, out);
+    }
+
     /// An opening reasoning tag (held): the block is reasoning up to its closing tag,
     /// read by the kit's text stage (the line breaks right before the tag dropped).
     fn open_reasoning(&mut self, out: &mut dyn EventSink) {
@@ -702,6 +744,9 @@ impl LlamaPythonic {
             self.st = St::Args;
             self.rescan(&given, calls, out);
         }
+        if self.st == St::ArgTag {
+            self.arg_tag_mismatch(calls, out);
+        }
         match self.st {
             St::Text | St::Skip => {}
             St::Think => {
@@ -715,7 +760,7 @@ impl LlamaPythonic {
                 }
                 self.release()
             }
-            St::Args | St::InStr => self.call.truncated(self.slot, calls, out),
+            St::Args | St::InStr | St::ArgTag => self.call.truncated(self.slot, calls, out),
             St::Broken => self.broken.end(calls, out),
         }
         self.st = St::Text;
