@@ -42,6 +42,8 @@ enum Target {
     /// An error of its own: text after a call had already ended (its first
     /// `max_argument_bytes` bytes, the rest counted).
     Orphan(Raw),
+    /// An error of its own: a call whose name is no name, never opened (no index).
+    Nameless(Raw),
 }
 
 /// A broken call being skipped to its end; its bytes become the error's `raw`.
@@ -106,6 +108,18 @@ impl Broken {
         done
     }
 
+    /// Starts skipping a call whose header broke in its name (`[get weather(..)]` after
+    /// an opening token): no call was opened; `head` (its bytes from its first marker
+    /// byte) opens the index-less error's `raw`, and the skip goes on from the byte that
+    /// broke it, as in a call's arguments.
+    pub(crate) fn begin_nameless(&mut self, head: &[u8], max: usize) {
+        self.skip = Skip::new(true, 0);
+        self.utf8 = Utf8Holder::new();
+        self.pending = false;
+        self.target = Target::Nameless(Raw::new(max));
+        self.send(head);
+    }
+
     /// Skips bytes of the broken call; returns where it ends, if it does in `input`.
     /// `in_list`: a `]` that ends the call ([`SkipEnd::Before`]) closes the call's list,
     /// and is in the error's raw text too (the list's closing byte is nowhere else).
@@ -127,7 +141,7 @@ impl Broken {
         let s = self.utf8.push(bytes, &mut self.scratch);
         match &mut self.target {
             Target::Drop => {}
-            Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(&s),
+            Target::Call { raw, .. } | Target::Orphan(raw) | Target::Nameless(raw) => raw.push(&s),
         }
     }
 
@@ -150,7 +164,9 @@ impl Broken {
         if let Some(tail) = self.utf8.finish() {
             match &mut self.target {
                 Target::Drop => {}
-                Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(tail),
+                Target::Call { raw, .. } | Target::Orphan(raw) | Target::Nameless(raw) => {
+                    raw.push(tail)
+                }
             }
         }
         match std::mem::take(&mut self.target) {
@@ -161,6 +177,16 @@ impl Broken {
                 message,
                 mut raw,
             } => report(calls, Some(slot), kind, &message, &mut raw, out),
+            Target::Nameless(mut raw) => {
+                let (raw, note) = raw.take();
+                out.push(Event::Error {
+                    path: None,
+                    kind: ErrorKind::InvalidArguments,
+                    message: format!("a pythonic tool call whose name is no name{note}"),
+                    index: None,
+                    raw,
+                });
+            }
             Target::Orphan(mut raw) => {
                 let (raw, note) = raw.take();
                 if !raw.is_empty() || !note.is_empty() {

@@ -291,6 +291,24 @@ impl LlamaPythonic {
         self.st = St::Text;
     }
 
+    /// The name being read is no name (the byte that breaks it not taken). After a
+    /// special opening token and `[` (`<|tool_call_start|>[get weather(a=1)]`) the list
+    /// is a call whose name is no name: an index-less error carrying its bytes, skipped
+    /// to its end as a broken call's (a special token is never text); otherwise the
+    /// header is text.
+    fn bad_name(&mut self, out: &mut dyn EventSink) {
+        if !(self.special_open && self.marked && self.in_list && self.first) {
+            self.release();
+            return;
+        }
+        self.text.flush(out);
+        self.broken
+            .begin_nameless(&self.held, self.limits.max_argument_bytes);
+        self.held.clear();
+        self.first = false;
+        self.st = St::Broken;
+    }
+
     /// A name starts with `b`.
     fn begin_name(&mut self, b: u8) {
         self.name_from = self.held.len();
@@ -505,7 +523,7 @@ impl LlamaPythonic {
                             self.held.push(b);
                             i += 1;
                         } else {
-                            self.release();
+                            self.bad_name(out);
                         }
                     } else if b == b'(' && prev != b'.' && prev != b'-' {
                         if self.start(calls, out) {
@@ -514,7 +532,7 @@ impl LlamaPythonic {
                             self.release();
                         }
                     } else {
-                        self.release();
+                        self.bad_name(out);
                     }
                 }
                 St::Args | St::Broken => {

@@ -1219,6 +1219,8 @@ impl XmlCalls {
     /// The function name is complete: the call starts.
     fn name_done(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let name = self.name.trim_matches(is_ws);
+        // (Checked as written: an escaped quote, `&quot;`, is a name's character.)
+        let junk = name.contains(|c: char| is_ws(c) || "\"'<>".contains(c));
         let unescaped;
         let name = if self.d.attr_entities {
             unescaped = attr_unescape(name);
@@ -1235,11 +1237,13 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
-        if self.d.name_end == Ending::Quote
-            && name.contains(|c: char| is_ws(c) || "=<>'".contains(c))
+        if junk
+            || (self.d.name_end == Ending::Quote
+                && name.contains(|c: char| is_ws(c) || "=<>'".contains(c)))
         {
-            // A quote lost after the name (`name="f index="1"`) read the next attribute
-            // into it: no name, the call is an error with its bytes.
+            // A name that is no name (`get weather"`), or a quote lost after the name
+            // (`name="f index="1"`) that read the next attribute into it: the call is an
+            // error with its bytes.
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }

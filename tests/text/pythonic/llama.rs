@@ -1383,6 +1383,15 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
     vec![
         fx!(
             "llama-pythonic",
+            "<|python_tag|> and a list whose name is no name",
+            "<|python_tag|>[get weather(a=1)] after",
+            [
+                err(Bad, None, "<|python_tag|>[get weather(a=1)]"),
+                t(" after")
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
             "<|python_tag|> between keyword arguments ends the call",
             "<|python_tag|>[f(a=1, <|python_tag|>[g()]",
             [
