@@ -1183,6 +1183,14 @@ impl XmlCalls {
             (Ending::Line, '<') | (Ending::Tags, '<') => (true, false),
             _ => (false, false),
         };
+        if !ends && self.st == St::Name && end == Ending::Quote && c == '\n' {
+            // A quoted name the line ends in (`Use a literal <function name=" tag.`):
+            // no call began, the marker was text, and so is the name (the line break
+            // read again as text).
+            released(&mut self.raw, &mut self.text, out);
+            self.end_call();
+            return;
+        }
         if !ends {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
