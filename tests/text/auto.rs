@@ -117,6 +117,12 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
     vec![
         fx!(
             "auto",
+            "<|python_tag|>[ at the end: a pythonic call list cut off, not code",
+            "A <|python_tag|>[",
+            [t("A "), err(Cut, None, "<|python_tag|>[")],
+        ),
+        fx!(
+            "auto",
             "a JSON call array: no bracket text",
             r#"[{"name": "f", "parameters": {}}, {"name": "g", "parameters": {}}]"#,
             [call(0, "f", "{}"), call(1, "g", "{}")],

@@ -772,6 +772,24 @@ impl LlamaPythonic {
                     t.finish(out);
                 }
             }
+            St::Open | St::Name
+                if self.special_open && self.marked && self.in_list && self.first =>
+            {
+                // A special opening token and `[`, cut off before a call: the list's
+                // error (a special token is never text).
+                self.text.flush(out);
+                let mut raw = crate::text::kit::call::Raw::new(self.limits.max_argument_bytes);
+                raw.push(&String::from_utf8_lossy(&self.held));
+                self.held.clear();
+                crate::text::kit::call::report(
+                    calls,
+                    None,
+                    crate::event::ErrorKind::Truncated,
+                    "the text ended inside a pythonic tool call list",
+                    &mut raw,
+                    out,
+                );
+            }
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
                 if self.broken.pending() {
                     self.broken.end(calls, out);

@@ -1383,6 +1383,18 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
     vec![
         fx!(
             "llama-pythonic",
+            "<|python_tag|>[ at the end: a call list cut off (a special token is never text)",
+            "A <|python_tag|>[ ",
+            [t("A "), err(Cut, None, "<|python_tag|>[ ")],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|>[ and a name cut off",
+            "<|python_tag|>[get_wea",
+            [err(Cut, None, "<|python_tag|>[get_wea")],
+        ),
+        fx!(
+            "llama-pythonic",
             "<|python_tag|> and a list whose name is no name",
             "<|python_tag|>[get weather(a=1)] after",
             [
