@@ -706,7 +706,10 @@ impl LlamaJson {
                 St::Obj(o)
                     if b == b'<'
                         && self.started
-                        && !matches!(o, Obj::Key | Obj::Name | Obj::Type | Obj::Args) =>
+                        && !matches!(
+                            o,
+                            Obj::Key | Obj::Name | Obj::Type | Obj::Args | Obj::Tag(_)
+                        ) =>
                 {
                     // Where structure is expected: perhaps the next call's tag.
                     self.st = St::Obj(Obj::Opener(1));

@@ -112,6 +112,19 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
     vec![
         fx!(
             "llama-json",
+            "a '<' again inside a partial tag after the arguments closed: the tag's bytes stay the trailing error's",
+            r#"{"name": "f", "parameters": {"a": 1}<|<|python_tag|>{"name": "g", "parameters": {}}"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(
+                    Trailing,
+                    None,
+                    r#"<|<|python_tag|>{"name": "g", "parameters": {}}"#
+                ),
+            ],
+        ),
+        fx!(
+            "llama-json",
             "<|python_tag|> between members ends the call",
             r#"<|python_tag|>{"name": "f", <|python_tag|>{"name": "g", "parameters": {}}"#,
             [
