@@ -1563,11 +1563,9 @@ fn fuzz_harmony_recipient_in_an_overlong_header_starts_however_chunked() {
         ("assistant to=functions.abcdefgh ", Some("abcdefgh")),
         // By the byte just past it: never settled, no call.
         ("assistant to=functions.abcdefghi ", None),
-        // The fuzz inputs' shape: junk after `to=`, settled later by a tab.
-        (
-            "*\u{e4}ge to=\"a\"\u{1}\0\"e\"\t",
-            Some("\"a\"\u{1}\0\"e\""),
-        ),
+        // The fuzz inputs' shape: junk after `to=`, settled later by a tab: a recipient
+        // that names no tool (quotes, control characters), so no call.
+        ("*\u{e4}ge to=\"a\"\u{1}\0\"e\"\t", None),
     ] {
         let body = format!("<|start|>{header}{pad}<|end|>after");
         for format in [Format::Harmony, Format::Auto] {
@@ -1740,10 +1738,12 @@ fn fuzz_harmony_recipient_in_an_overlong_header_starts_however_chunked() {
                 ev,
                 "case {i}, {format:?}: the fuzz chunking differs from whole"
             );
-            assert_eq!(starts(&ev).len(), 1, "case {i}, {format:?}: {ev:?}");
+            // Every recipient here is quoted junk (`to="a"..`): it names no tool, so no
+            // call starts, and the overlong header's error has no index.
+            assert!(starts(&ev).is_empty(), "case {i}, {format:?}: {ev:?}");
             let over = errors_of(&ev, ErrorKind::LimitExceeded);
             assert_eq!(over.len(), 1, "case {i}, {format:?}: {ev:?}");
-            assert_eq!(over[0].0, Some(0), "case {i}, {format:?}: {ev:?}");
+            assert_eq!(over[0].0, None, "case {i}, {format:?}: {ev:?}");
         }
     }
 }

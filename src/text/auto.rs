@@ -607,6 +607,24 @@ impl Auto {
         self.deferred = false;
         if self.inner.is_none() && !self.held.is_empty() {
             let won = self.rows.iter().find(|(_, r)| *r == Row::Matched);
+            // Unless an earlier pattern still following the held bytes took a byte past
+            // the winner's match that is not whitespace (`<|python_tag|>[`: the
+            // pythonic call list's, cut off, not `<|python_tag|>` code): that one's
+            // format reads them.
+            let won = match won.map(|&(k, _)| (k, matched_len(k, &self.held))) {
+                Some((k, Some(m)))
+                    if self
+                        .held
+                        .get(m..)
+                        .is_some_and(|after| after.iter().any(|&b| !is_ws(b))) =>
+                {
+                    self.rows
+                        .iter()
+                        .find(|&&(e, r)| e < k && matches!(r, Row::At { .. }))
+                        .or(won)
+                }
+                _ => won,
+            };
             match won.map(|(k, _)| patterns().get(*k)) {
                 Some(Some((_, format))) => self.detect(*format, calls, out),
                 Some(None) => self.open_reasoning(out),
@@ -624,6 +642,22 @@ impl Auto {
         self.text.emit(&held);
         self.text.flush(out);
     }
+}
+
+/// Where pattern `k` of [`patterns`] matched in `held` (`None`: a reasoning tag's row,
+/// or no match).
+fn matched_len(k: usize, held: &[u8]) -> Option<usize> {
+    let (toks, _) = patterns().get(k)?;
+    let mut row = Row::At { tok: 0, n: 0 };
+    for (i, &b) in held.iter().enumerate() {
+        row = row.step(toks, b);
+        match row {
+            Row::Matched => return Some(i + 1),
+            Row::Dead => return None,
+            Row::At { .. } => {}
+        }
+    }
+    None
 }
 
 /// The call markers that end reasoning in the syntax they pick (Kimi K2 may omit

@@ -117,6 +117,9 @@ pub(crate) struct Harmony {
     header_max: usize,
     slot: Option<Slot>,
     started: bool,
+    /// The settled recipient names no tool (`"get`, `functions.`, `get"x`): the message
+    /// is no call, its bytes through its end token an index-less error.
+    junk: bool,
     args: ArgValue,
 }
 
@@ -140,6 +143,14 @@ fn recipient(header: &str, at_end: bool) -> Option<&str> {
         from = at + 3;
     }
     None
+}
+
+/// Whether a recipient names a tool: no quote, bracket, markup or escape in it, and no
+/// `.` at its end (`to=functions."get weather"` settles as `"get`).
+fn is_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.ends_with('.')
+        && !name.contains(|c: char| c.is_control() || "\"'<>{}()[],;=\\`".contains(c))
 }
 
 /// Whether a header (its text, with the `<|channel|>` and `<|constrain|>` tokens read
@@ -207,6 +218,7 @@ impl Harmony {
             header_max: MAX_HEADER.min(limits.max_held_bytes),
             slot: None,
             started: false,
+            junk: false,
             args: ArgValue::new(limits.max_depth),
         }
     }
@@ -230,6 +242,7 @@ impl Harmony {
         self.raw.start(tok);
         self.slot = None;
         self.started = false;
+        self.junk = false;
         self.matcher.clear();
         self.st = St::Header;
     }
@@ -248,6 +261,11 @@ impl Harmony {
             .unwrap_or(r)
             .to_owned();
         self.started = true;
+        if !is_tool_name(&name) || name == "functions." {
+            // No name: no call (its bytes go with an error when the message ends).
+            self.junk = true;
+            return;
+        }
         self.slot = calls.open_raw(&mut self.raw, out);
         if let Some(slot) = self.slot {
             calls.set_name(slot, &name, out);
@@ -323,7 +341,10 @@ impl Harmony {
                                 }
                                 T_MESSAGE => {
                                     self.try_start(true, calls, out);
-                                    if self.started {
+                                    if self.junk {
+                                        self.body.start("x");
+                                        self.st = St::RawBody(ErrorKind::InvalidArguments);
+                                    } else if self.started {
                                         self.st = St::Args;
                                     } else {
                                         let reasoning = channel(&self.header) == "analysis";
@@ -445,20 +466,26 @@ impl Harmony {
                 // call ends with its bytes up to the token: cut short when its JSON broke
                 // right there or it had no body, else as broken.
                 let body = self.body.as_str();
-                if (body == "x" || body.trim_matches(is_ws).is_empty()) && self.body.dropped() == 0
+                if (body == "x" || body.trim_matches(is_ws).is_empty())
+                    && self.body.dropped() == 0
+                    && !self.junk
                 {
                     interrupted_own(calls, self.slot, tok, &mut self.raw, out);
                 } else {
-                    calls.report(self.slot, kind, NOT_JSON, &mut self.raw, out);
+                    calls.report(self.slot, kind, self.not_json(), &mut self.raw, out);
                 }
             }
             St::RawBody(kind) => {
                 calls.raw_or(self.slot, &mut self.raw).push(tok);
-                if self.body.as_str().trim_matches(is_ws).is_empty() && self.body.dropped() == 0 {
+                if self.junk {
+                    calls.report(None, kind, self.not_json(), &mut self.raw, out);
+                } else if self.body.as_str().trim_matches(is_ws).is_empty()
+                    && self.body.dropped() == 0
+                {
                     // `<|message|><|call|>`: no arguments.
                     calls.close_own(self.slot, &mut self.raw, out);
                 } else {
-                    calls.report(self.slot, kind, NOT_JSON, &mut self.raw, out);
+                    calls.report(self.slot, kind, self.not_json(), &mut self.raw, out);
                 }
             }
             _ => {}
@@ -466,9 +493,20 @@ impl Harmony {
         self.body.start("");
         self.slot = None;
         self.started = false;
+        self.junk = false;
         match m {
             T_START | T_CHANNEL => self.header(m),
             _ => self.body_kind(false),
+        }
+    }
+
+    /// Why a call message's body is an error: its recipient names no tool, or the body is
+    /// not JSON.
+    fn not_json(&self) -> &'static str {
+        if self.junk {
+            "the recipient of a harmony message names no tool"
+        } else {
+            NOT_JSON
         }
     }
 
@@ -484,6 +522,7 @@ impl Harmony {
         self.header.clear();
         self.slot = None;
         self.started = false;
+        self.junk = false;
         self.body_kind(false);
     }
 
@@ -531,7 +570,11 @@ impl Harmony {
                 calls.report(
                     self.slot,
                     kind,
-                    "the text ended inside a harmony tool call that is not JSON",
+                    if self.junk {
+                        "the recipient of a harmony message names no tool"
+                    } else {
+                        "the text ended inside a harmony tool call that is not JSON"
+                    },
                     &mut self.raw,
                     out,
                 );

@@ -4,7 +4,7 @@
 /// `auto`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Auto,
@@ -89,9 +89,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::JunkName,
-                // Today: call(0, "get weather\"", "{}"),
-                broken(
-                    "detected as `qwen-xml`, whose XML engine reads a name holding a space and a quote as the name (issue 33: junk names are errors; `qwen-xml`'s fixture marks the same)",
+                sample(
                     "<tool_call>\n<function=get weather\">\n</function>\n</tool_call>",
                     vec![one(err(
                         Bad,
@@ -117,6 +115,12 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         UnexpectedPayload as Member,
     };
     vec![
+        fx!(
+            "auto",
+            "<|python_tag|>[ at the end: a pythonic call list cut off, not code",
+            "A <|python_tag|>[",
+            [t("A "), err(Cut, None, "<|python_tag|>[")],
+        ),
         fx!(
             "auto",
             "a JSON call array: no bracket text",

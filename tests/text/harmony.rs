@@ -141,7 +141,7 @@ proptest::proptest! {
 /// `harmony`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use crate::universal::{Case, Universal, not_applicable, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Harmony,
@@ -222,9 +222,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::JunkName,
-                // Today: call(0, "\"get", "{}"),
-                broken(
-                    "the recipient is read up to the first space: `to=functions.\"get weather\"` makes a call named `\"get` (and `to=functions.<b>f</b>` one named `functions.`); a name that is no name should be the call's error",
+                sample(
                     r#"<|start|>assistant<|channel|>commentary to=functions."get weather" <|constrain|>json<|message|>{}<|call|>"#,
                     vec![one(err(
                         Bad,
@@ -250,6 +248,29 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         UnexpectedPayload as Member,
     };
     vec![
+        fx!(
+            "harmony",
+            "a recipient cut at markup names no tool",
+            r#"<|channel|>commentary to=functions.<b>f</b> <|constrain|>json<|message|>{}<|call|>after"#,
+            [
+                err(
+                    Bad,
+                    None,
+                    r#"<|channel|>commentary to=functions.<b>f</b> <|constrain|>json<|message|>{}<|call|>"#
+                ),
+                t("after"),
+            ],
+        ),
+        fx!(
+            "harmony",
+            "a recipient with a quote in it names no tool",
+            r#"<|channel|>commentary to=functions.get"x <|constrain|>json<|message|>{"a": 1}<|end|>"#,
+            [err(
+                Bad,
+                None,
+                r#"<|channel|>commentary to=functions.get"x <|constrain|>json<|message|>{"a": 1}<|end|>"#
+            )],
+        ),
         fx!(
             "harmony",
             "<|start|> inside a call's JSON",

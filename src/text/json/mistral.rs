@@ -43,7 +43,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::json::{CallList, List, skip_object, skip_to_end};
-use crate::text::kit::call::{ArgStep, ArgValue, Forming, report_at};
+use crate::text::kit::call::{ArgStep, ArgValue, Forming};
 use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
@@ -118,6 +118,13 @@ pub(crate) struct Mistral {
     skip_list: bool,
     /// The name or id went over [`MAX_NAME`] bytes (v11).
     overflow: bool,
+    /// The name (or id) holds a character no name has (v11): the rest of the line is
+    /// held ([`junk_tail`](Self::junk_tail), at most [`MAX_NAME`] bytes) in case
+    /// `[ARGS]` follows, which makes the call's error carry all of its bytes; else the
+    /// error ends at that character and the held bytes are text.
+    junk: bool,
+    /// The bytes held after a broken name ([`junk`](Self::junk)).
+    junk_tail: String,
     args: ArgValue,
     /// `[TOOL_CALLS]`, what ends a broken call's skip.
     open_set: MarkerSet,
@@ -159,6 +166,8 @@ impl Mistral {
             skip_kind: ErrorKind::InvalidJson,
             skip_list: false,
             overflow: false,
+            junk: false,
+            junk_tail: String::new(),
             args: {
                 let mut args = ArgValue::new(limits.max_depth);
                 args.set_stop(crate::scan::find::StopByte::of([TOOL_CALLS.as_bytes()]));
@@ -194,6 +203,8 @@ impl Mistral {
         self.id.clear();
         self.slot = None;
         self.overflow = false;
+        self.junk = false;
+        self.junk_tail.clear();
         self.matcher.clear();
         self.st = St::Open;
     }
@@ -283,12 +294,17 @@ impl Mistral {
                 },
                 St::Name | St::Id => {
                     // Name (or id) characters and the brackets of `[ARGS]` / `[CALL_ID]`;
-                    // anything else breaks the call.
-                    let bad = s
-                        .find(|c: char| !(name_char(c) || c == '[' || c == ']'))
-                        .unwrap_or(s.len());
+                    // anything else breaks the name. Past a broken name the line is held
+                    // ([`Mistral::junk`]) up to `[ARGS]`, which makes it all the error's.
+                    let bad = if self.junk {
+                        s.find('\n')
+                    } else {
+                        s.find(|c: char| !(name_char(c) || c == '[' || c == ']'))
+                    }
+                    .unwrap_or(s.len());
                     let mut part = s.get(..bad).unwrap_or_default();
                     let mut matcher = std::mem::take(&mut self.matcher);
+                    let mut over = false;
                     while let Some(f) = matcher.next(
                         if self.st == St::Name {
                             &self.name_set
@@ -298,6 +314,13 @@ impl Mistral {
                         &mut part,
                     ) {
                         match f {
+                            Found::Text(t) if self.junk => {
+                                self.junk_tail.push_str(t);
+                                if self.junk_tail.len() > MAX_NAME {
+                                    over = true;
+                                    break;
+                                }
+                            }
                             Found::Text(t) => {
                                 calls.raw_or(self.owner(), &mut self.raw).push(t);
                                 let buf = if self.st == St::Name {
@@ -316,6 +339,10 @@ impl Mistral {
                                 }
                             }
                             Found::Marker(m) => {
+                                let tail = std::mem::take(&mut self.junk_tail);
+                                calls.raw_or(self.owner(), &mut self.raw).push(&tail);
+                                self.junk_tail = tail;
+                                self.junk_tail.clear();
                                 if self.st == St::Name && m == 1 {
                                     calls.raw_or(self.owner(), &mut self.raw).push(CALL_ID);
                                     self.st = St::Id;
@@ -329,11 +356,30 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
+                    if over || (self.junk && consumed == bad && !s.is_empty()) {
+                        // No `[ARGS]` on the line within the bound: the name broke at
+                        // its first bad character, and what was held after it is text
+                        // (read again, the rest of the piece after it).
+                        // (At most `MAX_NAME` bytes and a partial marker: a call broken
+                        // in them recurses on fewer.)
+                        self.matcher = matcher;
+                        let again = self.give_up(calls, out);
+                        self.run(&again, calls, out);
+                        continue;
+                    }
                     if matches!(self.st, St::Name | St::Id) && consumed == bad && !s.is_empty() {
+                        // Not a name (`get weather"`): the call's error runs to its
+                        // first bad character, or, if `[ARGS]` follows on the line,
+                        // through the arguments (what a matcher holds is the name's).
+                        self.junk = true;
+                        self.overflow = true;
                         let held = matcher.finish().to_owned();
                         calls.raw_or(self.owner(), &mut self.raw).push(&held);
                         self.matcher = matcher;
-                        s = self.malformed(s, None, ErrorKind::MissingName, calls, out);
+                        let n = s.chars().next().map_or(1, char::len_utf8);
+                        let (c, rest) = s.split_at(n);
+                        calls.raw_or(self.owner(), &mut self.raw).push(c);
+                        s = rest;
                         continue;
                     }
                     self.matcher = matcher;
@@ -477,24 +523,22 @@ impl Mistral {
         }
     }
 
-    /// The call text broke at the start of `s`: report it with the offending character,
-    /// and go back to text after it. Returns the rest of `s`.
-    fn malformed<'a>(
-        &mut self,
-        s: &'a str,
-        slot: Option<Slot>,
-        kind: ErrorKind,
-        calls: &mut Calls,
-        out: &mut dyn EventSink,
-    ) -> &'a str {
-        let rest = report_at(s, calls, slot, kind, MALFORMED, &mut self.raw, out);
+    /// A broken v11 name ([`junk`](Self::junk)) with no `[ARGS]` after it on its line:
+    /// the error ends at its first bad character; returns the bytes held after it (and
+    /// a partial marker the matcher held), text to read again.
+    fn give_up(&mut self, calls: &mut Calls, out: &mut dyn EventSink) -> String {
+        let mut again = std::mem::take(&mut self.junk_tail);
+        again.push_str(self.matcher.finish());
+        calls.report(None, ErrorKind::MissingName, MALFORMED, &mut self.raw, out);
         self.end();
-        rest
+        again
     }
 
     fn end(&mut self) {
         self.fresh = false;
         self.past = false;
+        self.junk = false;
+        self.junk_tail.clear();
         self.st = St::Text;
         self.slot = None;
         self.raw.start("");
@@ -509,6 +553,11 @@ impl Mistral {
             self.st = St::Args;
             self.past = !given.is_empty();
             self.run(&given, calls, out);
+        }
+        while self.junk && matches!(self.st, St::Name | St::Id) {
+            // (Each round reads at least the broken name's first bad character.)
+            let again = self.give_up(calls, out);
+            self.run(&again, calls, out);
         }
         let tail = self.matcher.finish().to_owned();
         calls.raw_or(self.owner(), &mut self.raw).push(&tail);

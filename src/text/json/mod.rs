@@ -321,6 +321,11 @@ impl CallList {
         self.in_object() && self.walker.in_string()
     }
 
+    /// At an array's first element: nothing but whitespace read since its `[`.
+    pub(crate) fn before_first(&self) -> bool {
+        self.at == (At::Elem { first: true })
+    }
+
     /// Inside a call object (a [`List::Broken`] there broke that object).
     pub(crate) fn in_object(&self) -> bool {
         matches!(self.at, At::Object { .. })
@@ -875,6 +880,13 @@ impl JsonCalls {
                         }
                     }
                     List::Nameless { .. } => self.st = St::Skip(ErrorKind::MissingName),
+                    List::Broken(_, None)
+                        if self.list.before_first() && self.payload() == Payload::ArrayBody =>
+                    {
+                        // A marker that opens the array itself (`functools[`) and no
+                        // call object after it: a literal marker in prose, text.
+                        self.release(calls, out);
+                    }
                     List::Broken(kind, slot) if self.list.in_object() && !self.skips_to_close() => {
                         // No close marker to skip to: skip the object to its balancing
                         // bracket (nothing of it is text; an array's later calls count).

@@ -42,6 +42,8 @@ enum Target {
     /// An error of its own: text after a call had already ended (its first
     /// `max_argument_bytes` bytes, the rest counted).
     Orphan(Raw),
+    /// An error of its own: a call whose name is no name, never opened (no index).
+    Nameless(Raw),
 }
 
 /// A broken call being skipped to its end; its bytes become the error's `raw`.
@@ -106,6 +108,18 @@ impl Broken {
         done
     }
 
+    /// Starts skipping a call whose header broke in its name (`[get weather(..)]` after
+    /// an opening token): no call was opened; `head` (its bytes from its first marker
+    /// byte) opens the index-less error's `raw`, and the skip goes on from the byte that
+    /// broke it, as in a call's arguments.
+    pub(crate) fn begin_nameless(&mut self, head: &[u8], max: usize) {
+        self.skip = Skip::new(true, 0);
+        self.utf8 = Utf8Holder::new();
+        self.pending = false;
+        self.target = Target::Nameless(Raw::new(max));
+        self.send(head);
+    }
+
     /// Skips bytes of the broken call; returns where it ends, if it does in `input`.
     /// `in_list`: a `]` that ends the call ([`SkipEnd::Before`]) closes the call's list,
     /// and is in the error's raw text too (the list's closing byte is nowhere else).
@@ -127,7 +141,7 @@ impl Broken {
         let s = self.utf8.push(bytes, &mut self.scratch);
         match &mut self.target {
             Target::Drop => {}
-            Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(&s),
+            Target::Call { raw, .. } | Target::Orphan(raw) | Target::Nameless(raw) => raw.push(&s),
         }
     }
 
@@ -150,7 +164,9 @@ impl Broken {
         if let Some(tail) = self.utf8.finish() {
             match &mut self.target {
                 Target::Drop => {}
-                Target::Call { raw, .. } | Target::Orphan(raw) => raw.push(tail),
+                Target::Call { raw, .. } | Target::Orphan(raw) | Target::Nameless(raw) => {
+                    raw.push(tail)
+                }
             }
         }
         match std::mem::take(&mut self.target) {
@@ -161,6 +177,16 @@ impl Broken {
                 message,
                 mut raw,
             } => report(calls, Some(slot), kind, &message, &mut raw, out),
+            Target::Nameless(mut raw) => {
+                let (raw, note) = raw.take();
+                out.push(Event::Error {
+                    path: None,
+                    kind: ErrorKind::InvalidArguments,
+                    message: format!("a pythonic tool call whose name is no name{note}"),
+                    index: None,
+                    raw,
+                });
+            }
             Target::Orphan(mut raw) => {
                 let (raw, note) = raw.take();
                 if !raw.is_empty() || !note.is_empty() {
@@ -191,6 +217,10 @@ pub(crate) enum PyFeed {
     /// A `<` in string content at this offset (the bytes before it used): the caller
     /// looks for its special tokens there.
     Stop(usize),
+    /// A `<` where the grammar expects structure, at this offset (the bytes before it
+    /// used; [`PyCall::set_openers`]): the caller looks for its opening tokens there,
+    /// and fails the call for this reason ([`PyCall::fail_held`]) when none begins.
+    Opener(usize, &'static str),
 }
 
 /// The arguments of one pythonic call, streamed to the call table as JSON.
@@ -212,6 +242,12 @@ pub(crate) struct PyCall {
     /// The last [`step`](Self::step) stopped at a `<` in string content
     /// ([`PyArgs::take_stop`]).
     stopped: bool,
+    /// A `<` where the grammar expects structure may begin an opening token
+    /// ([`set_openers`](Self::set_openers)).
+    openers: bool,
+    /// The last [`step`](Self::step) stopped at such a `<`: why the arguments broke there
+    /// if it begins no token.
+    opener: Option<&'static str>,
 }
 
 impl PyCall {
@@ -226,7 +262,24 @@ impl PyCall {
             max_depth: limits.max_depth,
             own: false,
             stopped: false,
+            openers: false,
+            opener: None,
         }
+    }
+
+    /// A `<` where the grammar expects structure (never valid pythonic there) stops the
+    /// arguments ([`at_opener`](Self::at_opener)): the syntax's opening tokens end
+    /// the call there (the recovery rule), plain-text ones too.
+    pub(crate) fn set_openers(&mut self, on: bool) {
+        self.openers = on;
+    }
+
+    /// Whether the last [`step`](Self::step) (its bytes used, the call going on) stopped
+    /// at a `<` where the grammar expects structure: the caller looks for its opening
+    /// tokens there, then ends the call ([`truncated`](Self::truncated)) or fails it
+    /// ([`fail_held`](Self::fail_held)).
+    pub(crate) fn at_opener(&mut self) -> bool {
+        self.opener.is_some()
     }
 
     /// String content stops at each `<` ([`take_stopped`](Self::take_stopped)): the
@@ -257,6 +310,7 @@ impl PyCall {
     /// The call was opened with [`Calls::open_scanned`].
     pub(crate) fn begin(&mut self, head: &[u8]) {
         self.args.reset();
+        self.opener = None;
         self.own = false;
         self.raw.clear();
         self.raw_lost = !push_bounded(&mut self.raw, head, self.max_raw);
@@ -288,6 +342,9 @@ impl PyCall {
                 None => (input.len(), PyFeed::NeedMore),
             },
             PyStatus::Done { consumed } => (consumed, PyFeed::Done(consumed)),
+            PyStatus::Invalid { at, reason } if self.openers && input.get(at) == Some(&b'<') => {
+                (at, PyFeed::Opener(at, reason))
+            }
             PyStatus::Invalid { at, reason } => (at, PyFeed::Invalid(at, reason)),
         };
         if !push_bounded(
@@ -448,6 +505,10 @@ impl PyCall {
                 }
                 Some((n, false))
             }
+            PyFeed::Opener(at, reason) => {
+                self.opener = Some(reason);
+                Some((at, false))
+            }
             PyFeed::Invalid(at, reason) => {
                 let ended = self.fail(reason, broken, slot, calls, out);
                 if ended {
@@ -458,6 +519,24 @@ impl PyCall {
         }
     }
 
+    /// The `<` of [`at_opener`](Self::at_opener) begins no opening token: the call
+    /// fails there as it would have without the stop (the caller skips the held bytes
+    /// as the broken call's). Returns `true` when the call ends at once.
+    pub(crate) fn fail_held(
+        &mut self,
+        broken: &mut Broken,
+        slot: Option<Slot>,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) -> bool {
+        let reason = self.opener.take().unwrap_or("an unexpected '<'");
+        let ended = self.fail(reason, broken, slot, calls, out);
+        if ended {
+            broken.end(calls, out);
+        }
+        ended
+    }
+
     /// The input ended inside the arguments: the call's `truncated` error with its raw
     /// text.
     pub(crate) fn truncated(
@@ -466,6 +545,7 @@ impl PyCall {
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) {
+        self.opener = None;
         let Some(slot) = slot else { return };
         let mut raw = Raw::new(self.max_raw);
         raw.push(&String::from_utf8_lossy(&self.raw));

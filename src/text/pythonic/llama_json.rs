@@ -143,6 +143,10 @@ enum Obj {
     /// The arguments closed, then `<`: the first `n` bytes of `<|python_tag|>` (not
     /// taken). The whole tag completes the call and opens the next.
     Tag(u8),
+    /// The call is open (its arguments not closed), then `<` where the grammar expects
+    /// structure: the first `n` bytes of `<|python_tag|>` (not taken). The whole tag
+    /// ends the call as cut short (the recovery rule) and opens the next.
+    Opener(u8),
     /// After a member: `,` or `}`.
     AfterValue,
 }
@@ -680,6 +684,37 @@ impl LlamaJson {
                     self.st = St::Obj(Obj::Tag(1));
                     i += 1;
                 }
+                St::Obj(Obj::Opener(n)) => {
+                    let n = usize::from(n);
+                    if PYTHON_TAG.get(n) != Some(&b) {
+                        // Not the tag: the call breaks at its `<`, and the bytes since
+                        // are read again (this one too).
+                        self.opener_mismatch(n, calls, out);
+                    } else if n + 1 < PYTHON_TAG.len() {
+                        self.st = St::Obj(Obj::Opener(n as u8 + 1));
+                        i += 1;
+                    } else {
+                        self.interrupted(calls, out);
+                        self.held.clear();
+                        self.lead.clear();
+                        self.lead.extend_from_slice(PYTHON_TAG);
+                        self.first = true;
+                        self.st = St::Tag;
+                        i += 1;
+                    }
+                }
+                St::Obj(o)
+                    if b == b'<'
+                        && self.started
+                        && !matches!(
+                            o,
+                            Obj::Key | Obj::Name | Obj::Type | Obj::Args | Obj::Tag(_)
+                        ) =>
+                {
+                    // Where structure is expected: perhaps the next call's tag.
+                    self.st = St::Obj(Obj::Opener(1));
+                    i += 1;
+                }
                 St::Obj(Obj::Tag(n)) => {
                     let n = usize::from(n);
                     if PYTHON_TAG.get(n) != Some(&b) {
@@ -863,6 +898,11 @@ impl LlamaJson {
                 }
                 self.st = St::Obj(Obj::AfterValue);
             }
+            JsonStatus::Invalid { .. } if self.started && rest.get(used) == Some(&b'<') => {
+                // Where structure is expected: perhaps the next call's tag.
+                self.st = St::Obj(Obj::Opener(1));
+                return used + 1;
+            }
             JsonStatus::Invalid { .. } => {
                 self.object_failed(ErrorKind::InvalidArguments, calls, out);
             }
@@ -1000,9 +1040,56 @@ impl LlamaJson {
         self.rescan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
     }
 
+    /// [`Obj::Opener`]`(n)` turned out not to be `<|python_tag|>`: the call breaks at
+    /// its `<`, and the `n` bytes matched are read again, in the broken call's skip.
+    fn opener_mismatch(&mut self, n: usize, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.object_failed(ErrorKind::InvalidArguments, calls, out);
+        self.rescan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
+    }
+
+    /// `<|python_tag|>` began inside the open call: it ends as cut short, its error
+    /// carrying its raw text up to the tag (the recovery rule).
+    fn interrupted(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.truncated(
+            "a new call (<|python_tag|>) began inside this one",
+            calls,
+            out,
+        );
+    }
+
+    /// The open call ends cut short (`message`): its `truncated` error carries its raw
+    /// text.
+    fn truncated(&mut self, message: &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let raw = calls.raw_or(self.slot, &mut self.raw);
+        let (send, _) = raw_from(raw, 0, [&self.args_utf8, &self.raw_utf8], self.max_raw);
+        let send = send.into_owned();
+        self.broken.begin(
+            Skip::new(false, 0),
+            &[],
+            true,
+            self.slot,
+            false,
+            &send,
+            Failure {
+                kind: ErrorKind::Truncated,
+                message: message.to_owned(),
+            },
+            self.max_raw,
+            calls,
+            out,
+        );
+        self.broken.end(calls, out);
+        calls.give_back(self.slot, &mut self.raw);
+        self.clear_raw();
+        self.slot = None;
+    }
+
     pub(crate) fn finish(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         if let St::Obj(Obj::Tag(n)) = self.st {
             self.tag_mismatch(usize::from(n), calls, out);
+        }
+        if let St::Obj(Obj::Opener(n)) = self.st {
+            self.opener_mismatch(usize::from(n), calls, out);
         }
         match self.st {
             St::Text | St::Tag => {}
@@ -1023,26 +1110,7 @@ impl LlamaJson {
                     }
                 } else {
                     // Cut off: the call's error carries its raw text.
-                    let raw = calls.raw_or(self.slot, &mut self.raw);
-                    let (send, _) =
-                        raw_from(raw, 0, [&self.args_utf8, &self.raw_utf8], self.max_raw);
-                    let send = send.into_owned();
-                    self.broken.begin(
-                        Skip::new(false, 0),
-                        &[],
-                        true,
-                        self.slot,
-                        false,
-                        &send,
-                        Failure {
-                            kind: ErrorKind::Truncated,
-                            message: "the text ended inside a JSON tool call".to_owned(),
-                        },
-                        self.max_raw,
-                        calls,
-                        out,
-                    );
-                    self.broken.end(calls, out);
+                    self.truncated("the text ended inside a JSON tool call", calls, out);
                 }
             }
             St::TagName => {

@@ -171,6 +171,9 @@ enum St {
     /// A string of the arguments reached `<` (frames whose opening tokens are special
     /// tokens): held, a proper prefix of an opening token, which would end the call.
     InStr,
+    /// The arguments reached `<` where the grammar expects structure: held, a proper
+    /// prefix of an opening token, which ends the call; anything else breaks it.
+    ArgTag,
 }
 
 /// A pythonic call scanner (`llama-pythonic`, `lfm2`, `olmo3`). See the
@@ -191,6 +194,8 @@ pub(crate) struct LlamaPythonic {
     in_list: bool,
     /// The list was opened with a token (a closing token may follow it).
     marked: bool,
+    /// The frame's opening tokens are special tokens (`<|..|>`), never text.
+    special_open: bool,
     call: PyCall,
     slot: Option<Slot>,
     broken: Broken,
@@ -211,6 +216,9 @@ impl LlamaPythonic {
         // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
         // `<function_calls>`) are never string content: strings stop at `<`.
         let mut call = PyCall::new(limits);
+        call.set_openers(!frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<")));
+        let special_open =
+            !frame.open.is_empty() && frame.open.iter().all(|t| t.starts_with(b"<|"));
         if frame.open.iter().all(|t| t.starts_with(b"<|")) {
             call.set_stop(crate::scan::find::StopByte::of(
                 frame.open.iter().map(|t| t.as_ref()),
@@ -250,6 +258,7 @@ impl LlamaPythonic {
             first: true,
             in_list: false,
             marked: false,
+            special_open,
             call,
             slot: None,
             broken: Broken::default(),
@@ -280,6 +289,24 @@ impl LlamaPythonic {
         self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
+    }
+
+    /// The name being read is no name (the byte that breaks it not taken). After a
+    /// special opening token and `[` (`<|tool_call_start|>[get weather(a=1)]`) the list
+    /// is a call whose name is no name: an index-less error carrying its bytes, skipped
+    /// to its end as a broken call's (a special token is never text); otherwise the
+    /// header is text.
+    fn bad_name(&mut self, out: &mut dyn EventSink) {
+        if !(self.special_open && self.marked && self.in_list && self.first) {
+            self.release();
+            return;
+        }
+        self.text.flush(out);
+        self.broken
+            .begin_nameless(&self.held, self.limits.max_argument_bytes);
+        self.held.clear();
+        self.first = false;
+        self.st = St::Broken;
     }
 
     /// A name starts with `b`.
@@ -496,7 +523,7 @@ impl LlamaPythonic {
                             self.held.push(b);
                             i += 1;
                         } else {
-                            self.release();
+                            self.bad_name(out);
                         }
                     } else if b == b'(' && prev != b'.' && prev != b'-' {
                         if self.start(calls, out) {
@@ -505,7 +532,7 @@ impl LlamaPythonic {
                             self.release();
                         }
                     } else {
-                        self.release();
+                        self.bad_name(out);
                     }
                 }
                 St::Args | St::Broken => {
@@ -527,6 +554,9 @@ impl LlamaPythonic {
                     } else if self.call.take_stopped() {
                         self.held.clear();
                         St::InStr
+                    } else if self.call.at_opener() {
+                        self.held.clear();
+                        St::ArgTag
                     } else {
                         St::After
                     };
@@ -558,6 +588,27 @@ impl LlamaPythonic {
                                 self.held = given;
                                 self.held.clear();
                             }
+                        }
+                    }
+                }
+                St::ArgTag => {
+                    self.held.push(b);
+                    match special(&self.held, &self.frame.open) {
+                        Match::Full(_) => {
+                            // An opening token between the arguments: the call ends
+                            // there (the recovery rule), as inside a string.
+                            self.call.truncated(self.slot, calls, out);
+                            self.slot = None;
+                            self.first = true;
+                            self.marked = true;
+                            self.st = St::Lead;
+                            i += 1;
+                        }
+                        Match::Prefix => i += 1,
+                        Match::No => {
+                            // The call breaks at its `<` (this byte read again after it).
+                            self.held.pop();
+                            self.arg_tag_mismatch(calls, out);
                         }
                     }
                 }
@@ -654,6 +705,15 @@ impl LlamaPythonic {
         }
     }
 
+    /// The `<` of [`St::ArgTag`] (and the bytes held after it) begins no opening token:
+    /// the call breaks at it, and they are skipped as the broken call's.
+    fn arg_tag_mismatch(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        let given = std::mem::take(&mut self.held);
+        let ended = self.call.fail_held(&mut self.broken, self.slot, calls, out);
+        self.st = if ended { St::After } else { St::Broken };
+        self.rescan(&given, calls, out);
+    }
+
     /// An opening reasoning tag (held): the block is reasoning up to its closing tag,
     /// read by the kit's text stage (the line breaks right before the tag dropped).
     fn open_reasoning(&mut self, out: &mut dyn EventSink) {
@@ -702,6 +762,9 @@ impl LlamaPythonic {
             self.st = St::Args;
             self.rescan(&given, calls, out);
         }
+        if self.st == St::ArgTag {
+            self.arg_tag_mismatch(calls, out);
+        }
         match self.st {
             St::Text | St::Skip => {}
             St::Think => {
@@ -709,13 +772,31 @@ impl LlamaPythonic {
                     t.finish(out);
                 }
             }
+            St::Open | St::Name
+                if self.special_open && self.marked && self.in_list && self.first =>
+            {
+                // A special opening token and `[`, cut off before a call: the list's
+                // error (a special token is never text).
+                self.text.flush(out);
+                let mut raw = crate::text::kit::call::Raw::new(self.limits.max_argument_bytes);
+                raw.push(&String::from_utf8_lossy(&self.held));
+                self.held.clear();
+                crate::text::kit::call::report(
+                    calls,
+                    None,
+                    crate::event::ErrorKind::Truncated,
+                    "the text ended inside a pythonic tool call list",
+                    &mut raw,
+                    out,
+                );
+            }
             St::Tag | St::Lead | St::Open | St::Name | St::After | St::End | St::CloseTag => {
                 if self.broken.pending() {
                     self.broken.end(calls, out);
                 }
                 self.release()
             }
-            St::Args | St::InStr => self.call.truncated(self.slot, calls, out),
+            St::Args | St::InStr | St::ArgTag => self.call.truncated(self.slot, calls, out),
             St::Broken => self.broken.end(calls, out),
         }
         self.st = St::Text;

@@ -1199,6 +1199,14 @@ impl XmlCalls {
             (Ending::Line, '<') | (Ending::Tags, '<') => (true, false),
             _ => (false, false),
         };
+        if !ends && self.st == St::Name && end == Ending::Quote && c == '\n' {
+            // A quoted name the line ends in (`Use a literal <function name=" tag.`):
+            // no call began, the marker was text, and so is the name (the line break
+            // read again as text).
+            released(&mut self.raw, &mut self.text, out);
+            self.end_call();
+            return;
+        }
         if !ends {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
@@ -1235,6 +1243,8 @@ impl XmlCalls {
     /// The function name is complete: the call starts.
     fn name_done(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
         let name = self.name.trim_matches(is_ws);
+        // (Checked as written: an escaped quote, `&quot;`, is a name's character.)
+        let junk = name.contains(|c: char| is_ws(c) || "\"'<>".contains(c));
         let unescaped;
         let name = if self.d.attr_entities {
             unescaped = attr_unescape(name);
@@ -1251,11 +1261,13 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
-        if self.d.name_end == Ending::Quote
-            && name.contains(|c: char| is_ws(c) || "=<>'".contains(c))
+        if junk
+            || (self.d.name_end == Ending::Quote
+                && name.contains(|c: char| is_ws(c) || "=<>'".contains(c)))
         {
-            // A quote lost after the name (`name="f index="1"`) read the next attribute
-            // into it: no name, the call is an error with its bytes.
+            // A name that is no name (`get weather"`), or a quote lost after the name
+            // (`name="f index="1"`) that read the next attribute into it: the call is an
+            // error with its bytes.
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }

@@ -47,7 +47,8 @@ fn mistral_v11_calls_with_and_without_ids() {
 
 #[test]
 fn mistral_malformed_and_truncated() {
-    // Not a name: the error carries the text up to the offending character.
+    // Not a name, and no `[ARGS]` after it on its line: the error carries the text up to
+    // the offending character, the rest is text.
     let ev = split(Format::Mistral, "[TOOL_CALLS]not a call");
     assert_eq!(
         kinds(&ev),
@@ -126,7 +127,7 @@ fn a_repeated_tool_calls_marker_opens_one_call_list() {
 /// `mistral`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use crate::universal::{Case, Universal, not_applicable, sample};
     use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Mistral,
@@ -207,9 +208,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::JunkName,
-                // Today: one(err(ErrorKind::MissingName, None, "[TOOL_CALLS]get ")), one(t("weather\" x[ARGS]{}")),
-                broken(
-                    "a space in the name ends the call as `missing_name` at the space and the rest, the `[ARGS]` token with it, leaks into the text; the call's bytes should all be its error",
+                sample(
                     r#"[TOOL_CALLS]get weather" x[ARGS]{}"#,
                     vec![one(err(
                         ErrorKind::MissingName,
@@ -235,6 +234,28 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         UnexpectedPayload as Member,
     };
     vec![
+        fx!(
+            "mistral",
+            "v11: a name that is no name ends with its line",
+            "[TOOL_CALLS]get weather\" x\nMore [ARGS]{}",
+            [
+                err(toolstream::ErrorKind::MissingName, None, "[TOOL_CALLS]get "),
+                t("weather\" x\nMore [ARGS]{}"),
+            ],
+        ),
+        fx!(
+            "mistral",
+            "v11: a name that is no name, the id and value after it",
+            r#"[TOOL_CALLS]get weather[CALL_ID]abc123def[ARGS]{"a": 1} after"#,
+            [
+                err(
+                    toolstream::ErrorKind::MissingName,
+                    None,
+                    r#"[TOOL_CALLS]get weather[CALL_ID]abc123def[ARGS]{"a": 1}"#
+                ),
+                t(" after"),
+            ],
+        ),
         fx!(
             "mistral",
             "v11: [TOOL_CALLS] between JSON tokens",

@@ -3,7 +3,7 @@
 /// `phi4-mini`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use crate::universal::{Case, Universal, not_applicable, sample};
     use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Phi4Mini,
@@ -51,9 +51,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::MarkerAlone,
-                // Today: one(t("Use a literal ")), one(err(ErrorKind::InvalidJson, None, "functools[ t")), one(t("ag.")),
-                broken(
-                    "after `functools[`, a `t` (which may begin `true`, never a call object) makes `functools[ t` an `invalid_json` error, splitting the word; DESIGN rule d wants the text released once no call object can follow",
+                sample(
                     "Use a literal functools[ tag.",
                     vec![one(t("Use a literal functools[ tag."))],
                 ),

@@ -436,10 +436,11 @@ fn malformed_calls_are_errors_with_the_raw_text() {
                     format!("{bracket}{bad_args}{end}"),
                     ErrorKind::InvalidArguments,
                 )];
-                if syn.payload == Payload::Object {
+                if matches!(syn.payload, Payload::Object | Payload::ArrayBody) {
                     // Nothing after the marker can begin a call object: the marker was
-                    // text, and so is all of it (the recovery rule).
-                    let lit = format!("{}nope{}", syn.open, syn.close.unwrap_or_default());
+                    // text, and so is all of it (the recovery rule; `functools[` opens
+                    // the array itself, so `nope` is its first element).
+                    let lit = format!("{}nope{end}{}", syn.open, syn.close.unwrap_or_default());
                     let input = format!("Hi {lit} {good}");
                     let ev = split_both(syn.format, &input, 10);
                     assert!(errors(&ev).is_empty(), "{}: {ev:?}", syn.format);

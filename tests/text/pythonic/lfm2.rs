@@ -27,7 +27,7 @@ fn a_line_break_inside_a_quoted_string_is_content() {
 /// `lfm2`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Lfm2,
@@ -81,9 +81,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::OpenerInsideCall,
-                // Today: one(start(0, "f")), one(args(0, r#"{"a":1"#)), one(err(Bad, Some(0), "<|tool_call_start|>[f(a=1, <|tool_call_start|>[g()]<|tool_call_end|>")),
-                broken(
-                    "a `<|tool_call_start|>` between keyword arguments does not end the call (recovery rule a: a special token ends the call wherever it comes; inside a string it does): one `invalid_arguments` error swallows the next call",
+                sample(
                     "<|tool_call_start|>[f(a=1, <|tool_call_start|>[g()]<|tool_call_end|>",
                     vec![
                         one(start(0, "f")),
@@ -106,9 +104,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::JunkName,
-                // Today: one(t("<|tool_call_start|>[get weather(a=1)]<|tool_call_end|>")),
-                broken(
-                    "a list between the tool-call tokens whose call has a name that is no name is read as text, both special tokens leaking into it; it should be the call's error",
+                sample(
                     "<|tool_call_start|>[get weather(a=1)]<|tool_call_end|>",
                     vec![one(err(Bad, None, "<|tool_call_start|>[get weather(a=1)]"))],
                 ),

@@ -1285,7 +1285,7 @@ fn the_closing_bracket_after_a_broken_call_is_in_its_error() {
 /// `llama-pythonic`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::LlamaPythonic,
@@ -1339,9 +1339,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::OpenerInsideCall,
-                // Today: one(start(0, "f")), one(args(0, r#"{"a":1"#)), one(err(Bad, Some(0), "<|python_tag|>[f(a=1, <|python_tag|>[g()]")),
-                broken(
-                    "a `<|python_tag|>` between keyword arguments does not end the call (recovery rule a: a special token ends the call wherever it comes; inside a string it does): one `invalid_arguments` error swallows the next call",
+                sample(
                     "<|python_tag|>[f(a=1, <|python_tag|>[g()]",
                     vec![
                         one(start(0, "f")),
@@ -1383,6 +1381,49 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         UnexpectedPayload as Member,
     };
     vec![
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|>[ at the end: a call list cut off (a special token is never text)",
+            "A <|python_tag|>[ ",
+            [t("A "), err(Cut, None, "<|python_tag|>[ ")],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|>[ and a name cut off",
+            "<|python_tag|>[get_wea",
+            [err(Cut, None, "<|python_tag|>[get_wea")],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|> and a list whose name is no name",
+            "<|python_tag|>[get weather(a=1)] after",
+            [
+                err(Bad, None, "<|python_tag|>[get weather(a=1)]"),
+                t(" after")
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|> between keyword arguments ends the call",
+            "<|python_tag|>[f(a=1, <|python_tag|>[g()]",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(Cut, Some(0), "<|python_tag|>[f(a=1, "),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "a '<' between keyword arguments that begins no token breaks the call",
+            "<|python_tag|>[f(a=1, <|python_t>x=2)] after",
+            [
+                start(0, "f"),
+                args(0, r#"{"a":1"#),
+                err(Bad, Some(0), "<|python_tag|>[f(a=1, <|python_t>x=2)]"),
+                t(" after"),
+            ],
+        ),
         fx!(
             "llama-pythonic",
             "<|python_tag|> inside a string",

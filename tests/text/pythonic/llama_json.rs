@@ -3,7 +3,7 @@
 /// `llama-json`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, not_applicable, sample};
+    use crate::universal::{Case, Universal, not_applicable, sample};
     use toolstream::ErrorKind::{self, InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::LlamaJson,
@@ -59,9 +59,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::OpenerInsideCall,
-                // Today: one(start(0, "f")), one(args(0, r#"{"a": 1"#)), one(err(Bad, Some(0), r#"<|python_tag|>{"name": "f", "parameters": {"a": 1<|python_tag|>{"name": "g", "parameters": {}}"#)),
-                broken(
-                    "a `<|python_tag|>` between JSON tokens of open arguments does not end the call (recovery rule a: a special token ends the call wherever it comes): one `invalid_arguments` error swallows the next call",
+                sample(
                     r#"<|python_tag|>{"name": "f", "parameters": {"a": 1<|python_tag|>{"name": "g", "parameters": {}}"#,
                     vec![
                         one(start(0, "f")),
@@ -112,6 +110,44 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         UnexpectedPayload as Member,
     };
     vec![
+        fx!(
+            "llama-json",
+            "a '<' again inside a partial tag after the arguments closed: the tag's bytes stay the trailing error's",
+            r#"{"name": "f", "parameters": {"a": 1}<|<|python_tag|>{"name": "g", "parameters": {}}"#,
+            [
+                call(0, "f", r#"{"a": 1}"#),
+                err(
+                    Trailing,
+                    None,
+                    r#"<|<|python_tag|>{"name": "g", "parameters": {}}"#
+                ),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "<|python_tag|> between members ends the call",
+            r#"<|python_tag|>{"name": "f", <|python_tag|>{"name": "g", "parameters": {}}"#,
+            [
+                start(0, "f"),
+                err(Cut, Some(0), r#"<|python_tag|>{"name": "f", "#),
+                call(1, "g", "{}"),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "a '<' between JSON tokens that begins no tag breaks the call",
+            r#"{"name": "f", "parameters": {"a": 1<|python_t>}} after"#,
+            [
+                start(0, "f"),
+                args(0, r#"{"a": 1"#),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"{"name": "f", "parameters": {"a": 1<|python_t>}}"#
+                ),
+                t(" after"),
+            ],
+        ),
         fx!(
             "llama-json",
             "<|python_tag|> after the arguments closed, the object not",

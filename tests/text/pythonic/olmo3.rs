@@ -3,7 +3,7 @@
 /// `olmo3`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::Olmo3,
@@ -57,9 +57,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::OpenerInsideCall,
-                // Today: one(start(0, "f")), one(args(0, r#"{"a":1"#)), one(err(Bad, Some(0), "<function_calls>\nf(a=1, <function_calls>\ng()\n</function_calls>")),
-                broken(
-                    "a `<function_calls>` where the grammar expects the next keyword argument does not end the call (recovery rule a: a plain-text opener ends the call where structure is expected): one `invalid_arguments` error swallows the next call",
+                sample(
                     "<function_calls>\nf(a=1, <function_calls>\ng()\n</function_calls>",
                     vec![
                         one(start(0, "f")),

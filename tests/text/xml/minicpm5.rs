@@ -111,7 +111,7 @@ fn a_damaged_name_quote_is_an_error_not_a_junk_name() {
 /// `minicpm5`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     Universal {
         format: toolstream::Format::MiniCpm5,
@@ -154,10 +154,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::MarkerAlone,
-                // Today: text "Use a literal ", then an `invalid_arguments` error (no index) whose
                 // raw is all the rest: "<function name=\" tag.\nMore.".
-                broken(
-                    "a `<function name=\"` in prose whose name never closes reads the rest of the input, past the line's end, as the call: one error swallows the text (DESIGN rule d wants it text once no call can follow: a name holds no whitespace)",
+                sample(
                     "Use a literal <function name=\" tag.\nMore.",
                     vec![one(t("Use a literal <function name=\" tag.\nMore."))],
                 ),

@@ -181,7 +181,7 @@ pub(crate) fn universal_in(
     reasoning: (&'static str, &'static str),
 ) -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, broken, sample};
+    use crate::universal::{Case, sample};
     use ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     let open_call = format!("{open}\n<function=");
     let close_call = format!("</function>\n{close}");
@@ -274,8 +274,7 @@ pub(crate) fn universal_in(
             ),
             (
                 Case::JunkName,
-                broken(
-                    "the XML engine reads a name holding a space and a quote as the name (issue 33: junk names are errors; the engine's name rule is being fixed on the syntaxfix branch)",
+                sample(
                     format!("{o}get weather\" x>\n{c}"),
                     vec![one(err(Bad, None, &format!("{o}get weather\" x>\n{c}")))],
                 ),
