@@ -117,9 +117,12 @@ struct Pairs {
     /// Per first byte (`<`, `[`, `{`, `f`, `]` in [`starting`]'s order), whether some
     /// pattern matches that byte alone (then the pairs are not used for it).
     alone: [bool; 5],
-    /// Per first byte and second byte (`slot * 256 + second`), the patterns of
-    /// [`starting`] not dead after both, in order.
-    alive: Vec<Vec<usize>>,
+    /// Per first byte and second byte (entry `slot * 256 + second`), the patterns of
+    /// [`starting`] not dead after both, in order: entry `e`'s are
+    /// `flat[offsets[e]..offsets[e + 1]]` (two allocations for the table, not one per
+    /// entry: the table is built once per process, inside whatever first uses `auto`).
+    flat: Vec<usize>,
+    offsets: Vec<usize>,
 }
 
 /// [`Pairs`], built once.
@@ -129,7 +132,9 @@ fn pairs() -> &'static Pairs {
         let patterns = patterns();
         let start = Row::At { tok: 0, n: 0 };
         let mut alone = [false; 5];
-        let mut alive: Vec<Vec<usize>> = vec![Vec::new(); 5 * 256];
+        // (entry, pattern), pushed slot by slot and pattern by pattern: a stable sort by
+        // entry keeps each entry's patterns in order.
+        let mut entries: Vec<(usize, usize)> = Vec::with_capacity(1024);
         for (slot, (first, ks)) in starting().iter().enumerate() {
             for &k in ks {
                 let toks = patterns.get(k).map_or(&[][..], |(t, _)| *t);
@@ -141,20 +146,36 @@ fn pairs() -> &'static Pairs {
                 }
                 // A literal of two bytes or more is followed by its second byte only;
                 // anything else (a `[` then spaces or a name) is stepped on every byte.
-                let seconds: Vec<u8> = match toks.first() {
-                    Some(Tok::Lit(l)) if l.len() >= 2 => l.get(1).copied().into_iter().collect(),
-                    _ => (0..=255u8)
-                        .filter(|&b| after.step(toks, b) != Row::Dead)
-                        .collect(),
-                };
-                for b in seconds {
-                    if let Some(list) = alive.get_mut(slot * 256 + usize::from(b)) {
-                        list.push(k);
+                let entry = |b: u8| (slot * 256 + usize::from(b), k);
+                match toks.first() {
+                    Some(Tok::Lit(l)) if l.len() >= 2 => {
+                        entries.extend(l.get(1).map(|&b| entry(b)));
                     }
+                    _ => entries.extend(
+                        (0..=255u8)
+                            .filter(|&b| after.step(toks, b) != Row::Dead)
+                            .map(entry),
+                    ),
                 }
             }
         }
-        Pairs { alone, alive }
+        entries.sort_by_key(|(e, _)| *e);
+        let mut flat = Vec::with_capacity(entries.len());
+        let mut offsets = Vec::with_capacity(5 * 256 + 1);
+        let mut next = entries.iter().peekable();
+        for e in 0..5 * 256 {
+            offsets.push(flat.len());
+            while let Some(&&(_, k)) = next.peek().filter(|(x, _)| *x == e) {
+                flat.push(k);
+                next.next();
+            }
+        }
+        offsets.push(flat.len());
+        Pairs {
+            alone,
+            flat,
+            offsets,
+        }
     })
 }
 
@@ -176,9 +197,13 @@ impl Pairs {
     /// begins with).
     #[inline]
     fn alive(&self, first: u8, second: u8) -> &[usize] {
-        Self::slot(first)
-            .and_then(|s| self.alive.get(s * 256 + usize::from(second)))
-            .map_or(&[][..], Vec::as_slice)
+        let Some(e) = Self::slot(first).map(|s| s * 256 + usize::from(second)) else {
+            return &[];
+        };
+        match (self.offsets.get(e), self.offsets.get(e + 1)) {
+            (Some(&a), Some(&b)) => self.flat.get(a..b).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// Whether some pattern matches `first` alone.
