@@ -1423,7 +1423,7 @@ fn complete(all: &[Value], root: &Value, p: &Partial, depth: u32) -> Vec<Value> 
                             break;
                         }
                         for v in complete(
-                            &member_schemas(&alt, root, &k),
+                            &member_schemas(&alt, root, k),
                             root,
                             &Partial::Empty,
                             depth.saturating_sub(1),
@@ -1539,15 +1539,13 @@ proptest::proptest! {
     }
 }
 
-/// Seeds that once failed the property (kept as plain tests: proptest's regression file
+/// A seed that once failed the property (kept as plain tests: proptest's regression file
 /// replays them too, but only where proptest's persistence is on). 13919213002267911120:
 /// `{"a":10,"é":3}` with only `a` allowed is refused at `é`, and `{"a":10,"` is completable
 /// by a second `"a"` (the reference once skipped keys already present).
 #[test]
 fn property_regressions() {
-    for seed in [13_919_213_002_267_911_120_u64] {
-        let _ = one_case(seed);
-    }
+    let _ = one_case(13_919_213_002_267_911_120);
 }
 
 #[test]
