@@ -270,6 +270,32 @@ fn a_head_without_end_is_cut_off() {
     );
 }
 
+/// A client past the cap that has already sent its request reads the `503`, not a
+/// connection reset: the server drains the request before it closes (closing with unread
+/// bytes makes the kernel send RST, which discards the answer at the client; CI saw it).
+#[test]
+fn a_refused_request_reads_its_503() {
+    let srv = with_file();
+    let mut idle = Vec::new();
+    for _ in 0..32 {
+        idle.push(TcpStream::connect(("127.0.0.1", srv.port)).unwrap());
+    }
+    let host = format!("127.0.0.1:{}", srv.port);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut refused = 0;
+    while refused < 20 {
+        // Until the server has accepted the 32, a request may still get a slot.
+        let r = get(srv.port, "GET", "/", Some(&host));
+        if status(&r) == "HTTP/1.1 503 Service Unavailable" {
+            assert!(r.ends_with("too many clients"), "{r}");
+            refused += 1;
+        } else {
+            assert!(Instant::now() < deadline, "never refused: {r}");
+        }
+    }
+    drop(idle);
+}
+
 /// Many idle connections: at most 32 are served (a thread each), the rest are answered
 /// 503 and closed at once; every connection gets an answer or a close.
 #[test]

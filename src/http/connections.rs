@@ -36,7 +36,9 @@ pub(crate) enum Overflow {
         )
     )]
     Wait,
-    /// Accept it, write this whole response without reading the request, and close.
+    /// Accept it, write this whole response without parsing the request, and close after
+    /// draining what the client sent (for at most 200 ms), so the answer is not lost to a
+    /// reset.
     Refuse(&'static [u8]),
 }
 
@@ -120,20 +122,27 @@ where
 }
 
 /// Writes `answer` (within 200 ms) and closes: a connection past the bound.
-async fn refuse(stream: TcpStream, answer: &'static [u8]) {
-    let write = async {
-        let mut rest = answer;
-        while !rest.is_empty() {
-            stream.writable().await?;
-            match stream.try_write(rest) {
-                Ok(n) => rest = rest.get(n..).unwrap_or_default(),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e),
+async fn refuse(mut stream: TcpStream, answer: &'static [u8]) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // A lingering close, as nginx and Apache do: write the answer, send FIN, then read
+    // and drop what the client sends (its request) until it closes, for at most 200 ms
+    // and 64 KiB. Closing with its request unread would make the kernel send RST, and a
+    // client that already sent its request would read "connection reset" instead of
+    // the answer.
+    let linger = async {
+        stream.write_all(answer).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        let mut left = 64 * 1024usize;
+        while left > 0 {
+            match stream.read(&mut sink).await? {
+                0 => break,
+                n => left = left.saturating_sub(n),
             }
         }
         Ok::<_, io::Error>(())
     };
-    let _ = tokio::time::timeout(Duration::from_millis(200), write).await;
+    let _ = tokio::time::timeout(Duration::from_millis(200), linger).await;
 }
 
 /// A connection whose writes may stall for at most a given time: a write or flush that
