@@ -356,8 +356,11 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
-                    if over || (self.junk && consumed == bad && !s.is_empty()) {
-                        // No `[ARGS]` on the line within the bound: the name broke at
+                    let in_name = matches!(self.st, St::Name | St::Id);
+                    if over || (self.junk && in_name && consumed == bad && !s.is_empty()) {
+                        // No `[ARGS]` on the line within the bound (still in the name:
+                        // an `[ARGS]` that ends the piece's line has begun the
+                        // arguments, and the line's end is theirs): the name broke at
                         // its first bad character, and what was held after it is text
                         // (read again, the rest of the piece after it).
                         // (At most `MAX_NAME` bytes and a partial marker: a call broken

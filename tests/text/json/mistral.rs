@@ -94,6 +94,36 @@ fn mistral_malformed_and_truncated() {
 }
 
 #[test]
+fn a_junk_name_whose_args_marker_ends_the_line_is_one_error() {
+    // Found by `gemma_pythonic::pieces_in_any_order_keep_the_contract` (auto, 1 run in
+    // ~60): fed whole, `[ARGS]` right before the line's end was taken for "no `[ARGS]`
+    // on the line", so the name's error ended at `[ARGS]` and `\n` was text; byte by
+    // byte the arguments had begun and the cut-off call's error carried the `\n`.
+    for format in [Format::Mistral, Format::Auto] {
+        let input = "[TOOL_CALLS],[ARGS]\n";
+        let ev = split(format, input);
+        assert_eq!(
+            kinds(&ev),
+            vec![(ErrorKind::Truncated, None, input.into())],
+            "{format}"
+        );
+        assert_eq!(text(&ev), "", "{format}");
+        // With its arguments: one error through them, the rest text.
+        let ev = split(format, "[TOOL_CALLS]get weather[ARGS]{\"a\": 1}\nok");
+        assert_eq!(
+            kinds(&ev),
+            vec![(
+                ErrorKind::MissingName,
+                None,
+                "[TOOL_CALLS]get weather[ARGS]{\"a\": 1}".into()
+            )],
+            "{format}"
+        );
+        assert_eq!(text(&ev), "\nok", "{format}");
+    }
+}
+
+#[test]
 fn a_repeated_tool_calls_marker_opens_one_call_list() {
     // Issue 33: `[TOOL_CALLS][TOOL_CALLS][..]` (the marker written twice) read the
     // second marker as the array's `[`: an error, and the calls leaked as text.
