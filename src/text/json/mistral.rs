@@ -138,7 +138,7 @@ pub(crate) struct Mistral {
     past: bool,
 }
 
-reads_chars!(Mistral, args: St::Args, special: St::Special, text: St::Text => opened);
+reads_chars!(Mistral, args: St::Args, special: St::Special, text: St::Text => opened_at);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -194,6 +194,11 @@ impl Mistral {
     /// The call whose raw text is being read: the v11 call, or the v3 list's.
     fn owner(&self) -> Option<Slot> {
         self.slot.or(self.list.slot())
+    }
+
+    /// The text stage found its call marker (`[TOOL_CALLS]`, its only one).
+    fn opened_at(&mut self, _marker: usize, _out: &mut dyn EventSink) {
+        self.opened();
     }
 
     /// The text stage found `[TOOL_CALLS]`.
