@@ -1404,6 +1404,12 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         ),
         fx!(
             "llama-pythonic",
+            "<|python_tag|> and a list with no call name in it: text, the tag with it",
+            "A <|python_tag|>[1, 2] B <|python_tag|>[] C",
+            [t("A <|python_tag|>[1, 2] B <|python_tag|>[] C")],
+        ),
+        fx!(
+            "llama-pythonic",
             "<|python_tag|> between keyword arguments ends the call",
             "<|python_tag|>[f(a=1, <|python_tag|>[g()]",
             [
