@@ -664,6 +664,20 @@ impl XmlCalls {
         let mut text = TextStage::new(&starts, &d.drops, &reasoning, &options.reasoning, limits);
         if let Some((opens, end)) = &d.headers {
             text = text.headers(opens, end.clone());
+            // Messages framed by headers (Muse's): a token that begins or ends a message
+            // (every dropped one but the header's end and a reasoning close) inside a
+            // reasoning message ends it, the model having left it without its close
+            // (`to=self<|message|>plan<|start|>assistant to=f<|message|>..`), then acts
+            // as it does outside: never content, so the next message is read.
+            let enders: Vec<&str> = d
+                .drops
+                .iter()
+                .map(|t| &**t)
+                .filter(|t| *t != &**end && !reasoning.iter().any(|(_, c)| c == t))
+                .collect();
+            if !enders.is_empty() {
+                text = text.calls_end_reasoning(&enders);
+            }
         }
         let spare = if variants.is_empty() {
             Vec::new()
