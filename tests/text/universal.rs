@@ -64,6 +64,14 @@ pub(crate) struct Universal {
     /// The syntax's reasoning tag pair (the one `reasoning_open` starts in), or `None`
     /// where it has none: the reasoning rules of `rules/edges.rs` run on it.
     pub(crate) reasoning: Option<(&'static str, &'static str)>,
+    /// The reasoning closing tag is also an end-of-block token the syntax drops from the
+    /// text (Inkling's `<|end_message|>`, Muse's `<|eom|>`): outside reasoning it is
+    /// dropped, not text (the reasoning rules of `rules/edges.rs` expect it so).
+    pub(crate) reasoning_close_dropped: bool,
+    /// Text outside the reasoning tags may come out as reasoning: the syntax's own
+    /// structure, not the tags, says what is reasoning (Harmony's channels), so the
+    /// reasoning rules of `rules/edges.rs` check text and reasoning together.
+    pub(crate) outside_text_may_be_reasoning: bool,
     pub(crate) answers: Vec<(Case, Answer)>,
 }
 

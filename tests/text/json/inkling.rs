@@ -121,6 +121,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::Inkling,
         reasoning: Some(("<|content_thinking|>", "<|end_message|>")),
+        reasoning_close_dropped: true,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

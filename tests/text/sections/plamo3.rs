@@ -82,6 +82,8 @@ pub(crate) fn universal() -> Universal {
     Universal {
         format: Format::Plamo3,
         reasoning: Some(("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

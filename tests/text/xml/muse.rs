@@ -173,6 +173,8 @@ pub(crate) fn universal() -> Universal {
     Universal {
         format: Format::Muse,
         reasoning: Some(("to=self<|message|>", "<|eom|>")),
+        reasoning_close_dropped: true,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
