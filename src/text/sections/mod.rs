@@ -209,14 +209,19 @@ impl DeepSeek {
         let t = &tokens;
         // The text stage's call markers: `call_begin`, then (`literal_sections`) the
         // section tokens, which [`Self::opened`] decides on; else those are dropped.
-        let mut starts: Vec<Token> = vec![t.call_begin.clone()];
+        let literal;
         let mut drops: Vec<Token> = Vec::with_capacity(2 + t.eos.len());
-        let sections = [t.calls_begin.clone(), t.calls_end.clone()];
-        if t.literal_sections {
-            starts.extend(sections);
+        let starts: &[Token] = if t.literal_sections {
+            literal = [
+                t.call_begin.clone(),
+                t.calls_begin.clone(),
+                t.calls_end.clone(),
+            ];
+            &literal
         } else {
-            drops.extend(sections);
-        }
+            drops.extend([t.calls_begin.clone(), t.calls_end.clone()]);
+            std::slice::from_ref(&t.call_begin)
+        };
         drops.extend(t.eos.iter().cloned());
         let tags: Vec<(&str, &str)> = t.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
         let text = TextStage::new(&starts, &drops, &tags, opts, limits);
