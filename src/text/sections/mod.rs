@@ -224,7 +224,7 @@ impl DeepSeek {
         };
         drops.extend(t.eos.iter().cloned());
         let tags: Vec<(&str, &str)> = t.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
-        let text = TextStage::new(&starts, &drops, &tags, opts, limits);
+        let text = TextStage::new(starts, &drops, &tags, opts, limits);
         // Kimi K2 may start its calls without closing `<think>`.
         let text = if t.calls_end_reasoning {
             text.calls_end_reasoning(&[&t.calls_begin, &t.call_begin])
