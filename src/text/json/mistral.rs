@@ -361,8 +361,10 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
-                    if over || (self.junk && consumed == bad && !s.is_empty()) {
-                        // No `[ARGS]` on the line within the bound: the name broke at
+                    let on_name = matches!(self.st, St::Name | St::Id);
+                    if over || (self.junk && on_name && consumed == bad && !s.is_empty()) {
+                        // No `[ARGS]` on the line within the bound (after it, the
+                        // arguments are read: the state left the name): the name broke at
                         // its first bad character, and what was held after it is text
                         // (read again, the rest of the piece after it).
                         // (At most `MAX_NAME` bytes and a partial marker: a call broken
