@@ -6,12 +6,13 @@
 //!
 //! | key | what |
 //! | --- | --- |
-//! | `calls_begin`, `calls_end` | open and close the section of calls (both required; dropped from the text) |
+//! | `calls_begin`, `calls_end` | open and close the section of calls (both required; dropped from the text, or only where they frame calls with `literal_sections`) |
 //! | `call_begin` | opens one call (required; begins with `<` or `[` and is at least two bytes: a special token, never string content) |
 //! | `sep` | between the head and the arguments (required) |
 //! | `call_end` | closes one call (required) |
 //! | `head` | how the text between `call_begin` and `sep` reads (required): `"deepseek"` (the name; or V3's type `function`, the name then following on its own line after `sep`) or `"kimi-id"` (the model's call id `functions.NAME:IDX`, kept verbatim as the call's id; the name is NAME) |
 //! | `calls_end_reasoning` | `calls_begin` and `call_begin` end an open reasoning block (Kimi K2 may omit `</think>` before its calls); default `false` |
+//! | `literal_sections` | the section tokens are dropped only where they frame calls (`calls_begin` followed, past whitespace, by `call_begin`; `calls_end` after a call began) and are text anywhere else (tags written as several ordinary tokens, as PLaMo 3's); default `false` (dropped wherever they stand) |
 //! | `label` | what the messages call the syntax (`a malformed DeepSeek tool call`); default the spec's `toolstream.name` |
 //!
 //! The five tokens are non-empty and all different. The template says the rest, as
@@ -55,6 +56,7 @@ const KEYS: &[&str] = &[
     "call_end",
     "head",
     "calls_end_reasoning",
+    "literal_sections",
     "label",
 ];
 
@@ -187,6 +189,16 @@ pub(super) fn tokens(
             ));
         }
     };
+    let literal_sections = match m.get("literal_sections") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(SpecError::new(
+                format!("{PATH}.literal_sections"),
+                "must be true or false",
+            ));
+        }
+    };
     let label = match m.get("label") {
         None => name.to_owned(),
         Some(_) => token(m, "label")?,
@@ -228,6 +240,7 @@ pub(super) fn tokens(
         head,
         reasoning: reasoning.into(),
         calls_end_reasoning,
+        literal_sections,
     };
     check_field(&f, &t)?;
     Ok(t)
@@ -342,6 +355,7 @@ pub(super) fn field(t: &Tokens) -> (Value, Value) {
         "call_end": t.call_end,
         "head": head_name(t.head),
         "calls_end_reasoning": t.calls_end_reasoning,
+        "literal_sections": t.literal_sections,
         "label": t.label,
     });
     (field, ext)

@@ -18,7 +18,7 @@
 //! | `<tool_call>` name ws* `<arg_key>`, `<tool_call>` name ws* `</tool_call>` | `glm` |
 //! | `<tool_call>` ws* `[` | `granite` (3.1+) |
 //! | `<tool_call>` | `hermes` |
-//! | `<\|python_tag\|>` ws* `[` ws* name `(` | `llama-pythonic` |
+//! | `<\|python_tag\|>` ws* `[` ws* name | `llama-pythonic` |
 //! | `<\|python_tag\|>` | `llama-json` |
 //! | `[` ws* `{` ws* `"name"` ws* `:` ws* `"` (an array of calls) | `llama-json` |
 //! | `[` ws* name `(` | `llama-pythonic` |

@@ -9,6 +9,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::Auto,
         reasoning: Some(("<think>", "</think>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
@@ -120,6 +122,33 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
             "<|python_tag|>[ at the end: a pythonic call list cut off, not code",
             "A <|python_tag|>[",
             [t("A "), err(Cut, None, "<|python_tag|>[")],
+        ),
+        fx!(
+            "auto",
+            "<|python_tag|> and a list with no call name in it: text, as in llama-pythonic and llama-json",
+            "A <|python_tag|>[1, 2] B",
+            [t("A <|python_tag|>[1, 2] B")],
+        ),
+        fx!(
+            "auto",
+            "<|python_tag|> and a list whose first name breaks: llama-pythonic's error, not code",
+            "<|python_tag|>[get weather(a=1)] after",
+            [
+                err(Bad, None, "<|python_tag|>[get weather(a=1)]"),
+                t(" after")
+            ],
+        ),
+        fx!(
+            "auto",
+            "<|python_tag|> and an array of JSON calls: llama-json's",
+            r#"<|python_tag|>[{"name": "f", "parameters": {}}] B"#,
+            [call(0, "f", "{}"), t(" B")],
+        ),
+        fx!(
+            "auto",
+            "<|python_tag|> and code: llama-json's code interpreter",
+            "<|python_tag|>print(1)",
+            [call(0, "code_interpreter", r#"{"code":"print(1)"}"#)],
         ),
         fx!(
             "auto",

@@ -146,6 +146,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::Harmony,
         reasoning: None,
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: true,
         answers: vec![
             (
                 Case::Call,

@@ -6,17 +6,13 @@
 //!   byte, at every split point and at random splits (each against the whole run, the
 //!   one-shot oracle), the DESIGN contract checked on each, every prefix too, and the
 //!   syntax's spec (when it has one) giving the same events;
-//! - [`broken`]: the events it should give and the reason it does not yet; the run still
-//!   checks the contract and split invariance, and fails once the syntax gives those
-//!   events (so the mark goes with the fix);
 //! - [`not_applicable`]: why the case cannot occur in this syntax.
 //!
 //! `rules/universal.rs` runs every fixture the families list (their `mod.rs`'s
 //! `UNIVERSAL`); adding a syntax adds its file and its line there, nothing in the rules.
 
-use crate::common::*;
-use crate::exact::{Ev, check_fixtures, evs, fx, make, spec_of};
-use toolstream::{Format, Parser, ParserConfig};
+use crate::exact::{Ev, check_fixtures, fx};
+use toolstream::Format;
 
 /// A slip every syntax answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,12 +54,6 @@ pub(crate) const CASES: &[Case] = &[
 pub(crate) enum Answer {
     /// The input and the exact events.
     Sample { input: String, want: Vec<Ev> },
-    /// The events it should give, and why it does not yet.
-    Broken {
-        input: String,
-        want: Vec<Ev>,
-        reason: &'static str,
-    },
     /// Why the case cannot occur.
     NotApplicable(&'static str),
 }
@@ -74,6 +64,14 @@ pub(crate) struct Universal {
     /// The syntax's reasoning tag pair (the one `reasoning_open` starts in), or `None`
     /// where it has none: the reasoning rules of `rules/edges.rs` run on it.
     pub(crate) reasoning: Option<(&'static str, &'static str)>,
+    /// The reasoning closing tag is also an end-of-block token the syntax drops from the
+    /// text (Inkling's `<|end_message|>`, Muse's `<|eom|>`): outside reasoning it is
+    /// dropped, not text (the reasoning rules of `rules/edges.rs` expect it so).
+    pub(crate) reasoning_close_dropped: bool,
+    /// Text outside the reasoning tags may come out as reasoning: the syntax's own
+    /// structure, not the tags, says what is reasoning (Harmony's channels), so the
+    /// reasoning rules of `rules/edges.rs` check text and reasoning together.
+    pub(crate) outside_text_may_be_reasoning: bool,
     pub(crate) answers: Vec<(Case, Answer)>,
 }
 
@@ -106,19 +104,6 @@ pub(crate) fn sample(input: impl Into<String>, groups: Vec<Vec<Ev>>) -> Answer {
     }
 }
 
-/// Known broken: `input` should give `groups`, and does not yet because of `reason`.
-pub(crate) fn broken(
-    reason: &'static str,
-    input: impl Into<String>,
-    groups: Vec<Vec<Ev>>,
-) -> Answer {
-    Answer::Broken {
-        input: input.into(),
-        want: groups.into_iter().flatten().collect(),
-        reason,
-    }
-}
-
 /// The case cannot occur in this syntax, because `reason`.
 pub(crate) fn not_applicable(reason: &'static str) -> Answer {
     Answer::NotApplicable(reason)
@@ -139,37 +124,6 @@ impl Universal {
                 Answer::Sample { input, want } => {
                     let what = case_name(*case);
                     check_fixtures(self.format, &[fx(what, input.clone(), vec![want.clone()])]);
-                }
-                Answer::Broken {
-                    input,
-                    want,
-                    reason,
-                } => {
-                    assert!(
-                        !reason.is_empty(),
-                        "{}: {case:?} needs a reason",
-                        self.format
-                    );
-                    let format = self.format;
-                    let got = assert_split_invariant(&make(format), input.as_bytes(), 8);
-                    if let Some(syntax) = spec_of(format) {
-                        let via = assert_split_invariant(
-                            &|| {
-                                Parser::with_syntax(
-                                    syntax.clone(),
-                                    ParserConfig::new().id_prefix("call_"),
-                                )
-                            },
-                            input.as_bytes(),
-                            4,
-                        );
-                        assert_eq!(via, got, "{format} (spec) — {case:?}");
-                    }
-                    assert_ne!(
-                        &evs(&got),
-                        want,
-                        "{format} — {case:?} now gives its expected events: make it a sample"
-                    );
                 }
                 Answer::NotApplicable(reason) => {
                     assert!(

@@ -25,8 +25,12 @@
 //!   call's, never text: the text after `<|message_model|>` is held up to the next `<`
 //!   (bounded, on one line); a call opener there begins the call, whose raw text then
 //!   starts at `<|message_model|>` ([`Table::header`](super::Table::header)); any other
-//!   token after it makes the held text text again. The call object's `name` names the
-//!   call (the template writes both).
+//!   token after it makes the held text text again. The header's name names the call
+//!   (`ToolCallStart` at the object's `{`), so an object without `name` is that tool's
+//!   call; the template writes both, and an object whose `name` differs from its header's
+//!   is an `invalid_arguments` error with the call's bytes (never one of the two names
+//!   silently). A header that is no name (whitespace, a quote, a brace in it) names
+//!   nothing: the object's `name` must then be the same text, and there is no call.
 //! - Not read: a thinking block ended by `<|content_model_end_sampling|>` (reasoning
 //!   then runs to the next `<|end_message|>`).
 

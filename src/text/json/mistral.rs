@@ -138,7 +138,7 @@ pub(crate) struct Mistral {
     past: bool,
 }
 
-reads_chars!(Mistral, args: St::Args, special: St::Special, text: St::Text => opened);
+reads_chars!(Mistral, args: St::Args, special: St::Special, text: St::Text => opened_at);
 
 impl Mistral {
     pub(crate) fn new(limits: &Limits, opts: &ReasoningOptions) -> Self {
@@ -194,6 +194,11 @@ impl Mistral {
     /// The call whose raw text is being read: the v11 call, or the v3 list's.
     fn owner(&self) -> Option<Slot> {
         self.slot.or(self.list.slot())
+    }
+
+    /// The text stage found its call marker (`[TOOL_CALLS]`, its only one).
+    fn opened_at(&mut self, _marker: usize, _out: &mut dyn EventSink) {
+        self.opened();
     }
 
     /// The text stage found `[TOOL_CALLS]`.
@@ -356,11 +361,10 @@ impl Mistral {
                     }
                     let consumed = bad - part.len();
                     s = s.get(consumed..).unwrap_or_default();
-                    let in_name = matches!(self.st, St::Name | St::Id);
-                    if over || (self.junk && in_name && consumed == bad && !s.is_empty()) {
-                        // No `[ARGS]` on the line within the bound (still in the name:
-                        // an `[ARGS]` that ends the piece's line has begun the
-                        // arguments, and the line's end is theirs): the name broke at
+                    let on_name = matches!(self.st, St::Name | St::Id);
+                    if over || (self.junk && on_name && consumed == bad && !s.is_empty()) {
+                        // No `[ARGS]` on the line within the bound (after it, the
+                        // arguments are read: the state left the name): the name broke at
                         // its first bad character, and what was held after it is text
                         // (read again, the rest of the piece after it).
                         // (At most `MAX_NAME` bytes and a partial marker: a call broken

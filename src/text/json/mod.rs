@@ -254,6 +254,18 @@ impl CallList {
         self.at = At::AfterElem;
     }
 
+    /// The message header named the call before its object, whose `{` is next
+    /// ([`JsonCall::header_name`]).
+    pub(crate) fn header_name(
+        &mut self,
+        name: &str,
+        raw: &mut Forming,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) {
+        self.walker.header_name(name, raw, calls, out);
+    }
+
     /// A lone call object starts (at its `{`).
     pub(crate) fn object(&mut self) {
         self.walker.reset();
@@ -549,7 +561,8 @@ pub(crate) struct JsonCalls {
     /// The text stage's marker index of the [message header](Table::header) token (past
     /// the openers'), if the table has one.
     head_k: Option<usize>,
-    /// The header's text so far ([`St::Head`]).
+    /// The header's text so far ([`St::Head`]); once an opener followed it, the name it
+    /// wrote, for the call object ([`CallList::header_name`]).
     head: String,
 }
 
@@ -742,6 +755,7 @@ impl JsonCalls {
             self.st = St::Head;
             return;
         }
+        self.head.clear();
         self.cur = k;
         let (marker, payload) = match self.dialect.openers.get(k) {
             Some(o) => (&*o.marker, o.payload),
@@ -782,6 +796,13 @@ impl JsonCalls {
                                 self.object_from =
                                     calls.raw_or(self.list.slot(), &mut self.raw).len();
                                 self.list.object();
+                                if !self.head.is_empty() {
+                                    let head = std::mem::take(&mut self.head);
+                                    let name = head.trim_matches(is_ws);
+                                    self.list.header_name(name, &mut self.raw, calls, out);
+                                    self.head = head;
+                                    self.head.clear();
+                                }
                                 self.st = St::List;
                                 continue;
                             }
@@ -1051,8 +1072,8 @@ impl JsonCalls {
                     let marker = self.open_set.get(index);
                     self.raw.start(&format!("{token}{head}{marker}"));
                 }
+                // Kept for the call object: the call's name ([`CallList::header_name`]).
                 self.head = head;
-                self.head.clear();
             }
             Expected::Mismatch {
                 which,

@@ -193,6 +193,9 @@ pub(crate) struct JsonCall {
     stop: Option<crate::scan::find::StopByte>,
     /// String-encoded arguments being decoded (allocated only for them).
     enc: Option<Box<Encoded>>,
+    /// The name the call's message header wrote ([`header_name`](Self::header_name)),
+    /// until the object's own name member (which must be it) is read.
+    header: String,
 }
 
 /// Where the decoder of string-encoded arguments is inside the string.
@@ -245,6 +248,29 @@ impl JsonCall {
             max_depth: limits.max_depth,
             stop: None,
             enc: None,
+            header: String::new(),
+        }
+    }
+
+    /// The call's message header wrote `name` before the object (Inkling's
+    /// `<|message_model|>NAME<|content_invoke_tool_json|>{..}`): the call starts with it
+    /// now when it is a name (no whitespace, quote, brace or markup; else it is only
+    /// compared), and the object's own `name` member, if it writes one, must be the same
+    /// (another is an `invalid_arguments` error with the call's bytes: the call never
+    /// silently takes one of two names). Call right after the object's `{` is read.
+    pub(crate) fn header_name(
+        &mut self,
+        name: &str,
+        raw: &mut Forming,
+        calls: &mut Calls,
+        out: &mut dyn EventSink,
+    ) {
+        self.header.clear();
+        self.header.push_str(name);
+        let junk =
+            name.is_empty() || name.contains(|c: char| c.is_whitespace() || "\"'{}<>".contains(c));
+        if !junk && !self.named {
+            self.start(name, raw, calls, out);
         }
     }
 
@@ -302,6 +328,7 @@ impl JsonCall {
         self.named = false;
         self.slot = None;
         self.enc = None;
+        self.header.clear();
     }
 
     /// The call's slot once it was opened: at its name, or at arguments written before
@@ -701,7 +728,10 @@ impl JsonCall {
                     self.value = JsonScanner::with_max_depth(self.max_depth);
                     match self.field {
                         Field::Name | Field::Id
-                            if b == b'"' && !(self.field == Field::Name && self.named) =>
+                            if b == b'"'
+                                && !(self.field == Field::Name
+                                    && self.named
+                                    && self.header.is_empty()) =>
                         {
                             self.sbuf.clear();
                             self.sbuf.push('"');
@@ -754,7 +784,17 @@ impl JsonCall {
                             self.w = W::Colon;
                         }
                         let decoded = serde_json::from_str::<String>(&self.sbuf).ok();
+                        // The header named the call: the object's name must be it (and
+                        // the call started with it, unless it was no name).
+                        let headed = self.field == Field::Name && !self.header.is_empty();
+                        if headed {
+                            if decoded.as_deref() != Some(self.header.as_str()) {
+                                return (i, Walk::Invalid(ErrorKind::InvalidArguments));
+                            }
+                            self.header.clear();
+                        }
                         match (self.field, decoded) {
+                            (Field::Name, _) if headed && self.named => {}
                             (Field::Name, Some(name)) if !name.is_empty() => {
                                 self.start(&name, raw, calls, out);
                             }

@@ -400,7 +400,8 @@ pub(crate) trait ReadsChars {
 /// - `reads_chars!(T, args: St::A, text: St::T => opened)`: the hot path is more of an
 ///   argument string in state `St::A` ([`args_string_run`] over the scanner's `input`,
 ///   `args`, `raw` and `slot`); in state `St::T` text goes to the `text` stage first, and
-///   `self.opened()` runs when it stops at a call marker (the `text:` part is optional).
+///   `self.opened(marker, out)` runs when it stops at a call marker (its index among the stage's
+///   call markers; the `text:` part is optional).
 /// - `reads_chars!(T; items)`: the trait's items written out (`fast_path`, `text_first`
 ///   or `feed`).
 macro_rules! reads_chars {
@@ -417,8 +418,10 @@ macro_rules! reads_chars {
             $(
                 #[inline]
                 fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
-                    if self.st == $text && self.text.run(s, out).is_some() {
-                        self.$opened();
+                    if self.st == $text {
+                        if let Some(marker) = self.text.run(s, out) {
+                            self.$opened(marker, out);
+                        }
                     }
                 }
             )?
@@ -481,8 +484,10 @@ macro_rules! reads_chars {
             $(
                 #[inline]
                 fn text_first(&mut self, s: &mut &str, out: &mut dyn EventSink) {
-                    if self.st == $text && self.text.run(s, out).is_some() {
-                        self.$opened();
+                    if self.st == $text {
+                        if let Some(marker) = self.text.run(s, out) {
+                            self.$opened(marker, out);
+                        }
                     }
                 }
             )?

@@ -31,12 +31,14 @@ pub(crate) const ROW: Row = Row {
         Detect {
             rank: 200,
             pattern: &[
+                // A list after the tag whose first element begins a name is a call
+                // list (a name that breaks is its error, never code); `[{` is
+                // `llama-json`'s array of calls, another list text in both.
                 Tok::Lit(b"<|python_tag|>"),
                 Tok::Ws,
                 Tok::Lit(b"["),
                 Tok::Ws,
                 Tok::Ident,
-                Tok::Lit(b"("),
             ],
         },
         Detect {

@@ -17,6 +17,10 @@
 //! - `<|python_tag|>` followed by `name.call(key=value, ..)`: a Llama 3.1 built-in tool
 //!   (`brave_search`, `wolfram_alpha`), named by what precedes `.call`, with its pythonic
 //!   arguments converted to JSON as in `llama-pythonic`;
+//! - `<|python_tag|>` followed by `[`: a list, of JSON calls when `{` follows (the
+//!   array above); any other list has no call in it and is text, the tag with it, byte
+//!   for byte (`<|python_tag|>[1, 2]`; a pythonic call list is `llama-pythonic`'s, where a
+//!   list whose first element begins a call name and breaks is an error);
 //! - `<|python_tag|>` followed by anything else: code for the code interpreter. It is
 //!   represented as a call named `code_interpreter` whose arguments are
 //!   `{"code": "<the code>"}`, the code streamed as a JSON string (escaped as it
@@ -165,6 +169,7 @@ enum Group {
 //   Text ──'{'──> Obj(First) ─ key / value / .. ─> Obj(Name) ──'"'──> [Start] ─ .. ─> '}' ─> After
 //    │ ──'['──> ArrayOpen ──'{'──^                                                      │
 //    │ ──'<'──> Special ──<|python_tag|>──> Tag ──'{'──> Obj                 ';' / ',' ─> Sep ─'{'─> Obj
+//    │                                       │ ──'['──> ArrayOpen (not '{' next: the tag and list are text)
 //    │                                       │ ──ident──> TagName ──'.call('──> Builtin ──')'──> After
 //    │                                       └── other ──> Code ──'<'──> CodeEnd ──<|eom_id|>──> Text
 //    └─ a header that stops matching: held bytes released as text, the byte re-read in Text
@@ -305,9 +310,20 @@ impl LlamaJson {
 
     /// Held bytes are text after all.
     fn release(&mut self) {
+        // `<|python_tag|>` (and the whitespace after it) that opened no call is text too.
+        self.text.emit(&self.lead);
+        self.lead.clear();
         self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
+    }
+
+    /// The error of a broken call of an array that waited for the byte after the call
+    /// ([`Broken::pending`](crate::text::pythonic::call::Broken::pending)) goes out.
+    fn end_broken(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        if self.broken.pending() {
+            self.broken.end(calls, out);
+        }
     }
 
     /// A call object begins at the `{` just pushed to `held` (at `obj_from`).
@@ -650,6 +666,8 @@ impl LlamaJson {
                             self.group
                         };
                         self.begin_object(group);
+                        // Right after `<|python_tag|>`: a call whatever its name.
+                        self.tagged = !self.lead.is_empty();
                         i += 1;
                     } else {
                         self.release();
@@ -666,16 +684,25 @@ impl LlamaJson {
                         i += 1;
                     }
                     b',' if self.group == Group::Array => {
+                        self.end_broken(calls, out);
                         self.held.push(b);
                         self.st = St::Sep;
                         i += 1;
                     }
                     b']' if self.group == Group::Array => {
+                        if self.broken.pending() {
+                            // The array closes right after a broken call: its `]` (and
+                            // the whitespace before it) end the call's raw text.
+                            self.broken.close_list(&self.held, calls, out);
+                        }
                         self.held.clear();
                         self.st = St::Text;
                         i += 1;
                     }
-                    _ => self.release(),
+                    _ => {
+                        self.end_broken(calls, out);
+                        self.release();
+                    }
                 },
                 St::Obj(Obj::Args) => i += self.args(rest, calls, out),
                 St::Obj(Obj::AfterValue) if b == b'<' && self.started && self.args_done => {
@@ -757,6 +784,12 @@ impl LlamaJson {
                         self.begin_object(Group::Semi);
                         self.tagged = true;
                         i += 1;
+                    } else if b == b'[' {
+                        // A list: of calls if `{` follows, else text (with the tag).
+                        self.held.clear();
+                        self.held.push(b);
+                        self.st = St::ArrayOpen;
+                        i += 1;
                     } else if is_name_start(b) {
                         self.held.clear();
                         self.held.push(b);
@@ -835,9 +868,12 @@ impl LlamaJson {
                 }
                 St::Builtin | St::Broken => {
                     let skipping = self.st == St::Broken;
+                    // A broken call of an array: its error waits for the byte after its
+                    // `}` (a `]` there is its raw text's).
+                    let in_list = skipping && self.group == Group::Array;
                     let Some((n, still_skipping)) = self.py.step(
                         skipping,
-                        false,
+                        in_list,
                         self.slot,
                         rest,
                         &mut self.broken,
@@ -1093,7 +1129,10 @@ impl LlamaJson {
         }
         match self.st {
             St::Text | St::Tag => {}
-            St::Special | St::ArrayOpen | St::After | St::Sep => self.release(),
+            St::Special | St::ArrayOpen | St::After | St::Sep => {
+                self.end_broken(calls, out);
+                self.release();
+            }
             St::Obj(o) => {
                 if !self.started {
                     self.release();

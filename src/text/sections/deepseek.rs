@@ -19,6 +19,7 @@ pub(crate) const DEEPSEEK: Tokens = Tokens {
     head: Head::DeepSeek,
     reasoning: Borrowed(THINK_TAGS),
     calls_end_reasoning: false,
+    literal_sections: false,
 };
 
 /// The registry row of `deepseek` ([`SYNTAXES`](crate::text::SYNTAXES)).

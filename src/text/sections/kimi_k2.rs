@@ -20,6 +20,7 @@ pub(crate) const KIMI_K2: Tokens = Tokens {
     head: Head::KimiId,
     reasoning: Borrowed(THINK_TAGS),
     calls_end_reasoning: true,
+    literal_sections: false,
 };
 
 /// The registry row of `kimi-k2` ([`SYNTAXES`](crate::text::SYNTAXES)).

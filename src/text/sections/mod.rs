@@ -42,7 +42,11 @@
 //!   begin token inside an argument string (a special token is never content: the string
 //!   scan stops at its `<`).
 //! - `<｜tool▁calls▁begin｜>`, `<｜tool▁calls▁end｜>` and `<｜end▁of▁sentence｜>` are
-//!   dropped from the text (the whitespace before them is text); `<think>` reasoning (R1)
+//!   dropped from the text (the whitespace before them is text). A table whose section
+//!   tokens are several ordinary tokens ([`Tokens::literal_sections`], PLaMo 3's) drops
+//!   them only where they frame calls: `calls_begin` when `call_begin` follows it (past
+//!   whitespace, dropped with it; held until then, up to the held-bytes limit),
+//!   `calls_end` after a call began; anywhere else they are text, byte for byte; `<think>` reasoning (R1)
 //!   and whitespace: see [`reasoning`](crate::text::kit::reasoning).
 //! - Malformed (no `<｜tool▁sep｜>`, a name running past a line, broken JSON) → `Error`
 //!   carrying the raw call text through `<｜tool▁call▁end｜>`; other text between the
@@ -99,6 +103,12 @@ pub(crate) struct Tokens {
     /// `calls_begin` and `call_begin` end an open reasoning block (Kimi K2 may start its
     /// calls without closing `<think>`: [`TextStage::calls_end_reasoning`]).
     pub(crate) calls_end_reasoning: bool,
+    /// The section tokens are dropped only where they frame calls (`calls_begin` followed,
+    /// past whitespace, by `call_begin`; `calls_end` after a call began), and are text,
+    /// byte for byte, anywhere else: for tags the model writes as several ordinary tokens
+    /// (PLaMo 3's), which prose can hold. `false`: dropped wherever they stand (single
+    /// special tokens, DeepSeek's and Kimi K2's).
+    pub(crate) literal_sections: bool,
 }
 
 /// The pair of [`THINK`](crate::text::kit::reasoning::THINK) (`<think>` / `</think>`)
@@ -128,6 +138,10 @@ fn kimi_name(id: &str) -> &str {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum St {
     Text,
+    /// After a `calls_begin` that is dropped only if a call follows it
+    /// ([`Tokens::literal_sections`]): whitespace, then `call_begin` (held in
+    /// [`DeepSeek::section`]).
+    Section,
     /// After `<｜tool▁call▁begin｜>`: the type (V3) or the name (V3.1).
     Head,
     /// After `function<｜tool▁sep｜>`: V3's name, or V3.1's arguments of a tool named `function`.
@@ -174,24 +188,43 @@ pub(crate) struct DeepSeek {
     /// The next byte read in [`St::Json`] is a `<` that began no token: content.
     past: bool,
     stray: Raw,
+    /// [`St::Section`]: the section token, the whitespace after it, then the bytes of
+    /// `call_begin` matched so far (the last `matched`); released as text when no call
+    /// follows.
+    section: String,
+    /// How many bytes of `call_begin` end [`section`](Self::section).
+    matched: usize,
+    /// A call began and no `calls_end` has closed its section yet
+    /// ([`Tokens::literal_sections`]: a `calls_end` outside one is text).
+    in_section: bool,
+    /// The most whitespace held after a section token.
+    max_held: usize,
 }
 
-reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => begin);
+reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => opened);
 
 impl DeepSeek {
     /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
     pub(crate) fn with_tokens(tokens: Tokens, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let t = &tokens;
-        let mut drops: Vec<Token> = vec![t.calls_begin.clone(), t.calls_end.clone()];
+        // The text stage's call markers: `call_begin`, then (`literal_sections`) the
+        // section tokens, which [`Self::opened`] decides on; else those are dropped.
+        let literal;
+        let mut drops: Vec<Token> = Vec::with_capacity(2 + t.eos.len());
+        let starts: &[Token] = if t.literal_sections {
+            literal = [
+                t.call_begin.clone(),
+                t.calls_begin.clone(),
+                t.calls_end.clone(),
+            ];
+            &literal
+        } else {
+            drops.extend([t.calls_begin.clone(), t.calls_end.clone()]);
+            std::slice::from_ref(&t.call_begin)
+        };
         drops.extend(t.eos.iter().cloned());
         let tags: Vec<(&str, &str)> = t.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
-        let text = TextStage::new(
-            std::slice::from_ref(&t.call_begin),
-            &drops,
-            &tags,
-            opts,
-            limits,
-        );
+        let text = TextStage::new(starts, &drops, &tags, opts, limits);
         // Kimi K2 may start its calls without closing `<think>`.
         let text = if t.calls_end_reasoning {
             text.calls_end_reasoning(&[&t.calls_begin, &t.call_begin])
@@ -223,6 +256,10 @@ impl DeepSeek {
             in_string: InString::new([t.call_begin.clone()]),
             past: false,
             stray: Raw::new(MAX_NAME * 16),
+            section: String::new(),
+            matched: 0,
+            in_section: false,
+            max_held: limits.max_held_bytes,
             tokens,
         }
     }
@@ -235,9 +272,42 @@ impl DeepSeek {
             + self.name.capacity()
             + self.stray.retained()
             + self.in_string.held()
+            + self.section.capacity()
+    }
+
+    /// The text stage found its call marker `marker`: `call_begin`, or
+    /// ([`Tokens::literal_sections`]) `calls_begin` (a call must follow it) or `calls_end`
+    /// (dropped when it closes a section, text otherwise).
+    fn opened(&mut self, marker: usize, out: &mut dyn EventSink) {
+        match marker {
+            0 => self.begin(),
+            1 => {
+                self.section.clear();
+                self.section.push_str(&self.tokens.calls_begin);
+                self.matched = 0;
+                self.st = St::Section;
+            }
+            _ if self.in_section => self.in_section = false,
+            // A stray close: the model's text, byte for byte.
+            _ => self.text.emit(&self.tokens.calls_end, out),
+        }
+    }
+
+    /// [`St::Section`] with no call after its token: the token and the whitespace after
+    /// it are text; the bytes of `call_begin` matched after them are read again as text.
+    fn release_section(&mut self, calls: &mut Calls, out: &mut dyn EventSink) {
+        let held = std::mem::take(&mut self.section);
+        let at = held.len().saturating_sub(self.matched);
+        self.matched = 0;
+        self.st = St::Text;
+        self.text.emit(held.get(..at).unwrap_or_default(), out);
+        self.run(held.get(at..).unwrap_or_default(), calls, out);
+        self.section = held;
+        self.section.clear();
     }
 
     fn begin(&mut self) {
+        self.in_section = true;
         self.raw.start(&self.tokens.call_begin);
         self.name.clear();
         self.slot = None;
@@ -268,8 +338,48 @@ impl DeepSeek {
         while !s.is_empty() {
             match self.st {
                 St::Text => {
-                    if self.text.run(&mut s, out).is_some() {
+                    if let Some(marker) = self.text.run(&mut s, out) {
+                        self.opened(marker, out);
+                    }
+                }
+                St::Section => {
+                    if self.matched == 0 {
+                        let n = s.len() - s.trim_start_matches(is_ws).len();
+                        if self.section.len() + n > self.max_held {
+                            // More whitespace than is held: no section.
+                            self.release_section(calls, out);
+                            continue;
+                        }
+                        self.section.push_str(s.get(..n).unwrap_or_default());
+                        s = s.get(n..).unwrap_or_default();
+                        if s.is_empty() {
+                            continue;
+                        }
+                    }
+                    let want = self
+                        .tokens
+                        .call_begin
+                        .as_bytes()
+                        .get(self.matched..)
+                        .unwrap_or_default();
+                    let common = s
+                        .bytes()
+                        .zip(want.iter())
+                        .take_while(|(a, b)| a == *b)
+                        .count();
+                    if common == want.len() {
+                        // A call follows: the section opens (its token and the
+                        // whitespace after it dropped).
+                        s = s.get(common..).unwrap_or_default();
+                        self.section.clear();
+                        self.matched = 0;
                         self.begin();
+                    } else if common == s.len() {
+                        self.section.push_str(s);
+                        self.matched += common;
+                        s = "";
+                    } else {
+                        self.release_section(calls, out);
                     }
                 }
                 St::Head => {
@@ -490,6 +600,9 @@ impl DeepSeek {
                         Some(Found::Marker(m)) => {
                             self.end_stray(out);
                             self.end();
+                            if m == 1 {
+                                self.in_section = false;
+                            }
                             if m == 2 {
                                 // The next call began without this one's end marker.
                                 self.begin();
@@ -582,6 +695,11 @@ impl DeepSeek {
             self.past = !given.is_empty();
             self.run(&given, calls, out);
         }
+        while self.st == St::Section {
+            // The text ended before a call followed the section token: text (each round
+            // holds fewer bytes).
+            self.release_section(calls, out);
+        }
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
@@ -592,7 +710,8 @@ impl DeepSeek {
             St::Json if self.args.finish(self.slot, &mut self.raw, calls, out) => {
                 calls.close_own(self.slot, &mut self.raw, out);
             }
-            St::Head
+            St::Section
+            | St::Head
             | St::Decide
             | St::Name
             | St::Fence { .. }

@@ -36,6 +36,7 @@ pub(crate) const PLAMO3: Tokens = Tokens {
         Borrowed("<|plamo:end_think:plamo|>"),
     )]),
     calls_end_reasoning: false,
+    literal_sections: true,
 };
 
 /// The registry row of `plamo3` ([`SYNTAXES`](crate::text::SYNTAXES)).

@@ -14,7 +14,11 @@
 //! - The name runs from `<tool_call>` to the end of its line, or to the next tag:
 //!   GLM-4.7 writes `<tool_call>get_weather<arg_key>..` with no newline. `ToolCallStart`
 //!   at that newline or `<`. A name holding spaces, quotes or braces
-//!   (`<tool_call>{"name": ..}`) is not this syntax: an error with the raw call.
+//!   (`<tool_call>{"name": ..}`) is not this syntax: an error with the raw call. A name
+//!   line that is no name (a space before it, whitespace or markup in it) ending at its
+//!   line break is a call only if a tag follows (a malformed one, that error); prose after
+//!   it, or the end of the text, makes `<tool_call>` and the line text, byte for byte (`Use
+//!   a literal <tool_call> tag.`), decided on the line's first 256 bytes at most.
 //! - `<arg_key>k</arg_key>`, optional whitespace, `<arg_value>v</arg_value>`. Values are
 //!   taken exactly (no newline stripped): the template writes a string as is and any
 //!   other value JSON-dumped, so without a schema a value is a JSON string unless its

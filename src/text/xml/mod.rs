@@ -475,6 +475,11 @@ enum St {
     Wrap,
     /// Inside the function name.
     Name,
+    /// A bare call's name line ([`End::Line`]) ended at its line break without settling
+    /// a name (whitespace or markup in it, or a space before it): whitespace, then a `<`
+    /// goes on as a call (the name read as if it ended there); anything else makes the
+    /// opening tag and the line text ([`XmlCalls::prose_line`]).
+    NameLine,
     /// Inside a parameter key.
     Key,
     /// Attributes after a quoted name (`key`: of a parameter) up to `>`.
@@ -659,6 +664,20 @@ impl XmlCalls {
         let mut text = TextStage::new(&starts, &d.drops, &reasoning, &options.reasoning, limits);
         if let Some((opens, end)) = &d.headers {
             text = text.headers(opens, end.clone());
+            // Messages framed by headers (Muse's): a token that begins or ends a message
+            // (every dropped one but the header's end and a reasoning close) inside a
+            // reasoning message ends it, the model having left it without its close
+            // (`to=self<|message|>plan<|start|>assistant to=f<|message|>..`), then acts
+            // as it does outside: never content, so the next message is read.
+            let enders: Vec<&str> = d
+                .drops
+                .iter()
+                .map(|t| &**t)
+                .filter(|t| *t != &**end && !reasoning.iter().any(|(_, c)| c == t))
+                .collect();
+            if !enders.is_empty() {
+                text = text.calls_end_reasoning(&enders);
+            }
         }
         let spare = if variants.is_empty() {
             Vec::new()
@@ -932,6 +951,7 @@ impl XmlCalls {
                     }
                 }
                 St::Name | St::Key | St::Attrs { .. } => self.name_step(&mut s, calls, out),
+                St::NameLine => self.name_line(&mut s, calls, out),
                 St::KeyTail { open } => self.key_tail(open, &mut s, calls, out),
                 St::AttrsEnd { key } => self.attrs_end(key, &mut s, calls, out),
                 St::NameSep => self.name_sep(&mut s, calls, out),
@@ -1160,9 +1180,33 @@ impl XmlCalls {
             ),
             None => (*s, ""),
         };
+        let room = MAX_NAME.saturating_sub(self.name.len() + self.attrs.len());
+        if part.len() > room && self.st == St::Name && end == Ending::Line && self.section.is_none()
+        {
+            // A bare call's "name" line past the longest name: its first `MAX_NAME` bytes
+            // say whether it is prose after a literal opening tag (then the tag and those
+            // bytes are text, and the rest of the line is read again as text) or a name
+            // too long (an error with the call), whatever the chunking.
+            let mut cut = room;
+            while !part.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (fit, over) = part.split_at(cut);
+            self.name.push_str(fit);
+            self.raw.push(fit);
+            if self.prose_line() && self.raw.dropped() == 0 {
+                *s = s.get(cut..).unwrap_or_default();
+                released(&mut self.raw, &mut self.text, out);
+                self.end_call();
+                return;
+            }
+            self.raw.push(over);
+            *s = rest;
+            self.st = St::Skip(ErrorKind::InvalidArguments);
+            return;
+        }
         self.raw.push(part);
         *s = rest;
-        let room = MAX_NAME.saturating_sub(self.name.len() + self.attrs.len());
         if part.len() > room {
             // Not kept (the raw text has it): bounded in one piece too.
             self.st = St::Skip(ErrorKind::InvalidArguments);
@@ -1195,6 +1239,13 @@ impl XmlCalls {
                 *s = rest.get(1..).unwrap_or_default();
                 return;
             }
+            (Ending::Line, '\n') if self.st == St::Name && self.prose_line() => {
+                // Not settled: what follows the line says whether a call body can.
+                self.raw.push("\n");
+                *s = rest.get(1..).unwrap_or_default();
+                self.st = St::NameLine;
+                return;
+            }
             (Ending::Line, '\n') => (true, true),
             (Ending::Line, '<') | (Ending::Tags, '<') => (true, false),
             _ => (false, false),
@@ -1222,21 +1273,63 @@ impl XmlCalls {
                 self.st = St::Body;
             }
             (St::Attrs { key: true }, _) => self.key_done(calls, out),
-            (St::Name, _) => {
-                self.name_done(calls, out);
-                if end == Ending::Quote && self.st == St::Body {
-                    self.st = St::Attrs { key: false };
-                } else if self.st == St::Body && !self.d.name_sep.is_empty() {
-                    self.expect.reset();
-                    self.st = St::NameSep;
-                }
-            }
+            (St::Name, _) => self.name_ended(end, calls, out),
             (_, Ending::Quote) => self.st = St::Attrs { key: true },
             (_, Ending::Tags) => {
                 self.expect.reset();
                 self.st = St::KeyTail { open: false };
             }
             _ => self.key_done(calls, out),
+        }
+    }
+
+    /// The name ended per `end`: the call starts (or is malformed), then what follows
+    /// the name is read.
+    fn name_ended(&mut self, end: Ending, calls: &mut Calls, out: &mut dyn EventSink) {
+        self.name_done(calls, out);
+        if end == Ending::Quote && self.st == St::Body {
+            self.st = St::Attrs { key: false };
+        } else if self.st == St::Body && !self.d.name_sep.is_empty() {
+            self.expect.reset();
+            self.st = St::NameSep;
+        }
+    }
+
+    /// A bare call's name line read so far ([`End::Line`]) is prose rather than a name:
+    /// a space or tab before it, or whitespace, a quote, a brace or markup inside it
+    /// (`Use a literal <tool_call> tag.`). Whether it is a malformed call or text is
+    /// then up to what follows the line ([`St::NameLine`]).
+    fn prose_line(&self) -> bool {
+        if self.section.is_some() || self.d.name_end != Ending::Line {
+            return false;
+        }
+        let line = self.name.trim_start_matches(['\n', '\r']);
+        let name = line.trim_end_matches(is_ws);
+        line.starts_with(is_ws) || name.contains(|c: char| is_ws(c) || "{}\"'<>".contains(c))
+    }
+
+    /// [`St::NameLine`]: whitespace after the name line, then a `<` (a call body may
+    /// follow: the call goes on) or other text (the opening tag was prose: text).
+    fn name_line(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
+        let rest = s.trim_start_matches(is_ws);
+        let ws = s.get(..s.len() - rest.len()).unwrap_or_default();
+        if self.raw.len() + ws.len() > 2 * MAX_NAME {
+            // More whitespace than a call's layout holds.
+            self.raw.push(ws);
+            *s = rest;
+            released(&mut self.raw, &mut self.text, out);
+            self.end_call();
+            return;
+        }
+        self.raw.push(ws);
+        *s = rest;
+        match rest.chars().next() {
+            None => {}
+            Some('<') => self.name_ended(Ending::Line, calls, out),
+            Some(_) => {
+                released(&mut self.raw, &mut self.text, out);
+                self.end_call();
+            }
         }
     }
 
@@ -2162,6 +2255,15 @@ impl XmlCalls {
         let tail = self.matcher.finish().to_owned();
         match self.st {
             St::Text => {}
+            // A literal opening tag and prose after it, cut off: text.
+            St::NameLine => {
+                released(&mut self.raw, &mut self.text, out);
+                self.end_call();
+            }
+            St::Name if self.prose_line() => {
+                released(&mut self.raw, &mut self.text, out);
+                self.end_call();
+            }
             // A section open and nothing else (a bare opener at the end) is cut off like
             // any call: `truncated`, below, with its bytes.
             St::After => {

@@ -41,10 +41,15 @@
 //!   before harmony's `<|start|>`) or by `<atem:function_calls>`; what comes before is
 //!   text there (the first message's `to=self` reasoning too): give `muse` to read it.
 //! - Not read: vLLM's name normalisation against the request's tools
-//!   (`get_weather.get_weather` for a bare `get_weather`: the name is the model's here),
-//!   a reasoning message the model leaves without `<|eom|>` (the rest of the output
-//!   stays reasoning), and a header whose recipient has other bytes than ASCII letters,
-//!   digits, `_`, `.`, `-` (text, as written).
+//!   (`get_weather.get_weather` for a bare `get_weather`: the name is the model's here)
+//!   and a header whose recipient has other bytes than ASCII letters, digits, `_`, `.`,
+//!   `-` (text, as written).
+//! - A reasoning message the model leaves without `<|eom|>`: the next message's
+//!   `<|start|>assistant`, or `<|eot|>` / `<|end_of_text|>` / `<|begin_of_text|>`, ends
+//!   it (they are dropped, as anywhere; the next header is read, so a tool channel's calls
+//!   after it are calls); cut off by the end of the output, it is reasoning to there. An
+//!   `<atem:function_calls>` block inside it stays reasoning (vLLM's scoping), closed or
+//!   not.
 
 use crate::format::Format;
 use crate::text::row::{Builtin, Detect, Row, Tok};

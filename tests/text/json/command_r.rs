@@ -88,6 +88,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::CommandR,
         reasoning: Some(("<|START_THINKING|>", "<|END_THINKING|>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -32,6 +32,8 @@ pub(crate) fn universal() -> Universal {
     Universal {
         format: Format::Granite20bFc,
         reasoning: None,
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -183,6 +183,8 @@ pub(crate) fn universal_between(
     Universal {
         format,
         reasoning: Some(("<think>", "</think>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -3,7 +3,10 @@
 //! at every chunking and every prefix.
 
 use crate::exact::*;
-use toolstream::ErrorKind::{InvalidJson, TrailingArguments, Truncated as Cut, UnexpectedPayload};
+use toolstream::ErrorKind::{
+    InvalidArguments, InvalidJson, MissingName, TrailingArguments, Truncated as Cut,
+    UnexpectedPayload,
+};
 use toolstream::Format;
 
 const TOOL: &str = "<|message_model|><|content_invoke_tool_json|>";
@@ -118,6 +121,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::Inkling,
         reasoning: Some(("<|content_thinking|>", "<|end_message|>")),
+        reasoning_close_dropped: true,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
@@ -236,6 +241,45 @@ fn the_name_in_the_message_header_is_the_calls() {
                         UnexpectedPayload,
                         Some(0),
                         &format!("{HEAD}{{\"name\":\"search\",\"arguments\":{{}}}}<|end_message|>"),
+                    )),
+                    one(t(" x")),
+                ],
+            ),
+            fx(
+                "the header names the call: an object without a name is that tool's call",
+                format!("A {HEAD}{{\"args\": {{\"q\": \"x\"}}}}<|end_message|> B"),
+                vec![
+                    one(t("A ")),
+                    call(0, "search", r#"{"q": "x"}"#),
+                    one(t(" B")),
+                ],
+            ),
+            fx(
+                "the header names the call: an empty object is its call without arguments",
+                format!("{HEAD}{{}}<|end_message|>"),
+                vec![call(0, "search", "{}")],
+            ),
+            fx(
+                "an object naming another tool than its header: an error with the call's bytes",
+                format!("{HEAD}{{\"name\": \"find\", \"args\": {{}}}}<|end_message|> x"),
+                vec![
+                    one(start(0, "search")),
+                    one(err(
+                        InvalidArguments,
+                        Some(0),
+                        &format!("{HEAD}{{\"name\": \"find\", \"args\": {{}}}}<|end_message|>"),
+                    )),
+                    one(t(" x")),
+                ],
+            ),
+            fx(
+                "a header that is no name names nothing: no call",
+                "<|message_model|>get weather<|content_invoke_tool_json|>{\"args\": {}}<|end_message|> x".to_owned(),
+                vec![
+                    one(err(
+                        MissingName,
+                        None,
+                        "<|message_model|>get weather<|content_invoke_tool_json|>{\"args\": {}}<|end_message|>",
                     )),
                     one(t(" x")),
                 ],

@@ -124,6 +124,35 @@ fn a_junk_name_whose_args_marker_ends_the_line_is_one_error() {
 }
 
 #[test]
+fn a_broken_name_then_args_in_the_same_piece_is_read_as_in_pieces() {
+    // Found by the gemma_pythonic property (auto, `[TOOL_CALLS],[ARGS]\n`): with `[ARGS]`
+    // and the byte after it in one piece, a broken name gave up at the line's end as if
+    // no `[ARGS]` had come (`missing_name` through `[ARGS]`, then text), byte by byte the
+    // arguments were read (cut off: `truncated` with the line break). `[ARGS]` on the
+    // line makes the arguments the error's, whatever the chunking.
+    use crate::exact::{check_fixtures, err, fx, one, t};
+    use ErrorKind::{MissingName, Truncated as Cut};
+    check_fixtures(
+        Format::Mistral,
+        &[
+            fx(
+                "cut off after [ARGS]",
+                "[TOOL_CALLS],[ARGS]\n",
+                vec![one(err(Cut, None, "[TOOL_CALLS],[ARGS]\n"))],
+            ),
+            fx(
+                "the arguments after [ARGS]",
+                "[TOOL_CALLS],[ARGS] {\"a\": 1}\nok",
+                vec![
+                    one(err(MissingName, None, "[TOOL_CALLS],[ARGS] {\"a\": 1}")),
+                    one(t("\nok")),
+                ],
+            ),
+        ],
+    );
+}
+
+#[test]
 fn a_repeated_tool_calls_marker_opens_one_call_list() {
     // Issue 33: `[TOOL_CALLS][TOOL_CALLS][..]` (the marker written twice) read the
     // second marker as the array's `[`: an error, and the calls leaked as text.
@@ -162,6 +191,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::Mistral,
         reasoning: Some(("[THINK]", "[/THINK]")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -1290,6 +1290,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::LlamaPythonic,
         reasoning: None,
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
@@ -1401,6 +1403,12 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
                 err(Bad, None, "<|python_tag|>[get weather(a=1)]"),
                 t(" after")
             ],
+        ),
+        fx!(
+            "llama-pythonic",
+            "<|python_tag|> and a list with no call name in it: text, the tag with it",
+            "A <|python_tag|>[1, 2] B <|python_tag|>[] C",
+            [t("A <|python_tag|>[1, 2] B <|python_tag|>[] C")],
         ),
         fx!(
             "llama-pythonic",

@@ -8,6 +8,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::LlamaJson,
         reasoning: None,
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
@@ -216,10 +218,66 @@ pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
         fx!(
             "llama-json",
             "a second <|python_tag|> starts the next code call",
-            "<|python_tag|>[f()]<|python_tag|>[g()]",
+            "<|python_tag|>f()<|python_tag|>g()",
             [
-                call(0, "code_interpreter", r#"{"code":"[f()]"}"#),
-                call(1, "code_interpreter", r#"{"code":"[g()]"}"#),
+                call(0, "code_interpreter", r#"{"code":"f()"}"#),
+                call(1, "code_interpreter", r#"{"code":"g()"}"#),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "<|python_tag|> then a list with no call in it: text, the tag with it",
+            "A <|python_tag|>[1, 2] B <|python_tag|> [g()]",
+            [t("A <|python_tag|>[1, 2] B <|python_tag|> [g()]")],
+        ),
+        fx!(
+            "llama-json",
+            "<|python_tag|> then an object with no call in it: text, the tag with it",
+            r#"A <|python_tag|> {"answer": 42} B"#,
+            [t(r#"A <|python_tag|> {"answer": 42} B"#)],
+        ),
+        fx!(
+            "llama-json",
+            "<|python_tag|> then an array of calls",
+            r#"A <|python_tag|>[{"name": "f", "parameters": {}}, {"name": "g", "parameters": {}}] B"#,
+            [t("A "), call(0, "f", "{}"), call(1, "g", "{}"), t(" B")],
+        ),
+        fx!(
+            "llama-json",
+            "<|python_tag|> then an array whose call breaks: its raw from the tag through the ]",
+            r#"<|python_tag|>[{"name": "f", "parameters": {'a': 1}} ] B"#,
+            [
+                start(0, "f"),
+                args(0, "{"),
+                err(
+                    Bad,
+                    Some(0),
+                    r#"<|python_tag|>[{"name": "f", "parameters": {'a': 1}} ]"#
+                ),
+                t(" B"),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "an array whose first call breaks, then a call: the array's bytes are the calls'",
+            r#"[{"name": "f", "parameters": {'a': 1}}, {"name": "g", "parameters": {}}] B"#,
+            [
+                start(0, "f"),
+                args(0, "{"),
+                err(Bad, Some(0), r#"[{"name": "f", "parameters": {'a': 1}}"#),
+                call(1, "g", "{}"),
+                t(" B"),
+            ],
+        ),
+        fx!(
+            "llama-json",
+            "an array whose call breaks, then no `]`: the error, then the text",
+            r#"[{"name": "f", "parameters": {'a': 1}} B"#,
+            [
+                start(0, "f"),
+                args(0, "{"),
+                err(Bad, Some(0), r#"[{"name": "f", "parameters": {'a': 1}}"#),
+                t(" B"),
             ],
         ),
         fx!(
@@ -255,12 +313,12 @@ pub(crate) fn edges() -> crate::rules::edges::Edges {
             ),
             b(
                 LlamaJson,
-                "array second call corrupt",
+                "array second call corrupt (the array's `]` right after it ends its raw text)",
                 (
                     "Hi ",
                     "[{\"name\": \"g\", \"parameters\": {}}, ",
-                    "{\"name\": \"f\", \"parameters\": {\"a\": 'x'}}",
-                    "] after",
+                    "{\"name\": \"f\", \"parameters\": {\"a\": 'x'}}]",
+                    " after",
                 ),
                 Bad,
                 1,

@@ -36,10 +36,13 @@ const CALLS: &[(Format, &str)] = &[
     ),
 ];
 
-/// Whether `format` reads reasoning tags in its text, as `auto` does before it detects
-/// a syntax (the pythonic and Gemma syntaxes here do not: their output would differ).
+/// Whether `format` reads `<think>` reasoning in its text, as `auto` does before it
+/// detects a syntax (its universal fixture says so; the pythonic and Gemma syntaxes here
+/// do not: their output would differ).
 fn reads_think(format: Format) -> bool {
-    matches!(format, Format::Hermes | Format::QwenXml)
+    crate::universal::fixture_of(format)
+        .and_then(|u| u.reasoning)
+        .is_some_and(|(open, _)| open == "<think>")
 }
 
 fn run(format: Format, config: &ParserConfig, input: &str) -> Vec<Event> {

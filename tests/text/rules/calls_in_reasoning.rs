@@ -13,6 +13,8 @@ struct Fixture {
     name: &'static str,
     format: Format,
     input: &'static str,
+    /// The marker that opens the call in `input`.
+    marker: &'static str,
     /// Options besides `calls_in_reasoning`.
     open: bool,
     /// (name, arguments) of the calls extracted with the option.
@@ -27,6 +29,7 @@ const FIXTURES: &[Fixture] = &[
         name: "qwen3.5 XML call before </think> (vllm#39056)",
         format: Format::QwenXml,
         input: "<think>\nThe answer is 204.\n<tool_call>\n<function=Finish>\n<parameter=answer>\n204\n</parameter>\n</function>\n</tool_call>\n</think>\n\n",
+        marker: "<tool_call>",
         open: false,
         calls: &[("Finish", r#"{"answer": 204}"#)],
         reasoning: "The answer is 204.\n",
@@ -36,6 +39,7 @@ const FIXTURES: &[Fixture] = &[
         name: "qwen3.5 thinking template: <think> in the prompt, two calls, text after",
         format: Format::QwenXml,
         input: "Check both.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nTōkyō\n</parameter>\n</function>\n</tool_call>\nWaiting.</think>\n\nOn it.",
+        marker: "<tool_call>",
         open: true,
         calls: &[
             ("get_weather", r#"{"city": "Paris"}"#),
@@ -48,6 +52,7 @@ const FIXTURES: &[Fixture] = &[
         name: "hermes JSON call inside <think>, reasoning on both sides",
         format: Format::Hermes,
         input: "<think>I need the weather <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": [1, 2]}}\n</tool_call> then answer.</think>It is sunny.",
+        marker: "<tool_call>",
         open: false,
         calls: &[("get_weather", r#"{"city": "Paris", "days": [1, 2]}"#)],
         reasoning: "I need the weather  then answer.",
@@ -57,6 +62,7 @@ const FIXTURES: &[Fixture] = &[
         name: "hermes: a call inside and a call after reasoning",
         format: Format::Hermes,
         input: "<think>a<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>b</think>c<tool_call>{\"name\": \"g\", \"arguments\": {\"x\": 1}}</tool_call>",
+        marker: "<tool_call>",
         open: false,
         calls: &[("f", "{}"), ("g", r#"{"x": 1}"#)],
         reasoning: "ab",
@@ -66,6 +72,7 @@ const FIXTURES: &[Fixture] = &[
         name: "hermes: a marker in reasoning prose that opens no call stays reasoning",
         format: Format::Hermes,
         input: "<think>Models write <tool_call> tags. Then a real one:<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call></think>ok",
+        marker: "<tool_call>",
         open: false,
         calls: &[("f", "{}")],
         reasoning: "Models write <tool_call> tags. Then a real one:",
@@ -75,6 +82,7 @@ const FIXTURES: &[Fixture] = &[
         name: "nemotron <TOOLCALL> list inside <think>",
         format: Format::Nemotron,
         input: "<think>\nLet me search.\n<TOOLCALL>[{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}}, {\"name\": \"open\", \"arguments\": {\"id\": 3}}]</TOOLCALL>\n</think>\n\nFound it.",
+        marker: "<TOOLCALL>",
         open: false,
         calls: &[("search", r#"{"q": "rust"}"#), ("open", r#"{"id": 3}"#)],
         reasoning: "Let me search.\n",
@@ -84,6 +92,7 @@ const FIXTURES: &[Fixture] = &[
         name: "nemotron with reasoning_open",
         format: Format::Nemotron,
         input: "Plan.<TOOLCALL>[{\"name\": \"f\", \"arguments\": {}}]</TOOLCALL></think>Done.",
+        marker: "<TOOLCALL>",
         open: true,
         calls: &[("f", "{}")],
         reasoning: "Plan.",
@@ -133,12 +142,7 @@ fn without_the_option_calls_inside_reasoning_are_reasoning() {
         assert!(calls(&ev).is_empty(), "{}: {ev:?}", f.name);
         // The call's bytes are in the reasoning, as the model wrote them.
         let r = reasoning(&ev);
-        let marker = if f.format == Format::Nemotron {
-            "<TOOLCALL>"
-        } else {
-            "<tool_call>"
-        };
-        assert!(r.contains(marker), "{}: {r:?}", f.name);
+        assert!(r.contains(f.marker), "{}: {r:?}", f.name);
         assert_eq!(text(&ev), f.text, "{}", f.name);
     }
 }

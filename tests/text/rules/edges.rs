@@ -18,12 +18,15 @@ fn text_formats() -> Vec<Format> {
         .collect()
 }
 
+/// A text format's universal fixture: what it says of the format's reasoning.
+fn fixture(f: Format) -> crate::universal::Universal {
+    crate::universal::fixture_of(f).unwrap_or_else(|| panic!("{f}: no universal fixture"))
+}
+
 /// A text format's reasoning tag pair (the one `reasoning_open` starts in), or `None`
 /// where its scanner has no reasoning tags: its universal fixture says it.
 fn reasoning_tags(f: Format) -> Option<(&'static str, &'static str)> {
-    crate::universal::fixture_of(f)
-        .unwrap_or_else(|| panic!("{f}: no universal fixture"))
-        .reasoning
+    fixture(f).reasoning
 }
 
 /// The text formats with reasoning tags, with their pair.
@@ -34,16 +37,11 @@ fn reasoning_formats() -> Vec<(Format, &'static str, &'static str)> {
         .collect()
 }
 
-/// The formats whose reasoning closing tag is also an end-of-block token dropped from
-/// the text (Inkling's `<|end_message|>`, Muse's `<|eom|>`): outside reasoning it is
-/// dropped, not text.
-fn drops_close(f: Format) -> bool {
-    matches!(f, Format::Inkling | Format::Muse)
-}
-
-/// `text` as a format shows it: without `close` where the format drops it.
+/// `text` as a format shows it: without `close` where the format drops its reasoning
+/// closing tag outside reasoning (its fixture's `reasoning_close_dropped`).
 fn shown(f: Format, text: &str, close: &str) -> String {
-    if drops_close(f) && reasoning_tags(f).is_some_and(|(_, c)| c == close) {
+    let u = fixture(f);
+    if u.reasoning_close_dropped && u.reasoning.is_some_and(|(_, c)| c == close) {
         text.replace(close, "")
     } else {
         text.to_owned()
@@ -58,8 +56,8 @@ fn stray_closing_reasoning_tag_is_text_byte_for_byte() {
             let input = format!("I planned it.\n{close}\n\nHere is the answer.");
             let make = move || Parser::new(f);
             let ev = assert_split_invariant(&make, input.as_bytes(), 40);
-            if f == Format::Harmony {
-                // Harmony text outside channels is reasoning-free text as well.
+            if fixture(f).outside_text_may_be_reasoning {
+                // Its structure, not the tags, says what is reasoning: nothing is lost.
                 assert_eq!(text(&ev) + &reasoning(&ev), input, "{f}");
             } else {
                 assert_eq!(text(&ev), shown(f, &input, close), "{f}");

@@ -3,7 +3,7 @@
 //! split at every byte) and every prefix.
 
 use crate::exact::*;
-use crate::universal::{Case, Universal, broken, not_applicable, sample};
+use crate::universal::{Case, Universal, not_applicable, sample};
 use toolstream::ErrorKind::{InvalidArguments as Bad, MissingName, Truncated as Cut};
 use toolstream::Format;
 
@@ -36,12 +36,54 @@ fn plamo3_fixtures() {
     );
 }
 
+/// Issue 33: PLaMo 3's section tags are several ordinary tokens, so they are dropped only
+/// where they frame calls: the opening tag followed (past whitespace) by a request, the
+/// closing tag of a section a request opened. Anywhere else they are text, byte for
+/// byte, and what follows them is read as it would be without them.
+#[test]
+fn section_tags_are_text_unless_they_frame_requests() {
+    let think = ("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>");
+    let rows = [
+        fx(
+            "whitespace between the section tag and its request is dropped with it",
+            format!("A {REQUESTS}\n {BEGIN}f{SEP}{{}}{END}\n{END_REQUESTS}B"),
+            vec![one(t("A ")), call(0, "f", "{}"), one(t("\nB"))],
+        ),
+        fx(
+            "a section tag before another: the first is text",
+            format!("{REQUESTS}{REQUESTS}{BEGIN}f{SEP}{{}}{END}{END_REQUESTS}"),
+            vec![one(t(REQUESTS)), call(0, "f", "{}")],
+        ),
+        fx(
+            "a section tag before a reasoning tag sharing its prefix: text, then reasoning",
+            format!("Use {REQUESTS}{}plan{}ok", think.0, think.1),
+            vec![
+                one(t(&format!("Use {REQUESTS}"))),
+                one(r("plan")),
+                one(t("ok")),
+            ],
+        ),
+        fx(
+            "a section tag at the end of the input, whitespace after it",
+            format!("Use {REQUESTS} \n"),
+            vec![one(t(&format!("Use {REQUESTS} \n")))],
+        ),
+        fx(
+            "a section close after the section closed: text",
+            format!("{REQUESTS}{BEGIN}f{SEP}{{}}{END}{END_REQUESTS} x{END_REQUESTS}"),
+            vec![call(0, "f", "{}"), one(t(&format!(" x{END_REQUESTS}")))],
+        ),
+    ];
+    check_fixtures(Format::Plamo3, &rows);
+}
+
 /// `plamo3`'s answers to the universal cases.
 pub(crate) fn universal() -> Universal {
-    const TAGS_DROPPED: &str = "the section engine drops its section tokens wherever they stand (DeepSeek's are single special tokens); PLaMo 3's tags are several ordinary tokens, so a tag in prose should stay text";
     Universal {
         format: Format::Plamo3,
         reasoning: Some(("<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
@@ -79,16 +121,14 @@ pub(crate) fn universal() -> Universal {
             ),
             (
                 Case::MarkerAlone,
-                broken(
-                    TAGS_DROPPED,
+                sample(
                     format!("Use a literal {REQUESTS} tag."),
                     vec![one(t(&format!("Use a literal {REQUESTS} tag.")))],
                 ),
             ),
             (
                 Case::StrayClose,
-                broken(
-                    TAGS_DROPPED,
+                sample(
                     format!("done{END_REQUESTS} ok"),
                     vec![one(t(&format!("done{END_REQUESTS} ok")))],
                 ),

@@ -31,6 +31,8 @@ pub(crate) fn universal() -> Universal {
     Universal {
         format: Format::Dots,
         reasoning: Some(("<think>", "</think>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -46,6 +46,54 @@ fn a_call_close_inside_a_value_is_an_error_not_half_a_call() {
     assert_eq!(text(&ev), " ok");
 }
 
+/// Issue 33: after a bare `<tool_call>`, a line that is no name (a space before it, or
+/// whitespace or markup in it) is a call only if a tag follows it (then a malformed one,
+/// an error with its bytes); prose after the line, or the end of the text, makes the tag
+/// and the line text, byte for byte, at every chunking — however long the line.
+#[test]
+fn a_literal_call_tag_in_prose_is_text() {
+    use crate::exact::{call, check_fixtures, err, fx, one, t};
+    use toolstream::ErrorKind::InvalidArguments as Bad;
+    let long = format!("Use <tool_call>{}\nMore.", " word".repeat(100));
+    let junk_body =
+        "<tool_call>get weather\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n</tool_call>";
+    check_fixtures(
+        F,
+        &[
+            fx(
+                "a tag then prose, then the end of the text",
+                "Use a literal <tool_call> tag.",
+                vec![one(t("Use a literal <tool_call> tag."))],
+            ),
+            fx(
+                "a tag then prose over lines",
+                "A <tool_call> tag\n  and more\n",
+                vec![one(t("A <tool_call> tag\n  and more\n"))],
+            ),
+            fx(
+                "a tag then a prose line longer than a name",
+                long.clone(),
+                vec![one(t(&long))],
+            ),
+            fx(
+                "a junk name line, then the call's body: an error",
+                format!("{junk_body} ok"),
+                vec![one(err(Bad, None, junk_body)), one(t(" ok"))],
+            ),
+            fx(
+                "GLM-4.5-Air: a space between the name and its first key",
+                "<tool_call>ls <arg_key>dirPath</arg_key> <arg_value>backend</arg_value> </tool_call>",
+                vec![call(0, "ls", r#"{"dirPath":"backend"}"#)],
+            ),
+            fx(
+                "a space before the name, a tag on the next line: the name read there",
+                "<tool_call> ls\n<arg_key>p</arg_key><arg_value>b</arg_value></tool_call>",
+                vec![call(0, "ls", r#"{"p":"b"}"#)],
+            ),
+        ],
+    );
+}
+
 /// `glm`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
     universal_in(Format::Glm, &GLM_TAGS, None)
@@ -73,7 +121,7 @@ pub(crate) fn universal_in(
     section: Option<(&'static str, &'static str)>,
 ) -> crate::universal::Universal {
     use crate::exact::{args, call, err, one, start, t};
-    use crate::universal::{Case, Universal, broken, sample};
+    use crate::universal::{Case, Universal, sample};
     use toolstream::ErrorKind::{InvalidArguments as Bad, Truncated as Cut};
     let (so, sc) = section.unwrap_or(("", ""));
     let (co, cc) = tags.call;
@@ -89,8 +137,7 @@ pub(crate) fn universal_in(
             format!("Use a literal {open} tag."),
             vec![one(t(&format!("Use a literal {open} tag.")))],
         ),
-        None => broken(
-            "the name runs to the line's end: a call tag in prose reads the rest of the line as a name (DESIGN rule d wants it text once no call body can follow)",
+        None => sample(
             format!("Use a literal {co} tag.\nMore."),
             vec![one(t(&format!("Use a literal {co} tag.\nMore.")))],
         ),
@@ -99,6 +146,8 @@ pub(crate) fn universal_in(
     Universal {
         format,
         reasoning: Some(("<think>", "</think>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -238,6 +238,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::KimiK3,
         reasoning: Some(("<|open|>think<|sep|>", "<|close|>think<|sep|>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

@@ -272,6 +272,8 @@ pub(crate) fn universal() -> crate::universal::Universal {
     Universal {
         format: toolstream::Format::MiniMaxM3,
         reasoning: Some(("<mm:think>", "</mm:think>")),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

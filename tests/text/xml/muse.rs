@@ -93,6 +93,47 @@ fn muse_fixtures() {
     );
 }
 
+/// Issue 33: a `to=self` reasoning message the model leaves without its `<|eom|>`. The next
+/// message's `<|start|>assistant` (or the turn's end token) ends it, so the tool channel
+/// after it is read (its call a call, never reasoning); the end of the output ends it
+/// too, with what it held as reasoning, an ATEM block in it included (closed or not).
+#[test]
+fn reasoning_left_open() {
+    let call_block = "<atem:function_calls><atem:invoke name=\"get_weather\"><atem:parameter name=\"city\">Paris</atem:parameter></atem:invoke></atem:function_calls>";
+    check_fixtures(
+        Format::Muse,
+        &[
+            fx(
+                "the next message's header ends it: its call is a call",
+                format!(
+                    "to=self<|message|>I should look it up. <|start|>assistant to=get_weather<|message|>{call_block}<|eom|>"
+                ),
+                vec![
+                    one(r("I should look it up. ")),
+                    call(0, "get_weather", r#"{"city":"Paris"}"#),
+                ],
+            ),
+            fx(
+                "the turn's end ends it: what follows is text",
+                "to=self<|message|>Done thinking.<|eot|>Hi.",
+                vec![one(r("Done thinking.")), one(t("Hi."))],
+            ),
+            fx(
+                "cut off inside it: reasoning to the end",
+                "to=self<|message|>Still thinking about",
+                vec![one(r("Still thinking about"))],
+            ),
+            fx(
+                "cut off inside it with an ATEM block open: reasoning, no call",
+                format!("to=self<|message|>Maybe {OPEN}f\"><atem:parameter name=\"a\">1"),
+                vec![one(r(&format!(
+                    "Maybe {OPEN}f\"><atem:parameter name=\"a\">1"
+                )))],
+            ),
+        ],
+    );
+}
+
 /// With `calls_in_reasoning`, a call in `to=self` is extracted and the reasoning goes on.
 #[test]
 fn muse_calls_in_reasoning() {
@@ -132,6 +173,8 @@ pub(crate) fn universal() -> Universal {
     Universal {
         format: Format::Muse,
         reasoning: Some(("to=self<|message|>", "<|eom|>")),
+        reasoning_close_dropped: true,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,

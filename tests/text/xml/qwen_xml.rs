@@ -189,6 +189,8 @@ pub(crate) fn universal_in(
     crate::universal::Universal {
         format,
         reasoning: Some(reasoning),
+        reasoning_close_dropped: false,
+        outside_text_may_be_reasoning: false,
         answers: vec![
             (
                 Case::Call,
