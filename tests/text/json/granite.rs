@@ -200,15 +200,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
 /// `granite`'s rows of the recovery rule (`rules/recovery.rs`, which runs them with
 /// every family's): each slip with its exact events.
 pub(crate) fn recovery() -> Vec<crate::rules::recovery::Fx> {
-    #[allow(unused_imports)]
-    use crate::exact::{args, call, err, start, t};
-    #[allow(unused_imports)]
-    use crate::rules::recovery::{PROSE, fx};
-    #[allow(unused_imports)]
-    use toolstream::ErrorKind::{
-        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
-        UnexpectedPayload as Member,
-    };
+    use crate::rules::recovery::prelude::*;
     vec![
         fx!(
             "granite",

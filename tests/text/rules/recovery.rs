@@ -76,6 +76,17 @@ macro_rules! fx {
 
 pub(crate) use fx;
 
+/// What a syntax file's `recovery()` rows are written with: `use
+/// crate::rules::recovery::prelude::*;` (each file uses some of it).
+pub(crate) mod prelude {
+    pub(crate) use super::{PROSE, fx};
+    pub(crate) use crate::exact::{args, call, err, start, t};
+    pub(crate) use toolstream::ErrorKind::{
+        InvalidArguments as Bad, TrailingArguments as Trailing, Truncated as Cut,
+        UnexpectedPayload as Member,
+    };
+}
+
 /// One event or a call's three, for [`fx!`].
 pub(crate) struct Evs(pub(crate) Vec<Ev>);
 impl From<Ev> for Evs {
