@@ -339,7 +339,12 @@ struct Rejected {
 /// Emits an argument delta, then the field events it completes; with checks, only the
 /// part of it they pass, and `true` when they refused the rest (the caller then ends the
 /// call: [`Calls::stop`]).
-#[inline]
+///
+/// Without checks (the default) this is what it was before checks existed: one test of
+/// `check` and the event, inlined into each dialect's hot loop; the checking side is out
+/// of line ([`emit_checked_args`]), so none of its code is inlined here (a build where
+/// it was had this function out of line: +8 % Ir on Hermes' 4-byte argument feeds).
+#[inline(always)]
 fn emit_args(
     index: usize,
     fields: &mut Option<FieldDecoder>,
@@ -347,13 +352,40 @@ fn emit_args(
     delta: &str,
     out: &mut dyn EventSink,
 ) -> bool {
-    let (delta, refused) = match check {
-        None => (delta, false),
-        Some(check) => {
-            let ok = check.feed(delta);
-            (delta.get(..ok).unwrap_or_default(), ok < delta.len())
-        }
-    };
+    if let Some(check) = check {
+        return emit_checked_args(index, fields, check, delta, out);
+    }
+    emit_unchecked_args(index, fields, delta, out);
+    false
+}
+
+/// [`emit_args`] without checks: the event, then the field events.
+#[inline(always)]
+fn emit_unchecked_args(
+    index: usize,
+    fields: &mut Option<FieldDecoder>,
+    delta: &str,
+    out: &mut dyn EventSink,
+) {
+    out.event(EventRef::ToolCallArgs { index, delta });
+    if let Some(f) = fields {
+        f.feed(delta, &mut FieldEvents { index, out });
+    }
+}
+
+/// [`emit_args`] for a call with checks: the part of `delta` they pass, `true` when they
+/// refused the rest.
+#[inline(never)]
+fn emit_checked_args(
+    index: usize,
+    fields: &mut Option<FieldDecoder>,
+    check: &mut Check,
+    delta: &str,
+    out: &mut dyn EventSink,
+) -> bool {
+    let ok = check.feed(delta);
+    let refused = ok < delta.len();
+    let delta = delta.get(..ok).unwrap_or_default();
     if !delta.is_empty() || !refused {
         out.event(EventRef::ToolCallArgs { index, delta });
         if let Some(f) = fields {
@@ -1140,16 +1172,31 @@ impl Calls {
             && !delta.is_empty()
             && delta.len() <= max_args.saturating_sub(c.raw_len)
         {
-            c.raw_len += delta.len();
-            c.raw.push_args(delta);
-            if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
-                Self::stop(c, out);
+            if c.check.is_some() {
+                Self::push_checked_args(c, delta, out);
                 return Ok(());
             }
+            c.raw_len += delta.len();
+            emit_unchecked_args(c.index, &mut c.fields, delta, out);
             c.emitted = c.raw_len;
+            c.raw.push_args(delta);
             return Ok(());
         }
         self.push_args_slow(slot, forming, delta, closed, out)
+    }
+
+    /// [`push_args`](Self::push_args)' common case for a call with checks, out of line
+    /// (the unchecked case, inlined in every dialect's hot loop, stays as lean as before
+    /// checks existed). The raw text takes `delta` first: a refused call's error cuts it.
+    #[inline(never)]
+    fn push_checked_args(c: &mut Call, delta: &str, out: &mut dyn EventSink) {
+        c.raw_len += delta.len();
+        c.raw.push_args(delta);
+        if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
+            Self::stop(c, out);
+            return;
+        }
+        c.emitted = c.raw_len;
     }
 
     /// [`push_args`](Self::push_args) off its common case.
