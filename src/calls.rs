@@ -1165,17 +1165,15 @@ impl Calls {
             && !closed
             && c.phase == Phase::Streaming
             && c.dropped == 0
-            && c.rejected.is_none()
+            // A call with checks takes the general path (`dialect_inner`), which feeds
+            // them: this one stays as lean as before checks existed.
+            && (c.rejected.is_none() & c.check.is_none())
             && c.owns_raw
             && !c.decoded
             && c.scan.is_raw()
             && !delta.is_empty()
             && delta.len() <= max_args.saturating_sub(c.raw_len)
         {
-            if c.check.is_some() {
-                Self::push_checked_args(c, delta, out);
-                return Ok(());
-            }
             c.raw_len += delta.len();
             emit_unchecked_args(c.index, &mut c.fields, delta, out);
             c.emitted = c.raw_len;
@@ -1183,20 +1181,6 @@ impl Calls {
             return Ok(());
         }
         self.push_args_slow(slot, forming, delta, closed, out)
-    }
-
-    /// [`push_args`](Self::push_args)' common case for a call with checks, out of line
-    /// (the unchecked case, inlined in every dialect's hot loop, stays as lean as before
-    /// checks existed). The raw text takes `delta` first: a refused call's error cuts it.
-    #[inline(never)]
-    fn push_checked_args(c: &mut Call, delta: &str, out: &mut dyn EventSink) {
-        c.raw_len += delta.len();
-        c.raw.push_args(delta);
-        if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
-            Self::stop(c, out);
-            return;
-        }
-        c.emitted = c.raw_len;
     }
 
     /// [`push_args`](Self::push_args) off its common case.
@@ -1314,8 +1298,9 @@ impl Calls {
         }
         if !keep.is_empty() {
             c.keep_as(RAW, keep);
-            if emit_args(c.index, &mut c.fields, &mut c.check, keep, out) {
-                Self::stop(c, out);
+            if c.check.is_none() {
+                emit_unchecked_args(c.index, &mut c.fields, keep, out);
+            } else if Self::emit_checked(c, keep, out) {
                 return Ok(());
             }
             c.emitted = c.kept_as(RAW);
@@ -1342,6 +1327,30 @@ impl Calls {
         let (keep, over) = split_at_room(t, MAX_TRAILING.saturating_sub(c.trailing.len()));
         c.trailing.push_str(keep);
         c.trailing_dropped += over.len();
+    }
+
+    /// [`emit_args`] for a call with checks, out of line (the dialects' inlined paths test
+    /// `check` and emit without them); `true` when they refused part of `delta`: the call
+    /// was then ended ([`stop`](Self::stop)).
+    #[inline(never)]
+    fn emit_checked(c: &mut Call, delta: &str, out: &mut dyn EventSink) -> bool {
+        let refused = emit_args(c.index, &mut c.fields, &mut c.check, delta, out);
+        if refused {
+            Self::stop(c, out);
+        }
+        refused
+    }
+
+    /// The checks that need the value's end (a top-level number's), out of line (without
+    /// checks [`end`](Self::end) only tests `check`); `true` when they refused it: the
+    /// call was then ended ([`stop`](Self::stop)).
+    #[inline(never)]
+    fn refused_at_end(c: &mut Call, out: &mut dyn EventSink) -> bool {
+        let refused = c.check.as_mut().is_some_and(|k| k.finish());
+        if refused {
+            Self::stop(c, out);
+        }
+        refused
     }
 
     /// Ends a call whose check refused its argument text: its error, now, carrying the
@@ -1378,8 +1387,7 @@ impl Calls {
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
-        if c.check.as_mut().is_some_and(|k| k.finish()) {
-            Self::stop(c, out);
+        if c.check.is_some() && Self::refused_at_end(c, out) {
             return;
         }
         c.fields = None;
