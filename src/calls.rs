@@ -1165,8 +1165,8 @@ impl Calls {
             && !closed
             && c.phase == Phase::Streaming
             && c.dropped == 0
-            // A call with checks takes the general path (`dialect_inner`), which feeds
-            // them: this one stays as lean as before checks existed.
+            // A call with checks is taken out of line (`push_args_slow`): this path stays
+            // as lean as before checks existed.
             && (c.rejected.is_none() & c.check.is_none())
             && c.owns_raw
             && !c.decoded
@@ -1193,6 +1193,30 @@ impl Calls {
         closed: bool,
         out: &mut dyn EventSink,
     ) -> Result<(), usize> {
+        // `push_args`' common case for a call with checks (kept off that inlined path):
+        // the raw text takes `delta` first, as a refused call's error cuts it there.
+        let max_args = self.limits.max_argument_bytes;
+        if let Some(c) = self.calls.get_mut(slot)
+            && c.check.is_some()
+            && !closed
+            && c.phase == Phase::Streaming
+            && c.dropped == 0
+            && c.rejected.is_none()
+            && c.owns_raw
+            && !c.decoded
+            && c.scan.is_raw()
+            && !delta.is_empty()
+            && delta.len() <= max_args.saturating_sub(c.raw_len)
+        {
+            c.raw_len += delta.len();
+            c.raw.push_args(delta);
+            if emit_args(c.index, &mut c.fields, &mut c.check, delta, out) {
+                Self::stop(c, out);
+                return Ok(());
+            }
+            c.emitted = c.raw_len;
+            return Ok(());
+        }
         if let Some(room) = self.held_room(slot)
             && delta.len() > room
         {
