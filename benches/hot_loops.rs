@@ -15,8 +15,8 @@
 //! `cargo bench --bench hot_loops -- hot_hermes/` runs one syntax (each group takes
 //! about 10 s with the defaults below).
 //!
-//! Instruction counts: with `HOT_LOOPS_PROFILE="<format> <prose|args|plain> <chunk> <ref|vec|spec>
-//! <runs>"` set (`spec`: the format's syntax written as a spec and read back), the binary runs that workload `runs` times and exits, for callgrind
+//! Instruction counts: with `HOT_LOOPS_PROFILE="<format> <prose|args|plain|stream> <chunk|event>
+//! <ref|vec|spec> <runs>"` set (`spec`: the format's syntax written as a spec and read back), the binary runs that workload `runs` times and exits, for callgrind
 //! (the figures in PERFORMANCE.md are the total at runs = 2 minus runs = 1, so making
 //! the workload is not counted):
 //!
@@ -111,21 +111,44 @@ fn plain_call(format: Format) -> Vec<u8> {
     .into_bytes()
 }
 
-/// `HOT_LOOPS_PROFILE="<format> <prose|args|plain> <chunk> <ref|vec|spec> <runs>"`; `spec`:
-/// `ref` through a parser built from the format's spec (`Syntax::builtin(format)`
-/// written out and read back), which must cost what the built-in costs.
+/// `HOT_LOOPS_PROFILE="<format> <prose|args|plain|stream> <chunk> <ref|vec|spec> <runs>"`;
+/// `spec`: `ref` through a parser built from the format's spec (`Syntax::builtin(format)`
+/// written out and read back), which must cost what the built-in costs. `stream`: the
+/// format's chat turn (`Shape::STREAM`: ~120 text deltas, a ~1.2 KB call in 6-byte deltas);
+/// chunk `event`: one feed per provider event (envelopes) or token piece (text).
 fn profile(spec: &str) {
     let parts: Vec<&str> = spec.split_whitespace().collect();
     let [format, kind, chunk, api, runs] = parts[..] else {
-        panic!("HOT_LOOPS_PROFILE: <format> <prose|args|plain> <chunk> <ref|vec|spec> <runs>");
+        panic!(
+            "HOT_LOOPS_PROFILE: <format> <prose|args|plain|stream> <chunk> <ref|vec|spec> <runs>"
+        );
     };
     let format: Format = format.parse().unwrap();
-    let (prose, args) = inputs(format);
-    let body = match kind {
-        "prose" => prose,
-        "plain" => plain_call(format),
-        _ => args,
+    let make = generator(format).expect("a workload generator");
+    let work = match kind {
+        "stream" => make(Shape::STREAM),
+        _ => make(Shape::long_arg(LEN)),
     };
+    let body = match kind {
+        "prose" => workloads::prose_text(LEN).into_bytes(),
+        "plain" => plain_call(format),
+        _ => work.body(),
+    };
+    if chunk == "event" {
+        let events = &work.events;
+        let mut n = 0;
+        for _ in 0..runs.parse::<usize>().unwrap() {
+            let mut p = Parser::new(format);
+            let mut sink = Count::default();
+            for e in black_box(events) {
+                p.feed_into(e, &mut sink).unwrap();
+            }
+            p.finish_into(&mut sink).unwrap();
+            n += sink.events + sink.bytes;
+        }
+        println!("{n} events+bytes, {} input bytes", body.len());
+        return;
+    }
     let chunk: usize = chunk.parse().unwrap();
     let mut out = Vec::with_capacity(256);
     let mut n = 0;

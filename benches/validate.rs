@@ -9,7 +9,7 @@
 //! - `long`: one 64 KB string and two short members (a `write_file` call);
 //! - `compile`: `Tools::from_value` of 100 such tools (the schemas compiled once).
 //!
-//! Instruction counts: with `VALIDATE_PROFILE="<members|long|compile> <off|repeats|validate|both> <runs>"`
+//! Instruction counts: with `VALIDATE_PROFILE="<members|long|compile> <off|repeats|validate|both> <runs> [<chunk>]"`
 //! the binary runs that workload `runs` times and exits, for callgrind (PERFORMANCE.md's
 //! figures are the total at runs = 2 minus runs = 1):
 //!
@@ -101,9 +101,16 @@ fn body(members: bool) -> Vec<u8> {
 
 /// Feeds `body` whole; the events' count (a call end, not an error, is asserted once).
 fn run(config: &ParserConfig, body: &[u8], out: &mut Vec<Event>) -> usize {
+    run_chunks(config, body, 0, out)
+}
+
+/// [`run`] in `chunk`-byte feeds (0: whole).
+fn run_chunks(config: &ParserConfig, body: &[u8], chunk: usize, out: &mut Vec<Event>) -> usize {
     out.clear();
     let mut p = Parser::with_config(Format::Hermes, config.clone());
-    p.feed(body, out).unwrap();
+    for c in body.chunks(if chunk == 0 { body.len().max(1) } else { chunk }) {
+        p.feed(c, out).unwrap();
+    }
     p.finish(out).unwrap();
     out.len()
 }
@@ -116,9 +123,12 @@ fn compile_100() -> usize {
 
 fn profile(spec: &str) {
     let parts: Vec<&str> = spec.split_whitespace().collect();
-    let [kind, mode, runs] = parts[..] else {
-        panic!("VALIDATE_PROFILE: <members|long|compile> <off|repeats|validate|both> <runs>");
+    let (&[kind, mode, runs] | &[kind, mode, runs, _]) = &parts[..] else {
+        panic!(
+            "VALIDATE_PROFILE: <members|long|compile> <off|repeats|validate|both> <runs> [<chunk>]"
+        );
     };
+    let chunk: usize = parts.get(3).map_or(0, |c| c.parse().unwrap());
     let runs: usize = runs.parse().unwrap();
     if kind == "compile" {
         let n: usize = (0..runs).map(|_| compile_100()).sum();
@@ -129,7 +139,7 @@ fn profile(spec: &str) {
     let body = body(kind == "members");
     let mut out = Vec::new();
     let n: usize = (0..runs)
-        .map(|_| run(&config, black_box(&body), &mut out))
+        .map(|_| run_chunks(&config, black_box(&body), chunk, &mut out))
         .sum();
     println!("{n} events, {} input bytes", body.len());
 }

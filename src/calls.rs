@@ -339,7 +339,12 @@ struct Rejected {
 /// Emits an argument delta, then the field events it completes; with checks, only the
 /// part of it they pass, and `true` when they refused the rest (the caller then ends the
 /// call: [`Calls::stop`]).
-#[inline]
+///
+/// Without checks (the default) this is what it was before checks existed: one test of
+/// `check` and the event, inlined into each dialect's hot loop; the checking side is out
+/// of line ([`emit_checked_args`]), so none of its code is inlined here (a build where
+/// it was had this function out of line: +8 % Ir on Hermes' 4-byte argument feeds).
+#[inline(always)]
 fn emit_args(
     index: usize,
     fields: &mut Option<FieldDecoder>,
@@ -347,13 +352,40 @@ fn emit_args(
     delta: &str,
     out: &mut dyn EventSink,
 ) -> bool {
-    let (delta, refused) = match check {
-        None => (delta, false),
-        Some(check) => {
-            let ok = check.feed(delta);
-            (delta.get(..ok).unwrap_or_default(), ok < delta.len())
-        }
-    };
+    if let Some(check) = check {
+        return emit_checked_args(index, fields, check, delta, out);
+    }
+    emit_unchecked_args(index, fields, delta, out);
+    false
+}
+
+/// [`emit_args`] without checks: the event, then the field events.
+#[inline(always)]
+fn emit_unchecked_args(
+    index: usize,
+    fields: &mut Option<FieldDecoder>,
+    delta: &str,
+    out: &mut dyn EventSink,
+) {
+    out.event(EventRef::ToolCallArgs { index, delta });
+    if let Some(f) = fields {
+        f.feed(delta, &mut FieldEvents { index, out });
+    }
+}
+
+/// [`emit_args`] for a call with checks: the part of `delta` they pass, `true` when they
+/// refused the rest.
+#[inline(never)]
+fn emit_checked_args(
+    index: usize,
+    fields: &mut Option<FieldDecoder>,
+    check: &mut Check,
+    delta: &str,
+    out: &mut dyn EventSink,
+) -> bool {
+    let ok = check.feed(delta);
+    let refused = ok < delta.len();
+    let delta = delta.get(..ok).unwrap_or_default();
     if !delta.is_empty() || !refused {
         out.event(EventRef::ToolCallArgs { index, delta });
         if let Some(f) = fields {
@@ -1133,6 +1165,42 @@ impl Calls {
             && !closed
             && c.phase == Phase::Streaming
             && c.dropped == 0
+            // A call with checks is taken out of line (`push_args_slow`): this path stays
+            // as lean as before checks existed.
+            && (c.rejected.is_none() & c.check.is_none())
+            && c.owns_raw
+            && !c.decoded
+            && c.scan.is_raw()
+            && !delta.is_empty()
+            && delta.len() <= max_args.saturating_sub(c.raw_len)
+        {
+            c.raw_len += delta.len();
+            emit_unchecked_args(c.index, &mut c.fields, delta, out);
+            c.emitted = c.raw_len;
+            c.raw.push_args(delta);
+            return Ok(());
+        }
+        self.push_args_slow(slot, forming, delta, closed, out)
+    }
+
+    /// [`push_args`](Self::push_args) off its common case.
+    #[inline(never)]
+    fn push_args_slow(
+        &mut self,
+        slot: Slot,
+        forming: &mut Forming,
+        delta: &str,
+        closed: bool,
+        out: &mut dyn EventSink,
+    ) -> Result<(), usize> {
+        // `push_args`' common case for a call with checks (kept off that inlined path):
+        // the raw text takes `delta` first, as a refused call's error cuts it there.
+        let max_args = self.limits.max_argument_bytes;
+        if let Some(c) = self.calls.get_mut(slot)
+            && c.check.is_some()
+            && !closed
+            && c.phase == Phase::Streaming
+            && c.dropped == 0
             && c.rejected.is_none()
             && c.owns_raw
             && !c.decoded
@@ -1149,19 +1217,6 @@ impl Calls {
             c.emitted = c.raw_len;
             return Ok(());
         }
-        self.push_args_slow(slot, forming, delta, closed, out)
-    }
-
-    /// [`push_args`](Self::push_args) off its common case.
-    #[inline(never)]
-    fn push_args_slow(
-        &mut self,
-        slot: Slot,
-        forming: &mut Forming,
-        delta: &str,
-        closed: bool,
-        out: &mut dyn EventSink,
-    ) -> Result<(), usize> {
         if let Some(room) = self.held_room(slot)
             && delta.len() > room
         {
@@ -1267,8 +1322,9 @@ impl Calls {
         }
         if !keep.is_empty() {
             c.keep_as(RAW, keep);
-            if emit_args(c.index, &mut c.fields, &mut c.check, keep, out) {
-                Self::stop(c, out);
+            if c.check.is_none() {
+                emit_unchecked_args(c.index, &mut c.fields, keep, out);
+            } else if Self::emit_checked(c, keep, out) {
                 return Ok(());
             }
             c.emitted = c.kept_as(RAW);
@@ -1295,6 +1351,30 @@ impl Calls {
         let (keep, over) = split_at_room(t, MAX_TRAILING.saturating_sub(c.trailing.len()));
         c.trailing.push_str(keep);
         c.trailing_dropped += over.len();
+    }
+
+    /// [`emit_args`] for a call with checks, out of line (the dialects' inlined paths test
+    /// `check` and emit without them); `true` when they refused part of `delta`: the call
+    /// was then ended ([`stop`](Self::stop)).
+    #[inline(never)]
+    fn emit_checked(c: &mut Call, delta: &str, out: &mut dyn EventSink) -> bool {
+        let refused = emit_args(c.index, &mut c.fields, &mut c.check, delta, out);
+        if refused {
+            Self::stop(c, out);
+        }
+        refused
+    }
+
+    /// The checks that need the value's end (a top-level number's), out of line (without
+    /// checks [`end`](Self::end) only tests `check`); `true` when they refused it: the
+    /// call was then ended ([`stop`](Self::stop)).
+    #[inline(never)]
+    fn refused_at_end(c: &mut Call, out: &mut dyn EventSink) -> bool {
+        let refused = c.check.as_mut().is_some_and(|k| k.finish());
+        if refused {
+            Self::stop(c, out);
+        }
+        refused
     }
 
     /// Ends a call whose check refused its argument text: its error, now, carrying the
@@ -1331,8 +1411,7 @@ impl Calls {
 
     /// Emits ToolCallEnd for a complete call (phase Streaming, value complete).
     fn end(c: &mut Call, out: &mut dyn EventSink) {
-        if c.check.as_mut().is_some_and(|k| k.finish()) {
-            Self::stop(c, out);
+        if c.check.is_some() && Self::refused_at_end(c, out) {
             return;
         }
         c.fields = None;
