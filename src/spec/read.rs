@@ -10,8 +10,8 @@ use super::lax::LAX_KEYS;
 use super::regions::{Body, Kind, Plan, Region, Values};
 use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
-use crate::text::json::{Payload, Table as JsonTable, TableOpener};
-use crate::text::kit::json_call::CallShape;
+use crate::text::json::{Opener, Payload, Table as JsonTable};
+use crate::text::kit::json_call::Shape;
 use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
 
 type Result<T> = std::result::Result<T, SpecError>;
@@ -930,7 +930,7 @@ fn json_table(
             };
             opens
                 .iter()
-                .map(|m| TableOpener {
+                .map(|m| Opener {
                     marker: Cow::Owned(m.clone()),
                     close: closes.first().cloned().map(Cow::Owned),
                     payload,
@@ -944,10 +944,10 @@ fn json_table(
             if f.transform.is_some() {
                 let (name, args) = transform_keys(f)?;
                 let agrees = match &shape {
-                    CallShape::Fields {
+                    Shape::Fields {
                         name: n, args: a, ..
                     } => n.iter().any(|k| *k == name) && a.iter().any(|k| *k == args),
-                    CallShape::NameKey => false,
+                    Shape::NameKey => false,
                 };
                 if !agrees {
                     return Err(SpecError::new(
@@ -966,10 +966,14 @@ fn json_table(
                 let path = join(&join(&f.path, "transform"), "function");
                 super::members::check(&path, f.transform_each, &name, &args)?;
             }
-            CallShape::Fields {
-                name: vec![Cow::Owned(name)],
-                args: vec![Cow::Owned(args)],
-                id: DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect(),
+            Shape::Fields {
+                name: vec![Cow::Owned(name)].into(),
+                args: vec![Cow::Owned(args)].into(),
+                id: DEFAULT_ID_KEYS
+                    .iter()
+                    .map(|k| Cow::Borrowed(*k))
+                    .collect::<Vec<_>>()
+                    .into(),
             }
         }
     };
@@ -985,10 +989,10 @@ fn json_table(
         None => None,
     };
     Ok(JsonTable {
-        openers,
+        openers: openers.into(),
         shape,
-        reasoning,
-        drops,
+        reasoning: reasoning.into(),
+        drops: drops.into(),
         citations,
         header,
     })
@@ -1017,7 +1021,7 @@ fn citations(v: &Value) -> Result<(Cow<'static, str>, Cow<'static, str>)> {
     Ok((one(0, open)?, one(1, close)?))
 }
 
-fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
+fn json_openers(v: &Value) -> Result<Vec<Opener>> {
     let path = "toolstream.openers";
     let Value::Array(items) = v else {
         return Err(SpecError::new(
@@ -1056,7 +1060,7 @@ fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
                     ));
                 }
             };
-            Ok(TableOpener {
+            Ok(Opener {
                 marker: Cow::Owned(open),
                 close: close.map(Cow::Owned),
                 payload,
@@ -1065,10 +1069,10 @@ fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
         .collect()
 }
 
-fn keys(v: &Value) -> Result<CallShape> {
+fn keys(v: &Value) -> Result<Shape> {
     let path = "toolstream.keys";
     if v.as_str() == Some("name-as-key") {
-        return Ok(CallShape::NameKey);
+        return Ok(Shape::NameKey);
     }
     let m = object(path, v).map_err(|_| {
         SpecError::new(
@@ -1091,10 +1095,10 @@ fn keys(v: &Value) -> Result<CallShape> {
             None => Ok(Vec::new()),
         }
     };
-    Ok(CallShape::Fields {
-        name: list("name", true)?,
-        args: list("arguments", true)?,
-        id: list("id", false)?,
+    Ok(Shape::Fields {
+        name: list("name", true)?.into(),
+        args: list("arguments", true)?.into(),
+        id: list("id", false)?.into(),
     })
 }
 
@@ -1732,10 +1736,10 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
     let (body, tag) = match read.calls.as_ref() {
         // Reasoning and text only: no call region, so the body is never read.
         None => (
-            Body::Object(CallShape::Fields {
-                name: Vec::new(),
-                args: Vec::new(),
-                id: Vec::new(),
+            Body::Object(Shape::Fields {
+                name: Cow::Borrowed(&[]),
+                args: Cow::Borrowed(&[]),
+                id: Cow::Borrowed(&[]),
             }),
             None,
         ),
@@ -1855,15 +1859,17 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
         return Err(SpecError::new(join(&path, "type"), "must be \"function\""));
     }
     let fpath = join(&path, "function");
-    let ids = || DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect();
+    let ids = || -> Vec<Cow<'static, str>> {
+        DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect()
+    };
     let function = map
         .get("function")
         .ok_or_else(|| SpecError::new(fpath.clone(), "is required"))?;
     if placeholder(function) == Some("content") {
-        return Ok(Body::Object(CallShape::Fields {
-            name: vec![Cow::Borrowed("name")],
-            args: vec![Cow::Borrowed("arguments")],
-            id: ids(),
+        return Ok(Body::Object(Shape::Fields {
+            name: vec![Cow::Borrowed("name")].into(),
+            args: vec![Cow::Borrowed("arguments")].into(),
+            id: ids().into(),
         }));
     }
     let fmap = object(&fpath, function)?;
@@ -1885,10 +1891,10 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
                 "with transform_each: {\"name\": \"{K}\", \"arguments\": \"{A}\"} (K and A keys of each call object)",
             ));
         }
-        return Ok(Body::List(CallShape::Fields {
-            name: vec![Cow::Owned(name.to_owned())],
-            args: vec![Cow::Owned(args.to_owned())],
-            id: ids(),
+        return Ok(Body::List(Shape::Fields {
+            name: vec![Cow::Owned(name.to_owned())].into(),
+            args: vec![Cow::Owned(args.to_owned())].into(),
+            id: ids().into(),
         }));
     }
     fn key(ph: &str) -> Option<&str> {
@@ -1896,10 +1902,10 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
             .filter(|k| !k.is_empty() && !k.contains('.'))
     }
     match (key(name), key(args), args) {
-        (Some(n), Some(a), _) => Ok(Body::Object(CallShape::Fields {
-            name: vec![Cow::Owned(n.to_owned())],
-            args: vec![Cow::Owned(a.to_owned())],
-            id: ids(),
+        (Some(n), Some(a), _) => Ok(Body::Object(Shape::Fields {
+            name: vec![Cow::Owned(n.to_owned())].into(),
+            args: vec![Cow::Owned(a.to_owned())].into(),
+            id: ids().into(),
         })),
         (None, _, "content") if !name.is_empty() && !name.contains('.') && name != "content" => {
             Ok(Body::Args {

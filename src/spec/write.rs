@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::read::kind_attr_name;
 use super::{Engine, Syntax};
 use crate::text::json::{Payload, Table as JsonTable};
-use crate::text::kit::json_call::CallShape;
+use crate::text::kit::json_call::Shape;
 use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
 
 /// One literal, or a list of them.
@@ -116,10 +116,10 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
     }
     field.insert("content".into(), json!("json"));
     field.insert("repeats".into(), json!(true));
-    let each = t.openers.first().map(|o| o.payload) != Some(Payload::Object)
-        && t.shape != CallShape::NameKey;
+    let each =
+        t.openers.first().map(|o| o.payload) != Some(Payload::Object) && t.shape != Shape::NameKey;
     match &t.shape {
-        CallShape::Fields { name, args, id } => {
+        Shape::Fields { name, args, id } => {
             let (n, a) = (
                 name.first().map_or("name", |k| k),
                 args.first().map_or("arguments", |k| k),
@@ -143,7 +143,7 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
                 json!({"name": name, "arguments": args, "id": id}),
             );
         }
-        CallShape::NameKey => {
+        Shape::NameKey => {
             ext.insert("keys".into(), json!("name-as-key"));
         }
     }

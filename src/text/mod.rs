@@ -158,7 +158,7 @@ pub(crate) enum TextScanner {
     /// Gemma 4: `<|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>`.
     Gemma4(Box<gemma::Gemma4>),
     /// JSON call objects after a marker (`hermes`, `command-r`, `granite`, ...): one
-    /// scanner driven by a [`json::Dialect`] table (or a syntax spec's).
+    /// scanner driven by a [`json::Table`] (a built-in's `const` or a syntax spec's).
     JsonCalls(Box<json::JsonCalls>),
     /// A syntax spec's scanner behind its start anchor.
     Anchored(Box<Anchored>),

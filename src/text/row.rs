@@ -36,10 +36,7 @@ pub(crate) struct Row {
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Builtin {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
-    Json(&'static json::Dialect),
-    /// The JSON engine with a table built at run time from a dialect (`command-r`'s
-    /// citations).
-    JsonTable(fn() -> json::Table),
+    Json(&'static json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
     Xml(&'static xml::Dialect),
     /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
@@ -64,7 +61,7 @@ pub(crate) enum Builtin {
 /// builds a scanner from, and what a [`Syntax`](crate::Syntax) of a built-in holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Table {
-    /// [`Builtin::Json`], [`Builtin::JsonTable`].
+    /// [`Builtin::Json`].
     Json(Box<json::Table>),
     /// [`Builtin::Xml`].
     Xml(Box<xml::Table>),
@@ -80,8 +77,7 @@ impl Builtin {
     /// The table a table-driven engine runs; `None` for the engines with their own code.
     pub(crate) fn table(self) -> Option<Table> {
         Some(match self {
-            Builtin::Json(d) => Table::Json(Box::new(json::Table::from(d))),
-            Builtin::JsonTable(f) => Table::Json(Box::new(f())),
+            Builtin::Json(t) => Table::Json(Box::new(t.clone())),
             Builtin::Xml(d) => Table::Xml(Box::new(xml::Table::from(d))),
             Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
             Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),

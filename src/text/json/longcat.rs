@@ -1,22 +1,26 @@
 //! `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`. The [JSON-call engine](super)
 //! with this table.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::THINK_TAGS;
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`.
-pub(crate) const LONGCAT: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const LONGCAT: Table = Table {
+    openers: Borrowed(&[opener(
         "<longcat_tool_call>",
         Some("</longcat_tool_call>"),
         Payload::Object,
-    )],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &[],
+    )]),
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: Borrowed(&[]),
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `longcat` ([`SYNTAXES`](crate::text::SYNTAXES)).

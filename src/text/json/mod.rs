@@ -1,6 +1,6 @@
 //! The syntaxes whose calls are JSON call objects (or arrays of them) after a marker,
 //! with or without a closing marker: one scanner, [`JsonCalls`], driven by a small
-//! per-syntax table ([`Dialect`]), one module each ([`hermes`], [`command_r`],
+//! per-syntax table ([`Table`]), one module each ([`hermes`], [`command_r`],
 //! [`granite`], ...). Each call object is streamed by the kit's [`JsonCall`] walker
 //! (Start when the name string closes, the arguments as the model's own bytes).
 //! [`mistral`] is its own scanner (see its module doc) on this engine's [`CallList`].
@@ -68,10 +68,11 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{Forming, Raw, report_at};
-use crate::text::kit::json_call::{CallShape, JsonCall, Shape, Walk};
+use crate::text::kit::json_call::{JsonCall, Shape, Walk};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own, released_own};
 use crate::text::kit::skip::{Skip, SkipEnd};
+use crate::text::kit::table::{Pair, Token, tok};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -108,59 +109,45 @@ pub(crate) enum Payload {
     ArrayBody,
 }
 
-/// One call-start marker of a syntax.
-#[derive(Debug, Clone, Copy)]
+/// One call-start marker of a syntax: `marker`, then `payload`, then `close` if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Opener {
-    pub(crate) marker: &'static str,
-    pub(crate) close: Option<&'static str>,
+    pub(crate) marker: Token,
+    pub(crate) close: Option<Token>,
     pub(crate) payload: Payload,
 }
 
-/// A syntax: its markers, call object shape, reasoning tags and end-of-turn tokens.
-#[derive(Debug)]
-pub(crate) struct Dialect {
-    pub(crate) openers: &'static [Opener],
-    pub(crate) shape: Shape,
-    pub(crate) reasoning: &'static [(&'static str, &'static str)],
-    pub(crate) drops: &'static [&'static str],
-}
-
-/// A [`Dialect`]'s opener: `marker`, then `payload`, then `close` if any.
+/// An [`Opener`] of `&'static str`s (for `const` tables).
 pub(crate) const fn opener(
     marker: &'static str,
     close: Option<&'static str>,
     payload: Payload,
 ) -> Opener {
     Opener {
-        marker,
-        close,
+        marker: tok(marker),
+        close: match close {
+            Some(c) => Some(tok(c)),
+            None => None,
+        },
         payload,
     }
 }
 
-/// An [`Opener`] as the engine runs it: a built-in table's (borrowed) or a syntax
-/// spec's (owned).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TableOpener {
-    pub(crate) marker: Cow<'static, str>,
-    pub(crate) close: Option<Cow<'static, str>>,
-    pub(crate) payload: Payload,
-}
-
-/// A [`Dialect`] as [`JsonCalls`] runs it, built once per scanner: from a built-in
-/// table (its strings borrowed) or from a [`Syntax`](crate::Syntax) (owned). The same
-/// fields as [`Dialect`].
+/// A syntax's table, as [`JsonCalls`] runs it: its markers, call object shape,
+/// reasoning tags and end-of-turn tokens. A built-in's is a `const` of its file (every
+/// list and string borrowed); a
+/// [`Syntax`](crate::Syntax)'s is built at run time (owned).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Table {
-    pub(crate) openers: Vec<TableOpener>,
-    pub(crate) shape: CallShape,
-    pub(crate) reasoning: Vec<(Cow<'static, str>, Cow<'static, str>)>,
-    pub(crate) drops: Vec<Cow<'static, str>>,
+    pub(crate) openers: Cow<'static, [Opener]>,
+    pub(crate) shape: Shape,
+    pub(crate) reasoning: Cow<'static, [Pair]>,
+    pub(crate) drops: Cow<'static, [Token]>,
     /// Citation markup dropped from text and reasoning, the cited text kept: the
     /// opening token and the closing token's head, whose anchors and `>` follow
     /// ([`TextStage::citations`]: Cohere's `<co>`, `</co: 0:[1]>`). Set on `command-r`'s
     /// table ([`command_r::CITATIONS`]), or by a spec's `toolstream.citations`.
-    pub(crate) citations: Option<(Cow<'static, str>, Cow<'static, str>)>,
+    pub(crate) citations: Option<Pair>,
     /// A token that begins a message whose header may name the call before its opener
     /// (Inkling's `<|message_model|>NAME<|content_invoke_tool_json|>`): the text after
     /// it up to the next `<` is held; an opener there begins the call, whose raw text
@@ -168,36 +155,11 @@ pub(crate) struct Table {
     /// call object's `name` says it too); anything else makes the held text text again
     /// (the token itself is dropped, as a message marker). Set on `inkling`'s table
     /// ([`inkling::HEADER`]), or by a spec's `toolstream.header`.
-    pub(crate) header: Option<Cow<'static, str>>,
+    pub(crate) header: Option<Token>,
 }
 
 /// Longest call name read from a [message header](Table::header).
 const MAX_HEAD: usize = 256;
-
-impl From<&'static Dialect> for Table {
-    fn from(d: &'static Dialect) -> Self {
-        Table {
-            openers: d
-                .openers
-                .iter()
-                .map(|o| TableOpener {
-                    marker: Cow::Borrowed(o.marker),
-                    close: o.close.map(Cow::Borrowed),
-                    payload: o.payload,
-                })
-                .collect(),
-            shape: d.shape.into(),
-            reasoning: d
-                .reasoning
-                .iter()
-                .map(|(o, c)| (Cow::Borrowed(*o), Cow::Borrowed(*c)))
-                .collect(),
-            drops: d.drops.iter().map(|t| Cow::Borrowed(*t)).collect(),
-            citations: None,
-            header: None,
-        }
-    }
-}
 
 /// Where a [`CallList`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +202,7 @@ pub(crate) struct CallList {
 }
 
 impl CallList {
-    pub(crate) fn new(shape: impl Into<CallShape>, limits: &Limits) -> Self {
+    pub(crate) fn new(shape: Shape, limits: &Limits) -> Self {
         CallList {
             at: At::AfterElem,
             walker: JsonCall::with_shape(shape, limits),
@@ -608,8 +570,8 @@ reads_chars!(JsonCalls;
 
 impl JsonCalls {
     #[cfg_attr(not(test), allow(dead_code))] // (the unit tests build built-ins with it)
-    pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
-        Self::with_table(Table::from(dialect), limits, opts)
+    pub(crate) fn new(dialect: &Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Self::with_table(dialect.clone(), limits, opts)
     }
 
     /// The scanner for a table built at run time (a syntax spec's).
@@ -704,7 +666,7 @@ impl JsonCalls {
     }
 
     /// The current call's opener.
-    fn opener(&self) -> Option<&TableOpener> {
+    fn opener(&self) -> Option<&Opener> {
         self.dialect.openers.get(self.cur)
     }
 
