@@ -12,7 +12,7 @@ use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
 use crate::text::json::{Opener, Payload, Table as JsonTable};
 use crate::text::kit::json_call::Shape;
-use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
+use crate::text::xml::{End, KindAttr, Table as XmlTable};
 
 type Result<T> = std::result::Result<T, SpecError>;
 
@@ -1130,12 +1130,12 @@ const XML_KEYS: &[&str] = &[
     "headers",
 ];
 
-fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
+fn ending(path: &str, v: &Value) -> Result<(End, Option<(String, String)>)> {
     match v {
         Value::String(s) => match s.as_str() {
-            "gt" => Ok((Ending::Gt, None)),
-            "quote" => Ok((Ending::Quote, None)),
-            "line" => Ok((Ending::Line, None)),
+            "gt" => Ok((End::Gt, None)),
+            "quote" => Ok((End::Quote, None)),
+            "line" => Ok((End::Line, None)),
             other => Err(SpecError::new(
                 path,
                 format!(
@@ -1148,7 +1148,7 @@ fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
                 pairs(&format!("[{path}]"), &Value::Array(vec![v.clone()])).map_err(|_| {
                     SpecError::new(path, "must be a pair [key close tag, value open tag]")
                 })?;
-            Ok((Ending::Tags, p.pop()))
+            Ok((End::Tags, p.pop()))
         }
         _ => Err(SpecError::new(
             path,
@@ -1317,13 +1317,16 @@ fn xml_table(
             ),
         ));
     }
-    table.variants = variants;
+    table.variants = variants.into();
     table.headers = match m.get("headers") {
         None => None,
-        Some(v) => Some(headers(&join(base, "headers"), v)?),
+        Some(v) => {
+            let (opens, end) = headers(&join(base, "headers"), v)?;
+            Some((opens.into(), end))
+        }
     };
-    table.reasoning = reasoning;
-    table.drops = drops;
+    table.reasoning = reasoning.into();
+    table.drops = drops.into();
     Ok(table)
 }
 
@@ -1454,8 +1457,8 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
             k
         }
     };
-    let quoted = name_end == Ending::Quote || key_end == Ending::Quote;
-    if kind_attr != KindAttr::None && key_end != Ending::Quote {
+    let quoted = name_end == End::Quote || key_end == End::Quote;
+    if kind_attr != KindAttr::None && key_end != End::Quote {
         return Err(SpecError::new(
             kind_path,
             "a value-kind attribute is read after a quoted key: needs key_end \"quote\"",
@@ -1542,13 +1545,13 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
             }
         }
         let refuse = |key: &str, why: &str| Err(SpecError::new(join(base, key), why.to_owned()));
-        if name_end != Ending::Quote {
+        if name_end != End::Quote {
             return refuse(
                 "name_end",
                 "must be \"quote\" with tag_params (`invoke name=\"..\"`)",
             );
         }
-        if key_end != Ending::Gt {
+        if key_end != End::Gt {
             return refuse(
                 "key_end",
                 "must be \"gt\" with tag_params (a parameter's tag name ends at '>')",
@@ -1599,10 +1602,10 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
         cdata: flag("cdata")?,
         attr_entities: flag("attr_entities")?,
         tag_params,
-        variants: Vec::new(),
-        sections,
-        reasoning: Vec::new(),
-        drops: Vec::new(),
+        variants: Cow::Borrowed(&[]),
+        sections: sections.into(),
+        reasoning: Cow::Borrowed(&[]),
+        drops: Cow::Borrowed(&[]),
         headers: None,
     })
 }

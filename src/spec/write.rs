@@ -8,7 +8,7 @@ use super::read::kind_attr_name;
 use super::{Engine, Syntax};
 use crate::text::json::{Payload, Table as JsonTable};
 use crate::text::kit::json_call::Shape;
-use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
+use crate::text::xml::{End, KindAttr, Table as XmlTable};
 
 /// One literal, or a list of them.
 fn lits<S: AsRef<str>>(items: &[S]) -> Value {
@@ -184,17 +184,17 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
 }
 
 fn ending(
-    end: Ending,
+    end: End,
     tags: &(
         std::borrow::Cow<'static, str>,
         std::borrow::Cow<'static, str>,
     ),
 ) -> Value {
     match end {
-        Ending::Gt => json!("gt"),
-        Ending::Quote => json!("quote"),
-        Ending::Line => json!("line"),
-        Ending::Tags => json!([tags.0, tags.1]),
+        End::Gt => json!("gt"),
+        End::Quote => json!("quote"),
+        End::Line => json!("line"),
+        End::Tags => json!([tags.0, tags.1]),
     }
 }
 
@@ -203,7 +203,7 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
     // level's first, then each variant's; a tag listed once.
     let mut opens: Vec<&str> = Vec::new();
     let mut closes: Vec<&str> = Vec::new();
-    for t in std::iter::once(t).chain(&t.variants) {
+    for t in std::iter::once(t).chain(t.variants.iter()) {
         let (o, c): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
             (vec![&*t.call_open], vec![&*t.call_close])
         } else {

@@ -140,7 +140,7 @@ pub(crate) enum TextScanner {
     /// No call syntax: text passes through (UTF-8 boundaries held).
     Plain(Plain),
     /// The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`,
-    /// `deepseek-dsml`): one scanner, a [`Dialect`](xml::Dialect) table each.
+    /// `deepseek-dsml`): one scanner, an [`xml::Table`] each.
     Xml(Box<xml::XmlCalls>),
     /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
     Mistral(Box<json::mistral::Mistral>),

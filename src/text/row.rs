@@ -38,7 +38,7 @@ pub(crate) enum Builtin {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
     Json(&'static json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
-    Xml(&'static xml::Dialect),
+    Xml(&'static xml::Table),
     /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
     Gemma(&'static gemma::Dialect),
     /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
@@ -78,7 +78,7 @@ impl Builtin {
     pub(crate) fn table(self) -> Option<Table> {
         Some(match self {
             Builtin::Json(t) => Table::Json(Box::new(t.clone())),
-            Builtin::Xml(d) => Table::Xml(Box::new(xml::Table::from(d))),
+            Builtin::Xml(t) => Table::Xml(Box::new(t.clone())),
             Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
             Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),
             Builtin::Sections(t) => Table::Sections(Box::new(t.clone())),

@@ -1,24 +1,22 @@
 //! `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`. The [JSON-call
 //! engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
-use crate::text::kit::table::{pair, tok};
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
 pub(crate) const APERTUS: Table = Table {
-    openers: Borrowed(&[opener(
+    openers: list![opener(
         "<|tools_prefix|>",
         Some("<|tools_suffix|>"),
         Payload::Either,
-    )]),
+    )],
     shape: Shape::NameKey,
-    reasoning: Borrowed(&[pair("<|inner_prefix|>", "<|inner_suffix|>")]),
-    drops: Borrowed(&[tok("<|assistant_end|>")]),
+    reasoning: list![pair("<|inner_prefix|>", "<|inner_suffix|>")],
+    drops: list![tok("<|assistant_end|>")],
     citations: None,
     header: None,
 };

@@ -11,34 +11,32 @@
 //! `cohere_command3` / `cohere_command4` parsers run: `foo <co>bar</co: 0:[1]>` gives
 //! `foo bar`). The citations' anchors are not reported (no event carries them).
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
-use crate::text::kit::table::{Pair, pair, tok};
+use crate::text::kit::table::{Pair, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `command-r`: Command R7B / A `<|START_ACTION|>[..]<|END_ACTION|>`.
 pub(crate) const COMMAND_R: Table = Table {
-    openers: Borrowed(&[opener(
+    openers: list![opener(
         "<|START_ACTION|>",
         Some("<|END_ACTION|>"),
         Payload::Either,
-    )]),
+    )],
     shape: Shape::Fields {
-        name: Borrowed(&[tok("tool_name")]),
-        args: Borrowed(&[tok("parameters")]),
-        id: Borrowed(&[tok("tool_call_id")]),
+        name: list![tok("tool_name")],
+        args: list![tok("parameters")],
+        id: list![tok("tool_call_id")],
     },
-    reasoning: Borrowed(&[pair("<|START_THINKING|>", "<|END_THINKING|>")]),
-    drops: Borrowed(&[
+    reasoning: list![pair("<|START_THINKING|>", "<|END_THINKING|>")],
+    drops: list![
         tok("<|START_RESPONSE|>"),
         tok("<|END_RESPONSE|>"),
         tok("<|START_TEXT|>"),
         tok("<|END_TEXT|>"),
         tok("<|END_OF_TURN_TOKEN|>"),
-    ]),
+    ],
     citations: Some(CITATIONS),
     header: None,
 };

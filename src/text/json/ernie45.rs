@@ -16,20 +16,18 @@
 //! reasoning `<think>…</think>` (its line breaks dropped). `auto` reads the same bytes as
 //! `hermes` (the same marker): this format is for the response tags.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `ernie45`: `<tool_call>{..}</tool_call>`, `<response>` dropped.
 pub(crate) const ERNIE45: Table = Table {
-    openers: Borrowed(&[opener("<tool_call>", Some("</tool_call>"), Payload::Object)]),
+    openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<response>"), tok("</response>")]),
+    drops: list![tok("<response>"), tok("</response>")],
     citations: None,
     header: None,
 };

@@ -8,23 +8,21 @@
 //! are kept (vLLM's parser strips it from the end of the output), is dropped wherever
 //! it stands in the text, as every syntax's end-of-turn tokens are.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `gigachat3`: `function call<|role_sep|>\n{..}` (3), `<|function_call|>{..}` (3.1).
 pub(crate) const GIGACHAT3: Table = Table {
-    openers: Borrowed(&[
+    openers: list![
         opener("function call<|role_sep|>", None, Payload::Object),
         opener("<|function_call|>", None, Payload::Object),
-    ]),
+    ],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<|message_sep|>"), tok("</s>")]),
+    drops: list![tok("<|message_sep|>"), tok("</s>")],
     citations: None,
     header: None,
 };

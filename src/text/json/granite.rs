@@ -7,31 +7,29 @@
 //! `</tool_call>` after it is consumed when present; a broken call in it is skipped to its
 //! balancing bracket and the array's later calls count).
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite`: Granite 3.0 `<|tool_call|>[..]`, 3.1+ `<tool_call>[..]`, 4 `<tool_call>{..}</tool_call>`.
 pub(crate) const GRANITE: Table = Table {
-    openers: Borrowed(&[
+    openers: list![
         opener("<|tool_call|>", None, Payload::Either),
         opener(
             "<tool_call>",
             Some("</tool_call>"),
             Payload::EitherOpenArray,
         ),
-    ]),
+    ],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[
+    drops: list![
         tok("<response>"),
         tok("</response>"),
         tok("<|end_of_text|>"),
-    ]),
+    ],
     citations: None,
     header: None,
 };

@@ -9,20 +9,18 @@
 //! The [JSON-call engine](super) with one opener without a close (the call ends where its
 //! object does, as `gigachat3`'s), keys `name` and `arguments`; `<|endoftext|>` is dropped.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::tok;
+use crate::text::kit::table::{list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite-20b-fc`: `<function_call> {..}`.
 pub(crate) const GRANITE_20B_FC: Table = Table {
-    openers: Borrowed(&[opener("<function_call>", None, Payload::Object)]),
+    openers: list![opener("<function_call>", None, Payload::Object)],
     shape: NAME_ARGUMENTS,
-    reasoning: Borrowed(&[]),
-    drops: Borrowed(&[tok("<|endoftext|>")]),
+    reasoning: list![],
+    drops: list![tok("<|endoftext|>")],
     citations: None,
     header: None,
 };

@@ -39,20 +39,18 @@
 //!   Start was emitted it is the call's error (with its index). A call cut off by the end
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `hermes`: `<tool_call>{..}</tool_call>`.
 pub(crate) const HERMES: Table = Table {
-    openers: Borrowed(&[opener("<tool_call>", Some("</tool_call>"), Payload::Object)]),
+    openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<|im_end|>"), tok("<|endoftext|>")]),
+    drops: list![tok("<|im_end|>"), tok("<|endoftext|>")],
     citations: None,
     header: None,
 };

@@ -1,21 +1,19 @@
 //! `hunyuan`: Hunyuan-A13B, `<tool_calls>[..]</tool_calls>` inside `<answer>`. The
 //! [JSON-call engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::Table;
 use crate::text::json::jamba::TOOL_CALLS;
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `hunyuan`: Hunyuan-A13B, `<tool_calls>[..]</tool_calls>` inside `<answer>`.
 pub(crate) const HUNYUAN: Table = Table {
-    openers: Borrowed(&[TOOL_CALLS]),
+    openers: list![TOOL_CALLS],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<answer>"), tok("</answer>")]),
+    drops: list![tok("<answer>"), tok("</answer>")],
     citations: None,
     header: None,
 };

@@ -30,35 +30,33 @@
 //! - Not read: a thinking block ended by `<|content_model_end_sampling|>` (reasoning
 //!   then runs to the next `<|end_message|>`).
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
-use crate::text::kit::table::{pair, tok};
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `inkling`: `<|content_invoke_tool_json|>{"name": .., "args": ..}<|end_message|>`.
 pub(crate) const INKLING: Table = Table {
-    openers: Borrowed(&[opener(
+    openers: list![opener(
         "<|content_invoke_tool_json|>",
         Some("<|end_message|>"),
         Payload::Object,
-    )]),
+    )],
     shape: Shape::Fields {
-        name: Borrowed(&[tok("name")]),
-        args: Borrowed(&[tok("args")]),
-        id: Borrowed(&[]),
+        name: list![tok("name")],
+        args: list![tok("args")],
+        id: list![],
     },
-    reasoning: Borrowed(&[pair("<|content_thinking|>", "<|end_message|>")]),
-    drops: Borrowed(&[
+    reasoning: list![pair("<|content_thinking|>", "<|end_message|>")],
+    drops: list![
         tok("<|message_model|>"),
         tok("<|content_text|>"),
         tok("<|content_invoke_tool_text|>"),
         tok("<|content_tool_error|>"),
         tok("<|end_message|>"),
         tok("<|content_model_end_sampling|>"),
-    ]),
+    ],
     header: Some(tok(HEADER)),
     citations: None,
 };

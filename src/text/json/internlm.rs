@@ -1,24 +1,22 @@
 //! `internlm`: InternLM 2.5 / 3 `<|action_start|><|plugin|>\n{..}<|action_end|>`. The
 //! [JSON-call engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `internlm`: InternLM 2.5 / 3 `<|action_start|><|plugin|>\n{..}<|action_end|>`.
 pub(crate) const INTERNLM: Table = Table {
-    openers: Borrowed(&[opener(
+    openers: list![opener(
         "<|action_start|><|plugin|>",
         Some("<|action_end|>"),
         Payload::Object,
-    )]),
+    )],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<|im_end|>")]),
+    drops: list![tok("<|im_end|>")],
     citations: None,
     header: None,
 };

@@ -1,11 +1,9 @@
 //! `jamba`: `<tool_calls>[..]</tool_calls>`. The [JSON-call engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Opener, Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::THINK_TAGS;
+use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `<tool_calls>` .. `</tool_calls>` around an array or an object (`hunyuan`'s too).
@@ -14,10 +12,10 @@ pub(crate) const TOOL_CALLS: Opener =
 
 /// `jamba`: `<tool_calls>[..]</tool_calls>`.
 pub(crate) const JAMBA: Table = Table {
-    openers: Borrowed(&[TOOL_CALLS]),
+    openers: list![TOOL_CALLS],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[]),
+    drops: list![],
     citations: None,
     header: None,
 };

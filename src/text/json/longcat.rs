@@ -1,24 +1,22 @@
 //! `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`. The [JSON-call engine](super)
 //! with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::THINK_TAGS;
+use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`.
 pub(crate) const LONGCAT: Table = Table {
-    openers: Borrowed(&[opener(
+    openers: list![opener(
         "<longcat_tool_call>",
         Some("</longcat_tool_call>"),
         Payload::Object,
-    )]),
+    )],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[]),
+    drops: list![],
     citations: None,
     header: None,
 };

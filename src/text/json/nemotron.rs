@@ -1,20 +1,18 @@
 //! `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`. The
 //! [JSON-call engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`.
 pub(crate) const NEMOTRON: Table = Table {
-    openers: Borrowed(&[opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)]),
+    openers: list![opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<|eot_id|>")]),
+    drops: list![tok("<|eot_id|>")],
     citations: None,
     header: None,
 };

@@ -1,19 +1,17 @@
 //! `phi4-mini`: `functools[{..}, ..]`. The [JSON-call engine](super) with this table.
 
-use std::borrow::Cow::Borrowed;
-
 use crate::format::Format;
 use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::NAME_ARGUMENTS;
-use crate::text::kit::table::{THINK_TAGS, tok};
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `phi4-mini`: `functools[{..}, ..]`.
 pub(crate) const PHI4_MINI: Table = Table {
-    openers: Borrowed(&[opener("functools[", None, Payload::ArrayBody)]),
+    openers: list![opener("functools[", None, Payload::ArrayBody)],
     shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: Borrowed(&[tok("<|end|>")]),
+    drops: list![tok("<|end|>")],
     citations: None,
     header: None,
 };

@@ -27,7 +27,7 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::text::kit::call::Forming;
-use crate::text::kit::table::{Token, tok};
+use crate::text::kit::table::{Token, list, tok};
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -133,9 +133,9 @@ pub(crate) enum Shape {
 
 /// `{"name": .., "arguments": ..}` with `"parameters"` accepted, and `"id"`.
 pub(crate) const NAME_ARGUMENTS: Shape = Shape::Fields {
-    name: Cow::Borrowed(&[tok("name")]),
-    args: Cow::Borrowed(&[tok("arguments"), tok("parameters")]),
-    id: Cow::Borrowed(&[tok("id")]),
+    name: list![tok("name")],
+    args: list![tok("arguments"), tok("parameters")],
+    id: list![tok("id")],
 };
 
 /// Streams one call object (`{"name": .., "arguments": ..}`, or a [`Shape`]) into

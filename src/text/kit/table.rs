@@ -1,6 +1,13 @@
 //! What the engines' tables are made of. A table is one type per engine, built as a
 //! `const` in a syntax's file (its strings and lists borrowed) or at run time from a
 //! syntax spec (owned): [`Token`], [`Pair`], `Cow<'static, [T]>` lists.
+//!
+//! In a `const` table write a string field `Borrowed("..")` and a list field
+//! [`list!`]`[..]` (inside a list, [`tok`] and [`pair`] are fine): such a table is a
+//! plain constant, so another table can take its fields with `..TABLE` and `&TABLE`
+//! is `'static` anywhere. (A `const fn` call in a field's own place, or a list written
+//! `Borrowed(&[..])`, makes the compiler refuse `..TABLE`: it cannot see that dropping
+//! the rest drops nothing.)
 
 use std::borrow::Cow;
 
@@ -20,5 +27,15 @@ pub(crate) const fn pair(open: &'static str, close: &'static str) -> Pair {
     (Cow::Borrowed(open), Cow::Borrowed(close))
 }
 
+/// A `Cow<'static, [T]>` of a list written in place, for a `const` table:
+/// `list![tok("<|im_end|>"), tok("<|endoftext|>")]`. (An inline `const` holds the
+/// slice, which keeps the table a plain constant: see the [module docs](self).)
+macro_rules! list {
+    ($($item:expr),* $(,)?) => {
+        ::std::borrow::Cow::Borrowed(const { &[$($item),*] })
+    };
+}
+pub(crate) use list;
+
 /// `<think>` / `</think>` ([`THINK`](super::reasoning::THINK)) as a table's reasoning list.
-pub(crate) const THINK_TAGS: Cow<'static, [Pair]> = Cow::Borrowed(&[pair("<think>", "</think>")]);
+pub(crate) const THINK_TAGS: Cow<'static, [Pair]> = list![pair("<think>", "</think>")];
