@@ -247,6 +247,7 @@ use std::fmt;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::kit::options::TextOptions;
+use crate::text::kit::table::Shared;
 use crate::text::row::Table;
 use crate::text::{Scan, TextScanner, gemma, json, pythonic, xml};
 
@@ -269,22 +270,23 @@ pub struct Syntax {
     anchors: Vec<String>,
 }
 
-/// The engine a syntax runs on, with its table.
+/// The engine a syntax runs on, with its table: a built-in's borrowed, a spec's behind
+/// an `Arc` that every parser built from the syntax (and every clone of it) shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Engine {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
-    Json(Box<json::Table>),
+    Json(Shared<json::Table>),
     /// XML parameters ([`xml::XmlCalls`]).
-    Xml(Box<xml::Table>),
+    Xml(Shared<xml::Table>),
     /// Regular-expression delimiters ([`regions::Regions`]).
     Regions(Box<regions::Plan>),
     /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
-    Gemma(Box<gemma::Dialect>),
+    Gemma(Shared<gemma::Dialect>),
     /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
-    Pythonic(Box<pythonic::Frame>),
+    Pythonic(Shared<pythonic::Frame>),
     /// Special-token sections with a head per call
     /// ([`DeepSeek`](crate::text::sections::DeepSeek)).
-    Sections(Box<crate::text::sections::Tokens>),
+    Sections(Shared<crate::text::sections::Tokens>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,

@@ -12,6 +12,7 @@ use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
 use crate::text::json::{Opener, Payload, Table as JsonTable};
 use crate::text::kit::json_call::Shape;
+use crate::text::kit::table::Shared;
 use crate::text::xml::{End, KindAttr, Table as XmlTable};
 
 type Result<T> = std::result::Result<T, SpecError>;
@@ -618,7 +619,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Sections(Box::new(super::sections::tokens(
+            Engine::Sections(Shared::new(super::sections::tokens(
                 fields,
                 ext_get(ext, "sections"),
                 &name,
@@ -642,7 +643,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Gemma(Box::new(super::lax::dialect(
+            Engine::Gemma(Shared::new(super::lax::dialect(
                 &calls.path,
                 fields,
                 reasoning,
@@ -666,7 +667,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Pythonic(Box::new(super::pylist::frame(
+            Engine::Pythonic(Shared::new(super::pylist::frame(
                 fields,
                 ext_get(ext, "pythonic"),
                 reasoning,
@@ -694,7 +695,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                     ));
                 }
             }
-            Engine::Json(Box::new(json_table(calls, ext, reasoning, drops)?))
+            Engine::Json(Shared::new(json_table(calls, ext, reasoning, drops)?))
         }
         ("xml-inline", None | Some("xml")) => {
             for key in ["openers", "keys", "citations", "header"] {
@@ -705,7 +706,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                     ));
                 }
             }
-            Engine::Xml(Box::new(xml_table(calls, ext, reasoning, drops)?))
+            Engine::Xml(Shared::new(xml_table(calls, ext, reasoning, drops)?))
         }
         (_, Some(e)) if e != "json" && e != "xml" && e != "gemma" => {
             return Err(SpecError::new(
@@ -1317,7 +1318,11 @@ fn xml_table(
             ),
         ));
     }
-    table.variants = variants.into();
+    table.variants = variants
+        .into_iter()
+        .map(Shared::new)
+        .collect::<Vec<_>>()
+        .into();
     table.headers = match m.get("headers") {
         None => None,
         Some(v) => {

@@ -203,7 +203,7 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
     // level's first, then each variant's; a tag listed once.
     let mut opens: Vec<&str> = Vec::new();
     let mut closes: Vec<&str> = Vec::new();
-    for t in std::iter::once(t).chain(t.variants.iter()) {
+    for t in std::iter::once(t).chain(t.variants.iter().map(|v| &**v)) {
         let (o, c): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
             (vec![&*t.call_open], vec![&*t.call_close])
         } else {

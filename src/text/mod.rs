@@ -203,21 +203,21 @@ impl TextScanner {
     pub(crate) fn of_table(table: row::Table, limits: &Limits, options: &TextOptions) -> Self {
         match table {
             row::Table::Json(t) => TextScanner::JsonCalls(Box::new(json::JsonCalls::with_table(
-                *t,
+                t,
                 limits,
                 &options.reasoning,
             ))),
             row::Table::Xml(t) => {
-                TextScanner::Xml(Box::new(xml::XmlCalls::with_table(*t, limits, options)))
+                TextScanner::Xml(Box::new(xml::XmlCalls::with_table(t, limits, options)))
             }
             row::Table::Gemma(d) => {
-                TextScanner::Gemma4(Box::new(gemma::Gemma4::new(*d, limits, &options.reasoning)))
+                TextScanner::Gemma4(Box::new(gemma::Gemma4::new(d, limits, &options.reasoning)))
             }
             row::Table::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed(*f, limits, options),
+                pythonic::LlamaPythonic::framed(f, limits, options),
             )),
             row::Table::Sections(t) => TextScanner::DeepSeek(Box::new(
-                sections::DeepSeek::with_tokens(*t, limits, &options.reasoning),
+                sections::DeepSeek::with_tokens(t, limits, &options.reasoning),
             )),
         }
     }

@@ -9,6 +9,7 @@
 //! names its engine and this module).
 
 use crate::format::Format;
+use crate::text::kit::table::Shared;
 use crate::text::{gemma, json, pythonic, sections, xml};
 
 /// One text syntax: its names, its line in `toolstream formats`, the engine it runs on with
@@ -56,32 +57,33 @@ pub(crate) enum Builtin {
     Auto,
 }
 
-/// A table-driven engine with its table as the scanner runs it (owned: a built-in's
-/// strings borrowed, a spec's owned). What [`TextScanner::of_table`](super::TextScanner::of_table)
-/// builds a scanner from, and what a [`Syntax`](crate::Syntax) of a built-in holds.
+/// A table-driven engine with its table, as the scanner holds it ([`Shared`]: a
+/// built-in's `const` borrowed, a spec's behind an `Arc`; never copied). What
+/// [`TextScanner::of_table`](super::TextScanner::of_table) builds a scanner from, and
+/// what a [`Syntax`](crate::Syntax) of a built-in holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Table {
     /// [`Builtin::Json`].
-    Json(Box<json::Table>),
+    Json(Shared<json::Table>),
     /// [`Builtin::Xml`].
-    Xml(Box<xml::Table>),
+    Xml(Shared<xml::Table>),
     /// [`Builtin::Gemma`].
-    Gemma(Box<gemma::Dialect>),
+    Gemma(Shared<gemma::Dialect>),
     /// [`Builtin::Pythonic`].
-    Pythonic(Box<pythonic::Frame>),
+    Pythonic(Shared<pythonic::Frame>),
     /// [`Builtin::Sections`].
-    Sections(Box<sections::Tokens>),
+    Sections(Shared<sections::Tokens>),
 }
 
 impl Builtin {
     /// The table a table-driven engine runs; `None` for the engines with their own code.
     pub(crate) fn table(self) -> Option<Table> {
         Some(match self {
-            Builtin::Json(t) => Table::Json(Box::new(t.clone())),
-            Builtin::Xml(t) => Table::Xml(Box::new(t.clone())),
-            Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
-            Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),
-            Builtin::Sections(t) => Table::Sections(Box::new(t.clone())),
+            Builtin::Json(t) => Table::Json(Shared::Static(t)),
+            Builtin::Xml(t) => Table::Xml(Shared::Static(t)),
+            Builtin::Gemma(d) => Table::Gemma(Shared::Static(d)),
+            Builtin::Pythonic(f) => Table::Pythonic(Shared::Static(f)),
+            Builtin::Sections(t) => Table::Sections(Shared::Static(t)),
             Builtin::Mistral | Builtin::Harmony | Builtin::LlamaJson | Builtin::Auto => {
                 return None;
             }

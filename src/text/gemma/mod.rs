@@ -50,6 +50,7 @@ use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{Raw, report};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted, released};
+use crate::text::kit::table::Shared;
 use crate::text::kit::util::closing;
 use crate::text::kit::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
@@ -118,7 +119,7 @@ enum St {
 /// Scanner for the Gemma family (`gemma4`, `functiongemma`). See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct Gemma4 {
-    dialect: Dialect,
+    dialect: Shared<Dialect>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -160,7 +161,7 @@ reads_chars!(Gemma4;
 );
 
 impl Gemma4 {
-    pub(crate) fn new(dialect: Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    pub(crate) fn new(dialect: Shared<Dialect>, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let tags: Vec<(&str, &str)> = dialect
             .reasoning
             .iter()

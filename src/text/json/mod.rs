@@ -72,7 +72,7 @@ use crate::text::kit::json_call::{JsonCall, Shape, Walk};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own, released_own};
 use crate::text::kit::skip::{Skip, SkipEnd};
-use crate::text::kit::table::{Pair, Token, tok};
+use crate::text::kit::table::{Pair, Shared, Token, tok};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -469,7 +469,7 @@ pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool 
 /// Scanner for the JSON-call syntaxes. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct JsonCalls {
-    dialect: Table,
+    table: Shared<Table>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -570,43 +570,44 @@ reads_chars!(JsonCalls;
 
 impl JsonCalls {
     #[cfg_attr(not(test), allow(dead_code))] // (the unit tests build built-ins with it)
-    pub(crate) fn new(dialect: &Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
-        Self::with_table(dialect.clone(), limits, opts)
+    pub(crate) fn new(table: &'static Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Self::with_table(Shared::Static(table), limits, opts)
     }
 
-    /// The scanner for a table built at run time (a syntax spec's).
-    pub(crate) fn with_table(dialect: Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    /// The scanner for a table (a built-in's or a syntax spec's).
+    pub(crate) fn with_table(
+        table: Shared<Table>,
+        limits: &Limits,
+        opts: &ReasoningOptions,
+    ) -> Self {
         let markers: Vec<Cow<'static, str>> =
-            dialect.openers.iter().map(|o| o.marker.clone()).collect();
+            table.openers.iter().map(|o| o.marker.clone()).collect();
         // The text stage's start markers: the openers, then the header token.
         let starts: Vec<Cow<'static, str>> = markers
             .iter()
             .cloned()
-            .chain(dialect.header.clone())
+            .chain(table.header.clone())
             .collect();
-        let drops: Vec<Cow<'static, str>> = dialect
+        let drops: Vec<Cow<'static, str>> = table
             .drops
             .iter()
-            .filter(|d| dialect.header.as_ref() != Some(*d))
+            .filter(|d| table.header.as_ref() != Some(*d))
             .cloned()
             .collect();
-        let reasoning: Vec<(&str, &str)> = dialect
-            .reasoning
-            .iter()
-            .map(|(o, c)| (&**o, &**c))
-            .collect();
-        let closes = dialect
+        let reasoning: Vec<(&str, &str)> =
+            table.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
+        let closes = table
             .openers
             .iter()
             .map(|o| o.close.clone().map(|c| MarkerSet::new([c])))
             .collect();
-        let skips = dialect
+        let skips = table
             .openers
             .iter()
             .map(|o| {
                 o.close.clone().map(|c| {
                     MarkerSet::new(
-                        std::iter::once(c).chain(dialect.openers.iter().map(|o| o.marker.clone())),
+                        std::iter::once(c).chain(table.openers.iter().map(|o| o.marker.clone())),
                     )
                 })
             })
@@ -617,7 +618,7 @@ impl JsonCalls {
             .collect();
         let specials = InString::new(special_of.iter().filter_map(|&k| markers.get(k).cloned()));
         let mut text = TextStage::new(&starts, &drops, &reasoning, opts, limits);
-        if let Some((open, close_head)) = &dialect.citations {
+        if let Some((open, close_head)) = &table.citations {
             text = text.citations(open, close_head);
         }
         JsonCalls {
@@ -629,7 +630,7 @@ impl JsonCalls {
             skips,
             open_set,
             list: {
-                let mut list = CallList::new(dialect.shape.clone(), limits);
+                let mut list = CallList::new(table.shape.clone(), limits);
                 list.set_stop(crate::scan::find::StopByte::of(
                     special_of
                         .iter()
@@ -648,9 +649,9 @@ impl JsonCalls {
             skip_slot: None,
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
-            head_k: dialect.header.as_ref().map(|_| markers.len()),
+            head_k: table.header.as_ref().map(|_| markers.len()),
             head: String::new(),
-            dialect,
+            table,
         }
     }
 
@@ -667,7 +668,7 @@ impl JsonCalls {
 
     /// The current call's opener.
     fn opener(&self) -> Option<&Opener> {
-        self.dialect.openers.get(self.cur)
+        self.table.openers.get(self.cur)
     }
 
     fn payload(&self) -> Payload {
@@ -705,7 +706,7 @@ impl JsonCalls {
             return;
         }
         self.cur = k;
-        let (marker, payload) = match self.dialect.openers.get(k) {
+        let (marker, payload) = match self.table.openers.get(k) {
             Some(o) => (&*o.marker, o.payload),
             None => ("", Payload::Object),
         };
@@ -1009,7 +1010,7 @@ impl JsonCalls {
                 self.opened(index);
                 if !head.is_empty() {
                     // The call's bytes start at its message's header.
-                    let token = self.dialect.header.as_deref().unwrap_or_default();
+                    let token = self.table.header.as_deref().unwrap_or_default();
                     let marker = self.open_set.get(index);
                     self.raw.start(&format!("{token}{head}{marker}"));
                 }

@@ -9,7 +9,7 @@
 //! | [`json_call`] | [`JsonCall`](json_call::JsonCall), the streaming walker of one JSON call object, and its [`Shape`](json_call::Shape) (one type: a `const` of a built-in table or a spec's) | `json` (every table), `mistral` |
 //! | [`skip`] | [`Skip`](skip::Skip): a broken call skipped to its balancing bracket | `json`, `mistral`, `pythonic`'s broken calls, `llama-json` |
 //! | [`recovery`] | the one recovery rule (an opener ends the open call, undefined or repeated members, forbidden strings, literal markers in prose, whitespace before markers): [`interrupted`](recovery::interrupted), [`released`](recovery::released), [`Members`](recovery::Members) (kept in `scan::members`, where the pythonic transducer uses it) | `json`, `xml`, `sections`, `gemma`, `harmony`, `pythonic`, `llama-json` |
-//! | [`table`] | what the engines' one table type each is made of: [`Token`](table::Token), [`Pair`](table::Pair), `const` helpers | `json`, `xml`, `sections`, `pythonic`, `gemma` |
+//! | [`table`] | what the engines' one table type each is made of: [`Token`](table::Token), [`Pair`](table::Pair), `const` helpers ([`list!`](table::list)); [`Shared`](table::Shared), how an engine holds its table (a built-in's `&'static`, a spec's `Arc`) | `json`, `xml`, `sections`, `pythonic`, `gemma` |
 //! | [`special`] | [`special`](special::special): held bytes against a set of special tokens | `pythonic`, `llama-json` |
 //!
 //! Inside the kit, [`util`] and [`json_call`] use [`call`], [`reasoning`] uses [`util`],

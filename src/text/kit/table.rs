@@ -1,6 +1,7 @@
 //! What the engines' tables are made of. A table is one type per engine, built as a
 //! `const` in a syntax's file (its strings and lists borrowed) or at run time from a
-//! syntax spec (owned): [`Token`], [`Pair`], `Cow<'static, [T]>` lists.
+//! syntax spec (owned): [`Token`], [`Pair`], `Cow<'static, [T]>` lists. An engine
+//! holds its table as a [`Shared`] handle (never a copy).
 //!
 //! In a `const` table write a string field `Borrowed("..")` and a list field
 //! [`list!`]`[..]` (inside a list, [`tok`] and [`pair`] are fine): such a table is a
@@ -10,6 +11,8 @@
 //! the rest drops nothing.)
 
 use std::borrow::Cow;
+use std::ops::Deref;
+use std::sync::Arc;
 
 /// A marker or token of a table: a built-in's borrowed, a spec's owned.
 pub(crate) type Token = Cow<'static, str>;
@@ -39,3 +42,50 @@ pub(crate) use list;
 
 /// `<think>` / `</think>` ([`THINK`](super::reasoning::THINK)) as a table's reasoning list.
 pub(crate) const THINK_TAGS: Cow<'static, [Pair]> = list![pair("<think>", "</think>")];
+
+/// How an engine holds its table, without copying it per scanner: a built-in's is its
+/// file's `const` (`&'static`), a syntax spec's is behind an `Arc` that every parser
+/// built from the spec shares. Cloning is a pointer copy or a reference count.
+#[derive(Debug)]
+pub(crate) enum Shared<T: 'static> {
+    /// A built-in's table.
+    Static(&'static T),
+    /// A table built at run time (a [`Syntax`](crate::Syntax)'s).
+    Arc(Arc<T>),
+}
+
+impl<T> Shared<T> {
+    /// A table built at run time.
+    pub(crate) fn new(table: T) -> Self {
+        Shared::Arc(Arc::new(table))
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Shared::Static(t) => Shared::Static(t),
+            Shared::Arc(t) => Shared::Arc(Arc::clone(t)),
+        }
+    }
+}
+
+impl<T> Deref for Shared<T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        match self {
+            Shared::Static(t) => t,
+            Shared::Arc(t) => t,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Shared<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Eq> Eq for Shared<T> {}

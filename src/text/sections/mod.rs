@@ -59,6 +59,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
+use crate::text::kit::table::Shared;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -151,7 +152,7 @@ enum St {
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct DeepSeek {
-    tokens: Tokens,
+    tokens: Shared<Tokens>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -180,7 +181,11 @@ reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => b
 
 impl DeepSeek {
     /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
-    pub(crate) fn with_tokens(tokens: Tokens, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    pub(crate) fn with_tokens(
+        tokens: Shared<Tokens>,
+        limits: &Limits,
+        opts: &ReasoningOptions,
+    ) -> Self {
         let t = &tokens;
         let mut drops: Vec<Token> = vec![t.calls_begin.clone(), t.calls_end.clone()];
         drops.extend(t.eos.iter().cloned());

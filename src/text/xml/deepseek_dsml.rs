@@ -50,6 +50,7 @@
 use std::borrow::Cow::Borrowed;
 
 use crate::format::Format;
+use crate::text::kit::table::Shared;
 use crate::text::kit::table::{THINK_TAGS, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{End, KindAttr, PLAIN, Table};
@@ -58,7 +59,11 @@ use crate::text::xml::{End, KindAttr, PLAIN, Table};
 pub(crate) const DIALECT: Table = Table {
     reasoning: THINK_TAGS,
     drops: list![tok("<｜end▁of▁sentence｜>")],
-    variants: list![V41, BARS, BARS_V41],
+    variants: list![
+        Shared::Static(&V41),
+        Shared::Static(&BARS),
+        Shared::Static(&BARS_V41)
+    ],
     ..V4
 };
 

@@ -28,6 +28,7 @@
 use std::borrow::Cow::Borrowed;
 
 use crate::format::Format;
+use crate::text::kit::table::Shared;
 use crate::text::kit::table::list;
 use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{Table, hy_v4};
@@ -36,7 +37,7 @@ use crate::text::xml::{Table, hy_v4};
 pub(crate) const DIALECT: Table = Table {
     what: Borrowed("Hy3 <tool_call>"),
     name_sep: Borrowed("<tool_sep>"),
-    variants: list![SUFFIXED],
+    variants: list![Shared::Static(&SUFFIXED)],
     ..hy_v4::DIALECT
 };
 

@@ -28,6 +28,7 @@
 use std::borrow::Cow::Borrowed;
 
 use crate::format::Format;
+use crate::text::kit::table::Shared;
 use crate::text::kit::table::{list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 use crate::text::xml::{End, PLAIN, Table};
@@ -38,7 +39,7 @@ pub(crate) const DIALECT: Table = Table {
         pair("<think>", "</think>"),
         pair("<think:6124c78e>", "</think:6124c78e>"),
     ],
-    variants: list![SUFFIXED],
+    variants: list![Shared::Static(&SUFFIXED)],
     ..UNSUFFIXED
 };
 

@@ -74,7 +74,7 @@ use crate::text::kit::call::{Raw, report};
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::reasoning::TextStage;
 use crate::text::kit::recovery::{Members, interrupted, released};
-use crate::text::kit::table::{Pair, Token};
+use crate::text::kit::table::{Pair, Shared, Token};
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
@@ -184,8 +184,10 @@ pub(crate) struct Table {
     /// Other spellings of the same syntax (DSML's V4.1 spaced tags, the doubled-bar
     /// leak): each a whole marker table. The text stage looks for every spelling's
     /// openers; a call is read with the table whose opener began it. Their own
-    /// `variants`, `reasoning` and `drops` are not used.
-    pub(crate) variants: Cow<'static, [Table]>,
+    /// `variants`, `reasoning` and `drops` are not used. Each is held as its own
+    /// [`Shared`] handle, so the scanner reads the one in use without going through
+    /// this table.
+    pub(crate) variants: Cow<'static, [Shared<Table>]>,
 }
 
 /// The attribute of a parameter that says its value's kind (a declared schema takes
@@ -448,7 +450,11 @@ enum V {
 pub(crate) struct XmlCalls {
     /// The table in use: table 0, the one given, or one of its
     /// [variants](Table::variants) (tables 1, 2, ...).
-    d: Table,
+    d: Shared<Table>,
+    /// Table 0.
+    root: Shared<Table>,
+    /// The table in use.
+    table: usize,
     options: TextOptions,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
@@ -456,12 +462,10 @@ pub(crate) struct XmlCalls {
     st: St,
     /// The marker sets of the table in use (`d`).
     sets: Sets,
-    /// The tables not in use (empty: there are no variants), each with its marker sets
-    /// once built (a variant's when its first call comes); the one in use is moved out
-    /// to `d` and `sets`.
-    spare: Vec<Option<(Table, Option<Sets>)>>,
-    /// The table in use.
-    table: usize,
+    /// Per table (empty: there are no variants), its marker sets while it is not in
+    /// use, once built (a variant's when its first call comes); the one in use's are
+    /// moved out to `sets`.
+    spare: Vec<Option<Sets>>,
     /// Inside a JSON body ([`Table::json_body`]): the value closed (End given).
     json_done: bool,
     /// The body did not begin with [`Table::json_block`]'s tag.
@@ -539,16 +543,15 @@ reads_chars!(XmlCalls;
 
 impl XmlCalls {
     #[allow(dead_code)] // (built-ins are built through `text::row::Table` now)
-    pub(crate) fn new(d: &Table, limits: &Limits, options: &TextOptions) -> Self {
-        Self::with_table(d.clone(), limits, options)
+    pub(crate) fn new(d: &'static Table, limits: &Limits, options: &TextOptions) -> Self {
+        Self::with_table(Shared::Static(d), limits, options)
     }
 
-    /// The scanner for a table built at run time (a syntax spec's).
-    pub(crate) fn with_table(mut d: Table, limits: &Limits, options: &TextOptions) -> Self {
-        let variants = std::mem::take(&mut d.variants);
+    /// The scanner for a table (a built-in's or a syntax spec's).
+    pub(crate) fn with_table(d: Shared<Table>, limits: &Limits, options: &TextOptions) -> Self {
         // Table by table: its sections' opening tags, then its bare call marker.
-        let starts: Vec<Cow<'static, str>> = std::iter::once(&d)
-            .chain(variants.iter())
+        let starts: Vec<Cow<'static, str>> = std::iter::once(&*d)
+            .chain(d.variants.iter().map(|v| &**v))
             .flat_map(|t| {
                 let bare = std::iter::once(t.call_open.clone()).filter(|_| t.bare_calls);
                 t.sections.iter().map(|(o, _)| o.clone()).chain(bare)
@@ -559,22 +562,21 @@ impl XmlCalls {
         if let Some((opens, end)) = &d.headers {
             text = text.headers(opens, end.clone());
         }
-        let spare = if variants.is_empty() {
+        let spare = if d.variants.is_empty() {
             Vec::new()
         } else {
-            std::iter::once(None)
-                .chain(variants.iter().cloned().map(|v| Some((v, None))))
-                .collect()
+            (0..=d.variants.len()).map(|_| None).collect()
         };
         XmlCalls {
             sets: Sets::new(&d),
-            d,
+            d: d.clone(),
+            root: d,
+            table: 0,
             options: options.clone(),
             input: CharInput::default(),
             text,
             st: St::Text,
             spare,
-            table: 0,
             json_done: false,
             json_tried: false,
             fresh: false,
@@ -696,10 +698,9 @@ impl XmlCalls {
 
     /// Table `t` (the one in use or a spare one).
     fn table_ref(&self, t: usize) -> Option<&Table> {
-        if t == self.table {
-            Some(&self.d)
-        } else {
-            self.spare.get(t)?.as_ref().map(|(d, _)| d)
+        match t.checked_sub(1) {
+            None => Some(&self.root),
+            Some(v) => self.root.variants.get(v).map(|v| &**v),
         }
     }
 
@@ -731,14 +732,21 @@ impl XmlCalls {
     /// Reads with table `t` from here on.
     #[cold]
     fn switch_table(&mut self, t: usize) {
-        let Some((d, sets)) = self.spare.get_mut(t).and_then(Option::take) else {
-            return;
+        let d = match t.checked_sub(1) {
+            None => self.root.clone(),
+            Some(v) => match self.root.variants.get(v) {
+                Some(d) => d.clone(),
+                None => return,
+            },
         };
-        let sets = sets.unwrap_or_else(|| Sets::new(&d));
-        let d = std::mem::replace(&mut self.d, d);
+        let sets = match self.spare.get_mut(t).and_then(Option::take) {
+            Some(sets) => sets,
+            None => Sets::new(&d),
+        };
+        self.d = d;
         let sets = std::mem::replace(&mut self.sets, sets);
         if let Some(slot) = self.spare.get_mut(self.table) {
-            *slot = Some((d, Some(sets)));
+            *slot = Some(sets);
         }
         self.table = t;
     }
@@ -1931,7 +1939,8 @@ impl XmlCalls {
     fn value_piece(&mut self, t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         self.raw.push(t);
         let bytes = t.as_bytes();
-        let plain = if self.d.entities {
+        let entities = self.d.entities;
+        let plain = if entities {
             // One pass for both: a byte to escape, or a `&` that may begin a reference.
             self.entity.is_empty() && !special_or_amp(bytes)
         } else {
@@ -1946,7 +1955,7 @@ impl XmlCalls {
             }
             return;
         }
-        if self.d.entities && (!self.entity.is_empty() || has_amp(bytes)) {
+        if entities && (!self.entity.is_empty() || has_amp(bytes)) {
             self.value_text(t, calls, out);
             self.args(calls, out);
             return;
