@@ -280,12 +280,12 @@ pub(crate) enum Engine {
     Xml(Shared<xml::Table>),
     /// Regular-expression delimiters ([`regions::Regions`]).
     Regions(Box<regions::Plan>),
-    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma`]).
     Gemma(Shared<gemma::Dialect>),
-    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
+    /// Pythonic call lists ([`pythonic::Pythonic`]).
     Pythonic(Shared<pythonic::Frame>),
     /// Special-token sections with a head per call
-    /// ([`DeepSeek`](crate::text::sections::DeepSeek)).
+    /// ([`Sections`](crate::text::sections::Sections)).
     Sections(Shared<crate::text::sections::Tokens>),
 }
 

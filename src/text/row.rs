@@ -4,6 +4,10 @@
 //! `toolstream spec` (its engine and table) all read the rows listed in
 //! [`SYNTAXES`](super::SYNTAXES); no other code maps a format to anything.
 //!
+//! A table-driven syntax's row names its engine with its table, a `const` of the
+//! engine's one table type in the syntax's file (`Builtin::Json(&HERMES)`); a syntax spec
+//! builds the same type at run time ([`Table`] holds either, as [`Shared`]).
+//!
 //! This module only defines the row's types: a syntax file imports it and its engine,
 //! never the list (so imports run one way: the list names the syntax files, a syntax file
 //! names its engine and this module).
@@ -32,19 +36,20 @@ pub(crate) struct Row {
     pub(crate) detect: &'static [Detect],
 }
 
-/// The engine a built-in syntax runs on, with its table (borrowed: a `const` of the
-/// syntax's file).
+/// The engine a built-in syntax runs on, with its table: a `const` of the syntax's file,
+/// of the engine's one table type, borrowed (`&'static`; [`Builtin::table`] hands it to
+/// the engine as [`Shared::Static`], never a copy).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Builtin {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
     Json(&'static json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
     Xml(&'static xml::Table),
-    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma`]).
     Gemma(&'static gemma::Dialect),
-    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
+    /// Pythonic call lists ([`pythonic::Pythonic`]).
     Pythonic(&'static pythonic::Frame),
-    /// Special-token sections with a head per call ([`sections::DeepSeek`]).
+    /// Special-token sections with a head per call ([`sections::Sections`]).
     Sections(&'static sections::Tokens),
     /// `mistral`'s own scanner ([`json::mistral::Mistral`]): not table-driven.
     Mistral,

@@ -180,7 +180,7 @@ enum St {
 /// A pythonic call scanner (`llama-pythonic`, `lfm2`, `olmo3`). See the
 /// [module docs](self).
 #[derive(Debug)]
-pub(crate) struct LlamaPythonic {
+pub(crate) struct Pythonic {
     frame: Shared<Frame>,
     /// The frame's [`bare_list`](Frame::bare_list), kept here: it is read at every
     /// piece of text (through the handle it cost ~1.3 Ir/B of prose).
@@ -214,7 +214,7 @@ pub(crate) struct LlamaPythonic {
     limits: Limits,
 }
 
-impl LlamaPythonic {
+impl Pythonic {
     /// A scanner for calls framed by `frame`'s markers.
     pub(crate) fn framed(frame: Shared<Frame>, limits: &Limits, options: &TextOptions) -> Self {
         // Opening tokens that are special tokens (`<|python_tag|>`, not OLMo's
@@ -240,7 +240,7 @@ impl LlamaPythonic {
         } else {
             (St::Text, None)
         };
-        LlamaPythonic {
+        Pythonic {
             bare_list: frame.bare_list,
             text: if think_tags.is_empty() {
                 TextOut::default()

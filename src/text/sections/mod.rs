@@ -1,6 +1,6 @@
 //! The special-token section engine: a section token around the calls, and per call a
 //! begin token, a head (the name, or the model's own call id), a separator, the JSON
-//! arguments and an end token. One scanner, [`DeepSeek`], driven by a [`Tokens`] table
+//! arguments and an end token. One scanner, [`Sections`], driven by a [`Tokens`] table
 //! per syntax: [`deepseek`] (DeepSeek's tokens; note the full-width `｜` and the `▁`
 //! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`], or a
 //! spec's (`toolstream.engine` `"sections"`, its tokens in `toolstream.sections`: see
@@ -141,7 +141,7 @@ enum St {
     },
     Json,
     /// An argument string reached `<`: the call's begin token there ends the call
-    /// ([`DeepSeek::in_string`]).
+    /// ([`Sections::in_string`]).
     Special,
     /// The arguments closed: up to `<｜tool▁call▁end｜>`.
     After,
@@ -151,7 +151,7 @@ enum St {
 
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
-pub(crate) struct DeepSeek {
+pub(crate) struct Sections {
     tokens: Shared<Tokens>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
@@ -177,9 +177,9 @@ pub(crate) struct DeepSeek {
     stray: Raw,
 }
 
-reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => begin);
+reads_chars!(Sections, args: St::Json, special: St::Special, text: St::Text => begin);
 
-impl DeepSeek {
+impl Sections {
     /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
     pub(crate) fn with_tokens(
         tokens: Shared<Tokens>,
@@ -203,7 +203,7 @@ impl DeepSeek {
         } else {
             text
         };
-        DeepSeek {
+        Sections {
             input: CharInput::default(),
             text,
             st: St::Text,

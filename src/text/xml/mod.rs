@@ -1,6 +1,6 @@
 //! The one scanner of the XML-parameter call syntaxes (`qwen-xml`, `seed-oss`, `glm`,
 //! `minimax`, `deepseek-dsml`, `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`,
-//! `minicpm5`, `step3`, `muse`): each is this scanner with its own [`Table`] table, written in
+//! `minicpm5`, `step3`, `muse`): each is this scanner with its own [`Table`], written in
 //! its own module ([`qwen_xml`], [`seed_oss`], [`glm`], [`minimax`], [`deepseek_dsml`],
 //! [`kimi_k3`], [`minimax_m3`], [`hy_v4`], [`hy_v3`], [`gigachat35`], [`minicpm5`],
 //! [`step3`]) with the syntax's rules.
@@ -235,7 +235,7 @@ pub(crate) const PLAIN: Table = Table {
     variants: Borrowed(&[]),
 };
 
-/// The marker sets of one dialect table (built once per table; the scanner swaps the
+/// The marker sets of one table (built once per table; the scanner swaps the
 /// table of the call it reads into [`XmlCalls::sets`]).
 #[derive(Debug)]
 struct Sets {
