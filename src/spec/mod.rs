@@ -422,3 +422,35 @@ impl Scan for regions::Regions {
         regions::Regions::retained(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// A built-in's syntax borrows the built-in's table; a spec's table is built once and
+    /// shared (never copied) by every clone of the syntax, so by every parser built from
+    /// it.
+    #[test]
+    fn a_spec_s_table_is_shared_and_a_built_in_s_borrowed() {
+        for format in [Format::Hermes, Format::QwenXml, Format::DeepSeekDsml] {
+            let builtin = Syntax::builtin(format).unwrap();
+            let borrowed = match &builtin.engine {
+                Engine::Json(t) => matches!(t, Shared::Static(_)),
+                Engine::Xml(t) => matches!(t, Shared::Static(_)),
+                _ => false,
+            };
+            assert!(borrowed, "{format}");
+            let spec = Syntax::from_value(&builtin.to_json()).unwrap();
+            assert_eq!(spec, builtin, "{format}");
+            let copy = spec.clone();
+            let shared = match (&spec.engine, &copy.engine) {
+                (Engine::Json(Shared::Arc(a)), Engine::Json(Shared::Arc(b))) => Arc::ptr_eq(a, b),
+                (Engine::Xml(Shared::Arc(a)), Engine::Xml(Shared::Arc(b))) => Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            assert!(shared, "{format}");
+        }
+    }
+}
