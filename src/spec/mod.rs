@@ -247,6 +247,7 @@ use std::fmt;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::text::kit::options::TextOptions;
+use crate::text::kit::table::Shared;
 use crate::text::row::Table;
 use crate::text::{Scan, TextScanner, gemma, json, pythonic, xml};
 
@@ -269,22 +270,23 @@ pub struct Syntax {
     anchors: Vec<String>,
 }
 
-/// The engine a syntax runs on, with its table.
+/// The engine a syntax runs on, with its table: a built-in's borrowed, a spec's behind
+/// an `Arc` that every parser built from the syntax (and every clone of it) shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Engine {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
-    Json(Box<json::Table>),
+    Json(Shared<json::Table>),
     /// XML parameters ([`xml::XmlCalls`]).
-    Xml(Box<xml::Table>),
+    Xml(Shared<xml::Table>),
     /// Regular-expression delimiters ([`regions::Regions`]).
     Regions(Box<regions::Plan>),
-    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
-    Gemma(Box<gemma::Dialect>),
-    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
-    Pythonic(Box<pythonic::Frame>),
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma`]).
+    Gemma(Shared<gemma::Dialect>),
+    /// Pythonic call lists ([`pythonic::Pythonic`]).
+    Pythonic(Shared<pythonic::Frame>),
     /// Special-token sections with a head per call
-    /// ([`DeepSeek`](crate::text::sections::DeepSeek)).
-    Sections(Box<crate::text::sections::Tokens>),
+    /// ([`Sections`](crate::text::sections::Sections)).
+    Sections(Shared<crate::text::sections::Tokens>),
 }
 
 /// A spec that cannot be read: the offending key's path (`fields.tool_calls.close`,
@@ -418,5 +420,37 @@ impl Scan for regions::Regions {
 
     fn retained(&self) -> usize {
         regions::Regions::retained(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// A built-in's syntax borrows the built-in's table; a spec's table is built once and
+    /// shared (never copied) by every clone of the syntax, so by every parser built from
+    /// it.
+    #[test]
+    fn a_spec_s_table_is_shared_and_a_built_in_s_borrowed() {
+        for format in [Format::Hermes, Format::QwenXml, Format::DeepSeekDsml] {
+            let builtin = Syntax::builtin(format).unwrap();
+            let borrowed = match &builtin.engine {
+                Engine::Json(t) => matches!(t, Shared::Static(_)),
+                Engine::Xml(t) => matches!(t, Shared::Static(_)),
+                _ => false,
+            };
+            assert!(borrowed, "{format}");
+            let spec = Syntax::from_value(&builtin.to_json()).unwrap();
+            assert_eq!(spec, builtin, "{format}");
+            let copy = spec.clone();
+            let shared = match (&spec.engine, &copy.engine) {
+                (Engine::Json(Shared::Arc(a)), Engine::Json(Shared::Arc(b))) => Arc::ptr_eq(a, b),
+                (Engine::Xml(Shared::Arc(a)), Engine::Xml(Shared::Arc(b))) => Arc::ptr_eq(a, b),
+                _ => false,
+            };
+            assert!(shared, "{format}");
+        }
     }
 }

@@ -10,9 +10,10 @@ use super::lax::LAX_KEYS;
 use super::regions::{Body, Kind, Plan, Region, Values};
 use super::{Engine, SpecError, Syntax};
 use crate::scan::pattern::{Delimiter, PatternSet};
-use crate::text::json::{Payload, Table as JsonTable, TableOpener};
-use crate::text::kit::json_call::CallShape;
-use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
+use crate::text::json::{Opener, Payload, Table as JsonTable};
+use crate::text::kit::json_call::Shape;
+use crate::text::kit::table::Shared;
+use crate::text::xml::{End, KindAttr, Table as XmlTable};
 
 type Result<T> = std::result::Result<T, SpecError>;
 
@@ -618,7 +619,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Sections(Box::new(super::sections::tokens(
+            Engine::Sections(Shared::new(super::sections::tokens(
                 fields,
                 ext_get(ext, "sections"),
                 &name,
@@ -642,7 +643,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Gemma(Box::new(super::lax::dialect(
+            Engine::Gemma(Shared::new(super::lax::dialect(
                 &calls.path,
                 fields,
                 reasoning,
@@ -666,7 +667,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                 transform: calls.transform,
                 transform_each: calls.transform_each,
             };
-            Engine::Pythonic(Box::new(super::pylist::frame(
+            Engine::Pythonic(Shared::new(super::pylist::frame(
                 fields,
                 ext_get(ext, "pythonic"),
                 reasoning,
@@ -694,7 +695,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                     ));
                 }
             }
-            Engine::Json(Box::new(json_table(calls, ext, reasoning, drops)?))
+            Engine::Json(Shared::new(json_table(calls, ext, reasoning, drops)?))
         }
         ("xml-inline", None | Some("xml")) => {
             for key in ["openers", "keys", "citations", "header"] {
@@ -705,7 +706,7 @@ fn compile(read: Read<'_>, ext: Option<&Map<String, Value>>) -> Result<Syntax> {
                     ));
                 }
             }
-            Engine::Xml(Box::new(xml_table(calls, ext, reasoning, drops)?))
+            Engine::Xml(Shared::new(xml_table(calls, ext, reasoning, drops)?))
         }
         (_, Some(e)) if e != "json" && e != "xml" && e != "gemma" => {
             return Err(SpecError::new(
@@ -930,7 +931,7 @@ fn json_table(
             };
             opens
                 .iter()
-                .map(|m| TableOpener {
+                .map(|m| Opener {
                     marker: Cow::Owned(m.clone()),
                     close: closes.first().cloned().map(Cow::Owned),
                     payload,
@@ -944,10 +945,10 @@ fn json_table(
             if f.transform.is_some() {
                 let (name, args) = transform_keys(f)?;
                 let agrees = match &shape {
-                    CallShape::Fields {
+                    Shape::Fields {
                         name: n, args: a, ..
                     } => n.iter().any(|k| *k == name) && a.iter().any(|k| *k == args),
-                    CallShape::NameKey => false,
+                    Shape::NameKey => false,
                 };
                 if !agrees {
                     return Err(SpecError::new(
@@ -966,10 +967,14 @@ fn json_table(
                 let path = join(&join(&f.path, "transform"), "function");
                 super::members::check(&path, f.transform_each, &name, &args)?;
             }
-            CallShape::Fields {
-                name: vec![Cow::Owned(name)],
-                args: vec![Cow::Owned(args)],
-                id: DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect(),
+            Shape::Fields {
+                name: vec![Cow::Owned(name)].into(),
+                args: vec![Cow::Owned(args)].into(),
+                id: DEFAULT_ID_KEYS
+                    .iter()
+                    .map(|k| Cow::Borrowed(*k))
+                    .collect::<Vec<_>>()
+                    .into(),
             }
         }
     };
@@ -985,10 +990,10 @@ fn json_table(
         None => None,
     };
     Ok(JsonTable {
-        openers,
+        openers: openers.into(),
         shape,
-        reasoning,
-        drops,
+        reasoning: reasoning.into(),
+        drops: drops.into(),
         citations,
         header,
     })
@@ -1017,7 +1022,7 @@ fn citations(v: &Value) -> Result<(Cow<'static, str>, Cow<'static, str>)> {
     Ok((one(0, open)?, one(1, close)?))
 }
 
-fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
+fn json_openers(v: &Value) -> Result<Vec<Opener>> {
     let path = "toolstream.openers";
     let Value::Array(items) = v else {
         return Err(SpecError::new(
@@ -1056,7 +1061,7 @@ fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
                     ));
                 }
             };
-            Ok(TableOpener {
+            Ok(Opener {
                 marker: Cow::Owned(open),
                 close: close.map(Cow::Owned),
                 payload,
@@ -1065,10 +1070,10 @@ fn json_openers(v: &Value) -> Result<Vec<TableOpener>> {
         .collect()
 }
 
-fn keys(v: &Value) -> Result<CallShape> {
+fn keys(v: &Value) -> Result<Shape> {
     let path = "toolstream.keys";
     if v.as_str() == Some("name-as-key") {
-        return Ok(CallShape::NameKey);
+        return Ok(Shape::NameKey);
     }
     let m = object(path, v).map_err(|_| {
         SpecError::new(
@@ -1091,10 +1096,10 @@ fn keys(v: &Value) -> Result<CallShape> {
             None => Ok(Vec::new()),
         }
     };
-    Ok(CallShape::Fields {
-        name: list("name", true)?,
-        args: list("arguments", true)?,
-        id: list("id", false)?,
+    Ok(Shape::Fields {
+        name: list("name", true)?.into(),
+        args: list("arguments", true)?.into(),
+        id: list("id", false)?.into(),
     })
 }
 
@@ -1126,12 +1131,12 @@ const XML_KEYS: &[&str] = &[
     "headers",
 ];
 
-fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
+fn ending(path: &str, v: &Value) -> Result<(End, Option<(String, String)>)> {
     match v {
         Value::String(s) => match s.as_str() {
-            "gt" => Ok((Ending::Gt, None)),
-            "quote" => Ok((Ending::Quote, None)),
-            "line" => Ok((Ending::Line, None)),
+            "gt" => Ok((End::Gt, None)),
+            "quote" => Ok((End::Quote, None)),
+            "line" => Ok((End::Line, None)),
             other => Err(SpecError::new(
                 path,
                 format!(
@@ -1144,7 +1149,7 @@ fn ending(path: &str, v: &Value) -> Result<(Ending, Option<(String, String)>)> {
                 pairs(&format!("[{path}]"), &Value::Array(vec![v.clone()])).map_err(|_| {
                     SpecError::new(path, "must be a pair [key close tag, value open tag]")
                 })?;
-            Ok((Ending::Tags, p.pop()))
+            Ok((End::Tags, p.pop()))
         }
         _ => Err(SpecError::new(
             path,
@@ -1313,13 +1318,20 @@ fn xml_table(
             ),
         ));
     }
-    table.variants = variants;
+    table.variants = variants
+        .into_iter()
+        .map(Shared::new)
+        .collect::<Vec<_>>()
+        .into();
     table.headers = match m.get("headers") {
         None => None,
-        Some(v) => Some(headers(&join(base, "headers"), v)?),
+        Some(v) => {
+            let (opens, end) = headers(&join(base, "headers"), v)?;
+            Some((opens.into(), end))
+        }
     };
-    table.reasoning = reasoning;
-    table.drops = drops;
+    table.reasoning = reasoning.into();
+    table.drops = drops.into();
     Ok(table)
 }
 
@@ -1450,8 +1462,8 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
             k
         }
     };
-    let quoted = name_end == Ending::Quote || key_end == Ending::Quote;
-    if kind_attr != KindAttr::None && key_end != Ending::Quote {
+    let quoted = name_end == End::Quote || key_end == End::Quote;
+    if kind_attr != KindAttr::None && key_end != End::Quote {
         return Err(SpecError::new(
             kind_path,
             "a value-kind attribute is read after a quoted key: needs key_end \"quote\"",
@@ -1538,13 +1550,13 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
             }
         }
         let refuse = |key: &str, why: &str| Err(SpecError::new(join(base, key), why.to_owned()));
-        if name_end != Ending::Quote {
+        if name_end != End::Quote {
             return refuse(
                 "name_end",
                 "must be \"quote\" with tag_params (`invoke name=\"..\"`)",
             );
         }
-        if key_end != Ending::Gt {
+        if key_end != End::Gt {
             return refuse(
                 "key_end",
                 "must be \"gt\" with tag_params (a parameter's tag name ends at '>')",
@@ -1595,10 +1607,10 @@ fn xml_spelling(base: &str, m: &Map<String, Value>) -> Result<XmlTable> {
         cdata: flag("cdata")?,
         attr_entities: flag("attr_entities")?,
         tag_params,
-        variants: Vec::new(),
-        sections,
-        reasoning: Vec::new(),
-        drops: Vec::new(),
+        variants: Cow::Borrowed(&[]),
+        sections: sections.into(),
+        reasoning: Cow::Borrowed(&[]),
+        drops: Cow::Borrowed(&[]),
         headers: None,
     })
 }
@@ -1732,10 +1744,10 @@ fn regions(read: &Read<'_>, ext: Option<&Map<String, Value>>, source: &Value) ->
     let (body, tag) = match read.calls.as_ref() {
         // Reasoning and text only: no call region, so the body is never read.
         None => (
-            Body::Object(CallShape::Fields {
-                name: Vec::new(),
-                args: Vec::new(),
-                id: Vec::new(),
+            Body::Object(Shape::Fields {
+                name: Cow::Borrowed(&[]),
+                args: Cow::Borrowed(&[]),
+                id: Cow::Borrowed(&[]),
             }),
             None,
         ),
@@ -1855,15 +1867,17 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
         return Err(SpecError::new(join(&path, "type"), "must be \"function\""));
     }
     let fpath = join(&path, "function");
-    let ids = || DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect();
+    let ids = || -> Vec<Cow<'static, str>> {
+        DEFAULT_ID_KEYS.iter().map(|k| Cow::Borrowed(*k)).collect()
+    };
     let function = map
         .get("function")
         .ok_or_else(|| SpecError::new(fpath.clone(), "is required"))?;
     if placeholder(function) == Some("content") {
-        return Ok(Body::Object(CallShape::Fields {
-            name: vec![Cow::Borrowed("name")],
-            args: vec![Cow::Borrowed("arguments")],
-            id: ids(),
+        return Ok(Body::Object(Shape::Fields {
+            name: vec![Cow::Borrowed("name")].into(),
+            args: vec![Cow::Borrowed("arguments")].into(),
+            id: ids().into(),
         }));
     }
     let fmap = object(&fpath, function)?;
@@ -1885,10 +1899,10 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
                 "with transform_each: {\"name\": \"{K}\", \"arguments\": \"{A}\"} (K and A keys of each call object)",
             ));
         }
-        return Ok(Body::List(CallShape::Fields {
-            name: vec![Cow::Owned(name.to_owned())],
-            args: vec![Cow::Owned(args.to_owned())],
-            id: ids(),
+        return Ok(Body::List(Shape::Fields {
+            name: vec![Cow::Owned(name.to_owned())].into(),
+            args: vec![Cow::Owned(args.to_owned())].into(),
+            id: ids().into(),
         }));
     }
     fn key(ph: &str) -> Option<&str> {
@@ -1896,10 +1910,10 @@ fn json_body(f: &Field<'_>) -> Result<Body> {
             .filter(|k| !k.is_empty() && !k.contains('.'))
     }
     match (key(name), key(args), args) {
-        (Some(n), Some(a), _) => Ok(Body::Object(CallShape::Fields {
-            name: vec![Cow::Owned(n.to_owned())],
-            args: vec![Cow::Owned(a.to_owned())],
-            id: ids(),
+        (Some(n), Some(a), _) => Ok(Body::Object(Shape::Fields {
+            name: vec![Cow::Owned(n.to_owned())].into(),
+            args: vec![Cow::Owned(a.to_owned())].into(),
+            id: ids().into(),
         })),
         (None, _, "content") if !name.is_empty() && !name.contains('.') && name != "content" => {
             Ok(Body::Args {

@@ -52,7 +52,7 @@ use crate::scan::pattern::{Delimiter, PatternMatcher, PatternSet, Step, Watch};
 use crate::scan::utf8::Utf8Holder;
 use crate::text::json::{CallList, List};
 use crate::text::kit::call::Forming;
-use crate::text::kit::json_call::{CallShape, JsonCall, Walk};
+use crate::text::kit::json_call::{JsonCall, Shape, Walk};
 
 /// What a region's bytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,9 +84,9 @@ pub(crate) enum Body {
     /// The arguments JSON value; the name is the open's group `group`.
     Args { group: String },
     /// A JSON call object.
-    Object(CallShape),
+    Object(Shape),
     /// A JSON list of call objects (`transform_each`; a lone object is read too).
-    List(CallShape),
+    List(Shape),
     /// Parameters, each a match of pattern `tag` (groups `key`, `value`); the name is
     /// the open's group `group`; `values`: what a value is.
     Tags {

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use super::read::kind_attr_name;
 use super::{Engine, Syntax};
 use crate::text::json::{Payload, Table as JsonTable};
-use crate::text::kit::json_call::CallShape;
-use crate::text::xml::{Ending, KindAttr, Table as XmlTable};
+use crate::text::kit::json_call::Shape;
+use crate::text::xml::{End, KindAttr, Table as XmlTable};
 
 /// One literal, or a list of them.
 fn lits<S: AsRef<str>>(items: &[S]) -> Value {
@@ -116,10 +116,10 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
     }
     field.insert("content".into(), json!("json"));
     field.insert("repeats".into(), json!(true));
-    let each = t.openers.first().map(|o| o.payload) != Some(Payload::Object)
-        && t.shape != CallShape::NameKey;
+    let each =
+        t.openers.first().map(|o| o.payload) != Some(Payload::Object) && t.shape != Shape::NameKey;
     match &t.shape {
-        CallShape::Fields { name, args, id } => {
+        Shape::Fields { name, args, id } => {
             let (n, a) = (
                 name.first().map_or("name", |k| k),
                 args.first().map_or("arguments", |k| k),
@@ -143,7 +143,7 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
                 json!({"name": name, "arguments": args, "id": id}),
             );
         }
-        CallShape::NameKey => {
+        Shape::NameKey => {
             ext.insert("keys".into(), json!("name-as-key"));
         }
     }
@@ -184,17 +184,17 @@ fn json_calls(t: &JsonTable, ext: &mut Map<String, Value>) -> Value {
 }
 
 fn ending(
-    end: Ending,
+    end: End,
     tags: &(
         std::borrow::Cow<'static, str>,
         std::borrow::Cow<'static, str>,
     ),
 ) -> Value {
     match end {
-        Ending::Gt => json!("gt"),
-        Ending::Quote => json!("quote"),
-        Ending::Line => json!("line"),
-        Ending::Tags => json!([tags.0, tags.1]),
+        End::Gt => json!("gt"),
+        End::Quote => json!("quote"),
+        End::Line => json!("line"),
+        End::Tags => json!([tags.0, tags.1]),
     }
 }
 
@@ -203,7 +203,7 @@ fn xml_calls(t: &XmlTable, ext: &mut Map<String, Value>) -> Value {
     // level's first, then each variant's; a tag listed once.
     let mut opens: Vec<&str> = Vec::new();
     let mut closes: Vec<&str> = Vec::new();
-    for t in std::iter::once(t).chain(&t.variants) {
+    for t in std::iter::once(t).chain(t.variants.iter().map(|v| &**v)) {
         let (o, c): (Vec<&str>, Vec<&str>) = if t.sections.is_empty() {
             (vec![&*t.call_open], vec![&*t.call_close])
         } else {

@@ -14,12 +14,26 @@
 //! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
 //! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`minimax_m3`](xml::minimax_m3), [`deepseek_dsml`](xml::deepseek_dsml), [`kimi_k3`](xml::kimi_k3), [`hy_v3`](xml::hy_v3), [`hy_v4`](xml::hy_v4), [`minicpm5`](xml::minicpm5), [`gigachat35`](xml::gigachat35), [`step3`](xml::step3) |
-//! | [`sections`]: special-token sections with a head per call ([`DeepSeek`](sections::DeepSeek)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
-//! | [`pythonic`]: pythonic call lists, bare or in sentinels ([`LlamaPythonic`](pythonic::LlamaPythonic)) | [`llama`](pythonic::llama) (`llama-pythonic`), [`lfm2`](pythonic::lfm2), [`olmo3`](pythonic::olmo3) |
+//! | [`sections`]: special-token sections with a head per call ([`Sections`](sections::Sections)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
+//! | [`pythonic`]: pythonic call lists, bare or in sentinels ([`Pythonic`](pythonic::Pythonic)) | [`llama`](pythonic::llama) (`llama-pythonic`), [`lfm2`](pythonic::lfm2), [`olmo3`](pythonic::olmo3) |
 //! | [`pythonic::llama_json`]: Llama 3's bare JSON calls and `<\|python_tag\|>` (its built-in calls run on the pythonic family's [`PyCall`](pythonic::call::PyCall)) | `llama-json` |
-//! | [`gemma`]: Gemma-style bare-key objects | [`gemma4`](gemma::gemma4), [`functiongemma`](gemma::functiongemma) |
+//! | [`gemma`]: Gemma-style bare-key objects ([`Gemma`](gemma::Gemma)) | [`gemma4`](gemma::gemma4), [`functiongemma`](gemma::functiongemma) |
 //! | [`harmony`]: gpt-oss channels, its own engine | `harmony` |
 //! | [`auto`]: detects the syntax from the first markers, then hands over | `auto` |
+//!
+//! Each table-driven engine has one table type, named in the table below; a built-in's
+//! table is a `const` of its syntax's file, a spec's the same type built at run time.
+//! An engine holds its table as a [`Shared`](kit::table::Shared) handle: a built-in's
+//! borrowed (`&'static`), a spec's behind an `Arc` that every parser built from the spec
+//! shares; no scanner copies its table.
+//!
+//! | engine | table type |
+//! | --- | --- |
+//! | [`JsonCalls`](json::JsonCalls) | [`json::Table`] |
+//! | [`XmlCalls`](xml::XmlCalls) | [`xml::Table`] |
+//! | [`Sections`](sections::Sections) | [`sections::Tokens`] |
+//! | [`Pythonic`](pythonic::Pythonic) | [`pythonic::Frame`] |
+//! | [`Gemma`](gemma::Gemma) | [`gemma::Dialect`] |
 //!
 //! Every format of the table-driven families is also a spec file (`toolstream spec
 //! NAME`, the `spec` module): the spec compiles to the same table. Four have their own
@@ -49,11 +63,17 @@
 //!
 //! 1. **Its table file**, `src/text/<family>/<syntax>.rs`: a module doc (the syntax as the
 //!    model writes it, its quirks, where it was checked: the model's chat template or
-//!    card, the peers' parsers), its table `const`, and its `ROW` (name, aliases, the
+//!    card, the peers' parsers), its table, a `const` of the engine's table type (strings
+//!    `Borrowed("..")`, lists [`list!`](kit::table::list)`[..]` with
+//!    [`tok`](kit::table::tok) / [`pair`](kit::table::pair) inside, the family's helpers
+//!    such as [`json::opener`]; an XML table takes the fields it leaves plain from
+//!    [`xml::PLAIN`], or another syntax's, with `..`), and its `ROW` (name, aliases, the
 //!    one-line description, `Builtin::<Engine>(&TABLE)`, its detection patterns with
 //!    ranks that put a longer pattern before one it begins with). Declare it in the
 //!    family's `mod.rs` (`pub(crate) mod <syntax>;`) and list `&<family>::<syntax>::ROW`
-//!    in [`SYNTAXES`] (where `toolstream formats` should list it).
+//!    in [`SYNTAXES`] (where `toolstream formats` should list it). Everything a syntax
+//!    needs beyond markers (`command-r`'s citations, `inkling`'s message header, DSML's
+//!    other spellings) is a field of its table: no code of its own.
 //! 2. **Its [`Format`] variant** in `src/format.rs` (a documented public enum variant;
 //!    the name, description and framing come from the row).
 //! 3. **Its test file**, `tests/text/<family>/<syntax>.rs` (declared in that folder's
@@ -140,25 +160,25 @@ pub(crate) enum TextScanner {
     /// No call syntax: text passes through (UTF-8 boundaries held).
     Plain(Plain),
     /// The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`,
-    /// `deepseek-dsml`): one scanner, a [`Dialect`](xml::Dialect) table each.
+    /// `deepseek-dsml`): one scanner, an [`xml::Table`] each.
     Xml(Box<xml::XmlCalls>),
     /// `[TOOL_CALLS][{..}]` and `[TOOL_CALLS]name[ARGS]{..}`.
     Mistral(Box<json::mistral::Mistral>),
     /// `<｜tool▁call▁begin｜>..<｜tool▁sep｜>..<｜tool▁call▁end｜>` (V3, V3.1).
-    DeepSeek(Box<sections::DeepSeek>),
+    Sections(Box<sections::Sections>),
     /// gpt-oss harmony: `<|channel|>commentary to=functions.name<|message|>{..}<|call|>`.
     Harmony(Box<harmony::Harmony>),
     /// Pythonic calls `[f(a=1), g()]`: Llama 3.2 / 4, and framed by markers (`lfm2`,
     /// `olmo3`).
-    LlamaPythonic(Box<pythonic::LlamaPythonic>),
+    Pythonic(Box<pythonic::Pythonic>),
     /// Llama bare JSON calls and `<|python_tag|>`.
     LlamaJson(Box<pythonic::llama_json::LlamaJson>),
     /// Syntax detected from the first markers.
     Auto(Box<auto::Auto>),
     /// Gemma 4: `<|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>`.
-    Gemma4(Box<gemma::Gemma4>),
+    Gemma(Box<gemma::Gemma>),
     /// JSON call objects after a marker (`hermes`, `command-r`, `granite`, ...): one
-    /// scanner driven by a [`json::Dialect`] table (or a syntax spec's).
+    /// scanner driven by a [`json::Table`] (a built-in's `const` or a syntax spec's).
     JsonCalls(Box<json::JsonCalls>),
     /// A syntax spec's scanner behind its start anchor.
     Anchored(Box<Anchored>),
@@ -203,21 +223,21 @@ impl TextScanner {
     pub(crate) fn of_table(table: row::Table, limits: &Limits, options: &TextOptions) -> Self {
         match table {
             row::Table::Json(t) => TextScanner::JsonCalls(Box::new(json::JsonCalls::with_table(
-                *t,
+                t,
                 limits,
                 &options.reasoning,
             ))),
             row::Table::Xml(t) => {
-                TextScanner::Xml(Box::new(xml::XmlCalls::with_table(*t, limits, options)))
+                TextScanner::Xml(Box::new(xml::XmlCalls::with_table(t, limits, options)))
             }
             row::Table::Gemma(d) => {
-                TextScanner::Gemma4(Box::new(gemma::Gemma4::new(*d, limits, &options.reasoning)))
+                TextScanner::Gemma(Box::new(gemma::Gemma::new(d, limits, &options.reasoning)))
             }
-            row::Table::Pythonic(f) => TextScanner::LlamaPythonic(Box::new(
-                pythonic::LlamaPythonic::framed(*f, limits, options),
-            )),
-            row::Table::Sections(t) => TextScanner::DeepSeek(Box::new(
-                sections::DeepSeek::with_tokens(*t, limits, &options.reasoning),
+            row::Table::Pythonic(f) => {
+                TextScanner::Pythonic(Box::new(pythonic::Pythonic::framed(f, limits, options)))
+            }
+            row::Table::Sections(t) => TextScanner::Sections(Box::new(
+                sections::Sections::with_tokens(t, limits, &options.reasoning),
             )),
         }
     }
@@ -229,12 +249,12 @@ impl TextScanner {
             TextScanner::Plain(_)
             | TextScanner::Xml(_)
             | TextScanner::Mistral(_)
-            | TextScanner::DeepSeek(_)
+            | TextScanner::Sections(_)
             | TextScanner::Harmony(_)
-            | TextScanner::Gemma4(_)
+            | TextScanner::Gemma(_)
             | TextScanner::JsonCalls(_)
             | TextScanner::Other(_) => {}
-            TextScanner::LlamaPythonic(s) => s.set_text_seen(seen),
+            TextScanner::Pythonic(s) => s.set_text_seen(seen),
             TextScanner::LlamaJson(s) => s.set_text_seen(seen),
             TextScanner::Auto(s) => s.set_text_seen(seen),
             TextScanner::Anchored(s) => s.inner.set_text_seen(seen),
@@ -254,12 +274,12 @@ impl TextScanner {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),
             TextScanner::Xml(s) => s.feed(bytes, calls, out),
             TextScanner::Mistral(s) => s.feed(bytes, calls, out),
-            TextScanner::DeepSeek(s) => s.feed(bytes, calls, out),
+            TextScanner::Sections(s) => s.feed(bytes, calls, out),
             TextScanner::Harmony(s) => s.feed(bytes, calls, out),
-            TextScanner::LlamaPythonic(s) => s.feed(bytes, calls, out),
+            TextScanner::Pythonic(s) => s.feed(bytes, calls, out),
             TextScanner::LlamaJson(s) => s.feed(bytes, calls, out),
             TextScanner::Auto(s) => s.feed(bytes, calls, out),
-            TextScanner::Gemma4(s) => s.feed(bytes, calls, out),
+            TextScanner::Gemma(s) => s.feed(bytes, calls, out),
             TextScanner::JsonCalls(s) => s.feed(bytes, calls, out),
             TextScanner::Anchored(s) => s.feed(bytes, calls, out),
             TextScanner::Other(s) => s.feed(bytes, calls, out),
@@ -272,12 +292,12 @@ impl TextScanner {
             TextScanner::Plain(p) => p.finish(calls, out),
             TextScanner::Xml(s) => s.finish(calls, out),
             TextScanner::Mistral(s) => s.finish(calls, out),
-            TextScanner::DeepSeek(s) => s.finish(calls, out),
+            TextScanner::Sections(s) => s.finish(calls, out),
             TextScanner::Harmony(s) => s.finish(calls, out),
-            TextScanner::LlamaPythonic(s) => s.finish(calls, out),
+            TextScanner::Pythonic(s) => s.finish(calls, out),
             TextScanner::LlamaJson(s) => s.finish(calls, out),
             TextScanner::Auto(s) => s.finish(calls, out),
-            TextScanner::Gemma4(s) => s.finish(calls, out),
+            TextScanner::Gemma(s) => s.finish(calls, out),
             TextScanner::JsonCalls(s) => s.finish(calls, out),
             TextScanner::Anchored(s) => s.finish(calls, out),
             TextScanner::Other(s) => s.finish(calls, out),
@@ -290,12 +310,12 @@ impl TextScanner {
             TextScanner::Plain(p) => p.input.held(),
             TextScanner::Xml(s) => s.retained(),
             TextScanner::Mistral(s) => s.retained(),
-            TextScanner::DeepSeek(s) => s.retained(),
+            TextScanner::Sections(s) => s.retained(),
             TextScanner::Harmony(s) => s.retained(),
-            TextScanner::LlamaPythonic(s) => s.retained(),
+            TextScanner::Pythonic(s) => s.retained(),
             TextScanner::LlamaJson(s) => s.retained(),
             TextScanner::Auto(s) => s.retained(),
-            TextScanner::Gemma4(s) => s.retained(),
+            TextScanner::Gemma(s) => s.retained(),
             TextScanner::JsonCalls(s) => s.retained(),
             TextScanner::Anchored(s) => s.retained(),
             TextScanner::Other(s) => s.retained(),

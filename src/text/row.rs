@@ -4,11 +4,16 @@
 //! `toolstream spec` (its engine and table) all read the rows listed in
 //! [`SYNTAXES`](super::SYNTAXES); no other code maps a format to anything.
 //!
+//! A table-driven syntax's row names its engine with its table, a `const` of the
+//! engine's one table type in the syntax's file (`Builtin::Json(&HERMES)`); a syntax spec
+//! builds the same type at run time ([`Table`] holds either, as [`Shared`]).
+//!
 //! This module only defines the row's types: a syntax file imports it and its engine,
 //! never the list (so imports run one way: the list names the syntax files, a syntax file
 //! names its engine and this module).
 
 use crate::format::Format;
+use crate::text::kit::table::Shared;
 use crate::text::{gemma, json, pythonic, sections, xml};
 
 /// One text syntax: its names, its line in `toolstream formats`, the engine it runs on with
@@ -31,22 +36,20 @@ pub(crate) struct Row {
     pub(crate) detect: &'static [Detect],
 }
 
-/// The engine a built-in syntax runs on, with its table (borrowed: a `const` of the
-/// syntax's file).
+/// The engine a built-in syntax runs on, with its table: a `const` of the syntax's file,
+/// of the engine's one table type, borrowed (`&'static`; [`Builtin::table`] hands it to
+/// the engine as [`Shared::Static`], never a copy).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Builtin {
     /// JSON call objects after a marker ([`json::JsonCalls`]).
-    Json(&'static json::Dialect),
-    /// The JSON engine with a table built at run time from a dialect (`command-r`'s
-    /// citations).
-    JsonTable(fn() -> json::Table),
+    Json(&'static json::Table),
     /// XML parameters ([`xml::XmlCalls`]).
-    Xml(&'static xml::Dialect),
-    /// Bare-key objects with token-quoted strings ([`gemma::Gemma4`]).
+    Xml(&'static xml::Table),
+    /// Bare-key objects with token-quoted strings ([`gemma::Gemma`]).
     Gemma(&'static gemma::Dialect),
-    /// Pythonic call lists ([`pythonic::LlamaPythonic`]).
+    /// Pythonic call lists ([`pythonic::Pythonic`]).
     Pythonic(&'static pythonic::Frame),
-    /// Special-token sections with a head per call ([`sections::DeepSeek`]).
+    /// Special-token sections with a head per call ([`sections::Sections`]).
     Sections(&'static sections::Tokens),
     /// `mistral`'s own scanner ([`json::mistral::Mistral`]): not table-driven.
     Mistral,
@@ -59,33 +62,33 @@ pub(crate) enum Builtin {
     Auto,
 }
 
-/// A table-driven engine with its table as the scanner runs it (owned: a built-in's
-/// strings borrowed, a spec's owned). What [`TextScanner::of_table`](super::TextScanner::of_table)
-/// builds a scanner from, and what a [`Syntax`](crate::Syntax) of a built-in holds.
+/// A table-driven engine with its table, as the scanner holds it ([`Shared`]: a
+/// built-in's `const` borrowed, a spec's behind an `Arc`; never copied). What
+/// [`TextScanner::of_table`](super::TextScanner::of_table) builds a scanner from, and
+/// what a [`Syntax`](crate::Syntax) of a built-in holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Table {
-    /// [`Builtin::Json`], [`Builtin::JsonTable`].
-    Json(Box<json::Table>),
+    /// [`Builtin::Json`].
+    Json(Shared<json::Table>),
     /// [`Builtin::Xml`].
-    Xml(Box<xml::Table>),
+    Xml(Shared<xml::Table>),
     /// [`Builtin::Gemma`].
-    Gemma(Box<gemma::Dialect>),
+    Gemma(Shared<gemma::Dialect>),
     /// [`Builtin::Pythonic`].
-    Pythonic(Box<pythonic::Frame>),
+    Pythonic(Shared<pythonic::Frame>),
     /// [`Builtin::Sections`].
-    Sections(Box<sections::Tokens>),
+    Sections(Shared<sections::Tokens>),
 }
 
 impl Builtin {
     /// The table a table-driven engine runs; `None` for the engines with their own code.
     pub(crate) fn table(self) -> Option<Table> {
         Some(match self {
-            Builtin::Json(d) => Table::Json(Box::new(json::Table::from(d))),
-            Builtin::JsonTable(f) => Table::Json(Box::new(f())),
-            Builtin::Xml(d) => Table::Xml(Box::new(xml::Table::from(d))),
-            Builtin::Gemma(d) => Table::Gemma(Box::new(d.clone())),
-            Builtin::Pythonic(f) => Table::Pythonic(Box::new(f.clone())),
-            Builtin::Sections(t) => Table::Sections(Box::new(t.clone())),
+            Builtin::Json(t) => Table::Json(Shared::Static(t)),
+            Builtin::Xml(t) => Table::Xml(Shared::Static(t)),
+            Builtin::Gemma(d) => Table::Gemma(Shared::Static(d)),
+            Builtin::Pythonic(f) => Table::Pythonic(Shared::Static(f)),
+            Builtin::Sections(t) => Table::Sections(Shared::Static(t)),
             Builtin::Mistral | Builtin::Harmony | Builtin::LlamaJson | Builtin::Auto => {
                 return None;
             }

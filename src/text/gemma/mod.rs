@@ -50,6 +50,7 @@ use crate::scan::marker::{Expect, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{Raw, report};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted, released};
+use crate::text::kit::table::Shared;
 use crate::text::kit::util::closing;
 use crate::text::kit::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
@@ -111,14 +112,14 @@ enum St {
     Skip(ErrorKind),
     /// A string of the arguments reached `<`: the string token, or the open or close
     /// token (never content: a missing closing `<|"|>` does not swallow them), looked
-    /// for there ([`Gemma4::in_string`]).
+    /// for there ([`Gemma::in_string`]).
     Special,
 }
 
 /// Scanner for the Gemma family (`gemma4`, `functiongemma`). See the [module docs](self).
 #[derive(Debug)]
-pub(crate) struct Gemma4 {
-    dialect: Dialect,
+pub(crate) struct Gemma {
+    dialect: Shared<Dialect>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -144,7 +145,7 @@ pub(crate) struct Gemma4 {
     own: bool,
 }
 
-reads_chars!(Gemma4;
+reads_chars!(Gemma;
     #[inline]
     fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         self.st == St::Args && self.string_run(bytes, calls, out)
@@ -159,14 +160,14 @@ reads_chars!(Gemma4;
     }
 );
 
-impl Gemma4 {
-    pub(crate) fn new(dialect: Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
+impl Gemma {
+    pub(crate) fn new(dialect: Shared<Dialect>, limits: &Limits, opts: &ReasoningOptions) -> Self {
         let tags: Vec<(&str, &str)> = dialect
             .reasoning
             .iter()
             .map(|(o, c)| (&**o, &**c))
             .collect();
-        Gemma4 {
+        Gemma {
             input: CharInput::default(),
             text: TextStage::new(
                 std::slice::from_ref(&dialect.open),

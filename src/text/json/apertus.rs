@@ -2,20 +2,23 @@
 //! engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
+use crate::text::json::{Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `apertus`: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
-pub(crate) const APERTUS: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const APERTUS: Table = Table {
+    openers: list![opener(
         "<|tools_prefix|>",
         Some("<|tools_suffix|>"),
         Payload::Either,
     )],
     shape: Shape::NameKey,
-    reasoning: &[("<|inner_prefix|>", "<|inner_suffix|>")],
-    drops: &["<|assistant_end|>"],
+    reasoning: list![pair("<|inner_prefix|>", "<|inner_suffix|>")],
+    drops: list![tok("<|assistant_end|>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `apertus` ([`SYNTAXES`](crate::text::SYNTAXES)).

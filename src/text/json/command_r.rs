@@ -11,45 +11,39 @@
 //! `cohere_command3` / `cohere_command4` parsers run: `foo <co>bar</co: 0:[1]>` gives
 //! `foo bar`). The citations' anchors are not reported (no event carries them).
 
-use std::borrow::Cow;
-
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, Table, opener};
-use crate::text::kit::json_call::{Keys, Shape};
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::Shape;
+use crate::text::kit::table::{Pair, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `command-r`: Command R7B / A `<|START_ACTION|>[..]<|END_ACTION|>`.
-pub(crate) const COMMAND_R: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const COMMAND_R: Table = Table {
+    openers: list![opener(
         "<|START_ACTION|>",
         Some("<|END_ACTION|>"),
         Payload::Either,
     )],
-    shape: Shape::Fields(Keys {
-        name: &["tool_name"],
-        args: &["parameters"],
-        id: &["tool_call_id"],
-    }),
-    reasoning: &[("<|START_THINKING|>", "<|END_THINKING|>")],
-    drops: &[
-        "<|START_RESPONSE|>",
-        "<|END_RESPONSE|>",
-        "<|START_TEXT|>",
-        "<|END_TEXT|>",
-        "<|END_OF_TURN_TOKEN|>",
+    shape: Shape::Fields {
+        name: list![tok("tool_name")],
+        args: list![tok("parameters")],
+        id: list![tok("tool_call_id")],
+    },
+    reasoning: list![pair("<|START_THINKING|>", "<|END_THINKING|>")],
+    drops: list![
+        tok("<|START_RESPONSE|>"),
+        tok("<|END_RESPONSE|>"),
+        tok("<|START_TEXT|>"),
+        tok("<|END_TEXT|>"),
+        tok("<|END_OF_TURN_TOKEN|>"),
     ],
+    citations: Some(CITATIONS),
+    header: None,
 };
 
 /// Cohere's citation markup: the opening token, the closing token's head (its anchors
 /// and `>` follow).
-pub(crate) const CITATIONS: (&str, &str) = ("<co>", "</co: ");
-
-/// The table `command-r` runs on: [`COMMAND_R`] with its [`CITATIONS`].
-pub(crate) fn table() -> Table {
-    let mut t = Table::from(&COMMAND_R);
-    t.citations = Some((Cow::Borrowed(CITATIONS.0), Cow::Borrowed(CITATIONS.1)));
-    t
-}
+pub(crate) const CITATIONS: Pair = pair("<co>", "</co: ");
 
 /// The registry row of `command-r` ([`SYNTAXES`](crate::text::SYNTAXES)).
 pub(crate) const ROW: Row = Row {
@@ -57,7 +51,7 @@ pub(crate) const ROW: Row = Row {
     name: "command-r",
     aliases: &["cohere_command3", "cohere_command4"],
     about: "raw Cohere Command R7B / A text: <|START_ACTION|>[{\"tool_name\": .., \"parameters\": ..}]<|END_ACTION|>, <|START_THINKING|> reasoning; Command A Reasoning / North: <|START_TEXT|>; citations <co>..</co: ..> removed",
-    engine: Builtin::JsonTable(table),
+    engine: Builtin::Json(&COMMAND_R),
     detect: &[Detect {
         rank: 310,
         pattern: &[Tok::Lit(b"<|START_ACTION|>")],

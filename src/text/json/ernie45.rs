@@ -17,17 +17,19 @@
 //! `hermes` (the same marker): this format is for the response tags.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `ernie45`: `<tool_call>{..}</tool_call>`, `<response>` dropped.
-pub(crate) const ERNIE45: Dialect = Dialect {
-    openers: &[opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<response>", "</response>"],
+pub(crate) const ERNIE45: Table = Table {
+    openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<response>"), tok("</response>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `ernie45` ([`SYNTAXES`](crate::text::SYNTAXES)).

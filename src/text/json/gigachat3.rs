@@ -9,20 +9,22 @@
 //! it stands in the text, as every syntax's end-of-turn tokens are.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `gigachat3`: `function call<|role_sep|>\n{..}` (3), `<|function_call|>{..}` (3.1).
-pub(crate) const GIGACHAT3: Dialect = Dialect {
-    openers: &[
+pub(crate) const GIGACHAT3: Table = Table {
+    openers: list![
         opener("function call<|role_sep|>", None, Payload::Object),
         opener("<|function_call|>", None, Payload::Object),
     ],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<|message_sep|>", "</s>"],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<|message_sep|>"), tok("</s>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `gigachat3` ([`SYNTAXES`](crate::text::SYNTAXES)).

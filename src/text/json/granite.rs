@@ -8,14 +8,14 @@
 //! balancing bracket and the array's later calls count).
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite`: Granite 3.0 `<|tool_call|>[..]`, 3.1+ `<tool_call>[..]`, 4 `<tool_call>{..}</tool_call>`.
-pub(crate) const GRANITE: Dialect = Dialect {
-    openers: &[
+pub(crate) const GRANITE: Table = Table {
+    openers: list![
         opener("<|tool_call|>", None, Payload::Either),
         opener(
             "<tool_call>",
@@ -23,9 +23,15 @@ pub(crate) const GRANITE: Dialect = Dialect {
             Payload::EitherOpenArray,
         ),
     ],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<response>", "</response>", "<|end_of_text|>"],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![
+        tok("<response>"),
+        tok("</response>"),
+        tok("<|end_of_text|>"),
+    ],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `granite` ([`SYNTAXES`](crate::text::SYNTAXES)).

@@ -10,16 +10,19 @@
 //! object does, as `gigachat3`'s), keys `name` and `arguments`; `<|endoftext|>` is dropped.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite-20b-fc`: `<function_call> {..}`.
-pub(crate) const GRANITE_20B_FC: Dialect = Dialect {
-    openers: &[opener("<function_call>", None, Payload::Object)],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: &[],
-    drops: &["<|endoftext|>"],
+pub(crate) const GRANITE_20B_FC: Table = Table {
+    openers: list![opener("<function_call>", None, Payload::Object)],
+    shape: NAME_ARGUMENTS,
+    reasoning: list![],
+    drops: list![tok("<|endoftext|>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `granite-20b-fc` ([`SYNTAXES`](crate::text::SYNTAXES)).

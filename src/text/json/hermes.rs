@@ -40,17 +40,19 @@
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `hermes`: `<tool_call>{..}</tool_call>`.
-pub(crate) const HERMES: Dialect = Dialect {
-    openers: &[opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<|im_end|>", "<|endoftext|>"],
+pub(crate) const HERMES: Table = Table {
+    openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<|im_end|>"), tok("<|endoftext|>")],
+    citations: None,
+    header: None,
 };
 
 /// Scanner for `hermes`: the [`JsonCalls`] scanner with the [`HERMES`] table. See the

@@ -2,18 +2,20 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::Dialect;
-use crate::text::json::jamba::JAMBA;
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::Table;
+use crate::text::json::jamba::TOOL_CALLS;
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `hunyuan`: Hunyuan-A13B, `<tool_calls>[..]</tool_calls>` inside `<answer>`.
-pub(crate) const HUNYUAN: Dialect = Dialect {
-    openers: JAMBA.openers,
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<answer>", "</answer>"],
+pub(crate) const HUNYUAN: Table = Table {
+    openers: list![TOOL_CALLS],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<answer>"), tok("</answer>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `hunyuan` ([`SYNTAXES`](crate::text::SYNTAXES)).

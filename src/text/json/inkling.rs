@@ -34,45 +34,39 @@
 //! - Not read: a thinking block ended by `<|content_model_end_sampling|>` (reasoning
 //!   then runs to the next `<|end_message|>`).
 
-use std::borrow::Cow;
-
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, Table, opener};
-use crate::text::kit::json_call::{Keys, Shape};
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::Shape;
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `inkling`: `<|content_invoke_tool_json|>{"name": .., "args": ..}<|end_message|>`.
-pub(crate) const INKLING: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const INKLING: Table = Table {
+    openers: list![opener(
         "<|content_invoke_tool_json|>",
         Some("<|end_message|>"),
         Payload::Object,
     )],
-    shape: Shape::Fields(Keys {
-        name: &["name"],
-        args: &["args"],
-        id: &[],
-    }),
-    reasoning: &[("<|content_thinking|>", "<|end_message|>")],
-    drops: &[
-        "<|message_model|>",
-        "<|content_text|>",
-        "<|content_invoke_tool_text|>",
-        "<|content_tool_error|>",
-        "<|end_message|>",
-        "<|content_model_end_sampling|>",
+    shape: Shape::Fields {
+        name: list![tok("name")],
+        args: list![tok("args")],
+        id: list![],
+    },
+    reasoning: list![pair("<|content_thinking|>", "<|end_message|>")],
+    drops: list![
+        tok("<|message_model|>"),
+        tok("<|content_text|>"),
+        tok("<|content_invoke_tool_text|>"),
+        tok("<|content_tool_error|>"),
+        tok("<|end_message|>"),
+        tok("<|content_model_end_sampling|>"),
     ],
+    header: Some(tok(HEADER)),
+    citations: None,
 };
 
 /// The token that begins a message, whose header may name the call.
 pub(crate) const HEADER: &str = "<|message_model|>";
-
-/// The table `inkling` runs on: [`INKLING`] with its message [`HEADER`].
-pub(crate) fn table() -> Table {
-    let mut t = Table::from(&INKLING);
-    t.header = Some(Cow::Borrowed(HEADER));
-    t
-}
 
 /// The registry row of `inkling` ([`SYNTAXES`](crate::text::SYNTAXES)).
 pub(crate) const ROW: Row = Row {
@@ -80,7 +74,7 @@ pub(crate) const ROW: Row = Row {
     name: "inkling",
     aliases: &[],
     about: "raw Inkling text: <|content_invoke_tool_json|>{\"name\": .., \"args\": {..}}<|end_message|>, <|content_thinking|> reasoning",
-    engine: Builtin::JsonTable(table),
+    engine: Builtin::Json(&INKLING),
     detect: &[Detect {
         rank: 470,
         pattern: &[Tok::Lit(b"<|content_invoke_tool_json|>")],

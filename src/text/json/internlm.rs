@@ -2,21 +2,23 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `internlm`: InternLM 2.5 / 3 `<|action_start|><|plugin|>\n{..}<|action_end|>`.
-pub(crate) const INTERNLM: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const INTERNLM: Table = Table {
+    openers: list![opener(
         "<|action_start|><|plugin|>",
         Some("<|action_end|>"),
         Payload::Object,
     )],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<|im_end|>"],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<|im_end|>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `internlm` ([`SYNTAXES`](crate::text::SYNTAXES)).

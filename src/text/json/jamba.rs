@@ -1,21 +1,23 @@
 //! `jamba`: `<tool_calls>[..]</tool_calls>`. The [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Opener, Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
+/// `<tool_calls>` .. `</tool_calls>` around an array or an object (`hunyuan`'s too).
+pub(crate) const TOOL_CALLS: Opener =
+    opener("<tool_calls>", Some("</tool_calls>"), Payload::Either);
+
 /// `jamba`: `<tool_calls>[..]</tool_calls>`.
-pub(crate) const JAMBA: Dialect = Dialect {
-    openers: &[opener(
-        "<tool_calls>",
-        Some("</tool_calls>"),
-        Payload::Either,
-    )],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &[],
+pub(crate) const JAMBA: Table = Table {
+    openers: list![TOOL_CALLS],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `jamba` ([`SYNTAXES`](crate::text::SYNTAXES)).

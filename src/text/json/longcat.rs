@@ -2,21 +2,23 @@
 //! with this table.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `longcat`: `<longcat_tool_call>{..}</longcat_tool_call>`.
-pub(crate) const LONGCAT: Dialect = Dialect {
-    openers: &[opener(
+pub(crate) const LONGCAT: Table = Table {
+    openers: list![opener(
         "<longcat_tool_call>",
         Some("</longcat_tool_call>"),
         Payload::Object,
     )],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &[],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `longcat` ([`SYNTAXES`](crate::text::SYNTAXES)).

@@ -44,7 +44,7 @@ use crate::limits::Limits;
 use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::json::{CallList, List, skip_object, skip_to_end};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
 use crate::text::kit::skip::Skip;
@@ -152,7 +152,7 @@ impl Mistral {
                 limits,
             ),
             st: St::Text,
-            list: CallList::new(Shape::Fields(NAME_ARGUMENTS), limits),
+            list: CallList::new(NAME_ARGUMENTS, limits),
             name_set: MarkerSet::new([ARGS, CALL_ID]),
             id_set: MarkerSet::new([ARGS]),
             matcher: MarkerMatcher::new(),

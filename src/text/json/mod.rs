@@ -1,6 +1,6 @@
 //! The syntaxes whose calls are JSON call objects (or arrays of them) after a marker,
 //! with or without a closing marker: one scanner, [`JsonCalls`], driven by a small
-//! per-syntax table ([`Dialect`]), one module each ([`hermes`], [`command_r`],
+//! per-syntax table ([`Table`]), one module each ([`hermes`], [`command_r`],
 //! [`granite`], ...). Each call object is streamed by the kit's [`JsonCall`] walker
 //! (Start when the name string closes, the arguments as the model's own bytes).
 //! [`mistral`] is its own scanner (see its module doc) on this engine's [`CallList`].
@@ -68,10 +68,11 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::marker::{Expect, Expected, Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{Forming, Raw, report_at};
-use crate::text::kit::json_call::{CallShape, JsonCall, Shape, Walk};
+use crate::text::kit::json_call::{JsonCall, Shape, Walk};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own, released_own};
 use crate::text::kit::skip::{Skip, SkipEnd};
+use crate::text::kit::table::{Pair, Shared, Token, tok};
 use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -108,59 +109,45 @@ pub(crate) enum Payload {
     ArrayBody,
 }
 
-/// One call-start marker of a syntax.
-#[derive(Debug, Clone, Copy)]
+/// One call-start marker of a syntax: `marker`, then `payload`, then `close` if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Opener {
-    pub(crate) marker: &'static str,
-    pub(crate) close: Option<&'static str>,
+    pub(crate) marker: Token,
+    pub(crate) close: Option<Token>,
     pub(crate) payload: Payload,
 }
 
-/// A syntax: its markers, call object shape, reasoning tags and end-of-turn tokens.
-#[derive(Debug)]
-pub(crate) struct Dialect {
-    pub(crate) openers: &'static [Opener],
-    pub(crate) shape: Shape,
-    pub(crate) reasoning: &'static [(&'static str, &'static str)],
-    pub(crate) drops: &'static [&'static str],
-}
-
-/// A [`Dialect`]'s opener: `marker`, then `payload`, then `close` if any.
+/// An [`Opener`] of `&'static str`s (for `const` tables).
 pub(crate) const fn opener(
     marker: &'static str,
     close: Option<&'static str>,
     payload: Payload,
 ) -> Opener {
     Opener {
-        marker,
-        close,
+        marker: tok(marker),
+        close: match close {
+            Some(c) => Some(tok(c)),
+            None => None,
+        },
         payload,
     }
 }
 
-/// An [`Opener`] as the engine runs it: a built-in table's (borrowed) or a syntax
-/// spec's (owned).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TableOpener {
-    pub(crate) marker: Cow<'static, str>,
-    pub(crate) close: Option<Cow<'static, str>>,
-    pub(crate) payload: Payload,
-}
-
-/// A [`Dialect`] as [`JsonCalls`] runs it, built once per scanner: from a built-in
-/// table (its strings borrowed) or from a [`Syntax`](crate::Syntax) (owned). The same
-/// fields as [`Dialect`].
+/// A syntax's table, as [`JsonCalls`] runs it: its markers, call object shape,
+/// reasoning tags and end-of-turn tokens. A built-in's is a `const` of its file (every
+/// list and string borrowed); a
+/// [`Syntax`](crate::Syntax)'s is built at run time (owned).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Table {
-    pub(crate) openers: Vec<TableOpener>,
-    pub(crate) shape: CallShape,
-    pub(crate) reasoning: Vec<(Cow<'static, str>, Cow<'static, str>)>,
-    pub(crate) drops: Vec<Cow<'static, str>>,
+    pub(crate) openers: Cow<'static, [Opener]>,
+    pub(crate) shape: Shape,
+    pub(crate) reasoning: Cow<'static, [Pair]>,
+    pub(crate) drops: Cow<'static, [Token]>,
     /// Citation markup dropped from text and reasoning, the cited text kept: the
     /// opening token and the closing token's head, whose anchors and `>` follow
     /// ([`TextStage::citations`]: Cohere's `<co>`, `</co: 0:[1]>`). Set on `command-r`'s
     /// table ([`command_r::CITATIONS`]), or by a spec's `toolstream.citations`.
-    pub(crate) citations: Option<(Cow<'static, str>, Cow<'static, str>)>,
+    pub(crate) citations: Option<Pair>,
     /// A token that begins a message whose header may name the call before its opener
     /// (Inkling's `<|message_model|>NAME<|content_invoke_tool_json|>`): the text after
     /// it up to the next `<` is held; an opener there begins the call, whose raw text
@@ -168,36 +155,11 @@ pub(crate) struct Table {
     /// call object's `name` says it too); anything else makes the held text text again
     /// (the token itself is dropped, as a message marker). Set on `inkling`'s table
     /// ([`inkling::HEADER`]), or by a spec's `toolstream.header`.
-    pub(crate) header: Option<Cow<'static, str>>,
+    pub(crate) header: Option<Token>,
 }
 
 /// Longest call name read from a [message header](Table::header).
 const MAX_HEAD: usize = 256;
-
-impl From<&'static Dialect> for Table {
-    fn from(d: &'static Dialect) -> Self {
-        Table {
-            openers: d
-                .openers
-                .iter()
-                .map(|o| TableOpener {
-                    marker: Cow::Borrowed(o.marker),
-                    close: o.close.map(Cow::Borrowed),
-                    payload: o.payload,
-                })
-                .collect(),
-            shape: d.shape.into(),
-            reasoning: d
-                .reasoning
-                .iter()
-                .map(|(o, c)| (Cow::Borrowed(*o), Cow::Borrowed(*c)))
-                .collect(),
-            drops: d.drops.iter().map(|t| Cow::Borrowed(*t)).collect(),
-            citations: None,
-            header: None,
-        }
-    }
-}
 
 /// Where a [`CallList`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +202,7 @@ pub(crate) struct CallList {
 }
 
 impl CallList {
-    pub(crate) fn new(shape: impl Into<CallShape>, limits: &Limits) -> Self {
+    pub(crate) fn new(shape: Shape, limits: &Limits) -> Self {
         CallList {
             at: At::AfterElem,
             walker: JsonCall::with_shape(shape, limits),
@@ -519,7 +481,7 @@ pub(crate) fn skip_to_end(skip: &mut Skip, s: &mut &str, raw: &mut Raw) -> bool 
 /// Scanner for the JSON-call syntaxes. See the [module docs](self).
 #[derive(Debug)]
 pub(crate) struct JsonCalls {
-    dialect: Table,
+    table: Shared<Table>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -621,43 +583,44 @@ reads_chars!(JsonCalls;
 
 impl JsonCalls {
     #[cfg_attr(not(test), allow(dead_code))] // (the unit tests build built-ins with it)
-    pub(crate) fn new(dialect: &'static Dialect, limits: &Limits, opts: &ReasoningOptions) -> Self {
-        Self::with_table(Table::from(dialect), limits, opts)
+    pub(crate) fn new(table: &'static Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
+        Self::with_table(Shared::Static(table), limits, opts)
     }
 
-    /// The scanner for a table built at run time (a syntax spec's).
-    pub(crate) fn with_table(dialect: Table, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    /// The scanner for a table (a built-in's or a syntax spec's).
+    pub(crate) fn with_table(
+        table: Shared<Table>,
+        limits: &Limits,
+        opts: &ReasoningOptions,
+    ) -> Self {
         let markers: Vec<Cow<'static, str>> =
-            dialect.openers.iter().map(|o| o.marker.clone()).collect();
+            table.openers.iter().map(|o| o.marker.clone()).collect();
         // The text stage's start markers: the openers, then the header token.
         let starts: Vec<Cow<'static, str>> = markers
             .iter()
             .cloned()
-            .chain(dialect.header.clone())
+            .chain(table.header.clone())
             .collect();
-        let drops: Vec<Cow<'static, str>> = dialect
+        let drops: Vec<Cow<'static, str>> = table
             .drops
             .iter()
-            .filter(|d| dialect.header.as_ref() != Some(*d))
+            .filter(|d| table.header.as_ref() != Some(*d))
             .cloned()
             .collect();
-        let reasoning: Vec<(&str, &str)> = dialect
-            .reasoning
-            .iter()
-            .map(|(o, c)| (&**o, &**c))
-            .collect();
-        let closes = dialect
+        let reasoning: Vec<(&str, &str)> =
+            table.reasoning.iter().map(|(o, c)| (&**o, &**c)).collect();
+        let closes = table
             .openers
             .iter()
             .map(|o| o.close.clone().map(|c| MarkerSet::new([c])))
             .collect();
-        let skips = dialect
+        let skips = table
             .openers
             .iter()
             .map(|o| {
                 o.close.clone().map(|c| {
                     MarkerSet::new(
-                        std::iter::once(c).chain(dialect.openers.iter().map(|o| o.marker.clone())),
+                        std::iter::once(c).chain(table.openers.iter().map(|o| o.marker.clone())),
                     )
                 })
             })
@@ -668,7 +631,7 @@ impl JsonCalls {
             .collect();
         let specials = InString::new(special_of.iter().filter_map(|&k| markers.get(k).cloned()));
         let mut text = TextStage::new(&starts, &drops, &reasoning, opts, limits);
-        if let Some((open, close_head)) = &dialect.citations {
+        if let Some((open, close_head)) = &table.citations {
             text = text.citations(open, close_head);
         }
         JsonCalls {
@@ -680,7 +643,7 @@ impl JsonCalls {
             skips,
             open_set,
             list: {
-                let mut list = CallList::new(dialect.shape.clone(), limits);
+                let mut list = CallList::new(table.shape.clone(), limits);
                 list.set_stop(crate::scan::find::StopByte::of(
                     special_of
                         .iter()
@@ -699,9 +662,9 @@ impl JsonCalls {
             skip_slot: None,
             expect: Expect::default(),
             matcher: MarkerMatcher::new(),
-            head_k: dialect.header.as_ref().map(|_| markers.len()),
+            head_k: table.header.as_ref().map(|_| markers.len()),
             head: String::new(),
-            dialect,
+            table,
         }
     }
 
@@ -717,8 +680,8 @@ impl JsonCalls {
     }
 
     /// The current call's opener.
-    fn opener(&self) -> Option<&TableOpener> {
-        self.dialect.openers.get(self.cur)
+    fn opener(&self) -> Option<&Opener> {
+        self.table.openers.get(self.cur)
     }
 
     fn payload(&self) -> Payload {
@@ -757,7 +720,7 @@ impl JsonCalls {
         }
         self.head.clear();
         self.cur = k;
-        let (marker, payload) = match self.dialect.openers.get(k) {
+        let (marker, payload) = match self.table.openers.get(k) {
             Some(o) => (&*o.marker, o.payload),
             None => ("", Payload::Object),
         };
@@ -1068,7 +1031,7 @@ impl JsonCalls {
                 self.opened(index);
                 if !head.is_empty() {
                     // The call's bytes start at its message's header.
-                    let token = self.dialect.header.as_deref().unwrap_or_default();
+                    let token = self.table.header.as_deref().unwrap_or_default();
                     let marker = self.open_set.get(index);
                     self.raw.start(&format!("{token}{head}{marker}"));
                 }

@@ -2,17 +2,19 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Dialect, Payload, opener};
-use crate::text::kit::json_call::{NAME_ARGUMENTS, Shape};
-use crate::text::kit::reasoning::THINK;
+use crate::text::json::{Payload, Table, opener};
+use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`.
-pub(crate) const NEMOTRON: Dialect = Dialect {
-    openers: &[opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)],
-    shape: Shape::Fields(NAME_ARGUMENTS),
-    reasoning: THINK,
-    drops: &["<|eot_id|>"],
+pub(crate) const NEMOTRON: Table = Table {
+    openers: list![opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)],
+    shape: NAME_ARGUMENTS,
+    reasoning: THINK_TAGS,
+    drops: list![tok("<|eot_id|>")],
+    citations: None,
+    header: None,
 };
 
 /// The registry row of `nemotron` ([`SYNTAXES`](crate::text::SYNTAXES)).

@@ -27,6 +27,7 @@ use crate::event::EventSink;
 use crate::limits::Limits;
 use crate::scan::json::{JsonError, JsonScanner, JsonStatus};
 use crate::text::kit::call::Forming;
+use crate::text::kit::table::{Token, list, tok};
 
 /// Longest key kept while walking a call object.
 const MAX_KEY: usize = 64;
@@ -73,10 +74,10 @@ enum Field {
     Other,
 }
 
-impl CallShape {
+impl Shape {
     /// Which field `key` is (named fields only).
     fn field(&self, key: &str) -> Field {
-        let CallShape::Fields { name, args, id } = self else {
+        let Shape::Fields { name, args, id } = self else {
             return Field::Other;
         };
         if name.iter().any(|k| k == key) {
@@ -92,7 +93,7 @@ impl CallShape {
 
     #[inline]
     fn name_key(&self) -> bool {
-        matches!(self, CallShape::NameKey)
+        matches!(self, Shape::NameKey)
     }
 }
 
@@ -111,69 +112,38 @@ pub(crate) enum Walk {
     Special,
 }
 
-/// The key names of a `{"name": .., "arguments": ..}` call object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Keys {
-    /// Keys whose string value is the tool name.
-    pub(crate) name: &'static [&'static str],
-    /// Keys whose value is the arguments (the first one seen is used).
-    pub(crate) args: &'static [&'static str],
-    /// Keys whose string value, before the name, is the call id.
-    pub(crate) id: &'static [&'static str],
-}
-
-/// `{"name": .., "arguments": ..}` with `"parameters"` accepted, and `"id"`.
-pub(crate) const NAME_ARGUMENTS: Keys = Keys {
-    name: &["name"],
-    args: &["arguments", "parameters"],
-    id: &["id"],
-};
-
-/// How a call object says which tool it calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a call object says which tool it calls: a built-in table's `const` (its keys
+/// borrowed) or a syntax spec's (owned).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Shape {
-    /// Named fields: the name, the arguments and the id under these keys.
-    Fields(Keys),
+    /// Named fields: the name, the arguments and the id under these keys (the first
+    /// arguments key seen is used).
+    Fields {
+        /// Keys whose string value is the tool name.
+        name: Cow<'static, [Token]>,
+        /// Keys whose value is the arguments (the first one seen is used).
+        args: Cow<'static, [Token]>,
+        /// Keys whose string value, before the name, is the call id.
+        id: Cow<'static, [Token]>,
+    },
     /// The object's one key is the tool name, its value the arguments:
     /// `{"get_weather": {"city": "Paris"}}` (Apertus). A second key is malformed.
     NameKey,
 }
 
-/// A [`Shape`] as the walker runs it: from a built-in table (borrowed, no copy of
-/// its strings) or from a syntax spec (owned).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum CallShape {
-    /// Named fields: the name, the arguments and the id under these keys (the first
-    /// arguments key seen is used).
-    Fields {
-        name: Vec<Cow<'static, str>>,
-        args: Vec<Cow<'static, str>>,
-        id: Vec<Cow<'static, str>>,
-    },
-    /// The object's one key is the tool name, its value the arguments.
-    NameKey,
-}
-
-impl From<Shape> for CallShape {
-    fn from(shape: Shape) -> Self {
-        let list = |keys: &'static [&'static str]| keys.iter().map(|k| Cow::Borrowed(*k)).collect();
-        match shape {
-            Shape::Fields(k) => CallShape::Fields {
-                name: list(k.name),
-                args: list(k.args),
-                id: list(k.id),
-            },
-            Shape::NameKey => CallShape::NameKey,
-        }
-    }
-}
+/// `{"name": .., "arguments": ..}` with `"parameters"` accepted, and `"id"`.
+pub(crate) const NAME_ARGUMENTS: Shape = Shape::Fields {
+    name: list![tok("name")],
+    args: list![tok("arguments"), tok("parameters")],
+    id: list![tok("id")],
+};
 
 /// Streams one call object (`{"name": .., "arguments": ..}`, or a [`Shape`]) into
 /// [`Calls`]: Start when the name string closes, the arguments value's own bytes as
 /// argument deltas.
 #[derive(Debug)]
 pub(crate) struct JsonCall {
-    shape: CallShape,
+    shape: Shape,
     w: W,
     field: Field,
     key: String,
@@ -230,9 +200,9 @@ struct Refused;
 
 impl JsonCall {
     /// A walker for call objects of `shape`.
-    pub(crate) fn with_shape(shape: impl Into<CallShape>, limits: &Limits) -> Self {
+    pub(crate) fn with_shape(shape: Shape, limits: &Limits) -> Self {
         JsonCall {
-            shape: shape.into(),
+            shape,
             w: W::Open,
             field: Field::Other,
             key: String::new(),

@@ -1,6 +1,6 @@
 //! One pythonic call's arguments, streamed as JSON ([`PyCall`]), and a broken call
 //! skipped to its end with its bytes kept for the error ([`Broken`]). The pythonic
-//! engine ([`LlamaPythonic`](super::LlamaPythonic)) runs every call on them, and so do
+//! engine ([`Pythonic`](super::Pythonic)) runs every call on them, and so do
 //! `llama-json`'s `<|python_tag|>` built-in calls ([`llama_json`](super::llama_json)).
 
 use crate::calls::{Calls, Slot};

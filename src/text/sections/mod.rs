@@ -1,6 +1,6 @@
 //! The special-token section engine: a section token around the calls, and per call a
 //! begin token, a head (the name, or the model's own call id), a separator, the JSON
-//! arguments and an end token. One scanner, [`DeepSeek`], driven by a [`Tokens`] table
+//! arguments and an end token. One scanner, [`Sections`], driven by a [`Tokens`] table
 //! per syntax: [`deepseek`] (DeepSeek's tokens; note the full-width `｜` and the `▁`
 //! characters: multi-byte markers that may be split at any byte) and [`kimi_k2`], or a
 //! spec's (`toolstream.engine` `"sections"`, its tokens in `toolstream.sections`: see
@@ -63,6 +63,7 @@ use crate::scan::marker::{Found, MarkerMatcher, MarkerSet};
 use crate::text::kit::call::{ArgStep, ArgValue, Forming, Raw};
 use crate::text::kit::reasoning::{ReasoningOptions, TextStage};
 use crate::text::kit::recovery::{InString, Look, interrupted_own};
+use crate::text::kit::table::Shared;
 use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
@@ -154,7 +155,7 @@ enum St {
     },
     Json,
     /// An argument string reached `<`: the call's begin token there ends the call
-    /// ([`DeepSeek::in_string`]).
+    /// ([`Sections::in_string`]).
     Special,
     /// The arguments closed: up to `<｜tool▁call▁end｜>`.
     After,
@@ -164,8 +165,8 @@ enum St {
 
 /// Scanner for `deepseek`. See the [module docs](self).
 #[derive(Debug)]
-pub(crate) struct DeepSeek {
-    tokens: Tokens,
+pub(crate) struct Sections {
+    tokens: Shared<Tokens>,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
     text: TextStage,
@@ -201,11 +202,15 @@ pub(crate) struct DeepSeek {
     max_held: usize,
 }
 
-reads_chars!(DeepSeek, args: St::Json, special: St::Special, text: St::Text => opened);
+reads_chars!(Sections, args: St::Json, special: St::Special, text: St::Text => opened);
 
-impl DeepSeek {
+impl Sections {
     /// The scanner for the syntax of `tokens` (`deepseek`, `kimi-k2`, a spec's).
-    pub(crate) fn with_tokens(tokens: Tokens, limits: &Limits, opts: &ReasoningOptions) -> Self {
+    pub(crate) fn with_tokens(
+        tokens: Shared<Tokens>,
+        limits: &Limits,
+        opts: &ReasoningOptions,
+    ) -> Self {
         let t = &tokens;
         // The text stage's call markers: `call_begin`, then (`literal_sections`) the
         // section tokens, which [`Self::opened`] decides on; else those are dropped.
@@ -231,7 +236,7 @@ impl DeepSeek {
         } else {
             text
         };
-        DeepSeek {
+        Sections {
             input: CharInput::default(),
             text,
             st: St::Text,

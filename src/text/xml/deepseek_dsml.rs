@@ -47,16 +47,23 @@
 //!   A call-opening tag of another spelling inside a call is value text, not an opener.
 //! - Reasoning: `<think>…</think>`; `<｜end▁of▁sentence｜>` is dropped.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::Shared;
+use crate::text::kit::table::{THINK_TAGS, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `deepseek-dsml` markers: V3.2 / V4's, then the other spellings.
-pub(crate) const DIALECT: Dialect = Dialect {
-    reasoning: THINK,
-    drops: &["<｜end▁of▁sentence｜>"],
-    variants: &[V41, BARS, BARS_V41],
+pub(crate) const DIALECT: Table = Table {
+    reasoning: THINK_TAGS,
+    drops: list![tok("<｜end▁of▁sentence｜>")],
+    variants: list![
+        Shared::Static(&V41),
+        Shared::Static(&BARS),
+        Shared::Static(&BARS_V41)
+    ],
     ..V4
 };
 
@@ -69,20 +76,20 @@ macro_rules! dsml {
         $(+ [$(($whole_open:literal, $whole_close:literal)),*])?,
         bare: $bare:expr
     ) => {
-        Dialect {
-            what: "DSML <invoke name=..>",
-            sections: &[
-                $((concat!("<", $pre, $open, ">"), concat!("</", $pre, $close, ">")),)*
-                $($(($whole_open, $whole_close),)*)?
+        Table {
+            what: Borrowed("DSML <invoke name=..>"),
+            sections: list![
+                $(pair(concat!("<", $pre, $open, ">"), concat!("</", $pre, $close, ">")),)*
+                $($(pair($whole_open, $whole_close),)*)?
             ],
-            call_open: concat!("<", $pre, "invoke name=\""),
+            call_open: Borrowed(concat!("<", $pre, "invoke name=\"")),
             bare_calls: $bare,
             multi: true,
             name_end: End::Quote,
-            call_close: concat!("</", $pre, "invoke>"),
-            param_open: concat!("<", $pre, "parameter name=\""),
+            call_close: Borrowed(concat!("</", $pre, "invoke>")),
+            param_open: Borrowed(concat!("<", $pre, "parameter name=\"")),
             key_end: End::Quote,
-            param_close: concat!("</", $pre, "parameter>"),
+            param_close: Borrowed(concat!("</", $pre, "parameter>")),
             trim_newline: false,
             kind_attr: KindAttr::DsmlString,
             json_body: true,
@@ -93,7 +100,7 @@ macro_rules! dsml {
 
 /// V3.2 (`function_calls`) and V4 (`tool_calls`), and V4's misspelled openers
 /// (`toolcalls`, `tool`; their close is `tool_calls` or the same misspelling).
-const V4: Dialect = dsml!(
+const V4: Table = dsml!(
     "｜DSML｜",
     [
         ("function_calls", "function_calls"),
@@ -105,20 +112,20 @@ const V4: Dialect = dsml!(
 );
 /// V4.1: a space after the sentinel; bare invokes are calls. Its section also as
 /// `tool_calls` (V4's name), `call`, and `<｜DSML｜calls>` without the space.
-const V41: Dialect = dsml!(
+const V41: Table = dsml!(
     "｜DSML｜ ",
     [("calls", "calls"), ("tool_calls", "tool_calls"), ("call", "call")]
         + [("<｜DSML｜calls>", "</｜DSML｜calls>")],
     bare: true
 );
 /// The doubled-bar leak of V3.2 / V4's tags.
-const BARS: Dialect = dsml!(
+const BARS: Table = dsml!(
     "｜｜DSML｜｜",
     [("function_calls", "function_calls"), ("tool_calls", "tool_calls")],
     bare: true
 );
 /// The doubled-bar leak of V4.1's spaced tags.
-const BARS_V41: Dialect = dsml!("｜｜DSML｜｜ ", [("calls", "calls")], bare: true);
+const BARS_V41: Table = dsml!("｜｜DSML｜｜ ", [("calls", "calls")], bare: true);
 
 /// The registry row of `deepseek-dsml` ([`SYNTAXES`](crate::text::SYNTAXES)).
 pub(crate) const ROW: Row = Row {

@@ -22,25 +22,27 @@
 //!   with its bytes here), and unquoted names (`<invoke name=search>`).
 //! - Reasoning: `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `dots` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "<dots_function_call> <invoke name=..>",
-    sections: &[("<dots_function_call>", "</dots_function_call>")],
-    call_open: "<invoke name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("<dots_function_call> <invoke name=..>"),
+    sections: list![pair("<dots_function_call>", "</dots_function_call>")],
+    call_open: Borrowed("<invoke name=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "</invoke>",
-    param_open: "<parameter name=\"",
+    call_close: Borrowed("</invoke>"),
+    param_open: Borrowed("<parameter name=\""),
     key_end: End::Quote,
-    param_close: "</parameter>",
+    param_close: Borrowed("</parameter>"),
     trim_newline: true,
-    reasoning: THINK,
+    reasoning: THINK_TAGS,
     ..PLAIN
 };
 

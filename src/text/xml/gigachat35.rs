@@ -24,26 +24,28 @@
 //! - `</s>`, the end-of-sequence token vLLM strips from the end of the output, is
 //!   dropped from the text. Reasoning: `<think>…</think>` (as `gigachat3`).
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `gigachat35` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "GCML <invoke name=..>",
-    sections: &[("<｜GCML｜tool_calls>", "</｜GCML｜tool_calls>")],
-    call_open: "<｜GCML｜invoke name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("GCML <invoke name=..>"),
+    sections: list![pair("<｜GCML｜tool_calls>", "</｜GCML｜tool_calls>")],
+    call_open: Borrowed("<｜GCML｜invoke name=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "</｜GCML｜invoke>",
-    param_open: "<｜GCML｜parameter name=\"",
+    call_close: Borrowed("</｜GCML｜invoke>"),
+    param_open: Borrowed("<｜GCML｜parameter name=\""),
     key_end: End::Quote,
-    param_close: "</｜GCML｜parameter>",
+    param_close: Borrowed("</｜GCML｜parameter>"),
     kind_attr: KindAttr::DsmlString,
-    reasoning: THINK,
-    drops: &["</s>"],
+    reasoning: THINK_TAGS,
+    drops: list![tok("</s>")],
     ..PLAIN
 };
 

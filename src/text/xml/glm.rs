@@ -39,28 +39,35 @@
 //! an open `<think>` at `<tool_call>`, which is not read here) and `poolside_v1`
 //! (Poolside v1: GLM-4's calls) parse as this format.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `glm` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "GLM <tool_call>",
-    sections: &[],
-    call_open: "<tool_call>",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("GLM <tool_call>"),
+    sections: list![],
+    call_open: Borrowed("<tool_call>"),
     bare_calls: true,
     multi: false,
     name_end: End::Line,
-    call_close: "</tool_call>",
-    param_open: "<arg_key>",
-    key_end: End::Tags("</arg_key>", "<arg_value>"),
-    param_close: "</arg_value>",
+    call_close: Borrowed("</tool_call>"),
+    param_open: Borrowed("<arg_key>"),
+    key_end: End::Tags,
+    key_tags: (Borrowed("</arg_key>"), Borrowed("<arg_value>")),
+    param_close: Borrowed("</arg_value>"),
     trim_newline: false,
     kind_attr: KindAttr::None,
     py_literals: true,
-    reasoning: THINK,
-    drops: &["<|user|>", "<|observation|>", "<|endoftext|>"],
+    reasoning: THINK_TAGS,
+    drops: list![
+        tok("<|user|>"),
+        tok("<|observation|>"),
+        tok("<|endoftext|>")
+    ],
     ..PLAIN
 };
 

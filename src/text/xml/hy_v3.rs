@@ -10,7 +10,7 @@
 //! ```
 //!
 //! [`hy_v4`](super::hy_v4)'s markers with a `<tool_sep>` token after the function name
-//! ([`Dialect::name_sep`]). The [`xml`](super) scanner with these markers:
+//! ([`Table::name_sep`]). The [`xml`](super) scanner with these markers:
 //!
 //! - The name runs from `<tool_call>` to the next tag (or line end); `ToolCallStart` at
 //!   that `<`. `<tool_sep>` (whitespace before it allowed) is then consumed; a call
@@ -25,22 +25,26 @@
 //!   suffixed spelling with `<tool_sep:6124c78e>`; other suffixes are text.
 //! - Reasoning: `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::Shared;
+use crate::text::kit::table::list;
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, hy_v4};
+use crate::text::xml::{Table, hy_v4};
 
 /// The `hy-v3` markers: `hy-v4`'s and `<tool_sep>` after the name.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "Hy3 <tool_call>",
-    name_sep: "<tool_sep>",
-    variants: &[SUFFIXED],
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("Hy3 <tool_call>"),
+    name_sep: Borrowed("<tool_sep>"),
+    variants: list![Shared::Static(&SUFFIXED)],
     ..hy_v4::DIALECT
 };
 
 /// `hy-v4`'s suffixed spelling with `<tool_sep:6124c78e>`.
-const SUFFIXED: Dialect = Dialect {
-    what: "Hy3 <tool_call>",
-    name_sep: "<tool_sep:6124c78e>",
+const SUFFIXED: Table = Table {
+    what: Borrowed("Hy3 <tool_call>"),
+    name_sep: Borrowed("<tool_sep:6124c78e>"),
     ..hy_v4::SUFFIXED
 };
 

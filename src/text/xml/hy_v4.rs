@@ -25,43 +25,52 @@
 //! HY v3 (vLLM's `hy_v3`) writes a `<tool_sep>` token between the name and the first
 //! `<arg_key>`, which the scanner's name rules do not read yet: not supported.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::Shared;
+use crate::text::kit::table::{list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `hy-v4` markers, and the suffixed spelling.
-pub(crate) const DIALECT: Dialect = Dialect {
-    reasoning: &[
-        ("<think>", "</think>"),
-        ("<think:6124c78e>", "</think:6124c78e>"),
+pub(crate) const DIALECT: Table = Table {
+    reasoning: list![
+        pair("<think>", "</think>"),
+        pair("<think:6124c78e>", "</think:6124c78e>"),
     ],
-    variants: &[SUFFIXED],
+    variants: list![Shared::Static(&SUFFIXED)],
     ..UNSUFFIXED
 };
 
 /// The unsuffixed tokens.
-const UNSUFFIXED: Dialect = Dialect {
-    what: "HY <tool_call>",
-    sections: &[("<tool_calls>", "</tool_calls>")],
-    call_open: "<tool_call>",
+const UNSUFFIXED: Table = Table {
+    what: Borrowed("HY <tool_call>"),
+    sections: list![pair("<tool_calls>", "</tool_calls>")],
+    call_open: Borrowed("<tool_call>"),
     bare_calls: false,
     multi: true,
     name_end: End::Line,
-    call_close: "</tool_call>",
-    param_open: "<arg_key>",
-    key_end: End::Tags("</arg_key>", "<arg_value>"),
-    param_close: "</arg_value>",
+    call_close: Borrowed("</tool_call>"),
+    param_open: Borrowed("<arg_key>"),
+    key_end: End::Tags,
+    key_tags: (Borrowed("</arg_key>"), Borrowed("<arg_value>")),
+    param_close: Borrowed("</arg_value>"),
     ..PLAIN
 };
 
 /// The tokens with the checkpoint suffix `:6124c78e`.
-pub(crate) const SUFFIXED: Dialect = Dialect {
-    sections: &[("<tool_calls:6124c78e>", "</tool_calls:6124c78e>")],
-    call_open: "<tool_call:6124c78e>",
-    call_close: "</tool_call:6124c78e>",
-    param_open: "<arg_key:6124c78e>",
-    key_end: End::Tags("</arg_key:6124c78e>", "<arg_value:6124c78e>"),
-    param_close: "</arg_value:6124c78e>",
+pub(crate) const SUFFIXED: Table = Table {
+    sections: list![pair("<tool_calls:6124c78e>", "</tool_calls:6124c78e>")],
+    call_open: Borrowed("<tool_call:6124c78e>"),
+    call_close: Borrowed("</tool_call:6124c78e>"),
+    param_open: Borrowed("<arg_key:6124c78e>"),
+    key_end: End::Tags,
+    key_tags: (
+        Borrowed("</arg_key:6124c78e>"),
+        Borrowed("<arg_value:6124c78e>"),
+    ),
+    param_close: Borrowed("</arg_value:6124c78e>"),
     ..UNSUFFIXED
 };
 

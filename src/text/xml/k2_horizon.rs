@@ -20,24 +20,27 @@
 //!   its bytes), both chosen by a chat-template option.
 //! - Reasoning: `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `k2-horizon` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "IFM <ifm|tool_call>",
-    sections: &[("<ifm|tool_calls>", "</ifm|tool_calls>")],
-    call_open: "<ifm|tool_call>",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("IFM <ifm|tool_call>"),
+    sections: list![pair("<ifm|tool_calls>", "</ifm|tool_calls>")],
+    call_open: Borrowed("<ifm|tool_call>"),
     bare_calls: false,
     multi: true,
     name_end: End::Line,
-    call_close: "</ifm|tool_call>",
-    param_open: "<ifm|arg_key>",
-    key_end: End::Tags("</ifm|arg_key>", "<ifm|arg_value>"),
-    param_close: "</ifm|arg_value>",
-    reasoning: THINK,
+    call_close: Borrowed("</ifm|tool_call>"),
+    param_open: Borrowed("<ifm|arg_key>"),
+    key_end: End::Tags,
+    key_tags: (Borrowed("</ifm|arg_key>"), Borrowed("<ifm|arg_value>")),
+    param_close: Borrowed("</ifm|arg_value>"),
+    reasoning: THINK_TAGS,
     ..PLAIN
 };
 

@@ -43,37 +43,40 @@
 //! - Malformed calls, missing closing tags, a call-opening tag inside a call: as in
 //!   [`xml`](super).
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `kimi-k3` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "XTML <|open|>call",
-    sections: &[("<|open|>tools<|sep|>", "<|close|>tools<|sep|>")],
-    call_open: "<|open|>call tool=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("XTML <|open|>call"),
+    sections: list![pair("<|open|>tools<|sep|>", "<|close|>tools<|sep|>")],
+    call_open: Borrowed("<|open|>call tool=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "<|close|>call<|sep|>",
-    param_open: "<|open|>argument key=\"",
+    call_close: Borrowed("<|close|>call<|sep|>"),
+    param_open: Borrowed("<|open|>argument key=\""),
     key_end: End::Quote,
-    param_close: "<|close|>argument<|sep|>",
+    param_close: Borrowed("<|close|>argument<|sep|>"),
     trim_newline: false,
     kind_attr: KindAttr::XtmlType,
-    attrs_end: "<|sep|>",
+    attrs_end: Borrowed("<|sep|>"),
     attr_entities: true,
     json_body: true,
     json_block: Some((
-        "<|open|>json type=\"object\"<|sep|>",
-        "<|close|>json<|sep|>",
+        Borrowed("<|open|>json type=\"object\"<|sep|>"),
+        Borrowed("<|close|>json<|sep|>"),
     )),
-    reasoning: &[("<|open|>think<|sep|>", "<|close|>think<|sep|>")],
-    drops: &[
-        "<|open|>response<|sep|>",
-        "<|close|>response<|sep|>",
-        "<|close|>message<|sep|>",
-        "<|end_of_msg|>",
+    reasoning: list![pair("<|open|>think<|sep|>", "<|close|>think<|sep|>")],
+    drops: list![
+        tok("<|open|>response<|sep|>"),
+        tok("<|close|>response<|sep|>"),
+        tok("<|close|>message<|sep|>"),
+        tok("<|end_of_msg|>"),
     ],
     ..PLAIN
 };

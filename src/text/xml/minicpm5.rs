@@ -25,27 +25,29 @@
 //!   reported).
 //! - Reasoning: `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `minicpm5` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "MiniCPM <function name=..>",
-    sections: &[],
-    call_open: "<function name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("MiniCPM <function name=..>"),
+    sections: list![],
+    call_open: Borrowed("<function name=\""),
     bare_calls: true,
     multi: false,
     name_end: End::Quote,
-    call_close: "</function>",
-    param_open: "<param name=\"",
+    call_close: Borrowed("</function>"),
+    param_open: Borrowed("<param name=\""),
     key_end: End::Quote,
-    param_close: "</param>",
+    param_close: Borrowed("</param>"),
     trim_newline: true,
     py_literals: true,
     cdata: true,
-    reasoning: THINK,
+    reasoning: THINK_TAGS,
     ..PLAIN
 };
 

@@ -27,28 +27,30 @@
 //! - Reasoning: `<think>…</think>` (M2 interleaves thinking between calls); the
 //!   end-of-turn token `[e~[` is dropped.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `minimax` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "<invoke name=..>",
-    sections: &[("<minimax:tool_call>", "</minimax:tool_call>")],
-    call_open: "<invoke name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("<invoke name=..>"),
+    sections: list![pair("<minimax:tool_call>", "</minimax:tool_call>")],
+    call_open: Borrowed("<invoke name=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "</invoke>",
-    param_open: "<parameter name=\"",
+    call_close: Borrowed("</invoke>"),
+    param_open: Borrowed("<parameter name=\""),
     key_end: End::Quote,
-    param_close: "</parameter>",
+    param_close: Borrowed("</parameter>"),
     trim_newline: false,
     kind_attr: KindAttr::None,
     entities: true,
-    reasoning: THINK,
-    drops: &["[e~["],
+    reasoning: THINK_TAGS,
+    drops: list![tok("[e~[")],
     ..PLAIN
 };
 

@@ -14,7 +14,7 @@
 //! Learned from the peers' M3 parsers and tests (SGLang's gateway `minimax_m3`,
 //! TensorRT-LLM / AMD's `MiniMax-M3 tool-call format`, vLLM's `M3TextParser` docstring;
 //! no chat template of the checkpoint is in the stored material). The [`xml`](super)
-//! scanner with [tag-named parameters](super::Dialect::tag_params):
+//! scanner with [tag-named parameters](super::Table::tag_params):
 //!
 //! - Several invokes per `tool_call` section. `ToolCallStart` at the `"` that closes the
 //!   name.
@@ -37,9 +37,12 @@
 //!   raw text, never completed with values moved.
 //! - Reasoning: `<mm:think>…</mm:think>` (the peers' M3 default) and `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::{list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The namespace token before every tag.
 macro_rules! ns {
@@ -49,22 +52,25 @@ macro_rules! ns {
 }
 
 /// The `minimax-m3` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "MiniMax M3 <invoke name=..>",
-    sections: &[(ns!("<tool_call>"), ns!("</tool_call>"))],
-    call_open: ns!("<invoke name=\""),
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("MiniMax M3 <invoke name=..>"),
+    sections: list![pair(ns!("<tool_call>"), ns!("</tool_call>"))],
+    call_open: Borrowed(ns!("<invoke name=\"")),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: ns!("</invoke>"),
-    param_open: ns!("<"),
+    call_close: Borrowed(ns!("</invoke>")),
+    param_open: Borrowed(ns!("<")),
     key_end: End::Gt,
-    param_close: ns!("</"),
+    param_close: Borrowed(ns!("</")),
     trim_newline: false,
     kind_attr: KindAttr::None,
     tag_params: true,
-    reasoning: &[("<mm:think>", "</mm:think>"), ("<think>", "</think>")],
-    drops: &[],
+    reasoning: list![
+        pair("<mm:think>", "</mm:think>"),
+        pair("<think>", "</think>")
+    ],
+    drops: list![],
     ..PLAIN
 };
 

@@ -1,6 +1,6 @@
 //! The one scanner of the XML-parameter call syntaxes (`qwen-xml`, `seed-oss`, `glm`,
 //! `minimax`, `deepseek-dsml`, `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`,
-//! `minicpm5`, `step3`, `muse`): each is this scanner with its own [`Dialect`] table, written in
+//! `minicpm5`, `step3`, `muse`): each is this scanner with its own [`Table`], written in
 //! its own module ([`qwen_xml`], [`seed_oss`], [`glm`], [`minimax`], [`deepseek_dsml`],
 //! [`kimi_k3`], [`minimax_m3`], [`hy_v4`], [`hy_v3`], [`gigachat35`], [`minicpm5`],
 //! [`step3`]) with the syntax's rules.
@@ -62,6 +62,7 @@
 //!   [`reasoning`](crate::text::kit::reasoning).
 
 use std::borrow::Cow;
+use std::borrow::Cow::Borrowed;
 
 use crate::calls::{Calls, Slot};
 use crate::event::EventSink;
@@ -73,6 +74,7 @@ use crate::text::kit::call::{Raw, report};
 use crate::text::kit::options::TextOptions;
 use crate::text::kit::reasoning::TextStage;
 use crate::text::kit::recovery::{Members, interrupted, released};
+use crate::text::kit::table::{Pair, Shared, Token};
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
@@ -105,20 +107,23 @@ pub(crate) enum End {
     /// At the end of the line (leading line breaks skipped) or at the next `<` (kept):
     /// `<tool_call>name\n<arg_key>`, `<tool_call>name<arg_key>`.
     Line,
-    /// At `<`, which must begin the first tag, then the second tag follows after
-    /// optional whitespace: `<arg_key>k</arg_key>\n<arg_value>`.
-    Tags(&'static str, &'static str),
+    /// At `<`, which must begin the first of [`Table::key_tags`], then the second tag
+    /// follows after optional whitespace: `<arg_key>k</arg_key>\n<arg_value>`.
+    Tags,
 }
 
-/// One XML-parameter syntax: its markers. See the [module docs](self).
-#[derive(Debug)]
-pub(crate) struct Dialect {
+/// One XML-parameter syntax's table, as [`XmlCalls`] runs it: its markers. See the
+/// [module docs](self). A built-in's is a `const` of its file (every string and list
+/// borrowed, the fields it leaves at their plain value taken from [`PLAIN`] with `..`);
+/// a [`Syntax`](crate::Syntax)'s is built at run time (owned).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Table {
     /// What the messages call a call (`<function=..>`).
-    pub(crate) what: &'static str,
+    pub(crate) what: Token,
     /// Section open / close pairs around calls (none: calls stand alone).
-    pub(crate) sections: &'static [(&'static str, &'static str)],
+    pub(crate) sections: Cow<'static, [Pair]>,
     /// Opens a call; the function name follows.
-    pub(crate) call_open: &'static str,
+    pub(crate) call_open: Token,
     /// `call_open` also starts a call outside a section.
     pub(crate) bare_calls: bool,
     /// A section holds several calls.
@@ -127,27 +132,30 @@ pub(crate) struct Dialect {
     pub(crate) name_end: End,
     /// A tag that may follow the name before the body (HY v3's `<tool_sep>`), consumed
     /// when it is there; empty: none.
-    pub(crate) name_sep: &'static str,
+    pub(crate) name_sep: Token,
     /// Closes a call.
-    pub(crate) call_close: &'static str,
+    pub(crate) call_close: Token,
     /// Opens a parameter; its key follows.
-    pub(crate) param_open: &'static str,
+    pub(crate) param_open: Token,
     /// How a key ends.
     pub(crate) key_end: End,
+    /// With `key_end` [`End::Tags`]: the key's closing tag and the value's opening tag
+    /// (`</arg_key>`, `<arg_value>`).
+    pub(crate) key_tags: Pair,
     /// Closes a parameter's value.
-    pub(crate) param_close: &'static str,
+    pub(crate) param_close: Token,
     /// One leading and one trailing newline of a value are layout, not value.
     pub(crate) trim_newline: bool,
     /// Which attribute of a key, if any, says the value's kind.
     pub(crate) kind_attr: KindAttr,
     /// What ends the attributes after a quoted name (`>`; XTML's `<|sep|>`).
-    pub(crate) attrs_end: &'static str,
+    pub(crate) attrs_end: Token,
     /// A call's body may be one JSON object instead of parameters (DSML:
     /// `<invoke name="f">{"a": 1}</invoke>`).
     pub(crate) json_body: bool,
     /// With `json_body`: the tags around the object (XTML's
     /// `<|open|>json type="object"<|sep|>` .. `<|close|>json<|sep|>`); `None`: bare.
-    pub(crate) json_block: Option<(&'static str, &'static str)>,
+    pub(crate) json_block: Option<Pair>,
     /// Without a schema, the Python literals `True`, `False`, `None` are `true`, `false`,
     /// `null` (GLM's template writes Python values at times).
     pub(crate) py_literals: bool,
@@ -160,24 +168,26 @@ pub(crate) struct Dialect {
     /// `&quot;` and `&amp;` in a function name or key are decoded (XTML escapes its
     /// attribute values).
     pub(crate) attr_entities: bool,
-    /// Reasoning tag pairs.
-    pub(crate) reasoning: &'static [(&'static str, &'static str)],
-    /// End-of-turn tokens dropped from the text.
-    pub(crate) drops: &'static [&'static str],
-    /// Recipient headers in the text ([`TextStage::headers`]): their opening literals
-    /// and their end literal (Muse's ` to=` .. `<|message|>`: [`muse`]).
-    pub(crate) headers: Option<(&'static [&'static str], &'static str)>,
     /// Parameters are named by their tag (`<city>Paris</city>` after `param_open`, the
     /// namespace `]<]minimax[>[<` of MiniMax M3), nest (a child tag makes the value an
     /// object, `<item>` children an array) and close with their own name
     /// (`param_open` + `/name>`); a leaf of a tool without a schema is a string, an
     /// element left open at the call's close is an error. See [`minimax_m3`].
     pub(crate) tag_params: bool,
+    /// Reasoning tag pairs.
+    pub(crate) reasoning: Cow<'static, [Pair]>,
+    /// End-of-turn tokens dropped from the text.
+    pub(crate) drops: Cow<'static, [Token]>,
+    /// Recipient headers in the text ([`TextStage::headers`]): their opening literals
+    /// and their end literal (Muse's ` to=` .. `<|message|>`: [`muse`]).
+    pub(crate) headers: Option<(Cow<'static, [Token]>, Token)>,
     /// Other spellings of the same syntax (DSML's V4.1 spaced tags, the doubled-bar
     /// leak): each a whole marker table. The text stage looks for every spelling's
     /// openers; a call is read with the table whose opener began it. Their own
-    /// `variants`, `reasoning` and `drops` are not used.
-    pub(crate) variants: &'static [Dialect],
+    /// `variants`, `reasoning` and `drops` are not used. Each is held as its own
+    /// [`Shared`] handle, so the scanner reads the one in use without going through
+    /// this table.
+    pub(crate) variants: Cow<'static, [Shared<Table>]>,
 }
 
 /// The attribute of a parameter that says its value's kind (a declared schema takes
@@ -193,22 +203,25 @@ pub(crate) enum KindAttr {
     XtmlType,
 }
 
-/// The base of a dialect table: the fields most syntaxes leave at their plain value.
-pub(crate) const PLAIN: Dialect = Dialect {
-    what: "",
-    sections: &[],
-    call_open: "",
+/// The base of a table: the fields most syntaxes leave at their plain value. (A table
+/// takes fields from another with `..` only while every field is a plain constant:
+/// strings `Borrowed("..")`, lists [`list!`](crate::text::kit::table::list).)
+pub(crate) const PLAIN: Table = Table {
+    what: Borrowed(""),
+    sections: Borrowed(&[]),
+    call_open: Borrowed(""),
     bare_calls: false,
     multi: false,
     name_end: End::Gt,
-    name_sep: "",
-    call_close: "",
-    param_open: "",
+    name_sep: Borrowed(""),
+    call_close: Borrowed(""),
+    param_open: Borrowed(""),
     key_end: End::Gt,
-    param_close: "",
+    key_tags: (Borrowed(""), Borrowed("")),
+    param_close: Borrowed(""),
     trim_newline: false,
     kind_attr: KindAttr::None,
-    attrs_end: ">",
+    attrs_end: Borrowed(">"),
     json_body: false,
     json_block: None,
     py_literals: false,
@@ -216,125 +229,13 @@ pub(crate) const PLAIN: Dialect = Dialect {
     cdata: false,
     attr_entities: false,
     tag_params: false,
-    reasoning: &[],
-    drops: &[],
+    reasoning: Borrowed(&[]),
+    drops: Borrowed(&[]),
     headers: None,
-    variants: &[],
+    variants: Borrowed(&[]),
 };
 
-/// [`End`] as [`XmlCalls`] runs it; the two tags of [`End::Tags`] are in
-/// [`Table::key_tags`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ending {
-    /// [`End::Gt`].
-    Gt,
-    /// [`End::Quote`].
-    Quote,
-    /// [`End::Line`].
-    Line,
-    /// [`End::Tags`].
-    Tags,
-}
-
-impl From<End> for Ending {
-    fn from(end: End) -> Self {
-        match end {
-            End::Gt => Ending::Gt,
-            End::Quote => Ending::Quote,
-            End::Line => Ending::Line,
-            End::Tags(..) => Ending::Tags,
-        }
-    }
-}
-
-/// A pair of markers (open, close), borrowed from a built-in table or owned.
-pub(crate) type Pair = (Cow<'static, str>, Cow<'static, str>);
-
-/// A [`Dialect`] as [`XmlCalls`] runs it, built once per scanner: from a built-in
-/// table (its strings borrowed) or from a [`Syntax`](crate::Syntax) (owned). The same
-/// fields as [`Dialect`], with [`End::Tags`]' two tags in `key_tags`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Table {
-    pub(crate) what: Cow<'static, str>,
-    pub(crate) sections: Vec<Pair>,
-    pub(crate) call_open: Cow<'static, str>,
-    pub(crate) bare_calls: bool,
-    pub(crate) multi: bool,
-    pub(crate) name_end: Ending,
-    pub(crate) name_sep: Cow<'static, str>,
-    pub(crate) call_close: Cow<'static, str>,
-    pub(crate) param_open: Cow<'static, str>,
-    pub(crate) key_end: Ending,
-    /// With `key_end` [`Ending::Tags`]: the key's closing tag and the value's opening tag.
-    pub(crate) key_tags: Pair,
-    pub(crate) param_close: Cow<'static, str>,
-    pub(crate) trim_newline: bool,
-    pub(crate) kind_attr: KindAttr,
-    pub(crate) attrs_end: Cow<'static, str>,
-    pub(crate) json_body: bool,
-    pub(crate) json_block: Option<Pair>,
-    pub(crate) py_literals: bool,
-    pub(crate) entities: bool,
-    pub(crate) cdata: bool,
-    pub(crate) attr_entities: bool,
-    pub(crate) tag_params: bool,
-    pub(crate) reasoning: Vec<Pair>,
-    pub(crate) drops: Vec<Cow<'static, str>>,
-    /// [`Dialect::headers`].
-    pub(crate) headers: Option<(Vec<Cow<'static, str>>, Cow<'static, str>)>,
-    pub(crate) variants: Vec<Table>,
-}
-
-impl From<&'static Dialect> for Table {
-    fn from(d: &'static Dialect) -> Self {
-        let pairs = |p: &'static [(&'static str, &'static str)]| {
-            p.iter()
-                .map(|(o, c)| (Cow::Borrowed(*o), Cow::Borrowed(*c)))
-                .collect()
-        };
-        let (tag0, tag1) = match d.key_end {
-            End::Tags(a, b) => (a, b),
-            _ => ("", ""),
-        };
-        Table {
-            what: Cow::Borrowed(d.what),
-            sections: pairs(d.sections),
-            call_open: Cow::Borrowed(d.call_open),
-            bare_calls: d.bare_calls,
-            multi: d.multi,
-            name_end: d.name_end.into(),
-            name_sep: Cow::Borrowed(d.name_sep),
-            call_close: Cow::Borrowed(d.call_close),
-            param_open: Cow::Borrowed(d.param_open),
-            key_end: d.key_end.into(),
-            key_tags: (Cow::Borrowed(tag0), Cow::Borrowed(tag1)),
-            param_close: Cow::Borrowed(d.param_close),
-            trim_newline: d.trim_newline,
-            kind_attr: d.kind_attr,
-            attrs_end: Cow::Borrowed(d.attrs_end),
-            json_body: d.json_body,
-            json_block: d
-                .json_block
-                .map(|(o, c)| (Cow::Borrowed(o), Cow::Borrowed(c))),
-            py_literals: d.py_literals,
-            entities: d.entities,
-            cdata: d.cdata,
-            attr_entities: d.attr_entities,
-            tag_params: d.tag_params,
-            reasoning: pairs(d.reasoning),
-            drops: d.drops.iter().map(|t| Cow::Borrowed(*t)).collect(),
-            headers: d.headers.map(|(opens, end)| {
-                (
-                    opens.iter().map(|o| Cow::Borrowed(*o)).collect(),
-                    Cow::Borrowed(end),
-                )
-            }),
-            variants: d.variants.iter().map(Table::from).collect(),
-        }
-    }
-}
-
-/// The marker sets of one dialect table (built once per table; the scanner swaps the
+/// The marker sets of one table (built once per table; the scanner swaps the
 /// table of the call it reads into [`XmlCalls::sets`]).
 #[derive(Debug)]
 struct Sets {
@@ -348,11 +249,11 @@ struct Sets {
     skip_call: MarkerSet,
     /// The two tags of [`End::Tags`].
     tail: [MarkerSet; 2],
-    /// [`Dialect::attrs_end`] when it is not `>`.
+    /// [`Table::attrs_end`] when it is not `>`.
     attrs_end: MarkerSet,
-    /// [`Dialect::name_sep`].
+    /// [`Table::name_sep`].
     name_sep: MarkerSet,
-    /// The tags of [`Dialect::json_block`].
+    /// The tags of [`Table::json_block`].
     json_block: [MarkerSet; 2],
     /// How many tags open a call ([`openers`]).
     openers: usize,
@@ -417,7 +318,7 @@ impl Sets {
     }
 }
 
-/// An element of a [tag-named](Dialect::tag_params) value that holds elements.
+/// An element of a [tag-named](Table::tag_params) value that holds elements.
 #[derive(Debug)]
 struct Frame {
     /// Its tag name (its close ends it).
@@ -486,7 +387,7 @@ enum St {
     Attrs {
         key: bool,
     },
-    /// At the `<` that must begin [`Dialect::attrs_end`] (XTML's `<|sep|>`).
+    /// At the `<` that must begin [`Table::attrs_end`] (XTML's `<|sep|>`).
     AttrsEnd {
         key: bool,
     },
@@ -494,7 +395,7 @@ enum St {
     KeyTail {
         open: bool,
     },
-    /// After the name: [`Dialect::name_sep`] if it is there.
+    /// After the name: [`Table::name_sep`] if it is there.
     NameSep,
     /// Inside the call, between parameters.
     Body,
@@ -502,25 +403,25 @@ enum St {
     Value,
     /// After the call's close: the section's close (or, `multi`, the next call) expected.
     After,
-    /// A call body that is one JSON object ([`Dialect::json_body`]).
+    /// A call body that is one JSON object ([`Table::json_body`]).
     JsonBody,
-    /// A tag of a call with [tag-named parameters](Dialect::tag_params), after
+    /// A tag of a call with [tag-named parameters](Table::tag_params), after
     /// `param_open`, up to its `>`; `value`: it came inside a value.
     Tag {
         value: bool,
     },
-    /// Around a JSON body: the [`Dialect::json_block`] tag before it (`close == false`)
+    /// Around a JSON body: the [`Table::json_block`] tag before it (`close == false`)
     /// or after it.
     JsonTag {
         close: bool,
     },
-    /// Inside a [CDATA](Dialect::cdata) value's content, up to `]]>`.
+    /// Inside a [CDATA](Table::cdata) value's content, up to `]]>`.
     Cdata,
     /// Malformed: collecting raw text until the end marker.
     Skip(ErrorKind),
 }
 
-/// Where a value stands with a [CDATA section](Dialect::cdata).
+/// Where a value stands with a [CDATA section](Table::cdata).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cdata {
     /// None can begin (the dialect reads none, or the value began otherwise).
@@ -553,8 +454,12 @@ enum V {
 #[derive(Debug)]
 pub(crate) struct XmlCalls {
     /// The table in use: table 0, the one given, or one of its
-    /// [variants](Dialect::variants) (tables 1, 2, ...).
-    d: Table,
+    /// [variants](Table::variants) (tables 1, 2, ...).
+    d: Shared<Table>,
+    /// Table 0.
+    root: Shared<Table>,
+    /// The table in use.
+    table: usize,
     options: TextOptions,
     /// The bytes of a character cut by the last feed.
     input: CharInput,
@@ -562,23 +467,21 @@ pub(crate) struct XmlCalls {
     st: St,
     /// The marker sets of the table in use (`d`).
     sets: Sets,
-    /// The tables not in use (empty: there are no variants), each with its marker sets
-    /// once built (a variant's when its first call comes); the one in use is moved out
-    /// to `d` and `sets`.
-    spare: Vec<Option<(Table, Option<Sets>)>>,
-    /// The table in use.
-    table: usize,
-    /// Inside a JSON body ([`Dialect::json_body`]): the value closed (End given).
+    /// Per table (empty: there are no variants), its marker sets while it is not in
+    /// use, once built (a variant's when its first call comes); the one in use's are
+    /// moved out to `sets`.
+    spare: Vec<Option<Sets>>,
+    /// Inside a JSON body ([`Table::json_body`]): the value closed (End given).
     json_done: bool,
-    /// The body did not begin with [`Dialect::json_block`]'s tag.
+    /// The body did not begin with [`Table::json_block`]'s tag.
     json_tried: bool,
     /// The call broke at the current position and nothing of its rest was read yet.
     fresh: bool,
-    /// The matched part of a [`Dialect::json_block`] tag that was not there, read again.
+    /// The matched part of a [`Table::json_block`] tag that was not there, read again.
     again: String,
     /// A partial character reference held at the end of a value piece.
     entity: String,
-    /// [Tag-named parameters](Dialect::tag_params): the tag being read.
+    /// [Tag-named parameters](Table::tag_params): the tag being read.
     tag: String,
     /// The element whose value is being read.
     elem: String,
@@ -603,7 +506,7 @@ pub(crate) struct XmlCalls {
     lead: bool,
     /// A `\n` held at the end of a string value (stripped before its end marker).
     nl: bool,
-    /// The value and a [CDATA section](Dialect::cdata).
+    /// The value and a [CDATA section](Table::cdata).
     cdata: Cdata,
     /// `]` bytes at the end of a CDATA piece that may begin its `]]>` (not yet content).
     cdata_br: u8,
@@ -645,16 +548,15 @@ reads_chars!(XmlCalls;
 
 impl XmlCalls {
     #[allow(dead_code)] // (built-ins are built through `text::row::Table` now)
-    pub(crate) fn new(d: &'static Dialect, limits: &Limits, options: &TextOptions) -> Self {
-        Self::with_table(Table::from(d), limits, options)
+    pub(crate) fn new(d: &'static Table, limits: &Limits, options: &TextOptions) -> Self {
+        Self::with_table(Shared::Static(d), limits, options)
     }
 
-    /// The scanner for a table built at run time (a syntax spec's).
-    pub(crate) fn with_table(mut d: Table, limits: &Limits, options: &TextOptions) -> Self {
-        let variants = std::mem::take(&mut d.variants);
+    /// The scanner for a table (a built-in's or a syntax spec's).
+    pub(crate) fn with_table(d: Shared<Table>, limits: &Limits, options: &TextOptions) -> Self {
         // Table by table: its sections' opening tags, then its bare call marker.
-        let starts: Vec<Cow<'static, str>> = std::iter::once(&d)
-            .chain(&variants)
+        let starts: Vec<Cow<'static, str>> = std::iter::once(&*d)
+            .chain(d.variants.iter().map(|v| &**v))
             .flat_map(|t| {
                 let bare = std::iter::once(t.call_open.clone()).filter(|_| t.bare_calls);
                 t.sections.iter().map(|(o, _)| o.clone()).chain(bare)
@@ -679,22 +581,21 @@ impl XmlCalls {
                 text = text.calls_end_reasoning(&enders);
             }
         }
-        let spare = if variants.is_empty() {
+        let spare = if d.variants.is_empty() {
             Vec::new()
         } else {
-            std::iter::once(None)
-                .chain(variants.into_iter().map(|v| Some((v, None))))
-                .collect()
+            (0..=d.variants.len()).map(|_| None).collect()
         };
         XmlCalls {
             sets: Sets::new(&d),
-            d,
+            d: d.clone(),
+            root: d,
+            table: 0,
             options: options.clone(),
             input: CharInput::default(),
             text,
             st: St::Text,
             spare,
-            table: 0,
             json_done: false,
             json_tried: false,
             fresh: false,
@@ -816,10 +717,9 @@ impl XmlCalls {
 
     /// Table `t` (the one in use or a spare one).
     fn table_ref(&self, t: usize) -> Option<&Table> {
-        if t == self.table {
-            Some(&self.d)
-        } else {
-            self.spare.get(t)?.as_ref().map(|(d, _)| d)
+        match t.checked_sub(1) {
+            None => Some(&self.root),
+            Some(v) => self.root.variants.get(v).map(|v| &**v),
         }
     }
 
@@ -851,14 +751,21 @@ impl XmlCalls {
     /// Reads with table `t` from here on.
     #[cold]
     fn switch_table(&mut self, t: usize) {
-        let Some((d, sets)) = self.spare.get_mut(t).and_then(Option::take) else {
-            return;
+        let d = match t.checked_sub(1) {
+            None => self.root.clone(),
+            Some(v) => match self.root.variants.get(v) {
+                Some(d) => d.clone(),
+                None => return,
+            },
         };
-        let sets = sets.unwrap_or_else(|| Sets::new(&d));
-        let d = std::mem::replace(&mut self.d, d);
+        let sets = match self.spare.get_mut(t).and_then(Option::take) {
+            Some(sets) => sets,
+            None => Sets::new(&d),
+        };
+        self.d = d;
         let sets = std::mem::replace(&mut self.sets, sets);
         if let Some(slot) = self.spare.get_mut(self.table) {
-            *slot = Some((d, Some(sets)));
+            *slot = Some(sets);
         }
         self.table = t;
     }
@@ -1012,7 +919,7 @@ impl XmlCalls {
                             self.st = St::Tag { value: true };
                         }
                         Some(Found::Marker(m))
-                            if m != B_END_PARAM && self.d.key_end == Ending::Tags =>
+                            if m != B_END_PARAM && self.d.key_end == End::Tags =>
                         {
                             // A value in its own tags (`<arg_value>`) ends only at its
                             // close: another tag first is a dropped close or a literal
@@ -1126,7 +1033,7 @@ impl XmlCalls {
         }
     }
 
-    /// A tag of a call with [tag-named parameters](Dialect::tag_params) is broken (too
+    /// A tag of a call with [tag-named parameters](Table::tag_params) is broken (too
     /// long, or a line break or `<` in it; `part`: its bytes not yet in [`tag`](Self::tag)):
     /// the call is malformed from here. The arguments converted so far go out first:
     /// they are the call's own, as when the break comes in a later feed.
@@ -1166,12 +1073,12 @@ impl XmlCalls {
         let end = match self.st {
             St::Name => self.d.name_end,
             St::Key => self.d.key_end,
-            _ => Ending::Gt,
+            _ => End::Gt,
         };
         let stops: &[char] = match end {
-            Ending::Gt => &['>', '\n', '<'],
-            Ending::Quote => &['"', '\n', '<', '>'],
-            Ending::Line | Ending::Tags => &['\n', '<'],
+            End::Gt => &['>', '\n', '<'],
+            End::Quote => &['"', '\n', '<', '>'],
+            End::Line | End::Tags => &['\n', '<'],
         };
         let (part, rest) = match s.find(stops) {
             Some(i) => (
@@ -1181,8 +1088,7 @@ impl XmlCalls {
             None => (*s, ""),
         };
         let room = MAX_NAME.saturating_sub(self.name.len() + self.attrs.len());
-        if part.len() > room && self.st == St::Name && end == Ending::Line && self.section.is_none()
-        {
+        if part.len() > room && self.st == St::Name && end == End::Line && self.section.is_none() {
             // A bare call's "name" line past the longest name: its first `MAX_NAME` bytes
             // say whether it is prose after a literal opening tag (then the tag and those
             // bytes are text, and the rest of the line is read again as text) or a name
@@ -1229,8 +1135,8 @@ impl XmlCalls {
         }
         // Whether the character that stopped the name ends it (and is consumed).
         let (ends, consume) = match (end, c) {
-            (Ending::Gt, '>') | (Ending::Quote, '"') => (true, true),
-            (Ending::Line, '\n')
+            (End::Gt, '>') | (End::Quote, '"') => (true, true),
+            (End::Line, '\n')
                 if self.name.trim_matches(is_ws).is_empty() && self.name.len() < MAX_NAME =>
             {
                 // Line breaks before the name (bounded like the name).
@@ -1239,18 +1145,18 @@ impl XmlCalls {
                 *s = rest.get(1..).unwrap_or_default();
                 return;
             }
-            (Ending::Line, '\n') if self.st == St::Name && self.prose_line() => {
+            (End::Line, '\n') if self.st == St::Name && self.prose_line() => {
                 // Not settled: what follows the line says whether a call body can.
                 self.raw.push("\n");
                 *s = rest.get(1..).unwrap_or_default();
                 self.st = St::NameLine;
                 return;
             }
-            (Ending::Line, '\n') => (true, true),
-            (Ending::Line, '<') | (Ending::Tags, '<') => (true, false),
+            (End::Line, '\n') => (true, true),
+            (End::Line, '<') | (End::Tags, '<') => (true, false),
             _ => (false, false),
         };
-        if !ends && self.st == St::Name && end == Ending::Quote && c == '\n' {
+        if !ends && self.st == St::Name && end == End::Quote && c == '\n' {
             // A quoted name the line ends in (`Use a literal <function name=" tag.`):
             // no call began, the marker was text, and so is the name (the line break
             // read again as text).
@@ -1274,8 +1180,8 @@ impl XmlCalls {
             }
             (St::Attrs { key: true }, _) => self.key_done(calls, out),
             (St::Name, _) => self.name_ended(end, calls, out),
-            (_, Ending::Quote) => self.st = St::Attrs { key: true },
-            (_, Ending::Tags) => {
+            (_, End::Quote) => self.st = St::Attrs { key: true },
+            (_, End::Tags) => {
                 self.expect.reset();
                 self.st = St::KeyTail { open: false };
             }
@@ -1285,9 +1191,9 @@ impl XmlCalls {
 
     /// The name ended per `end`: the call starts (or is malformed), then what follows
     /// the name is read.
-    fn name_ended(&mut self, end: Ending, calls: &mut Calls, out: &mut dyn EventSink) {
+    fn name_ended(&mut self, end: End, calls: &mut Calls, out: &mut dyn EventSink) {
         self.name_done(calls, out);
-        if end == Ending::Quote && self.st == St::Body {
+        if end == End::Quote && self.st == St::Body {
             self.st = St::Attrs { key: false };
         } else if self.st == St::Body && !self.d.name_sep.is_empty() {
             self.expect.reset();
@@ -1300,7 +1206,7 @@ impl XmlCalls {
     /// (`Use a literal <tool_call> tag.`). Whether it is a malformed call or text is
     /// then up to what follows the line ([`St::NameLine`]).
     fn prose_line(&self) -> bool {
-        if self.section.is_some() || self.d.name_end != Ending::Line {
+        if self.section.is_some() || self.d.name_end != End::Line {
             return false;
         }
         let line = self.name.trim_start_matches(['\n', '\r']);
@@ -1325,7 +1231,7 @@ impl XmlCalls {
         *s = rest;
         match rest.chars().next() {
             None => {}
-            Some('<') => self.name_ended(Ending::Line, calls, out),
+            Some('<') => self.name_ended(End::Line, calls, out),
             Some(_) => {
                 released(&mut self.raw, &mut self.text, out);
                 self.end_call();
@@ -1349,13 +1255,13 @@ impl XmlCalls {
             self.st = St::Skip(ErrorKind::MissingName);
             return;
         }
-        if self.d.name_end == Ending::Line && name.contains(|c: char| "{}\"' \t\r\n".contains(c)) {
+        if self.d.name_end == End::Line && name.contains(|c: char| "{}\"' \t\r\n".contains(c)) {
             // `<tool_call>{"name": ..}` is not this syntax.
             self.st = St::Skip(ErrorKind::InvalidArguments);
             return;
         }
         if junk
-            || (self.d.name_end == Ending::Quote
+            || (self.d.name_end == End::Quote
                 && name.contains(|c: char| is_ws(c) || "=<>'".contains(c)))
         {
             // A name that is no name (`get weather"`), or a quote lost after the name
@@ -1382,8 +1288,7 @@ impl XmlCalls {
                 return;
             }
         }
-        let (Some(set), Ending::Tags) = (self.sets.tail.get(usize::from(open)), self.d.key_end)
-        else {
+        let (Some(set), End::Tags) = (self.sets.tail.get(usize::from(open)), self.d.key_end) else {
             return;
         };
         let tag = if open {
@@ -1420,7 +1325,7 @@ impl XmlCalls {
         }
     }
 
-    /// A tag of [`Dialect::json_block`]: before the object (where a parameter's tag may
+    /// A tag of [`Table::json_block`]: before the object (where a parameter's tag may
     /// stand instead: then what was matched is read as the body again) or after it.
     fn json_tag(&mut self, close: bool, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
         if close && self.expect.matched() == 0 {
@@ -1469,7 +1374,7 @@ impl XmlCalls {
         }
     }
 
-    /// The separator tag after the name ([`Dialect::name_sep`], whitespace before it
+    /// The separator tag after the name ([`Table::name_sep`], whitespace before it
     /// skipped): consumed when it is there; otherwise the body starts with what was
     /// matched of it.
     fn name_sep(&mut self, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
@@ -1497,7 +1402,7 @@ impl XmlCalls {
         }
     }
 
-    /// The tag that ends the attributes ([`Dialect::attrs_end`]); then as at `>`.
+    /// The tag that ends the attributes ([`Table::attrs_end`]); then as at `>`.
     fn attrs_end(&mut self, key: bool, s: &mut &str, calls: &mut Calls, out: &mut dyn EventSink) {
         match self.expect.feed(&self.sets.attrs_end, s) {
             Expected::NeedMore => *s = "",
@@ -1626,7 +1531,7 @@ impl XmlCalls {
         }
     }
 
-    /// A tag of a call with [tag-named parameters](Dialect::tag_params) is complete
+    /// A tag of a call with [tag-named parameters](Table::tag_params) is complete
     /// (`self.tag`, without `param_open` and `>`); `value`: it came inside a value.
     fn tag_done(&mut self, value: bool, calls: &mut Calls, out: &mut dyn EventSink) {
         let tag = std::mem::take(&mut self.tag);
@@ -1725,7 +1630,7 @@ impl XmlCalls {
         self.args(calls, out);
     }
 
-    /// How a [tag-named](Dialect::tag_params) leaf the schema does not type becomes
+    /// How a [tag-named](Table::tag_params) leaf the schema does not type becomes
     /// JSON: by the schema-less rule when the call's tool is declared (its nested types
     /// are not read), otherwise a string, as the peers' MiniMax M3 parsers read it.
     fn leaf_kind(&self) -> ValueKind {
@@ -1926,7 +1831,7 @@ impl XmlCalls {
         }
     }
 
-    /// Value text while the value may still open a [CDATA section](Dialect::cdata):
+    /// Value text while the value may still open a [CDATA section](Table::cdata):
     /// held while it is whitespace and a prefix of [`CDATA_OPEN`]; the section opens
     /// once that is complete, otherwise the held text is the value's as usual.
     #[cold]
@@ -2126,7 +2031,8 @@ impl XmlCalls {
     fn value_piece(&mut self, t: &str, calls: &mut Calls, out: &mut dyn EventSink) {
         self.raw.push(t);
         let bytes = t.as_bytes();
-        let plain = if self.d.entities {
+        let entities = self.d.entities;
+        let plain = if entities {
             // One pass for both: a byte to escape, or a `&` that may begin a reference.
             self.entity.is_empty() && !special_or_amp(bytes)
         } else {
@@ -2141,7 +2047,7 @@ impl XmlCalls {
             }
             return;
         }
-        if self.d.entities && (!self.entity.is_empty() || has_amp(bytes)) {
+        if entities && (!self.entity.is_empty() || has_amp(bytes)) {
             self.value_text(t, calls, out);
             self.args(calls, out);
             return;

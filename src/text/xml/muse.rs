@@ -51,33 +51,36 @@
 //!   `<atem:function_calls>` block inside it stays reasoning (vLLM's scoping), closed or
 //!   not.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `muse` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "<atem:function_calls> <atem:invoke name=..>",
-    sections: &[("<atem:function_calls>", "</atem:function_calls>")],
-    call_open: "<atem:invoke name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("<atem:function_calls> <atem:invoke name=..>"),
+    sections: list![pair("<atem:function_calls>", "</atem:function_calls>")],
+    call_open: Borrowed("<atem:invoke name=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "</atem:invoke>",
-    param_open: "<atem:parameter name=\"",
+    call_close: Borrowed("</atem:invoke>"),
+    param_open: Borrowed("<atem:parameter name=\""),
     key_end: End::Quote,
-    param_close: "</atem:parameter>",
+    param_close: Borrowed("</atem:parameter>"),
     attr_entities: true,
-    reasoning: &[("to=self<|message|>", "<|eom|>")],
-    drops: &[
-        "<|start|>assistant",
-        "<|message|>",
-        "<|eom|>",
-        "<|eot|>",
-        "<|end_of_text|>",
-        "<|begin_of_text|>",
+    reasoning: list![pair("to=self<|message|>", "<|eom|>")],
+    drops: list![
+        tok("<|start|>assistant"),
+        tok("<|message|>"),
+        tok("<|eom|>"),
+        tok("<|eot|>"),
+        tok("<|end_of_text|>"),
+        tok("<|begin_of_text|>"),
     ],
-    headers: Some((&[" to=", "to="], "<|message|>")),
+    headers: Some((list![tok(" to="), tok("to=")], Borrowed("<|message|>"))),
     ..PLAIN
 };
 

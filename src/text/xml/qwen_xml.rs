@@ -25,27 +25,29 @@
 //!   in it is dropped.
 //! - Reasoning: `<think>…</think>`; `<|im_end|>` and `<|endoftext|>` are dropped.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, KindAttr, PLAIN};
+use crate::text::xml::{End, KindAttr, PLAIN, Table};
 
 /// The `qwen-xml` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "<function=..>",
-    sections: &[("<tool_call>", "</tool_call>")],
-    call_open: "<function=",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("<function=..>"),
+    sections: list![pair("<tool_call>", "</tool_call>")],
+    call_open: Borrowed("<function="),
     bare_calls: true,
     multi: false,
     name_end: End::Gt,
-    call_close: "</function>",
-    param_open: "<parameter=",
+    call_close: Borrowed("</function>"),
+    param_open: Borrowed("<parameter="),
     key_end: End::Gt,
-    param_close: "</parameter>",
+    param_close: Borrowed("</parameter>"),
     trim_newline: true,
     kind_attr: KindAttr::None,
-    reasoning: THINK,
-    drops: &["<|im_end|>", "<|endoftext|>"],
+    reasoning: THINK_TAGS,
+    drops: list![tok("<|im_end|>"), tok("<|endoftext|>")],
     ..PLAIN
 };
 

@@ -21,15 +21,16 @@
 //! - Reasoning: `<seed:think>…</seed:think>`; `<seed:eos>` is dropped.
 
 use crate::format::Format;
+use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::Dialect;
+use crate::text::xml::Table;
 use crate::text::xml::qwen_xml;
 
 /// The `seed-oss` markers: `qwen-xml`'s inside its own section and reasoning tags.
-pub(crate) const DIALECT: Dialect = Dialect {
-    sections: &[("<seed:tool_call>", "</seed:tool_call>")],
-    reasoning: &[("<seed:think>", "</seed:think>")],
-    drops: &["<seed:eos>"],
+pub(crate) const DIALECT: Table = Table {
+    sections: list![pair("<seed:tool_call>", "</seed:tool_call>")],
+    reasoning: list![pair("<seed:think>", "</seed:think>")],
+    drops: list![tok("<seed:eos>")],
     ..qwen_xml::DIALECT
 };
 

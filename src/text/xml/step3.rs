@@ -23,24 +23,26 @@
 //! - A call outside the section is text (the peers read calls only inside it).
 //! - Reasoning: `<think>…</think>`.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
-use crate::text::kit::reasoning::THINK;
+use crate::text::kit::table::{THINK_TAGS, list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::{Dialect, End, PLAIN};
+use crate::text::xml::{End, PLAIN, Table};
 
 /// The `step3` markers.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "Step-3 <steptml:invoke name=..>",
-    sections: &[("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>")],
-    call_open: "<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"",
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("Step-3 <steptml:invoke name=..>"),
+    sections: list![pair("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>")],
+    call_open: Borrowed("<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\""),
     bare_calls: false,
     multi: true,
     name_end: End::Quote,
-    call_close: "</steptml:invoke><｜tool_call_end｜>",
-    param_open: "<steptml:parameter name=\"",
+    call_close: Borrowed("</steptml:invoke><｜tool_call_end｜>"),
+    param_open: Borrowed("<steptml:parameter name=\""),
     key_end: End::Quote,
-    param_close: "</steptml:parameter>",
-    reasoning: THINK,
+    param_close: Borrowed("</steptml:parameter>"),
+    reasoning: THINK_TAGS,
     ..PLAIN
 };
 

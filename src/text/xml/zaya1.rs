@@ -24,15 +24,18 @@
 //! - A `<function=` outside the section opens a call too, as in `qwen-xml`.
 //! - Reasoning: `<think>…</think>`; `<|im_end|>` and `<|endoftext|>` are dropped.
 
+use std::borrow::Cow::Borrowed;
+
 use crate::format::Format;
+use crate::text::kit::table::{list, pair};
 use crate::text::row::{Builtin, Detect, Row, Tok};
-use crate::text::xml::Dialect;
+use crate::text::xml::Table;
 use crate::text::xml::qwen_xml;
 
 /// The `zaya1` markers: `qwen-xml`'s inside Zyphra's section tokens.
-pub(crate) const DIALECT: Dialect = Dialect {
-    what: "<zyphra_tool_call> <function=..>",
-    sections: &[("<zyphra_tool_call>", "</zyphra_tool_call>")],
+pub(crate) const DIALECT: Table = Table {
+    what: Borrowed("<zyphra_tool_call> <function=..>"),
+    sections: list![pair("<zyphra_tool_call>", "</zyphra_tool_call>")],
     ..qwen_xml::DIALECT
 };
 
