@@ -268,7 +268,11 @@ impl TextScanner {
     }
 
     /// Scans the next bytes of model output.
-    #[inline]
+    ///
+    /// Always inlined: the match is the per-feed dispatch, and a call to it costs
+    /// ~15 instructions per feed (+5 % on prose in 4-byte feeds when the compiler
+    /// stopped inlining it).
+    #[inline(always)]
     pub(crate) fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         match self {
             TextScanner::Plain(p) => p.feed(bytes, calls, out),

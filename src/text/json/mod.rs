@@ -529,7 +529,7 @@ pub(crate) struct JsonCalls {
 }
 
 reads_chars!(JsonCalls;
-    #[inline]
+    #[inline(always)]
     fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
         // Inside a call's arguments most pieces are only more of a string: straight to
         // the call, without the state machine.

@@ -353,8 +353,9 @@ pub(crate) trait ReadsChars {
         let _ = (s, out);
     }
 
-    /// Scans the next bytes of model output.
-    #[inline]
+    /// Scans the next bytes of model output. Always inlined into
+    /// [`TextScanner::feed`](crate::text::TextScanner::feed)'s dispatch (see there).
+    #[inline(always)]
     fn feed(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         if !self.fast_path(bytes, calls, out) {
             self.feed_chars(bytes, calls, out);
@@ -410,7 +411,7 @@ macro_rules! reads_chars {
     };
     ($scanner:ty, args: $args:path $(, text: $text:path => $opened:ident)?) => {
         reads_chars!($scanner;
-            #[inline]
+            #[inline(always)]
             fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
                 self.st == $args
                     && args_string_run(&self.input, &mut self.args, bytes, &mut self.raw, self.slot, calls, out)
@@ -429,7 +430,7 @@ macro_rules! reads_chars {
     };
     ($scanner:ty, args: $args:path, special: $special:path $(, text: $text:path => $opened:ident)?) => {
         reads_chars!($scanner;
-            #[inline]
+            #[inline(always)]
             fn fast_path(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) -> bool {
                 if self.st == $special {
                     // The stop byte held at the end of the last piece, and this piece's

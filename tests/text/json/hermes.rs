@@ -535,3 +535,29 @@ fn ripple_is_hermes() {
         vec![call("call_0", "get_weather", json!({"city": "Paris"}))]
     );
 }
+
+/// Known bug, found by the `schema` fuzz target (CI, 2026-12-07; its input was
+/// `"arguments":""` then bytes that are not UTF-8): string-encoded arguments that close
+/// and then junk before the object's `}`. The call ends at the string's close quote; the
+/// error about the junk should carry only the bytes after that quote (as it does after an
+/// object: `{}xx}</tool_call>` gives `xx}</tool_call>` at every split), but the call's End
+/// is emitted before the piece holding the quote is pushed to the call's raw text, so
+/// where the "delivered" bytes end depends on the chunking (whole: the whole object
+/// again; byte by byte: from the quote). Ignored until fixed; run it with
+/// `cargo test --test text -- --ignored string_encoded_arguments_then_junk`.
+#[test]
+#[ignore = "known bug: a string-encoded call's End is marked delivered before its closing quote is in its raw text (see the doc comment)"]
+fn string_encoded_arguments_then_junk_at_every_split() {
+    use crate::exact::{call, check_fixtures, err, fx, one};
+    check_fixtures(
+        Format::Hermes,
+        &[fx(
+            "string-encoded arguments, then junk",
+            "<tool_call>{\"name\":\"t\",\"arguments\":\"\"xx}</tool_call>",
+            vec![
+                call(0, "t", "{}"),
+                one(err(ErrorKind::InvalidJson, None, "xx}</tool_call>")),
+            ],
+        )],
+    );
+}
