@@ -1755,3 +1755,32 @@ fn every_family_checks_the_value_it_decodes() {
     // Most cases are violations in every family (the XML syntaxes' "3" is not).
     assert!(violations >= 15 * 5 - 1, "{violations}");
 }
+
+/// The `schema` fuzz target's finding (CI, 2026-12-07): an `anyOf` with no branch, empty
+/// string-encoded arguments, then bytes that are not UTF-8 before the object's `}`: the
+/// same events at every split (the junk's error carried the call's bytes again when fed
+/// whole; see `json::hermes::string_encoded_arguments_then_junk_at_every_split`).
+#[test]
+fn empty_any_of_then_invalid_utf8_at_every_split() {
+    let tools = Tools::from_value(&json!([{"name": "t", "parameters": {
+        "anyOf": [],
+        "$defs": {"d": {"type": "string", "minLength": 0, "maxLength": 0, "pattern": "^a",
+                        "enum": ["a", "ab", "é", ""]}}
+    }}]))
+    .unwrap();
+    let config = ParserConfig::new().tools(tools).validate_arguments(true);
+    let body =
+        b"<tool_call>{\"name\":\"t\",\"arguments\":\"\"\xff\xff\xff\xff\xff\xff}</tool_call>";
+    let ev = every_split(Format::Hermes, &config, body, None);
+    let raws: Vec<&str> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error { raw, .. } => Some(raw.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        raws.iter().all(|r| !r.contains("\"name\"")),
+        "no error repeats the call's bytes: {ev:?}"
+    );
+}

@@ -401,6 +401,7 @@ impl JsonCall {
         &mut self,
         s: &str,
         mut i: usize,
+        raw: &mut Forming,
         calls: &mut Calls,
         out: &mut dyn EventSink,
     ) -> (usize, Option<Walk>) {
@@ -437,6 +438,15 @@ impl JsonCall {
                             if began && !done {
                                 return (i, bad);
                             }
+                            // The call's raw text through the quote first: the End
+                            // marks what it holds as the ended call's
+                            // ([`Raw::delivered`](crate::calls::Raw::delivered)), so a
+                            // later error about junk after it carries only the junk,
+                            // however the bytes were split.
+                            if let Some(t) = s.get(self.synced..i + 1).filter(|t| !t.is_empty()) {
+                                calls.raw_or(self.slot, raw).push(t);
+                            }
+                            self.synced = i + 1;
                             if let Some(slot) = self.slot {
                                 // An empty string: `{}`.
                                 let delta = if began { "" } else { "{}" };
@@ -840,7 +850,7 @@ impl JsonCall {
                     }
                 }
                 W::ArgsStr => {
-                    let (n, walk) = self.args_str(s, i, calls, out);
+                    let (n, walk) = self.args_str(s, i, raw, calls, out);
                     if let Some(walk) = walk {
                         return (n, walk);
                     }

@@ -536,28 +536,36 @@ fn ripple_is_hermes() {
     );
 }
 
-/// Known bug, found by the `schema` fuzz target (CI, 2026-12-07; its input was
-/// `"arguments":""` then bytes that are not UTF-8): string-encoded arguments that close
-/// and then junk before the object's `}`. The call ends at the string's close quote; the
-/// error about the junk should carry only the bytes after that quote (as it does after an
-/// object: `{}xx}</tool_call>` gives `xx}</tool_call>` at every split), but the call's End
-/// is emitted before the piece holding the quote is pushed to the call's raw text, so
-/// where the "delivered" bytes end depends on the chunking (whole: the whole object
-/// again; byte by byte: from the quote). Ignored until fixed; run it with
-/// `cargo test --test text -- --ignored string_encoded_arguments_then_junk`.
+/// Found by the `schema` fuzz target (CI, 2026-12-07; its input was `"arguments":""` then
+/// bytes that are not UTF-8): string-encoded arguments that close, then junk before the
+/// object's `}`. The call ends at the string's closing quote; the error about the junk
+/// carries only the bytes after it (as after an object: `{}xx}</tool_call>` gives
+/// `xx}</tool_call>`), at every split. The call's End used to be emitted before the piece
+/// holding the quote was in the call's raw text, so where the ended call's bytes stopped
+/// depended on the chunking (whole: the whole object again; byte by byte: from the quote).
 #[test]
-#[ignore = "known bug: a string-encoded call's End is marked delivered before its closing quote is in its raw text (see the doc comment)"]
 fn string_encoded_arguments_then_junk_at_every_split() {
     use crate::exact::{call, check_fixtures, err, fx, one};
     check_fixtures(
         Format::Hermes,
-        &[fx(
-            "string-encoded arguments, then junk",
-            "<tool_call>{\"name\":\"t\",\"arguments\":\"\"xx}</tool_call>",
-            vec![
-                call(0, "t", "{}"),
-                one(err(ErrorKind::InvalidJson, None, "xx}</tool_call>")),
-            ],
-        )],
+        &[
+            fx(
+                "string-encoded arguments, then junk",
+                "<tool_call>{\"name\":\"t\",\"arguments\":\"\"xx}</tool_call>",
+                vec![
+                    call(0, "t", "{}"),
+                    one(err(ErrorKind::InvalidJson, None, "xx}</tool_call>")),
+                ],
+            ),
+            fx(
+                "string-encoded object arguments, then bytes that are not UTF-8",
+                "<tool_call>{\"name\":\"t\",\"arguments\":\"{\\\"a\\\":1}\"\u{fffd}}</tool_call> ok",
+                vec![
+                    call(0, "t", r#"{"a":1}"#),
+                    one(err(ErrorKind::InvalidJson, None, "\u{fffd}}</tool_call>")),
+                    one(crate::exact::t(" ok")),
+                ],
+            ),
+        ],
     );
 }
