@@ -5,157 +5,48 @@ use std::str::FromStr;
 
 use crate::text::SYNTAXES;
 
-/// A wire format or model-output syntax. Parse one from its CLI name:
-///
-/// ```
-/// let f: toolstream::Format = "openai-chat".parse().unwrap();
-/// assert_eq!(f, toolstream::Format::OpenAiChat);
-/// assert_eq!(f.to_string(), "openai-chat");
-/// let err = "nope".parse::<toolstream::Format>().unwrap_err();
-/// assert!(err.to_string().contains("openai-chat"));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// OpenAI Chat Completions streaming and compatible servers (SSE).
-    OpenAiChat,
-    /// Google Gemini `generateContent` streaming (Google AI and Vertex AI): SSE with
-    /// `alt=sse`, the streamed JSON array without it, or recorded NDJSON; the framing is
-    /// detected from the first bytes unless given.
-    Gemini,
-    /// AWS Bedrock `ConverseStream` (binary event stream; recorded
-    /// `{"<eventType>": payload}` lines with the NDJSON framing).
-    Bedrock,
-    /// Anthropic Messages streaming (SSE), also via Vertex AI.
-    Anthropic,
-    /// OpenAI Responses API streaming (SSE) and compatible servers.
-    OpenAiResponses,
-    /// Cohere Chat v2 streaming (SSE events typed by their JSON `type`).
-    Cohere,
-    /// Ollama's native `/api/chat` and `/api/generate` streams (NDJSON).
-    Ollama,
-    /// Llama Stack's native `/v1/inference/chat-completion` stream (SSE).
-    LlamaStack,
-    /// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls
-    /// (Hermes, Qwen 2.5 / Qwen3).
-    Hermes,
-    /// Raw model text with Qwen3-Coder / Qwen3.5 XML calls:
-    /// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
-    QwenXml,
-    /// Raw model text with Mistral calls: `[TOOL_CALLS][{"name": .., "arguments": ..}]`
-    /// (v3) or `[TOOL_CALLS]name[ARGS]{..}` (v11+).
-    Mistral,
-    /// Raw model text with DeepSeek's special-token calls (V3 / R1 fenced JSON, V3.1).
-    DeepSeek,
-    /// Raw gpt-oss output in OpenAI's harmony format (channels, `to=functions.name`).
-    Harmony,
-    /// Raw Llama 3.2 / Llama 4 output with pythonic tool calls `[f(a=1, b='x'), g()]`
-    /// (arguments converted to JSON as they stream). See `text::pythonic`.
-    LlamaPythonic,
-    /// Raw Llama 3.x output with bare JSON tool calls `{"name": .., "parameters": ..}`,
-    /// optionally after `<|python_tag|>` (which may also introduce code: the
-    /// `code_interpreter` call, or a built-in `brave_search.call(..)`).
-    LlamaJson,
-    /// Raw model output whose tool-call syntax is detected from its first markers.
-    Auto,
-    /// Raw Liquid LFM2 output: pythonic calls inside
-    /// `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
-    Lfm2,
-    /// Raw OLMo 3 output: pythonic calls inside `<function_calls>` .. `</function_calls>`,
-    /// one per line (brackets optional).
-    Olmo3,
-    /// Raw Gemma 4 output: `<|tool_call>call:name{k:<|"|>v<|"|>,n:3}<tool_call|>`, also the
-    /// bare `<|tool_call>:name{..}` (arguments converted to JSON as they stream).
-    Gemma4,
-    /// Raw Cohere Command R7B / Command A text:
-    /// `<|START_ACTION|>[{"tool_call_id": .., "tool_name": .., "parameters": ..}]<|END_ACTION|>`,
-    /// `<|START_THINKING|>` reasoning, `<|START_RESPONSE|>` text; Command A Reasoning /
-    /// North (cmd4): `<|START_TEXT|>` text. Citations `<co>..</co: 0:[1]>` are removed.
-    CommandR,
-    /// Raw IBM Granite text: `<|tool_call|>[{"name": .., "arguments": ..}]` (3.0),
-    /// `<tool_call>[..]` (3.1+) and `<tool_call>{..}</tool_call>` (4).
-    Granite,
-    /// Raw AI21 Jamba text: `<tool_calls>[{"name": .., "arguments": ..}]</tool_calls>`.
-    Jamba,
-    /// Raw Tencent Hunyuan-A13B text: `<tool_calls>[..]</tool_calls>` (inside `<answer>`).
-    Hunyuan,
-    /// Raw NVIDIA Llama-Nemotron / Nemotron Nano v2 text: `<TOOLCALL>[..]</TOOLCALL>`.
-    Nemotron,
-    /// Raw Microsoft Phi-4-mini text: `functools[{"name": .., "arguments": ..}]`.
-    Phi4Mini,
-    /// Raw Meituan LongCat-Flash text: `<longcat_tool_call>{..}</longcat_tool_call>`.
-    Longcat,
-    /// Raw InternLM 2.5 / 3 text: `<|action_start|><|plugin|>{"name": .., "parameters": ..}<|action_end|>`.
-    InternLm,
-    /// Raw Swiss AI Apertus text: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
-    Apertus,
-    /// Raw GigaChat 3 text: `function call<|role_sep|>\n{"name": .., "arguments": ..}`;
-    /// GigaChat 3.1: `<|function_call|>{"name": .., "arguments": ..}` (a trailing `</s>` dropped).
-    GigaChat3,
-    /// Raw Kimi K2 text: `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`
-    /// (the model's id kept as the call id).
-    KimiK2,
-    /// Raw GLM-4.5 / 4.6 / 4.7 / 5 text: `<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value></tool_call>`.
-    Glm,
-    /// Raw MiniMax M2 text: `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`.
-    MiniMax,
-    /// Raw ByteDance Seed-OSS text: `<seed:tool_call>` around Qwen3-Coder XML calls,
-    /// `<seed:think>` reasoning.
-    SeedOss,
-    /// Raw DeepSeek V3.2 / V4 / V4.1 text with DSML calls:
-    /// `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>…`,
-    /// V4.1's spaced tags (`<｜DSML｜ calls>`) and the doubled-bar leak (`<｜｜DSML｜｜…>`).
-    DeepSeekDsml,
-    /// Raw Kimi K3 text with XTML calls:
-    /// `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="k" type="string"<|sep|>v<|close|>argument<|sep|>…`.
-    KimiK3,
-    /// Raw MiniMax M3 text: every tag prefixed by `]<]minimax[>[`, parameters named by
-    /// their tag, `<item>` arrays: `]<]minimax[>[<invoke name="f">]<]minimax[>[<k>v]<]minimax[>[</k>…`.
-    MiniMaxM3,
-    // Issue 22 step 4's new syntaxes.
-    /// Raw FunctionGemma text: `<start_function_call>call:name{k:<escape>v<escape>,n:3}<end_function_call>`
-    /// (Gemma 4's argument grammar with other tokens).
-    FunctionGemma,
-    /// Raw Tencent HY v4 text: `<tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
-    HyV4,
-    // Issue 22 build 3's new syntaxes.
-    /// Raw Tencent Hy3 text: HY v4's markers with `<tool_sep>` after the name:
-    /// `<tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
-    HyV3,
-    /// Raw GigaChat 3.5 text with GCML calls:
-    /// `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…`.
-    GigaChat35,
-    /// Raw MiniCPM 5 text: `<function name="f"><param name="k">v</param></function>`.
-    MiniCpm5,
-    /// Raw StepFun Step-3 text:
-    /// `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`.
-    Step3,
-    /// Raw Inkling text: typed content blocks,
-    /// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
-    Inkling,
-    // Issue 33's new syntaxes.
-    /// Raw Zyphra ZAYA1 text: Qwen3-Coder XML calls inside
-    /// `<zyphra_tool_call>` .. `</zyphra_tool_call>`.
-    Zaya1,
-    /// Raw K2 Horizon text (IFM tags):
-    /// `<ifm|tool_calls><ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>`.
-    K2Horizon,
-    /// Raw PLaMo 3 text: `<|plamo:begin_tool_requests:plamo|>` sections, the name between
-    /// `<|plamo:begin_tool_name:plamo|>` tags, JSON arguments.
-    Plamo3,
-    /// Raw ERNIE 4.5 text: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<think>`,
-    /// `<response>` tags dropped.
-    Ernie45,
-    /// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.
-    Granite20bFc,
-    /// Raw dots text: MiniMax M2's `<invoke name="f"><parameter name="k">v</parameter></invoke>`
-    /// calls in `<dots_function_call>` blocks.
-    Dots,
-    /// Raw Muse Glimmer text: `<atem:function_calls><atem:invoke name="f"><atem:parameter
-    /// name="k">v</atem:parameter></atem:invoke></atem:function_calls>` in recipient-framed
-    /// messages (`to=self<|message|>` reasoning).
-    Muse,
+/// Writes [`Format`]: the provider formats' variants written here, then the text syntaxes'
+/// (`$syntax`), which `build.rs` lists from their files (`OUT_DIR/format_variants.rs`: each
+/// syntax's variant with its row's doc comment).
+macro_rules! format_enum {
+    ($($(#[doc = $doc:expr])* $syntax:ident,)*) => {
+        /// A wire format or model-output syntax. Parse one from its CLI name:
+        ///
+        /// ```
+        /// let f: toolstream::Format = "openai-chat".parse().unwrap();
+        /// assert_eq!(f, toolstream::Format::OpenAiChat);
+        /// assert_eq!(f.to_string(), "openai-chat");
+        /// let err = "nope".parse::<toolstream::Format>().unwrap_err();
+        /// assert!(err.to_string().contains("openai-chat"));
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Format {
+            /// OpenAI Chat Completions streaming and compatible servers (SSE).
+            OpenAiChat,
+            /// Google Gemini `generateContent` streaming (Google AI and Vertex AI): SSE with
+            /// `alt=sse`, the streamed JSON array without it, or recorded NDJSON; the framing is
+            /// detected from the first bytes unless given.
+            Gemini,
+            /// AWS Bedrock `ConverseStream` (binary event stream; recorded
+            /// `{"<eventType>": payload}` lines with the NDJSON framing).
+            Bedrock,
+            /// Anthropic Messages streaming (SSE), also via Vertex AI.
+            Anthropic,
+            /// OpenAI Responses API streaming (SSE) and compatible servers.
+            OpenAiResponses,
+            /// Cohere Chat v2 streaming (SSE events typed by their JSON `type`).
+            Cohere,
+            /// Ollama's native `/api/chat` and `/api/generate` streams (NDJSON).
+            Ollama,
+            /// Llama Stack's native `/v1/inference/chat-completion` stream (SSE).
+            LlamaStack,
+            $($(#[doc = $doc])* $syntax,)*
+        }
+    };
 }
+
+include!(concat!(env!("OUT_DIR"), "/format_variants.rs"));
 
 /// One row of the provider format table: name, default framing, one-line description
 /// (a text syntax's row is in its own file: [`crate::text::SYNTAXES`]).

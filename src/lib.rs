@@ -318,55 +318,13 @@
 //! | `cohere` | SSE | Cohere Chat v2 (`tool-call-start` / `-delta` / `-end`, `tool-plan-delta`) |
 //! | `ollama` | NDJSON | Ollama's native `/api/chat` and `/api/generate` |
 //! | `llama-stack` | SSE | Llama Stack's native `/v1/inference/chat-completion` |
-//! | `hermes` | text | `<tool_call>{"name": .., "arguments": ..}</tool_call>` (Hermes, Qwen 2.5 / Qwen3) |
-//! | `qwen-xml` | text | `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>` (Qwen3-Coder, Qwen3.5) |
-//! | `seed-oss` | text | `<seed:tool_call><function=name><parameter=key>value</parameter></function></seed:tool_call>`, `<seed:think>` reasoning (ByteDance Seed-OSS) |
-//! | `glm` | text | `<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value></tool_call>` (GLM-4.5, 4.6, 4.7, 5) |
-//! | `minimax` | text | `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke>…</minimax:tool_call>` (MiniMax M2) |
-//! | `deepseek-dsml` | text | DSML calls `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>…` (DeepSeek V3.2; V4's `tool_calls`; V4.1's spaced `<｜DSML｜ calls>`; the doubled-bar `<｜｜DSML｜｜…>` leak; a JSON object directly inside `invoke`) |
-//! | `kimi-k3` | text | Kimi K3 XTML: `<\|open\|>tools<\|sep\|><\|open\|>call tool="f" index="1"<\|sep\|><\|open\|>argument key="k" type="string"<\|sep\|>v<\|close\|>argument<\|sep\|>…`, typed by each argument's `type`; `<\|open\|>think<\|sep\|>` reasoning |
-//! | `minimax-m3` | text | MiniMax M3: every tag prefixed by `]<]minimax[>[`, parameters named by their tag, nested elements as objects, `<item>` children as arrays; `<mm:think>` reasoning |
-//! | `mistral` | text | `[TOOL_CALLS][{..}]` (v3) and `[TOOL_CALLS]name[ARGS]{..}` (v11+) |
-//! | `deepseek` | text | DeepSeek special-token calls (V3 / R1 fenced JSON, V3.1) |
-//! | `harmony` | text | gpt-oss harmony channels and `to=functions.name` calls |
-//! | `llama-pythonic` | text | Llama 3.2 / 4 pythonic calls `[f(a=1, b='x'), g()]`, arguments converted to JSON as they stream |
-//! | `llama-json` | text | Llama 3.x bare JSON calls `{"name": .., "parameters": ..}`, `<\|python_tag\|>`, `code_interpreter` |
-//! | `lfm2` | text | Liquid LFM2 pythonic calls inside `<\|tool_call_start\|>[..]<\|tool_call_end\|>` |
-//! | `olmo3` | text | OLMo 3 pythonic calls, one per line, inside `<function_calls>`..`</function_calls>` |
-//! | `gemma4` | text | Gemma 4 `<\|tool_call>call:name{k:<\|"\|>v<\|"\|>}<tool_call\|>` (and the bare `<\|tool_call>:name{..}`), arguments converted to JSON as they stream |
-//! | `command-r` | text | Cohere Command R7B / A: `<\|START_ACTION\|>[{"tool_call_id": .., "tool_name": .., "parameters": ..}]<\|END_ACTION\|>` (the model's `tool_call_id` kept), `<\|START_THINKING\|>` reasoning, `<\|START_RESPONSE\|>` text; Command A Reasoning / North (cmd4): `<\|START_TEXT\|>` text; citations `<co>…</co: 0:[1]>` removed from text and reasoning, the cited text kept |
-//! | `granite` | text | IBM Granite: `<\|tool_call\|>[{"name": .., "arguments": ..}]` (3.0), `<tool_call>[..]` (3.1+) and `<tool_call>{..}</tool_call>` (4); `<think>`, `<response>` |
-//! | `jamba` | text | AI21 Jamba: `<tool_calls>[{"name": .., "arguments": ..}]</tool_calls>` |
-//! | `hunyuan` | text | Hunyuan-A13B: `<think>…</think><answer>… <tool_calls>[{..}]</tool_calls></answer>` |
-//! | `nemotron` | text | Llama-Nemotron, Nemotron Nano v2: `<TOOLCALL>[{"name": .., "arguments": ..}]</TOOLCALL>` |
-//! | `phi4-mini` | text | Phi-4-mini: `functools[{"name": .., "arguments": ..}]` |
-//! | `longcat` | text | LongCat-Flash: `<longcat_tool_call>{"name": .., "arguments": ..}</longcat_tool_call>` |
-//! | `internlm` | text | InternLM 2.5 / 3: `<\|action_start\|><\|plugin\|>\n{"name": .., "parameters": ..}<\|action_end\|>` |
-//! | `apertus` | text | Apertus: `<\|tools_prefix\|>[{"get_weather": {"city": "Paris"}}]<\|tools_suffix\|>` (the key is the name), `<\|inner_prefix\|>` reasoning |
-//! | `gigachat3` | text | GigaChat 3: `function call<\|role_sep\|>\n{"name": .., "arguments": ..}`; 3.1: `<\|function_call\|>{..}` (a trailing `</s>` dropped) |
-//! | `kimi-k2` | text | Kimi K2: `<\|tool_call_begin\|>functions.get_weather:0<\|tool_call_argument_begin\|>{..}<\|tool_call_end\|>` — the model's `functions.NAME:IDX` kept as the call id |
-//! | `functiongemma` | text | FunctionGemma `<start_function_call>call:name{k:<escape>v<escape>}<end_function_call>`, arguments converted to JSON as they stream |
-//! | `hy-v4` | text | Tencent HY v4: `<tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>` |
-//! | `hy-v3` | text | Tencent Hy3: HY v4's markers with `<tool_sep>` after the name |
-//! | `gigachat35` | text | GigaChat 3.5 GCML: `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…` |
-//! | `minicpm5` | text | MiniCPM 5: `<function name="f"><param name="k">v</param></function>` |
-//! | `inkling` | text | Inkling: `<\|content_invoke_tool_json\|>{"name": .., "args": {..}}<\|end_message\|>` |
-//! | `step3` | text | StepFun Step-3: `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜>` in `<｜tool_calls_begin｜>` |
-//! | `zaya1` | text | Zyphra ZAYA1: Qwen3-Coder XML calls in `<zyphra_tool_call>` |
-//! | `k2-horizon` | text | K2 Horizon: `<ifm\|tool_calls><ifm\|tool_call>name<ifm\|arg_key>k</ifm\|arg_key><ifm\|arg_value>v</ifm\|arg_value></ifm\|tool_call></ifm\|tool_calls>` |
-//! | `plamo3` | text | PLaMo 3: `<\|plamo:begin_tool_request:plamo\|><\|plamo:begin_tool_name:plamo\|>name<\|plamo:end_tool_name:plamo\|>…{..}<\|plamo:end_tool_arguments:plamo\|>…` |
-//! | `ernie45` | text | ERNIE 4.5: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<response>` dropped |
-//! | `dots` | text | dots: `<dots_function_call><invoke name="f"><parameter name="k">v</parameter></invoke></dots_function_call>` |
-//! | `muse` | text | Muse Glimmer: `to=self<\|message\|>…<\|eom\|>` reasoning, `<atem:function_calls><atem:invoke name="f"><atem:parameter name="k">v</atem:parameter></atem:invoke></atem:function_calls>` |
-//! | `granite-20b-fc` | text | granite-20b-functioncalling: `<function_call> {"name": .., "arguments": ..}` |
-//! | `auto` | text | raw model output; the syntax is detected from its first call marker |
+#![doc = include_str!(concat!(env!("OUT_DIR"), "/syntax_table.md"))]
 //!
 //! Any format's framing can be overridden ([`ParserConfig::framing`], CLI `--framing`), e.g. NDJSON
 //! for recorded payloads.
 //!
-//! The XML-parameter syntaxes (`qwen-xml`, `seed-oss`, `glm`, `minimax`, `deepseek-dsml`,
-//! `kimi-k3`, `minimax-m3`, `hy-v4`, `hy-v3`, `gigachat35`, `minicpm5`, `step3`, `zaya1`,
-//! `k2-horizon`, `dots`, `muse`)
+//! The XML-parameter syntaxes (`qwen-xml`, `glm`, `minimax`, `deepseek-dsml` and the others
+//! whose calls hold `<parameter>`-like elements)
 //! write each value as raw text. [`ParserConfig::tools`] types values from the request's JSON
 //! Schema (a `string` parameter streams as a string, never parsed); without a schema a value
 //! is a JSON string unless its whole trimmed text is a JSON number, literal, object or array

@@ -1,7 +1,9 @@
-//! The crate docs' format table lists every format this build knows.
+//! The crate docs' format table and docs/formats.md list every format this build knows.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+/// The crate docs' format table: the provider formats' rows written in `src/lib.rs`, the
+/// text syntaxes' written by `build.rs` from their rows (the table `src/lib.rs` includes).
 #[test]
 fn crate_docs_list_every_format() {
     let lib = include_str!("../src/lib.rs");
@@ -10,10 +12,33 @@ fn crate_docs_list_every_format() {
         .nth(1)
         .and_then(|t| t.split("//! ## ").next())
         .expect("a Formats section in src/lib.rs");
+    assert!(
+        table.contains(r#"#![doc = include_str!(concat!(env!("OUT_DIR"), "/syntax_table.md"))]"#),
+        "src/lib.rs's format table includes the syntaxes' rows"
+    );
+    let syntaxes = include_str!(concat!(env!("OUT_DIR"), "/syntax_table.md"));
+    for f in toolstream::Format::all() {
+        let row = if f.default_framing() == toolstream::Framing::Text {
+            syntaxes.contains(&format!(" | `{}` | text | ", f.name()))
+        } else {
+            table.contains(&format!("//! | `{}` |", f.name()))
+        };
+        assert!(
+            row,
+            "the crate docs' format table has no row for `{}`",
+            f.name()
+        );
+    }
+}
+
+/// docs/formats.md, the formats reference the README links to, has a row for every format.
+#[test]
+fn formats_page_lists_every_format() {
+    let page = include_str!("../docs/formats.md");
     for f in toolstream::Format::all() {
         assert!(
-            table.contains(&format!("//! | `{}` |", f.name())),
-            "src/lib.rs's format table has no row for `{}`",
+            page.contains(&format!("| `{}` |", f.name())),
+            "docs/formats.md has no row for `{}`: add one to its table",
             f.name()
         );
     }

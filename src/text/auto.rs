@@ -719,7 +719,7 @@ enum Step {
     None,
 }
 
-/// The registry row of `auto` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw model output whose tool-call syntax is detected from its first markers.
 pub(crate) const ROW: row::Row = row::Row {
     format: Format::Auto,
     name: "auto",

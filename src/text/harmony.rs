@@ -589,7 +589,7 @@ impl Harmony {
     }
 }
 
-/// The registry row of `harmony` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw gpt-oss output in OpenAI's harmony format (channels, `to=functions.name`).
 pub(crate) const ROW: Row = Row {
     format: Format::Harmony,
     name: "harmony",

@@ -9,17 +9,19 @@
 //!
 //! # Layout: a folder per engine family, a small table per syntax
 //!
-//! | family (engine) | formats, one table or spec file each |
+//! | family (engine) | its syntaxes: a file each in the family's folder, e.g. |
 //! | --- | --- |
-//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`jamba`](json::jamba), [`hunyuan`](json::hunyuan), [`nemotron`](json::nemotron), [`phi4_mini`](json::phi4_mini), [`longcat`](json::longcat), [`internlm`](json::internlm), [`apertus`](json::apertus), [`gigachat3`](json::gigachat3), [`inkling`](json::inkling) |
+//! | [`json`]: JSON call objects after a marker ([`JsonCalls`](json::JsonCalls)) | [`hermes`](json::hermes), [`command_r`](json::command_r), [`granite`](json::granite), [`inkling`](json::inkling), ... |
 //! | [`json::mistral`]: its own scanner on the family's list reader | `mistral` (`[TOOL_CALLS]`, v11 `name[ARGS]`) |
-//! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`seed_oss`](xml::seed_oss), [`glm`](xml::glm), [`minimax`](xml::minimax), [`minimax_m3`](xml::minimax_m3), [`deepseek_dsml`](xml::deepseek_dsml), [`kimi_k3`](xml::kimi_k3), [`hy_v3`](xml::hy_v3), [`hy_v4`](xml::hy_v4), [`minicpm5`](xml::minicpm5), [`gigachat35`](xml::gigachat35), [`step3`](xml::step3) |
-//! | [`sections`]: special-token sections with a head per call ([`Sections`](sections::Sections)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2) |
+//! | [`xml`]: XML parameters ([`XmlCalls`](xml::XmlCalls)) | [`qwen_xml`](xml::qwen_xml), [`glm`](xml::glm), [`minimax`](xml::minimax), [`deepseek_dsml`](xml::deepseek_dsml), ... |
+//! | [`sections`]: special-token sections with a head per call ([`Sections`](sections::Sections)) | [`deepseek`](sections::deepseek), [`kimi_k2`](sections::kimi_k2), ... |
 //! | [`pythonic`]: pythonic call lists, bare or in sentinels ([`Pythonic`](pythonic::Pythonic)) | [`llama`](pythonic::llama) (`llama-pythonic`), [`lfm2`](pythonic::lfm2), [`olmo3`](pythonic::olmo3) |
 //! | [`pythonic::llama_json`]: Llama 3's bare JSON calls and `<\|python_tag\|>` (its built-in calls run on the pythonic family's [`PyCall`](pythonic::call::PyCall)) | `llama-json` |
 //! | [`gemma`]: Gemma-style bare-key objects ([`Gemma`](gemma::Gemma)) | [`gemma4`](gemma::gemma4), [`functiongemma`](gemma::functiongemma) |
 //! | [`harmony`]: gpt-oss channels, its own engine | `harmony` |
 //! | [`auto`]: detects the syntax from the first markers, then hands over | `auto` |
+//!
+//! `toolstream formats` lists them all (its lines are the rows' `about`).
 //!
 //! Each table-driven engine has one table type, named in the table below; a built-in's
 //! table is a `const` of its syntax's file, a spec's the same type built at run time.
@@ -49,17 +51,21 @@
 //! Each syntax's file exports its [`Row`](row::Row) (`pub(crate) const ROW`): its
 //! [`Format`], name, the vLLM / SGLang parser names it answers to, its line in `toolstream
 //! formats`, its engine with its table (the table holds its reasoning pair and dropped
-//! tokens), and the patterns `auto` detects it by, each with a rank. [`SYNTAXES`] lists
-//! the rows; everything else reads them: [`Format`]'s names, aliases and descriptions
-//! (`toolstream formats`), `auto`'s detection, [`TextScanner::with_options`] (a row's
-//! engine → its scanner, written once in [`TextScanner::of_table`] for the table-driven
-//! engines) and `toolstream spec` ([`Syntax::builtin`](crate::Syntax::builtin) takes the
-//! row's table). Nothing in `text` names the `spec` module: a spec's regions engine
-//! plugs in as a [`Scan`].
+//! tokens), and the patterns `auto` detects it by, each with a rank. Nothing lists the
+//! syntaxes by hand: `build.rs` finds every file under `src/text` that exports a `ROW`
+//! and writes the family's `mod` declarations, [`SYNTAXES`] (sorted by name, `auto`
+//! last), the syntaxes' [`Format`] variants (each documented by its row's doc comment) and
+//! the crate docs' table rows, and the `text` test binary's declarations of the syntaxes'
+//! test files with their fixture lists. Everything else reads [`SYNTAXES`]: [`Format`]'s
+//! names, aliases and descriptions (`toolstream formats`), `auto`'s detection,
+//! [`TextScanner::with_options`] (a row's engine → its scanner, written once in
+//! [`TextScanner::of_table`] for the table-driven engines) and `toolstream spec`
+//! ([`Syntax::builtin`](crate::Syntax::builtin) takes the row's table). Nothing in `text`
+//! names the `spec` module: a spec's regions engine plugs in as a [`Scan`].
 //!
 //! ## Adding a syntax
 //!
-//! For a syntax one of the table-driven engines reads:
+//! For a syntax one of the table-driven engines reads, four files, no list:
 //!
 //! 1. **Its table file**, `src/text/<family>/<syntax>.rs`: a module doc (the syntax as the
 //!    model writes it, its quirks, where it was checked: the model's chat template or
@@ -67,24 +73,25 @@
 //!    `Borrowed("..")`, lists [`list!`](kit::table::list)`[..]` with
 //!    [`tok`](kit::table::tok) / [`pair`](kit::table::pair) inside, the family's helpers
 //!    such as [`json::opener`]; an XML table takes the fields it leaves plain from
-//!    [`xml::PLAIN`], or another syntax's, with `..`), and its `ROW` (name, aliases, the
-//!    one-line description, `Builtin::<Engine>(&TABLE)`, its detection patterns with
-//!    ranks that put a longer pattern before one it begins with). Declare it in the
-//!    family's `mod.rs` (`pub(crate) mod <syntax>;`) and list `&<family>::<syntax>::ROW`
-//!    in [`SYNTAXES`] (where `toolstream formats` should list it). Everything a syntax
-//!    needs beyond markers (`command-r`'s citations, `inkling`'s message header, DSML's
-//!    other spellings) is a field of its table: no code of its own.
-//! 2. **Its [`Format`] variant** in `src/format.rs` (a documented public enum variant;
-//!    the name, description and framing come from the row).
-//! 3. **Its test file**, `tests/text/<family>/<syntax>.rs` (declared in that folder's
-//!    `mod.rs`): a fixture answering every universal case (`tests/text/rules/universal.rs`
-//!    lists them: a sample with its events, known-broken with a reason, or not
-//!    applicable), run whole, byte by byte, at every split and at random splits against
-//!    the one-shot oracle by the shared harness; its spec equal to its built-in.
-//! 4. **A sample stream**, `samples/<name>.txt` (its row in `samples/README.md`).
-//! 5. **A README row** in the formats table.
+//!    [`xml::PLAIN`], or another syntax's, with `..`), and its `ROW`: its doc comment is
+//!    the public [`Format`] variant's doc, `format: Format::<Variant>,` on one line names
+//!    that variant (which `build.rs` adds), then its name, aliases, the one-line
+//!    description, `Builtin::<Engine>(&TABLE)`, its detection patterns with ranks that put
+//!    a longer pattern before one it begins with. Everything a syntax needs beyond markers
+//!    (`command-r`'s citations, `inkling`'s message header, DSML's other spellings) is a
+//!    field of its table: no code of its own.
+//! 2. **Its test file**, `tests/text/<family>/<syntax>.rs` (the same path under `tests/text`;
+//!    without it the `text` test binary does not compile, naming the file): a
+//!    `pub(crate) fn universal()` answering every universal case
+//!    (`tests/text/rules/universal.rs` lists them: a sample with its events, known-broken
+//!    with a reason, or not applicable), run whole, byte by byte, at every split and at
+//!    random splits against the one-shot oracle by the shared harness; its spec equal to
+//!    its built-in.
+//! 3. **A sample stream**, `samples/<name>.txt` (`tests/samples.rs` fails without it).
+//! 4. **A row** in docs/formats.md's formats table (`tests/docs.rs` fails without it).
 //!
-//! No match arm, no list in `auto`, `spec` or `format.rs` changes besides these.
+//! No match arm, no list in `auto`, `spec`, `format.rs`, the family's `mod.rs` or the
+//! tests changes besides these.
 //!
 //! Code two engines share lives in [`kit`] (its module doc maps which engine uses
 //! what); a family's own shared code lives in its `mod.rs`. Imports never run in a
@@ -327,53 +334,7 @@ impl TextScanner {
     }
 }
 
-/// Every text syntax's registry row, in the order `toolstream formats` lists them (after
-/// the provider formats). Each row is exported by the syntax's own file; see "Adding a
-/// syntax" in the [module docs](self).
-pub(crate) const SYNTAXES: &[&row::Row] = &[
-    &json::hermes::ROW,
-    &xml::qwen_xml::ROW,
-    &json::mistral::ROW,
-    &sections::deepseek::ROW,
-    &harmony::ROW,
-    &pythonic::llama::ROW,
-    &pythonic::llama_json::ROW,
-    &pythonic::lfm2::ROW,
-    &pythonic::olmo3::ROW,
-    &gemma::gemma4::ROW,
-    &json::command_r::ROW,
-    &json::granite::ROW,
-    &json::jamba::ROW,
-    &json::hunyuan::ROW,
-    &json::nemotron::ROW,
-    &json::phi4_mini::ROW,
-    &json::longcat::ROW,
-    &json::internlm::ROW,
-    &json::apertus::ROW,
-    &json::gigachat3::ROW,
-    &sections::kimi_k2::ROW,
-    &xml::glm::ROW,
-    &xml::minimax::ROW,
-    &xml::seed_oss::ROW,
-    &xml::deepseek_dsml::ROW,
-    &xml::kimi_k3::ROW,
-    &xml::minimax_m3::ROW,
-    &gemma::functiongemma::ROW,
-    &xml::hy_v4::ROW,
-    &xml::hy_v3::ROW,
-    &xml::gigachat35::ROW,
-    &xml::minicpm5::ROW,
-    &json::inkling::ROW,
-    &xml::step3::ROW,
-    &xml::zaya1::ROW,
-    &xml::k2_horizon::ROW,
-    &sections::plamo3::ROW,
-    &json::ernie45::ROW,
-    &json::granite_20b_fc::ROW,
-    &xml::dots::ROW,
-    &xml::muse::ROW,
-    &auto::ROW,
-];
+include!(concat!(env!("OUT_DIR"), "/syntaxes.rs"));
 
 /// The registry row of a text format (`None` for provider formats).
 pub(crate) fn syntax(format: Format) -> Option<&'static row::Row> {

@@ -8,6 +8,10 @@
 //! engine's one table type in the syntax's file (`Builtin::Json(&HERMES)`); a syntax spec
 //! builds the same type at run time ([`Table`] holds either, as [`Shared`]).
 //!
+//! `build.rs` finds the rows (every file under `src/text` with a `pub(crate) const ROW`) and
+//! writes the lists that name them; a row's doc comment is its public [`Format`] variant's
+//! doc, and its `format: Format::<Variant>,` line names the variant `build.rs` adds.
+//!
 //! This module only defines the row's types: a syntax file imports it and its engine,
 //! never the list (so imports run one way: the list names the syntax files, a syntax file
 //! names its engine and this module).
@@ -170,12 +174,19 @@ mod tests {
             assert_eq!(r.engine.table().is_none(), own, "{}", r.name);
             assert!(!r.about.is_empty(), "{}", r.name);
         }
-        let own: Vec<&str> = SYNTAXES
+        let mut own: Vec<&str> = SYNTAXES
             .iter()
             .filter(|r| r.engine.table().is_none())
             .map(|r| r.name)
             .collect();
-        assert_eq!(own, ["mistral", "harmony", "llama-json", "auto"]);
+        own.sort_unstable();
+        assert_eq!(own, ["auto", "harmony", "llama-json", "mistral"]);
+        // `build.rs` lists them by name, `auto` (which picks among the others) last.
+        let names: Vec<&str> = SYNTAXES.iter().map(|r| r.name).collect();
+        let mut sorted = names[..names.len() - 1].to_vec();
+        sorted.sort_unstable();
+        assert_eq!(names[..names.len() - 1], sorted[..]);
+        assert_eq!(names.last(), Some(&"auto"));
     }
 
     /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:

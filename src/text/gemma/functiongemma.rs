@@ -26,7 +26,8 @@ pub(crate) const FUNCTIONGEMMA: Dialect = Dialect {
     drops: Cow::Borrowed(&[Cow::Borrowed("<end_of_turn>")]),
 };
 
-/// The registry row of `functiongemma` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw FunctionGemma text: `<start_function_call>call:name{k:<escape>v<escape>,n:3}<end_function_call>`
+/// (Gemma 4's argument grammar with other tokens).
 pub(crate) const ROW: Row = Row {
     format: Format::FunctionGemma,
     name: "functiongemma",

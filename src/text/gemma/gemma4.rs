@@ -20,7 +20,8 @@ pub(crate) const GEMMA4: Dialect = Dialect {
     drops: Cow::Borrowed(&[Cow::Borrowed("<turn|>")]),
 };
 
-/// The registry row of `gemma4` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Gemma 4 output: `<|tool_call>call:name{k:<|"|>v<|"|>,n:3}<tool_call|>`, also the
+/// bare `<|tool_call>:name{..}` (arguments converted to JSON as they stream).
 pub(crate) const ROW: Row = Row {
     format: Format::Gemma4,
     name: "gemma4",

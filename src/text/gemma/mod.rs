@@ -54,8 +54,8 @@ use crate::text::kit::table::Shared;
 use crate::text::kit::util::closing;
 use crate::text::kit::util::{CharInput, ReadsChars, converted_args, reads_chars};
 
-pub(crate) mod functiongemma;
-pub(crate) mod gemma4;
+// Every syntax file of this family (`build.rs`: a file that exports a `ROW`).
+include!(concat!(env!("OUT_DIR"), "/text_gemma.rs"));
 
 const PREFIX: &str = "call:";
 /// Longest tool name kept.

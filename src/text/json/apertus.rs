@@ -21,7 +21,7 @@ pub(crate) const APERTUS: Table = Table {
     header: None,
 };
 
-/// The registry row of `apertus` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Swiss AI Apertus text: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Apertus,
     name: "apertus",

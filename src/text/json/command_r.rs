@@ -45,7 +45,10 @@ pub(crate) const COMMAND_R: Table = Table {
 /// and `>` follow).
 pub(crate) const CITATIONS: Pair = pair("<co>", "</co: ");
 
-/// The registry row of `command-r` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Cohere Command R7B / Command A text:
+/// `<|START_ACTION|>[{"tool_call_id": .., "tool_name": .., "parameters": ..}]<|END_ACTION|>`,
+/// `<|START_THINKING|>` reasoning, `<|START_RESPONSE|>` text; Command A Reasoning /
+/// North (cmd4): `<|START_TEXT|>` text. Citations `<co>..</co: 0:[1]>` are removed.
 pub(crate) const ROW: Row = Row {
     format: Format::CommandR,
     name: "command-r",

@@ -32,7 +32,8 @@ pub(crate) const ERNIE45: Table = Table {
     header: None,
 };
 
-/// The registry row of `ernie45` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw ERNIE 4.5 text: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<think>`,
+/// `<response>` tags dropped.
 pub(crate) const ROW: Row = Row {
     format: Format::Ernie45,
     name: "ernie45",

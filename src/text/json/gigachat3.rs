@@ -27,7 +27,8 @@ pub(crate) const GIGACHAT3: Table = Table {
     header: None,
 };
 
-/// The registry row of `gigachat3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw GigaChat 3 text: `function call<|role_sep|>\n{"name": .., "arguments": ..}`;
+/// GigaChat 3.1: `<|function_call|>{"name": .., "arguments": ..}` (a trailing `</s>` dropped).
 pub(crate) const ROW: Row = Row {
     format: Format::GigaChat3,
     name: "gigachat3",

@@ -34,7 +34,8 @@ pub(crate) const GRANITE: Table = Table {
     header: None,
 };
 
-/// The registry row of `granite` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw IBM Granite text: `<|tool_call|>[{"name": .., "arguments": ..}]` (3.0),
+/// `<tool_call>[..]` (3.1+) and `<tool_call>{..}</tool_call>` (4).
 pub(crate) const ROW: Row = Row {
     format: Format::Granite,
     name: "granite",

@@ -25,7 +25,7 @@ pub(crate) const GRANITE_20B_FC: Table = Table {
     header: None,
 };
 
-/// The registry row of `granite-20b-fc` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.
 pub(crate) const ROW: Row = Row {
     format: Format::Granite20bFc,
     name: "granite-20b-fc",

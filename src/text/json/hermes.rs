@@ -55,9 +55,8 @@ pub(crate) const HERMES: Table = Table {
     header: None,
 };
 
-/// Scanner for `hermes`: the [`JsonCalls`] scanner with the [`HERMES`] table. See the
-/// [module docs](self).
-/// The registry row of `hermes` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls
+/// (Hermes, Qwen 2.5 / Qwen3).
 pub(crate) const ROW: Row = Row {
     format: Format::Hermes,
     name: "hermes",

@@ -18,7 +18,7 @@ pub(crate) const HUNYUAN: Table = Table {
     header: None,
 };
 
-/// The registry row of `hunyuan` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Tencent Hunyuan-A13B text: `<tool_calls>[..]</tool_calls>` (inside `<answer>`).
 pub(crate) const ROW: Row = Row {
     format: Format::Hunyuan,
     name: "hunyuan",

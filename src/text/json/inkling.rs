@@ -68,7 +68,8 @@ pub(crate) const INKLING: Table = Table {
 /// The token that begins a message, whose header may name the call.
 pub(crate) const HEADER: &str = "<|message_model|>";
 
-/// The registry row of `inkling` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Inkling text: typed content blocks,
+/// `<|content_invoke_tool_json|>{"name": .., "args": {..}}<|end_message|>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Inkling,
     name: "inkling",

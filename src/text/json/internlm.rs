@@ -21,7 +21,7 @@ pub(crate) const INTERNLM: Table = Table {
     header: None,
 };
 
-/// The registry row of `internlm` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw InternLM 2.5 / 3 text: `<|action_start|><|plugin|>{"name": .., "parameters": ..}<|action_end|>`.
 pub(crate) const ROW: Row = Row {
     format: Format::InternLm,
     name: "internlm",

@@ -20,7 +20,7 @@ pub(crate) const JAMBA: Table = Table {
     header: None,
 };
 
-/// The registry row of `jamba` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw AI21 Jamba text: `<tool_calls>[{"name": .., "arguments": ..}]</tool_calls>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Jamba,
     name: "jamba",

@@ -21,7 +21,7 @@ pub(crate) const LONGCAT: Table = Table {
     header: None,
 };
 
-/// The registry row of `longcat` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Meituan LongCat-Flash text: `<longcat_tool_call>{..}</longcat_tool_call>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Longcat,
     name: "longcat",

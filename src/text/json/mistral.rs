@@ -625,7 +625,8 @@ impl Mistral {
     }
 }
 
-/// The registry row of `mistral` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw model text with Mistral calls: `[TOOL_CALLS][{"name": .., "arguments": ..}]`
+/// (v3) or `[TOOL_CALLS]name[ARGS]{..}` (v11+).
 pub(crate) const ROW: Row = Row {
     format: Format::Mistral,
     name: "mistral",

@@ -77,21 +77,8 @@ use crate::text::kit::util::closing;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
-pub(crate) mod apertus;
-pub(crate) mod command_r;
-pub(crate) mod ernie45;
-pub(crate) mod gigachat3;
-pub(crate) mod granite;
-pub(crate) mod granite_20b_fc;
-pub(crate) mod hermes;
-pub(crate) mod hunyuan;
-pub(crate) mod inkling;
-pub(crate) mod internlm;
-pub(crate) mod jamba;
-pub(crate) mod longcat;
-pub(crate) mod mistral;
-pub(crate) mod nemotron;
-pub(crate) mod phi4_mini;
+// Every syntax file of this family (`build.rs`: a file that exports a `ROW`).
+include!(concat!(env!("OUT_DIR"), "/text_json.rs"));
 
 /// What follows a marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

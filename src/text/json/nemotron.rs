@@ -17,7 +17,7 @@ pub(crate) const NEMOTRON: Table = Table {
     header: None,
 };
 
-/// The registry row of `nemotron` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw NVIDIA Llama-Nemotron / Nemotron Nano v2 text: `<TOOLCALL>[..]</TOOLCALL>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Nemotron,
     name: "nemotron",

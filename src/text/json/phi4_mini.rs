@@ -16,7 +16,7 @@ pub(crate) const PHI4_MINI: Table = Table {
     header: None,
 };
 
-/// The registry row of `phi4-mini` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Microsoft Phi-4-mini text: `functools[{"name": .., "arguments": ..}]`.
 pub(crate) const ROW: Row = Row {
     format: Format::Phi4Mini,
     name: "phi4-mini",

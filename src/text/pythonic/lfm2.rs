@@ -17,7 +17,8 @@ pub(crate) const LFM2: Frame = Frame {
     drops: Cow::Borrowed(&[Cow::Borrowed("<|im_end|>")]),
 };
 
-/// The registry row of `lfm2` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Liquid LFM2 output: pythonic calls inside
+/// `<|tool_call_start|>[f(a=1)]<|tool_call_end|>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Lfm2,
     name: "lfm2",

@@ -20,7 +20,8 @@ pub(crate) const LLAMA: Frame = Frame {
     drops: Cow::Borrowed(&[]),
 };
 
-/// The registry row of `llama-pythonic` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Llama 3.2 / Llama 4 output with pythonic tool calls `[f(a=1, b='x'), g()]`
+/// (arguments converted to JSON as they stream). See `text::pythonic`.
 pub(crate) const ROW: Row = Row {
     format: Format::LlamaPythonic,
     name: "llama-pythonic",

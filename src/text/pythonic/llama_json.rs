@@ -1229,7 +1229,9 @@ fn args_closed(value: &[u8]) -> bool {
     value.last().is_some_and(|b| !b.is_ascii_digit())
 }
 
-/// The registry row of `llama-json` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Llama 3.x output with bare JSON tool calls `{"name": .., "parameters": ..}`,
+/// optionally after `<|python_tag|>` (which may also introduce code: the
+/// `code_interpreter` call, or a built-in `brave_search.call(..)`).
 pub(crate) const ROW: Row = Row {
     format: Format::LlamaJson,
     name: "llama-json",

@@ -101,10 +101,8 @@ use crate::text::kit::util::{TextOut, is_name_byte, is_name_start, is_ws};
 use crate::text::pythonic::call::{Broken, MAX_NAME, PyCall, callee_name};
 
 pub(crate) mod call;
-pub(crate) mod lfm2;
-pub(crate) mod llama;
-pub(crate) mod llama_json;
-pub(crate) mod olmo3;
+// Every syntax file of this family (`build.rs`: a file that exports a `ROW`).
+include!(concat!(env!("OUT_DIR"), "/text_pythonic.rs"));
 
 /// The special tokens of a [`Frame`]: borrowed constants for the built-ins, owned for a
 /// spec's.

@@ -17,7 +17,8 @@ pub(crate) const OLMO3: Frame = Frame {
     drops: Cow::Borrowed(&[]),
 };
 
-/// The registry row of `olmo3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw OLMo 3 output: pythonic calls inside `<function_calls>` .. `</function_calls>`,
+/// one per line (brackets optional).
 pub(crate) const ROW: Row = Row {
     format: Format::Olmo3,
     name: "olmo3",

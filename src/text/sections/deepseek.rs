@@ -22,7 +22,7 @@ pub(crate) const DEEPSEEK: Tokens = Tokens {
     literal_sections: false,
 };
 
-/// The registry row of `deepseek` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw model text with DeepSeek's special-token calls (V3 / R1 fenced JSON, V3.1).
 pub(crate) const ROW: Row = Row {
     format: Format::DeepSeek,
     name: "deepseek",

@@ -23,7 +23,8 @@ pub(crate) const KIMI_K2: Tokens = Tokens {
     literal_sections: false,
 };
 
-/// The registry row of `kimi-k2` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Kimi K2 text: `<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{..}<|tool_call_end|>`
+/// (the model's id kept as the call id).
 pub(crate) const ROW: Row = Row {
     format: Format::KimiK2,
     name: "kimi-k2",

@@ -68,9 +68,8 @@ use crate::text::kit::util::args_string_run;
 use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 
-pub(crate) mod deepseek;
-pub(crate) mod kimi_k2;
-pub(crate) mod plamo3;
+// Every syntax file of this family (`build.rs`: a file that exports a `ROW`).
+include!(concat!(env!("OUT_DIR"), "/text_sections.rs"));
 
 const MAX_NAME: usize = 256;
 

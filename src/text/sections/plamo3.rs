@@ -39,7 +39,8 @@ pub(crate) const PLAMO3: Tokens = Tokens {
     literal_sections: true,
 };
 
-/// The registry row of `plamo3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw PLaMo 3 text: `<|plamo:begin_tool_requests:plamo|>` sections, the name between
+/// `<|plamo:begin_tool_name:plamo|>` tags, JSON arguments.
 pub(crate) const ROW: Row = Row {
     format: Format::Plamo3,
     name: "plamo3",

@@ -127,7 +127,9 @@ const BARS: Table = dsml!(
 /// The doubled-bar leak of V4.1's spaced tags.
 const BARS_V41: Table = dsml!("｜｜DSML｜｜ ", [("calls", "calls")], bare: true);
 
-/// The registry row of `deepseek-dsml` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw DeepSeek V3.2 / V4 / V4.1 text with DSML calls:
+/// `<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>…`,
+/// V4.1's spaced tags (`<｜DSML｜ calls>`) and the doubled-bar leak (`<｜｜DSML｜｜…>`).
 pub(crate) const ROW: Row = Row {
     format: Format::DeepSeekDsml,
     name: "deepseek-dsml",

@@ -46,7 +46,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `dots` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw dots text: MiniMax M2's `<invoke name="f"><parameter name="k">v</parameter></invoke>`
+/// calls in `<dots_function_call>` blocks.
 pub(crate) const ROW: Row = Row {
     format: Format::Dots,
     name: "dots",

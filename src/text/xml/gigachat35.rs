@@ -49,7 +49,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `gigachat35` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw GigaChat 3.5 text with GCML calls:
+/// `<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>…`.
 pub(crate) const ROW: Row = Row {
     format: Format::GigaChat35,
     name: "gigachat35",

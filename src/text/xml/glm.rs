@@ -71,7 +71,7 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `glm` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw GLM-4.5 / 4.6 / 4.7 / 5 text: `<tool_call>name\n<arg_key>k</arg_key>\n<arg_value>v</arg_value></tool_call>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Glm,
     name: "glm",

@@ -48,7 +48,8 @@ const SUFFIXED: Table = Table {
     ..hy_v4::SUFFIXED
 };
 
-/// The registry row of `hy-v3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Tencent Hy3 text: HY v4's markers with `<tool_sep>` after the name:
+/// `<tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
 pub(crate) const ROW: Row = Row {
     format: Format::HyV3,
     name: "hy-v3",

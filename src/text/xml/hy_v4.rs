@@ -74,7 +74,7 @@ pub(crate) const SUFFIXED: Table = Table {
     ..UNSUFFIXED
 };
 
-/// The registry row of `hy-v4` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Tencent HY v4 text: `<tool_calls><tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call></tool_calls>`.
 pub(crate) const ROW: Row = Row {
     format: Format::HyV4,
     name: "hy-v4",

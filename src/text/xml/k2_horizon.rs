@@ -44,7 +44,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `k2-horizon` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw K2 Horizon text (IFM tags):
+/// `<ifm|tool_calls><ifm|tool_call>name<ifm|arg_key>k</ifm|arg_key><ifm|arg_value>v</ifm|arg_value></ifm|tool_call></ifm|tool_calls>`.
 pub(crate) const ROW: Row = Row {
     format: Format::K2Horizon,
     name: "k2-horizon",

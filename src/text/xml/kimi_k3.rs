@@ -81,7 +81,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `kimi-k3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Kimi K3 text with XTML calls:
+/// `<|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|><|open|>argument key="k" type="string"<|sep|>v<|close|>argument<|sep|>…`.
 pub(crate) const ROW: Row = Row {
     format: Format::KimiK3,
     name: "kimi-k3",

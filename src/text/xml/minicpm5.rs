@@ -51,7 +51,7 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `minicpm5` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw MiniCPM 5 text: `<function name="f"><param name="k">v</param></function>`.
 pub(crate) const ROW: Row = Row {
     format: Format::MiniCpm5,
     name: "minicpm5",

@@ -54,7 +54,7 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `minimax` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw MiniMax M2 text: `<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter></invoke></minimax:tool_call>`.
 pub(crate) const ROW: Row = Row {
     format: Format::MiniMax,
     name: "minimax",

@@ -74,7 +74,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `minimax-m3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw MiniMax M3 text: every tag prefixed by `]<]minimax[>[`, parameters named by
+/// their tag, `<item>` arrays: `]<]minimax[>[<invoke name="f">]<]minimax[>[<k>v]<]minimax[>[</k>…`.
 pub(crate) const ROW: Row = Row {
     format: Format::MiniMaxM3,
     name: "minimax-m3",

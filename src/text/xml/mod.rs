@@ -79,22 +79,8 @@ use crate::text::kit::util::is_ws_char as is_ws;
 use crate::text::kit::util::{CharInput, ReadsChars, reads_chars};
 use crate::tools::ValueKind;
 
-pub(crate) mod deepseek_dsml;
-pub(crate) mod dots;
-pub(crate) mod gigachat35;
-pub(crate) mod glm;
-pub(crate) mod hy_v3;
-pub(crate) mod hy_v4;
-pub(crate) mod k2_horizon;
-pub(crate) mod kimi_k3;
-pub(crate) mod minicpm5;
-pub(crate) mod minimax;
-pub(crate) mod minimax_m3;
-pub(crate) mod muse;
-pub(crate) mod qwen_xml;
-pub(crate) mod seed_oss;
-pub(crate) mod step3;
-pub(crate) mod zaya1;
+// Every syntax file of this family (`build.rs`: a file that exports a `ROW`).
+include!(concat!(env!("OUT_DIR"), "/text_xml.rs"));
 
 /// How a function name or a parameter key ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -84,7 +84,9 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `muse` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Muse Glimmer text: `<atem:function_calls><atem:invoke name="f"><atem:parameter
+/// name="k">v</atem:parameter></atem:invoke></atem:function_calls>` in recipient-framed
+/// messages (`to=self<|message|>` reasoning).
 pub(crate) const ROW: Row = Row {
     format: Format::Muse,
     name: "muse",

@@ -51,7 +51,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `qwen-xml` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw model text with Qwen3-Coder / Qwen3.5 XML calls:
+/// `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`.
 pub(crate) const ROW: Row = Row {
     format: Format::QwenXml,
     name: "qwen-xml",

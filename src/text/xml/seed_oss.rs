@@ -34,7 +34,8 @@ pub(crate) const DIALECT: Table = Table {
     ..qwen_xml::DIALECT
 };
 
-/// The registry row of `seed-oss` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw ByteDance Seed-OSS text: `<seed:tool_call>` around Qwen3-Coder XML calls,
+/// `<seed:think>` reasoning.
 pub(crate) const ROW: Row = Row {
     format: Format::SeedOss,
     name: "seed-oss",

@@ -46,7 +46,8 @@ pub(crate) const DIALECT: Table = Table {
     ..PLAIN
 };
 
-/// The registry row of `step3` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw StepFun Step-3 text:
+/// `<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f"><steptml:parameter name="k">v</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Step3,
     name: "step3",

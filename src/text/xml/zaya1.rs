@@ -39,7 +39,8 @@ pub(crate) const DIALECT: Table = Table {
     ..qwen_xml::DIALECT
 };
 
-/// The registry row of `zaya1` ([`SYNTAXES`](crate::text::SYNTAXES)).
+/// Raw Zyphra ZAYA1 text: Qwen3-Coder XML calls inside
+/// `<zyphra_tool_call>` .. `</zyphra_tool_call>`.
 pub(crate) const ROW: Row = Row {
     format: Format::Zaya1,
     name: "zaya1",

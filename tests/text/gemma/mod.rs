@@ -1,16 +1,9 @@
 //! The Gemma family (`src/text/gemma/`): the new syntaxes' own fixtures (`gemma4`'s
 //! table-wide fixtures are in `gemma_pythonic.rs`).
 
-/// `gemma4`'s bare `<|tool_call>:NAME{..}` opener.
-mod gemma4;
-
-/// `functiongemma`'s own fixtures.
-mod functiongemma;
-
-/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
-/// syntax file.
-pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
-    &[gemma4::universal, functiongemma::universal];
+// Every syntax's test file (`build.rs`: the path of the syntax's source file under
+// `tests/text`) and the family's `UNIVERSAL` list of their fixtures.
+include!(concat!(env!("OUT_DIR"), "/tests_text_gemma.rs"));
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
 pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[gemma4::recovery];

@@ -1,28 +1,11 @@
 //! The pythonic family (`src/text/pythonic/`).
 
-/// `llama-pythonic`, `llama-json` and `auto`.
-mod llama;
-
-/// `lfm2`.
-mod lfm2;
-
 /// `xlam`, an alias of `llama-json`.
 mod xlam;
 
-/// `llama-json`'s own fixtures.
-mod llama_json;
-
-/// `olmo3`'s own fixtures.
-mod olmo3;
-
-/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
-/// syntax file.
-pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] = &[
-    llama_json::universal,
-    llama::universal,
-    lfm2::universal,
-    olmo3::universal,
-];
+// Every syntax's test file (`build.rs`: the path of the syntax's source file under
+// `tests/text`) and the family's `UNIVERSAL` list of their fixtures.
+include!(concat!(env!("OUT_DIR"), "/tests_text_pythonic.rs"));
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
 pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] = &[

@@ -1,18 +1,8 @@
 //! The special-token section family (`src/text/sections/`).
 
-/// `deepseek`'s own fixtures, and the engine's recovery rules for both of its syntaxes.
-mod deepseek;
-
-/// `plamo3`: PLaMo 3's tool requests.
-mod plamo3;
-
-/// `kimi-k2`'s own fixtures, its descriptor of the JSON-call table and its rows.
-mod kimi_k2;
-
-/// The universal fixtures of this family's syntaxes (`tests/text/universal.rs`), one per
-/// syntax file.
-pub(crate) const UNIVERSAL: &[fn() -> crate::universal::Universal] =
-    &[plamo3::universal, deepseek::universal, kimi_k2::universal];
+// Every syntax's test file (`build.rs`: the path of the syntax's source file under
+// `tests/text`) and the family's `UNIVERSAL` list of their fixtures.
+include!(concat!(env!("OUT_DIR"), "/tests_text_sections.rs"));
 
 /// The rows of the recovery rule (`rules/recovery.rs`) this family's syntax files hold.
 pub(crate) const RECOVERY: &[fn() -> Vec<crate::rules::recovery::Fx>] =
