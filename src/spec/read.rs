@@ -1144,13 +1144,16 @@ fn ending(path: &str, v: &Value) -> Result<(End, Option<(String, String)>)> {
                 ),
             )),
         },
-        Value::Array(_) => {
-            let mut p =
-                pairs(&format!("[{path}]"), &Value::Array(vec![v.clone()])).map_err(|_| {
-                    SpecError::new(path, "must be a pair [key close tag, value open tag]")
-                })?;
-            Ok((End::Tags, p.pop()))
-        }
+        // The value's opening tag may be empty: the key's closing tag opens the value too.
+        Value::Array(items) => match items.as_slice() {
+            [Value::String(close), Value::String(open)] if !close.is_empty() => {
+                Ok((End::Tags, Some((close.clone(), open.clone()))))
+            }
+            _ => Err(SpecError::new(
+                path,
+                "must be a pair [key close tag, value open tag] (the second may be \"\")",
+            )),
+        },
         _ => Err(SpecError::new(
             path,
             format!("must be a string or a pair of tags, not {}", type_name(v)),

@@ -126,7 +126,8 @@ pub(crate) struct Table {
     /// How a key ends.
     pub(crate) key_end: End,
     /// With `key_end` [`End::Tags`]: the key's closing tag and the value's opening tag
-    /// (`</arg_key>`, `<arg_value>`).
+    /// (`</arg_key>`, `<arg_value>`); an empty second tag: the first opens the value too
+    /// (Solar Open 2's `<|tool_arg:value|>`).
     pub(crate) key_tags: Pair,
     /// Closes a parameter's value.
     pub(crate) param_close: Token,
@@ -1287,7 +1288,9 @@ impl XmlCalls {
             Expected::Matched { consumed, .. } => {
                 self.raw.push(tag);
                 *s = s.get(consumed..).unwrap_or_default();
-                if open {
+                // Without a value-opening tag (Solar Open 2's `<|tool_arg:value|>` ends the
+                // key and opens the value) the value starts here, whitespace and all.
+                if open || self.d.key_tags.1.is_empty() {
                     self.key_done(calls, out);
                 } else {
                     self.st = St::KeyTail { open: true };
