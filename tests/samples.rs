@@ -1,6 +1,7 @@
 //! The sample streams in `samples/` (our own, written by hand; `bedrock.eventstream` is
 //! made by the encoder below): each decodes, under every chunking, with no error event and
-//! at least one tool call, and is recognised by `toolstream::detect`.
+//! at least one tool call, and is recognised by `toolstream::detect`; every format of
+//! `Format::all()` has one (`samples/<name>.txt` for a raw-text syntax).
 //!
 //! `TOOLSTREAM_WRITE_SAMPLES=1 cargo test --test samples` rewrites `bedrock.eventstream`
 //! from [`bedrock_messages`].
