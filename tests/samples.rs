@@ -1,6 +1,7 @@
 //! The sample streams in `samples/` (our own, written by hand; `bedrock.eventstream` is
 //! made by the encoder below): each decodes, under every chunking, with no error event and
-//! at least one tool call, and is recognised by `toolstream::detect`.
+//! at least one tool call, and is recognised by `toolstream::detect`; every format of
+//! `Format::all()` has one (`samples/<name>.txt` for a raw-text syntax).
 //!
 //! `TOOLSTREAM_WRITE_SAMPLES=1 cargo test --test samples` rewrites `bedrock.eventstream`
 //! from [`bedrock_messages`].
@@ -152,26 +153,29 @@ fn check_sample(path: &Path, format: Format) {
     }
 }
 
+/// The extension a sample of `format` takes: `.txt` for raw text, else its framing's name.
+fn sample_extension(format: Format) -> &'static str {
+    match format.default_framing() {
+        Framing::Text => "txt",
+        Framing::Json | Framing::JsonArray => "json",
+        other => other.name(),
+    }
+}
+
 #[test]
 fn every_sample_decodes_with_calls_and_no_errors_under_every_chunking() {
     let all = samples();
     let formats: Vec<Format> = all.iter().map(|(_, f)| *f).collect();
-    for must in [
-        Format::OpenAiChat,
-        Format::OpenAiResponses,
-        Format::Anthropic,
-        Format::Gemini,
-        Format::Bedrock,
-        Format::Cohere,
-        Format::Ollama,
-        Format::LlamaStack,
-        Format::Hermes,
-        Format::LlamaPythonic,
-        Format::QwenXml,
-        Format::Harmony,
-    ] {
-        assert!(formats.contains(&must), "no sample for {must}");
-    }
+    let missing: Vec<String> = Format::all()
+        .filter(|f| !formats.contains(f))
+        .map(|f| format!("samples/{}.{}", f.name(), sample_extension(f)))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "every format has a sample in samples/ (a short model turn of our own, with at least \
+         one tool call); add: {}",
+        missing.join(", ")
+    );
     for (path, format) in all {
         check_sample(&path, format);
     }
