@@ -23,7 +23,10 @@ pub(crate) const FUNCTIONGEMMA: Dialect = Dialect {
     close: Cow::Borrowed("<end_function_call>"),
     quote: Cow::Borrowed("<escape>"),
     reasoning: Cow::Borrowed(&[]),
-    drops: Cow::Borrowed(&[Cow::Borrowed("<end_of_turn>")]),
+    drops: Cow::Borrowed(&[
+        Cow::Borrowed("<end_of_turn>"),
+        Cow::Borrowed("<start_function_response>"),
+    ]),
 };
 
 /// Raw FunctionGemma text: `<start_function_call>call:name{k:<escape>v<escape>,n:3}<end_function_call>`

@@ -17,7 +17,7 @@ pub(crate) const GEMMA4: Dialect = Dialect {
         Cow::Borrowed("<|channel>thought"),
         Cow::Borrowed("<channel|>"),
     )]),
-    drops: Cow::Borrowed(&[Cow::Borrowed("<turn|>")]),
+    drops: Cow::Borrowed(&[Cow::Borrowed("<turn|>"), Cow::Borrowed("<|tool_response>")]),
 };
 
 /// Raw Gemma 4 output: `<|tool_call>call:name{k:<|"|>v<|"|>,n:3}<tool_call|>`, also the

@@ -26,6 +26,13 @@ fn functiongemma_fixtures() {
                     one(t(" ok")),
                 ],
             ),
+            // FunctionGemma generates `<start_function_response>` after its calls, a stop
+            // sequence for engines (Google's formatting guide): dropped when it is left in.
+            fx(
+                "the function-response token after a call dropped",
+                "<start_function_call>call:f{a:1}<end_function_call><start_function_response>",
+                vec![call(0, "f", r#"{"a":1}"#)],
+            ),
             fx(
                 "several calls",
                 "<start_function_call>call:a{}<end_function_call><start_function_call>call:b{x:<escape>1<escape>}<end_function_call>",

@@ -25,6 +25,14 @@ fn gemma4_bare_opener_fixtures() {
                     one(t(" Done.")),
                 ],
             ),
+            // Gemma 4 ends a turn that calls a tool with `<|tool_response>` (llama.cpp's
+            // end of generation, transformers' response_schema ends there): a server that
+            // does not strip it leaves it in the text.
+            fx(
+                "the tool-response token after a call dropped",
+                "<|channel>thought\nx<channel|><|tool_call>call:f{a:1}<tool_call|><|tool_response>",
+                vec![one(r("x")), call(0, "f", r#"{"a":1}"#)],
+            ),
             fx(
                 "several calls, both openers",
                 r#"<|tool_call>:a{}<tool_call|><|tool_call>call:b{x:[1,true]}<tool_call|><|tool_call>:c{}<tool_call|>"#,
