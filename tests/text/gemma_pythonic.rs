@@ -446,11 +446,11 @@ fn lfm2_and_olmo3_read_reasoning() {
         assert_eq!(reasoning(&ev), format!("plan {call}"), "{format}");
         assert_eq!(calls(&ev).len(), 1, "{format}");
     }
-    // LFM2's end of turn is dropped; OLMo 3 has no such token (text).
-    let ev = crate::exact::split(Format::Lfm2, "Done.<|im_end|>");
-    assert_eq!(text(&ev), "Done.");
-    let ev = crate::exact::split(Format::Olmo3, "Done.<|im_end|>");
-    assert_eq!(text(&ev), "Done.<|im_end|>");
+    // Both templates are ChatML: their end of turn is dropped.
+    for format in [Format::Lfm2, Format::Olmo3] {
+        let ev = crate::exact::split(format, "Done.<|im_end|>");
+        assert_eq!(text(&ev), "Done.", "{format}");
+    }
     // Llama has no reasoning tags: text.
     let ev = crate::exact::split(Format::LlamaPythonic, "<think>a</think>[f(x=1)]");
     assert_eq!(text(&ev), "<think>a</think>");

@@ -14,7 +14,8 @@ pub(crate) const OLMO3: Frame = Frame {
     bare_list: false,
     bracketless: true,
     reasoning: THINK_PAIR,
-    drops: Cow::Borrowed(&[]),
+    // Its template is ChatML: `<|im_end|>` ends the turn.
+    drops: Cow::Borrowed(&[Cow::Borrowed("<|im_end|>")]),
 };
 
 /// Raw OLMo 3 output: pythonic calls inside `<function_calls>` .. `</function_calls>`,

@@ -1,4 +1,22 @@
-//! `olmo3`: OLMo 3's `<function_calls>` pythonic lines: its answers to the universal cases.
+//! `olmo3`: OLMo 3's `<function_calls>` pythonic lines: its answers to the universal cases,
+//! and its end-of-turn token.
+
+use crate::exact::*;
+use toolstream::Format;
+
+/// OLMo 3's template is ChatML: a turn ends with `<|im_end|>`, which a server that does
+/// not strip it leaves after the calls; dropped (as `lfm2` does).
+#[test]
+fn olmo3_end_of_turn_dropped() {
+    check_fixtures(
+        Format::Olmo3,
+        &[fx(
+            "the end-of-turn token after the calls dropped",
+            "<think>plan</think>Sure.<function_calls>\nf(a=1)\n</function_calls><|im_end|>",
+            vec![one(r("plan")), one(t("Sure.")), call(0, "f", r#"{"a":1}"#)],
+        )],
+    );
+}
 
 /// `olmo3`'s answers to the universal cases.
 pub(crate) fn universal() -> crate::universal::Universal {
