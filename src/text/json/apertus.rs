@@ -2,7 +2,7 @@
 //! engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
 use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
@@ -17,8 +17,7 @@ pub(crate) const APERTUS: Table = Table {
     shape: Shape::NameKey,
     reasoning: list![pair("<|inner_prefix|>", "<|inner_suffix|>")],
     drops: list![tok("<|assistant_end|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw Swiss AI Apertus text: `<|tools_prefix|>[{"name": {args}}]<|tools_suffix|>`.

@@ -12,7 +12,7 @@
 //! `foo bar`). The citations' anchors are not reported (no event carries them).
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
 use crate::text::kit::table::{Pair, list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
@@ -38,7 +38,7 @@ pub(crate) const COMMAND_R: Table = Table {
         tok("<|END_OF_TURN_TOKEN|>"),
     ],
     citations: Some(CITATIONS),
-    header: None,
+    ..PLAIN
 };
 
 /// Cohere's citation markup: the opening token, the closing token's head (its anchors

@@ -17,19 +17,16 @@
 //! `hermes` (the same marker): this format is for the response tags.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `ernie45`: `<tool_call>{..}</tool_call>`, `<response>` dropped.
 pub(crate) const ERNIE45: Table = Table {
     openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<response>"), tok("</response>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw ERNIE 4.5 text: `<tool_call>{"name": .., "arguments": ..}</tool_call>`, `<think>`,

@@ -9,8 +9,7 @@
 //! it stands in the text, as every syntax's end-of-turn tokens are.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -20,11 +19,9 @@ pub(crate) const GIGACHAT3: Table = Table {
         opener("function call<|role_sep|>", None, Payload::Object),
         opener("<|function_call|>", None, Payload::Object),
     ],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<|message_sep|>"), tok("</s>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw GigaChat 3 text: `function call<|role_sep|>\n{"name": .., "arguments": ..}`;

@@ -8,8 +8,7 @@
 //! balancing bracket and the array's later calls count).
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -23,15 +22,13 @@ pub(crate) const GRANITE: Table = Table {
             Payload::EitherOpenArray,
         ),
     ],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![
         tok("<response>"),
         tok("</response>"),
         tok("<|end_of_text|>"),
     ],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw IBM Granite text: `<|tool_call|>[{"name": .., "arguments": ..}]` (3.0),

@@ -10,19 +10,15 @@
 //! object does, as `gigachat3`'s), keys `name` and `arguments`; `<|endoftext|>` is dropped.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `granite-20b-fc`: `<function_call> {..}`.
 pub(crate) const GRANITE_20B_FC: Table = Table {
     openers: list![opener("<function_call>", None, Payload::Object)],
-    shape: NAME_ARGUMENTS,
-    reasoning: list![],
     drops: list![tok("<|endoftext|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw IBM granite-20b-functioncalling text: `<function_call> {"name": .., "arguments": ..}`.

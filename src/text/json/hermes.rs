@@ -40,19 +40,16 @@
 //!   of input → `Error` of kind `Truncated` with its bytes.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `hermes`: `<tool_call>{..}</tool_call>`.
 pub(crate) const HERMES: Table = Table {
     openers: list![opener("<tool_call>", Some("</tool_call>"), Payload::Object)],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<|im_end|>"), tok("<|endoftext|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw model text with `<tool_call>{"name": .., "arguments": ..}</tool_call>` calls

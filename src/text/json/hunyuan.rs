@@ -2,20 +2,17 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::Table;
+use crate::text::json::{PLAIN, Table};
 use crate::text::json::jamba::TOOL_CALLS;
-use crate::text::kit::json_call::NAME_ARGUMENTS;
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Row};
 
 /// `hunyuan`: Hunyuan-A13B, `<tool_calls>[..]</tool_calls>` inside `<answer>`.
 pub(crate) const HUNYUAN: Table = Table {
     openers: list![TOOL_CALLS],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<answer>"), tok("</answer>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw Tencent Hunyuan-A13B text: `<tool_calls>[..]</tool_calls>` (inside `<answer>`).

@@ -35,7 +35,7 @@
 //!   then runs to the next `<|end_message|>`).
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::json_call::Shape;
 use crate::text::kit::table::{list, pair, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
@@ -62,7 +62,7 @@ pub(crate) const INKLING: Table = Table {
         tok("<|content_model_end_sampling|>"),
     ],
     header: Some(tok(HEADER)),
-    citations: None,
+    ..PLAIN
 };
 
 /// The token that begins a message, whose header may name the call.

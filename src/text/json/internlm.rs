@@ -2,8 +2,7 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -14,11 +13,9 @@ pub(crate) const INTERNLM: Table = Table {
         Some("<|action_end|>"),
         Payload::Object,
     )],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<|im_end|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw InternLM 2.5 / 3 text: `<|action_start|><|plugin|>{"name": .., "parameters": ..}<|action_end|>`.

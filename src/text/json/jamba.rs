@@ -1,8 +1,7 @@
 //! `jamba`: `<tool_calls>[..]</tool_calls>`. The [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Opener, Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Opener, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -13,11 +12,8 @@ pub(crate) const TOOL_CALLS: Opener =
 /// `jamba`: `<tool_calls>[..]</tool_calls>`.
 pub(crate) const JAMBA: Table = Table {
     openers: list![TOOL_CALLS],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: list![],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw AI21 Jamba text: `<tool_calls>[{"name": .., "arguments": ..}]</tool_calls>`.

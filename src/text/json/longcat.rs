@@ -2,8 +2,7 @@
 //! with this table.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
@@ -14,11 +13,8 @@ pub(crate) const LONGCAT: Table = Table {
         Some("</longcat_tool_call>"),
         Payload::Object,
     )],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
-    drops: list![],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw Meituan LongCat-Flash text: `<longcat_tool_call>{..}</longcat_tool_call>`.

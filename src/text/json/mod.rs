@@ -145,6 +145,18 @@ pub(crate) struct Table {
     pub(crate) header: Option<Token>,
 }
 
+/// A table's plain fields: no opener, `name` / `arguments` keys, no reasoning pair, no
+/// dropped token, no citations, no message header. A syntax's table names what it sets
+/// and takes the rest with `..PLAIN`.
+pub(crate) const PLAIN: Table = Table {
+    openers: Cow::Borrowed(&[]),
+    shape: crate::text::kit::json_call::NAME_ARGUMENTS,
+    reasoning: Cow::Borrowed(&[]),
+    drops: Cow::Borrowed(&[]),
+    citations: None,
+    header: None,
+};
+
 /// Longest call name read from a [message header](Table::header).
 const MAX_HEAD: usize = 256;
 

@@ -2,19 +2,16 @@
 //! [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `nemotron`: Llama-Nemotron / Nemotron Nano v2 `<TOOLCALL>[..]</TOOLCALL>`.
 pub(crate) const NEMOTRON: Table = Table {
     openers: list![opener("<TOOLCALL>", Some("</TOOLCALL>"), Payload::Either)],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<|eot_id|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw NVIDIA Llama-Nemotron / Nemotron Nano v2 text: `<TOOLCALL>[..]</TOOLCALL>`.

@@ -1,19 +1,16 @@
 //! `phi4-mini`: `functools[{..}, ..]`. The [JSON-call engine](super) with this table.
 
 use crate::format::Format;
-use crate::text::json::{Payload, Table, opener};
-use crate::text::kit::json_call::NAME_ARGUMENTS;
+use crate::text::json::{PLAIN, Payload, Table, opener};
 use crate::text::kit::table::{THINK_TAGS, list, tok};
 use crate::text::row::{Builtin, Detect, Row, Tok};
 
 /// `phi4-mini`: `functools[{..}, ..]`.
 pub(crate) const PHI4_MINI: Table = Table {
     openers: list![opener("functools[", None, Payload::ArrayBody)],
-    shape: NAME_ARGUMENTS,
     reasoning: THINK_TAGS,
     drops: list![tok("<|end|>")],
-    citations: None,
-    header: None,
+    ..PLAIN
 };
 
 /// Raw Microsoft Phi-4-mini text: `functools[{"name": .., "arguments": ..}]`.
