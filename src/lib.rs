@@ -505,6 +505,8 @@ pub mod serve;
 pub mod spec;
 #[cfg(feature = "stream")]
 pub mod stream;
+#[doc(hidden)]
+pub mod testing;
 mod text;
 mod tools;
 pub mod translate;

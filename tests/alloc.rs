@@ -3,8 +3,9 @@
 //! most once per emitted event plus a small constant per stream, never per input byte,
 //! and that the parser retains no more than the open call's arguments plus a constant.
 //!
-//! The inputs are the benchmark workloads (`benches/support/workloads.rs`), one
-//! generator per format; a format without one fails `every_format_has_a_generator`.
+//! The inputs are the benchmark workloads (`benches/support/workloads.rs`): a provider
+//! format's own generator, or a text format's call template (its syntax's registry row)
+//! rendered; a format without either fails `every_format_has_a_generator`.
 
 #![allow(
     unsafe_code,
@@ -20,8 +21,9 @@ mod workloads;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use serde_json::json;
 use toolstream::{Event, Format, Parser};
-use workloads::{Shape, Workload, generator};
+use workloads::{Encoding, Shape, Workload, generator};
 
 /// Counts allocations (and reallocations) made by the current thread, so tests running
 /// in parallel do not see each other's.
@@ -85,36 +87,19 @@ fn retained_factor(format: Format) -> usize {
         // comes only with `succeeded`, so the arguments cannot be streamed as calls
         // before it (ToolCallStart must carry the id).
         Format::LlamaStack => 2,
-        // The text scanners whose arguments are the model's own JSON bytes keep them once,
-        // in the call's raw text (markers included: what an `Error` carries if the call
-        // turns out malformed), where the call table reads them (`Calls::open_raw`); they
-        // take the `_` arm. These scanners convert the model's text to JSON as they stream
-        // it (Python literals, Gemma's `<|"|>` strings and bare keys, XML parameters): the
-        // call table holds the JSON, which differs from the model's bytes an error must
-        // carry, so both are kept (1× needs the JSON rebuilt from the raw text when it is
-        // needed; PERFORMANCE.md "Not done").
-        Format::LlamaPythonic
-        | Format::Lfm2
-        | Format::Olmo3
-        | Format::Gemma4
-        | Format::FunctionGemma
-        | Format::QwenXml
-        | Format::Glm
-        | Format::MiniMax
-        | Format::SeedOss
-        | Format::DeepSeekDsml
-        | Format::KimiK3
-        | Format::MiniMaxM3
-        | Format::HyV4
-        | Format::HyV3
-        | Format::GigaChat35
-        | Format::MiniCpm5
-        | Format::Step3
-        | Format::Zaya1
-        | Format::K2Horizon
-        | Format::Dots
-        | Format::Muse => 2,
-        _ => 1,
+        // A text scanner by its syntax's call template (`workloads::encoding`). Where the
+        // model writes the arguments as JSON (`{args}`), the scanner keeps them once, in
+        // the call's raw text (markers included: what an `Error` carries if the call turns
+        // out malformed), where the call table reads them (`Calls::open_raw`). Where it
+        // writes them otherwise (`{content}`: XML parameters, Gemma's `<|"|>` strings and
+        // bare keys; `{py}`: Python literals), the scanner converts them to JSON as it
+        // streams them: the call table holds the JSON, which differs from the model's
+        // bytes an error must carry, so both are kept (1× needs the JSON rebuilt from the
+        // raw text when it is needed; PERFORMANCE.md "Not done").
+        _ => match workloads::encoding(format) {
+            Some(Encoding::Raw | Encoding::Python) => 2,
+            Some(Encoding::Json) | None => 1,
+        },
     }
 }
 
@@ -193,6 +178,63 @@ fn workloads_decode_to_one_call() {
             );
         }
     }
+}
+
+/// Each text format's call template (its registry row's `example`), rendered with a
+/// short content, parses to exactly one `write_file` call with those arguments and no
+/// error, whole and byte by byte: a wrong template fails here, by name.
+#[test]
+fn every_call_template_parses_to_its_call() {
+    let content = "Say \"hi\" to 'x' \\ y\n\tdéjà 😀 a<b, x[0] {z}";
+    let want = json!({"path": "notes.txt", "content": content});
+    let mut templates = 0;
+    for format in Format::all() {
+        let Some(template) = toolstream::testing::call_template(format) else {
+            continue;
+        };
+        templates += 1;
+        let body = workloads::render(template, "Here it is.", content).concat();
+        for chunk in [body.len(), 1] {
+            let (_, _, events) = count(format, body.as_bytes(), chunk);
+            let errors: Vec<_> = events
+                .iter()
+                .filter(|e| matches!(e, Event::Error { .. }))
+                .collect();
+            assert!(errors.is_empty(), "{format} ({chunk} B): errors {errors:?}");
+            let starts: Vec<&str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::ToolCallStart { name, .. } => Some(name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(starts, ["write_file"], "{format} ({chunk} B): calls");
+            let args: String = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::ToolCallArgs { delta, .. } => Some(delta.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let streamed: serde_json::Value = serde_json::from_str(&args).unwrap();
+            assert_eq!(streamed, want, "{format} ({chunk} B): streamed arguments");
+            let ends: Vec<_> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::ToolCallEnd {
+                        name, arguments, ..
+                    } => Some((name.as_str(), arguments)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                ends,
+                [("write_file", &want)],
+                "{format} ({chunk} B): arguments"
+            );
+        }
+    }
+    assert!(templates > 40, "only {templates} call templates");
 }
 
 /// A 64 KB argument fed 4 bytes at a time (and 8 KB one byte at a time): allocations ≤

@@ -2,14 +2,18 @@
 //! format, a realistic stream and a stream carrying one call with a long string argument,
 //! written the way that format's servers (or models) send them.
 //!
-//! One generator function per format; [`generator`] maps a [`Format`] to it and returns
-//! `None` for a format without one (a test in `tests/alloc.rs` fails on that, so a new
-//! format gets its generator here).
+//! A provider format has its own generator function; every text format has the same one,
+//! driven by the call template of its syntax's registry row (`example` in
+//! `src/text/row.rs`, read through `toolstream::testing::call_template`), so a new syntax
+//! needs nothing here. [`generator`] maps a [`Format`] to its generator and returns `None`
+//! for a format without one (a test in `tests/alloc.rs` fails on that).
 
 #![allow(
     dead_code,
     unreachable_pub,
     clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
     clippy::indexing_slicing
 )]
 
@@ -67,8 +71,23 @@ impl Workload {
     }
 }
 
-/// The generator of `format`'s workloads, `None` if it has none yet.
-pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
+/// The generator of `format`'s workloads, `None` if it has none yet: a provider format's
+/// own, or the one text generator rendering the format's call template.
+pub fn generator(format: Format) -> Option<impl Fn(Shape) -> Workload + Copy> {
+    let provider = provider_generator(format);
+    let template = toolstream::testing::call_template(format);
+    if provider.is_none() && template.is_none() {
+        return None;
+    }
+    Some(move |shape| match (provider, template) {
+        (Some(make), _) => make(shape),
+        (None, Some(t)) => templated(t, shape),
+        (None, None) => unreachable!("checked above"),
+    })
+}
+
+/// A provider format's generator.
+fn provider_generator(format: Format) -> Option<fn(Shape) -> Workload> {
     Some(match format {
         Format::OpenAiChat => openai_chat,
         Format::OpenAiResponses => openai_responses,
@@ -78,48 +97,6 @@ pub fn generator(format: Format) -> Option<fn(Shape) -> Workload> {
         Format::Cohere => cohere,
         Format::Ollama => ollama,
         Format::LlamaStack => llama_stack,
-        Format::Hermes => hermes,
-        Format::QwenXml => qwen_xml,
-        Format::Mistral => mistral,
-        Format::DeepSeek => deepseek,
-        Format::Harmony => harmony,
-        Format::LlamaPythonic => llama_pythonic,
-        Format::LlamaJson => llama_json,
-        // `auto` detects the hermes call of the hermes workload.
-        Format::Auto => hermes,
-        Format::Lfm2 => lfm2,
-        Format::Olmo3 => olmo3,
-        Format::Gemma4 => gemma4,
-        Format::CommandR => command_r,
-        Format::Granite => granite,
-        Format::Jamba | Format::Hunyuan => jamba,
-        Format::Nemotron => nemotron,
-        Format::Phi4Mini => phi4_mini,
-        Format::Longcat => longcat,
-        Format::InternLm => internlm,
-        Format::Apertus => apertus,
-        Format::GigaChat3 => gigachat3,
-        Format::KimiK2 => kimi_k2,
-        Format::Glm => glm,
-        Format::MiniMax => minimax,
-        Format::SeedOss => seed_oss,
-        Format::DeepSeekDsml => deepseek_dsml,
-        Format::KimiK3 => kimi_k3,
-        Format::MiniMaxM3 => minimax_m3,
-        Format::FunctionGemma => functiongemma,
-        Format::HyV4 => hy_v4,
-        Format::HyV3 => hy_v3,
-        Format::GigaChat35 => gigachat35,
-        Format::MiniCpm5 => minicpm5,
-        Format::Step3 => step3,
-        Format::Inkling => inkling,
-        Format::Zaya1 => zaya1,
-        Format::K2Horizon => k2_horizon,
-        Format::Plamo3 => plamo3,
-        Format::Ernie45 => ernie45,
-        Format::Granite20bFc => granite_20b_fc,
-        Format::Dots => dots,
-        Format::Muse => muse,
         _ => return None,
     })
 }
@@ -563,382 +540,81 @@ fn llama_stack(shape: Shape) -> Workload {
 }
 
 // ---------------------------------------------------------------------------------------
-// Text formats: prose as word-sized tokens, the call in `piece`-byte tokens.
+// Text formats: one generator, driven by the syntax's own example call template
+// (`toolstream::testing::call_template`, the `example` of its registry row).
 
-fn hermes(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let call =
-        format!("\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>");
-    text(
-        &[
-            ("<think>\nThe user wants a file.\n</think>\n\n", 5),
-            (&prose(shape), 5),
-            (&call, shape.piece),
-        ],
-        args.len(),
-    )
+/// How a call template writes the content: its content placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// `{args}`: the whole arguments object as JSON text.
+    Json,
+    /// `{content}`: the content as it is.
+    Raw,
+    /// `{py}`: the content inside a Python single-quoted string literal.
+    Python,
 }
 
-/// An XML-parameter call writing `content(shape.arg_len)` to `notes.txt`, after prose;
-/// `call` renders it from the content.
-fn xml_params(shape: Shape, call: impl Fn(&str) -> String) -> Workload {
+const PROSE: &str = "{prose}";
+const CALL: &str = "{call}";
+const PLACEHOLDERS: [(&str, Encoding); 3] = [
+    ("{args}", Encoding::Json),
+    ("{content}", Encoding::Raw),
+    ("{py}", Encoding::Python),
+];
+
+/// The content placeholder of `format`'s call template, `None` for a provider format.
+pub fn encoding(format: Format) -> Option<Encoding> {
+    let template = toolstream::testing::call_template(format)?;
+    let found = PLACEHOLDERS.iter().find(|(p, _)| template.contains(p));
+    Some(found.expect("a content placeholder in the call template").1)
+}
+
+/// `template` rendered around `prose` and a call writing `content`: the text before the
+/// prose, the prose, the text after it up to the call, and the call (`{call}` onwards).
+/// Panics when the template lacks a placeholder.
+pub fn render(template: &str, prose: &str, content: &str) -> [String; 4] {
+    let (head, call) = template.split_once(CALL).expect("`{call}` in the template");
+    let (before, after) = head.split_once(PROSE).expect("`{prose}` before `{call}`");
+    let (placeholder, encoding) = PLACEHOLDERS
+        .iter()
+        .find(|(p, _)| call.contains(p))
+        .expect("a content placeholder after `{call}`");
+    let value = match encoding {
+        Encoding::Json => args_json(content),
+        Encoding::Raw => content.to_owned(),
+        Encoding::Python => python_str(content),
+    };
+    [
+        before.to_owned(),
+        prose.to_owned(),
+        after.to_owned(),
+        call.replacen(placeholder, &value, 1),
+    ]
+}
+
+/// `s` as the inside of a Python single-quoted string literal.
+fn python_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A text format's workload: its call template rendered with the shape's prose and
+/// content; the call in `piece`-byte tokens, the rest in 5-byte ones (the prose its own).
+fn templated(template: &str, shape: Shape) -> Workload {
     let c = content(shape.arg_len);
-    let args = args_json(&c);
-    text(&[(&prose(shape), 5), (&call(&c), shape.piece)], args.len())
-}
-
-fn qwen_xml(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</tool_call>"
-        )
-    })
-}
-
-fn seed_oss(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<seed:tool_call>\n<function=write_file>\n<parameter=path>notes.txt</parameter>\n<parameter=content>{c}</parameter>\n</function>\n</seed:tool_call>"
-        )
-    })
-}
-
-fn glm(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{c}</arg_value>\n</tool_call>"
-        )
-    })
-}
-
-fn hy_v4(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "<tool_calls><tool_call>write_file<arg_key>path</arg_key><arg_value>notes.txt</arg_value><arg_key>content</arg_key><arg_value>{c}</arg_value></tool_call></tool_calls>"
-        )
-    })
-}
-
-fn minimax(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</minimax:tool_call>"
-        )
-    })
-}
-
-fn hy_v3(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<tool_calls>\n<tool_call>write_file<tool_sep>\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{c}</arg_value>\n</tool_call>\n</tool_calls>"
-        )
-    })
-}
-
-fn gigachat35(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"write_file\">\n<｜GCML｜parameter name=\"path\" string=\"true\">notes.txt</｜GCML｜parameter>\n<｜GCML｜parameter name=\"content\" string=\"true\">{c}</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>"
-        )
-    })
-}
-
-fn minicpm5(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<function name=\"write_file\">\n<param name=\"path\">notes.txt</param>\n<param name=\"content\">\n{c}\n</param>\n</function>"
-        )
-    })
-}
-
-fn step3(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_file\">\n<steptml:parameter name=\"path\">notes.txt</steptml:parameter>\n<steptml:parameter name=\"content\">{c}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>"
-        )
-    })
-}
-
-fn deepseek_dsml(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">notes.txt</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{c}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
-        )
-    })
-}
-
-fn kimi_k3(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" type=\"string\"<|sep|>notes.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>{c}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>"
-        )
-    })
-}
-
-fn minimax_m3(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"write_file\">\n]<]minimax[>[<path>notes.txt]<]minimax[>[</path>\n]<]minimax[>[<content>{c}]<]minimax[>[</content>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>"
-        )
-    })
-}
-
-fn mistral(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let call = format!("[TOOL_CALLS]write_file[ARGS]{args}");
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-fn deepseek(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let call = format!(
-        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
-    );
+    let [before, prose, after, call] = render(template, &prose(shape), &c);
     text(
-        &[
-            ("<think>\nThe user wants a file.\n</think>\n\n", 5),
-            (&prose(shape), 5),
-            (&call, shape.piece),
-        ],
-        args.len(),
+        &[(&before, 5), (&prose, 5), (&after, 5), (&call, shape.piece)],
+        args_json(&c).len(),
     )
-}
-
-fn harmony(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let analysis = format!("<|channel|>analysis<|message|>{}<|end|>", prose(shape));
-    let call = format!(
-        "<|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{args}<|call|>"
-    );
-    text(&[(&analysis, 5), (&call, shape.piece)], args.len())
-}
-
-/// The pythonic call `write_file(path=.., content=..)` of `shape`, and its JSON arguments.
-fn pythonic_call(shape: Shape) -> (String, String) {
-    let c = content(shape.arg_len);
-    let py: String = c
-        .chars()
-        .map(|ch| match ch {
-            '\\' => "\\\\".to_owned(),
-            '\'' => "\\'".to_owned(),
-            '\n' => "\\n".to_owned(),
-            other => other.to_string(),
-        })
-        .collect();
-    (
-        format!("write_file(path='notes.txt', content='{py}')"),
-        args_json(&c),
-    )
-}
-
-fn llama_pythonic(shape: Shape) -> Workload {
-    let (call, args) = pythonic_call(shape);
-    let call = format!("[{call}]");
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-fn lfm2(shape: Shape) -> Workload {
-    let (call, args) = pythonic_call(shape);
-    let call = format!("<|tool_call_start|>[{call}]<|tool_call_end|>");
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-fn olmo3(shape: Shape) -> Workload {
-    let (call, args) = pythonic_call(shape);
-    let call = format!("<function_calls>\n{call}\n</function_calls>");
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-fn gemma4(shape: Shape) -> Workload {
-    let c = content(shape.arg_len);
-    let args = args_json(&c);
-    let q = "<|\"|>";
-    let call = format!(
-        "<|tool_call>call:write_file{{path:{q}notes.txt{q},content:{q}{c}{q}}}<tool_call|>"
-    );
-    text(
-        &[
-            ("<|channel>thought\nThe user wants a file.\n<channel|>", 5),
-            (&prose(shape), 5),
-            (&call, shape.piece),
-        ],
-        args.len(),
-    )
-}
-
-fn functiongemma(shape: Shape) -> Workload {
-    let c = content(shape.arg_len);
-    let args = args_json(&c);
-    let q = "<escape>";
-    let call = format!(
-        "<start_function_call>call:write_file{{path:{q}notes.txt{q},content:{q}{c}{q}}}<end_function_call>"
-    );
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-fn llama_json(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let call =
-        format!("<|python_tag|>{{\"name\": \"write_file\", \"parameters\": {args}}}<|eom_id|>");
-    text(&[(&prose(shape), 5), (&call, shape.piece)], args.len())
-}
-
-/// Prose, then one call that `call` writes around the arguments' JSON text.
-fn marked(shape: Shape, call: fn(&str) -> String) -> Workload {
-    let args = shape_args(shape);
-    text(
-        &[(&prose(shape), 5), (&call(&args), shape.piece)],
-        args.len(),
-    )
-}
-
-fn command_r(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<|START_ACTION|>[{{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {a}}}]<|END_ACTION|>"
-        )
-    })
-}
-
-fn granite(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("<|tool_call|>[{{\"name\": \"write_file\", \"arguments\": {a}}}]")
-    })
-}
-
-fn jamba(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {a}}}]</tool_calls>")
-    })
-}
-
-fn nemotron(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("<TOOLCALL>[{{\"name\": \"write_file\", \"arguments\": {a}}}]</TOOLCALL>")
-    })
-}
-
-fn phi4_mini(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("functools[{{\"name\": \"write_file\", \"arguments\": {a}}}]")
-    })
-}
-
-fn longcat(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<longcat_tool_call>{{\"name\": \"write_file\", \"arguments\": {a}}}</longcat_tool_call>"
-        )
-    })
-}
-
-fn inkling(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<|message_model|><|content_invoke_tool_json|>{{\"name\": \"write_file\", \"args\": {a}}}<|end_message|>"
-        )
-    })
-}
-
-fn internlm(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<|action_start|><|plugin|>\n{{\"name\": \"write_file\", \"parameters\": {a}}}<|action_end|>"
-        )
-    })
-}
-
-fn apertus(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("<|tools_prefix|>[{{\"write_file\": {a}}}]<|tools_suffix|>")
-    })
-}
-
-fn gigachat3(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("function call<|role_sep|>\n{{\"name\": \"write_file\", \"arguments\": {a}}}")
-    })
-}
-
-fn kimi_k2(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{a}<|tool_call_end|><|tool_calls_section_end|>"
-        )
-    })
-}
-
-fn zaya1(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<zyphra_tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{c}\n</parameter>\n</function>\n</zyphra_tool_call>"
-        )
-    })
-}
-
-fn k2_horizon(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "<ifm|tool_calls><ifm|tool_call>write_file<ifm|arg_key>path</ifm|arg_key><ifm|arg_value>notes.txt</ifm|arg_value><ifm|arg_key>content</ifm|arg_key><ifm|arg_value>{c}</ifm|arg_value></ifm|tool_call></ifm|tool_calls>"
-        )
-    })
-}
-
-fn dots(shape: Shape) -> Workload {
-    xml_params(shape, |c| {
-        format!(
-            "\n<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{c}</parameter>\n</invoke>\n</dots_function_call>"
-        )
-    })
-}
-
-fn muse(shape: Shape) -> Workload {
-    let c = content(shape.arg_len);
-    let args = args_json(&c);
-    let call = format!(
-        "<atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">notes.txt</atem:parameter>\n<atem:parameter name=\"content\">{c}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
-    );
-    text(
-        &[
-            (" to=self<|message|>", 3),
-            (&prose(shape), 5),
-            ("<|eom|><|start|>assistant to=write_file<|message|>", 5),
-            (&call, shape.piece),
-        ],
-        args.len(),
-    )
-}
-
-fn plamo3(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!(
-            "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>write_file<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{a}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>"
-        )
-    })
-}
-
-fn ernie45(shape: Shape) -> Workload {
-    let args = shape_args(shape);
-    let call =
-        format!("\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>");
-    text(
-        &[
-            (
-                "<think>\nThe user wants a file.\n</think>\n\n<response>\n",
-                5,
-            ),
-            (&prose(shape), 5),
-            ("\n</response>", 5),
-            (&call, shape.piece),
-        ],
-        args.len(),
-    )
-}
-
-fn granite_20b_fc(shape: Shape) -> Workload {
-    marked(shape, |a| {
-        format!("<function_call> {{\"name\": \"write_file\", \"arguments\": {a}}}<|endoftext|>")
-    })
 }
 
 /// About `len` bytes of prose with no call, with the characters markers start with.

@@ -727,4 +727,5 @@ pub(crate) const ROW: row::Row = row::Row {
     about: "raw model text; the tool-call syntax is detected from the first markers",
     engine: row::Builtin::Auto,
     detect: &[],
+    example: super::json::hermes::ROW.example,
 };

@@ -608,6 +608,7 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<|channel|>")],
         },
     ],
+    example: "<|channel|>analysis<|message|>{prose}<|end|>{call}<|start|>assistant<|channel|>commentary to=functions.write_file <|constrain|>json<|message|>{args}<|call|>",
 };
 
 #[cfg(test)]

@@ -38,6 +38,35 @@ pub(crate) struct Row {
     pub(crate) engine: Builtin,
     /// The patterns `auto` picks this syntax by, each with its rank.
     pub(crate) detect: &'static [Detect],
+    /// The syntax's example call, as a template: a model's turn that calls `write_file`
+    /// with the arguments `{"path": "notes.txt", "content": CONTENT}`, written the way
+    /// this syntax's models write it, with the text around it (a reasoning block, the
+    /// turn's prose, end-of-turn tokens). The benchmark and test workloads are made from
+    /// it (`benches/support/workloads.rs`, through
+    /// [`testing::call_template`](crate::testing::call_template)), and a test parses every
+    /// row's template, rendered, to exactly that one call.
+    ///
+    /// Literal text but for these placeholders, each exactly once, in this order:
+    ///
+    /// - `{prose}`: the turn's visible text (the workload's prose). The text before it, the
+    ///   prose and the text after it up to `{call}` are each fed in 5-byte tokens.
+    /// - `{call}`: where the call begins (it renders as nothing). Everything after it is the
+    ///   call, fed in the workload's argument-sized tokens.
+    /// - CONTENT, in the encoding the model writes it in, which is also how the scanner
+    ///   keeps the call (`tests/alloc.rs`' retained bytes):
+    ///   - `{args}`: the whole arguments object as JSON text (the JSON families, `mistral`,
+    ///     `harmony`, `llama-json`, the sections): the call table reads the arguments
+    ///     from the model's raw text;
+    ///   - `{content}`: CONTENT as it is (XML parameter values, Gemma's token-quoted
+    ///     strings);
+    ///   - `{py}`: CONTENT inside a Python single-quoted string (`\`, `'` and line breaks
+    ///     escaped: `\\`, `\'`, `\n`).
+    ///
+    ///   With `{content}` or `{py}` the scanner converts the model's text to JSON as it
+    ///   streams, and keeps both until the call ends.
+    ///
+    /// Any other `{` is literal (`{"name": "write_file", "arguments": {args}}`).
+    pub(crate) example: &'static str,
 }
 
 /// The engine a built-in syntax runs on, with its table: a `const` of the syntax's file,
@@ -187,6 +216,25 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(names[..names.len() - 1], sorted[..]);
         assert_eq!(names.last(), Some(&"auto"));
+    }
+
+    /// Each row's example has `{prose}`, `{call}` and one content placeholder, once each
+    /// and in that order (`tests/alloc.rs` parses them rendered).
+    #[test]
+    fn every_example_has_its_placeholders_in_order() {
+        for r in SYNTAXES {
+            let at = |p: &str| {
+                assert_eq!(r.example.matches(p).count(), 1, "{}: {p}", r.name);
+                r.example.find(p)
+            };
+            let contents: Vec<&str> = ["{args}", "{content}", "{py}"]
+                .into_iter()
+                .filter(|p| r.example.contains(p))
+                .collect();
+            assert_eq!(contents.len(), 1, "{}: {contents:?}", r.name);
+            let (prose, call, content) = (at("{prose}"), at("{call}"), at(contents[0]));
+            assert!(prose < call && call < content, "{}: order", r.name);
+        }
     }
 
     /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:

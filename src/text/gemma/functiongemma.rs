@@ -41,4 +41,5 @@ pub(crate) const ROW: Row = Row {
         rank: 260,
         pattern: &[Tok::Lit(b"<start_function_call>")],
     }],
+    example: "{prose}{call}<start_function_call>call:write_file{path:<escape>notes.txt<escape>,content:<escape>{content}<escape>}<end_function_call>",
 };

@@ -32,4 +32,5 @@ pub(crate) const ROW: Row = Row {
         rank: 250,
         pattern: &[Tok::Lit(b"<|tool_call>")],
     }],
+    example: "<|channel>thought\nThe user wants a file.\n<channel|>{prose}{call}<|tool_call>call:write_file{path:<|\"|>notes.txt<|\"|>,content:<|\"|>{content}<|\"|>}<tool_call|>",
 };

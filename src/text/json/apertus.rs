@@ -31,4 +31,5 @@ pub(crate) const ROW: Row = Row {
         rank: 400,
         pattern: &[Tok::Lit(b"<|tools_prefix|>")],
     }],
+    example: "{prose}{call}<|tools_prefix|>[{\"write_file\": {args}}]<|tools_suffix|>",
 };

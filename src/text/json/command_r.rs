@@ -59,4 +59,5 @@ pub(crate) const ROW: Row = Row {
         rank: 310,
         pattern: &[Tok::Lit(b"<|START_ACTION|>")],
     }],
+    example: "{prose}{call}<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {args}}]<|END_ACTION|>",
 };

@@ -38,4 +38,5 @@ pub(crate) const ROW: Row = Row {
     about: "raw ERNIE 4.5 text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call>, <think> reasoning, <response> dropped",
     engine: Builtin::Json(&ERNIE45),
     detect: &[],
+    example: "<think>\nThe user wants a file.\n</think>\n\n<response>\n{prose}\n</response>{call}\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": {args}}\n</tool_call>",
 };

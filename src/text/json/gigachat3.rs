@@ -42,4 +42,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<|function_call|>")],
         },
     ],
+    example: "{prose}{call}function call<|role_sep|>\n{\"name\": \"write_file\", \"arguments\": {args}}",
 };

@@ -49,4 +49,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<|tool_call|>")],
         },
     ],
+    example: "{prose}{call}<|tool_call|>[{\"name\": \"write_file\", \"arguments\": {args}}]",
 };

@@ -32,4 +32,5 @@ pub(crate) const ROW: Row = Row {
         rank: 530,
         pattern: &[Tok::Lit(b"<function_call>")],
     }],
+    example: "{prose}{call}<function_call> {\"name\": \"write_file\", \"arguments\": {args}}<|endoftext|>",
 };

@@ -64,6 +64,7 @@ pub(crate) const ROW: Row = Row {
         rank: 50,
         pattern: &[Tok::Lit(b"<tool_call>")],
     }],
+    example: "<think>\nThe user wants a file.\n</think>\n\n{prose}{call}\n<tool_call>\n{\"name\": \"write_file\", \"arguments\": {args}}\n</tool_call>",
 };
 
 #[cfg(test)]

@@ -23,4 +23,5 @@ pub(crate) const ROW: Row = Row {
     about: "raw Hunyuan-A13B text: <think>..</think><answer>..<tool_calls>[{..}]</tool_calls></answer>",
     engine: Builtin::Json(&HUNYUAN),
     detect: &[],
+    example: "{prose}{call}<tool_calls>[{\"name\": \"write_file\", \"arguments\": {args}}]</tool_calls>",
 };

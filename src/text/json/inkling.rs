@@ -80,4 +80,5 @@ pub(crate) const ROW: Row = Row {
         rank: 470,
         pattern: &[Tok::Lit(b"<|content_invoke_tool_json|>")],
     }],
+    example: "{prose}{call}<|message_model|><|content_invoke_tool_json|>{\"name\": \"write_file\", \"args\": {args}}<|end_message|>",
 };

@@ -29,4 +29,5 @@ pub(crate) const ROW: Row = Row {
         rank: 390,
         pattern: &[Tok::Lit(b"<|action_start|><|plugin|>")],
     }],
+    example: "{prose}{call}<|action_start|><|plugin|>\n{\"name\": \"write_file\", \"parameters\": {args}}<|action_end|>",
 };

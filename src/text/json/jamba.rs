@@ -27,4 +27,5 @@ pub(crate) const ROW: Row = Row {
         rank: 350,
         pattern: &[Tok::Lit(b"<tool_calls>")],
     }],
+    example: "{prose}{call}<tool_calls>[{\"name\": \"write_file\", \"arguments\": {args}}]</tool_calls>",
 };

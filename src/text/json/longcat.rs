@@ -28,4 +28,5 @@ pub(crate) const ROW: Row = Row {
         rank: 380,
         pattern: &[Tok::Lit(b"<longcat_tool_call>")],
     }],
+    example: "{prose}{call}<longcat_tool_call>{\"name\": \"write_file\", \"arguments\": {args}}</longcat_tool_call>",
 };

@@ -637,4 +637,5 @@ pub(crate) const ROW: Row = Row {
         rank: 150,
         pattern: &[Tok::Lit(b"[TOOL_CALLS]")],
     }],
+    example: "{prose}{call}[TOOL_CALLS]write_file[ARGS]{args}",
 };

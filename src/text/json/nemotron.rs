@@ -25,4 +25,5 @@ pub(crate) const ROW: Row = Row {
         rank: 360,
         pattern: &[Tok::Lit(b"<TOOLCALL>")],
     }],
+    example: "{prose}{call}<TOOLCALL>[{\"name\": \"write_file\", \"arguments\": {args}}]</TOOLCALL>",
 };

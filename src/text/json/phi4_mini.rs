@@ -24,4 +24,5 @@ pub(crate) const ROW: Row = Row {
         rank: 370,
         pattern: &[Tok::Lit(b"functools[")],
     }],
+    example: "{prose}{call}functools[{\"name\": \"write_file\", \"arguments\": {args}}]",
 };

@@ -29,4 +29,5 @@ pub(crate) const ROW: Row = Row {
         rank: 230,
         pattern: &[Tok::Lit(b"<|tool_call_start|>")],
     }],
+    example: "{prose}{call}<|tool_call_start|>[write_file(path='notes.txt', content='{py}')]<|tool_call_end|>",
 };

@@ -51,4 +51,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"["), Tok::Ws, Tok::Ident, Tok::Lit(b"(")],
         },
     ],
+    example: "{prose}{call}[write_file(path='notes.txt', content='{py}')]",
 };

@@ -1286,4 +1286,5 @@ pub(crate) const ROW: Row = Row {
             ],
         },
     ],
+    example: "{prose}{call}<|python_tag|>{\"name\": \"write_file\", \"parameters\": {args}}<|eom_id|>",
 };

@@ -30,4 +30,5 @@ pub(crate) const ROW: Row = Row {
         rank: 240,
         pattern: &[Tok::Lit(b"<function_calls>")],
     }],
+    example: "{prose}{call}<function_calls>\nwrite_file(path='notes.txt', content='{py}')\n</function_calls>",
 };

@@ -39,4 +39,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit("<｜tool▁call▁begin｜>".as_bytes())],
         },
     ],
+    example: "<think>\nThe user wants a file.\n</think>\n\n{prose}{call}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
 };

@@ -41,4 +41,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<|tool_call_begin|>")],
         },
     ],
+    example: "{prose}{call}<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>",
 };

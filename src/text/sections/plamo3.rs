@@ -57,4 +57,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<|plamo:begin_tool_request:plamo|>")],
         },
     ],
+    example: "{prose}{call}<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>write_file<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{args}<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|><|plamo:end_tool_requests:plamo|>",
 };

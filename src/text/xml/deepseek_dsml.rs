@@ -178,4 +178,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit("<｜｜DSML｜｜".as_bytes())],
         },
     ],
+    example: "{prose}{call}\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">notes.txt</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{content}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
 };

@@ -58,4 +58,5 @@ pub(crate) const ROW: Row = Row {
         rank: 540,
         pattern: &[Tok::Lit(b"<dots_function_call>")],
     }],
+    example: "{prose}{call}\n<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</dots_function_call>",
 };

@@ -61,4 +61,5 @@ pub(crate) const ROW: Row = Row {
         rank: 450,
         pattern: &[Tok::Lit("<｜GCML｜tool_calls>".as_bytes())],
     }],
+    example: "{prose}{call}\n<｜GCML｜tool_calls>\n<｜GCML｜invoke name=\"write_file\">\n<｜GCML｜parameter name=\"path\" string=\"true\">notes.txt</｜GCML｜parameter>\n<｜GCML｜parameter name=\"content\" string=\"true\">{content}</｜GCML｜parameter>\n</｜GCML｜invoke>\n</｜GCML｜tool_calls>",
 };

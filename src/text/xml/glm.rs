@@ -98,4 +98,5 @@ pub(crate) const ROW: Row = Row {
             ],
         },
     ],
+    example: "{prose}{call}\n<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>notes.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{content}</arg_value>\n</tool_call>",
 };

@@ -91,4 +91,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<tool_calls:6124c78e>")],
         },
     ],
+    example: "{prose}{call}<tool_calls><tool_call>write_file<arg_key>path</arg_key><arg_value>notes.txt</arg_value><arg_key>content</arg_key><arg_value>{content}</arg_value></tool_call></tool_calls>",
 };

@@ -56,4 +56,5 @@ pub(crate) const ROW: Row = Row {
         rank: 500,
         pattern: &[Tok::Lit(b"<ifm|tool_calls>")],
     }],
+    example: "{prose}{call}<ifm|tool_calls><ifm|tool_call>write_file<ifm|arg_key>path</ifm|arg_key><ifm|arg_value>notes.txt</ifm|arg_value><ifm|arg_key>content</ifm|arg_key><ifm|arg_value>{content}</ifm|arg_value></ifm|tool_call></ifm|tool_calls>",
 };

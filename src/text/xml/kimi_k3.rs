@@ -93,4 +93,5 @@ pub(crate) const ROW: Row = Row {
         rank: 130,
         pattern: &[Tok::Lit(b"<|open|>tools<|sep|>")],
     }],
+    example: "{prose}{call}<|open|>tools<|sep|><|open|>call tool=\"write_file\" index=\"1\"<|sep|><|open|>argument key=\"path\" type=\"string\"<|sep|>notes.txt<|close|>argument<|sep|><|open|>argument key=\"content\" type=\"string\"<|sep|>{content}<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>",
 };

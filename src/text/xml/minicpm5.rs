@@ -62,4 +62,5 @@ pub(crate) const ROW: Row = Row {
         rank: 460,
         pattern: &[Tok::Lit(b"<function name=\"")],
     }],
+    example: "{prose}{call}\n<function name=\"write_file\">\n<param name=\"path\">notes.txt</param>\n<param name=\"content\">\n{content}\n</param>\n</function>",
 };

@@ -65,4 +65,5 @@ pub(crate) const ROW: Row = Row {
         rank: 60,
         pattern: &[Tok::Lit(b"<minimax:tool_call>")],
     }],
+    example: "{prose}{call}\n<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">notes.txt</parameter>\n<parameter name=\"content\">{content}</parameter>\n</invoke>\n</minimax:tool_call>",
 };

@@ -86,4 +86,5 @@ pub(crate) const ROW: Row = Row {
         rank: 140,
         pattern: &[Tok::Lit(b"]<]minimax[>[<tool_call>")],
     }],
+    example: "{prose}{call}\n]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"write_file\">\n]<]minimax[>[<path>notes.txt]<]minimax[>[</path>\n]<]minimax[>[<content>{content}]<]minimax[>[</content>\n]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>",
 };

@@ -109,4 +109,5 @@ pub(crate) const ROW: Row = Row {
             pattern: &[Tok::Lit(b"<atem:function_calls>")],
         },
     ],
+    example: " to=self<|message|>{prose}<|eom|><|start|>assistant to=write_file<|message|>{call}<atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">notes.txt</atem:parameter>\n<atem:parameter name=\"content\">{content}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>",
 };

@@ -63,4 +63,5 @@ pub(crate) const ROW: Row = Row {
         rank: 10,
         pattern: &[Tok::Lit(b"<tool_call>"), Tok::Ws, Tok::Lit(b"<function=")],
     }],
+    example: "{prose}{call}\n<tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>",
 };

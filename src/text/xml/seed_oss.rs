@@ -46,4 +46,5 @@ pub(crate) const ROW: Row = Row {
         rank: 70,
         pattern: &[Tok::Lit(b"<seed:tool_call>")],
     }],
+    example: "{prose}{call}\n<seed:tool_call>\n<function=write_file>\n<parameter=path>notes.txt</parameter>\n<parameter=content>{content}</parameter>\n</function>\n</seed:tool_call>",
 };

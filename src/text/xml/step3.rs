@@ -58,4 +58,5 @@ pub(crate) const ROW: Row = Row {
         rank: 480,
         pattern: &[Tok::Lit("<｜tool_calls_begin｜>".as_bytes())],
     }],
+    example: "{prose}{call}\n<｜tool_calls_begin｜>\n<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_file\">\n<steptml:parameter name=\"path\">notes.txt</steptml:parameter>\n<steptml:parameter name=\"content\">{content}</steptml:parameter>\n</steptml:invoke><｜tool_call_end｜>\n<｜tool_calls_end｜>",
 };

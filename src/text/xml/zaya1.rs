@@ -51,4 +51,5 @@ pub(crate) const ROW: Row = Row {
         rank: 490,
         pattern: &[Tok::Lit(b"<zyphra_tool_call>")],
     }],
+    example: "{prose}{call}\n<zyphra_tool_call>\n<function=write_file>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</zyphra_tool_call>",
 };
