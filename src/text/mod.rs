@@ -77,7 +77,11 @@
 //!    the public [`Format`] variant's doc, `format: Format::<Variant>,` on one line names
 //!    that variant (which `build.rs` adds), then its name, aliases, the one-line
 //!    description, `Builtin::<Engine>(&TABLE)`, its detection patterns with ranks that put
-//!    a longer pattern before one it begins with. Everything a syntax needs beyond markers
+//!    a longer pattern before one it begins with, and its `example`: its call of
+//!    `write_file` as a template (`{prose}`, `{call}`, then `{args}`, `{content}` or `{py}`;
+//!    see [`Row::example`](row::Row::example)), from which the benchmark and allocation
+//!    workloads are rendered and which `tests/alloc.rs` parses, so nothing in `benches/`
+//!    or `tests/` changes for a new syntax. Everything a syntax needs beyond markers
 //!    (`command-r`'s citations, `inkling`'s message header, DSML's other spellings) is a
 //!    field of its table: no code of its own.
 //! 2. **Its test file**, `tests/text/<family>/<syntax>.rs` (the same path under `tests/text`;

@@ -58,4 +58,5 @@ pub(crate) const ROW: Row = Row {
         rank: 545,
         pattern: &[Tok::Lit(b"<|tool_call:start|>")],
     }],
+    example: "<|think:start|>The user wants a file.<|think:end|>{prose}{call}\n<|tool_call:start|>write_file\n<|tool_arg:start|>path<|tool_arg:value|>notes.txt<|tool_arg:end|>\n<|tool_arg:start|>content<|tool_arg:value|>{content}<|tool_arg:end|>\n<|tool_call:end|>",
 };
