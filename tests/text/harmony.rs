@@ -218,9 +218,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::RepeatedMember,
-                not_applicable(
-                    "a call has one name and one arguments value, each in its own place between the tokens; a key repeated inside the arguments is the model's JSON, passed as its bytes",
-                ),
+                not_applicable(crate::universal::ONE_NAME_ONE_ARGUMENTS),
             ),
             (
                 Case::JunkName,

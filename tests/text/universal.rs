@@ -104,6 +104,18 @@ pub(crate) fn sample(input: impl Into<String>, groups: Vec<Vec<Ev>>) -> Answer {
     }
 }
 
+/// A reason several JSON-call syntaxes give for `Case::JunkName`: the name is a JSON
+/// string.
+pub(crate) const JSON_STRING_NAME: &str = "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)";
+
+/// A reason the syntaxes without a closing marker give for `Case::StrayClose` (and
+/// `Case::MarkerAlone` where the marker alone is what opens a call).
+pub(crate) const NO_CLOSING_MARKER: &str =
+    "the syntax has no closing marker: a call ends where its JSON value closes";
+
+/// A reason the special-token syntaxes give for `Case::RepeatedMember`.
+pub(crate) const ONE_NAME_ONE_ARGUMENTS: &str = "a call has one name and one arguments value, each in its own place between the tokens; a key repeated inside the arguments is the model's JSON, passed as its bytes";
+
 /// The case cannot occur in this syntax, because `reason`.
 pub(crate) fn not_applicable(reason: &'static str) -> Answer {
     Answer::NotApplicable(reason)

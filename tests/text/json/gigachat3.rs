@@ -191,9 +191,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::StrayClose,
-                not_applicable(
-                    "the syntax has no closing marker: a call ends where its JSON value closes",
-                ),
+                not_applicable(crate::universal::NO_CLOSING_MARKER),
             ),
             (
                 Case::OpenerInsideCall,
@@ -227,9 +225,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::JunkName,
-                not_applicable(
-                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
-                ),
+                not_applicable(crate::universal::JSON_STRING_NAME),
             ),
         ],
     }

@@ -276,9 +276,7 @@ pub(crate) fn universal_between(
             ),
             (
                 Case::JunkName,
-                not_applicable(
-                    "the name is a JSON string: whatever string the model closed is its name (declared tools refuse an unknown one)",
-                ),
+                not_applicable(crate::universal::JSON_STRING_NAME),
             ),
         ],
     }

@@ -237,9 +237,7 @@ pub(crate) fn universal() -> crate::universal::Universal {
             ),
             (
                 Case::StrayClose,
-                not_applicable(
-                    "the syntax has no closing marker: a call ends where its JSON value closes",
-                ),
+                not_applicable(crate::universal::NO_CLOSING_MARKER),
             ),
             (
                 Case::OpenerInsideCall,
