@@ -593,9 +593,10 @@ impl Harmony {
 pub(crate) const ROW: Row = Row {
     format: Format::Harmony,
     name: "harmony",
-    // Not vLLM's parser name `openai`: as a `--format` it would read an OpenAI stream as
-    // gpt-oss text; `openai` stays an error that offers `openai-chat` / `openai-responses`.
-    aliases: &[],
+    // SGLang's `gpt-oss`; not vLLM's parser name `openai`: as a `--format` it would read
+    // an OpenAI stream as gpt-oss text; `openai` stays an error that offers `openai-chat`
+    // / `openai-responses`.
+    aliases: &["gpt-oss"],
     about: "raw gpt-oss text: <|channel|>analysis<|message|>..<|end|> and commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>",
     engine: Builtin::Harmony,
     detect: &[

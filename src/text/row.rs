@@ -237,6 +237,37 @@ mod tests {
         }
     }
 
+    /// SGLang's `--tool-call-parser` names (its `ToolCallParserEnum`) for syntaxes read here,
+    /// each checked against its detector: `apertus2509` (Apertus' name-keyed list),
+    /// `deepseekv3` / `deepseekv31` (the special-token sections), `deepseekv32` / `deepseekv4`
+    /// (DSML), `gpt-oss` (harmony), `llama3` (Llama 3.2's `<|python_tag|>` JSON), `qwen`,
+    /// `qwen25` and `trinity` (Qwen 2.5's `<tool_call>` JSON; Trinity's inside `<think>` too),
+    /// `spark25` (GLM's `<arg_key>` body), `interns1` (InternLM's `<|action_start|>`).
+    #[test]
+    fn sglang_parser_names_are_aliases() {
+        for (name, format) in [
+            ("apertus2509", Format::Apertus),
+            ("deepseekv3", Format::DeepSeek),
+            ("deepseekv31", Format::DeepSeek),
+            ("deepseekv32", Format::DeepSeekDsml),
+            ("deepseekv4", Format::DeepSeekDsml),
+            ("gpt-oss", Format::Harmony),
+            ("llama3", Format::LlamaJson),
+            ("qwen", Format::Hermes),
+            ("qwen25", Format::Hermes),
+            ("trinity", Format::Hermes),
+            ("spark25", Format::Glm),
+            ("interns1", Format::InternLm),
+            // The names SGLang shares with a format's own name or a vLLM alias.
+            ("kimi_k2", Format::KimiK2),
+            ("minimax-m2", Format::MiniMax),
+            ("qwen3_coder", Format::QwenXml),
+            ("muse", Format::Muse),
+        ] {
+            assert_eq!(name.parse::<Format>().ok(), Some(format), "{name}");
+        }
+    }
+
     /// vLLM's parser names for syntaxes read here (issue 33), `_` and `-` alike:
     /// `deepseek_v4` / `deepseek_v41` (DSML), `llama4_json`, `mimo` and `step3p5`
     /// (vLLM runs both on its Qwen3 XML parser) (not `openai`, vLLM's harmony: see its row),

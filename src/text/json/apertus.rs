@@ -24,7 +24,7 @@ pub(crate) const APERTUS: Table = Table {
 pub(crate) const ROW: Row = Row {
     format: Format::Apertus,
     name: "apertus",
-    aliases: &[],
+    aliases: &["apertus2509"],
     about: "raw Apertus text: <|tools_prefix|>[{\"name\": {args}}]<|tools_suffix|>, <|inner_prefix|> reasoning",
     engine: Builtin::Json(&APERTUS),
     detect: &[Detect {

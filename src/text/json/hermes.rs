@@ -57,7 +57,7 @@ pub(crate) const HERMES: Table = Table {
 pub(crate) const ROW: Row = Row {
     format: Format::Hermes,
     name: "hermes",
-    aliases: &["qwen3_json", "ripple"],
+    aliases: &["qwen3_json", "ripple", "qwen", "qwen25", "trinity"],
     about: "raw model text: <tool_call>{\"name\": .., \"arguments\": ..}</tool_call> (Hermes, Qwen 2.5, Qwen3)",
     engine: Builtin::Json(&HERMES),
     detect: &[Detect {

@@ -22,7 +22,7 @@ pub(crate) const INTERNLM: Table = Table {
 pub(crate) const ROW: Row = Row {
     format: Format::InternLm,
     name: "internlm",
-    aliases: &[],
+    aliases: &["interns1"],
     about: "raw InternLM 2.5 / 3 text: <|action_start|><|plugin|>{\"name\": .., \"parameters\": ..}<|action_end|>",
     engine: Builtin::Json(&INTERNLM),
     detect: &[Detect {

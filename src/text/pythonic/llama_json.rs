@@ -1237,7 +1237,7 @@ pub(crate) const ROW: Row = Row {
     name: "llama-json",
     // xLAM-2 writes a bare JSON list `[{"name": .., "arguments": ..}]`, which
     // `llama-json` reads (vLLM's parser also looks for it inside fences and tags).
-    aliases: &["llama3_json", "xlam", "llama4_json"],
+    aliases: &["llama3_json", "xlam", "llama4_json", "llama3"],
     about: "raw Llama 3.x text with JSON tool calls {\"name\": .., \"parameters\": ..}, <|python_tag|>, code_interpreter",
     engine: Builtin::LlamaJson,
     detect: &[

@@ -26,7 +26,7 @@ pub(crate) const DEEPSEEK: Tokens = Tokens {
 pub(crate) const ROW: Row = Row {
     format: Format::DeepSeek,
     name: "deepseek",
-    aliases: &["deepseek_v3", "deepseek_v31"],
+    aliases: &["deepseek_v3", "deepseek_v31", "deepseekv3", "deepseekv31"],
     about: "raw model text: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json{..}```<｜tool▁call▁end｜> (V3, R1) and name<｜tool▁sep｜>{..} (V3.1)",
     engine: Builtin::Sections(&DEEPSEEK),
     detect: &[

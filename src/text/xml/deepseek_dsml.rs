@@ -133,7 +133,13 @@ const BARS_V41: Table = dsml!("｜｜DSML｜｜ ", [("calls", "calls")], bare: t
 pub(crate) const ROW: Row = Row {
     format: Format::DeepSeekDsml,
     name: "deepseek-dsml",
-    aliases: &["deepseek_v32", "deepseek_v4", "deepseek_v41"],
+    aliases: &[
+        "deepseek_v32",
+        "deepseek_v4",
+        "deepseek_v41",
+        "deepseekv32",
+        "deepseekv4",
+    ],
     about: "raw model text: <｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" string=\"true\">v</｜DSML｜parameter>.. (DeepSeek V3.2, V4 tool_calls, V4.1 <｜DSML｜ calls>, the <｜｜DSML｜｜ leak)",
     engine: Builtin::Xml(&DIALECT),
     detect: &[

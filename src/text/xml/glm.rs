@@ -75,7 +75,7 @@ pub(crate) const DIALECT: Table = Table {
 pub(crate) const ROW: Row = Row {
     format: Format::Glm,
     name: "glm",
-    aliases: &["glm45", "glm47", "ling3", "poolside_v1"],
+    aliases: &["glm45", "glm47", "ling3", "poolside_v1", "spark25"],
     about: "raw model text: <tool_call>name\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value></tool_call> (GLM-4.5, 4.6, 4.7, 5)",
     engine: Builtin::Xml(&DIALECT),
     detect: &[
