@@ -311,8 +311,10 @@ impl LlamaJson {
     /// Held bytes are text after all.
     fn release(&mut self) {
         // `<|python_tag|>` (and the whitespace after it) that opened no call is text too.
-        self.text.emit(&self.lead);
-        self.lead.clear();
+        if !self.lead.is_empty() {
+            self.text.emit(&self.lead);
+            self.lead.clear();
+        }
         self.text.emit(&self.held);
         self.held.clear();
         self.st = St::Text;
@@ -586,28 +588,53 @@ impl LlamaJson {
             self.text.commit(out);
             return;
         }
+        // A piece of prose with nothing that may begin a call or a special token: text,
+        // before `scan`'s loop sets up.
+        if self.st == St::Text {
+            let found = if self.may_start() {
+                find3(b'{', b'[', b'<', bytes)
+            } else {
+                find1(b'<', bytes)
+            };
+            if found.is_none() {
+                self.text.emit_last(bytes, out);
+                self.text.commit(out);
+                return;
+            }
+        }
         self.scan(bytes, calls, out);
         self.text.commit(out);
     }
 
-    /// [`scan`](Self::scan) out of line: the bytes read again from inside it (rare), so
-    /// that `scan` has one caller besides this and is inlined into `feed`.
+    /// The state machine over `bytes`. Out of line: [`feed`](Self::feed)'s fast paths (a
+    /// piece of an argument string, a piece of prose) are most feeds, and with this loop
+    /// inlined they paid for its setup (registers saved, field addresses computed before
+    /// the loop) on every feed. Also called again from inside itself, on bytes to read
+    /// again (rare).
     #[inline(never)]
-    fn rescan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
-        self.scan(bytes, calls, out);
-    }
-
-    #[inline(always)]
     fn scan(&mut self, bytes: &[u8], calls: &mut Calls, out: &mut dyn EventSink) {
         let mut i = 0;
         while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
             let Some(&b) = rest.first() else { break };
             match self.st {
                 St::Text => {
-                    let found = if self.may_start() {
+                    let may_start = self.may_start();
+                    let found = if may_start {
                         find3(b'{', b'[', b'<', rest)
                     } else {
                         find1(b'<', rest)
+                    };
+                    // One whose next byte (in this feed) rules out what it could begin is
+                    // text: passed over without holding it and going through the state it
+                    // opens (the search goes on in `next_open`, out of line).
+                    let found = match found {
+                        Some(p) if rest.get(p..p + 2).is_some_and(ruled_out) => {
+                            // The byte passed over is text, and not whitespace (`{` and
+                            // `[` found while no call may start are released below anyway).
+                            let may_start = may_start && !self.options.calls_at_start_only;
+                            next_open(rest, p + 1, may_start)
+                        }
+                        found => found,
                     };
                     let Some(p) = found else {
                         self.text.emit_last(rest, out);
@@ -1073,14 +1100,14 @@ impl LlamaJson {
     fn tag_mismatch(&mut self, n: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         self.st = St::Obj(Obj::AfterValue);
         self.object_failed(ErrorKind::InvalidArguments, calls, out);
-        self.rescan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
+        self.scan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
     }
 
     /// [`Obj::Opener`]`(n)` turned out not to be `<|python_tag|>`: the call breaks at
     /// its `<`, and the `n` bytes matched are read again, in the broken call's skip.
     fn opener_mismatch(&mut self, n: usize, calls: &mut Calls, out: &mut dyn EventSink) {
         self.object_failed(ErrorKind::InvalidArguments, calls, out);
-        self.rescan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
+        self.scan(PYTHON_TAG.get(..n).unwrap_or_default(), calls, out);
     }
 
     /// `<|python_tag|>` began inside the open call: it ends as cut short, its error
@@ -1170,6 +1197,39 @@ impl LlamaJson {
         self.clear_raw();
         self.st = St::Text;
         self.text.flush(out);
+    }
+}
+
+/// Whether `pair`, a `{`, `[` or `<` found in text and the byte after it, makes the first
+/// byte text: what the state it would open decides on the second ([`Obj::First`]: a
+/// key's `"` or whitespace; [`St::ArrayOpen`]: `{` or whitespace; [`St::Special`]: every
+/// special token begins `<|`), without holding it. Not with one byte.
+#[inline(always)]
+fn ruled_out(pair: &[u8]) -> bool {
+    match *pair {
+        [b'<', next] => next != b'|',
+        [b'[', next] => !is_ws(next) && next != b'{',
+        [_, next] => !is_ws(next) && next != b'"',
+        _ => false,
+    }
+}
+
+/// The first `{`, `[` or `<` (only `<` unless `may_start`) in `text` from `from` on that
+/// may begin something ([`ruled_out`] by the byte after it, when `text` has it).
+#[inline(never)]
+fn next_open(text: &[u8], mut from: usize, may_start: bool) -> Option<usize> {
+    loop {
+        let hay = text.get(from..)?;
+        let p = if may_start {
+            find3(b'{', b'[', b'<', hay)
+        } else {
+            find1(b'<', hay)
+        }? + from;
+        if !text.get(p..p + 2).is_some_and(ruled_out) {
+            return Some(p);
+        }
+        // (`may_start` stays: a call may start after text unless `calls_at_start_only`.)
+        from = p + 1;
     }
 }
 

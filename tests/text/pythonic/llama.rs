@@ -1578,3 +1578,61 @@ fn llama_pythonic_a_token_with_no_call_after_it_is_text() {
         assert!(calls(&ev).is_empty());
     }
 }
+
+/// `llama-json` passes over a `{`, `[` or `<` of text whose next byte, in the same feed,
+/// rules out what it could begin. With that next byte anything, and then what would
+/// continue a call there (after whitespace or after the byte itself), the events are those
+/// of the byte-by-byte feed (where the next byte is read in the state the first one
+/// opens) and of every 2- and 3-byte feed, with and without `calls_at_start_only`; the
+/// calls after it still count.
+#[test]
+fn llama_json_candidate_then_any_byte_as_byte_by_byte() {
+    let tail = br#" {"name": "f", "parameters": {}} [{"name": "g", "arguments": {}}] <|python_tag|>{"name": "h", "parameters": {}}"#;
+    let cases: [(u8, &[&[u8]]); 3] = [
+        (
+            b'{',
+            &[
+                br#""name": "a", "parameters": {}}"#,
+                br#"name": "a", "parameters": {}}"#,
+            ],
+        ),
+        (
+            b'[',
+            &[
+                br#"{"name": "a", "parameters": {}}]"#,
+                br#""name": "a", "parameters": {}}]"#,
+            ],
+        ),
+        (b'<', &[br#"python_tag|>{"name": "a", "parameters": {}}"#]),
+    ];
+    for at_start_only in [false, true] {
+        let make = || {
+            Parser::with_config(
+                Format::LlamaJson,
+                ParserConfig::new().calls_at_start_only(at_start_only),
+            )
+        };
+        for lead in [&b""[..], b"a "] {
+            for (c, conts) in cases {
+                for cont in conts {
+                    for next in 0..=u8::MAX {
+                        let mut input = lead.to_vec();
+                        input.extend_from_slice(&[c, next]);
+                        input.extend_from_slice(cont);
+                        input.extend_from_slice(tail);
+                        let shown = String::from_utf8_lossy(&input).into_owned();
+                        let whole = run_whole(&make, &input);
+                        check_contract(&whole);
+                        for n in 1..=3 {
+                            let got = run_sized(&make, &input, n);
+                            assert_eq!(got, whole, "{shown:?} in {n}-byte feeds");
+                        }
+                        if !at_start_only {
+                            assert!(calls(&whole).len() >= 3, "{shown:?}: {whole:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
