@@ -525,18 +525,27 @@ fn run_proxy(
         );
         let drain = proxy.drain_timeout();
         let signal = shutdown_signal()?;
-        let shutdown = async move {
-            signal.await;
-            let _ = writeln!(
-                io::stderr().lock(),
-                "toolstream proxy: draining (new connections refused; streams in flight get up to {} s)",
-                drain.as_secs_f64()
-            );
+        // Said once the listening socket is closed, so what reads the line and connects
+        // is refused.
+        let draining = proxy.draining();
+        let announce = async move {
+            if draining.await {
+                let _ = writeln!(
+                    io::stderr().lock(),
+                    "toolstream proxy: draining (new connections refused; streams in flight get up to {} s)",
+                    drain.as_secs_f64()
+                );
+            }
         };
-        proxy
-            .run_until(shutdown)
-            .await
-            .map_err(|e| format!("proxy: {e}"))?;
+        let announce = tokio::spawn(announce);
+        let ran = proxy.run_until(signal).await;
+        if ran.is_ok() {
+            // Draining began before `run_until` returned: the line is out before "stopped".
+            let _ = announce.await;
+        } else {
+            announce.abort();
+        }
+        ran.map_err(|e| format!("proxy: {e}"))?;
         let _ = writeln!(io::stderr().lock(), "toolstream proxy: stopped");
         Ok(())
     })

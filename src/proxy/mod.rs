@@ -656,6 +656,16 @@ impl Proxy {
         self.state.live.is_some()
     }
 
+    /// Completes when [`run_until`](Self::run_until) starts draining, once its listening
+    /// socket is closed (so a connection attempted after it is refused): `true`; `false` if
+    /// the proxy stopped without draining (dropped, or its listener failed for good).
+    /// For announcing the drain: a message written when `shutdown` completes would come
+    /// before the socket is closed.
+    pub fn draining(&self) -> impl Future<Output = bool> + Send + 'static {
+        let mut stopping = self.state.stopping.subscribe();
+        async move { stopping.wait_for(|s| *s).await.is_ok() }
+    }
+
     /// Serves connections until the future is dropped (or the listener fails for good).
     pub async fn run(self) -> io::Result<()> {
         self.run_until(std::future::pending()).await
