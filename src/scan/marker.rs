@@ -55,6 +55,23 @@ pub struct MarkerSet {
     /// `table[b]`: some marker starts with byte `b`.
     table: [bool; 256],
     max_len: usize,
+    /// With `n_firsts == ANCHORED`: the markers' distinct [anchor](anchor_of) bytes.
+    anchors: [u8; 3],
+    /// How many of `anchors` are used.
+    n_anchors: usize,
+}
+
+/// `n_firsts` of a set with a marker that begins with whitespace (Muse's ` to=`), whose
+/// candidates are found by the markers' anchors ([`MarkerSet::anchored_candidate`]):
+/// by its first byte, every word boundary would be one.
+const ANCHORED: usize = 5;
+
+/// Where a marker's anchor is: its first byte that is not an ASCII letter, digit or
+/// whitespace (` to=` → 3), or 0 when there is none.
+fn anchor_of(m: &[u8]) -> usize {
+    m.iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || b.is_ascii_whitespace()))
+        .unwrap_or(0)
 }
 
 /// What [`MarkerSet::find`] found in a piece of text.
@@ -104,12 +121,34 @@ impl MarkerSet {
             }
         }
         let max_len = markers.iter().map(|m| m.len()).max().unwrap_or(0);
+        let mut anchors = [0; 3];
+        let mut n_anchors = 0;
+        for m in &markers {
+            let m = m.as_bytes();
+            if let Some(&b) = m.get(anchor_of(m))
+                && !anchors.get(..n_anchors).unwrap_or_default().contains(&b)
+            {
+                if let Some(slot) = anchors.get_mut(n_anchors) {
+                    *slot = b;
+                }
+                n_anchors += 1;
+            }
+        }
+        if n_anchors <= 3
+            && markers
+                .iter()
+                .any(|m| m.as_bytes().first().is_some_and(u8::is_ascii_whitespace))
+        {
+            n_firsts = ANCHORED;
+        }
         MarkerSet {
             markers,
             firsts,
             n_firsts,
             table,
             max_len,
+            anchors,
+            n_anchors: n_anchors.min(3),
         }
     }
 
@@ -156,11 +195,58 @@ impl MarkerSet {
             1 => crate::scan::find::find1(a, rest),
             2 => crate::scan::find::find2(a, b, rest),
             3 => crate::scan::find::find3(a, b, c, rest),
+            ANCHORED => return self.anchored_candidate(hay, from),
             _ => rest
                 .iter()
                 .position(|b| self.table.get(usize::from(*b)).copied().unwrap_or(false)),
         };
         off.map(|o| from + o)
+    }
+
+    /// [`candidate`](Self::candidate) of an [`ANCHORED`] set: the first position at or
+    /// after `from` where a marker may start. A complete marker holds its anchor byte at
+    /// its anchor offset, so each anchor byte found at `q` offers `q - k` for each marker
+    /// anchored there at offset `k`; a partial marker can only start in the last
+    /// `max_len - 1` bytes, where every marker's first byte is offered. Every position
+    /// where [`at`](Self::at) finds something is offered, in order (some that it rejects
+    /// too).
+    #[inline(never)]
+    fn anchored_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let tail = hay.len().saturating_sub(self.max_len.saturating_sub(1));
+        let mut best = (from.max(tail)..hay.len()).find(|&p| {
+            hay.get(p)
+                .is_some_and(|&b| self.table.get(usize::from(b)).copied().unwrap_or(false))
+        });
+        let [a, b, c] = self.anchors;
+        let mut q_from = from;
+        while let Some(rest) = hay.get(q_from..) {
+            let found = match self.n_anchors {
+                1 => crate::scan::find::find1(a, rest),
+                2 => crate::scan::find::find2(a, b, rest),
+                _ => crate::scan::find::find3(a, b, c, rest),
+            };
+            let Some(q) = found.map(|o| q_from + o) else {
+                break;
+            };
+            // An anchor at `q` or later offers starts after `q - max_len`.
+            if best.is_some_and(|s| q >= s + self.max_len) {
+                break;
+            }
+            let here = hay.get(q).copied();
+            for m in &self.markers {
+                let m = m.as_bytes();
+                let k = anchor_of(m);
+                if m.get(k).copied() == here
+                    && let Some(start) = q.checked_sub(k)
+                    && start >= from
+                    && best.is_none_or(|s| start < s)
+                {
+                    best = Some(start);
+                }
+            }
+            q_from = q + 1;
+        }
+        best
     }
 
     /// Whether some marker could start in `hay` (some byte of it is a marker's first
@@ -471,6 +557,79 @@ impl Expect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same set searched by its first bytes (what `find` did before anchors).
+    fn by_first_bytes(set: &MarkerSet, hay: &str) -> Search {
+        let mut plain = set.clone();
+        plain.n_firsts = 4;
+        plain.find(hay)
+    }
+
+    /// Anchored search finds what the first-byte search finds, on sets with markers that
+    /// begin with whitespace (` to=`) among others, in text made of their pieces.
+    #[test]
+    fn anchored_find_is_first_byte_find() {
+        use proptest::prelude::*;
+        let sets: Vec<MarkerSet> = vec![
+            MarkerSet::new(["<|message|>", "<think>", " to=", "to="]),
+            MarkerSet::new([
+                "\nfunction call<|role_sep|>",
+                "<|function_call|>",
+                "functools[",
+            ]),
+            MarkerSet::new(["ab", "b=", " a=", "<x>"]),
+            MarkerSet::new(["to=", " to="]),
+            MarkerSet::new([" ", "  x"]),
+        ];
+        for set in &sets {
+            assert_eq!(set.n_firsts, ANCHORED, "{:?}", set.markers);
+        }
+        let alphabet = prop::sample::select(vec![
+            " to=",
+            "to=",
+            "t",
+            "o",
+            "=",
+            " ",
+            "<",
+            "<|",
+            "|>",
+            "message",
+            "<|message|>",
+            "<think>",
+            "function",
+            " call",
+            "call<|",
+            "role_sep|>",
+            "functools",
+            "[",
+            "a",
+            "b",
+            "ab",
+            "<x",
+            ">",
+            "\nfunction",
+            "é",
+            "x",
+            "\n",
+        ]);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        runner
+            .run(&prop::collection::vec(alphabet, 0..40), |parts| {
+                let hay: String = parts.concat();
+                for set in &sets {
+                    prop_assert_eq!(
+                        set.find(&hay),
+                        by_first_bytes(set, &hay),
+                        "{:?} in {:?}",
+                        set.markers,
+                        hay
+                    );
+                }
+                Ok(())
+            })
+            .unwrap();
+    }
 
     fn run(set: &MarkerSet, pieces: &[&str]) -> Vec<String> {
         let mut m = MarkerMatcher::new();
