@@ -457,7 +457,14 @@ impl Sections {
                             self.st = St::Fence { in_line: false };
                         }
                         Some(_) => {
-                            // V3: the type was `function`; the name follows.
+                            // V3: the type was `function`; the name follows, after the
+                            // whitespace (line breaks too) skipped here as it is when it
+                            // comes in a piece of its own.
+                            let ws = s.len() - t.len();
+                            calls
+                                .raw_or(self.slot, &mut self.raw)
+                                .push(s.get(..ws).unwrap_or_default());
+                            s = t;
                             self.name.clear();
                             self.st = St::Name;
                         }

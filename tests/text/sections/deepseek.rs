@@ -379,3 +379,26 @@ fn a_junk_name_is_an_error_not_a_call() {
     );
     assert_eq!(crate::common::text(&ev), " ok");
 }
+
+/// The `spec` fuzz target's finding (CI, session 16: the sections engine with DeepSeek's
+/// head): whitespace and a line break between `function<｜tool▁sep｜>` and a V3 name were
+/// the name line when fed whole (no name: an error) but skipped when they came in pieces
+/// (a call). They are skipped whatever the chunking, as before a V3.1 `{`: the name is on
+/// the next line.
+#[test]
+fn whitespace_and_a_line_break_before_a_v3_name_at_every_split() {
+    let found = ",<｜tool▁call▁begin｜>function<｜tool▁sep｜>          \n �\n```json\n}";
+    let ev = split(Format::DeepSeek, found);
+    assert_eq!(text(&ev), ",");
+    assert_eq!(
+        kinds(&ev),
+        vec![(
+            ErrorKind::InvalidArguments,
+            Some(0),
+            found.trim_start_matches(',').into()
+        )]
+    );
+    let input = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>  \nget_weather\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    let ev = split(Format::DeepSeek, input);
+    assert_eq!(calls(&ev), vec![call("call_0", "get_weather", json!({"a": 1}))]);
+}
